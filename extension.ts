@@ -1,0 +1,9 @@
+/**
+ * pi-subagent-dispatch: the entry pi loads. It only builds the parts and wires them to pi's ExtensionAPI; all
+ * behaviour lives in src/ (see ADVANCED.md for what each part does).
+ */
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+
+export default function subagentDispatch(pi: ExtensionAPI): void {
+  void pi;
+}

@@ -1,0 +1,43 @@
+import type { ThinkingLevel } from "../shared/thinking.ts";
+
+/** Where an agent definition comes from; later tiers shadow earlier ones on a name clash. */
+export type AgentSource = "builtin" | "user" | "project";
+
+/** Which of the user/project tiers a dispatch may use (builtins are always available unless shadowed). */
+export type AgentScope = "user" | "project" | "both";
+
+export interface AgentDefinition {
+  name: string;
+  /** Flattened to one line is the roster's job; this is the value as written. */
+  description: string;
+  /** Tool allowlist (`--tools`); absent means the child gets pi's default tools. */
+  tools?: string[];
+  model?: string;
+  thinking?: ThinkingLevel;
+  /**
+   * Skill paths as written. Present (even empty) means the agent has a `skills` key: global skills are then
+   * off in the child (`--no-skills`) and only these are loaded.
+   */
+  skills?: string[];
+  /** The Markdown body: the agent's system prompt, appended to pi's. */
+  body: string;
+  source: AgentSource;
+  /** Absolute path of the .md file. */
+  filePath: string;
+}
+
+/** A file that discovery skipped, and why (shown to the person once, never breaks pi). */
+export interface AgentWarning {
+  filePath: string;
+  reason: string;
+}
+
+export interface DiscoveryResult {
+  /** Effective agents after shadowing, sorted by name. */
+  agents: AgentDefinition[];
+  warnings: AgentWarning[];
+  /** The project agents folder in use (nearest `.pi/agents` walking up), if any. */
+  projectAgentsDir?: string;
+  userAgentsDir: string;
+  builtinAgentsDir: string;
+}

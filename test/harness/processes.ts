@@ -1,0 +1,55 @@
+/**
+ * Finds the processes a test left behind. Every process a test starts carries the test's unique marker in its
+ * environment, and children and grandchildren (a subagent's `pi`, its bash tool's `sleep`) inherit it, so
+ * reading /proc/<pid>/environ finds them all without matching anything by name.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { MARKER_VAR } from "./pi-env.ts";
+
+export interface LeftoverProcess {
+  pid: number;
+  cmdline: string;
+}
+
+export function processesWithMarker(marker: string): LeftoverProcess[] {
+  const needle = `${MARKER_VAR}=${marker}`;
+  const found: LeftoverProcess[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    try {
+      const environ = readFileSync(`/proc/${pid}/environ`, "latin1");
+      if (!environ.split("\0").includes(needle)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      // A zombie has exited; its parent just has not reaped it yet.
+      if (/\) Z /.test(stat)) continue;
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ").trim();
+      found.push({ pid, cmdline });
+    } catch {
+      // exited while we looked, or not ours to read
+    }
+  }
+  return found;
+}
+
+/** Waits (by re-checking on a short interval, bounded) until no process carries the marker. */
+export async function waitForNoProcesses(marker: string, timeoutMs = 15_000): Promise<LeftoverProcess[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = processesWithMarker(marker);
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Kills whatever a failed test left behind, so one failure does not leak into the next test. */
+export function killProcessesWithMarker(marker: string): void {
+  for (const { pid } of processesWithMarker(marker)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+}

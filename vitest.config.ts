@@ -1,0 +1,26 @@
+import { defineConfig } from "vitest/config";
+
+// Two projects: fast unit tests of the pure core run in parallel; end-to-end tests start real pi
+// processes (and tmux), so their files run one at a time with generous timeouts on a 2-core machine.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
