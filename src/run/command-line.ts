@@ -1,0 +1,80 @@
+/**
+ * The child pi's command line and environment, built purely from resolved inputs so it can be tested
+ * directly. The child runs the same node and pi entry as the parent, in JSON print mode, on a session file we
+ * created (so the task id is the session id).
+ */
+import { AGENT_NAME_ENV, DEPTH_ENV } from "../shared/depth.ts";
+import type { HostThinkingLevel } from "../shared/thinking.ts";
+
+export interface PiExecutable {
+  /** The program to run: node (`process.execPath`) or a `pi` found on PATH. */
+  command: string;
+  /** Arguments before pi's own: the pi entry script when `command` is node. */
+  prefixArgs: string[];
+}
+
+export interface ChildCommandInput {
+  pi: PiExecutable;
+  sessionFile: string;
+  /** `provider/id`, or a bare id; absent lets the child use pi's default. */
+  model?: string;
+  thinking?: HostThinkingLevel;
+  /** Tool allowlist; absent gives the child pi's default tools. */
+  tools?: string[];
+  /** Resolved skill paths; absent when the agent has no `skills` key (global skills stay on). */
+  skills?: string[];
+  /** A file holding the agent's body, appended to pi's system prompt. */
+  systemPromptFile?: string;
+  /** Extensions the parent was started with via `-e`, so the child sees the same ones. */
+  extraExtensions?: string[];
+  task: string;
+  agentName: string;
+  /** The parent's depth (0 for the main agent). */
+  parentDepth: number;
+  baseEnv: NodeJS.ProcessEnv;
+}
+
+export interface ChildCommand {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+export function taskPrompt(task: string): string {
+  return `Task: ${task}`;
+}
+
+export function buildChildCommand(input: ChildCommandInput): ChildCommand {
+  const args = [...input.pi.prefixArgs, "--mode", "json", "-p", "--session", input.sessionFile];
+  for (const extension of input.extraExtensions ?? []) args.push("-e", extension);
+  if (input.model) args.push("--model", input.model);
+  if (input.thinking) args.push("--thinking", input.thinking);
+  if (input.tools) args.push("--tools", input.tools.join(","));
+  if (input.skills) {
+    args.push("--no-skills");
+    for (const skill of input.skills) args.push("--skill", skill);
+  }
+  if (input.systemPromptFile) args.push("--append-system-prompt", input.systemPromptFile);
+  args.push(taskPrompt(input.task));
+  const env: NodeJS.ProcessEnv = {
+    ...input.baseEnv,
+    [DEPTH_ENV]: String(input.parentDepth + 1),
+    [AGENT_NAME_ENV]: input.agentName,
+  };
+  return { command: input.pi.command, args, env };
+}
+
+/** The `-e`/`--extension` values the parent pi was started with. */
+export function extensionArgsOf(argv: readonly string[]): string[] {
+  const found: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if ((arg === "-e" || arg === "--extension") && argv[i + 1] !== undefined) {
+      found.push(argv[i + 1]!);
+      i++;
+    } else if (arg?.startsWith("--extension=")) {
+      found.push(arg.slice("--extension=".length));
+    }
+  }
+  return found;
+}

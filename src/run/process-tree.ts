@@ -1,0 +1,122 @@
+/**
+ * Ending a child and everything it started. A child pi runs in its own process group, but its bash tool puts
+ * each command in a group of its own, so killing one group is not enough: we take a snapshot of all
+ * descendants (from /proc on Linux) and signal each of them and each group they lead. SIGTERM first, so pi can
+ * end its own tool processes; SIGKILL for whatever is still there after the grace period.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import treeKill from "tree-kill";
+
+export const DEFAULT_GRACE_MS = 5000;
+
+const hasProc = (() => {
+  try {
+    readdirSync("/proc/self");
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Parent pid of every process, read from /proc (Linux); empty elsewhere. */
+function parentMap(): Map<number, number[]> {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+    } catch {
+      continue;
+    }
+    // The command name in parentheses may contain spaces; fields after the last ')' are fixed.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ppid = Number(fields[1]);
+    const list = children.get(ppid);
+    if (list) list.push(Number(entry));
+    else children.set(ppid, [Number(entry)]);
+  }
+  return children;
+}
+
+/** The pid and all its descendants (synchronous; Linux /proc). */
+export function descendantsOf(rootPid: number): number[] {
+  if (!hasProc) return [rootPid];
+  const children = parentMap();
+  const found: number[] = [];
+  const queue = [rootPid];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    found.push(pid);
+    for (const child of children.get(pid) ?? []) queue.push(child);
+  }
+  return found;
+}
+
+function signalQuietly(target: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(target, signal);
+  } catch {
+    // already gone, or not ours
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Signals every process of the snapshot and every process group they lead. Synchronous. */
+export function signalTree(pids: readonly number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    signalQuietly(-pid, signal);
+    signalQuietly(pid, signal);
+  }
+}
+
+/** Synchronous SIGKILL of a whole tree: the last resort when the parent process itself is exiting. */
+export function killTreeNow(rootPid: number): void {
+  signalTree(descendantsOf(rootPid), "SIGKILL");
+}
+
+export interface TreeTermination {
+  /** SIGKILL everything of the tree now (skipping the rest of the grace period). */
+  killNow(): void;
+  /** Call when the root has exited: if nothing of the tree is left, the pending SIGKILL is cancelled. */
+  rootExited(): void;
+}
+
+/**
+ * SIGTERM to the tree, then SIGKILL to anything left after `graceMs`. The timer is unref'd, so it never keeps
+ * pi alive, and it is cancelled once the whole tree is gone (so a recycled pid is never signalled).
+ */
+export function terminateTree(rootPid: number, graceMs = DEFAULT_GRACE_MS): TreeTermination {
+  if (!hasProc) {
+    // Without /proc, tree-kill walks the tree with ps.
+    treeKill(rootPid, "SIGTERM");
+    const timer = setTimeout(() => treeKill(rootPid, "SIGKILL"), graceMs);
+    timer.unref();
+    return { killNow: () => treeKill(rootPid, "SIGKILL"), rootExited: () => {} };
+  }
+  let snapshot = descendantsOf(rootPid);
+  signalTree(snapshot, "SIGTERM");
+  const killNow = () => {
+    clearTimeout(timer);
+    // Anything the tree started since the first snapshot is included too.
+    const grown = snapshot.flatMap((pid) => (isAlive(pid) ? descendantsOf(pid) : []));
+    snapshot = [...new Set([...snapshot, ...grown])];
+    signalTree(snapshot, "SIGKILL");
+  };
+  const timer = setTimeout(killNow, graceMs);
+  timer.unref();
+  return {
+    killNow,
+    rootExited: () => {
+      if (!snapshot.some((pid) => pid !== rootPid && isAlive(pid))) clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { RunOutcome } from "../run/types.ts";
+import type { CancelledBy, DispatchMode, TaskRecord } from "./types.ts";
+
+export interface RecordContext {
+  taskId: string;
+  agent: string;
+  task: string;
+  mode: DispatchMode;
+  sessionFile: string;
+  cwd: string;
+  dispatchedAt: number;
+  parentSessionId?: string;
+  cancelledBy?: CancelledBy;
+  cancelReason?: string;
+}
+
+/** The durable record of a run that ended (pure). */
+export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): TaskRecord {
+  const record: TaskRecord = {
+    version: 1,
+    taskId: context.taskId,
+    agent: context.agent,
+    task: context.task,
+    mode: context.mode,
+    status: outcome.status,
+    exitCode: outcome.exitCode,
+    stopReason: outcome.stopReason,
+    errorMessage: outcome.errorMessage,
+    usage: outcome.usage,
+    model: outcome.model,
+    durationMs: outcome.durationMs,
+    dispatchedAt: context.dispatchedAt,
+    startedAt: outcome.startedAt,
+    finishedAt: outcome.finishedAt,
+    output: outcome.output,
+    stderrTail: outcome.stderrTail || undefined,
+    sessionFile: context.sessionFile,
+    cwd: context.cwd,
+    parentSessionId: context.parentSessionId,
+    delivered: false,
+  };
+  if (outcome.status === "cancelled") {
+    record.cancelledBy = context.cancelledBy ?? (outcome.stopReason === "killed_on_shutdown" ? "none" : "user");
+    if (context.cancelReason) record.cancelReason = context.cancelReason;
+  }
+  return record;
+}

@@ -1,0 +1,60 @@
+/**
+ * Task records on disk, one `record.json` in each task's session folder. Writes go to a temp file in the same
+ * folder and are renamed into place, so a reader never sees half a record.
+ */
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { subagentSessionsDir } from "../shared/paths.ts";
+import { taskDir } from "../run/session-file.ts";
+import type { TaskRecord } from "./types.ts";
+
+export const RECORD_FILE_NAME = "record.json";
+
+export function recordPath(agentDir: string, taskId: string): string {
+  return join(taskDir(agentDir, taskId), RECORD_FILE_NAME);
+}
+
+export function writeRecord(agentDir: string, record: TaskRecord): void {
+  const dir = taskDir(agentDir, record.taskId);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const target = join(dir, RECORD_FILE_NAME);
+  const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+  renameSync(temp, target);
+}
+
+function isRecord(value: unknown): value is TaskRecord {
+  return Boolean(value) && typeof value === "object" && (value as TaskRecord).version === 1 && typeof (value as TaskRecord).taskId === "string";
+}
+
+export function readRecord(agentDir: string, taskId: string): TaskRecord | undefined {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(recordPath(agentDir, taskId), "utf8"));
+    return isRecord(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Ids of every task folder (running or finished), newest first (UUID v7 ids sort by time). */
+export function listTaskIds(agentDir: string): string[] {
+  try {
+    return readdirSync(subagentSessionsDir(agentDir))
+      .filter((name) => statSync(join(subagentSessionsDir(agentDir), name)).isDirectory())
+      .sort()
+      .reverse();
+  } catch {
+    return [];
+  }
+}
+
+/** The most recent finished records, newest first. */
+export function listRecentRecords(agentDir: string, limit: number): TaskRecord[] {
+  const records: TaskRecord[] = [];
+  for (const id of listTaskIds(agentDir)) {
+    if (records.length >= limit) break;
+    const record = readRecord(agentDir, id);
+    if (record) records.push(record);
+  }
+  return records;
+}

@@ -1,0 +1,44 @@
+import type { UsageTotals } from "../shared/format.ts";
+import type { RunStatus } from "../run/types.ts";
+
+/** Who ended a cancelled task: the person (/subagent-cancel), the main agent (action=cancel), or nobody (shutdown). */
+export type CancelledBy = "user" | "agent" | "none";
+
+/** How the task was dispatched: blocking (print/JSON/RPC) or in the background (TUI). */
+export type DispatchMode = "sync" | "async";
+
+/**
+ * The durable record of a finished task, written to `<agent dir>/subagent-sessions/<id>/record.json` before
+ * any delivery is attempted, so nothing is lost when delivery fails or pi restarts.
+ */
+export interface TaskRecord {
+  version: 1;
+  taskId: string;
+  agent: string;
+  task: string;
+  mode: DispatchMode;
+  status: RunStatus;
+  exitCode: number | null;
+  stopReason?: string;
+  errorMessage?: string;
+  cancelledBy?: CancelledBy;
+  cancelReason?: string;
+  usage: UsageTotals;
+  model?: string;
+  /** Real run time (finishedAt - startedAt), or time since dispatch when the task never ran. */
+  durationMs: number;
+  dispatchedAt: number;
+  startedAt?: number;
+  finishedAt: number;
+  output: string;
+  stderrTail?: string;
+  sessionFile: string;
+  cwd: string;
+  /** The main agent's session that dispatched it (for delivery after a restart). */
+  parentSessionId?: string;
+  /** The `[subagent-result]` text, when the task was asynchronous. */
+  envelope?: string;
+  delivered: boolean;
+  deliveredAt?: number;
+  deliveryError?: string;
+}

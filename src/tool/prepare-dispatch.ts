@@ -1,0 +1,123 @@
+/**
+ * Everything between a validated dispatch and a spawn: the working directory and executable checks, the task
+ * id (new, or the resumed session's), the session file and its run lock, the resolved model and thinking, the
+ * agent body in a private temp file, skill paths, and the child's command line. Nothing is left behind on
+ * failure: a refused dispatch releases what it took.
+ */
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { AgentDefinition } from "../agents/types.ts";
+import type { LoadedConfig } from "../config/load.ts";
+import { resolveModelConfig } from "../config/resolve.ts";
+import type { ResolvedModelConfig } from "../config/types.ts";
+import { buildChildCommand, extensionArgsOf, type ChildCommand } from "../run/command-line.ts";
+import { findPiExecutable } from "../run/pi-executable.ts";
+import { createSessionFile, sessionFileExists, sessionFilePath } from "../run/session-file.ts";
+import { acquireSessionLock } from "../run/session-lock.ts";
+import { resolveSkillPaths } from "../run/skill-paths.ts";
+import { toHostThinkingLevel } from "../shared/thinking.ts";
+import { newTaskId } from "../tasks/task-id.ts";
+import { sessionBusyMessage, unknownSessionMessage } from "./texts.ts";
+import type { DispatchRequest } from "./validate.ts";
+
+export interface DispatchEnvironment {
+  agentDir: string;
+  cwd: string;
+  /** The main agent's current model as `provider/id` (the fallback model). */
+  inheritedModel?: string;
+  parentDepth: number;
+  baseEnv: NodeJS.ProcessEnv;
+  argv: readonly string[];
+  home: string;
+}
+
+export interface PreparedRun {
+  taskId: string;
+  agent: AgentDefinition;
+  task: string;
+  resumed: boolean;
+  sessionFile: string;
+  cwd: string;
+  command: ChildCommand;
+  resolved: ResolvedModelConfig;
+  /** Things the person or model should know (a dropped skill path, `max` passed as `xhigh`). */
+  notes: string[];
+  /** Removes the temp prompt file and releases the session's run lock. Idempotent. */
+  release(): void;
+}
+
+export type Prepared = { ok: true; run: PreparedRun } | { ok: false; message: string };
+
+function checkWorkingDirectory(cwd: string): string | undefined {
+  try {
+    if (!statSync(cwd).isDirectory()) return `Cannot start the subagent: the working directory ${cwd} is not a directory.`;
+  } catch {
+    return `Cannot start the subagent: the working directory ${cwd} does not exist.`;
+  }
+  return undefined;
+}
+
+export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironment, config: LoadedConfig): Prepared {
+  const cwdProblem = checkWorkingDirectory(env.cwd);
+  if (cwdProblem) return { ok: false, message: cwdProblem };
+  const executable = findPiExecutable(env.argv);
+  if (!executable.ok) return { ok: false, message: executable.message };
+
+  const resumed = request.sessionId !== undefined;
+  const taskId = request.sessionId ?? newTaskId();
+  if (resumed && !sessionFileExists(env.agentDir, taskId)) return { ok: false, message: unknownSessionMessage(taskId) };
+  const sessionFile = resumed ? sessionFilePath(env.agentDir, taskId) : createSessionFile(env.agentDir, taskId, env.cwd);
+  const lock = acquireSessionLock(env.agentDir, taskId, request.agent.name);
+  if (!lock.acquired) return { ok: false, message: sessionBusyMessage(taskId, lock.holder) };
+
+  let promptDir: string | undefined;
+  const release = () => {
+    if (promptDir) rmSync(promptDir, { recursive: true, force: true });
+    promptDir = undefined;
+    lock.release();
+  };
+  try {
+    const notes: string[] = [];
+    const resolved = resolveModelConfig(request.agent, config, env.inheritedModel);
+    const thinking = resolved.thinking.value;
+    if (thinking === "max") notes.push("thinking level max was passed to pi as xhigh, the strongest level pi 0.73.1 accepts");
+
+    let systemPromptFile: string | undefined;
+    if (request.agent.body.trim()) {
+      promptDir = mkdtempSync(join(tmpdir(), "pi-subagent-"));
+      systemPromptFile = join(promptDir, "agent-prompt.md");
+      writeFileSync(systemPromptFile, request.agent.body, { mode: 0o600 });
+    }
+
+    let skills: string[] | undefined;
+    if (request.agent.skills !== undefined) {
+      const resolution = resolveSkillPaths(request.agent.skills, env.cwd, env.home);
+      skills = resolution.paths;
+      notes.push(...resolution.warnings);
+    }
+
+    const command = buildChildCommand({
+      pi: executable.pi,
+      sessionFile,
+      model: resolved.model.value,
+      thinking: thinking ? toHostThinkingLevel(thinking) : undefined,
+      tools: request.agent.tools,
+      skills,
+      systemPromptFile,
+      // A relative `-e ./x.ts` was relative to the parent's cwd; the child gets the absolute path.
+      extraExtensions: extensionArgsOf(env.argv).map((path) => (path.startsWith(".") ? resolve(process.cwd(), path) : path)),
+      task: request.task,
+      agentName: request.agent.name,
+      parentDepth: env.parentDepth,
+      baseEnv: env.baseEnv,
+    });
+    return {
+      ok: true,
+      run: { taskId, agent: request.agent, task: request.task, resumed, sessionFile, cwd: env.cwd, command, resolved, notes, release },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Registers the `subagent` tool with pi and routes each call: the depth gate, then cancel or dispatch;
+ * dispatch validates, discovers the agent, resolves its config, prepares the child, and then either blocks
+ * until it finishes (print/JSON/RPC) or hands it to the background dispatcher (interactive TUI).
+ */
+import { homedir } from "node:os";
+import type { AgentToolResult, AgentToolUpdateCallback, ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { discoverAgents } from "../agents/discover.ts";
+import { formatAgentWarning, reportWarningsOnce, type WarningSink } from "../agents/warnings.ts";
+import { loadConfig } from "../config/load.ts";
+import { currentModelRef } from "../config/resolve.ts";
+import { readSubagentDepth } from "../shared/depth.ts";
+import { detectAppMode, isAsyncDispatchMode } from "../shared/mode.ts";
+import { agentDir } from "../shared/paths.ts";
+import { readRunSettings } from "../shared/run-settings.ts";
+import { prepareDispatch, type PreparedRun } from "./prepare-dispatch.ts";
+import { runSync } from "./run-sync.ts";
+import { subagentParameters, type SubagentParams } from "./schema.ts";
+import {
+  NO_TASKS_TO_CANCEL_IN_SYNC_MODE,
+  projectAgentDeclinedMessage,
+  TOOL_DESCRIPTION,
+  TOOL_GUIDELINES,
+  TOOL_LABEL,
+  TOOL_NAME,
+  TOOL_SNIPPET,
+} from "./texts.ts";
+import { checkDepth, validateDispatch } from "./validate.ts";
+
+/** What the background (TUI) path provides; absent until it is wired. */
+export interface BackgroundDispatcher {
+  dispatch(prepared: PreparedRun, ctx: ExtensionContext): AgentToolResult<unknown>;
+  cancel(params: SubagentParams, ctx: ExtensionContext): AgentToolResult<unknown>;
+}
+
+export interface SubagentToolOptions {
+  background?: BackgroundDispatcher;
+}
+
+type ToolResult = AgentToolResult<unknown>;
+
+function textResult(text: string, details: unknown = undefined): ToolResult {
+  return { content: [{ type: "text", text }], details };
+}
+
+function warningSink(ctx: ExtensionContext): WarningSink {
+  return ctx.hasUI ? { hasUI: true, ui: ctx.ui } : { hasUI: false, ui: { notify: () => {} } };
+}
+
+export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOptions = {}): void {
+  const appMode = detectAppMode();
+
+  const execute = async (
+    _toolCallId: string,
+    params: SubagentParams,
+    signal: AbortSignal | undefined,
+    onUpdate: AgentToolUpdateCallback<unknown> | undefined,
+    ctx: ExtensionContext,
+  ): Promise<ToolResult> => {
+    const depthCheck = checkDepth(readSubagentDepth());
+    if (!depthCheck.ok) throw new Error(depthCheck.message);
+    const background = isAsyncDispatchMode(ctx.hasUI, appMode) ? options.background : undefined;
+
+    if ((params.action ?? "dispatch") === "cancel") {
+      if (!background) return textResult(NO_TASKS_TO_CANCEL_IN_SYNC_MODE);
+      return background.cancel(params, ctx);
+    }
+
+    const discovery = discoverAgents({ cwd: ctx.cwd, scope: params.agentScope ?? "both" });
+    reportWarningsOnce(discovery.warnings.map(formatAgentWarning), warningSink(ctx));
+    const validation = validateDispatch(params, discovery.agents);
+    if (!validation.ok) throw new Error(validation.message);
+    const request = validation.value;
+
+    if (request.confirmProjectAgents && request.agent.source === "project" && ctx.hasUI) {
+      const approved = await ctx.ui.confirm(
+        "Run a project agent?",
+        `The model wants to run "${request.agent.name}", defined in this project at ${request.agent.filePath}.`,
+      );
+      if (!approved) throw new Error(projectAgentDeclinedMessage(request.agent.name));
+    }
+
+    const config = loadConfig({ cwd: ctx.cwd });
+    reportWarningsOnce(config.warnings, warningSink(ctx));
+    const dir = agentDir();
+    const prepared = prepareDispatch(
+      request,
+      {
+        agentDir: dir,
+        cwd: ctx.cwd,
+        inheritedModel: currentModelRef(ctx.model),
+        parentDepth: readSubagentDepth(),
+        baseEnv: process.env,
+        argv: process.argv,
+        home: homedir(),
+      },
+      config,
+    );
+    if (!prepared.ok) throw new Error(prepared.message);
+    reportWarningsOnce(prepared.run.notes.map((note) => `${request.agent.name}: ${note}`), warningSink(ctx));
+
+    if (background) return background.dispatch(prepared.run, ctx);
+
+    const result = await runSync(prepared.run, {
+      agentDir: dir,
+      settings: readRunSettings(),
+      signal,
+      parentSessionId: ctx.sessionManager.getSessionId(),
+      onProgress: (text, progress) => onUpdate?.({ content: [{ type: "text", text }], details: { progress } }),
+    });
+    return textResult(result.text, result.details);
+  };
+
+  pi.registerTool({
+    name: TOOL_NAME,
+    label: TOOL_LABEL,
+    description: TOOL_DESCRIPTION,
+    promptSnippet: TOOL_SNIPPET,
+    promptGuidelines: TOOL_GUIDELINES,
+    parameters: subagentParameters,
+    execute,
+  });
+
+  // pi marks a tool result as an error only when execute throws, which would drop `details`; a run that did not
+  // succeed keeps its structured details and is flagged as an error here instead.
+  pi.on("tool_result", (event) => {
+    if (event.toolName !== TOOL_NAME) return undefined;
+    const details = event.details as { status?: string } | undefined;
+    if (details && typeof details.status === "string" && details.status !== "succeeded") return { isError: true };
+    return undefined;
+  });
+}

@@ -1,0 +1,104 @@
+/**
+ * A blocking dispatch (print, JSON and RPC mode): run the child to the end while streaming progress to the
+ * caller, record the result on disk, and return it as the tool's result.
+ */
+import { formatElapsed, formatUsage } from "../shared/format.ts";
+import type { RunSettings } from "../shared/run-settings.ts";
+import { phaseLabel } from "../run/phase-label.ts";
+import { startRun } from "../run/runner.ts";
+import type { RunState } from "../run/types.ts";
+import { detailsFromRecord, type SubagentResultDetails } from "../tasks/details.ts";
+import { recordFromOutcome } from "../tasks/record-from-outcome.ts";
+import { writeRecord } from "../tasks/record-store.ts";
+import type { TaskRecord } from "../tasks/types.ts";
+import type { PreparedRun } from "./prepare-dispatch.ts";
+import { syncResultText } from "./sync-result.ts";
+
+/** How often the caller hears from a blocking run even when nothing changed (a heartbeat). */
+export const HEARTBEAT_MS = 10_000;
+const PROGRESS_TICK_MS = 1000;
+
+export interface SyncProgress {
+  taskId: string;
+  agent: string;
+  phase: string;
+  elapsedMs: number;
+  lastTool?: string;
+  usage: string;
+}
+
+export interface SyncRunOptions {
+  agentDir: string;
+  settings: RunSettings;
+  signal?: AbortSignal;
+  parentSessionId?: string;
+  onProgress?: (text: string, progress: SyncProgress) => void;
+  now?: () => number;
+}
+
+export function progressText(agent: string, state: RunState, elapsedMs: number): string {
+  return `${agent}: ${phaseLabel(state)} (${formatElapsed(elapsedMs)})`;
+}
+
+export async function runSync(
+  prepared: PreparedRun,
+  options: SyncRunOptions,
+): Promise<{ text: string; details: SubagentResultDetails; record: TaskRecord }> {
+  const now = options.now ?? Date.now;
+  const dispatchedAt = now();
+  let lastEvents = -1;
+  let lastSentAt = 0;
+  const report = (state: RunState, force: boolean) => {
+    if (!options.onProgress) return;
+    const at = now();
+    if (!force && state.events === lastEvents && at - lastSentAt < HEARTBEAT_MS) return;
+    lastEvents = state.events;
+    lastSentAt = at;
+    const elapsedMs = at - dispatchedAt;
+    const tool = state.lastTool;
+    options.onProgress(progressText(prepared.agent.name, state, elapsedMs), {
+      taskId: prepared.taskId,
+      agent: prepared.agent.name,
+      phase: phaseLabel(state),
+      elapsedMs,
+      lastTool: tool ? (tool.summary ? `${tool.name}: ${tool.summary}` : tool.name) : undefined,
+      usage: formatUsage(state.usage),
+    });
+  };
+  const handle = startRun({
+    command: prepared.command,
+    cwd: prepared.cwd,
+    activityTimeoutMs: options.settings.activityTimeoutMs,
+    hardTimeoutMs: options.settings.hardTimeoutMs,
+    graceMs: options.settings.killGraceMs,
+    signal: options.signal,
+    now,
+  });
+  report(handle.state, true);
+  const ticker = setInterval(() => report(handle.state, false), PROGRESS_TICK_MS);
+  let outcome;
+  try {
+    outcome = await handle.done;
+  } finally {
+    clearInterval(ticker);
+    prepared.release();
+  }
+  const record = recordFromOutcome(
+    {
+      taskId: prepared.taskId,
+      agent: prepared.agent.name,
+      task: prepared.task,
+      mode: "sync",
+      sessionFile: prepared.sessionFile,
+      cwd: prepared.cwd,
+      dispatchedAt,
+      parentSessionId: options.parentSessionId,
+    },
+    outcome,
+  );
+  // A blocking result is delivered as the tool's return value, right after this write.
+  record.delivered = true;
+  record.deliveredAt = now();
+  writeRecord(options.agentDir, record);
+  return { text: syncResultText(record, options.settings), details: detailsFromRecord(record), record };
+}

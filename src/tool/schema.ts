@@ -1,0 +1,28 @@
+import { StringEnum } from "@mariozechner/pi-ai";
+import { Type, type Static } from "typebox";
+
+/**
+ * The `subagent` tool's parameters. Everything is optional at the schema level so that a missing field gets
+ * our own, actionable message instead of a generic schema error.
+ */
+export const subagentParameters = Type.Object({
+  action: Type.Optional(
+    StringEnum(["dispatch", "cancel"] as const, { description: "dispatch (default) starts a subagent; cancel stops a running background task" }),
+  ),
+  agent: Type.Optional(Type.String({ description: "Name of the agent to dispatch (see Available Subagents)" })),
+  task: Type.Optional(Type.String({ description: "The complete, self-contained task for the subagent" })),
+  taskId: Type.Optional(Type.String({ description: "action=cancel: the taskId of the running task" })),
+  confirm: Type.Optional(Type.Boolean({ description: "action=cancel: true on the second call to actually cancel" })),
+  reason: Type.Optional(Type.String({ description: "action=cancel: why the task is cancelled (required with confirm)" })),
+  sessionId: Type.Optional(
+    Type.String({ description: "Resume an earlier subagent session: an id an earlier subagent call returned; omit for a fresh session" }),
+  ),
+  agentScope: Type.Optional(
+    StringEnum(["user", "project", "both"] as const, { description: "Which agent folders to use besides the built-in agents (default both)" }),
+  ),
+  confirmProjectAgents: Type.Optional(
+    Type.Boolean({ description: "Ask the user before running an agent defined in the project's .pi/agents (TUI only; default false)" }),
+  ),
+});
+
+export type SubagentParams = Static<typeof subagentParameters>;

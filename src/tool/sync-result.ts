@@ -1,0 +1,40 @@
+/**
+ * The text a blocking (print/JSON/RPC) dispatch returns to the model. Success is the subagent's final answer
+ * followed by the session line; anything else is a short diagnosis the model can act on, with whatever output
+ * exists and the same session line (so the session can still be resumed or inspected).
+ */
+import { formatDuration, formatUsage } from "../shared/format.ts";
+import type { TaskRecord } from "../tasks/types.ts";
+
+export function sessionLine(taskId: string): string {
+  return `[subagent session: ${taskId}]`;
+}
+
+function stopReasonText(record: TaskRecord, activityTimeoutMs: number, hardTimeoutMs: number): string | undefined {
+  switch (record.stopReason) {
+    case "activity_timeout":
+      return `activity_timeout (no output for ${Math.round(activityTimeoutMs / 1000)} s)`;
+    case "hard_timeout":
+      return `hard_timeout (ran longer than ${Math.round(hardTimeoutMs / 1000)} s)`;
+    case "aborted":
+      return "aborted (the call was interrupted)";
+    default:
+      return record.stopReason;
+  }
+}
+
+export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: number; hardTimeoutMs: number }): string {
+  if (record.status === "succeeded") return `${record.output}\n\n${sessionLine(record.taskId)}`;
+  const lines = [`Subagent ${record.agent} ${record.status}.`];
+  const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
+  if (reason) lines.push(`- Stop reason: ${reason}`);
+  if (record.errorMessage) lines.push(`- Error: ${record.errorMessage}`);
+  lines.push(`- Duration: ${formatDuration(record.durationMs)} · Usage: ${formatUsage(record.usage)}`);
+  if (record.stderrTail) {
+    const tail = record.stderrTail.split("\n").slice(-10).join("\n");
+    lines.push("- Stderr (last lines):", tail);
+  }
+  if (record.output.trim()) lines.push("", "Output so far:", record.output);
+  lines.push("", sessionLine(record.taskId));
+  return lines.join("\n");
+}

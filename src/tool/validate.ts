@@ -1,0 +1,66 @@
+/**
+ * Validates a `subagent` call before anything is spawned, in the spec's order: depth gate, missing or blank
+ * task or agent, unknown agent, sessionId. Pure: the caller passes the depth and the discovered agents.
+ */
+import type { AgentDefinition, AgentScope } from "../agents/types.ts";
+import { isTaskId } from "../tasks/task-id.ts";
+import type { SubagentParams } from "./schema.ts";
+import {
+  BLANK_TASK_MESSAGE,
+  depthGateMessage,
+  invalidSessionIdMessage,
+  missingAgentMessage,
+  unknownAgentMessage,
+} from "./texts.ts";
+
+export interface DispatchRequest {
+  kind: "dispatch";
+  agent: AgentDefinition;
+  task: string;
+  sessionId?: string;
+  agentScope: AgentScope;
+  confirmProjectAgents: boolean;
+}
+
+export interface CancelRequest {
+  kind: "cancel";
+  taskId: string;
+  confirm: boolean;
+  reason?: string;
+}
+
+export type Validation<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** `explore (builtin), coder (project)`, or `none` when no agent exists. */
+export function describeAvailable(agents: readonly AgentDefinition[]): string {
+  if (agents.length === 0) return "none (add agent files under .pi/agents/ or the user agents folder)";
+  return agents.map((agent) => `${agent.name} (${agent.source})`).join(", ");
+}
+
+export function checkDepth(depth: number): Validation<void> {
+  return depth >= 1 ? { ok: false, message: depthGateMessage(depth) } : { ok: true, value: undefined };
+}
+
+export function validateDispatch(params: SubagentParams, agents: readonly AgentDefinition[]): Validation<DispatchRequest> {
+  const task = params.task ?? "";
+  if (!task.trim()) return { ok: false, message: BLANK_TASK_MESSAGE };
+  const name = (params.agent ?? "").trim();
+  if (!name) return { ok: false, message: missingAgentMessage(describeAvailable(agents)) };
+  const agent = agents.find((candidate) => candidate.name === name);
+  if (!agent) return { ok: false, message: unknownAgentMessage(name, describeAvailable(agents)) };
+  const sessionId = params.sessionId?.trim();
+  if (sessionId !== undefined && sessionId !== "" && !isTaskId(sessionId)) {
+    return { ok: false, message: invalidSessionIdMessage(sessionId) };
+  }
+  return {
+    ok: true,
+    value: {
+      kind: "dispatch",
+      agent,
+      task,
+      sessionId: sessionId || undefined,
+      agentScope: params.agentScope ?? "both",
+      confirmProjectAgents: params.confirmProjectAgents ?? false,
+    },
+  };
+}
