@@ -63,7 +63,8 @@ export interface FakeRequest {
 export interface FakeRule {
   name?: string;
   when: (req: FakeRequest) => boolean;
-  reply: FakeAction | ((req: FakeRequest) => FakeAction);
+  /** A reply may wait (for example for another request: a barrier that proves two calls overlap). */
+  reply: FakeAction | ((req: FakeRequest) => FakeAction | Promise<FakeAction>);
   /** How many requests this rule may answer (unlimited when absent). */
   times?: number;
 }
@@ -195,6 +196,12 @@ export class FakeModel {
     this.rules.length = 0;
   }
 
+  /** Forgets rules and logged requests (between tests sharing one server). */
+  reset(): void {
+    this.clearRules();
+    this.requests.length = 0;
+  }
+
   /** Resolves with the first request (already logged or still to come) that matches. */
   waitForRequest(predicate: (req: FakeRequest) => boolean, timeoutMs = 60_000, what = "a matching request"): Promise<FakeRequest> {
     const found = this.requests.find(predicate);
@@ -214,7 +221,7 @@ export class FakeModel {
     });
   }
 
-  private pickAction(req: FakeRequest): FakeAction {
+  private async pickAction(req: FakeRequest): Promise<FakeAction> {
     for (const rule of this.rules) {
       if (rule.times !== undefined && rule.times <= 0) continue;
       if (!rule.when(req)) continue;
@@ -251,11 +258,12 @@ export class FakeModel {
       lastText: messageText(last),
       lastRole: last?.role ?? "",
     };
-    const action = this.pickAction(logged);
-    logged.action = action;
+    // Logged (and announced) before the reply is chosen, so a rule's reply can wait for later requests.
     this.requests.push(logged);
     if (this.logPath) appendFileSync(this.logPath, `${JSON.stringify(logged)}\n`);
     this.events.emit("request", logged);
+    const action = await this.pickAction(logged);
+    logged.action = action;
     await this.respond(res, logged, action);
   }
 

@@ -3,7 +3,7 @@
  * environment, and children and grandchildren (a subagent's `pi`, its bash tool's `sleep`) inherit it, so
  * reading /proc/<pid>/environ finds them all without matching anything by name.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { MARKER_VAR } from "./pi-env.ts";
 
 export interface LeftoverProcess {
@@ -33,11 +33,14 @@ export function processesWithMarker(marker: string): LeftoverProcess[] {
   return found;
 }
 
-/** Waits (by re-checking on a short interval, bounded) until no process carries the marker. */
-export async function waitForNoProcesses(marker: string, timeoutMs = 15_000): Promise<LeftoverProcess[]> {
+/**
+ * Waits (re-checking on a short interval, bounded) until no process carries the marker, apart from the pids in
+ * `except` (a pi that the test still drives). Returns what is left at the deadline.
+ */
+export async function waitForNoProcesses(marker: string, timeoutMs = 15_000, except: readonly number[] = []): Promise<LeftoverProcess[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const left = processesWithMarker(marker);
+    const left = processesWithMarker(marker).filter((p) => !except.includes(p.pid));
     if (left.length === 0 || Date.now() > deadline) return left;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -51,5 +54,14 @@ export function killProcessesWithMarker(marker: string): void {
     } catch {
       // gone
     }
+  }
+}
+
+/** Waits until a file exists (a test's sign that a child's command has started). */
+export async function waitForFile(path: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${path}`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
