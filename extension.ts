@@ -3,7 +3,10 @@
  * behaviour lives in src/ (see ADVANCED.md for what each part does).
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { registerRoster } from "./src/roster/register.ts";
+import { registerSubagentTool } from "./src/tool/register-tool.ts";
 
 export default function subagentDispatch(pi: ExtensionAPI): void {
-  void pi;
+  registerRoster(pi);
+  registerSubagentTool(pi);
 }

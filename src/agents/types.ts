@@ -30,6 +30,8 @@ export interface AgentDefinition {
 export interface AgentWarning {
   filePath: string;
   reason: string;
+  /** True when the whole file was skipped; absent or false when the agent loaded without the named field. */
+  skipped?: boolean;
 }
 
 export interface DiscoveryResult {

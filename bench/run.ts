@@ -1,0 +1,36 @@
+/**
+ * `npm run bench`: runs each benchmark section in turn and prints its table. `npm run bench -- <name> ...`
+ * runs only the named sections. Exits 1 when a section misses its target.
+ *
+ * Add a section by writing `bench/<name>.ts` exporting an async function that prints its own report and
+ * returns `{ ok }`, and listing it below.
+ */
+import { runStartupSection } from "./startup.ts";
+
+interface BenchSection {
+  name: string;
+  run: () => Promise<{ ok: boolean }>;
+}
+
+const SECTIONS: BenchSection[] = [{ name: "startup", run: runStartupSection }];
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !SECTIONS.some((section) => section.name === name));
+if (unknown.length > 0) {
+  console.error(`Unknown bench section(s): ${unknown.join(", ")}. Sections: ${SECTIONS.map((s) => s.name).join(", ")}.`);
+  process.exit(2);
+}
+
+let failed = 0;
+for (const section of SECTIONS) {
+  if (wanted.length > 0 && !wanted.includes(section.name)) continue;
+  console.log(`\n== ${section.name} ==`);
+  try {
+    const { ok } = await section.run();
+    if (!ok) failed++;
+  } catch (error) {
+    failed++;
+    console.error(`${section.name} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  }
+}
+process.exitCode = failed > 0 ? 1 : 0;

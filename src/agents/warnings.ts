@@ -1,0 +1,55 @@
+/**
+ * How discovery and config problems reach the person: each message once per process (a broken file is not
+ * re-announced on every dispatch), as a UI warning when there is a UI, otherwise on stderr.
+ */
+import type { AgentWarning } from "./types.ts";
+
+export const WARNING_PREFIX = "pi-subagent-dispatch: ";
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** File names come from the disk; never let one send escape sequences to the terminal. */
+function printable(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, "?");
+}
+
+export function formatAgentWarning(warning: AgentWarning): string {
+  const what = warning.skipped ? "skipped agent file" : "agent file";
+  return `${WARNING_PREFIX}${what} ${printable(warning.filePath)}: ${warning.reason}`;
+}
+
+export interface WarningSink {
+  hasUI: boolean;
+  ui: { notify(message: string, type?: "info" | "warning" | "error"): void };
+}
+
+// On globalThis rather than in this module: pi re-evaluates extension modules on /reload, and a file that was
+// already reported should not be reported again by the same process.
+const SEEN_KEY = Symbol.for("pi-subagent-dispatch.reported-warnings");
+
+function seenMessages(): Set<string> {
+  const holder = globalThis as typeof globalThis & { [SEEN_KEY]?: Set<string> };
+  holder[SEEN_KEY] ??= new Set<string>();
+  return holder[SEEN_KEY];
+}
+
+/** Shows each message that was not shown before in this process. Never throws. */
+export function reportWarningsOnce(messages: readonly string[], sink: WarningSink | undefined): void {
+  const seen = seenMessages();
+  for (const message of messages) {
+    if (seen.has(message)) continue;
+    seen.add(message);
+    try {
+      if (sink?.hasUI) sink.ui.notify(message, "warning");
+      else console.error(message);
+    } catch {
+      // Reporting a warning must never be what breaks pi.
+    }
+  }
+}
+
+/** For tests: forget what was reported. */
+export function resetReportedWarningsForTests(): void {
+  seenMessages().clear();
+}

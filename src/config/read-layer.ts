@@ -1,0 +1,123 @@
+/**
+ * Reading one subagent-isolation.json file into a config layer. The parsing is pure (`parseConfigLayer`); the
+ * file read is a thin wrapper. Nothing here throws: a bad file becomes warnings and an emptier layer.
+ *
+ * File shape: `{ "$models": [...], "<agent>": "provider/model" | { "model"?: ..., "thinking"?: ... } }`.
+ * `$`-prefixed keys are the file's own settings, never agents.
+ */
+import { readFileSync } from "node:fs";
+import { isReservedObjectKey } from "../agents/names.ts";
+import { quoteForMessage } from "../agents/parse.ts";
+import { WARNING_PREFIX } from "../agents/warnings.ts";
+import { isThinkingLevel, THINKING_LEVELS } from "../shared/thinking.ts";
+import type { ConfigLayer, ModelOverride } from "./types.ts";
+
+export const MODELS_KEY = "$models";
+
+type FileLayerName = "user" | "project";
+
+/** A layer with nothing in it. Entries have no prototype, so no agent name can reach Object.prototype. */
+export function emptyLayer(name: ConfigLayer["name"], filePath?: string): ConfigLayer {
+  const layer: ConfigLayer = { name, entries: Object.create(null) as Record<string, ModelOverride>, warnings: [] };
+  if (filePath !== undefined) layer.filePath = filePath;
+  return layer;
+}
+
+/** `$models` cleaning: strings only, trimmed, blanks dropped, duplicates removed (the first one stays). */
+export function cleanModelList(raw: readonly unknown[]): string[] {
+  const cleaned = raw.filter((item): item is string => typeof item === "string").map((item) => item.trim());
+  return [...new Set(cleaned.filter((item) => item !== ""))];
+}
+
+export type ParsedOverrideEntry =
+  | {
+      ok: true;
+      entry: ModelOverride;
+      /** Values inside the entry that were invalid and dropped; the rest of the entry still counts. */
+      ignored: string[];
+    }
+  | { ok: false; reason: string };
+
+/** One entry's value, or the reason the whole entry is ignored. */
+export function parseOverrideEntry(value: unknown): ParsedOverrideEntry {
+  if (typeof value === "string") {
+    const model = value.trim();
+    return model === "" ? { ok: false, reason: "the model must be a non-empty string" } : { ok: true, entry: { model }, ignored: [] };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return { ok: false, reason: 'an entry must be a model string or an object with "model" and/or "thinking"' };
+  }
+  const record = value as Record<string, unknown>;
+  const entry: ModelOverride = {};
+  const problems: string[] = [];
+  const model = record["model"];
+  if (typeof model === "string" && model.trim() !== "") entry.model = model.trim();
+  else if (model !== undefined && model !== null) problems.push('"model" must be a non-empty string');
+  const thinking = record["thinking"];
+  if (isThinkingLevel(thinking)) entry.thinking = thinking;
+  else if (thinking !== undefined && thinking !== null) {
+    problems.push(`"thinking" must be one of ${THINKING_LEVELS.join(", ")} (got ${quoteForMessage(thinking)})`);
+  }
+  if (entry.model === undefined && entry.thinking === undefined) {
+    problems.push('the entry sets neither "model" nor "thinking"');
+    return { ok: false, reason: problems.join("; ") };
+  }
+  // A partly valid entry keeps its valid field (and still shadows lower layers as a whole).
+  return { ok: true, entry, ignored: problems };
+}
+
+export function parseConfigLayer(text: string, name: FileLayerName, filePath?: string): ConfigLayer {
+  const layer = emptyLayer(name, filePath);
+  const where = `${WARNING_PREFIX}${filePath ?? `${name} subagent-isolation.json`}`;
+  let data: unknown;
+  try {
+    data = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    layer.warnings.push(`${where}: invalid JSON (${message}); the whole file is ignored`);
+    return layer;
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    layer.warnings.push(`${where}: the file must contain a JSON object; the whole file is ignored`);
+    return layer;
+  }
+  const record = data as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    if (key === MODELS_KEY) {
+      if (Array.isArray(value)) layer.models = cleanModelList(value);
+      else layer.warnings.push(`${where}: "${MODELS_KEY}" must be an array of model ids; ignored`);
+      continue;
+    }
+    if (key.startsWith("$")) continue;
+    if (isReservedObjectKey(key)) {
+      layer.warnings.push(`${where}: ${quoteForMessage(key)} is a reserved name, not an agent; ignored`);
+      continue;
+    }
+    const parsed = parseOverrideEntry(value);
+    if (!parsed.ok) {
+      layer.warnings.push(`${where}: ${quoteForMessage(key)}: ${parsed.reason}; the entry is ignored`);
+      continue;
+    }
+    layer.entries[key] = parsed.entry;
+    if (parsed.ignored.length > 0) {
+      layer.warnings.push(`${where}: ${quoteForMessage(key)}: ${parsed.ignored.join("; ")}; that value is ignored`);
+    }
+  }
+  return layer;
+}
+
+/** Reads one file layer. A missing file (or no path) is an empty layer without warnings. */
+export function readConfigLayer(filePath: string | undefined, name: FileLayerName): ConfigLayer {
+  if (filePath === undefined) return emptyLayer(name);
+  let text: string;
+  try {
+    text = readFileSync(filePath, "utf8");
+  } catch (error) {
+    const code = error && typeof error === "object" && "code" in error ? String(error.code) : String(error);
+    const layer = emptyLayer(name, filePath);
+    if (code !== "ENOENT" && code !== "ENOTDIR") layer.warnings.push(`${WARNING_PREFIX}${filePath}: cannot be read (${code}); ignored`);
+    return layer;
+  }
+  return parseConfigLayer(text, name, filePath);
+}

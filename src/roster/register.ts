@@ -1,0 +1,58 @@
+/**
+ * Wires the roster into pi: on `before_agent_start` the main agent's system prompt gets the roster block at
+ * its end. The block is built once, on the first trigger (the working directory is only known then), and kept
+ * in this closure; pi runs the extension factory again on /reload, which builds a fresh one. Inside a
+ * subagent nothing is added. Whatever goes wrong, the prompt is left as it was and nothing is thrown.
+ */
+import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { discoverAgents } from "../agents/discover.ts";
+import type { DiscoveryResult } from "../agents/types.ts";
+import { formatAgentWarning, reportWarningsOnce, type WarningSink } from "../agents/warnings.ts";
+import { isInsideSubagent } from "../shared/depth.ts";
+import { appendRoster, buildRosterBlock } from "./format.ts";
+
+export interface RosterOptions {
+  /** Discovery for a working directory (default: the real three tiers, scope `both`). */
+  discover?: (cwd: string) => DiscoveryResult;
+  /** The environment that carries PI_SUBAGENT_DEPTH (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The part of pi's ExtensionContext the roster uses. */
+type RosterContext = WarningSink & { cwd: string };
+
+/** The handler itself, separate from pi so tests can call it directly. */
+export function createRosterHandler(
+  options: RosterOptions = {},
+): (event: Pick<BeforeAgentStartEvent, "systemPrompt">, ctx: RosterContext) => BeforeAgentStartEventResult | undefined {
+  const discover = options.discover ?? ((cwd: string) => discoverAgents({ cwd }));
+  let built = false;
+  let block: string | undefined;
+
+  const build = (ctx: RosterContext): string | undefined => {
+    if (typeof ctx.cwd !== "string" || ctx.cwd === "") return undefined;
+    const discovery = discover(ctx.cwd);
+    reportWarningsOnce(discovery.warnings.map(formatAgentWarning), ctx);
+    return buildRosterBlock(discovery.agents);
+  };
+
+  return (event, ctx) => {
+    try {
+      if (isInsideSubagent(options.env ?? process.env)) return undefined;
+      if (!built) {
+        // Settled before building: a failure stays an empty roster for this instance, without retrying.
+        built = true;
+        block = build(ctx);
+      }
+      if (block === undefined) return undefined;
+      return { systemPrompt: appendRoster(event.systemPrompt, block) };
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+export function registerRoster(pi: Pick<ExtensionAPI, "on">, options: RosterOptions = {}): void {
+  const handler = createRosterHandler(options);
+  pi.on("before_agent_start", (event, ctx) => handler(event, ctx));
+}
