@@ -4,9 +4,13 @@
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { registerRoster } from "./src/roster/register.ts";
+import { agentDir } from "./src/shared/paths.ts";
+import { registerBackgroundTasks } from "./src/tasks/register-background.ts";
+import { createBackgroundDispatcher } from "./src/tool/background-dispatch.ts";
 import { registerSubagentTool } from "./src/tool/register-tool.ts";
 
 export default function subagentDispatch(pi: ExtensionAPI): void {
   registerRoster(pi);
-  registerSubagentTool(pi);
+  const background = registerBackgroundTasks(pi);
+  registerSubagentTool(pi, { background: createBackgroundDispatcher(background.tasks, agentDir) });
 }

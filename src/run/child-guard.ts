@@ -7,11 +7,30 @@
 import { killTreeNow } from "./process-tree.ts";
 
 const liveChildren = new Set<number>();
+const exitHooks = new Set<() => void>();
 let installed = false;
 
 function killAllNow(): void {
+  // Hooks first (they record what was in flight), then the kill, so nothing is lost and nothing survives.
+  for (const hook of exitHooks) {
+    try {
+      hook();
+    } catch {
+      // an exiting process has nobody to report to
+    }
+  }
   for (const pid of liveChildren) killTreeNow(pid);
   liveChildren.clear();
+}
+
+/**
+ * Runs `hook` synchronously when pi exits or receives SIGTERM/SIGHUP (before live children are killed).
+ * Returns a function that removes it.
+ */
+export function onProcessExit(hook: () => void): () => void {
+  install();
+  exitHooks.add(hook);
+  return () => exitHooks.delete(hook);
 }
 
 function onSignal(signal: "SIGTERM" | "SIGHUP"): void {

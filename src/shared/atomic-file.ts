@@ -5,6 +5,7 @@
  * worst a stray temp file named `.<name>.<pid>.<random>.tmp` next to it).
  */
 import { randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, openSync, realpathSync, renameSync, rmSync, writeSync } from "node:fs";
 import { open, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
@@ -77,5 +78,33 @@ export async function writeFileAtomic(filePath: string, content: string, options
     await syncDirectory(dirname(target));
   } finally {
     if (!renamed) await unlink(tempPath).catch(() => undefined);
+  }
+}
+
+/**
+ * The synchronous twin of `writeFileAtomic`, for the one place that cannot await: recording tasks from a
+ * `process.on("exit")` handler while pi is exiting. New files get mode 0600 (task records are private).
+ */
+export function writeFileAtomicSync(filePath: string, content: string): void {
+  let target = filePath;
+  try {
+    target = realpathSync(filePath);
+  } catch {
+    // a new file
+  }
+  const tempPath = atomicTempPath(target);
+  let renamed = false;
+  try {
+    const fd = openSync(tempPath, "wx", 0o600);
+    try {
+      writeSync(fd, content, null, "utf8");
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tempPath, target);
+    renamed = true;
+  } finally {
+    if (!renamed) rmSync(tempPath, { force: true });
   }
 }

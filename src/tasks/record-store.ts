@@ -1,11 +1,13 @@
 /**
- * Task records on disk, one `record.json` in each task's session folder. Writes go to a temp file in the same
- * folder and are renamed into place, so a reader never sees half a record.
+ * Task records on disk, one `record.json` in each task's session folder. Writes are atomic (temp file, fsync,
+ * rename), so a reader never sees half a record and a crash leaves the previous one.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomicSync } from "../shared/atomic-file.ts";
 import { subagentSessionsDir } from "../shared/paths.ts";
 import { taskDir } from "../run/session-file.ts";
+import { isTaskId } from "./task-id.ts";
 import type { TaskRecord } from "./types.ts";
 
 export const RECORD_FILE_NAME = "record.json";
@@ -17,10 +19,8 @@ export function recordPath(agentDir: string, taskId: string): string {
 export function writeRecord(agentDir: string, record: TaskRecord): void {
   const dir = taskDir(agentDir, record.taskId);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const target = join(dir, RECORD_FILE_NAME);
-  const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temp, target);
+  // Synchronous on purpose: records are small, and the exit path must be able to write them too.
+  writeFileAtomicSync(join(dir, RECORD_FILE_NAME), `${JSON.stringify(record, null, 2)}\n`);
 }
 
 function isRecord(value: unknown): value is TaskRecord {
@@ -40,7 +40,7 @@ export function readRecord(agentDir: string, taskId: string): TaskRecord | undef
 export function listTaskIds(agentDir: string): string[] {
   try {
     return readdirSync(subagentSessionsDir(agentDir))
-      .filter((name) => statSync(join(subagentSessionsDir(agentDir), name)).isDirectory())
+      .filter((name) => isTaskId(name) && statSync(join(subagentSessionsDir(agentDir), name)).isDirectory())
       .sort()
       .reverse();
   } catch {

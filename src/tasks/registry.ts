@@ -1,0 +1,260 @@
+/**
+ * The registry of background tasks: queued and running ones, in dispatch order. It owns the concurrency limit
+ * (a FIFO queue; a task starts as a slot frees), starts runs, and on each end hands the finished task to
+ * `onFinished` with a snapshot of the tasks still in flight. It knows nothing of pi: delivery, records and UI
+ * are the caller's.
+ */
+import type { RunHandle, RunSpec } from "../run/runner.ts";
+import type { RunOutcome, RunState, StopCause } from "../run/types.ts";
+import type { CancelledBy } from "./types.ts";
+
+/** What the registry needs to start one task (prepared by the dispatch path). */
+export interface TaskLaunch {
+  taskId: string;
+  agent: string;
+  task: string;
+  parentSessionId?: string;
+  sessionFile: string;
+  cwd: string;
+  /** Builds the run spec; called when the task leaves the queue. */
+  spec: () => Omit<RunSpec, "onUpdate">;
+  /** Frees what the dispatch took (temp prompt file, session lock); called once the task has ended. */
+  release: () => void;
+}
+
+export interface TaskSnapshot {
+  taskId: string;
+  agent: string;
+  task: string;
+  status: "queued" | "running";
+  dispatchedAt: number;
+  startedAt?: number;
+  /** Live run state (absent while queued). */
+  state?: RunState;
+  cancelRequested?: { by: CancelledBy; reason?: string };
+}
+
+export interface FinishedTask {
+  launch: TaskLaunch;
+  dispatchedAt: number;
+  /** Absent when the task never started (cancelled or dropped while queued). */
+  outcome?: RunOutcome;
+  cancelledBy?: CancelledBy;
+  cancelReason?: string;
+  /** The tasks still queued or running when this one ended (never itself). */
+  inFlight: TaskSnapshot[];
+}
+
+export interface RegistryOptions {
+  maxConcurrent: number;
+  startRun: (spec: RunSpec) => RunHandle;
+  onFinished: (finished: FinishedTask) => void;
+  /** Called whenever a task is added, starts, progresses or ends. */
+  onChange?: () => void;
+  now?: () => number;
+}
+
+interface Entry {
+  launch: TaskLaunch;
+  dispatchedAt: number;
+  handle?: RunHandle;
+  cancel?: { by: CancelledBy; reason?: string };
+}
+
+export type EnqueueResult = { started: true } | { started: false; position: number; running: number };
+
+export class TaskRegistry {
+  private readonly entries = new Map<string, Entry>();
+  private readonly queue: string[] = [];
+  private readonly now: () => number;
+
+  constructor(private readonly options: RegistryOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  has(taskId: string): boolean {
+    return this.entries.has(taskId);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  runningCount(): number {
+    let running = 0;
+    for (const entry of this.entries.values()) if (entry.handle) running++;
+    return running;
+  }
+
+  enqueue(launch: TaskLaunch): EnqueueResult {
+    if (this.entries.has(launch.taskId)) throw new Error(`task ${launch.taskId} is already in flight`);
+    this.entries.set(launch.taskId, { launch, dispatchedAt: this.now() });
+    this.queue.push(launch.taskId);
+    this.pump();
+    this.options.onChange?.();
+    const position = this.queue.indexOf(launch.taskId);
+    return position < 0 ? { started: true } : { started: false, position: position + 1, running: this.runningCount() };
+  }
+
+  /** Queued and running tasks in dispatch order. */
+  snapshot(except?: string): TaskSnapshot[] {
+    const list: TaskSnapshot[] = [];
+    for (const [taskId, entry] of this.entries) {
+      if (taskId === except) continue;
+      list.push({
+        taskId,
+        agent: entry.launch.agent,
+        task: entry.launch.task,
+        status: entry.handle ? "running" : "queued",
+        dispatchedAt: entry.dispatchedAt,
+        startedAt: entry.handle?.startedAt,
+        state: entry.handle?.state,
+        cancelRequested: entry.cancel,
+      });
+    }
+    return list;
+  }
+
+  get(taskId: string): TaskSnapshot | undefined {
+    return this.snapshot().find((task) => task.taskId === taskId);
+  }
+
+  /**
+   * Cancels a queued or running task. A running one is stopped (its tree killed) and ends through the normal
+   * path; a queued one ends at once. Returns false when the id is not in flight.
+   */
+  cancel(taskId: string, by: CancelledBy, reason?: string): boolean {
+    const entry = this.entries.get(taskId);
+    if (!entry) return false;
+    if (entry.cancel) return true;
+    entry.cancel = { by, reason };
+    if (entry.handle) {
+      entry.handle.stop(by === "none" ? "killed_on_shutdown" : "aborted");
+    } else {
+      this.queue.splice(this.queue.indexOf(taskId), 1);
+      this.finish(taskId, undefined);
+    }
+    this.options.onChange?.();
+    return true;
+  }
+
+  /** Cancels everything in flight; returns how many tasks that was. */
+  cancelAll(by: CancelledBy, reason?: string): number {
+    const ids = [...this.entries.keys()];
+    for (const id of ids) this.cancel(id, by, reason);
+    return ids.length;
+  }
+
+  /** Running tasks' handles (for the shutdown path, which must wait for or force their end). */
+  runningHandles(): RunHandle[] {
+    return [...this.entries.values()].flatMap((entry) => (entry.handle ? [entry.handle] : []));
+  }
+
+  /**
+   * For a process that is exiting: ends every task at once, synchronously, as cancelled by shutdown, with what
+   * each run had produced so far. The caller records them; the child guard kills the trees right after. Later
+   * `done` events of those runs are ignored.
+   */
+  drainForExit(): FinishedTask[] {
+    const finished: FinishedTask[] = [];
+    const at = this.now();
+    for (const [taskId, entry] of this.entries) {
+      this.entries.delete(taskId);
+      try {
+        entry.launch.release();
+      } catch {
+        // exiting anyway
+      }
+      const handle = entry.handle;
+      finished.push({
+        launch: entry.launch,
+        dispatchedAt: entry.dispatchedAt,
+        outcome: handle ? outcomeAtExit(handle, at) : undefined,
+        cancelledBy: "none",
+        inFlight: [],
+      });
+    }
+    this.queue.length = 0;
+    return finished;
+  }
+
+  /** Notifies listeners that live run state changed. */
+  touch(): void {
+    this.options.onChange?.();
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && this.runningCount() < this.options.maxConcurrent) {
+      const taskId = this.queue.shift()!;
+      const entry = this.entries.get(taskId);
+      if (!entry) continue;
+      let handle: RunHandle;
+      try {
+        handle = this.options.startRun({ ...entry.launch.spec(), onUpdate: () => this.options.onChange?.() });
+      } catch (error) {
+        // Nothing ran: end the task as failed without an outcome-less gap in the record.
+        this.finish(taskId, failedToStart(this.now(), error));
+        continue;
+      }
+      entry.handle = handle;
+      handle.done.then((outcome) => this.finish(taskId, outcome));
+    }
+  }
+
+  private finish(taskId: string, outcome: RunOutcome | undefined): void {
+    const entry = this.entries.get(taskId);
+    if (!entry) return;
+    this.entries.delete(taskId);
+    try {
+      entry.launch.release();
+    } finally {
+      const finished: FinishedTask = {
+        launch: entry.launch,
+        dispatchedAt: entry.dispatchedAt,
+        outcome,
+        cancelledBy: entry.cancel?.by,
+        cancelReason: entry.cancel?.reason,
+        inFlight: this.snapshot(),
+      };
+      this.pump();
+      this.options.onFinished(finished);
+      this.options.onChange?.();
+    }
+  }
+}
+
+function outcomeAtExit(handle: RunHandle, at: number): RunOutcome {
+  const { state } = handle;
+  return {
+    status: "cancelled",
+    exitCode: null,
+    signal: null,
+    stopReason: "killed_on_shutdown",
+    errorMessage: state.errorMessage,
+    output: state.finalText,
+    usage: { ...state.usage },
+    model: state.provider && state.model ? `${state.provider}/${state.model}` : state.model,
+    startedAt: handle.startedAt,
+    finishedAt: at,
+    durationMs: at - handle.startedAt,
+    stderrTail: "",
+  };
+}
+
+function failedToStart(now: number, error: unknown): RunOutcome {
+  return {
+    status: "failed",
+    exitCode: null,
+    signal: null,
+    stopReason: "error",
+    errorMessage: `could not start the subagent process: ${error instanceof Error ? error.message : String(error)}`,
+    output: "",
+    usage: { turns: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextTokens: 0 },
+    startedAt: now,
+    finishedAt: now,
+    durationMs: 0,
+    stderrTail: "",
+  };
+}
+
+export type { StopCause };

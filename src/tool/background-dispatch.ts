@@ -1,0 +1,82 @@
+/**
+ * The `subagent` tool's background path (interactive TUI): a dispatch answers at once with the one-line
+ * receipt; a cancel goes through the two-step challenge and confirmation.
+ */
+import type { AgentToolResult, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { BackgroundTasks } from "../tasks/background-tasks.ts";
+import { readRecord } from "../tasks/record-store.ts";
+import {
+  CANCEL_NEEDS_REASON,
+  CANCEL_NEEDS_TASK_ID,
+  cancelAlreadyFinished,
+  cancelChallenge,
+  cancelRequested,
+  cancelUnknownTask,
+} from "./cancel-texts.ts";
+import type { PreparedRun } from "./prepare-dispatch.ts";
+import type { BackgroundDispatcher } from "./register-tool.ts";
+import type { SubagentParams } from "./schema.ts";
+
+export function receiptText(agent: string, taskId: string, queue?: { position: number; running: number }): string {
+  const receipt = `Dispatched ${agent}. taskId: ${taskId}`;
+  if (!queue) return receipt;
+  return `${receipt} (queued: ${queue.running} subagents already running, this one is number ${queue.position} in line and starts when a slot frees)`;
+}
+
+export interface ReceiptDetails {
+  receipt: true;
+  taskId: string;
+  agent: string;
+  task: string;
+  queued: boolean;
+}
+
+export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDir: () => string, now: () => number = Date.now): BackgroundDispatcher {
+  return {
+    dispatch(prepared: PreparedRun, ctx: ExtensionContext): AgentToolResult<unknown> {
+      const result = tasks().dispatch(prepared, ctx.sessionManager.getSessionId());
+      const details: ReceiptDetails = {
+        receipt: true,
+        taskId: prepared.taskId,
+        agent: prepared.agent.name,
+        task: prepared.task,
+        queued: !result.started,
+      };
+      const text = receiptText(prepared.agent.name, prepared.taskId, result.started ? undefined : result);
+      return { content: [{ type: "text", text }], details };
+    },
+
+    cancel(params: SubagentParams): AgentToolResult<unknown> {
+      const taskId = (params.taskId ?? "").trim();
+      if (!taskId) throw new Error(CANCEL_NEEDS_TASK_ID);
+      const running = tasks().registry.get(taskId);
+      if (!running) {
+        const record = readRecord(agentDir(), taskId);
+        throw new Error(record ? cancelAlreadyFinished(taskId, record.status) : cancelUnknownTask(taskId));
+      }
+      if (params.confirm !== true) {
+        const lastEventAt = running.state && running.state.events > 0 ? running.state.lastEventAt : undefined;
+        const text = cancelChallenge({
+          taskId,
+          agent: running.agent,
+          task: running.task,
+          elapsedMs: now() - running.dispatchedAt,
+          lastProgressAgeMs: lastEventAt === undefined ? undefined : now() - lastEventAt,
+          queued: running.status === "queued",
+        });
+        return { content: [{ type: "text", text }], details: { confirmRequired: true, taskId, agent: running.agent } };
+      }
+      const reason = (params.reason ?? "").trim();
+      if (!reason) throw new Error(CANCEL_NEEDS_REASON);
+      tasks().cancel(taskId, "agent", reason);
+      const others = tasks()
+        .snapshot()
+        .filter((task) => task.taskId !== taskId)
+        .map((task) => ({ taskId: task.taskId, agent: task.agent, task: task.task }));
+      return {
+        content: [{ type: "text", text: cancelRequested(taskId, running.agent, others) }],
+        details: { cancelRequested: true, taskId, agent: running.agent, reason },
+      };
+    },
+  };
+}
