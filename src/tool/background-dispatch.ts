@@ -20,7 +20,8 @@ import type { SubagentParams } from "./schema.ts";
 export function receiptText(agent: string, taskId: string, queue?: { position: number; running: number }): string {
   const receipt = `Dispatched ${agent}. taskId: ${taskId}`;
   if (!queue) return receipt;
-  return `${receipt} (queued: ${queue.running} subagents already running, this one is number ${queue.position} in line and starts when a slot frees)`;
+  const running = `${queue.running} ${queue.running === 1 ? "subagent" : "subagents"} already running`;
+  return `${receipt} (queued: ${running}, this one is number ${queue.position} in line and starts when a slot frees)`;
 }
 
 export interface ReceiptDetails {

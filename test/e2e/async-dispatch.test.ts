@@ -1,0 +1,223 @@
+/**
+ * Asynchronous dispatch in the real interactive TUI (pi 0.73.1 in tmux) against the scripted fake model:
+ * receipts at once, results delivered as `[subagent-result]` steer messages (starting a turn when idle,
+ * injected into the running turn when busy), the agent's two-step cancel, and shutdown paths that leave no
+ * process behind and the record on disk. Skipped with a notice where tmux is missing; mandatory under CI.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { TRIGGER_LINE } from "../../src/delivery/envelope.ts";
+import { FakeModel, fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
+import { createPiEnv, EXTENSION_ENTRY, type PiEnv } from "../harness/pi-env.ts";
+import { killProcessesWithMarker, processesWithMarker, waitForFile, waitForNoProcesses } from "../harness/processes.ts";
+import { skipTuiTests, TmuxPi } from "../harness/tmux.ts";
+
+const WORKER_AGENT = "---\nname: worker\ndescription: A test worker agent\n---\nWORKER-BODY-MARKER: you are the test worker.\n";
+const isChild = (req: FakeRequest) => req.system.includes("WORKER-BODY-MARKER");
+const isParent = (req: FakeRequest) => !isChild(req);
+const RESULT_TITLE = /^## \[subagent-result\] worker (succeeded|failed|timed out|cancelled) \(taskId: ([0-9a-f-]{36})\)/;
+
+let fake: FakeModel;
+let env: PiEnv;
+let tui: TmuxPi | undefined;
+
+beforeAll(async () => {
+  fake = await new FakeModel().start();
+});
+afterAll(async () => {
+  await fake.stop();
+});
+afterEach(async () => {
+  await tui?.dispose();
+  tui = undefined;
+  if (env) {
+    killProcessesWithMarker(env.marker);
+    env.cleanup();
+  }
+  fake.reset();
+});
+
+async function startTui(extraEnv: NodeJS.ProcessEnv = {}): Promise<TmuxPi> {
+  env = createPiEnv({ baseUrl: fake.baseUrl });
+  Object.assign(env.env, extraEnv);
+  env.writeWorkFile(".pi/agents/worker.md", WORKER_AGENT);
+  // An envelope quotes the child's task, directive included: the parent must not act on that directive.
+  fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "ok" } });
+  tui = await TmuxPi.start({ env: env.env, cwd: env.workDir, args: ["-e", EXTENSION_ENTRY] });
+  return tui;
+}
+
+/** A parent prompt: the first model call dispatches `calls`, the next one (after the receipts) says `then`. */
+function dispatchPrompt(calls: Array<Record<string, unknown>>, then = "Dispatched, waiting for results."): string {
+  const first: FakeAction = { toolCalls: calls.map((args) => ({ name: "subagent", arguments: args })) };
+  return `Delegate please. ${fakeDirective([first, { text: then }])}`;
+}
+
+function task(text: string, actions: FakeAction | FakeAction[]): string {
+  return `${text} ${fakeDirective(actions)}`;
+}
+
+function resultMessages(req: FakeRequest): string[] {
+  return req.messages.filter((m) => m.role === "user" && RESULT_TITLE.test(messageText(m))).map(messageText);
+}
+
+/** pi's own processes of the TUI harness that are meant to stay: the tmux server and the pane's shell. */
+async function harnessPids(t: TmuxPi): Promise<number[]> {
+  return [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim())];
+}
+
+function records(agentDir: string): Array<Record<string, unknown>> {
+  const dir = join(agentDir, "subagent-sessions");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => existsSync(join(dir, name, "record.json")))
+    .map((name) => JSON.parse(readFileSync(join(dir, name, "record.json"), "utf8")) as Record<string, unknown>);
+}
+
+describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
+  it("answers two dispatches with receipts at once, and each result starts a turn with the exact envelope", async () => {
+    const t = await startTui();
+    // The children answer only after the parent got both receipts back: receipts never wait for children.
+    const receiptsSeen = () =>
+      fake.waitForRequest((r) => isParent(r) && r.messages.filter((m) => m.role === "tool").length === 2, 60_000, "both receipts");
+    fake.on({ when: (r) => isChild(r) && r.lastText.includes("JOB-A"), reply: async () => (await receiptsSeen(), { text: "RESULT-A" }) });
+    fake.on({ when: (r) => isChild(r) && r.lastText.includes("JOB-B"), reply: async () => (await receiptsSeen(), { text: "RESULT-B" }) });
+
+    await t.submit(dispatchPrompt([{ agent: "worker", task: "JOB-A" }, { agent: "worker", task: "JOB-B" }]));
+    const afterReceipts = await receiptsSeen();
+    const receipts = afterReceipts.messages.filter((m) => m.role === "tool").map(messageText);
+    expect(receipts).toHaveLength(2);
+    for (const receipt of receipts) expect(receipt).toMatch(/^Dispatched worker\. taskId: [0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+
+    // Each result arrives while pi is idle and starts a turn of its own.
+    const delivered = await fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 2, 90_000, "both results");
+    const envelopes = resultMessages(delivered);
+    for (const envelope of envelopes) {
+      const lines = envelope.split("\n");
+      expect(lines[1]).toBe("");
+      expect(lines[2]).toBe(TRIGGER_LINE);
+      expect(envelope).toContain("- Status: succeeded");
+    }
+    expect(envelopes.map((e) => e.split("---\n")[1]).sort()).toEqual(["RESULT-A", "RESULT-B"]);
+    const ids = envelopes.map((e) => RESULT_TITLE.exec(e)![2]).sort();
+    expect(ids).toEqual(receipts.map((r) => r.slice(-36)).sort());
+    // Two separate turns: the first result's request had one envelope, the second had both.
+    expect(fake.requests.filter((r) => isParent(r) && resultMessages(r).length === 1)).toHaveLength(1);
+    for (const record of records(env.agentDir)) expect(record).toMatchObject({ status: "succeeded", delivered: true });
+    expect(await t.quit()).toBe(0);
+  });
+
+  it("injects a result that arrives while the main agent is busy into the same run", async () => {
+    const t = await startTui();
+    const outbox = join(env.agentDir, "subagent-sessions", ".outbox");
+    // The parent's second step is a bash command that waits until the child's result has been recorded, so the
+    // result arrives while the parent's turn is still running.
+    const waitForResult = `until ls ${outbox}/*.json >/dev/null 2>&1; do sleep 0.1; done; echo PARENT-BASH-DONE`;
+    const prompt = `Delegate. ${fakeDirective([
+      { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: task("Quick job.", { text: "QUICK-RESULT" }) } }] },
+      { toolCalls: [{ name: "bash", arguments: { command: waitForResult } }] },
+      { text: "Both done." },
+    ])}`;
+    await t.submit(prompt);
+    const next = await fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 90_000, "the injected result");
+    const roles = next.messages.map((m) => m.role);
+    const last = next.messages.at(-1)!;
+    expect(RESULT_TITLE.test(messageText(last))).toBe(true);
+    expect(messageText(last)).toContain("QUICK-RESULT");
+    // Right after the bash tool's result, with no assistant answer in between: the same run.
+    expect(roles.at(-2)).toBe("tool");
+    expect(messageText(next.messages.at(-2))).toContain("PARENT-BASH-DONE");
+    expect(roles.at(-3)).toBe("assistant");
+    await t.waitForText("Both done.", 30_000);
+    expect(await t.quit()).toBe(0);
+  });
+
+  it("lets the main agent cancel in two steps, killing the child's whole tree", async () => {
+    const t = await startTui();
+    const sleeping = join(env.root, "sleep-started");
+    const childTask = task("Long job.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] });
+    let taskId = "";
+    // Parent: dispatch; after the receipt (once the child's sleep runs) ask to cancel; after the challenge
+    // confirm with a reason; after the confirmation, end the turn.
+    fake.on({
+      when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."),
+      reply: async (r) => {
+        taskId = r.lastText.slice(-36);
+        await waitForFile(sleeping, 60_000);
+        return { toolCalls: [{ name: "subagent", arguments: { action: "cancel", taskId } }] };
+      },
+      times: 1,
+    });
+    fake.on({
+      when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Confirm before cancelling."),
+      reply: () => ({ toolCalls: [{ name: "subagent", arguments: { action: "cancel", taskId, confirm: true, reason: "the task is no longer needed" } }] }),
+      times: 1,
+    });
+    fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Cancel request sent"), reply: { text: "Cancelled it." } });
+    await t.submit(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: childTask } }] })}`);
+
+    const challenge = await fake.waitForRequest((r) => isParent(r) && r.lastText.startsWith("Confirm before cancelling."), 90_000, "the challenge");
+    expect(challenge.lastText).toContain(`- Task: ${taskId} (worker): Long job.`);
+    const confirmation = await fake.waitForRequest((r) => isParent(r) && r.lastText.startsWith("Cancel request sent"), 60_000, "the confirmation");
+    expect(confirmation.lastText).toContain("No other tasks are in flight now.");
+    const delivered = await fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 60_000, "the cancelled result");
+    const envelope = resultMessages(delivered)[0]!;
+    expect(envelope).toContain(`## [subagent-result] worker cancelled (taskId: ${taskId})`);
+    expect(envelope).toContain("This task was cancelled by the main agent via the subagent tool (action=cancel).\nCancellation reason: the task is no longer needed");
+    // The child pi and its sleep are gone; only the TUI's own processes remain.
+    const stay = [...(await harnessPids(t)), (await t.piPid())!];
+    expect(await waitForNoProcesses(env.marker, 15_000, stay)).toEqual([]);
+    expect(await t.quit()).toBe(0);
+  });
+
+  for (const how of ["/quit", "kill -TERM"] as const) {
+    it(`leaves no process behind and the task's record on disk after ${how} with a child running`, async () => {
+      const t = await startTui();
+      const sleeping = join(env.root, "sleep-started");
+      const childTask = task("Long job.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] });
+      await t.submit(dispatchPrompt([{ agent: "worker", task: childTask }]));
+      await waitForFile(sleeping, 90_000);
+      await t.waitForText("Dispatched, waiting for results.", 30_000);
+      const stay = await harnessPids(t);
+      if (how === "/quit") {
+        expect(await t.quit()).toBe(0);
+      } else {
+        process.kill((await t.piPid())!, "SIGTERM");
+        await t.waitForPiExit(30_000);
+      }
+      expect(await waitForNoProcesses(env.marker, 20_000, stay)).toEqual([]);
+      const [record] = records(env.agentDir);
+      expect(record).toMatchObject({ agent: "worker", status: "cancelled", stopReason: "killed_on_shutdown", cancelledBy: "none", delivered: false });
+      expect(processesWithMarker(env.marker).some((p) => p.cmdline.includes("sleep 300"))).toBe(false);
+    });
+  }
+
+  it("delivers a result that could not be delivered once, after /reload, and never twice", async () => {
+    const t = await startTui();
+    const sleeping = join(env.root, "sleep-started");
+    const childTask = task("Long job.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] });
+    await t.submit(dispatchPrompt([{ agent: "worker", task: childTask }]));
+    await waitForFile(sleeping, 90_000);
+    await t.waitForText("Dispatched, waiting for results.", 30_000);
+    // /reload shuts the extension down (the running child is stopped and recorded, not sent to a session that
+    // is going away); the reloaded extension delivers it.
+    await t.submit("/reload");
+    const delivered = await fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 60_000, "the redelivered result");
+    const envelope = resultMessages(delivered)[0]!;
+    expect(envelope).toContain("cancelled");
+    expect(envelope).toContain("terminated by session_shutdown");
+    await t.waitForText(/^\s*ok\s*$/m, 30_000);
+    const [record] = records(env.agentDir);
+    expect(record).toMatchObject({ status: "cancelled", stopReason: "killed_on_shutdown", delivered: true });
+    // A second reload finds nothing left to deliver.
+    const before = fake.requests.length;
+    await t.submit("/reload");
+    await t.submit(`Still there? ${fakeDirective({ text: "STILL-HERE" })}`);
+    await t.waitForText("STILL-HERE", 30_000);
+    const later = fake.requests.slice(before);
+    expect(later.filter((r) => r.lastRole === "user" && RESULT_TITLE.test(r.lastText))).toEqual([]);
+    expect(fake.requests.at(-1)!.messages.filter((m) => RESULT_TITLE.test(messageText(m)))).toHaveLength(1);
+    expect(await t.quit()).toBe(0);
+  });
+});

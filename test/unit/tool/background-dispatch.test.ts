@@ -1,0 +1,155 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { initialRunState } from "../../../src/run/event-reducer.ts";
+import type { RunOutcome } from "../../../src/run/types.ts";
+import { BackgroundTasks } from "../../../src/tasks/background-tasks.ts";
+import { writeRecord } from "../../../src/tasks/record-store.ts";
+import { newTaskId } from "../../../src/tasks/task-id.ts";
+import { createBackgroundDispatcher, receiptText } from "../../../src/tool/background-dispatch.ts";
+import type { PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
+
+let agentDir: string;
+let clock: number;
+let tasks: BackgroundTasks;
+let stops: string[];
+
+const ctx = { sessionManager: { getSessionId: () => "parent" } } as unknown as ExtensionContext;
+
+function text(result: { content: Array<{ type: string; text?: string }> }): string {
+  return result.content.map((part) => part.text ?? "").join("");
+}
+
+function job(task: string): PreparedRun {
+  const taskId = newTaskId();
+  return {
+    taskId,
+    agent: { name: "coder", description: "c", body: "", source: "project", filePath: "/c.md" },
+    task,
+    resumed: false,
+    sessionFile: join(agentDir, taskId, "session.jsonl"),
+    cwd: agentDir,
+    command: { command: "node", args: [], env: {} },
+    resolved: { model: {}, thinking: {} },
+    notes: [],
+    release: () => {},
+  };
+}
+
+beforeEach(() => {
+  agentDir = mkdtempSync(join(tmpdir(), "bg-dispatch-"));
+  clock = 10_000_000;
+  stops = [];
+  tasks = new BackgroundTasks({
+    agentDir,
+    settings: { activityTimeoutMs: 600_000, hardTimeoutMs: 0, maxConcurrent: 1, killGraceMs: 10 },
+    send: () => {},
+    startRun: () => ({
+      pid: undefined,
+      state: initialRunState(clock),
+      startedAt: clock,
+      done: new Promise<RunOutcome>(() => {}),
+      stop: (cause) => stops.push(cause),
+    }),
+    now: () => clock,
+  });
+});
+afterEach(() => rmSync(agentDir, { recursive: true, force: true }));
+
+describe("the dispatch receipt", () => {
+  it("is the spec's single line, and says so in one line when the task is queued", () => {
+    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const first = job("A");
+    expect(text(dispatcher.dispatch(first, ctx))).toBe(`Dispatched coder. taskId: ${first.taskId}`);
+    const second = job("B");
+    const queued = text(dispatcher.dispatch(second, ctx));
+    expect(queued).toBe(
+      `Dispatched coder. taskId: ${second.taskId} (queued: 1 subagent already running, this one is number 1 in line and starts when a slot frees)`,
+    );
+    expect(queued).not.toContain("\n");
+    expect(receiptText("x", "id")).toBe("Dispatched x. taskId: id");
+  });
+});
+
+describe("cancel by the agent", () => {
+  it("first answers with a challenge that changes nothing, then cancels with a reason", () => {
+    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const running = job("Refactor auth");
+    const other = job("Write docs");
+    dispatcher.dispatch(running, ctx);
+    dispatcher.dispatch(other, ctx);
+    clock += 83_000;
+
+    const challenge = dispatcher.cancel({ action: "cancel", taskId: running.taskId }, ctx);
+    expect(challenge.details).toEqual({ confirmRequired: true, taskId: running.taskId, agent: "coder" });
+    expect(text(challenge)).toBe(
+      [
+        "Confirm before cancelling. Nothing has been cancelled yet.",
+        `- Task: ${running.taskId} (coder): Refactor auth`,
+        "- Running for: 01:23",
+        "- Last progress: none reported yet",
+        "Cancelling kills the subagent and discards all of its in-flight progress. This cannot be undone.",
+        `To cancel, call subagent again with action="cancel", taskId="${running.taskId}", confirm=true and a non-empty reason. Do not cancel a task only because it takes long.`,
+      ].join("\n"),
+    );
+    expect(stops).toEqual([]);
+    expect(tasks.registry.has(running.taskId)).toBe(true);
+
+    expect(() => dispatcher.cancel({ action: "cancel", taskId: running.taskId, confirm: true, reason: "  " }, ctx)).toThrow(
+      'action=cancel with confirm=true needs a non-empty "reason"',
+    );
+    expect(stops).toEqual([]);
+
+    const done = dispatcher.cancel({ action: "cancel", taskId: running.taskId, confirm: true, reason: "wrong agent" }, ctx);
+    expect(stops).toEqual(["aborted"]);
+    expect(text(done)).toBe(
+      [
+        `Cancel request sent for ${running.taskId} (coder). Its cancelled result will arrive as a [subagent-result] notification.`,
+        "",
+        "Other tasks in flight now: 1",
+        `- ${other.taskId} (coder): Write docs`,
+      ].join("\n"),
+    );
+  });
+
+  it("shows the last progress age of a task that reported something", () => {
+    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const running = job("Busy");
+    dispatcher.dispatch(running, ctx);
+    const state = tasks.registry.get(running.taskId)!.state!;
+    state.events = 3;
+    state.lastEventAt = clock;
+    clock += 12_000;
+    expect(text(dispatcher.cancel({ action: "cancel", taskId: running.taskId }, ctx))).toContain("- Last progress: 00:12 ago");
+  });
+
+  it("refuses a blank, unknown or finished id with nothing changed", () => {
+    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    expect(() => dispatcher.cancel({ action: "cancel", taskId: " " }, ctx)).toThrow('action=cancel needs "taskId"');
+    const unknown = newTaskId();
+    expect(() => dispatcher.cancel({ action: "cancel", taskId: unknown }, ctx)).toThrow(`No background subagent task with taskId ${unknown} is in flight.`);
+    const finished = newTaskId();
+    writeRecord(agentDir, {
+      version: 1,
+      taskId: finished,
+      agent: "coder",
+      task: "t",
+      mode: "async",
+      status: "succeeded",
+      exitCode: 0,
+      usage: { turns: 1, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextTokens: 0 },
+      durationMs: 1,
+      dispatchedAt: 0,
+      finishedAt: 1,
+      output: "x",
+      sessionFile: "/s",
+      cwd: "/",
+      delivered: true,
+    });
+    expect(() => dispatcher.cancel({ action: "cancel", taskId: finished, confirm: true, reason: "r" }, ctx)).toThrow(
+      `Task ${finished} already finished (succeeded); there is nothing to cancel.`,
+    );
+  });
+});
