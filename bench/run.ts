@@ -6,13 +6,19 @@
  * returns `{ ok }`, and listing it below.
  */
 import { runStartupSection } from "./startup.ts";
+import { runRunnerSection } from "./runner.ts";
+import { runDispatchSection } from "./dispatch.ts";
 
 interface BenchSection {
   name: string;
   run: () => Promise<{ ok: boolean }>;
 }
 
-const SECTIONS: BenchSection[] = [{ name: "startup", run: runStartupSection }];
+const SECTIONS: BenchSection[] = [
+  { name: "startup", run: runStartupSection },
+  { name: "runner", run: runRunnerSection },
+  { name: "dispatch", run: runDispatchSection },
+];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !SECTIONS.some((section) => section.name === name));

@@ -4,13 +4,13 @@
  * until it finishes (print/JSON/RPC) or hands it to the background dispatcher (interactive TUI).
  */
 import { homedir } from "node:os";
-import type { AgentToolResult, AgentToolUpdateCallback, ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { AgentToolResult, AgentToolUpdateCallback, ExtensionAPI, ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
 import { discoverAgents } from "../agents/discover.ts";
 import { formatAgentWarning, reportWarningsOnce, type WarningSink } from "../agents/warnings.ts";
 import { loadConfig } from "../config/load.ts";
 import { currentModelRef } from "../config/resolve.ts";
 import { readSubagentDepth } from "../shared/depth.ts";
-import { detectAppMode, isAsyncDispatchMode } from "../shared/mode.ts";
+import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../shared/mode.ts";
 import { agentDir } from "../shared/paths.ts";
 import { readRunSettings } from "../shared/run-settings.ts";
 import { prepareDispatch, type PreparedRun } from "./prepare-dispatch.ts";
@@ -33,8 +33,16 @@ export interface BackgroundDispatcher {
   cancel(params: SubagentParams, ctx: ExtensionContext): AgentToolResult<unknown>;
 }
 
+/** How the tool's row is drawn in the TUI (provided by the UI part); pi's default rendering when absent. */
+export type SubagentToolRenderers = Pick<ToolDefinition<typeof subagentParameters>, "renderCall" | "renderResult">;
+
 export interface SubagentToolOptions {
   background?: BackgroundDispatcher;
+  renderers?: SubagentToolRenderers;
+  /** How pi runs (default: read from this process, as pi decides it). */
+  appMode?: AppMode;
+  /** The parent's command line, for the child's pi entry and `-e` flags (default: `process.argv`). */
+  argv?: readonly string[];
 }
 
 type ToolResult = AgentToolResult<unknown>;
@@ -48,7 +56,8 @@ function warningSink(ctx: ExtensionContext): WarningSink {
 }
 
 export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOptions = {}): void {
-  const appMode = detectAppMode();
+  const appMode = options.appMode ?? detectAppMode();
+  const argv = options.argv ?? process.argv;
 
   const execute = async (
     _toolCallId: string,
@@ -91,7 +100,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         inheritedModel: currentModelRef(ctx.model),
         parentDepth: readSubagentDepth(),
         baseEnv: process.env,
-        argv: process.argv,
+        argv,
         home: homedir(),
       },
       config,
@@ -119,6 +128,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     promptGuidelines: TOOL_GUIDELINES,
     parameters: subagentParameters,
     execute,
+    ...options.renderers,
   });
 
   // pi marks a tool result as an error only when execute throws, which would drop `details`; a run that did not
