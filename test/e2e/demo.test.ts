@@ -1,0 +1,14 @@
+/** `npm run demo` must keep working on a fresh machine: it runs the real pi offline and exits 0. */
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT, runProcess } from "../harness/pi-env.ts";
+
+describe("npm run demo", () => {
+  it("shows a delegation end to end and leaves nothing running", async () => {
+    const result = await runProcess(process.execPath, ["--import", "tsx", "demo/run.ts"], { env: process.env, cwd: REPO_ROOT, timeoutMs: 120_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('It calls the subagent tool:  subagent {agent: "explore"');
+    expect(result.stdout).toContain("only the tools read, grep, find, ls");
+    expect(result.stdout).toMatch(/6\. pi's final answer \(stdout of pi -p\):\n {3}The explore subagent found it:/);
+    expect(result.stdout).toContain("processes left behind: 0.");
+  });
+});
