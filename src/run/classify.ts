@@ -35,8 +35,8 @@ export function classifyRun(state: RunState, facts: ExitFacts): Classification {
   }
   const stopReason = state.stopReason;
   if (facts.exitCode !== 0) {
-    const how = facts.exitCode === null ? `killed by ${facts.signal ?? "a signal"}` : `exit code ${facts.exitCode}`;
-    return { status: "failed", stopReason, errorMessage: state.errorMessage ?? `subagent process ended with ${how}` };
+    const how = facts.exitCode === null ? `was killed by ${facts.signal ?? "a signal"}` : `exited with code ${facts.exitCode}`;
+    return { status: "failed", stopReason, errorMessage: state.errorMessage ?? `the subagent process ${how}` };
   }
   if (stopReason && FAILING_STOP_REASONS.has(stopReason)) {
     const fallback = stopReason === "length" ? "the answer was cut off at the model's output limit" : `the model stopped with reason "${stopReason}"`;

@@ -3,6 +3,7 @@
  * directly. The child runs the same node and pi entry as the parent, in JSON print mode, on a session file we
  * created (so the task id is the session id).
  */
+import { resolve } from "node:path";
 import { AGENT_NAME_ENV, DEPTH_ENV } from "../shared/depth.ts";
 import type { HostThinkingLevel } from "../shared/thinking.ts";
 
@@ -77,4 +78,16 @@ export function extensionArgsOf(argv: readonly string[]): string[] {
     }
   }
   return found;
+}
+
+/** Sources pi loads from elsewhere than the file system (pi's own `isLocalPath` rule). */
+const REMOTE_SOURCE_PREFIXES = ["npm:", "git:", "github:", "http:", "https:", "ssh:"];
+
+/**
+ * A parent's `-e` value as the child must see it. pi resolves a local path against the directory it was started
+ * in, which need not be the child's working directory, so the child gets it absolute; remote sources stay.
+ */
+export function extensionArgForChild(value: string, parentCwd: string): string {
+  const trimmed = value.trim();
+  return REMOTE_SOURCE_PREFIXES.some((prefix) => trimmed.startsWith(prefix)) ? value : resolve(parentCwd, value);
 }

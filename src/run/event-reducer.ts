@@ -173,6 +173,8 @@ export function applyEvent(state: RunState, event: Record<string, unknown>, now:
     case "agent_start":
     case "turn_start":
       state.phase = "thinking";
+      // A pending retry has now started its request: from here on, silence is a hang again.
+      state.retryPending = false;
       break;
     case "message_update": {
       const update = event.assistantMessageEvent as { type?: string; delta?: unknown } | undefined;
@@ -268,6 +270,11 @@ export function applyLine(state: RunState, line: SplitLine, now: number): RunSta
   if (line.text === undefined) {
     // An oversized line that is not a streaming event cannot be parsed from its head and tail.
     state.skippedLines += 1;
+    if (type === "message_end" && /"role":"assistant"/.test(text.slice(0, 200))) {
+      // The last answer was too large to keep: never report the previous message's text as the result.
+      state.finalText = "";
+      state.errorMessage = `the subagent's final answer (${line.length} characters) was too large to keep; read it in its session file`;
+    }
     return state;
   }
   let event: unknown;

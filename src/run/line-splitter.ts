@@ -12,7 +12,8 @@ export interface SplitLine {
   length: number;
 }
 
-export const DEFAULT_MAX_LINE_CHARS = 16 * 1024 * 1024;
+/** 8 Mi characters: far above any real answer, and low enough that a child printing 100 MB without a newline stays within 64 MB of heap. */
+export const DEFAULT_MAX_LINE_CHARS = 8 * 1024 * 1024;
 const KEEP_CHARS = 256 * 1024;
 
 export class LineSplitter {

@@ -38,7 +38,10 @@ export interface RunState {
   streamTail: string;
   /** Recent activity lines (bounded). */
   activity: ActivityLine[];
-  /** True between `auto_retry_start` and `auto_retry_end` (or after `agent_end` with `willRetry`). */
+  /**
+   * True while pi waits out a retry delay: from `auto_retry_start` (or `agent_end` with `willRetry`) until the
+   * retried request starts (`agent_start`/`turn_start`) or `auto_retry_end`.
+   */
   retryPending: boolean;
   retryAttempts: number;
   /** Session id from the stream's header line. */

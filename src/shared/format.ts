@@ -21,9 +21,11 @@ export function formatElapsed(ms: number): string {
 
 /** Token counts: `950`, `12.5k`, `3.2M`. */
 export function formatTokens(count: number): string {
-  if (count < 1000) return String(Math.round(count));
-  if (count < 1_000_000) return `${trimZero((count / 1000).toFixed(1))}k`;
-  return `${trimZero((count / 1_000_000).toFixed(1))}M`;
+  const whole = Math.round(count);
+  if (whole < 1000) return String(whole);
+  // Switch units where rounding would print 1000k.
+  if (whole < 999_950) return `${trimZero((whole / 1000).toFixed(1))}k`;
+  return `${trimZero((whole / 1_000_000).toFixed(1))}M`;
 }
 
 function trimZero(fixed: string): string {

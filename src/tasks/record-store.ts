@@ -36,16 +36,28 @@ export function readRecord(agentDir: string, taskId: string): TaskRecord | undef
   }
 }
 
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    // removed since the listing, or a dangling link: not a task folder (and no reason to hide the others)
+    return false;
+  }
+}
+
 /** Ids of every task folder (running or finished), newest first (UUID v7 ids sort by time). */
 export function listTaskIds(agentDir: string): string[] {
+  const dir = subagentSessionsDir(agentDir);
+  let names: string[];
   try {
-    return readdirSync(subagentSessionsDir(agentDir))
-      .filter((name) => isTaskId(name) && statSync(join(subagentSessionsDir(agentDir), name)).isDirectory())
-      .sort()
-      .reverse();
+    names = readdirSync(dir);
   } catch {
     return [];
   }
+  return names
+    .filter((name) => isTaskId(name) && isDirectory(join(dir, name)))
+    .sort()
+    .reverse();
 }
 
 /** The most recent finished records, newest first. */

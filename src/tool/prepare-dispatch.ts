@@ -6,12 +6,12 @@
  */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { AgentDefinition } from "../agents/types.ts";
 import type { LoadedConfig } from "../config/load.ts";
 import { resolveModelConfig } from "../config/resolve.ts";
 import type { ResolvedModelConfig } from "../config/types.ts";
-import { buildChildCommand, extensionArgsOf, type ChildCommand } from "../run/command-line.ts";
+import { buildChildCommand, extensionArgForChild, extensionArgsOf, type ChildCommand } from "../run/command-line.ts";
 import { findPiExecutable } from "../run/pi-executable.ts";
 import { createSessionFile, sessionFileExists, sessionFilePath } from "../run/session-file.ts";
 import { acquireSessionLock } from "../run/session-lock.ts";
@@ -105,8 +105,8 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       tools: request.agent.tools,
       skills,
       systemPromptFile,
-      // A relative `-e ./x.ts` was relative to the parent's cwd; the child gets the absolute path.
-      extraExtensions: extensionArgsOf(env.argv).map((path) => (path.startsWith(".") ? resolve(process.cwd(), path) : path)),
+      // A relative `-e x.ts` was relative to the parent's cwd; the child gets the absolute path.
+      extraExtensions: extensionArgsOf(env.argv).map((path) => extensionArgForChild(path, process.cwd())),
       task: request.task,
       agentName: request.agent.name,
       parentDepth: env.parentDepth,

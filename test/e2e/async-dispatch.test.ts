@@ -171,6 +171,28 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     expect(await t.quit()).toBe(0);
   });
 
+  it("refuses to resume a session that is still running", async () => {
+    const t = await startTui();
+    const sleeping = join(env.root, "sleep-started");
+    const childTask = task("Long job.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] });
+    fake.on({
+      when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."),
+      reply: async (r) => {
+        await waitForFile(sleeping, 60_000);
+        return { toolCalls: [{ name: "subagent", arguments: { agent: "worker", sessionId: r.lastText.slice(-36), task: "More work." } }] };
+      },
+      times: 1,
+    });
+    fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.includes("is already running"), reply: { text: "Refused as expected." } });
+    await t.submit(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: childTask } }] })}`);
+    const refused = await fake.waitForRequest((r) => isParent(r) && r.lastText.includes("is already running"), 90_000, "the refusal");
+    expect(refused.lastText).toMatch(/^Session [0-9a-f-]{36} is already running \(agent worker, in this pi\)\. Wait for its result before resuming it/);
+    // Only the first child was started.
+    expect(fake.requests.filter(isChild)).toHaveLength(1);
+    await t.waitForText("Refused as expected.", 30_000);
+    expect(await t.quit()).toBe(0);
+  });
+
   for (const how of ["/quit", "kill -TERM"] as const) {
     it(`leaves no process behind and the task's record on disk after ${how} with a child running`, async () => {
       const t = await startTui();
