@@ -58,6 +58,12 @@ function task(text: string, actions: FakeAction | FakeAction[]): string {
   return `${text} ${fakeDirective(actions)}`;
 }
 
+/** A child task whose bash tool runs `sleep 300`, and the file that appears once the sleep has started. */
+function sleepingChild(): { sleeping: string; childTask: string } {
+  const sleeping = join(env.root, "sleep-started");
+  return { sleeping, childTask: task("Long job.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] }) };
+}
+
 function resultMessages(req: FakeRequest): string[] {
   return req.messages.filter((m) => m.role === "user" && RESULT_TITLE.test(messageText(m))).map(messageText);
 }
@@ -135,8 +141,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
 
   it("lets the main agent cancel in two steps, killing the child's whole tree", async () => {
     const t = await startTui();
-    const sleeping = join(env.root, "sleep-started");
-    const childTask = task("Long job.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] });
+    const { sleeping, childTask } = sleepingChild();
     let taskId = "";
     // Parent: dispatch; after the receipt (once the child's sleep runs) ask to cancel; after the challenge
     // confirm with a reason; after the confirmation, end the turn.
@@ -173,8 +178,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
 
   it("refuses to resume a session that is still running", async () => {
     const t = await startTui();
-    const sleeping = join(env.root, "sleep-started");
-    const childTask = task("Long job.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] });
+    const { sleeping, childTask } = sleepingChild();
     fake.on({
       when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."),
       reply: async (r) => {
@@ -196,8 +200,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
   for (const how of ["/quit", "kill -TERM"] as const) {
     it(`leaves no process behind and the task's record on disk after ${how} with a child running`, async () => {
       const t = await startTui();
-      const sleeping = join(env.root, "sleep-started");
-      const childTask = task("Long job.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] });
+      const { sleeping, childTask } = sleepingChild();
       await t.submit(dispatchPrompt([{ agent: "worker", task: childTask }]));
       await waitForFile(sleeping, 90_000);
       await t.waitForText("Dispatched, waiting for results.", 30_000);
@@ -217,8 +220,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
 
   it("delivers a result that could not be delivered once, after /reload, and never twice", async () => {
     const t = await startTui();
-    const sleeping = join(env.root, "sleep-started");
-    const childTask = task("Long job.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] });
+    const { sleeping, childTask } = sleepingChild();
     await t.submit(dispatchPrompt([{ agent: "worker", task: childTask }]));
     await waitForFile(sleeping, 90_000);
     await t.waitForText("Dispatched, waiting for results.", 30_000);
