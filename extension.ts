@@ -3,14 +3,20 @@
  * behaviour lives in src/ (see ADVANCED.md for what each part does).
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { registerTaskCommands } from "./src/commands/register-commands.ts";
+import { registerSubagentConfigCommand } from "./src/commands/subagent-config/register.ts";
 import { registerRoster } from "./src/roster/register.ts";
 import { agentDir } from "./src/shared/paths.ts";
 import { registerBackgroundTasks } from "./src/tasks/register-background.ts";
 import { createBackgroundDispatcher } from "./src/tool/background-dispatch.ts";
 import { registerSubagentTool } from "./src/tool/register-tool.ts";
+import { registerUi } from "./src/ui/register-ui.ts";
 
 export default function subagentDispatch(pi: ExtensionAPI): void {
   registerRoster(pi);
+  registerSubagentConfigCommand(pi);
   const background = registerBackgroundTasks(pi);
-  registerSubagentTool(pi, { background: createBackgroundDispatcher(background.tasks, agentDir) });
+  const ui = registerUi(pi, background);
+  registerTaskCommands(pi, background);
+  registerSubagentTool(pi, { background: createBackgroundDispatcher(background.tasks, agentDir), renderers: ui.toolRenderers });
 }

@@ -1,0 +1,67 @@
+/**
+ * Registers the person's controls of subagent tasks: /subagent-cancel, /subagent-cancel-all,
+ * /subagent-result and /subagent-watch, with argument completion of task ids. A command never throws: a
+ * failure becomes a notice (on stderr outside the TUI), so `pi -p` never exits on one.
+ */
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import type { AutocompleteItem } from "@mariozechner/pi-tui";
+import { agentDir } from "../shared/paths.ts";
+import type { BackgroundHandle } from "../tasks/register-background.ts";
+import { cancelAllCommand, cancelCommand } from "./cancel-commands.ts";
+import { taskCompletions } from "./completions.ts";
+import { CANCEL_ALL_COMMAND, CANCEL_COMMAND, commandFailed, RESULT_COMMAND, WATCH_COMMAND } from "./notices.ts";
+import { resultCommand } from "./result-command.ts";
+import { taskCommandDeps, type TaskCommandContext, type TaskCommandDeps } from "./task-command-deps.ts";
+import { watchCommand } from "./watch-command.ts";
+
+type Handler = (args: string, ctx: TaskCommandContext, deps: TaskCommandDeps) => Promise<void>;
+
+/** Runs a handler so that nothing escapes it: an error is reported where the command's notices go. */
+export function guarded(command: string, handler: Handler, deps: TaskCommandDeps): (args: string, ctx: TaskCommandContext) => Promise<void> {
+  return async (args, ctx) => {
+    try {
+      await handler(args, ctx, deps);
+    } catch (error) {
+      try {
+        const io = deps.io(ctx);
+        io.notice(commandFailed(command, error), "error");
+        io.failed();
+      } catch {
+        // nowhere left to report it
+      }
+    }
+  };
+}
+
+function safeCompletions(complete: (typed: string) => AutocompleteItem[] | null): (typed: string) => AutocompleteItem[] | null {
+  return (typed) => {
+    try {
+      return complete(typed);
+    } catch {
+      return null;
+    }
+  };
+}
+
+export function registerTaskCommands(pi: ExtensionAPI, background: BackgroundHandle, deps: TaskCommandDeps = taskCommandDeps(background.existing, agentDir)): void {
+  const completions = taskCompletions(deps.sources, deps.now);
+  pi.registerCommand(CANCEL_COMMAND, {
+    description: "Cancel a running subagent task (id or 4+ character prefix; no id: pick one)",
+    getArgumentCompletions: safeCompletions(completions.running),
+    handler: guarded(CANCEL_COMMAND, cancelCommand, deps),
+  });
+  pi.registerCommand(CANCEL_ALL_COMMAND, {
+    description: "Cancel every running and queued subagent task of this session",
+    handler: guarded(CANCEL_ALL_COMMAND, cancelAllCommand, deps),
+  });
+  pi.registerCommand(RESULT_COMMAND, {
+    description: "Show the full result of a finished subagent task (no id: pick a recent one)",
+    getArgumentCompletions: safeCompletions(completions.runningAndRecent),
+    handler: guarded(RESULT_COMMAND, resultCommand, deps),
+  });
+  pi.registerCommand(WATCH_COMMAND, {
+    description: "Watch a running subagent task live (no id: pick one)",
+    getArgumentCompletions: safeCompletions(completions.running),
+    handler: guarded(WATCH_COMMAND, watchCommand, deps),
+  });
+}

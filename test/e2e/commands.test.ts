@@ -1,0 +1,280 @@
+/**
+ * The person's controls in the real interactive TUI (pi 0.73.1 in tmux, scripted fake model):
+ * /subagent-cancel by id prefix and through its picker, /subagent-cancel-all, /subagent-result's viewer (also
+ * after pi is quit and started again on the same agent dir) and /subagent-watch's live view. Children are
+ * scripted through `@fake` directives in their tasks; each long one sits in a bash `sleep` of its own length,
+ * so the test can tell whose process tree is gone. Skipped with a notice where tmux is missing; mandatory
+ * under CI.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { FakeModel, fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
+import { createPiEnv, EXTENSION_ENTRY, type PiEnv } from "../harness/pi-env.ts";
+import { killProcessesWithMarker, processesWithMarker, waitForFile, waitForNoProcesses } from "../harness/processes.ts";
+import { skipTuiTests, TmuxPi } from "../harness/tmux.ts";
+
+const WORKER_AGENT = "---\nname: worker\ndescription: A test worker agent\n---\nWORKER-BODY-MARKER: you are the test worker.\n";
+const isChild = (req: FakeRequest) => req.system.includes("WORKER-BODY-MARKER");
+const isParent = (req: FakeRequest) => !isChild(req);
+const USER_CANCEL_BODY = "This task was cancelled by the user (/subagent-cancel).";
+
+let fake: FakeModel;
+let env: PiEnv;
+let tui: TmuxPi | undefined;
+
+beforeAll(async () => {
+  fake = await new FakeModel().start();
+});
+afterAll(async () => {
+  await fake.stop();
+});
+afterEach(async () => {
+  await tui?.dispose();
+  tui = undefined;
+  if (env) {
+    killProcessesWithMarker(env.marker);
+    env.cleanup();
+  }
+  fake.reset();
+});
+
+function newEnv(): PiEnv {
+  env = createPiEnv({ baseUrl: fake.baseUrl });
+  env.writeWorkFile(".pi/agents/worker.md", WORKER_AGENT);
+  // The parent only acknowledges results: an envelope quotes its task, directive included, and the fake
+  // model must not act on a child's script in the parent.
+  fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && r.lastText.includes("[subagent-result]"), reply: { text: "Noted the result." } });
+  return env;
+}
+
+async function startTui(): Promise<TmuxPi> {
+  tui = await TmuxPi.start({ env: env.env, cwd: env.workDir, args: ["-e", EXTENSION_ENTRY] });
+  return tui;
+}
+
+/** The parent dispatches one `subagent` call per task, then says it waits. */
+function dispatchPrompt(tasks: string[]): string {
+  const first: FakeAction = { toolCalls: tasks.map((task) => ({ name: "subagent", arguments: { agent: "worker", task } })) };
+  return `Delegate please. ${fakeDirective([first, { text: "Dispatched, waiting for results." }])}`;
+}
+
+/** A child that touches `started` and then sleeps `seconds` in its bash tool (the length tells trees apart). */
+function sleepingTask(name: string, started: string, seconds: number): string {
+  return `Job ${name}. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `touch ${started} && sleep ${seconds}` } }] })}`;
+}
+
+/** The task ids from the receipts, in dispatch order. */
+async function receiptIds(count: number): Promise<string[]> {
+  const req = await fake.waitForRequest(
+    (r) => isParent(r) && r.messages.filter((m) => m.role === "tool" && messageText(m).startsWith("Dispatched worker.")).length === count,
+    90_000,
+    `${count} receipts`,
+  );
+  return req.messages.filter((m) => m.role === "tool").map((m) => messageText(m).slice(-36));
+}
+
+/** The shortest prefix (of at least 4 characters) of `id` that none of `others` starts with. */
+function uniquePrefix(id: string, others: string[]): string {
+  for (let length = 4; length <= id.length; length++) {
+    const prefix = id.slice(0, length);
+    if (!others.some((other) => other.startsWith(prefix))) return prefix;
+  }
+  return id;
+}
+
+/** The processes of one child's tree: its pi (whose command line names its session) and its bash and sleep. */
+function treeOf(taskId: string, seconds: number) {
+  return processesWithMarker(env.marker).filter((p) => p.cmdline.includes(taskId) || p.cmdline.includes(`sleep ${seconds}`));
+}
+
+async function waitForTreeGone(taskId: string, seconds: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (treeOf(taskId, seconds).length > 0) {
+    if (Date.now() > deadline) throw new Error(`tree of ${taskId} still there: ${JSON.stringify(treeOf(taskId, seconds))}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function envelopeFor(taskId: string) {
+  return fake.waitForRequest(
+    (r) => isParent(r) && r.messages.some((m) => m.role === "user" && messageText(m).startsWith(`## [subagent-result] worker cancelled (taskId: ${taskId})`)),
+    60_000,
+    `the cancelled envelope of ${taskId}`,
+  );
+}
+
+/** How an id's suggestion reads in pi's completion list: 18 characters of it, then the agent. */
+function suggestion(taskId: string): string {
+  return `${taskId.slice(0, 18)}… worker`;
+}
+
+/**
+ * Types a command with an id prefix and submits it as typed. pi offers the matching ids as soon as the prefix
+ * is typed, and Enter would accept the suggestion (the full id); so wait for the suggestion (which is what a
+ * person sees), close the list with Esc, then press Enter.
+ */
+async function submitPrefix(t: TmuxPi, command: string, suggested: string): Promise<string> {
+  await t.type(command);
+  const screen = await t.waitForText(suggested, 15_000);
+  await t.press("Escape");
+  await t.waitForNoText(suggested, 10_000);
+  await t.press("Enter");
+  return screen;
+}
+
+/** pi's own processes of the TUI harness that are meant to stay: the tmux server and the pane's shell. */
+async function harnessPids(t: TmuxPi): Promise<number[]> {
+  return [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim())];
+}
+
+describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
+  it("cancels one task by id prefix, one through the picker, and the rest with cancel-all", async () => {
+    newEnv();
+    const t = await startTui();
+    const started = ["A", "B", "C"].map((name) => join(env.root, `started-${name}`));
+    await t.submit(dispatchPrompt([sleepingTask("A", started[0]!, 301), sleepingTask("B", started[1]!, 302), sleepingTask("C", started[2]!, 303)]));
+    const [idA, idB, idC] = (await receiptIds(3)) as [string, string, string];
+    for (const file of started) await waitForFile(file, 90_000);
+    expect(treeOf(idA, 301).length).toBeGreaterThan(0);
+
+    // By prefix: A's tree goes, B and C keep running, the model is told it was the user.
+    const prefix = uniquePrefix(idA, [idB, idC]);
+    // The completion list offers the running task the prefix matches, and only that one.
+    const listed = await submitPrefix(t, `/subagent-cancel ${prefix}`, suggestion(idA));
+    expect(listed).not.toContain(suggestion(idB));
+    await t.waitForText(`Cancelled subagent task ${idA} (worker)`, 30_000);
+    await waitForTreeGone(idA, 301);
+    expect(treeOf(idB, 302).length).toBeGreaterThan(0);
+    expect(treeOf(idC, 303).length).toBeGreaterThan(0);
+    const envelopeA = (await envelopeFor(idA)).messages.map(messageText).find((text) => text.includes(`(taskId: ${idA})`))!;
+    expect(envelopeA).toContain(USER_CANCEL_BODY);
+    expect(envelopeA).toContain("do NOT re-dispatch it automatically; ask the user before dispatching it again.");
+
+    // The picker: Esc leaves it and cancels nothing.
+    await t.submit("/subagent-cancel");
+    await t.waitForText("Cancel a subagent task", 30_000);
+    await t.waitForText(/→ worker · running \d\d:\d\d · Job B\./, 10_000);
+    await t.waitForText(/ {2}worker · running \d\d:\d\d · Job C\./, 10_000);
+    await t.press("Escape");
+    await t.waitForNoText("Cancel a subagent task", 10_000);
+    expect(treeOf(idB, 302).length).toBeGreaterThan(0);
+
+    // The picker again: Down, Enter cancels C.
+    await t.submit("/subagent-cancel");
+    await t.waitForText("Cancel a subagent task", 30_000);
+    await t.press("Down");
+    await t.waitForText(/→ worker · running \d\d:\d\d · Job C\./, 10_000);
+    await t.press("Enter");
+    await t.waitForText(`Cancelled subagent task ${idC} (worker)`, 30_000);
+    await waitForTreeGone(idC, 303);
+    expect(treeOf(idB, 302).length).toBeGreaterThan(0);
+    await envelopeFor(idC);
+
+    // Cancel-all stops what is left and counts it; a second one finds nothing.
+    await t.submit("/subagent-cancel-all");
+    await t.waitForText("Cancelled 1 running subagent task(s).", 30_000);
+    await waitForTreeGone(idB, 302);
+    const envelopeB = (await envelopeFor(idB)).messages.map(messageText).find((text) => text.includes(`(taskId: ${idB})`))!;
+    expect(envelopeB).toContain(USER_CANCEL_BODY);
+    await t.submit("/subagent-cancel-all");
+    await t.waitForText("No running subagent tasks to cancel.", 30_000);
+
+    // Only the TUI itself is left.
+    const stay = [...(await harnessPids(t)), (await t.piPid())!];
+    expect(await waitForNoProcesses(env.marker, 15_000, stay)).toEqual([]);
+    expect(await t.quit()).toBe(0);
+    await t.dispose();
+    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+  });
+
+  it("shows a finished task's full output in the viewer, also after pi is quit and started again", async () => {
+    newEnv();
+    const t = await startTui();
+    const output = ["# Report", ...Array.from({ length: 60 }, (_, i) => `ROW-${String(i + 1).padStart(2, "0")} of the report`)].join("\n\n");
+    await t.submit(dispatchPrompt([`Write the report. ${fakeDirective({ text: output })}`]));
+    const [id] = (await receiptIds(1)) as [string];
+    await fake.waitForRequest((r) => isParent(r) && r.lastText.includes(`worker succeeded (taskId: ${id})`), 90_000, "the result");
+    await t.waitForText("Noted the result.", 30_000);
+
+    // By prefix; it opens at the end of the output.
+    await submitPrefix(t, `/subagent-result ${id.slice(0, 13)}`, suggestion(id));
+    let screen = await t.waitForText(`Subagent result · ${id}`, 30_000);
+    expect(screen).toMatch(/worker · succeeded · \d\d:\d\d · 1 turn\/↑\d+\/↓\d+\/\$\d+\.\d{4} · fake\/fake-model/);
+    expect(screen).toContain("Task: Write the report.");
+    // Rows of the output are lines of their own (the task line quotes the directive, all on one line).
+    const row = (n: string) => new RegExp(`^ ROW-${n} of the report\\s*$`, "m");
+    expect(screen).toMatch(row("60"));
+    expect(screen).not.toMatch(row("01"));
+    expect(screen).toMatch(/^ 88-121 of 121 · /m);
+    // g goes to the top (the heading, rendered without its #), G back to the end.
+    await t.type("g");
+    screen = await t.waitForText(row("01"), 10_000);
+    expect(screen).not.toMatch(row("60"));
+    expect(screen).toMatch(/^ Report\s*$/m);
+    await t.type("G");
+    await t.waitForText(row("60"), 10_000);
+    await t.type("q");
+    await t.waitForNoText(`Subagent result · ${id}`, 10_000);
+
+    // A new pi on the same agent dir: the picker lists it, Enter opens it, Esc returns to the list.
+    expect(await t.quit()).toBe(0);
+    await t.dispose();
+    tui = undefined;
+    const again = await startTui();
+    await again.submit("/subagent-result");
+    await again.waitForText("Subagent results (newest first)", 30_000);
+    await again.waitForText(/→ worker · succeeded · Write the report\./, 10_000);
+    await again.press("Enter");
+    await again.waitForText(`Subagent result · ${id}`, 30_000);
+    await again.waitForText(/^ ROW-60 of the report\s*$/m, 10_000);
+    await again.press("Escape");
+    await again.waitForText("Subagent results (newest first)", 10_000);
+    await again.press("Escape");
+    await again.waitForNoText("Subagent results (newest first)", 10_000);
+    expect(await again.quit()).toBe(0);
+    await again.dispose();
+    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+  });
+
+  it("watches a running task's streamed text and tool call live, then pins the line to its result", async () => {
+    newEnv();
+    const t = await startTui();
+    const started = join(env.root, "watch-started");
+    const release = join(env.root, "watch-release");
+    const childScript: FakeAction[] = [
+      {
+        text: "STREAMED-WHILE-WORKING: checking the parser first.",
+        toolCalls: [{ name: "bash", arguments: { command: `touch ${started}; while [ ! -e ${release} ]; do sleep 0.2; done; echo released` } }],
+      },
+      { text: "WATCHED-FINAL-ANSWER" },
+    ];
+    await t.submit(dispatchPrompt([`Check the parser. ${fakeDirective(childScript)}`]));
+    const [id] = (await receiptIds(1)) as [string];
+    await waitForFile(started, 90_000);
+
+    // No id: the picker of running tasks, Enter opens the live view.
+    await t.submit("/subagent-watch");
+    await t.waitForText("Watch a running subagent task", 30_000);
+    await t.press("Enter");
+    let screen = await t.waitForText(`Watching subagent · ${id}`, 30_000);
+    screen = await t.waitForText("STREAMED-WHILE-WORKING: checking the parser first.", 10_000);
+    expect(screen).toMatch(/\+\d\d:\d\d ▸ bash: touch /);
+    expect(screen).toMatch(/worker · running · tool bash · \d\d:\d\d/);
+    expect(screen).toContain("live · refreshed every second");
+
+    // The task ends: the view pins the line to its result and stays open.
+    writeFileSync(release, "");
+    screen = await t.waitForText(`Task ended (succeeded). Full result: /subagent-result ${id}`, 60_000);
+    expect(screen).toContain(`Watching subagent · ${id}`);
+    expect(screen).not.toContain("live · refreshed every second");
+    await t.type("q");
+    await t.waitForNoText(`Watching subagent · ${id}`, 10_000);
+    // Nothing else runs now, so the picker is not shown again.
+    await t.submit("/subagent-watch");
+    await t.waitForText("No running subagent tasks to watch.", 30_000);
+    expect(await t.quit()).toBe(0);
+    await t.dispose();
+    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+  });
+});
