@@ -17,15 +17,12 @@ import {
   cancelSent,
   noRunningTaskMatches,
   NOTHING_TO_CANCEL,
-  prefixAmbiguous,
-  prefixTooShort,
-  runsElsewhere,
   type NamedTask,
 } from "./notices.ts";
+import { chooseRunningTask } from "./choose-running.ts";
 import { pickTask } from "./pick-task.ts";
 import type { CommandIo } from "./command-io.ts";
 import type { TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
-import { lookupRunning } from "./task-lookup.ts";
 import { normalizeTaskInput } from "./task-prefix.ts";
 
 export const CANCEL_PICKER_TITLE = "Cancel a subagent task";
@@ -46,33 +43,8 @@ export async function cancelCommand(args: string, ctx: TaskCommandContext, deps:
     if (picked) cancelOne(picked, io, deps);
     return;
   }
-  const found = lookupRunning(args, deps.sources);
-  switch (found.kind) {
-    case "running":
-      cancelOne(found.task.taskId, io, deps);
-      return;
-    case "ambiguous": {
-      const running = deps.sources.running().filter((task) => found.matches.some((match) => match.taskId === task.taskId));
-      const title = `${prefixAmbiguous(found.prefix, found.matches)} Pick the one to cancel:`;
-      const picked = await pickTask(ctx, { title, items: runningTaskItems(running, deps.now()) });
-      if (picked) cancelOne(picked, io, deps);
-      return;
-    }
-    case "too-short":
-      io.notice(prefixTooShort(found.prefix), "warning");
-      return;
-    case "finished":
-      io.notice(alreadyFinished(found.record.taskId, found.record.status), "warning");
-      return;
-    case "elsewhere":
-      io.notice(runsElsewhere(found.taskId, "cancel"), "warning");
-      return;
-    case "unknown":
-      io.notice(noRunningTaskMatches(found.prefix, CANCEL_COMMAND, deps.sources.running().map(named)), "warning");
-      return;
-    case "empty":
-      return;
-  }
+  const picked = await chooseRunningTask(args, ctx, io, deps, { command: CANCEL_COMMAND, verb: "cancel", pickPrompt: "Pick the one to cancel:" });
+  if (picked) cancelOne(picked, io, deps);
 }
 
 function named(task: TaskSnapshot): NamedTask {

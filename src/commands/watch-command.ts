@@ -6,23 +6,20 @@
  */
 import type { Component } from "@mariozechner/pi-tui";
 import { FULL_SCREEN } from "../ui/result-viewer.ts";
-import { namedTaskItems, runningTaskItems } from "../ui/task-picker.ts";
+import { runningTaskItems } from "../ui/task-picker.ts";
 import { frameOf, WATCH_REFRESH_MS, WatchView } from "../ui/watch-view.ts";
 import type { CommandIo } from "./command-io.ts";
 import {
   alreadyFinished,
   noRunningTaskMatches,
   NOTHING_TO_WATCH,
-  prefixAmbiguous,
-  prefixTooShort,
-  runsElsewhere,
   WATCH_COMMAND,
   watchOutsideTui,
 } from "./notices.ts";
+import { chooseRunningTask } from "./choose-running.ts";
 import { pickTask } from "./pick-task.ts";
 import { statusWithCause } from "./result-text.ts";
 import type { LiveTasks, TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
-import { lookupRunning } from "./task-lookup.ts";
 import { normalizeTaskInput } from "./task-prefix.ts";
 
 export const WATCH_PICKER_TITLE = "Watch a running subagent task";
@@ -37,35 +34,8 @@ export async function watchCommand(args: string, ctx: TaskCommandContext, deps: 
     await browse(ctx, io, deps, WATCH_PICKER_TITLE, undefined);
     return;
   }
-  const found = lookupRunning(args, deps.sources);
-  switch (found.kind) {
-    case "running":
-      await watch(found.task.taskId, ctx, io, deps);
-      return;
-    case "ambiguous": {
-      const title = `${prefixAmbiguous(found.prefix, found.matches)} Pick one to watch:`;
-      const picked = await pickTask(ctx, { title, items: namedTaskItems(found.matches) });
-      if (picked) await watch(picked, ctx, io, deps);
-      return;
-    }
-    case "too-short":
-      io.notice(prefixTooShort(found.prefix), "warning");
-      return;
-    case "finished":
-      io.notice(alreadyFinished(found.record.taskId, found.record.status), "warning");
-      return;
-    case "elsewhere":
-      io.notice(runsElsewhere(found.taskId, "watch"), "warning");
-      return;
-    case "unknown":
-      io.notice(
-        noRunningTaskMatches(found.prefix, WATCH_COMMAND, deps.sources.running().map((task) => ({ taskId: task.taskId, agent: task.agent }))),
-        "warning",
-      );
-      return;
-    case "empty":
-      return;
-  }
+  const picked = await chooseRunningTask(args, ctx, io, deps, { command: WATCH_COMMAND, verb: "watch", pickPrompt: "Pick one to watch:" });
+  if (picked) await watch(picked, ctx, io, deps);
 }
 
 /** Picker of the running tasks, the view, back to the picker while anything runs. */

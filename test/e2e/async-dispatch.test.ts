@@ -6,46 +6,23 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TRIGGER_LINE } from "../../src/delivery/envelope.ts";
-import { FakeModel, fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
-import { createPiEnv, EXTENSION_ENTRY, type PiEnv } from "../harness/pi-env.ts";
-import { killProcessesWithMarker, processesWithMarker, waitForFile, waitForNoProcesses } from "../harness/processes.ts";
+import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
+import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
+import { processesWithMarker, waitForFile, waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests, TmuxPi } from "../harness/tmux.ts";
 
-const WORKER_AGENT = "---\nname: worker\ndescription: A test worker agent\n---\nWORKER-BODY-MARKER: you are the test worker.\n";
-const isChild = (req: FakeRequest) => req.system.includes("WORKER-BODY-MARKER");
+const isChild = isWorkerRequest;
 const isParent = (req: FakeRequest) => !isChild(req);
 const RESULT_TITLE = /^## \[subagent-result\] worker (succeeded|failed|timed out|cancelled) \(taskId: ([0-9a-f-]{36})\)/;
 
-let fake: FakeModel;
-let env: PiEnv;
-let tui: TmuxPi | undefined;
+const suite = useE2eSuite();
 
-beforeAll(async () => {
-  fake = await new FakeModel().start();
-});
-afterAll(async () => {
-  await fake.stop();
-});
-afterEach(async () => {
-  await tui?.dispose();
-  tui = undefined;
-  if (env) {
-    killProcessesWithMarker(env.marker);
-    env.cleanup();
-  }
-  fake.reset();
-});
-
-async function startTui(extraEnv: NodeJS.ProcessEnv = {}): Promise<TmuxPi> {
-  env = createPiEnv({ baseUrl: fake.baseUrl });
-  Object.assign(env.env, extraEnv);
-  env.writeWorkFile(".pi/agents/worker.md", WORKER_AGENT);
+async function startTui(): Promise<TmuxPi> {
   // An envelope quotes the child's task, directive included: the parent must not act on that directive.
-  fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "ok" } });
-  tui = await TmuxPi.start({ env: env.env, cwd: env.workDir, args: ["-e", EXTENSION_ENTRY] });
-  return tui;
+  suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "ok" } });
+  return suite.startTui();
 }
 
 /** A parent prompt: the first model call dispatches `calls`, the next one (after the receipts) says `then`. */
@@ -60,7 +37,7 @@ function task(text: string, actions: FakeAction | FakeAction[]): string {
 
 /** A child task whose bash tool runs `sleep 300`, and the file that appears once the sleep has started. */
 function sleepingChild(): { sleeping: string; childTask: string } {
-  const sleeping = join(env.root, "sleep-started");
+  const sleeping = join(suite.env.root, "sleep-started");
   return { sleeping, childTask: task("Long job.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] }) };
 }
 
@@ -86,9 +63,9 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     const t = await startTui();
     // The children answer only after the parent got both receipts back: receipts never wait for children.
     const receiptsSeen = () =>
-      fake.waitForRequest((r) => isParent(r) && r.messages.filter((m) => m.role === "tool").length === 2, 60_000, "both receipts");
-    fake.on({ when: (r) => isChild(r) && r.lastText.includes("JOB-A"), reply: async () => (await receiptsSeen(), { text: "RESULT-A" }) });
-    fake.on({ when: (r) => isChild(r) && r.lastText.includes("JOB-B"), reply: async () => (await receiptsSeen(), { text: "RESULT-B" }) });
+      suite.fake.waitForRequest((r) => isParent(r) && r.messages.filter((m) => m.role === "tool").length === 2, 60_000, "both receipts");
+    suite.fake.on({ when: (r) => isChild(r) && r.lastText.includes("JOB-A"), reply: async () => (await receiptsSeen(), { text: "RESULT-A" }) });
+    suite.fake.on({ when: (r) => isChild(r) && r.lastText.includes("JOB-B"), reply: async () => (await receiptsSeen(), { text: "RESULT-B" }) });
 
     await t.submit(dispatchPrompt([{ agent: "worker", task: "JOB-A" }, { agent: "worker", task: "JOB-B" }]));
     const afterReceipts = await receiptsSeen();
@@ -97,7 +74,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     for (const receipt of receipts) expect(receipt).toMatch(/^Dispatched worker\. taskId: [0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
 
     // Each result arrives while pi is idle and starts a turn of its own.
-    const delivered = await fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 2, 90_000, "both results");
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 2, 90_000, "both results");
     const envelopes = resultMessages(delivered);
     for (const envelope of envelopes) {
       const lines = envelope.split("\n");
@@ -109,14 +86,14 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     const ids = envelopes.map((e) => RESULT_TITLE.exec(e)![2]).sort();
     expect(ids).toEqual(receipts.map((r) => r.slice(-36)).sort());
     // Two separate turns: the first result's request had one envelope, the second had both.
-    expect(fake.requests.filter((r) => isParent(r) && resultMessages(r).length === 1)).toHaveLength(1);
-    for (const record of records(env.agentDir)) expect(record).toMatchObject({ status: "succeeded", delivered: true });
+    expect(suite.fake.requests.filter((r) => isParent(r) && resultMessages(r).length === 1)).toHaveLength(1);
+    for (const record of records(suite.env.agentDir)) expect(record).toMatchObject({ status: "succeeded", delivered: true });
     expect(await t.quit()).toBe(0);
   });
 
   it("injects a result that arrives while the main agent is busy into the same run", async () => {
     const t = await startTui();
-    const outbox = join(env.agentDir, "subagent-sessions", ".outbox");
+    const outbox = join(suite.env.agentDir, "subagent-sessions", ".outbox");
     // The parent's second step is a bash command that waits until the child's result has been recorded, so the
     // result arrives while the parent's turn is still running.
     const waitForResult = `until ls ${outbox}/*.json >/dev/null 2>&1; do sleep 0.1; done; echo PARENT-BASH-DONE`;
@@ -126,7 +103,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
       { text: "Both done." },
     ])}`;
     await t.submit(prompt);
-    const next = await fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 90_000, "the injected result");
+    const next = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 90_000, "the injected result");
     const roles = next.messages.map((m) => m.role);
     const last = next.messages.at(-1)!;
     expect(RESULT_TITLE.test(messageText(last))).toBe(true);
@@ -145,7 +122,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     let taskId = "";
     // Parent: dispatch; after the receipt (once the child's sleep runs) ask to cancel; after the challenge
     // confirm with a reason; after the confirmation, end the turn.
-    fake.on({
+    suite.fake.on({
       when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."),
       reply: async (r) => {
         taskId = r.lastText.slice(-36);
@@ -154,32 +131,32 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
       },
       times: 1,
     });
-    fake.on({
+    suite.fake.on({
       when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Confirm before cancelling."),
       reply: () => ({ toolCalls: [{ name: "subagent", arguments: { action: "cancel", taskId, confirm: true, reason: "the task is no longer needed" } }] }),
       times: 1,
     });
-    fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Cancel request sent"), reply: { text: "Cancelled it." } });
+    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Cancel request sent"), reply: { text: "Cancelled it." } });
     await t.submit(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: childTask } }] })}`);
 
-    const challenge = await fake.waitForRequest((r) => isParent(r) && r.lastText.startsWith("Confirm before cancelling."), 90_000, "the challenge");
+    const challenge = await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.startsWith("Confirm before cancelling."), 90_000, "the challenge");
     expect(challenge.lastText).toContain(`- Task: ${taskId} (worker): Long job.`);
-    const confirmation = await fake.waitForRequest((r) => isParent(r) && r.lastText.startsWith("Cancel request sent"), 60_000, "the confirmation");
+    const confirmation = await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.startsWith("Cancel request sent"), 60_000, "the confirmation");
     expect(confirmation.lastText).toContain("No other tasks are in flight now.");
-    const delivered = await fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 60_000, "the cancelled result");
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 60_000, "the cancelled result");
     const envelope = resultMessages(delivered)[0]!;
     expect(envelope).toContain(`## [subagent-result] worker cancelled (taskId: ${taskId})`);
     expect(envelope).toContain("This task was cancelled by the main agent via the subagent tool (action=cancel).\nCancellation reason: the task is no longer needed");
     // The child pi and its sleep are gone; only the TUI's own processes remain.
     const stay = [...(await harnessPids(t)), (await t.piPid())!];
-    expect(await waitForNoProcesses(env.marker, 15_000, stay)).toEqual([]);
+    expect(await waitForNoProcesses(suite.env.marker, 15_000, stay)).toEqual([]);
     expect(await t.quit()).toBe(0);
   });
 
   it("refuses to resume a session that is still running", async () => {
     const t = await startTui();
     const { sleeping, childTask } = sleepingChild();
-    fake.on({
+    suite.fake.on({
       when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."),
       reply: async (r) => {
         await waitForFile(sleeping, 60_000);
@@ -187,12 +164,12 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
       },
       times: 1,
     });
-    fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.includes("is already running"), reply: { text: "Refused as expected." } });
+    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.includes("is already running"), reply: { text: "Refused as expected." } });
     await t.submit(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: childTask } }] })}`);
-    const refused = await fake.waitForRequest((r) => isParent(r) && r.lastText.includes("is already running"), 90_000, "the refusal");
+    const refused = await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.includes("is already running"), 90_000, "the refusal");
     expect(refused.lastText).toMatch(/^Session [0-9a-f-]{36} is already running \(agent worker, in this pi\)\. Wait for its result before resuming it/);
     // Only the first child was started.
-    expect(fake.requests.filter(isChild)).toHaveLength(1);
+    expect(suite.fake.requests.filter(isChild)).toHaveLength(1);
     await t.waitForText("Refused as expected.", 30_000);
     expect(await t.quit()).toBe(0);
   });
@@ -211,10 +188,10 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
         process.kill((await t.piPid())!, "SIGTERM");
         await t.waitForPiExit(30_000);
       }
-      expect(await waitForNoProcesses(env.marker, 20_000, stay)).toEqual([]);
-      const [record] = records(env.agentDir);
+      expect(await waitForNoProcesses(suite.env.marker, 20_000, stay)).toEqual([]);
+      const [record] = records(suite.env.agentDir);
       expect(record).toMatchObject({ agent: "worker", status: "cancelled", stopReason: "killed_on_shutdown", cancelledBy: "none", delivered: false });
-      expect(processesWithMarker(env.marker).some((p) => p.cmdline.includes("sleep 300"))).toBe(false);
+      expect(processesWithMarker(suite.env.marker).some((p) => p.cmdline.includes("sleep 300"))).toBe(false);
     });
   }
 
@@ -227,21 +204,21 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     // /reload shuts the extension down (the running child is stopped and recorded, not sent to a session that
     // is going away); the reloaded extension delivers it.
     await t.submit("/reload");
-    const delivered = await fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 60_000, "the redelivered result");
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 60_000, "the redelivered result");
     const envelope = resultMessages(delivered)[0]!;
     expect(envelope).toContain("cancelled");
     expect(envelope).toContain("terminated by session_shutdown");
     await t.waitForText(/^\s*ok\s*$/m, 30_000);
-    const [record] = records(env.agentDir);
+    const [record] = records(suite.env.agentDir);
     expect(record).toMatchObject({ status: "cancelled", stopReason: "killed_on_shutdown", delivered: true });
     // A second reload finds nothing left to deliver.
-    const before = fake.requests.length;
+    const before = suite.fake.requests.length;
     await t.submit("/reload");
     await t.submit(`Still there? ${fakeDirective({ text: "STILL-HERE" })}`);
     await t.waitForText("STILL-HERE", 30_000);
-    const later = fake.requests.slice(before);
+    const later = suite.fake.requests.slice(before);
     expect(later.filter((r) => r.lastRole === "user" && RESULT_TITLE.test(r.lastText))).toEqual([]);
-    expect(fake.requests.at(-1)!.messages.filter((m) => RESULT_TITLE.test(messageText(m)))).toHaveLength(1);
+    expect(suite.fake.requests.at(-1)!.messages.filter((m) => RESULT_TITLE.test(messageText(m)))).toHaveLength(1);
     expect(await t.quit()).toBe(0);
   });
 });

@@ -5,36 +5,21 @@
  * notice; unknown ids fail with status 1; cancel, cancel-all and watch say what they can do there. None of
  * them calls the model, throws or hangs.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FakeModel, fakeDirective, type FakeRequest } from "../harness/fake-model.ts";
-import { createPiEnv, EXTENSION_ENTRY, parseJsonLines, runPi, type PiEnv } from "../harness/pi-env.ts";
-import { killProcessesWithMarker, waitForNoProcesses } from "../harness/processes.ts";
+import { describe, expect, it } from "vitest";
+import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
+import { fakeDirective } from "../harness/fake-model.ts";
+import { EXTENSION_ENTRY, parseJsonLines, runPi } from "../harness/pi-env.ts";
+import { waitForNoProcesses } from "../harness/processes.ts";
 import { PiRpc } from "../harness/rpc.ts";
 
-const WORKER_AGENT = "---\nname: worker\ndescription: A test worker agent\n---\nWORKER-BODY-MARKER: you are the test worker.\n";
-const isChild = (req: FakeRequest) => req.system.includes("WORKER-BODY-MARKER");
+const isChild = isWorkerRequest;
 /** A Markdown answer with a `---` rule of its own, so a script splitting at the first `---` line is tested. */
 const CHILD_OUTPUT = "# Findings\n\nThe parser drops the last line.\n\n---\n\nFix: flush the buffer at the end.\nPRINT-FINAL-LINE";
 
-let fake: FakeModel;
-let env: PiEnv;
-
-beforeAll(async () => {
-  fake = await new FakeModel().start();
-});
-afterAll(async () => {
-  await fake.stop();
-});
-afterEach(() => {
-  if (env) {
-    killProcessesWithMarker(env.marker);
-    env.cleanup();
-  }
-  fake.reset();
-});
+const suite = useE2eSuite();
 
 function pi(args: string[]) {
-  return runPi(["-e", EXTENSION_ENTRY, ...args], { env: env.env, cwd: env.workDir, timeoutMs: 90_000 });
+  return runPi(["-e", EXTENSION_ENTRY, ...args], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000 });
 }
 
 /** A synchronous delegation in print mode; returns the task id printed with the result. */
@@ -50,10 +35,9 @@ async function delegate(): Promise<string> {
 
 describe("task commands outside the TUI", () => {
   it("prints a synchronous run's record and whole output to stdout from a new pi process", async () => {
-    env = createPiEnv({ baseUrl: fake.baseUrl });
-    env.writeWorkFile(".pi/agents/worker.md", WORKER_AGENT);
+    suite.newEnv();
     const id = await delegate();
-    const requestsBefore = fake.requests.length;
+    const requestsBefore = suite.fake.requests.length;
 
     const shown = await pi(["-p", `/subagent-result ${id.slice(0, 13)}`]);
     expect(shown.code, shown.stderr).toBe(0);
@@ -62,7 +46,7 @@ describe("task commands outside the TUI", () => {
     const metadata = shown.stdout.slice(0, split).split("\n");
     expect(metadata.slice(0, 3)).toEqual([`Task id: ${id}`, "Agent: worker", "Status: succeeded"]);
     expect(metadata).toContain("Mode: synchronous");
-    expect(metadata).toContain(`Session file: ${env.agentDir}/subagent-sessions/${id}/session.jsonl`);
+    expect(metadata).toContain(`Session file: ${suite.env.agentDir}/subagent-sessions/${id}/session.jsonl`);
     expect(shown.stdout.slice(split + "\n---\n".length)).toBe(`${CHILD_OUTPUT}\n`);
 
     const json = await pi(["--mode", "json", "-p", `/subagent-result ${id}`]);
@@ -71,14 +55,13 @@ describe("task commands outside the TUI", () => {
     expect(line).toMatchObject({ taskId: id, agent: "worker", status: "succeeded", mode: "sync", output: CHILD_OUTPUT });
 
     // No command reached the model.
-    expect(fake.requests.length).toBe(requestsBefore);
-    expect(fake.requests.filter(isChild)).toHaveLength(1);
-    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    expect(suite.fake.requests.length).toBe(requestsBefore);
+    expect(suite.fake.requests.filter(isChild)).toHaveLength(1);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
   it("fails with status 1 and a notice on stderr for an unknown or too short id, and lists recent tasks without one", async () => {
-    env = createPiEnv({ baseUrl: fake.baseUrl });
-    env.writeWorkFile(".pi/agents/worker.md", WORKER_AGENT);
+    suite.newEnv();
     const id = await delegate();
 
     const unknown = await pi(["-p", "/subagent-result ffff0000"]);
@@ -98,7 +81,7 @@ describe("task commands outside the TUI", () => {
   });
 
   it("answers /subagent-cancel, /subagent-cancel-all and /subagent-watch with one line saying what they can do", async () => {
-    env = createPiEnv({ baseUrl: fake.baseUrl });
+    suite.newEnv({ noWorker: true });
     for (const [command, expected] of [
       ["/subagent-cancel 0191abcd", "/subagent-cancel stops background subagent tasks, which exist only in the interactive TUI; in print mode"],
       ["/subagent-cancel-all", "/subagent-cancel-all stops background subagent tasks, which exist only in the interactive TUI; in print mode"],
@@ -110,15 +93,14 @@ describe("task commands outside the TUI", () => {
       expect(run.stderr.trim().split("\n")).toHaveLength(1);
       expect(run.stderr).toContain(expected);
     }
-    expect(fake.requests).toEqual([]);
-    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    expect(suite.fake.requests).toEqual([]);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
   it("sends the result to an RPC client as a notice", async () => {
-    env = createPiEnv({ baseUrl: fake.baseUrl });
-    env.writeWorkFile(".pi/agents/worker.md", WORKER_AGENT);
+    suite.newEnv();
     const id = await delegate();
-    const rpc = PiRpc.start(["-e", EXTENSION_ENTRY], { env: env.env, cwd: env.workDir });
+    const rpc = PiRpc.start(["-e", EXTENSION_ENTRY], { env: suite.env.env, cwd: suite.env.workDir });
     try {
       rpc.send({ id: "r1", type: "prompt", message: `/subagent-result ${id}` });
       const notice = (await rpc.waitForEvent(
@@ -138,6 +120,6 @@ describe("task commands outside the TUI", () => {
     } finally {
       await rpc.stop();
     }
-    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });

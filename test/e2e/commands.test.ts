@@ -8,49 +8,29 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FakeModel, fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
-import { createPiEnv, EXTENSION_ENTRY, type PiEnv } from "../harness/pi-env.ts";
-import { killProcessesWithMarker, processesWithMarker, waitForFile, waitForNoProcesses } from "../harness/processes.ts";
+import { describe, expect, it } from "vitest";
+import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
+import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
+import type { PiEnv } from "../harness/pi-env.ts";
+import { processesWithMarker, waitForFile, waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests, TmuxPi } from "../harness/tmux.ts";
 
-const WORKER_AGENT = "---\nname: worker\ndescription: A test worker agent\n---\nWORKER-BODY-MARKER: you are the test worker.\n";
-const isChild = (req: FakeRequest) => req.system.includes("WORKER-BODY-MARKER");
+const isChild = isWorkerRequest;
 const isParent = (req: FakeRequest) => !isChild(req);
 const USER_CANCEL_BODY = "This task was cancelled by the user (/subagent-cancel).";
 
-let fake: FakeModel;
-let env: PiEnv;
-let tui: TmuxPi | undefined;
-
-beforeAll(async () => {
-  fake = await new FakeModel().start();
-});
-afterAll(async () => {
-  await fake.stop();
-});
-afterEach(async () => {
-  await tui?.dispose();
-  tui = undefined;
-  if (env) {
-    killProcessesWithMarker(env.marker);
-    env.cleanup();
-  }
-  fake.reset();
-});
+const suite = useE2eSuite();
 
 function newEnv(): PiEnv {
-  env = createPiEnv({ baseUrl: fake.baseUrl });
-  env.writeWorkFile(".pi/agents/worker.md", WORKER_AGENT);
+  const env = suite.newEnv();
   // The parent only acknowledges results: an envelope quotes its task, directive included, and the fake
   // model must not act on a child's script in the parent.
-  fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && r.lastText.includes("[subagent-result]"), reply: { text: "Noted the result." } });
+  suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && r.lastText.includes("[subagent-result]"), reply: { text: "Noted the result." } });
   return env;
 }
 
-async function startTui(): Promise<TmuxPi> {
-  tui = await TmuxPi.start({ env: env.env, cwd: env.workDir, args: ["-e", EXTENSION_ENTRY] });
-  return tui;
+function startTui(): Promise<TmuxPi> {
+  return suite.startTui();
 }
 
 /** The parent dispatches one `subagent` call per task, then says it waits. */
@@ -66,7 +46,7 @@ function sleepingTask(name: string, started: string, seconds: number): string {
 
 /** The task ids from the receipts, in dispatch order. */
 async function receiptIds(count: number): Promise<string[]> {
-  const req = await fake.waitForRequest(
+  const req = await suite.fake.waitForRequest(
     (r) => isParent(r) && r.messages.filter((m) => m.role === "tool" && messageText(m).startsWith("Dispatched worker.")).length === count,
     90_000,
     `${count} receipts`,
@@ -85,7 +65,7 @@ function uniquePrefix(id: string, others: string[]): string {
 
 /** The processes of one child's tree: its pi (whose command line names its session) and its bash and sleep. */
 function treeOf(taskId: string, seconds: number) {
-  return processesWithMarker(env.marker).filter((p) => p.cmdline.includes(taskId) || p.cmdline.includes(`sleep ${seconds}`));
+  return processesWithMarker(suite.env.marker).filter((p) => p.cmdline.includes(taskId) || p.cmdline.includes(`sleep ${seconds}`));
 }
 
 async function waitForTreeGone(taskId: string, seconds: number, timeoutMs = 30_000): Promise<void> {
@@ -97,7 +77,7 @@ async function waitForTreeGone(taskId: string, seconds: number, timeoutMs = 30_0
 }
 
 function envelopeFor(taskId: string) {
-  return fake.waitForRequest(
+  return suite.fake.waitForRequest(
     (r) => isParent(r) && r.messages.some((m) => m.role === "user" && messageText(m).startsWith(`## [subagent-result] worker cancelled (taskId: ${taskId})`)),
     60_000,
     `the cancelled envelope of ${taskId}`,
@@ -132,7 +112,7 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
   it("cancels one task by id prefix, one through the picker, and the rest with cancel-all", async () => {
     newEnv();
     const t = await startTui();
-    const started = ["A", "B", "C"].map((name) => join(env.root, `started-${name}`));
+    const started = ["A", "B", "C"].map((name) => join(suite.env.root, `started-${name}`));
     await t.submit(dispatchPrompt([sleepingTask("A", started[0]!, 301), sleepingTask("B", started[1]!, 302), sleepingTask("C", started[2]!, 303)]));
     const [idA, idB, idC] = (await receiptIds(3)) as [string, string, string];
     for (const file of started) await waitForFile(file, 90_000);
@@ -182,10 +162,10 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
 
     // Only the TUI itself is left.
     const stay = [...(await harnessPids(t)), (await t.piPid())!];
-    expect(await waitForNoProcesses(env.marker, 15_000, stay)).toEqual([]);
+    expect(await waitForNoProcesses(suite.env.marker, 15_000, stay)).toEqual([]);
     expect(await t.quit()).toBe(0);
     await t.dispose();
-    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
   it("shows a finished task's full output in the viewer, also after pi is quit and started again", async () => {
@@ -194,7 +174,7 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     const output = ["# Report", ...Array.from({ length: 60 }, (_, i) => `ROW-${String(i + 1).padStart(2, "0")} of the report`)].join("\n\n");
     await t.submit(dispatchPrompt([`Write the report. ${fakeDirective({ text: output })}`]));
     const [id] = (await receiptIds(1)) as [string];
-    await fake.waitForRequest((r) => isParent(r) && r.lastText.includes(`worker succeeded (taskId: ${id})`), 90_000, "the result");
+    await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.includes(`worker succeeded (taskId: ${id})`), 90_000, "the result");
     await t.waitForText("Noted the result.", 30_000);
 
     // By prefix; it opens at the end of the output.
@@ -220,7 +200,6 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     // A new pi on the same agent dir: the picker lists it, Enter opens it, Esc returns to the list.
     expect(await t.quit()).toBe(0);
     await t.dispose();
-    tui = undefined;
     const again = await startTui();
     await again.submit("/subagent-result");
     await again.waitForText("Subagent results (newest first)", 30_000);
@@ -234,14 +213,14 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     await again.waitForNoText("Subagent results (newest first)", 10_000);
     expect(await again.quit()).toBe(0);
     await again.dispose();
-    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
   it("watches a running task's streamed text and tool call live, then pins the line to its result", async () => {
     newEnv();
     const t = await startTui();
-    const started = join(env.root, "watch-started");
-    const release = join(env.root, "watch-release");
+    const started = join(suite.env.root, "watch-started");
+    const release = join(suite.env.root, "watch-release");
     const childScript: FakeAction[] = [
       {
         text: "STREAMED-WHILE-WORKING: checking the parser first.",
@@ -275,6 +254,6 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     await t.waitForText("No running subagent tasks to watch.", 30_000);
     expect(await t.quit()).toBe(0);
     await t.dispose();
-    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });

@@ -6,48 +6,28 @@
  */
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FakeModel, fakeDirective, type FakeRequest } from "../harness/fake-model.ts";
-import { createPiEnv, EXTENSION_ENTRY, FAKE_MODEL, FAKE_REASONER, runPi, type PiEnv } from "../harness/pi-env.ts";
-import { killProcessesWithMarker, waitForNoProcesses } from "../harness/processes.ts";
+import { describe, expect, it } from "vitest";
+import { isWorkerRequest, useE2eSuite, WORKER_BODY, workerAgentFile } from "../harness/e2e-suite.ts";
+import { fakeDirective, type FakeRequest } from "../harness/fake-model.ts";
+import { EXTENSION_ENTRY, FAKE_MODEL, FAKE_REASONER, runPi, type PiEnv } from "../harness/pi-env.ts";
+import { waitForNoProcesses } from "../harness/processes.ts";
 import { PiRpc, type RpcEvent } from "../harness/rpc.ts";
 import { skipTuiTests, TmuxPi } from "../harness/tmux.ts";
 
-const WORKER_BODY = "WORKER-BODY-MARKER: you are the test worker. Answer briefly.";
-const WORKER_AGENT = `---\nname: worker\ndescription: A test worker agent\ntools: read, bash\n---\n\n${WORKER_BODY}\n`;
+const WORKER_AGENT = workerAgentFile("tools: read, bash");
 const MODELS = [`fake/${FAKE_MODEL}`, `fake/${FAKE_REASONER}`];
 const PROCESS_NOTE = "written to this process (memory only — no file written; disappears when the process exits)";
 const MANAGE_ENTRY = "Manage available model list ($models)";
 
-let fake: FakeModel;
-let env: PiEnv;
-let tui: TmuxPi | undefined;
-
-beforeAll(async () => {
-  fake = await new FakeModel().start();
-});
-afterAll(async () => {
-  await fake.stop();
-});
-afterEach(async () => {
-  await tui?.dispose();
-  tui = undefined;
-  if (env) {
-    killProcessesWithMarker(env.marker);
-    env.cleanup();
-  }
-  fake.reset();
-});
+const suite = useE2eSuite();
 
 function newEnv(): PiEnv {
-  env = createPiEnv({ baseUrl: fake.baseUrl });
-  env.writeWorkFile(".pi/agents/worker.md", WORKER_AGENT);
+  const env = suite.newEnv({ workerFrontmatter: "tools: read, bash" });
   env.writeAgentDirFile("subagent-isolation.json", `${JSON.stringify({ $models: MODELS }, null, 2)}\n`);
   return env;
 }
 
-const projectConfigFile = () => join(env.workDir, ".pi", "subagent-isolation.json");
-const isWorkerRequest = (req: FakeRequest) => req.system.includes("WORKER-BODY-MARKER");
+const projectConfigFile = () => join(suite.env.workDir, ".pi", "subagent-isolation.json");
 
 /** The text of a select option line (without the `→ ` cursor and the indentation). */
 function optionText(line: string): string {
@@ -146,9 +126,9 @@ async function leaveFromFieldSelect(session: TmuxPi): Promise<void> {
  * Resolves the child's request at the model.
  */
 async function dispatchWorker(session: TmuxPi, tag: string): Promise<FakeRequest> {
-  const since = fake.requests.length;
+  const since = suite.fake.requests.length;
   const seen = `PARENT-SAW-${tag}`;
-  fake.on({
+  suite.fake.on({
     name: `main agent reads the result ${tag}`,
     // The delegating prompt names the child's answer too (inside its directive); the result is anything later.
     when: (req) => !isWorkerRequest(req) && req.lastText.includes(`CHILD-DONE-${tag}`) && !req.lastText.includes(`Delegate ${tag}.`),
@@ -157,7 +137,7 @@ async function dispatchWorker(session: TmuxPi, tag: string): Promise<FakeRequest
   });
   const task = `Report ${tag}. ${fakeDirective({ text: `CHILD-DONE-${tag}` })}`;
   await session.submit(`Delegate ${tag}. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task } }] }])}`);
-  const child = await fake.waitForRequest((req) => req.seq > since && isWorkerRequest(req), 90_000, `the worker's request (${tag})`);
+  const child = await suite.fake.waitForRequest((req) => req.seq > since && isWorkerRequest(req), 90_000, `the worker's request (${tag})`);
   await session.waitForScreen((screen) => screen.split("\n").some((line) => line.trim() === seen), 90_000, `the main agent's answer ${seen}`);
   return child;
 }
@@ -165,7 +145,7 @@ async function dispatchWorker(session: TmuxPi, tag: string): Promise<FakeRequest
 describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
   it("writes model & thinking to the project file, a dispatch uses them, a process override wins until /reload", async () => {
     newEnv();
-    tui = await TmuxPi.start({ env: env.env, cwd: env.workDir, args: ["-e", EXTENSION_ENTRY] });
+    const tui = await suite.startTui();
 
     // Project file: fake-reasoner at high.
     await setWorkerModel(tui, `fake/${FAKE_REASONER}`, "high", "project");
@@ -207,17 +187,17 @@ describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
 
     expect(await tui.quit()).toBe(0);
     await tui.dispose();
-    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
   it("edits the body in $EDITOR with the TUI handed over and back, and Esc at every level writes nothing", async () => {
     newEnv();
-    const script = join(env.root, "edit-body.sh");
+    const script = join(suite.env.root, "edit-body.sh");
     writeFileSync(script, `#!/bin/sh\nprintf 'EDITED-BODY-MARKER: a new system prompt.\\n' > "$1"\n`);
     chmodSync(script, 0o755);
-    tui = await TmuxPi.start({ env: { ...env.env, EDITOR: `sh ${script}`, VISUAL: "" }, cwd: env.workDir, args: ["-e", EXTENSION_ENTRY] });
-    const agentFile = join(env.workDir, ".pi", "agents", "worker.md");
-    const userConfig = join(env.agentDir, "subagent-isolation.json");
+    const tui = await suite.startTui({ extraEnv: { EDITOR: `sh ${script}`, VISUAL: "" } });
+    const agentFile = join(suite.env.workDir, ".pi", "agents", "worker.md");
+    const userConfig = join(suite.env.agentDir, "subagent-isolation.json");
     const userConfigBefore = readFileSync(userConfig, "utf8");
 
     // Esc from each level of the model & thinking sub-flow, then out: nothing on disk changes.
@@ -242,32 +222,33 @@ describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
     await pick(tui, startsWith("body — "), "body");
     await waitForFlatText(tui, `worker: body saved to ${agentFile}. Takes effect on the next dispatch.`);
     await waitForFlatText(tui, "body — EDITED-BODY-MARKER: a new system prompt. (1 line)");
-    expect(readFileSync(agentFile, "utf8")).toBe("---\nname: worker\ndescription: A test worker agent\ntools: read, bash\n---\n\nEDITED-BODY-MARKER: a new system prompt.\n");
+    // The frontmatter is kept byte for byte; only the body after it is replaced.
+    expect(readFileSync(agentFile, "utf8")).toBe(WORKER_AGENT.replace(`${WORKER_BODY}\n`, "EDITED-BODY-MARKER: a new system prompt.\n"));
     await tui.press("Escape");
     await tui.waitForNoText("Configure worker (project)");
 
     expect(await tui.quit()).toBe(0);
     await tui.dispose();
-    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });
 
 describe("/subagent-config outside the TUI", () => {
   it("print mode: only the usage warning, no dialog, no write, no model call", async () => {
     newEnv();
-    const result = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-config worker"], { env: env.env, cwd: env.workDir, timeoutMs: 60_000 });
+    const result = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-config worker"], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain("/subagent-config is interactive and needs pi's TUI; nothing was shown or changed.");
     expect(result.stderr).toContain("Usage: /subagent-config [agent-name]");
-    expect(fake.requests).toHaveLength(0);
+    expect(suite.fake.requests).toHaveLength(0);
     expect(existsSync(projectConfigFile())).toBe(false);
-    expect(readFileSync(join(env.workDir, ".pi", "agents", "worker.md"), "utf8")).toBe(WORKER_AGENT);
-    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    expect(readFileSync(join(suite.env.workDir, ".pi", "agents", "worker.md"), "utf8")).toBe(WORKER_AGENT);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
   it("RPC mode: the dialogs go to the client, and the chosen values are written", async () => {
     newEnv();
-    const rpc = PiRpc.start(["-e", EXTENSION_ENTRY], { env: env.env, cwd: env.workDir });
+    const rpc = PiRpc.start(["-e", EXTENSION_ENTRY], { env: suite.env.env, cwd: suite.env.workDir });
     try {
       const answered = new Set<string>();
       const nextRequest = async (method: string, what: string): Promise<RpcEvent> => {
@@ -317,7 +298,7 @@ describe("/subagent-config outside the TUI", () => {
       rpc.send({ type: "extension_ui_response", id: editor.id, value: "A renamed worker\n" });
       const saved = await nextRequest("notify", "the description notice");
       expect(saved.message).toContain("Run /reload");
-      expect(readFileSync(join(env.workDir, ".pi", "agents", "worker.md"), "utf8")).toContain("description: A renamed worker\n");
+      expect(readFileSync(join(suite.env.workDir, ".pi", "agents", "worker.md"), "utf8")).toContain("description: A renamed worker\n");
 
       // Esc (cancelled) at the field select leaves the command.
       const last = await nextRequest("select", "the field select after the description");
@@ -326,6 +307,6 @@ describe("/subagent-config outside the TUI", () => {
     } finally {
       await rpc.stop();
     }
-    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });

@@ -5,37 +5,15 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FakeModel, fakeDirective, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
-import { createPiEnv, EXTENSION_ENTRY, FAKE_REASONER, parseJsonLines, runPi, type PiEnv } from "../harness/pi-env.ts";
-import { killProcessesWithMarker, waitForFile, waitForNoProcesses } from "../harness/processes.ts";
+import { describe, expect, it } from "vitest";
+import { isWorkerRequest, useE2eSuite, WORKER_BODY } from "../harness/e2e-suite.ts";
+import { fakeDirective, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
+import { EXTENSION_ENTRY, FAKE_REASONER, parseJsonLines, runPi } from "../harness/pi-env.ts";
+import { waitForFile, waitForNoProcesses } from "../harness/processes.ts";
 import { PiRpc } from "../harness/rpc.ts";
 
-const WORKER_BODY = "WORKER-BODY-MARKER: you are the test worker. Answer briefly.";
-const WORKER_AGENT = `---\nname: worker\ndescription: A test worker agent\n---\n${WORKER_BODY}\n`;
-
-let fake: FakeModel;
-let env: PiEnv;
-
-beforeAll(async () => {
-  fake = await new FakeModel().start();
-});
-afterAll(async () => {
-  await fake.stop();
-});
-afterEach(async () => {
-  if (env) {
-    killProcessesWithMarker(env.marker);
-    env.cleanup();
-  }
-  fake.reset();
-});
-
-function newEnv(): PiEnv {
-  env = createPiEnv({ baseUrl: fake.baseUrl });
-  env.writeWorkFile(".pi/agents/worker.md", WORKER_AGENT);
-  return env;
-}
+const suite = useE2eSuite();
+const newEnv = () => suite.newEnv();
 
 /** A parent prompt whose first model call dispatches `calls`, and whose next call quotes the tool results. */
 function delegatingPrompt(calls: Array<Record<string, unknown>>): string {
@@ -47,22 +25,21 @@ function childTask(text: string, actions: FakeAction | FakeAction[]): string {
   return `${text} ${fakeDirective(actions)}`;
 }
 
-const isWorkerRequest = (req: FakeRequest) => req.system.includes("WORKER-BODY-MARKER");
 const sessionIdIn = (text: string) => /\[subagent session: ([0-9a-f-]{36})\]/.exec(text)?.[1];
 
 function printPi(prompt: string, extraEnv: NodeJS.ProcessEnv = {}, mode: "print" | "json" = "print") {
   const args = ["-e", EXTENSION_ENTRY, ...(mode === "json" ? ["--mode", "json"] : []), "-p", prompt];
-  return runPi(args, { env: env.env, cwd: env.workDir, extraEnv, timeoutMs: 90_000 });
+  return runPi(args, { env: suite.env.env, cwd: suite.env.workDir, extraEnv, timeoutMs: 90_000 });
 }
 
 describe("synchronous dispatch in print mode", () => {
   it("runs the child with the agent's body, the task, and the project's model and thinking, and returns its answer", async () => {
     newEnv();
-    env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { model: `fake/${FAKE_REASONER}`, thinking: "high" } }));
+    suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { model: `fake/${FAKE_REASONER}`, thinking: "high" } }));
     const result = await printPi(delegatingPrompt([{ agent: "worker", task: childTask("Count the files.", { text: "CHILD-ANSWER-42" }) }]));
     expect(result.code, result.stderr).toBe(0);
 
-    const child = fake.requests.find(isWorkerRequest);
+    const child = suite.fake.requests.find(isWorkerRequest);
     expect(child, "the child's request reached the model").toBeDefined();
     expect(child!.system).toContain(WORKER_BODY);
     expect(child!.lastRole).toBe("user");
@@ -75,8 +52,8 @@ describe("synchronous dispatch in print mode", () => {
     expect(result.stdout).toContain("CHILD-ANSWER-42");
     const id = sessionIdIn(result.stdout);
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
-    expect(existsSync(join(env.agentDir, "subagent-sessions", id!, "session.jsonl"))).toBe(true);
-    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    expect(existsSync(join(suite.env.agentDir, "subagent-sessions", id!, "session.jsonl"))).toBe(true);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
   it("resumes a session: the child's second request carries the first exchange", async () => {
@@ -92,7 +69,7 @@ describe("synchronous dispatch in print mode", () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain("SECOND-ANSWER");
     expect(sessionIdIn(second.stdout)).toBe(id);
-    const resumed = fake.requests.filter(isWorkerRequest).at(-1)!;
+    const resumed = suite.fake.requests.filter(isWorkerRequest).at(-1)!;
     const texts = resumed.messages.map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
     expect(texts.some((t) => t.includes("Task: First task."))).toBe(true);
     expect(texts.some((t) => t.includes("FIRST-ANSWER"))).toBe(true);
@@ -103,10 +80,10 @@ describe("synchronous dispatch in print mode", () => {
     newEnv();
     const result = await printPi(delegatingPrompt([{ agent: "worker", sessionId: "my-session", task: "Anything." }]));
     expect(result.code).toBe(0);
-    const parentFollowUp = fake.requests.at(-1)!;
+    const parentFollowUp = suite.fake.requests.at(-1)!;
     expect(parentFollowUp.lastRole).toBe("tool");
     expect(parentFollowUp.lastText).toContain('"my-session" is not a sessionId this tool handed out');
-    expect(fake.requests.some(isWorkerRequest)).toBe(false);
+    expect(suite.fake.requests.some(isWorkerRequest)).toBe(false);
   });
 
   it("reports a failing child as failed, with the model's error", async () => {
@@ -115,24 +92,24 @@ describe("synchronous dispatch in print mode", () => {
       delegatingPrompt([{ agent: "worker", task: childTask("Break.", { httpError: { status: 500, message: "upstream exploded" } }) }]),
     );
     expect(result.code, result.stderr).toBe(0);
-    const toolText = fake.requests.at(-1)!.lastText;
+    const toolText = suite.fake.requests.at(-1)!.lastText;
     expect(toolText).toContain("Subagent worker failed.");
     expect(toolText).toContain("Error: 500 upstream exploded");
     expect(toolText).toMatch(/\[subagent session: [0-9a-f-]{36}\]/);
-    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
   it("ends a silent child at the activity timeout and leaves no process behind (its bash sleep included)", async () => {
     newEnv();
-    const marker = join(env.root, "sleep-started");
+    const marker = join(suite.env.root, "sleep-started");
     const task = childTask("Wait.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${marker} && sleep 300` } }] });
     const result = await printPi(delegatingPrompt([{ agent: "worker", task }]), { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "10000" });
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(marker), "the child's bash tool was running sleep 300").toBe(true);
-    const toolText = fake.requests.at(-1)!.lastText;
+    const toolText = suite.fake.requests.at(-1)!.lastText;
     expect(toolText).toContain("Subagent worker timed out.");
     expect(toolText).toContain("Stop reason: activity_timeout (no output for 10 s)");
-    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
   it("gives a child's own subagent call the depth-gate message", async () => {
@@ -140,7 +117,7 @@ describe("synchronous dispatch in print mode", () => {
     const task = childTask("Try to delegate.", [{ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "nested" } }] }]);
     const result = await printPi(delegatingPrompt([{ agent: "worker", task }]));
     expect(result.code, result.stderr).toBe(0);
-    const childFollowUp = fake.requests.filter(isWorkerRequest).at(-1)!;
+    const childFollowUp = suite.fake.requests.filter(isWorkerRequest).at(-1)!;
     expect(childFollowUp.lastRole).toBe("tool");
     expect(childFollowUp.lastText).toContain("Subagent tool is blocked: depth limit reached (this process runs at PI_SUBAGENT_DEPTH=1");
     expect(result.stdout).toContain("Subagent tool is blocked: depth limit reached");
@@ -153,12 +130,12 @@ describe("synchronous dispatch in print mode", () => {
     const otherArrived = (mine: string, other: string) => ({
       when: (req: FakeRequest) => isWorkerRequest(req) && req.lastText.includes(mine),
       reply: async () => {
-        await fake.waitForRequest((r) => isWorkerRequest(r) && r.lastText.includes(other), 60_000, `child ${other}`);
+        await suite.fake.waitForRequest((r) => isWorkerRequest(r) && r.lastText.includes(other), 60_000, `child ${other}`);
         return { text: `${mine}-DONE` };
       },
       times: 1,
     });
-    fake.on(otherArrived("JOB-A", "JOB-B")).on(otherArrived("JOB-B", "JOB-A"));
+    suite.fake.on(otherArrived("JOB-A", "JOB-B")).on(otherArrived("JOB-B", "JOB-A"));
     const started = Date.now();
     const result = await printPi(
       delegatingPrompt([
@@ -193,13 +170,13 @@ describe("synchronous dispatch in JSON mode", () => {
 describe("synchronous dispatch in RPC mode", () => {
   it("an abort stops the child's whole tree and reports it cancelled", async () => {
     newEnv();
-    const marker = join(env.root, "sleep-started");
+    const marker = join(suite.env.root, "sleep-started");
     const task = childTask("Wait.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${marker} && sleep 300` } }] });
-    const rpc = PiRpc.start(["-e", EXTENSION_ENTRY], { env: env.env, cwd: env.workDir });
+    const rpc = PiRpc.start(["-e", EXTENSION_ENTRY], { env: suite.env.env, cwd: suite.env.workDir });
     try {
       rpc.send({ id: "p1", type: "prompt", message: delegatingPrompt([{ agent: "worker", task }]) });
       // The child's bash tool has started `sleep 300` once the marker file exists; wait for its request first.
-      await fake.waitForRequest(isWorkerRequest, 60_000, "the child's first request");
+      await suite.fake.waitForRequest(isWorkerRequest, 60_000, "the child's first request");
       await waitForFile(marker, 60_000);
       rpc.send({ id: "a1", type: "abort" });
       const end = (await rpc.waitForEvent(
@@ -211,11 +188,11 @@ describe("synchronous dispatch in RPC mode", () => {
       expect(end.result.details).toMatchObject({ status: "cancelled", stopReason: "aborted" });
       expect(end.result.content[0]!.text).toContain("Subagent worker cancelled.");
       // Only pi itself is left running: the child and its sleep are gone.
-      const left = await waitForNoProcesses(env.marker, 15_000, [rpc.pid!]);
+      const left = await waitForNoProcesses(suite.env.marker, 15_000, [rpc.pid!]);
       expect(left).toEqual([]);
     } finally {
       await rpc.stop();
     }
-    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });

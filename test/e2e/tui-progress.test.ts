@@ -8,13 +8,12 @@
  * The children's answers are held by the fake model until the test releases them, so every state is observed
  * on purpose rather than caught by timing.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FakeModel, fakeDirective } from "../harness/fake-model.ts";
-import { createPiEnv, EXTENSION_ENTRY, type PiEnv } from "../harness/pi-env.ts";
-import { killProcessesWithMarker, waitForNoProcesses } from "../harness/processes.ts";
-import { skipTuiTests, TmuxPi } from "../harness/tmux.ts";
+import { describe, expect, it } from "vitest";
+import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
+import { fakeDirective } from "../harness/fake-model.ts";
+import { waitForNoProcesses } from "../harness/processes.ts";
+import { skipTuiTests } from "../harness/tmux.ts";
 
-const AGENT_BODY = "You are the TUI progress test worker.";
 const WAIT_MS = 60_000;
 
 function gate(): { promise: Promise<void>; open: () => void } {
@@ -34,44 +33,27 @@ function widgetRow(screen: string, shortId: string): { activity: string; clock: 
 }
 
 describe.skipIf(skipTuiTests())("TUI progress widget, status segment, result cards and tool rows", () => {
-  let fake: FakeModel;
-  let env: PiEnv;
-  let tui: TmuxPi | undefined;
-
-  beforeEach(async () => {
-    fake = await new FakeModel().start();
-    env = createPiEnv({ baseUrl: fake.baseUrl });
-    env.writeWorkFile(".pi/agents/worker.md", `---\nname: worker\ndescription: Test worker for the TUI progress test\n---\n${AGENT_BODY}\n`);
-  });
-
-  afterEach(async () => {
-    await tui?.dispose();
-    tui = undefined;
-    killProcessesWithMarker(env.marker);
-    await fake.stop();
-    env.cleanup();
-  });
+  const suite = useE2eSuite();
 
   it("shows both tasks while they run, a card per result, and clears the widget when all are done", async () => {
     const alpha = gate();
     const beta = gate();
-    const isChild = (system: string) => system.includes(AGENT_BODY);
-    fake.on({
-      when: (req) => isChild(req.system) && req.lastText.includes("Job Alpha"),
+    suite.fake.on({
+      when: (req) => isWorkerRequest(req) && req.lastText.includes("Job Alpha"),
       reply: async () => {
         await alpha.promise;
         return { text: "Alpha report: **all checks passed**\n\n- first finding\n- second finding" };
       },
     });
-    fake.on({
-      when: (req) => isChild(req.system) && req.lastText.includes("Job Beta"),
+    suite.fake.on({
+      when: (req) => isWorkerRequest(req) && req.lastText.includes("Job Beta"),
       reply: async () => {
         await beta.promise;
         return { text: "Beta report: **nothing to fix**" };
       },
     });
 
-    tui = await TmuxPi.start({ env: env.env, cwd: env.workDir, args: ["-e", EXTENSION_ENTRY], width: 120, height: 50 });
+    const tui = await suite.startTui({ width: 120, height: 50 });
     const parentTurn = fakeDirective([
       {
         toolCalls: [
@@ -94,8 +76,8 @@ describe.skipIf(skipTuiTests())("TUI progress widget, status segment, result car
     expect(dispatched).not.toContain('"agent": "worker"');
 
     // Both children run at the same time (both requests are held by the fake model).
-    await fake.waitForRequest((req) => isChild(req.system) && req.lastText.includes("Job Alpha"), WAIT_MS, "the Alpha child");
-    await fake.waitForRequest((req) => isChild(req.system) && req.lastText.includes("Job Beta"), WAIT_MS, "the Beta child");
+    await suite.fake.waitForRequest((req) => isWorkerRequest(req) && req.lastText.includes("Job Alpha"), WAIT_MS, "the Alpha child");
+    await suite.fake.waitForRequest((req) => isWorkerRequest(req) && req.lastText.includes("Job Beta"), WAIT_MS, "the Beta child");
 
     // The widget: a titled rule with the count and one row per task; the footer counts them.
     const shortAlpha = idAlpha!.slice(0, 13);
@@ -131,7 +113,7 @@ describe.skipIf(skipTuiTests())("TUI progress widget, status segment, result car
     expect(widgetRow(afterAlpha, shortBeta)).toBeDefined();
     expect(afterAlpha).toContain("⚙ 1 running · 1 done");
     // The model got the envelope; the person sees the card instead of it.
-    await fake.waitForRequest((req) => !isChild(req.system) && req.lastText.includes(`[subagent-result] worker succeeded (taskId: ${idAlpha})`), WAIT_MS, "Alpha's envelope");
+    await suite.fake.waitForRequest((req) => !isWorkerRequest(req) && req.lastText.includes(`[subagent-result] worker succeeded (taskId: ${idAlpha})`), WAIT_MS, "Alpha's envelope");
     expect(afterAlpha).not.toContain("This is a task-completion notification");
     expect(afterAlpha).not.toContain("Alpha report");
 
@@ -153,6 +135,6 @@ describe.skipIf(skipTuiTests())("TUI progress widget, status segment, result car
 
     expect(await tui.quit()).toBe(0);
     await tui.dispose();
-    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });
