@@ -1,28 +1,14 @@
-import type { UsageTotals } from "../shared/format.ts";
-import type { RunStatus } from "../run/types.ts";
-import type { CancelledBy, TaskRecord } from "./types.ts";
+import type { TaskRecord } from "./types.ts";
 
 /**
  * The structured result carried in a tool result's or a `[subagent-result]` message's `details`: for
- * programs and renderers, never sent to the model.
+ * programs and renderers, never sent to the model. The record's own fields, plus `sessionId` (the same as the
+ * task id) under the name the spec gives it; `durationMs` is always present.
  */
-export interface SubagentResultDetails {
-  taskId: string;
-  agent: string;
-  task: string;
-  status: RunStatus;
-  exitCode: number | null;
-  stopReason?: string;
-  errorMessage?: string;
-  cancelledBy?: CancelledBy;
-  cancelReason?: string;
-  /** Run time in milliseconds (always present). */
-  durationMs: number;
-  usage: UsageTotals;
-  model?: string;
-  sessionId: string;
-  output: string;
-}
+export type SubagentResultDetails = Pick<
+  TaskRecord,
+  "taskId" | "agent" | "task" | "status" | "exitCode" | "stopReason" | "errorMessage" | "cancelledBy" | "cancelReason" | "durationMs" | "usage" | "model" | "output"
+> & { sessionId: string };
 
 export function detailsFromRecord(record: TaskRecord): SubagentResultDetails {
   return {
