@@ -1,8 +1,10 @@
 /**
  * The last resort against orphans. pi exits on SIGTERM and SIGHUP without `session_shutdown` (it calls
- * `process.exit` from its own signal handlers), so every live child tree is also killed synchronously from
- * `process.on("exit")` and from our own signal listeners. A listener never keeps the process alive: when ours
- * is the only one for a signal (pi not running its handlers), it re-raises the signal after cleaning up.
+ * `process.exit` from its own signal handlers), and `pi -p` dies of Ctrl+C's SIGINT without any handler at all;
+ * children run in their own process groups, so the terminal's signal never reaches them. Every live child tree
+ * is therefore killed synchronously from `process.on("exit")` and from our own SIGTERM, SIGHUP and SIGINT
+ * listeners. A listener never keeps the process alive: after cleaning up, SIGINT (which pi does not handle) is
+ * re-raised, and so is any signal ours is the only listener of, so pi still ends the way it would have.
  */
 import { killTreeNow } from "./process-tree.ts";
 
@@ -33,25 +35,31 @@ export function onProcessExit(hook: () => void): () => void {
   return () => exitHooks.delete(hook);
 }
 
-function onSignal(signal: "SIGTERM" | "SIGHUP"): void {
+type GuardedSignal = "SIGTERM" | "SIGHUP" | "SIGINT";
+
+function onSignal(signal: GuardedSignal): void {
   killAllNow();
-  if (process.listenerCount(signal) === 1) {
+  // pi ends itself on SIGTERM and SIGHUP (its own handlers call process.exit). It has no SIGINT handler, so
+  // without us SIGINT would have killed it: re-raise it with our listener gone. Other libraries' exit
+  // listeners (signal-exit and the like) only re-raise when they are alone, so counting listeners is not
+  // enough to know whether somebody else will end the process.
+  if (signal === "SIGINT" || process.listenerCount(signal) === 1) {
     process.off(signal, signalHandlers[signal]);
     process.kill(process.pid, signal);
   }
 }
 
-const signalHandlers: Record<"SIGTERM" | "SIGHUP", () => void> = {
+const signalHandlers: Record<GuardedSignal, () => void> = {
   SIGTERM: () => onSignal("SIGTERM"),
   SIGHUP: () => onSignal("SIGHUP"),
+  SIGINT: () => onSignal("SIGINT"),
 };
 
 function install(): void {
   if (installed) return;
   installed = true;
   process.on("exit", killAllNow);
-  process.on("SIGTERM", signalHandlers.SIGTERM);
-  process.on("SIGHUP", signalHandlers.SIGHUP);
+  for (const signal of Object.keys(signalHandlers) as GuardedSignal[]) process.on(signal, signalHandlers[signal]);
 }
 
 export function trackChild(pid: number): void {

@@ -4,6 +4,7 @@
  * `onFinished` with a snapshot of the tasks still in flight. It knows nothing of pi: delivery, records and UI
  * are the caller's.
  */
+import { outcomeAtExit } from "../run/outcome-at-exit.ts";
 import type { RunHandle, RunSpec } from "../run/runner.ts";
 import type { RunOutcome, RunState, StopCause } from "../run/types.ts";
 import type { CancelledBy } from "./types.ts";
@@ -221,24 +222,6 @@ export class TaskRegistry {
       this.options.onChange?.();
     }
   }
-}
-
-function outcomeAtExit(handle: RunHandle, at: number): RunOutcome {
-  const { state } = handle;
-  return {
-    status: "cancelled",
-    exitCode: null,
-    signal: null,
-    stopReason: "killed_on_shutdown",
-    errorMessage: state.errorMessage,
-    output: state.finalText,
-    usage: { ...state.usage },
-    model: state.provider && state.model ? `${state.provider}/${state.model}` : state.model,
-    startedAt: handle.startedAt,
-    finishedAt: at,
-    durationMs: at - handle.startedAt,
-    stderrTail: "",
-  };
 }
 
 function failedToStart(now: number, error: unknown): RunOutcome {

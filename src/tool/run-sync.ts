@@ -5,6 +5,8 @@
 import { formatElapsed, formatUsage } from "../shared/format.ts";
 import type { RunSettings } from "../shared/run-settings.ts";
 import { phaseLabel } from "../run/phase-label.ts";
+import { onProcessExit } from "../run/child-guard.ts";
+import { outcomeAtExit } from "../run/outcome-at-exit.ts";
 import { startRun } from "../run/runner.ts";
 import type { RunState } from "../run/types.ts";
 import { detailsFromRecord, type SubagentResultDetails } from "../tasks/details.ts";
@@ -74,28 +76,34 @@ export async function runSync(
     signal: options.signal,
     now,
   });
+  const context = {
+    taskId: prepared.taskId,
+    agent: prepared.agent.name,
+    task: prepared.task,
+    mode: "sync" as const,
+    sessionFile: prepared.sessionFile,
+    cwd: prepared.cwd,
+    dispatchedAt,
+    parentSessionId: options.parentSessionId,
+  };
+  // If pi itself is killed mid-run (Ctrl+C on `pi -p`, SIGTERM), the record is still written, synchronously,
+  // before the child guard ends the child's tree.
+  const removeExitHook = onProcessExit(() => {
+    const record = recordFromOutcome({ ...context, cancelledBy: "none" }, outcomeAtExit(handle, now()));
+    writeRecord(options.agentDir, record);
+    prepared.release();
+  });
   report(handle.state, true);
   const ticker = setInterval(() => report(handle.state, false), PROGRESS_TICK_MS);
   let outcome;
   try {
     outcome = await handle.done;
   } finally {
+    removeExitHook();
     clearInterval(ticker);
     prepared.release();
   }
-  const record = recordFromOutcome(
-    {
-      taskId: prepared.taskId,
-      agent: prepared.agent.name,
-      task: prepared.task,
-      mode: "sync",
-      sessionFile: prepared.sessionFile,
-      cwd: prepared.cwd,
-      dispatchedAt,
-      parentSessionId: options.parentSessionId,
-    },
-    outcome,
-  );
+  const record = recordFromOutcome(context, outcome);
   // A blocking result is delivered as the tool's return value, right after this write.
   record.delivered = true;
   record.deliveredAt = now();

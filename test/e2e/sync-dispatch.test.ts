@@ -3,7 +3,7 @@
  * The parent is scripted through `@fake` directives in the prompt; the child through directives inside the
  * task it is given (the child's prompt is `Task: <task>`).
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite, WORKER_BODY } from "../harness/e2e-suite.ts";
@@ -110,6 +110,29 @@ describe("synchronous dispatch in print mode", () => {
     expect(toolText).toContain("Subagent worker timed out.");
     expect(toolText).toContain("Stop reason: activity_timeout (no output for 10 s)");
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
+  it("Ctrl+C (SIGINT) on pi -p during a delegation leaves no process behind and the task recorded", async () => {
+    newEnv();
+    const marker = join(suite.env.root, "sleep-started");
+    const task = childTask("Wait.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${marker} && sleep 300` } }] });
+    let piPid = 0;
+    const run = runPi(["-e", EXTENSION_ENTRY, "-p", delegatingPrompt([{ agent: "worker", task }])], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      timeoutMs: 90_000,
+      onSpawn: (pid) => (piPid = pid),
+    });
+    await waitForFile(marker, 60_000);
+    process.kill(piPid, "SIGINT");
+    const result = await run;
+    expect(result.signal).toBe("SIGINT");
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+    const sessions = join(suite.env.agentDir, "subagent-sessions");
+    const [id] = readdirSync(sessions).filter((name) => !name.startsWith("."));
+    const record = JSON.parse(readFileSync(join(sessions, id!, "record.json"), "utf8")) as Record<string, unknown>;
+    expect(record).toMatchObject({ agent: "worker", mode: "sync", status: "cancelled", stopReason: "killed_on_shutdown", cancelledBy: "none" });
+    expect(existsSync(join(sessions, id!, "run.lock"))).toBe(false);
   });
 
   it("gives a child's own subagent call the depth-gate message", async () => {
