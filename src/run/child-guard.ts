@@ -6,6 +6,7 @@
  * listeners. A listener never keeps the process alive: after cleaning up, SIGINT (which pi does not handle) is
  * re-raised, and so is any signal ours is the only listener of, so pi still ends the way it would have.
  */
+import { detectAppMode } from "../shared/mode.ts";
 import { killTreeNow } from "./process-tree.ts";
 
 const liveChildren = new Set<number>();
@@ -59,7 +60,11 @@ function install(): void {
   if (installed) return;
   installed = true;
   process.on("exit", killAllNow);
-  for (const signal of Object.keys(signalHandlers) as GuardedSignal[]) process.on(signal, signalHandlers[signal]);
+  process.on("SIGTERM", signalHandlers.SIGTERM);
+  process.on("SIGHUP", signalHandlers.SIGHUP);
+  // In the TUI Ctrl+C is a key, not a signal, and pi deliberately ignores SIGINT while suspended: guarding it
+  // there would stop every subagent on a signal pi survives. Elsewhere SIGINT kills pi, so it is guarded.
+  if (detectAppMode() !== "interactive") process.on("SIGINT", signalHandlers.SIGINT);
 }
 
 export function trackChild(pid: number): void {
