@@ -1,9 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { registerSubagentTool } from "../../../src/tool/register-tool.ts";
+import type { PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
+import { registerSubagentTool, type BackgroundDispatcher, type SubagentToolOptions } from "../../../src/tool/register-tool.ts";
 import type { SubagentParams } from "../../../src/tool/schema.ts";
 import { NO_TASKS_TO_CANCEL_IN_SYNC_MODE, TOOL_DESCRIPTION, TOOL_GUIDELINES, TOOL_SNIPPET } from "../../../src/tool/texts.ts";
 
@@ -19,16 +21,45 @@ interface RegisteredTool {
 
 type ToolResultHandler = (event: { toolName: string; details: unknown }) => { isError: boolean } | undefined;
 
-function fakePi() {
+function fakePi(options: SubagentToolOptions = {}) {
   const tools: RegisteredTool[] = [];
   const handlers = new Map<string, ToolResultHandler>();
   const pi = {
     registerTool: (tool: RegisteredTool) => tools.push(tool),
     on: (event: string, handler: ToolResultHandler) => handlers.set(event, handler),
   } as unknown as ExtensionAPI;
-  registerSubagentTool(pi);
+  registerSubagentTool(pi, options);
   return { tool: tools[0]!, toolResult: handlers.get("tool_result")! };
 }
+
+/** The TUI path with a background dispatcher that records what it was handed (nothing is spawned). */
+function tuiTool(answer: boolean) {
+  const dispatched: PreparedRun[] = [];
+  const questions: string[] = [];
+  const background: BackgroundDispatcher = {
+    dispatch: (prepared) => {
+      dispatched.push(prepared);
+      prepared.release();
+      return { content: [{ type: "text", text: `Dispatched ${prepared.agent.name}. taskId: ${prepared.taskId}` }], details: undefined };
+    },
+    cancel: () => ({ content: [], details: undefined }),
+  };
+  const { tool } = fakePi({ background, appMode: "interactive", argv: [process.execPath, fileURLToPath(import.meta.url)] });
+  const tuiCtx = {
+    ...ctx(),
+    hasUI: true,
+    ui: {
+      notify: () => {},
+      confirm: async (title: string, message: string) => {
+        questions.push(`${title} ${message}`);
+        return answer;
+      },
+    },
+  } as unknown as ExtensionContext;
+  return { tool, tuiCtx, dispatched, questions };
+}
+
+const PROJECT_AGENT = "---\nname: local-helper\ndescription: A project agent\n---\nYou help locally.\n";
 
 let root: string;
 const savedEnv = { ...process.env };
@@ -90,6 +121,40 @@ describe("registerSubagentTool", () => {
     );
     await expect(tool.execute("t3", { agent: "explore", task: "x", sessionId: "not-an-id" }, undefined, undefined, ctx())).rejects.toThrow(
       /^"not-an-id" is not a sessionId this tool handed out/,
+    );
+  });
+
+  it("asks before running a project agent when confirmProjectAgents is set, and runs nothing when declined", async () => {
+    mkdirSync(join(root, "work", ".pi", "agents"), { recursive: true });
+    writeFileSync(join(root, "work", ".pi", "agents", "local-helper.md"), PROJECT_AGENT);
+    const declined = tuiTool(false);
+    await expect(
+      declined.tool.execute("t1", { agent: "local-helper", task: "x", confirmProjectAgents: true }, undefined, undefined, declined.tuiCtx),
+    ).rejects.toThrow('The user declined to run the project agent "local-helper".');
+    expect(declined.questions).toHaveLength(1);
+    expect(declined.questions[0]).toContain(join(root, "work", ".pi", "agents", "local-helper.md"));
+    expect(declined.dispatched).toEqual([]);
+    expect(existsSync(join(root, "agent", "subagent-sessions"))).toBe(false);
+
+    const accepted = tuiTool(true);
+    const receipt = await accepted.tool.execute("t2", { agent: "local-helper", task: "x", confirmProjectAgents: true }, undefined, undefined, accepted.tuiCtx);
+    expect(receipt.content[0]!.text).toMatch(/^Dispatched local-helper\. taskId: /);
+    expect(accepted.dispatched.map((run) => run.agent.source)).toEqual(["project"]);
+
+    // Without the flag (the default) nobody is asked; a built-in agent is never asked about.
+    const quiet = tuiTool(false);
+    await quiet.tool.execute("t3", { agent: "local-helper", task: "x" }, undefined, undefined, quiet.tuiCtx);
+    await quiet.tool.execute("t4", { agent: "explore", task: "x", confirmProjectAgents: true }, undefined, undefined, quiet.tuiCtx);
+    expect(quiet.questions).toEqual([]);
+    expect(quiet.dispatched.map((run) => run.agent.name)).toEqual(["local-helper", "explore"]);
+  });
+
+  it("narrows the agents to the user tier with agentScope user (project agents are then unknown)", async () => {
+    mkdirSync(join(root, "work", ".pi", "agents"), { recursive: true });
+    writeFileSync(join(root, "work", ".pi", "agents", "local-helper.md"), PROJECT_AGENT);
+    const { tool, tuiCtx } = tuiTool(true);
+    await expect(tool.execute("t1", { agent: "local-helper", task: "x", agentScope: "user" }, undefined, undefined, tuiCtx)).rejects.toThrow(
+      /^Unknown agent "local-helper"\. Available agents: explore \(builtin\), general-purpose \(builtin\), planner \(builtin\), reviewer \(builtin\)\.$/,
     );
   });
 
