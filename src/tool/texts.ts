@@ -29,8 +29,8 @@ export const TOOL_GUIDELINES = [
   "After a subagent tool receipt, do not invent the result and do not poll for it; continue with other work or end your turn.",
   "Independent subagent tool calls can run in parallel in one message, but parallel tasks that edit the same files can conflict.",
   "Pass sessionId to the subagent tool only with an id the subagent tool gave you (a receipt's taskId or a `[subagent session: <id>]` line).",
-  "While a `[subagent-result]` message lists other tasks in flight, do not tell the user that all delegated work is done.",
-  "A `[subagent-result]` with status cancelled by the user must not be re-dispatched without asking the user first.",
+  "While a `[subagent-result]` message lists other subagent tool tasks in flight, do not tell the user that all delegated work is done.",
+  "Do not use the subagent tool to re-dispatch a task whose `[subagent-result]` says the user cancelled it; ask the user first.",
 ];
 
 export function depthGateMessage(depth: number): string {

@@ -8,7 +8,8 @@ describe("model-facing tool text", () => {
     expect(texts.TOOL_NAME).toBe("subagent");
     expect(texts.TOOL_DESCRIPTION).toMatch(/subagent/);
     expect(texts.TOOL_SNIPPET).toMatch(/subagent/);
-    for (const guideline of texts.TOOL_GUIDELINES) expect(guideline).toMatch(/subagent/);
+    // pi appends the bullets without a tool name, so each one says which tool it is about.
+    for (const guideline of texts.TOOL_GUIDELINES) expect(guideline).toMatch(/\bsubagent tool\b/);
   });
 
   it("tells the model what the spec's guidelines say", () => {
