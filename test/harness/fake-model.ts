@@ -15,6 +15,7 @@ import { EventEmitter } from "node:events";
 import { appendFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { waitForMatch } from "./wait-for-match.ts";
 
 export interface FakeToolCall {
   name: string;
@@ -204,21 +205,9 @@ export class FakeModel {
 
   /** Resolves with the first request (already logged or still to come) that matches. */
   waitForRequest(predicate: (req: FakeRequest) => boolean, timeoutMs = 60_000, what = "a matching request"): Promise<FakeRequest> {
-    const found = this.requests.find(predicate);
-    if (found) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const onRequest = (req: FakeRequest) => {
-        if (!predicate(req)) return;
-        clearTimeout(timer);
-        this.events.off("request", onRequest);
-        resolve(req);
-      };
-      const timer = setTimeout(() => {
-        this.events.off("request", onRequest);
-        reject(new Error(`fake model: timed out after ${timeoutMs} ms waiting for ${what}; saw ${this.requests.length} request(s)`));
-      }, timeoutMs);
-      this.events.on("request", onRequest);
-    });
+    return waitForMatch(this.requests, this.events, "request", predicate, timeoutMs, () =>
+      `fake model: timed out after ${timeoutMs} ms waiting for ${what}; saw ${this.requests.length} request(s)`,
+    );
   }
 
   private async pickAction(req: FakeRequest): Promise<FakeAction> {

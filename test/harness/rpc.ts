@@ -5,6 +5,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { PI_CLI } from "./pi-env.ts";
+import { waitForMatch } from "./wait-for-match.ts";
 
 export type RpcEvent = Record<string, unknown>;
 
@@ -57,21 +58,9 @@ export class PiRpc {
   }
 
   waitForEvent(predicate: (event: RpcEvent) => boolean, timeoutMs = 60_000, what = "an event"): Promise<RpcEvent> {
-    const found = this.events.find(predicate);
-    if (found) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const onEvent = (event: RpcEvent) => {
-        if (!predicate(event)) return;
-        clearTimeout(timer);
-        this.emitter.off("event", onEvent);
-        resolve(event);
-      };
-      const timer = setTimeout(() => {
-        this.emitter.off("event", onEvent);
-        reject(new Error(`rpc: timed out after ${timeoutMs} ms waiting for ${what}; stderr: ${this.stderr.slice(-2000)}`));
-      }, timeoutMs);
-      this.emitter.on("event", onEvent);
-    });
+    return waitForMatch(this.events, this.emitter, "event", predicate, timeoutMs, () =>
+      `rpc: timed out after ${timeoutMs} ms waiting for ${what}; stderr: ${this.stderr.slice(-2000)}`,
+    );
   }
 
   /** Ends pi: closes stdin, then terminates its process group; resolves with the exit code. */
