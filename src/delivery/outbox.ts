@@ -87,6 +87,22 @@ export function takeOver(agentDir: string, entry: OutboxEntry, self: ProcessIden
   } catch {
     return false;
   }
+  // The entry judged orphaned may have been taken over by another process since it was read: then it now
+  // names that (live) owner, and goes back untouched.
+  let current: OutboxEntry | undefined;
+  try {
+    current = JSON.parse(readFileSync(claimed, "utf8")) as OutboxEntry;
+  } catch {
+    current = undefined;
+  }
+  if (!current || JSON.stringify(current.owner ?? null) !== JSON.stringify(entry.owner ?? null)) {
+    try {
+      renameSync(claimed, from);
+    } catch {
+      // the record on disk still holds the result
+    }
+    return false;
+  }
   try {
     writeFileAtomicSync(from, JSON.stringify({ ...entry, owner: self }));
     rmSync(claimed, { force: true });

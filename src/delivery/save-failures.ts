@@ -10,8 +10,8 @@ import { recordPath } from "../tasks/record-store.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 
 function reason(error: unknown): string {
-  if (error instanceof Error) return (error as NodeJS.ErrnoException).code ? `${(error as NodeJS.ErrnoException).code}: ${error.message}` : error.message;
-  return String(error);
+  // Node's fs messages start with the code already ("EROFS: read-only file system, open '…'").
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** The notice text (exact; ADVANCED.md quotes it). */
