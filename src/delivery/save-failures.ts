@@ -14,10 +14,22 @@ function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** What still happens to the result, by path: sent from memory (background) or returned by the tool (blocking). */
+export const FROM_MEMORY = "The result is still delivered, from memory; it is not on disk, so it is lost if pi exits before it arrives.";
+export const RETURNED = "The result is still returned to the model; only the record on disk (for /subagent-result) is missing.";
+
 /** The notice text (exact; ADVANCED.md quotes it). */
-export function saveFailureNotice(what: "record" | "outbox entry", record: Pick<TaskRecord, "agent" | "taskId">, path: string, error: unknown): string {
-  return `subagent: could not save the ${what} of ${record.agent} task ${record.taskId} at ${path} (${reason(error)}). The result is still delivered, from memory; it is not on disk, so it is lost if pi exits before it arrives. Later save failures there are not reported again.`;
+export function saveFailureNotice(
+  what: "record" | "outbox entry",
+  record: Pick<TaskRecord, "agent" | "taskId">,
+  path: string,
+  error: unknown,
+  outcome: string = FROM_MEMORY,
+): string {
+  return `subagent: could not save the ${what} of ${record.agent} task ${record.taskId} at ${path} (${reason(error)}). ${outcome}`;
 }
+
+const LATER = "Later save failures there are not reported again.";
 
 export class SaveFailureReporter {
   private readonly reported = new Set<string>();
@@ -30,12 +42,12 @@ export class SaveFailureReporter {
   record(record: TaskRecord, error: unknown): void {
     const path = recordPath(this.agentDir, record.taskId);
     // Every task folder has its own path: the place that failed is the folder holding them all.
-    this.report(`record:${dirname(dirname(path))}`, saveFailureNotice("record", record, path, error));
+    this.report(`record:${dirname(dirname(path))}`, `${saveFailureNotice("record", record, path, error)} ${LATER}`);
   }
 
   outbox(record: TaskRecord, error: unknown): void {
     const dir = outboxDir(this.agentDir);
-    this.report(`outbox:${dir}`, saveFailureNotice("outbox entry", record, dir, error));
+    this.report(`outbox:${dir}`, `${saveFailureNotice("outbox entry", record, dir, error)} ${LATER}`);
   }
 
   private report(place: string, text: string): void {
