@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeRequest } from "../harness/fake-model.ts";
+import { EXTENSION_ENTRY } from "../harness/pi-env.ts";
 import { waitForFile } from "../harness/processes.ts";
 import { skipTuiTests, type TmuxPi } from "../harness/tmux.ts";
 
@@ -113,5 +114,23 @@ describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
     await t.waitForText("STILL-HERE", 30_000);
     expect(records(suite.env.agentDir)).toEqual([expect.objectContaining({ delivered: true })]);
     expect(await t.quit()).toBe(0);
+  });
+
+  it("a result redelivered in a fresh pi (a message-started turn, no before_agent_start on 0.73.1) comes with the roster", async () => {
+    const first = await startTui();
+    const sleeping = join(suite.env.root, "sleep-started");
+    const childTask = `Long job. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] })}`;
+    await first.submit(`Delegate. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: childTask } }] }, { text: "Dispatched." }])}`);
+    await waitForFile(sleeping, 90_000);
+    await first.waitForText("Dispatched.", 30_000);
+    // Quitting stops the child; its result (cancelled by shutdown) waits in the outbox for this session.
+    expect(await first.quit()).toBe(0);
+    await first.dispose();
+    const second = await suite.startTui({ args: ["-e", EXTENSION_ENTRY, "-c"] });
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultIds(r).length === 1, 90_000, "the redelivered result");
+    const seen = `${delivered.system}\n${delivered.messages.map(messageText).join("\n")}`;
+    expect(seen).toContain("## Available Subagents");
+    expect(seen).toMatch(/^- worker \u2014 /m);
+    expect(await second.quit()).toBe(0);
   });
 });
