@@ -11,7 +11,7 @@ import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY } from "../harness/pi-env.ts";
 import { waitForFile } from "../harness/processes.ts";
-import { skipTuiTests, type TmuxPi } from "../harness/tmux.ts";
+import { skipTuiTests, TmuxPi } from "../harness/tmux.ts";
 
 const isChild = isWorkerRequest;
 const isParent = (req: FakeRequest) => !isChild(req);
@@ -132,5 +132,39 @@ describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
     expect(seen).toContain("## Available Subagents");
     expect(seen).toMatch(/^- worker \u2014 /m);
     expect(await second.quit()).toBe(0);
+  });
+
+  it("a second window on the same session (pi -c) leaves the first window's result to it: delivered once", async () => {
+    const first = await startTui();
+    const outbox = join(suite.env.agentDir, "subagent-sessions", ".outbox");
+    const queued = join(suite.env.root, "result-queued");
+    suite.fake.on({ when: (r) => isChild(r), reply: { text: "OWNED-RESULT" } });
+    // Window one stays busy in a bash command while its result waits in pi's steer queue (not yet acknowledged).
+    await first.submit(`Delegate. ${fakeDirective([
+      { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Quick." } }] },
+      { toolCalls: [{ name: "bash", arguments: { command: `until ${outboxCount(1, outbox)}; do sleep 0.1; done; touch ${queued}; sleep 300` } }] },
+      { text: "never reached" },
+    ])}`);
+    await waitForFile(queued, 120_000);
+    // Window two continues the same session while window one runs.
+    const second = await TmuxPi.start({ args: ["-e", EXTENSION_ENTRY, "-c"], env: suite.env.env, cwd: suite.env.workDir });
+    try {
+      await second.submit(`Second window here. ${fakeDirective({ text: "SECOND-HERE" })}`);
+      const secondCall = await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.startsWith("Second window here."), 60_000, "window two's call");
+      // Window two did not deliver window one's result (that would have started a turn before this prompt).
+      expect(resultIds(secondCall)).toEqual([]);
+      await second.waitForText("SECOND-HERE", 30_000);
+      // Esc in window one: its result was dropped from pi's queue, and window one (its owner) sends it again.
+      await first.press("Escape");
+      const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultIds(r).length === 1, 90_000, "the result in window one");
+      expect(messageText(delivered.messages.find((m) => RESULT_TITLE.test(messageText(m))))).toContain("OWNED-RESULT");
+      await first.waitForScreen(() => readdirSync(outbox).length === 0, 30_000, "the outbox emptied");
+      expect(suite.fake.requests.filter((r) => isParent(r) && resultIds(r).length > 0 && r.messages.some((m) => messageText(m).startsWith("Second window here.")))).toEqual([]);
+      expectNoDuplicates();
+      expect(await second.quit()).toBe(0);
+    } finally {
+      await second.dispose();
+    }
+    expect(await first.quit()).toBe(0);
   });
 });
