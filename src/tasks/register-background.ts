@@ -69,20 +69,46 @@ export function registerBackgroundTasks(pi: ExtensionAPI): BackgroundHandle {
     instance?.delivery.runStarted();
   });
 
-  pi.on("agent_end", (event, ctx) => {
-    if (!instance || !interactive(ctx)) return;
-    const abnormal = endedAbnormally(event.messages);
-    // pi marks itself idle right after its agent_end listeners; a message sent before that would wait in the
-    // steer queue of a run that has ended. If a new run has started by then, its own end is the next chance.
-    setTimeout(() => {
-      try {
-        if (!ctx.isIdle()) return;
-        instance?.afterRun(ctx.sessionManager.getSessionId(), abnormal);
-      } catch {
-        // a stale context (reload, session switch): the next session start delivers what is left
+  // The safe moment after a run: pi idle. pi marks itself idle right after its agent_end listeners (0.73.1)
+  // or after settling (1.x: retries, compaction, queued continuations); a message sent before that would wait
+  // in the steer queue of a run that has ended. So the check waits a moment, and a few growing moments more
+  // while pi is still busy; if a new run has started by then, its own end is the next chance.
+  let safeMoment: { timer: NodeJS.Timeout; abnormal: boolean; tries: number; ctx: ExtensionContext } | undefined;
+  const SAFE_MOMENT_TRIES = 6;
+  const checkSafeMoment = () => {
+    const pending = safeMoment;
+    safeMoment = undefined;
+    if (!pending || !instance) return;
+    try {
+      if (!pending.ctx.isIdle()) {
+        if (pending.tries + 1 < SAFE_MOMENT_TRIES) arm(pending.ctx, pending.abnormal, pending.tries + 1);
+        return;
       }
-    }, 0);
+      instance.afterRun(pending.ctx.sessionManager.getSessionId(), pending.abnormal);
+    } catch {
+      // a stale context (reload, session switch): the next session start delivers what is left
+    }
+  };
+  const arm = (ctx: ExtensionContext, abnormal: boolean, tries: number) => {
+    const timer = setTimeout(checkSafeMoment, tries === 0 ? 0 : 50 * 2 ** tries);
+    timer.unref();
+    safeMoment = { timer, abnormal, tries, ctx };
+  };
+  const scheduleSafeMoment = (ctx: ExtensionContext, abnormal: boolean) => {
+    if (!instance || !interactive(ctx)) return;
+    if (safeMoment) clearTimeout(safeMoment.timer);
+    arm(ctx, abnormal || (safeMoment?.abnormal ?? false), 0);
+  };
+  let lastEndAbnormal = false;
+
+  pi.on("agent_end", (event, ctx) => {
+    lastEndAbnormal = endedAbnormally(event.messages);
+    scheduleSafeMoment(ctx, lastEndAbnormal);
   });
+  // pi 1.x only: fired once a run has fully settled (no retry, compaction or continuation to come).
+  (pi.on as (event: string, handler: (event: unknown, ctx: ExtensionContext) => void) => void)("agent_settled", (_event, ctx) =>
+    scheduleSafeMoment(ctx, lastEndAbnormal),
+  );
 
   pi.on("message_end", (event) => {
     const message = event.message as { role?: string; customType?: string; details?: { taskId?: unknown; duplicate?: boolean } };
@@ -101,6 +127,8 @@ export function registerBackgroundTasks(pi: ExtensionAPI): BackgroundHandle {
 
   pi.on("session_shutdown", async () => {
     session = undefined;
+    if (safeMoment) clearTimeout(safeMoment.timer);
+    safeMoment = undefined;
     await instance?.shutdown();
   });
 
