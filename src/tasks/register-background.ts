@@ -110,14 +110,26 @@ export function registerBackgroundTasks(pi: ExtensionAPI): BackgroundHandle {
     scheduleSafeMoment(ctx, lastEndAbnormal),
   );
 
+  type ResultLike = { role?: string; customType?: string; details?: { taskId?: unknown; duplicate?: boolean } };
+  const resultTaskId = (message: ResultLike): string | undefined =>
+    message.role === "custom" && message.customType === RESULT_CUSTOM_TYPE && typeof message.details?.taskId === "string"
+      ? message.details.taskId
+      : undefined;
+
+  // pi draws the message when it starts and persists it when it ends, both after its extension listeners, on
+  // this same object: a copy of a result already in the conversation is marked here, so it is drawn as a
+  // duplicate, stored marked, and kept from the model (see the context handler).
+  pi.on("message_start", (event) => {
+    const message = event.message as ResultLike;
+    const taskId = resultTaskId(message);
+    if (taskId && instance?.delivery.isAcknowledged(taskId)) message.details!.duplicate = true;
+  });
+
   pi.on("message_end", (event) => {
-    const message = event.message as { role?: string; customType?: string; details?: { taskId?: unknown; duplicate?: boolean } };
-    if (message.role !== "custom" || message.customType !== RESULT_CUSTOM_TYPE) return;
-    if (typeof message.details?.taskId !== "string") return;
-    const ack = tasks().confirmDelivered(message.details.taskId);
-    // pi persists and renders this same object after its listeners: the mark keeps the copy from the model
-    // (see the context handler) and shows it as a duplicate.
-    if (ack === "duplicate") message.details.duplicate = true;
+    const message = event.message as ResultLike;
+    const taskId = resultTaskId(message);
+    if (!taskId) return;
+    if (tasks().confirmDelivered(taskId) === "duplicate") message.details!.duplicate = true;
   });
 
   pi.on("context", (event) => {

@@ -92,6 +92,9 @@ describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
     const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultIds(r).length === 1, 90_000, "the held result");
     expect(messageText(delivered.messages.find((m) => RESULT_TITLE.test(messageText(m))))).toContain("LATE-RESULT");
     await t.waitForText(/^\s*ok\s*$/m, 30_000);
+    // pi still held the original when the probe went out, so it entered twice: the copy is marked and shown as
+    // one line, and the model saw the result once.
+    await t.waitForText("arrived a second time; the copy above is the one the model sees", 30_000);
     expectNoDuplicates();
     // Still alive and answering.
     await t.submit(`Still there? ${fakeDirective({ text: "STILL-HERE" })}`);
