@@ -10,6 +10,7 @@ import type { DiscoveryResult } from "../agents/types.ts";
 import { formatAgentWarning, reportWarningsOnce, type WarningSink } from "../agents/warnings.ts";
 import { isInsideSubagent } from "../shared/depth.ts";
 import { appendRoster, buildRosterBlock } from "./format.ts";
+import { withRosterForResults } from "./roster-for-results.ts";
 
 export interface RosterOptions {
   /** Discovery for a working directory (default: the real three tiers, scope `both`). */
@@ -55,4 +56,18 @@ export function createRosterHandler(
 export function registerRoster(pi: Pick<ExtensionAPI, "on">, options: RosterOptions = {}): void {
   const handler = createRosterHandler(options);
   pi.on("before_agent_start", (event, ctx) => handler(event, ctx));
+  // pi 0.73.1 runs no before_agent_start for a turn a message starts (a delivered result): such a turn keeps
+  // the last system prompt, which in a fresh process (or after /reload) has no roster. The roster then rides
+  // along with the result the model is about to digest; on pi 1.x, which runs the hook, the prompt has it.
+  pi.on("context", (event, ctx) => {
+    try {
+      const rostered = handler({ systemPrompt: "" }, ctx);
+      const block = rostered?.systemPrompt;
+      if (!block) return undefined;
+      const messages = withRosterForResults(event.messages, ctx.getSystemPrompt(), block);
+      return messages ? { messages } : undefined;
+    } catch {
+      return undefined;
+    }
+  });
 }

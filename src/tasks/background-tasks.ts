@@ -1,11 +1,19 @@
 /**
  * Background (TUI) subagent tasks: the registry plus what happens around it. Every ended task is recorded on
  * disk first (record + outbox entry), then its `[subagent-result]` envelope is sent with steer delivery; a
- * record counts as delivered only once the message is seen entering the conversation, so a result is never
- * lost (undelivered ones are sent again when their session starts) and never sent twice.
+ * record counts as delivered only once the message is seen entering the conversation (the delivery tracker),
+ * so a result is never lost (an unacknowledged one is sent again at the next safe moment, and undelivered ones
+ * when their session starts) and never reaches the model twice.
+ *
+ * Disk is a safety net, never a precondition: when a record or outbox write fails (read-only or full disk, a
+ * file where a folder should be), the result is still delivered from memory and the person is told once.
  */
+import { DeliveryTracker, type SendRoute } from "../delivery/delivery-tracker.ts";
 import { buildEnvelope, type InFlightTask } from "../delivery/envelope.ts";
 import { addToOutbox, pendingFor, removeFromOutbox } from "../delivery/outbox.ts";
+import { RESULT_CUSTOM_TYPE_NAME } from "../delivery/result-type.ts";
+import { SaveFailureReporter } from "../delivery/save-failures.ts";
+import { selfIdentity } from "../shared/process-identity.ts";
 import { onProcessExit } from "../run/child-guard.ts";
 import { startRun as startChildRun } from "../run/runner.ts";
 import type { RunOutcome } from "../run/types.ts";
@@ -17,7 +25,7 @@ import { readRecord, writeRecord } from "./record-store.ts";
 import { TaskRegistry, type EnqueueResult, type FinishedTask, type TaskSnapshot } from "./registry.ts";
 import type { CancelledBy, TaskRecord } from "./types.ts";
 
-export const RESULT_CUSTOM_TYPE = "subagent-result";
+export const RESULT_CUSTOM_TYPE = RESULT_CUSTOM_TYPE_NAME;
 
 export interface ResultMessage {
   customType: typeof RESULT_CUSTOM_TYPE;
@@ -31,6 +39,10 @@ export interface BackgroundTasksOptions {
   settings: RunSettings;
   /** pi.sendMessage with steer delivery; throws when pi's context is stale. */
   send: (message: ResultMessage) => void;
+  /** True while the main agent is idle (a message then starts a run of its own instead of being queued). */
+  isIdle?: () => boolean;
+  /** Tells the person something (a write that failed); called at most once per place that failed. */
+  notify?: (text: string) => void;
   startRun?: typeof startChildRun;
   now?: () => number;
 }
@@ -49,9 +61,14 @@ export class BackgroundTasks {
   private shuttingDown = false;
   private doneCount = 0;
   private readonly removeExitHook: () => void;
+  readonly delivery = new DeliveryTracker();
+  /** Results not yet acknowledged, kept in memory so delivery never depends on the disk. */
+  private readonly undelivered = new Map<string, TaskRecord>();
+  private readonly saveFailures: SaveFailureReporter;
 
   constructor(private readonly options: BackgroundTasksOptions) {
     this.now = options.now ?? Date.now;
+    this.saveFailures = new SaveFailureReporter(options.agentDir, (text) => options.notify?.(text));
     this.registry = new TaskRegistry({
       maxConcurrent: options.settings.maxConcurrent,
       startRun: options.startRun ?? startChildRun,
@@ -109,14 +126,33 @@ export class BackgroundTasks {
     return this.registry.cancelAll(by);
   }
 
-  /** Records (and, unless shutting down, delivers) a task that ended. */
+  /** Records (and, unless shutting down, delivers) a task that ended. Never throws: it runs from a promise. */
   private onFinished(finished: FinishedTask): void {
     this.doneCount += 1;
     const record = this.recordOf(finished);
     record.envelope = buildEnvelope(record, finished.inFlight.map(toInFlight), this.options.settings);
-    writeRecord(this.options.agentDir, record);
-    addToOutbox(this.options.agentDir, { taskId: record.taskId, parentSessionId: record.parentSessionId, finishedAt: record.finishedAt });
+    this.undelivered.set(record.taskId, record);
+    this.saveRecord(record);
+    try {
+      addToOutbox(this.options.agentDir, {
+        taskId: record.taskId,
+        parentSessionId: record.parentSessionId,
+        finishedAt: record.finishedAt,
+        owner: selfIdentity(),
+      });
+    } catch (error) {
+      this.saveFailures.outbox(record, error);
+    }
     if (!this.shuttingDown) this.send(record);
+  }
+
+  /** Writes a record; a failure is reported (once per place) and otherwise ignored: memory still has it. */
+  private saveRecord(record: TaskRecord): void {
+    try {
+      writeRecord(this.options.agentDir, record);
+    } catch (error) {
+      this.saveFailures.record(record, error);
+    }
   }
 
   private recordOf(finished: FinishedTask): TaskRecord {
@@ -155,40 +191,96 @@ export class BackgroundTasks {
 
   private send(record: TaskRecord): boolean {
     if (!record.envelope) return false;
+    let route: SendRoute = "queue";
+    try {
+      route = this.options.isIdle?.() ? "prompt" : "queue";
+    } catch {
+      // a stale context: the send below fails the same way
+    }
     try {
       this.options.send({ customType: RESULT_CUSTOM_TYPE, content: record.envelope, display: true, details: detailsFromRecord(record) });
-      return true;
     } catch (error) {
       record.deliveryError = error instanceof Error ? error.message : String(error);
-      writeRecord(this.options.agentDir, record);
+      this.saveRecord(record);
       return false;
     }
+    this.delivery.sent(record.taskId, route);
+    return true;
   }
 
-  /** Called when a `subagent-result` message entered the conversation: the result is now delivered. */
-  confirmDelivered(taskId: string): void {
-    const record = readRecord(this.options.agentDir, taskId);
+  /** Outbox entries this process may deliver plus results only memory holds (their outbox write failed). */
+  private pendingIds(parentSessionId: string): string[] {
+    const ids = new Set(pendingFor(this.options.agentDir, parentSessionId));
+    for (const record of this.undelivered.values()) if (record.parentSessionId === parentSessionId) ids.add(record.taskId);
+    const finishedAt = (taskId: string) => this.undelivered.get(taskId)?.finishedAt ?? 0;
+    return [...ids].sort((a, b) => finishedAt(a) - finishedAt(b) || (a < b ? -1 : 1));
+  }
+
+  /** The record of a result not yet delivered: from memory, else from disk. */
+  private undeliveredRecord(taskId: string): TaskRecord | undefined {
+    return this.undelivered.get(taskId) ?? readRecord(this.options.agentDir, taskId);
+  }
+
+  /**
+   * Called when a `subagent-result` message entered the conversation. The first time, the result is now
+   * delivered; a later copy of the same result (pi held one that was also sent again) is a duplicate, which
+   * the caller keeps from the model.
+   */
+  confirmDelivered(taskId: string): "first" | "duplicate" {
+    const ack = this.delivery.acknowledge(taskId);
+    if (ack === "duplicate") return ack;
+    const record = this.undeliveredRecord(taskId);
+    this.undelivered.delete(taskId);
     if (record && !record.delivered) {
       record.delivered = true;
       record.deliveredAt = this.now();
       record.deliveryError = undefined;
-      writeRecord(this.options.agentDir, record);
+      this.saveRecord(record);
     }
-    removeFromOutbox(this.options.agentDir, taskId);
+    try {
+      removeFromOutbox(this.options.agentDir, taskId);
+    } catch (error) {
+      if (record) this.saveFailures.outbox(record, error);
+    }
+    return ack;
   }
 
-  /** Sends, oldest first, the results of `parentSessionId` that were recorded but never delivered. */
-  redeliver(parentSessionId: string): number {
+  /**
+   * A safe moment: a run of the main agent ended (`abnormal` when its model call failed or was aborted) and
+   * pi is idle. Sends again what pi dropped (see DeliveryTracker), then, after a normal end, anything of this
+   * session waiting in the outbox that this process may deliver. Returns how many results were sent.
+   */
+  afterRun(parentSessionId: string | undefined, abnormal: boolean): number {
+    if (this.shuttingDown) return 0;
     let sent = 0;
-    for (const taskId of pendingFor(this.options.agentDir, parentSessionId)) {
-      if (this.registry.has(taskId)) continue;
-      const record = readRecord(this.options.agentDir, taskId);
-      if (!record) {
-        removeFromOutbox(this.options.agentDir, taskId);
+    for (const taskId of this.delivery.runEnded(abnormal)) {
+      const record = this.undeliveredRecord(taskId);
+      if (!record || record.delivered) {
+        this.delivery.drop(taskId);
         continue;
       }
-      if (record.delivered) {
-        removeFromOutbox(this.options.agentDir, taskId);
+      if (this.send(record)) sent += 1;
+    }
+    if (!abnormal && parentSessionId) sent += this.redeliver(parentSessionId);
+    return sent;
+  }
+
+  /**
+   * Sends, oldest first, the results of `parentSessionId` that were recorded but never delivered and that this
+   * process may deliver (its own, or those of a pi process that died). Results already handed to pi and not
+   * yet seen are left to the delivery tracker.
+   */
+  redeliver(parentSessionId: string): number {
+    let sent = 0;
+    for (const taskId of this.pendingIds(parentSessionId)) {
+      if (this.registry.has(taskId) || this.delivery.isAwaiting(taskId)) continue;
+      const record = this.undeliveredRecord(taskId);
+      if (!record || record.delivered || this.delivery.isAcknowledged(taskId)) {
+        try {
+          removeFromOutbox(this.options.agentDir, taskId);
+        } catch {
+          // harmless: the record says delivered, and the next start tries again
+        }
         continue;
       }
       if (this.send(record)) sent += 1;

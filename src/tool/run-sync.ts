@@ -11,7 +11,9 @@ import { startRun } from "../run/runner.ts";
 import type { RunState } from "../run/types.ts";
 import { detailsFromRecord, type SubagentResultDetails } from "../tasks/details.ts";
 import { recordFromOutcome } from "../tasks/record-from-outcome.ts";
-import { writeRecord } from "../tasks/record-store.ts";
+import { RETURNED, saveFailureNotice } from "../delivery/save-failures.ts";
+import { recordPath } from "../tasks/record-store.ts";
+import { saveRecordQuietly } from "../tasks/save-record.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 import type { PreparedRun } from "./prepare-dispatch.ts";
 import { syncResultText } from "./sync-result.ts";
@@ -90,7 +92,7 @@ export async function runSync(
   // before the child guard ends the child's tree.
   const removeExitHook = onProcessExit(() => {
     const record = recordFromOutcome({ ...context, cancelledBy: "none" }, outcomeAtExit(handle, now()));
-    writeRecord(options.agentDir, record);
+    saveRecordQuietly(options.agentDir, record);
     prepared.release();
   });
   report(handle.state, true);
@@ -107,6 +109,8 @@ export async function runSync(
   // A blocking result is delivered as the tool's return value, right after this write.
   record.delivered = true;
   record.deliveredAt = now();
-  writeRecord(options.agentDir, record);
+  // A failed write (read-only or full disk) must not cost the result: it is returned all the same.
+  const saveError = saveRecordQuietly(options.agentDir, record);
+  if (saveError) process.stderr.write(`${saveFailureNotice("record", record, recordPath(options.agentDir, record.taskId), saveError, RETURNED)}\n`);
   return { text: syncResultText(record, options.settings), details: detailsFromRecord(record), record };
 }

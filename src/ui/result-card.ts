@@ -115,10 +115,17 @@ export function outputComponent(output: string, theme: Theme, colour: ThemeColor
   return new Markdown(output.trim(), 0, 0, getMarkdownTheme(), { color: (text: string) => theme.fg(colour, text) });
 }
 
+/** The line shown for a duplicate copy of a result (the model never sees it). */
+export function duplicateLine(taskId: string): string {
+  return `(result ${taskId} arrived a second time; the copy above is the one the model sees)`;
+}
+
 /** pi's message renderer for `subagent-result`; undefined (pi's default rendering) for a message it cannot read. */
 export function renderResultCard(message: { details?: unknown }, options: { expanded: boolean }, theme: Theme): Component | undefined {
   const details = message.details;
   if (!isResultDetails(details)) return undefined;
+  // A second copy of a result already in the conversation (see src/delivery/delivery-tracker.ts): one dim line.
+  if ((details as { duplicate?: unknown }).duplicate === true) return new Text(theme.fg("dim", duplicateLine(details.taskId)), 0, 0);
   const box = new Box(1, 1, (text: string) => theme.bg("customMessageBg", text));
   box.addChild(new Text(cardLines(details, options.expanded, theme, expandHint(theme)).join("\n"), 0, 0));
   if (options.expanded) {

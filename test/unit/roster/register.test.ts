@@ -165,7 +165,7 @@ describe("registerRoster", () => {
       env: {},
       discover: (cwd) => discoverAgents({ cwd, agentDir: tree.path("agent"), builtinDir: tree.path("builtin"), home: tree.path("home") }),
     });
-    expect([...handlers.keys()]).toEqual(["before_agent_start"]);
+    expect([...handlers.keys()]).toEqual(["before_agent_start", "context"]);
     const result = (await handlers.get("before_agent_start")!({ systemPrompt: BASE }, fakeCtx(tree.path("home/repo")).ctx)) as { systemPrompt: string };
     expect(result.systemPrompt.endsWith(
       [
@@ -178,5 +178,38 @@ describe("registerRoster", () => {
         "- writer \u2014 Writes docs (user)",
       ].join("\n"),
     )).toBe(true);
+  });
+
+  it("gives a result turn the roster when the system prompt lacks it (pi 0.73.1 runs no before_agent_start there)", async () => {
+    tree.write("agent/agents/writer.md", agentFile({ name: "writer", description: "Writes docs" }));
+    const handlers = new Map<string, (event: unknown, ctx: unknown) => unknown>();
+    const pi = { on: (event: string, handler: (event: unknown, ctx: unknown) => unknown) => void handlers.set(event, handler) };
+    registerRoster(pi as unknown as Pick<ExtensionAPI, "on">, {
+      env: {},
+      discover: (cwd) => discoverAgents({ cwd, agentDir: tree.path("agent"), builtinDir: tree.path("builtin"), home: tree.path("home") }),
+    });
+    const result = { role: "custom", customType: "subagent-result", content: "## [subagent-result] writer succeeded", details: { taskId: "t1" } };
+    const messages = [{ role: "user", content: "hi" }, result];
+    const context = (systemPrompt: string) => ({ ...fakeCtx(tree.path("home/repo")).ctx, getSystemPrompt: () => systemPrompt });
+    // A fresh process: pi's base prompt, without the roster.
+    const out = (await handlers.get("context")!({ messages }, context(BASE))) as { messages: Array<{ content: string }> };
+    expect(out.messages[1]!.content).toBe(
+      "## [subagent-result] writer succeeded\n\n(For reference while digesting this result: the subagents you can dispatch.)\n\n## Available Subagents\n\nDelegate tasks to these specialized subagents via the `subagent` tool:\n\n- writer \u2014 Writes docs (user)",
+    );
+    // pi's own session is untouched.
+    expect(result.content).toBe("## [subagent-result] writer succeeded");
+    // Once the prompt has the roster (a user turn ran before_agent_start, or pi 1.x), nothing is added.
+    const withRoster = (await handlers.get("before_agent_start")!({ systemPrompt: BASE }, fakeCtx(tree.path("home/repo")).ctx)) as { systemPrompt: string };
+    expect(await handlers.get("context")!({ messages }, context(withRoster.systemPrompt))).toBeUndefined();
+    // No result in the call: nothing to add either.
+    expect(await handlers.get("context")!({ messages: [messages[0]] }, context(BASE))).toBeUndefined();
+  });
+
+  it("adds nothing inside a subagent", async () => {
+    const handlers = new Map<string, (event: unknown, ctx: unknown) => unknown>();
+    const pi = { on: (event: string, handler: (event: unknown, ctx: unknown) => unknown) => void handlers.set(event, handler) };
+    registerRoster(pi as unknown as Pick<ExtensionAPI, "on">, { env: { PI_SUBAGENT_DEPTH: "1" }, discover: () => discovery([{ name: "coder" }]) });
+    const messages = [{ role: "custom", customType: "subagent-result", content: "x", details: { taskId: "t1" } }];
+    expect(await handlers.get("context")!({ messages }, { ...fakeCtx().ctx, getSystemPrompt: () => BASE })).toBeUndefined();
   });
 });

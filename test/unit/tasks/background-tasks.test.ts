@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -53,8 +53,13 @@ let sent: ResultMessage[];
 let failSend: boolean;
 let clock: number;
 
+let notes: string[];
+let idle: boolean;
+
 function makeTasks(maxConcurrent = 8): BackgroundTasks {
   return new BackgroundTasks({
+    isIdle: () => idle,
+    notify: (text) => notes.push(text),
     agentDir,
     settings: { activityTimeoutMs: 600_000, hardTimeoutMs: 0, maxConcurrent, killGraceMs: 10 },
     send: (message) => {
@@ -95,6 +100,8 @@ beforeEach(() => {
   sent = [];
   failSend = false;
   clock = 1_000_000;
+  notes = [];
+  idle = false;
 });
 afterEach(() => rmSync(agentDir, { recursive: true, force: true }));
 
@@ -211,5 +218,79 @@ describe("background tasks", () => {
     expect(sent).toHaveLength(0);
     expect(outbox().sort()).toEqual([`${running.taskId}.json`, `${queued.taskId}.json`].sort());
     expect(runs).toHaveLength(1);
+  });
+
+  it("delivers from memory when the outbox folder is a file, tells the person once, and never throws", async () => {
+    mkdirSync(join(agentDir, "subagent-sessions"));
+    writeFileSync(join(agentDir, "subagent-sessions", ".outbox"), "in the way");
+    const tasks = makeTasks();
+    const [a, b] = [prepared("a"), prepared("b")];
+    tasks.dispatch(a, "p");
+    tasks.dispatch(b, "p");
+    runs[0]!.end("succeeded", "A");
+    runs[1]!.end("succeeded", "B");
+    await flush();
+    expect(sent.map((m) => m.details.output)).toEqual(["A", "B"]);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/^subagent: could not save the outbox entry of worker task [0-9a-f-]{36} at .*\/subagent-sessions\/\.outbox \(EEXIST: file already exists, mkdir /);
+    expect(notes[0]).toContain("The result is still delivered, from memory");
+    // The records themselves were written; acknowledging works and removing the entry fails quietly.
+    expect(tasks.confirmDelivered(a.taskId)).toBe("first");
+    expect(readRecord(agentDir, a.taskId)).toMatchObject({ delivered: true });
+    expect(notes).toHaveLength(1);
+  });
+
+  it("delivers from memory when nothing can be saved (the sessions folder is a file)", async () => {
+    writeFileSync(join(agentDir, "subagent-sessions"), "in the way");
+    const tasks = makeTasks();
+    const job = prepared("x");
+    tasks.dispatch(job, "p");
+    runs[0]!.end("failed", "partial");
+    await flush();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.content).toContain(`## [subagent-result] worker failed (taskId: ${job.taskId})`);
+    expect(notes.map((n) => n.slice(0, 40))).toEqual(["subagent: could not save the record of w", "subagent: could not save the outbox entr"]);
+    // pi dropped it (Esc): the next safe moment sends it again, from memory.
+    expect(tasks.afterRun("p", false)).toBe(1);
+    expect(sent).toHaveLength(2);
+    expect(tasks.confirmDelivered(job.taskId)).toBe("first");
+    expect(tasks.afterRun("p", false)).toBe(0);
+  });
+
+  it("sends a result pi dropped again at the next safe moment, once, and calls a second copy a duplicate", async () => {
+    const tasks = makeTasks();
+    const jobs = [prepared("1"), prepared("2"), prepared("3"), prepared("4")];
+    for (const job of jobs) tasks.dispatch(job, "p");
+    tasks.delivery.runStarted();
+    for (const run of runs) run.end("succeeded", "done");
+    await flush();
+    expect(sent).toHaveLength(4);
+    // Esc: pi cleared its queue and aborted; only the oldest goes out as a probe.
+    idle = true;
+    expect(tasks.afterRun("p", true)).toBe(1);
+    expect(sent.at(-1)!.details.taskId).toBe(jobs[0]!.taskId);
+    tasks.delivery.runStarted();
+    expect(tasks.confirmDelivered(jobs[0]!.taskId)).toBe("first");
+    // The probe's run ended normally: the other three were dropped, and go out now, in order.
+    expect(tasks.afterRun("p", false)).toBe(3);
+    expect(sent.slice(-3).map((m) => m.details.taskId)).toEqual(jobs.slice(1).map((j) => j.taskId));
+    for (const job of jobs.slice(1)) expect(tasks.confirmDelivered(job.taskId)).toBe("first");
+    expect(tasks.confirmDelivered(jobs[1]!.taskId)).toBe("duplicate");
+    expect(tasks.afterRun("p", false)).toBe(0);
+    expect(sent).toHaveLength(8);
+    expect(outbox()).toEqual([]);
+    for (const job of jobs) expect(readRecord(agentDir, job.taskId)).toMatchObject({ delivered: true });
+  });
+
+  it("does not send again a result pi still holds in the running turn", async () => {
+    const tasks = makeTasks();
+    const job = prepared("x");
+    tasks.dispatch(job, "p");
+    tasks.delivery.runStarted();
+    runs[0]!.end("succeeded", "done");
+    await flush();
+    // Still waiting in pi's steer queue: session-start style redelivery leaves it alone.
+    expect(tasks.redeliver("p")).toBe(0);
+    expect(sent).toHaveLength(1);
   });
 });

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AgentDefinition } from "../../../src/agents/types.ts";
 import { createSessionFile } from "../../../src/run/session-file.ts";
 import type { RunSettings } from "../../../src/shared/run-settings.ts";
-import { readRecord } from "../../../src/tasks/record-store.ts";
+import { readRecord, recordPath } from "../../../src/tasks/record-store.ts";
 import { newTaskId } from "../../../src/tasks/task-id.ts";
 import type { PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
 import { HEARTBEAT_MS, runSync, type SyncProgress } from "../../../src/tool/run-sync.ts";
@@ -58,6 +58,23 @@ const printFile = (path: string, exitCode = 0) =>
   `process.stdout.write(require("node:fs").readFileSync(${JSON.stringify(path)})); process.exitCode = ${exitCode};`;
 
 describe("runSync", () => {
+  it("returns the result even when its record cannot be written, and says so on stderr", async () => {
+    const prepared = preparedWith(printFile(BASH_TOOL_STREAM));
+    // A folder where the record file should be: the atomic rename over it fails.
+    mkdirSync(join(recordPath(agentDir, prepared.taskId), "in-the-way"), { recursive: true });
+    const stderr: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => (stderr.push(String(chunk)), true));
+    try {
+      const result = await runSync(prepared, { agentDir, settings: SETTINGS, parentSessionId: "p" });
+      expect(result.text).toBe(`final answer here\n\n[subagent session: ${prepared.taskId}]`);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(stderr.join("")).toMatch(
+      new RegExp(`^subagent: could not save the record of coder task ${prepared.taskId} at .*record\\.json \\(.+\\)\\. The result is still returned to the model; only the record on disk \\(for /subagent-result\\) is missing\\.\n$`),
+    );
+  });
+
   it("returns the final answer with the session line and records the result before returning", async () => {
     const prepared = preparedWith(printFile(BASH_TOOL_STREAM));
     const progress: Array<[string, SyncProgress]> = [];
