@@ -96,6 +96,7 @@ export class BackgroundTasks {
         activityTimeoutMs: this.options.settings.activityTimeoutMs,
         hardTimeoutMs: this.options.settings.hardTimeoutMs,
         graceMs: this.options.settings.killGraceMs,
+        onSpawned: prepared.childStarted,
         now: this.now,
       }),
     });
