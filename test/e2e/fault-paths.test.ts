@@ -104,15 +104,15 @@ describe("daemonized grandchildren", () => {
   });
 });
 
-describe.skipIf(skipTuiTests())("kill -9 of the interactive pi", () => {
-  it("ends the child and its sleep within 5 s, and the next TUI start tells the person", async () => {
+describe.skipIf(skipTuiTests())("the interactive pi killed by a signal it does not survive", () => {
+  it.each(["SIGKILL", "SIGINT"] as const)("%s: ends the child and its sleep within 5 s, and the next TUI start tells the person", async (signal) => {
     const t = await suite.startTui();
     const { sleeping, task } = sleepingChild();
     await t.submit(delegatingPrompt([{ agent: "worker", task }], "Dispatched, waiting for results."));
     await waitForFile(sleeping, 90_000);
     const stay = [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim())];
     const piPid = (await t.piPid())!;
-    process.kill(piPid, "SIGKILL");
+    process.kill(piPid, signal);
     await t.waitForPiExit(10_000);
     const killedAt = Date.now();
     expect(await waitForNoProcesses(suite.env.marker, 5000, stay)).toEqual([]);
