@@ -130,3 +130,22 @@ describe.skipIf(skipTuiTests())("the interactive pi killed by a signal it does n
     expect(await t.quit()).toBe(0);
   });
 });
+
+describe.skipIf(skipTuiTests())("daemonized grandchildren in the TUI", () => {
+  it("ends a `setsid` grandchild when the person cancels its task", async () => {
+    const t = await suite.startTui();
+    const started = join(suite.env.root, "daemon-started");
+    const command = `setsid sleep 302 >/dev/null 2>&1 < /dev/null & touch ${started} && sleep 300`;
+    const task = childTask("Start a daemon.", { toolCalls: [{ name: "bash", arguments: { command } }] });
+    await t.submit(delegatingPrompt([{ agent: "worker", task }], "Dispatched, waiting for results."));
+    await waitForFile(started, 90_000);
+    const daemon = () => processesWithMarker(suite.env.marker).filter((p) => p.cmdline === "sleep 302");
+    expect(daemon(), "the daemon runs outside the child's tree").toHaveLength(1);
+    await t.waitForText("Dispatched, waiting for results.", 30_000);
+    await t.submit("/subagent-cancel-all");
+    await t.waitForText("Cancelled 1 running subagent task(s).", 30_000);
+    const stay = [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim()), (await t.piPid())!];
+    expect(await waitForNoProcesses(suite.env.marker, 15_000, stay)).toEqual([]);
+    expect(await t.quit()).toBe(0);
+  });
+});
