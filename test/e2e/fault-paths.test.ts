@@ -88,7 +88,7 @@ describe("daemonized grandchildren", () => {
   it("ends a `setsid` grandchild (outside the child's tree) when its task times out", async () => {
     suite.newEnv();
     const started = join(suite.env.root, "daemon-started");
-    const command = `setsid sleep 301 >/dev/null 2>&1 < /dev/null & touch ${started} && sleep 300`;
+    const command = `(setsid sleep 301 >/dev/null 2>&1 < /dev/null &) && touch ${started} && sleep 300`;
     const task = childTask("Start a daemon.", { toolCalls: [{ name: "bash", arguments: { command } }] });
     const result = await runPi(["-e", EXTENSION_ENTRY, "-p", delegatingPrompt([{ agent: "worker", task }], "Done.")], {
       env: suite.env.env,
@@ -135,12 +135,13 @@ describe.skipIf(skipTuiTests())("daemonized grandchildren in the TUI", () => {
   it("ends a `setsid` grandchild when the person cancels its task", async () => {
     const t = await suite.startTui();
     const started = join(suite.env.root, "daemon-started");
-    const command = `setsid sleep 302 >/dev/null 2>&1 < /dev/null & touch ${started} && sleep 300`;
+    const command = `(setsid sleep 302 >/dev/null 2>&1 < /dev/null &) && touch ${started} && sleep 300`;
     const task = childTask("Start a daemon.", { toolCalls: [{ name: "bash", arguments: { command } }] });
     await t.submit(delegatingPrompt([{ agent: "worker", task }], "Dispatched, waiting for results."));
     await waitForFile(started, 90_000);
     const daemon = () => processesWithMarker(suite.env.marker).filter((p) => p.cmdline === "sleep 302");
-    expect(daemon(), "the daemon runs outside the child's tree").toHaveLength(1);
+    // Double-forked: its parent is gone, so no walk of the child's tree reaches it.
+    expect(daemon(), "the daemon runs").toHaveLength(1);
     await t.waitForText("Dispatched, waiting for results.", 30_000);
     await t.submit("/subagent-cancel-all");
     await t.waitForText("Cancelled 1 running subagent task(s).", 30_000);
