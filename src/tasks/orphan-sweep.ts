@@ -6,16 +6,19 @@
  * `its pi process ended`. A background run's result also goes to the outbox, so its main session hears of it
  * when it is next open. Each run is reported exactly once: by the pi that claimed it.
  */
-import { renameSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { buildEnvelope } from "../delivery/envelope.ts";
 import { addToOutbox } from "../delivery/outbox.ts";
 import { isIdentityAlive, type ProcessIdentity } from "../run/proc-identity.ts";
 import { killTreeNow } from "../run/process-tree.ts";
 import { sessionFilePath } from "../run/session-file.ts";
-import { childOf, lockPath, ownerOf, readSessionLock, type LockContent } from "../run/session-lock.ts";
+import { childOf, LOCK_FILE_NAME, lockPath, ownerOf, readSessionLock, type LockContent } from "../run/session-lock.ts";
 import { signalMarkedProcesses } from "../run/task-marker.ts";
+import { subagentSessionsDir } from "../shared/paths.ts";
 import type { RunSettings } from "../shared/run-settings.ts";
-import { listTaskIds, readRecord, writeRecord } from "./record-store.ts";
+import { readRecord, writeRecord } from "./record-store.ts";
+import { isTaskId } from "./task-id.ts";
 import type { TaskRecord } from "./types.ts";
 
 export const OWNER_ENDED_MESSAGE = "its pi process ended";
@@ -68,10 +71,24 @@ function failedRecord(agentDir: string, taskId: string, lock: LockContent, at: n
   };
 }
 
+/** Task folders that hold a run lock: one readdir and one existence check a folder (no reads, no throws). */
+function lockedTaskIds(agentDir: string): string[] {
+  const dir = subagentSessionsDir(agentDir);
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => entry.isDirectory() && isTaskId(entry.name) && existsSync(join(dir, entry.name, LOCK_FILE_NAME)))
+    .map((entry) => entry.name);
+}
+
 /** Claims, ends and records every run of `agentDir` whose owning pi is gone. Returns the runs it recorded. */
 export function reapOrphanedTasks(agentDir: string, deps: SweepDeps): ReapedTask[] {
   const reaped: ReapedTask[] = [];
-  for (const taskId of listTaskIds(agentDir)) {
+  for (const taskId of lockedTaskIds(agentDir)) {
     const lock = readSessionLock(agentDir, taskId);
     if (!lock || deps.alive(ownerOf(lock))) continue;
     const file = lockPath(agentDir, taskId);
