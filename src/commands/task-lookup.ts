@@ -5,11 +5,7 @@
  * live process is still running, possibly in another pi. The lookups turn a typed id or prefix into one of
  * these, or into the reason it is none.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { isAlive } from "../run/process-tree.ts";
-import { taskDir } from "../run/session-file.ts";
-import { LOCK_FILE_NAME } from "../run/session-lock.ts";
+import { isLockLive, readSessionLock } from "../run/session-lock.ts";
 import type { BackgroundTasks } from "../tasks/background-tasks.ts";
 import { listRecentRecords, listTaskIds, readRecord } from "../tasks/record-store.ts";
 import type { TaskSnapshot } from "../tasks/registry.ts";
@@ -41,13 +37,10 @@ export function taskSources(background: () => BackgroundTasks | undefined, agent
   };
 }
 
+/** Held by a live owner or child, proven by pid and start time (a reused pid does not count). */
 function runLockHeld(agentDir: string, taskId: string): boolean {
-  try {
-    const content = JSON.parse(readFileSync(join(taskDir(agentDir, taskId), LOCK_FILE_NAME), "utf8")) as { pid?: unknown };
-    return typeof content.pid === "number" && isAlive(content.pid);
-  } catch {
-    return false;
-  }
+  const content = readSessionLock(agentDir, taskId);
+  return content !== undefined && isLockLive(content);
 }
 
 /** The outcomes every lookup shares: nothing typed, or a prefix that names no single task. */

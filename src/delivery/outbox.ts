@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:f
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../shared/atomic-file.ts";
 import { subagentSessionsDir } from "../shared/paths.ts";
-import { isProcessAlive, isSameProcess, selfIdentity, type ProcessIdentity } from "../shared/process-identity.ts";
+import { isIdentityAlive, isSameProcess, ownIdentity, type ProcessIdentity } from "../run/proc-identity.ts";
 import { isTaskId } from "../tasks/task-id.ts";
 
 export const OUTBOX_DIR_NAME = ".outbox";
@@ -79,7 +79,7 @@ export function deliveryRight(
  * process: rename is atomic, so when two processes race only one finds the file. Returns false when another
  * process won (or the folder cannot be written; the entry is then left for a later try).
  */
-export function takeOver(agentDir: string, entry: OutboxEntry, self: ProcessIdentity = selfIdentity()): boolean {
+export function takeOver(agentDir: string, entry: OutboxEntry, self: ProcessIdentity = ownIdentity()): boolean {
   const from = entryPath(agentDir, entry.taskId);
   const claimed = `${from}.${self.pid}.claim`;
   try {
@@ -128,8 +128,8 @@ export interface PendingOptions {
  * entries, and entries whose owner died (taken over on the way). Entries of a live other owner are skipped.
  */
 export function pendingFor(agentDir: string, parentSessionId: string, options: PendingOptions = {}): string[] {
-  const self = options.self ?? selfIdentity();
-  const alive = options.alive ?? isProcessAlive;
+  const self = options.self ?? ownIdentity();
+  const alive = options.alive ?? isIdentityAlive;
   const mine: OutboxEntry[] = [];
   for (const entry of readEntries(agentDir)) {
     if (entry.parentSessionId !== parentSessionId) continue;

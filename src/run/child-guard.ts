@@ -9,7 +9,8 @@
 import { detectAppMode } from "../shared/mode.ts";
 import { killTreeNow } from "./process-tree.ts";
 
-const liveChildren = new Set<number>();
+/** Live child pids and their task markers. */
+const liveChildren = new Map<number, string | undefined>();
 const exitHooks = new Set<() => void>();
 let installed = false;
 
@@ -22,7 +23,7 @@ function killAllNow(): void {
       // an exiting process has nobody to report to
     }
   }
-  for (const pid of liveChildren) killTreeNow(pid);
+  for (const [pid, marker] of liveChildren) killTreeNow(pid, marker);
   liveChildren.clear();
 }
 
@@ -67,9 +68,9 @@ function install(): void {
   if (detectAppMode() !== "interactive") process.on("SIGINT", signalHandlers.SIGINT);
 }
 
-export function trackChild(pid: number): void {
+export function trackChild(pid: number, marker?: string): void {
   install();
-  liveChildren.add(pid);
+  liveChildren.set(pid, marker);
 }
 
 export function untrackChild(pid: number): void {

@@ -5,6 +5,9 @@
  */
 import { resolve } from "node:path";
 import { AGENT_NAME_ENV, DEPTH_ENV } from "../shared/depth.ts";
+import { PARENT_ENV } from "./parent-watchdog.ts";
+import { formatIdentity, type ProcessIdentity } from "./proc-identity.ts";
+import { TASK_MARKER_ENV } from "./task-marker.ts";
 import type { HostThinkingLevel } from "../shared/thinking.ts";
 
 export interface PiExecutable {
@@ -33,6 +36,10 @@ export interface ChildCommandInput {
   /** The parent's depth (0 for the main agent). */
   parentDepth: number;
   baseEnv: NodeJS.ProcessEnv;
+  /** The task's id, set as the marker every process of the task inherits (`PI_SUBAGENT_TASK_ID`). */
+  taskId?: string;
+  /** This pi's identity, which the child's watchdog watches (`PI_SUBAGENT_PARENT`). */
+  parent?: ProcessIdentity;
 }
 
 export interface ChildCommand {
@@ -62,6 +69,8 @@ export function buildChildCommand(input: ChildCommandInput): ChildCommand {
     [DEPTH_ENV]: String(input.parentDepth + 1),
     [AGENT_NAME_ENV]: input.agentName,
   };
+  if (input.taskId) env[TASK_MARKER_ENV] = input.taskId;
+  if (input.parent) env[PARENT_ENV] = formatIdentity(input.parent);
   return { command: input.pi.command, args, env };
 }
 

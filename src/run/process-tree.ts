@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import treeKill from "tree-kill";
+import { processesCarryingMarker } from "./task-marker.ts";
 
 export const DEFAULT_GRACE_MS = 5000;
 
@@ -78,9 +79,24 @@ export function signalTree(pids: readonly number[], signal: NodeJS.Signals): voi
   }
 }
 
+/**
+ * The tree of `rootPid` plus every process carrying the task marker (a daemonized grandchild left the tree but
+ * kept the marker in its environment), each with its own descendants.
+ */
+export function taskProcesses(rootPid: number, marker?: string): number[] {
+  const pids = new Set(descendantsOf(rootPid));
+  if (marker) {
+    for (const pid of processesCarryingMarker(marker)) {
+      if (pids.has(pid)) continue;
+      for (const descendant of descendantsOf(pid)) pids.add(descendant);
+    }
+  }
+  return [...pids];
+}
+
 /** Synchronous SIGKILL of a whole tree: the last resort when the parent process itself is exiting. */
-export function killTreeNow(rootPid: number): void {
-  signalTree(descendantsOf(rootPid), "SIGKILL");
+export function killTreeNow(rootPid: number, marker?: string): void {
+  signalTree(taskProcesses(rootPid, marker), "SIGKILL");
 }
 
 export interface TreeTermination {
@@ -94,7 +110,7 @@ export interface TreeTermination {
  * SIGTERM to the tree, then SIGKILL to anything left after `graceMs`. The timer is unref'd, so it never keeps
  * pi alive, and it is cancelled once the whole tree is gone (so a recycled pid is never signalled).
  */
-export function terminateTree(rootPid: number, graceMs = DEFAULT_GRACE_MS): TreeTermination {
+export function terminateTree(rootPid: number, graceMs = DEFAULT_GRACE_MS, marker?: string): TreeTermination {
   if (!hasProc) {
     // Without /proc, tree-kill walks the tree with ps.
     treeKill(rootPid, "SIGTERM");
@@ -102,12 +118,12 @@ export function terminateTree(rootPid: number, graceMs = DEFAULT_GRACE_MS): Tree
     timer.unref();
     return { killNow: () => treeKill(rootPid, "SIGKILL"), rootExited: () => {} };
   }
-  let snapshot = descendantsOf(rootPid);
+  let snapshot = taskProcesses(rootPid, marker);
   signalTree(snapshot, "SIGTERM");
   const killNow = () => {
     clearTimeout(timer);
     // Anything the tree started since the first snapshot is included too.
-    const grown = snapshot.flatMap((pid) => (isAlive(pid) ? descendantsOf(pid) : []));
+    const grown = [...snapshot.flatMap((pid) => (isAlive(pid) ? descendantsOf(pid) : [])), ...(marker ? taskProcesses(rootPid, marker) : [])];
     snapshot = [...new Set([...snapshot, ...grown])];
     signalTree(snapshot, "SIGKILL");
   };

@@ -10,6 +10,7 @@ import type { ChildCommand } from "./command-line.ts";
 import { applyLine, initialRunState } from "./event-reducer.ts";
 import { LineSplitter } from "./line-splitter.ts";
 import { DEFAULT_GRACE_MS, terminateTree, type TreeTermination } from "./process-tree.ts";
+import { TASK_MARKER_ENV } from "./task-marker.ts";
 import type { RunOutcome, RunState, StopCause } from "./types.ts";
 
 export const STDERR_TAIL_CHARS = 4096;
@@ -28,6 +29,8 @@ export interface RunSpec {
   signal?: AbortSignal;
   /** Called after each chunk of output was applied (the caller throttles what it shows). */
   onUpdate?: (state: RunState) => void;
+  /** Called with the child's pid right after the spawn (the run lock names it). */
+  onSpawned?: (pid: number) => void;
   /** Clock, for tests. */
   now?: () => number;
 }
@@ -59,12 +62,17 @@ export function startRun(spec: RunSpec): RunHandle {
     detached: true,
   });
   const pid = child.pid;
-  if (pid !== undefined) trackChild(pid);
+  // The task marker in the child's environment also finds what left its tree (`setsid cmd &`).
+  const marker = spec.command.env?.[TASK_MARKER_ENV];
+  if (pid !== undefined) {
+    trackChild(pid, marker);
+    spec.onSpawned?.(pid);
+  }
 
   const stop = (why: StopCause) => {
     if (cause !== undefined || exited) return;
     cause = why;
-    if (pid !== undefined) termination = terminateTree(pid, spec.graceMs ?? DEFAULT_GRACE_MS);
+    if (pid !== undefined) termination = terminateTree(pid, spec.graceMs ?? DEFAULT_GRACE_MS, marker);
   };
 
   const armActivityTimer = (delay: number) => {

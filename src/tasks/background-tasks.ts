@@ -13,7 +13,7 @@ import { buildEnvelope, type InFlightTask } from "../delivery/envelope.ts";
 import { addToOutbox, pendingFor, removeFromOutbox } from "../delivery/outbox.ts";
 import { RESULT_CUSTOM_TYPE_NAME } from "../delivery/result-type.ts";
 import { SaveFailureReporter } from "../delivery/save-failures.ts";
-import { selfIdentity } from "../shared/process-identity.ts";
+import { ownIdentity } from "../run/proc-identity.ts";
 import { onProcessExit } from "../run/child-guard.ts";
 import { startRun as startChildRun } from "../run/runner.ts";
 import type { RunOutcome } from "../run/types.ts";
@@ -113,6 +113,7 @@ export class BackgroundTasks {
         activityTimeoutMs: this.options.settings.activityTimeoutMs,
         hardTimeoutMs: this.options.settings.hardTimeoutMs,
         graceMs: this.options.settings.killGraceMs,
+        onSpawned: prepared.childStarted,
         now: this.now,
       }),
     });
@@ -138,7 +139,7 @@ export class BackgroundTasks {
         taskId: record.taskId,
         parentSessionId: record.parentSessionId,
         finishedAt: record.finishedAt,
-        owner: selfIdentity(),
+        owner: ownIdentity(),
       });
     } catch (error) {
       this.saveFailures.outbox(record, error);

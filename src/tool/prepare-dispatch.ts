@@ -4,8 +4,7 @@
  * agent body in a private temp file, skill paths, and the child's command line. Nothing is left behind on
  * failure: a refused dispatch releases what it took.
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentDefinition } from "../agents/types.ts";
 import type { LoadedConfig } from "../config/load.ts";
@@ -13,6 +12,8 @@ import { resolveModelConfig } from "../config/resolve.ts";
 import type { ResolvedModelConfig } from "../config/types.ts";
 import { buildChildCommand, extensionArgForChild, extensionArgsOf, type ChildCommand } from "../run/command-line.ts";
 import { findPiExecutable } from "../run/pi-executable.ts";
+import { ownIdentity } from "../run/proc-identity.ts";
+import { createPromptDir } from "../run/prompt-dir.ts";
 import { createSessionFile, sessionFileExists, sessionFilePath } from "../run/session-file.ts";
 import { acquireSessionLock } from "../run/session-lock.ts";
 import { resolveSkillPaths } from "../run/skill-paths.ts";
@@ -30,6 +31,10 @@ export interface DispatchEnvironment {
   baseEnv: NodeJS.ProcessEnv;
   argv: readonly string[];
   home: string;
+  /** Blocking or background; kept in the run lock so a run whose pi died can be recorded later. */
+  mode?: "sync" | "async";
+  /** The main agent's session, kept in the run lock for the same reason. */
+  parentSessionId?: string;
 }
 
 export interface PreparedRun {
@@ -45,6 +50,8 @@ export interface PreparedRun {
   notes: string[];
   /** Removes the temp prompt file and releases the session's run lock. Idempotent. */
   release(): void;
+  /** Names the spawned child in the run lock (the process that really writes the session). */
+  childStarted?(pid: number): void;
 }
 
 export type Prepared = { ok: true; run: PreparedRun } | { ok: false; message: string };
@@ -68,7 +75,12 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   const taskId = request.sessionId ?? newTaskId();
   if (resumed && !sessionFileExists(env.agentDir, taskId)) return { ok: false, message: unknownSessionMessage(taskId) };
   const sessionFile = resumed ? sessionFilePath(env.agentDir, taskId) : createSessionFile(env.agentDir, taskId, env.cwd);
-  const lock = acquireSessionLock(env.agentDir, taskId, request.agent.name);
+  const lock = acquireSessionLock(env.agentDir, taskId, request.agent.name, {
+    task: request.task,
+    mode: env.mode,
+    parentSessionId: env.parentSessionId,
+    cwd: env.cwd,
+  });
   if (!lock.acquired) return { ok: false, message: sessionBusyMessage(taskId, lock.holder) };
 
   let promptDir: string | undefined;
@@ -85,7 +97,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
 
     let systemPromptFile: string | undefined;
     if (request.agent.body.trim()) {
-      promptDir = mkdtempSync(join(tmpdir(), "pi-subagent-"));
+      promptDir = createPromptDir();
       systemPromptFile = join(promptDir, "agent-prompt.md");
       writeFileSync(systemPromptFile, request.agent.body, { mode: 0o600 });
     }
@@ -111,10 +123,12 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       agentName: request.agent.name,
       parentDepth: env.parentDepth,
       baseEnv: env.baseEnv,
+      taskId,
+      parent: ownIdentity(),
     });
     return {
       ok: true,
-      run: { taskId, agent: request.agent, task: request.task, resumed, sessionFile, cwd: env.cwd, command, resolved, notes, release },
+      run: { taskId, agent: request.agent, task: request.task, resumed, sessionFile, cwd: env.cwd, command, resolved, notes, release, childStarted: lock.childStarted },
     };
   } catch (error) {
     release();

@@ -102,6 +102,8 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         baseEnv: process.env,
         argv,
         home: homedir(),
+        mode: background ? "async" : "sync",
+        parentSessionId: ctx.sessionManager.getSessionId(),
       },
       config,
     );

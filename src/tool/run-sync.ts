@@ -69,15 +69,6 @@ export async function runSync(
       usage: formatUsage(state.usage),
     });
   };
-  const handle = startRun({
-    command: prepared.command,
-    cwd: prepared.cwd,
-    activityTimeoutMs: options.settings.activityTimeoutMs,
-    hardTimeoutMs: options.settings.hardTimeoutMs,
-    graceMs: options.settings.killGraceMs,
-    signal: options.signal,
-    now,
-  });
   const context = {
     taskId: prepared.taskId,
     agent: prepared.agent.name,
@@ -88,20 +79,34 @@ export async function runSync(
     dispatchedAt,
     parentSessionId: options.parentSessionId,
   };
-  // If pi itself is killed mid-run (Ctrl+C on `pi -p`, SIGTERM), the record is still written, synchronously,
-  // before the child guard ends the child's tree.
-  const removeExitHook = onProcessExit(() => {
-    const record = recordFromOutcome({ ...context, cancelledBy: "none" }, outcomeAtExit(handle, now()));
-    saveRecordQuietly(options.agentDir, record);
-    prepared.release();
-  });
-  report(handle.state, true);
-  const ticker = setInterval(() => report(handle.state, false), PROGRESS_TICK_MS);
+  let removeExitHook: (() => void) | undefined;
+  let ticker: NodeJS.Timeout | undefined;
   let outcome;
+  // Everything from the spawn on is inside the try: a spawn that throws still releases the run lock and the
+  // temp prompt folder.
   try {
+    const handle = startRun({
+      command: prepared.command,
+      cwd: prepared.cwd,
+      activityTimeoutMs: options.settings.activityTimeoutMs,
+      hardTimeoutMs: options.settings.hardTimeoutMs,
+      graceMs: options.settings.killGraceMs,
+      signal: options.signal,
+      onSpawned: prepared.childStarted,
+      now,
+    });
+    // If pi itself is killed mid-run (Ctrl+C on `pi -p`, SIGTERM), the record is still written, synchronously,
+    // before the child guard ends the child's tree.
+    removeExitHook = onProcessExit(() => {
+      const record = recordFromOutcome({ ...context, cancelledBy: "none" }, outcomeAtExit(handle, now()));
+      saveRecordQuietly(options.agentDir, record);
+      prepared.release();
+    });
+    report(handle.state, true);
+    ticker = setInterval(() => report(handle.state, false), PROGRESS_TICK_MS);
     outcome = await handle.done;
   } finally {
-    removeExitHook();
+    removeExitHook?.();
     clearInterval(ticker);
     prepared.release();
   }

@@ -3,15 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { addToOutbox, deliveryRight, outboxDir, pendingFor, takeOver } from "../../../src/delivery/outbox.ts";
-import type { ProcessIdentity } from "../../../src/shared/process-identity.ts";
+import type { ProcessIdentity } from "../../../src/run/proc-identity.ts";
 import { newTaskId } from "../../../src/tasks/task-id.ts";
 
 let agentDir: string;
 beforeEach(() => (agentDir = mkdtempSync(join(tmpdir(), "outbox-"))));
 afterEach(() => rmSync(agentDir, { recursive: true, force: true }));
 
-const me: ProcessIdentity = { pid: 100, startTime: "500" };
-const other: ProcessIdentity = { pid: 200, startTime: "600" };
+const me: ProcessIdentity = { pid: 100, start: "500" };
+const other: ProcessIdentity = { pid: 200, start: "600" };
 
 describe("outbox ownership", () => {
   it("lets only the owner deliver while it lives, and anyone once it died", () => {
@@ -21,7 +21,7 @@ describe("outbox ownership", () => {
     expect(deliveryRight({ owner: other }, me, alive)).toBe("owner-alive");
     expect(deliveryRight({ owner: other }, me, dead)).toBe("orphaned");
     // A reused pid (same pid, another start time) is not the owner.
-    expect(deliveryRight({ owner: { pid: 100, startTime: "1" } }, me, dead)).toBe("orphaned");
+    expect(deliveryRight({ owner: { pid: 100, start: "1" } }, me, dead)).toBe("orphaned");
     // Entries written before owners existed are anyone's.
     expect(deliveryRight({}, me, alive)).toBe("orphaned");
   });
@@ -41,7 +41,7 @@ describe("outbox ownership", () => {
   it("lets exactly one of two racing processes take an orphaned entry over", () => {
     const id = newTaskId();
     const path = join(outboxDir(agentDir), `${id}.json`);
-    addToOutbox(agentDir, { taskId: id, parentSessionId: "s", finishedAt: 1, owner: { pid: 999_999, startTime: "1" } });
+    addToOutbox(agentDir, { taskId: id, parentSessionId: "s", finishedAt: 1, owner: { pid: 999_999, start: "1" } });
     // Both read the entry while its owner was dead; `me` takes it over first.
     const seenByBoth = JSON.parse(readFileSync(path, "utf8"));
     expect(takeOver(agentDir, seenByBoth, me)).toBe(true);

@@ -135,6 +135,14 @@ describe("buildChildCommand: environment", () => {
     expect(env.PI_CURRENT_AGENT_NAME).toBe("writer");
   });
 
+  it("marks the task (PI_SUBAGENT_TASK_ID) and names the parent pi by pid and start time (PI_SUBAGENT_PARENT)", () => {
+    const { env } = buildChildCommand(
+      input({ taskId: "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", parent: { pid: 4242, start: "987654" }, baseEnv: { PI_SUBAGENT_TASK_ID: "outer-task" } }),
+    );
+    expect(env.PI_SUBAGENT_TASK_ID).toBe("0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b");
+    expect(env.PI_SUBAGENT_PARENT).toBe("4242:987654");
+  });
+
   it("does not modify the base environment it was given", () => {
     const baseEnv = { PATH: "/bin" };
     buildChildCommand(input({ baseEnv }));

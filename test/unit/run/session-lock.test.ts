@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSessionFile, sessionFileExists, sessionFilePath, sessionHeaderLine, taskDir } from "../../../src/run/session-file.ts";
-import { acquireSessionLock, LOCK_FILE_NAME } from "../../../src/run/session-lock.ts";
+import { taskSources } from "../../../src/commands/task-lookup.ts";
+import { processStartTime } from "../../../src/run/proc-identity.ts";
+import { acquireSessionLock, isLockLive, LOCK_FILE_NAME, readSessionLock } from "../../../src/run/session-lock.ts";
 
 const TASK = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 let agentDir: string;
@@ -89,5 +91,51 @@ describe("acquireSessionLock", () => {
     first.release();
     expect(existsSync(lockFile())).toBe(true);
     expect(acquireSessionLock(agentDir, TASK, "writer").acquired).toBe(false);
+  });
+});
+
+describe("run lock identities (pid plus start time)", () => {
+  const lockFile = () => join(taskDir(agentDir, TASK), LOCK_FILE_NAME);
+  const liveStart = (pid: number) => processStartTime(pid)!;
+
+  it("stores the owner's start time, and the child's once it is spawned", () => {
+    const lock = acquireSessionLock(agentDir, TASK, "coder", { task: "Fix it", mode: "async", parentSessionId: "main-1", cwd: "/w" });
+    if (!lock.acquired) throw new Error("expected the lock");
+    lock.childStarted(process.ppid);
+    expect(readSessionLock(agentDir, TASK)).toMatchObject({
+      pid: process.pid,
+      pidStart: liveStart(process.pid),
+      childPid: process.ppid,
+      childStart: liveStart(process.ppid),
+      task: "Fix it",
+      mode: "async",
+      parentSessionId: "main-1",
+      cwd: "/w",
+    });
+  });
+
+  it("takes over a stale lock whose pid now belongs to another process (a reused pid)", () => {
+    // The pid is alive (our parent), but the start time is not that process's: the owner is long gone.
+    writeFileSync(lockFile(), JSON.stringify({ pid: process.ppid, pidStart: "1", agent: "explore", since: 1 }));
+    expect(isLockLive(readSessionLock(agentDir, TASK)!)).toBe(false);
+    expect(taskSources(() => undefined, () => agentDir).runLockHeld(TASK)).toBe(false);
+    expect(acquireSessionLock(agentDir, TASK, "coder").acquired).toBe(true);
+  });
+
+  it("stays held while an orphaned child still writes the session, naming it", () => {
+    const pid = deadPid();
+    writeFileSync(lockFile(), JSON.stringify({ pid, agent: "explore", since: 1, childPid: process.ppid, childStart: liveStart(process.ppid) }));
+    expect(taskSources(() => undefined, () => agentDir).runLockHeld(TASK)).toBe(true);
+    expect(acquireSessionLock(agentDir, TASK, "coder")).toEqual({
+      acquired: false,
+      holder: `agent explore, in child process ${process.ppid} whose pi has ended`,
+    });
+  });
+
+  it("is free once both the owner and the child are gone", () => {
+    const owner = deadPid();
+    const child = deadPid();
+    writeFileSync(lockFile(), JSON.stringify({ pid: owner, pidStart: "5", agent: "explore", since: 1, childPid: child, childStart: "6" }));
+    expect(acquireSessionLock(agentDir, TASK, "coder").acquired).toBe(true);
   });
 });

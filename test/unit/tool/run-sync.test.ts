@@ -9,6 +9,7 @@ import type { RunSettings } from "../../../src/shared/run-settings.ts";
 import { readRecord, recordPath } from "../../../src/tasks/record-store.ts";
 import { newTaskId } from "../../../src/tasks/task-id.ts";
 import type { PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
+import { trackedChildCount } from "../../../src/run/child-guard.ts";
 import { HEARTBEAT_MS, runSync, type SyncProgress } from "../../../src/tool/run-sync.ts";
 import { MARKER_VAR } from "../../harness/pi-env.ts";
 import { killProcessesWithMarker, waitForNoProcesses } from "../../harness/processes.ts";
@@ -154,5 +155,16 @@ describe("runSync", () => {
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress[1]!.phase).toBe("starting");
     expect(progress[1]!.elapsedMs).toBeGreaterThan(progress[0]!.elapsedMs);
+  });
+});
+
+describe("runSync when the spawn itself throws", () => {
+  it("releases the run lock and the temp prompt folder, and leaves no exit hook behind", async () => {
+    const prepared = preparedWith("");
+    // A NUL byte in an argument makes spawn throw synchronously, before any child exists.
+    prepared.command = { ...prepared.command, args: ["-e", "1\u0000"] };
+    await expect(runSync(prepared, { agentDir, settings: SETTINGS })).rejects.toThrow(/null bytes/);
+    expect(prepared.released).toBe(1);
+    expect(trackedChildCount()).toBe(0);
   });
 });

@@ -1,0 +1,42 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ownIdentity } from "../../../src/run/proc-identity.ts";
+import { createPromptDir, promptDirOwner, sweepStalePromptDirs } from "../../../src/run/prompt-dir.ts";
+
+let base: string;
+beforeEach(() => {
+  base = mkdtempSync(join(tmpdir(), "pi-subagent-promptdirs-"));
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+const deadPid = () => Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
+
+describe("temp prompt folders", () => {
+  it("carry the owning pi's pid and start time in their name", () => {
+    const dir = createPromptDir(base);
+    expect(promptDirOwner(basename(dir))).toEqual(ownIdentity());
+    expect(promptDirOwner("pi-subagent-body-abc123")).toBeUndefined();
+    expect(promptDirOwner("pi-subagent-prompt-12-x-abc123")).toBeUndefined();
+  });
+
+  it("are swept when their owner has ended (or its pid was reused), never while it runs, and never others'", () => {
+    const mine = createPromptDir(base);
+    writeFileSync(join(mine, "agent-prompt.md"), "body");
+    const own = ownIdentity();
+    const deadOwner = join(base, `pi-subagent-prompt-${deadPid()}-123-AbC123`);
+    const reusedPid = join(base, `pi-subagent-prompt-${own.pid}-${Number(own.start) + 7}-XyZ789`);
+    const foreign = join(base, "pi-subagent-body-Qw12er");
+    for (const dir of [deadOwner, reusedPid, foreign]) {
+      mkdirSync(dir);
+      writeFileSync(join(dir, "agent-prompt.md"), "body");
+    }
+    expect(sweepStalePromptDirs(base)).toBe(2);
+    expect(existsSync(mine)).toBe(true);
+    expect(existsSync(foreign)).toBe(true);
+    expect(existsSync(deadOwner)).toBe(false);
+    expect(existsSync(reusedPid)).toBe(false);
+  });
+});

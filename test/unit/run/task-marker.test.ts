@@ -1,0 +1,40 @@
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { processesCarryingMarker, signalMarkedProcesses, TASK_MARKER_ENV } from "../../../src/run/task-marker.ts";
+import { MARKER_VAR } from "../../harness/pi-env.ts";
+import { killProcessesWithMarker, waitForNoProcesses } from "../../harness/processes.ts";
+
+const testMarker = randomUUID();
+afterEach(() => killProcessesWithMarker(testMarker));
+
+/** Starts `setsid sleep` (a daemon outside our tree) with the task marker; resolves once it runs. */
+async function daemonWith(taskId: string): Promise<void> {
+  const child = spawn("setsid", ["sh", "-c", "sleep 60 & wait"], {
+    env: { PATH: process.env.PATH, [TASK_MARKER_ENV]: taskId, [MARKER_VAR]: testMarker },
+    stdio: "ignore",
+    detached: true,
+  });
+  child.unref();
+  const deadline = Date.now() + 10_000;
+  while (processesCarryingMarker(taskId).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
+describe("task marker", () => {
+  it("finds our processes carrying exactly this task's marker, in or out of our tree", async () => {
+    const taskId = randomUUID();
+    await daemonWith(taskId);
+    expect(processesCarryingMarker(taskId).length).toBeGreaterThanOrEqual(2);
+    // A prefix of the id is another task.
+    expect(processesCarryingMarker(taskId.slice(0, 20))).toEqual([]);
+    expect(processesCarryingMarker(randomUUID())).toEqual([]);
+    expect(processesCarryingMarker("")).toEqual([]);
+  });
+
+  it("signals them all, their groups included", async () => {
+    const taskId = randomUUID();
+    await daemonWith(taskId);
+    expect(signalMarkedProcesses(taskId, "SIGKILL").length).toBeGreaterThanOrEqual(2);
+    expect(await waitForNoProcesses(testMarker, 5000)).toEqual([]);
+  });
+});
