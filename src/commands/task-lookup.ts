@@ -13,6 +13,7 @@ import { LOCK_FILE_NAME } from "../run/session-lock.ts";
 import type { BackgroundTasks } from "../tasks/background-tasks.ts";
 import { listRecentRecords, listTaskIds, readRecord } from "../tasks/record-store.ts";
 import type { TaskSnapshot } from "../tasks/registry.ts";
+import { isTaskId } from "../tasks/task-id.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 import type { NamedTask } from "./notices.ts";
 import { resolveTaskPrefix } from "./task-prefix.ts";
@@ -42,6 +43,7 @@ export function taskSources(background: () => BackgroundTasks | undefined, agent
 }
 
 function runLockHeld(agentDir: string, taskId: string): boolean {
+  if (!isTaskId(taskId)) return false;
   try {
     const content = JSON.parse(readFileSync(join(taskDir(agentDir, taskId), LOCK_FILE_NAME), "utf8")) as { pid?: unknown };
     return typeof content.pid === "number" && isAlive(content.pid);

@@ -5,11 +5,13 @@
 import type { AgentToolResult, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { BackgroundTasks } from "../tasks/background-tasks.ts";
 import { readRecord } from "../tasks/record-store.ts";
+import { isTaskId } from "../tasks/task-id.ts";
 import {
   CANCEL_NEEDS_REASON,
   CANCEL_NEEDS_TASK_ID,
   cancelAlreadyFinished,
   cancelChallenge,
+  cancelInvalidTaskId,
   cancelRequested,
   cancelUnknownTask,
 } from "./cancel-texts.ts";
@@ -50,6 +52,7 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
     cancel(params: SubagentParams): AgentToolResult<unknown> {
       const taskId = (params.taskId ?? "").trim();
       if (!taskId) throw new Error(CANCEL_NEEDS_TASK_ID);
+      if (!isTaskId(taskId)) throw new Error(cancelInvalidTaskId(taskId));
       const running = tasks().registry.get(taskId);
       if (!running) {
         const record = readRecord(agentDir(), taskId);

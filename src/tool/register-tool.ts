@@ -24,6 +24,7 @@ import {
   TOOL_LABEL,
   TOOL_NAME,
   TOOL_SNIPPET,
+  unknownActionMessage,
 } from "./texts.ts";
 import { checkDepth, validateDispatch } from "./validate.ts";
 
@@ -70,7 +71,9 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     if (!depthCheck.ok) throw new Error(depthCheck.message);
     const background = isAsyncDispatchMode(ctx.hasUI, appMode) ? options.background : undefined;
 
-    if ((params.action ?? "dispatch") === "cancel") {
+    const action: unknown = params.action ?? "dispatch";
+    if (action !== "dispatch" && action !== "cancel") throw new Error(unknownActionMessage(action));
+    if (action === "cancel") {
       if (!background) return textResult(NO_TASKS_TO_CANCEL_IN_SYNC_MODE);
       return background.cancel(params, ctx);
     }
