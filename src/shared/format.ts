@@ -1,4 +1,5 @@
 /** Formatting shared by envelopes, cards, widgets and tool results. */
+import { stripTerminalControls } from "./terminal-text.ts";
 
 function pad2(n: number): string {
   return String(n).padStart(2, "0");
@@ -53,8 +54,8 @@ export function formatUsage(usage: UsageTotals): string {
   return `${turns}/↑${formatTokens(usage.input)}/↓${formatTokens(usage.output)}/$${usage.cost.toFixed(4)}`;
 }
 
-/** One line, at most `max` characters, for previews (task text, tool arguments). */
+/** One line, at most `max` characters, for previews (task text, tool arguments); no terminal control sequences. */
 export function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = stripTerminalControls(text).replace(/\s+/g, " ").trim();
   return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
 }
