@@ -4,6 +4,7 @@
  * from the task's record and the in-flight snapshot taken when the task ended.
  */
 import { formatDuration, formatUsage, oneLine } from "../shared/format.ts";
+import { limitedOutput } from "../tasks/output-limit.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 
 export const ENVELOPE_TAG = "[subagent-result]";
@@ -60,11 +61,12 @@ function cancelledBody(record: TaskRecord): string {
 }
 
 function body(record: TaskRecord): string {
-  if (record.status === "succeeded") return record.output;
+  const output = limitedOutput(record);
+  if (record.status === "succeeded") return output;
   const parts: string[] = [];
   if (record.status === "cancelled") parts.push(cancelledBody(record));
-  if (record.output.trim()) {
-    parts.push(record.status === "cancelled" ? `Output before it was stopped:\n${record.output}` : record.output);
+  if (output.trim()) {
+    parts.push(record.status === "cancelled" ? `Output before it was stopped:\n${output}` : output);
   } else if (record.status !== "cancelled") {
     parts.push(`The subagent produced no final output. Its session file: ${record.sessionFile}`);
   }

@@ -13,6 +13,7 @@ import type { RunSettings } from "../shared/run-settings.ts";
 import type { PreparedRun } from "../tool/prepare-dispatch.ts";
 import { detailsFromRecord, type SubagentResultDetails } from "./details.ts";
 import { recordFromOutcome } from "./record-from-outcome.ts";
+import { readMaxOutputChars, saveLongOutput } from "./output-limit.ts";
 import { readRecord, writeRecord } from "./record-store.ts";
 import { TaskRegistry, type EnqueueResult, type FinishedTask, type TaskSnapshot } from "./registry.ts";
 import type { CancelledBy, TaskRecord } from "./types.ts";
@@ -29,6 +30,8 @@ export interface ResultMessage {
 export interface BackgroundTasksOptions {
   agentDir: string;
   settings: RunSettings;
+  /** How much of the output the main agent gets (default: PI_SUBAGENT_MAX_OUTPUT_CHARS, see output-limit.ts). */
+  maxOutputChars?: number;
   /** pi.sendMessage with steer delivery; throws when pi's context is stale. */
   send: (message: ResultMessage) => void;
   startRun?: typeof startChildRun;
@@ -113,6 +116,7 @@ export class BackgroundTasks {
   private onFinished(finished: FinishedTask): void {
     this.doneCount += 1;
     const record = this.recordOf(finished);
+    saveLongOutput(this.options.agentDir, record, this.options.maxOutputChars ?? readMaxOutputChars());
     record.envelope = buildEnvelope(record, finished.inFlight.map(toInFlight), this.options.settings);
     writeRecord(this.options.agentDir, record);
     addToOutbox(this.options.agentDir, { taskId: record.taskId, parentSessionId: record.parentSessionId, finishedAt: record.finishedAt });

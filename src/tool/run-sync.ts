@@ -10,6 +10,7 @@ import { outcomeAtExit } from "../run/outcome-at-exit.ts";
 import { startRun } from "../run/runner.ts";
 import type { RunState } from "../run/types.ts";
 import { detailsFromRecord, type SubagentResultDetails } from "../tasks/details.ts";
+import { readMaxOutputChars, saveLongOutput } from "../tasks/output-limit.ts";
 import { recordFromOutcome } from "../tasks/record-from-outcome.ts";
 import { writeRecord } from "../tasks/record-store.ts";
 import type { TaskRecord } from "../tasks/types.ts";
@@ -36,6 +37,8 @@ export interface SyncRunOptions {
   parentSessionId?: string;
   onProgress?: (text: string, progress: SyncProgress) => void;
   now?: () => number;
+  /** How much of the output the model gets (default: PI_SUBAGENT_MAX_OUTPUT_CHARS, see output-limit.ts). */
+  maxOutputChars?: number;
 }
 
 export function progressText(agent: string, state: RunState, elapsedMs: number): string {
@@ -104,6 +107,7 @@ export async function runSync(
     prepared.release();
   }
   const record = recordFromOutcome(context, outcome);
+  saveLongOutput(options.agentDir, record, options.maxOutputChars ?? readMaxOutputChars());
   // A blocking result is delivered as the tool's return value, right after this write.
   record.delivered = true;
   record.deliveredAt = now();

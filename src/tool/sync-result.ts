@@ -4,6 +4,7 @@
  * exists and the same session line (so the session can still be resumed or inspected).
  */
 import { formatDuration, formatUsage } from "../shared/format.ts";
+import { limitedOutput } from "../tasks/output-limit.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 
 export function sessionLine(taskId: string): string {
@@ -24,7 +25,8 @@ function stopReasonText(record: TaskRecord, activityTimeoutMs: number, hardTimeo
 }
 
 export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: number; hardTimeoutMs: number }): string {
-  if (record.status === "succeeded") return `${record.output}\n\n${sessionLine(record.taskId)}`;
+  const output = limitedOutput(record);
+  if (record.status === "succeeded") return `${output}\n\n${sessionLine(record.taskId)}`;
   const lines = [`Subagent ${record.agent} ${record.status}.`];
   const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
   if (reason) lines.push(`- Stop reason: ${reason}`);
@@ -34,7 +36,7 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
     const tail = record.stderrTail.split("\n").slice(-10).join("\n");
     lines.push("- Stderr (last lines):", tail);
   }
-  if (record.output.trim()) lines.push("", "Output so far:", record.output);
+  if (output.trim()) lines.push("", "Output so far:", output);
   lines.push("", sessionLine(record.taskId));
   return lines.join("\n");
 }
