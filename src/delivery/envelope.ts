@@ -3,7 +3,7 @@
  * title, trigger line, metadata lines and in-flight block follow the spec to the letter; it is built only
  * from the task's record and the in-flight snapshot taken when the task ended.
  */
-import { formatDuration, formatUsage, oneLine } from "../shared/format.ts";
+import { formatDuration, formatSeconds, formatUsage, oneLine } from "../shared/format.ts";
 import { limitedOutput } from "../tasks/output-limit.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 
@@ -22,6 +22,7 @@ export interface InFlightTask {
 const TASK_LINE_MAX = 500;
 const IN_FLIGHT_TASK_MAX = 120;
 const STDERR_LINE_MAX = 500;
+const CANCEL_REASON_LINE_MAX = 500;
 
 export function envelopeTitle(record: Pick<TaskRecord, "agent" | "status" | "taskId">): string {
   return `## ${ENVELOPE_TAG} ${record.agent} ${record.status} (taskId: ${record.taskId})`;
@@ -38,9 +39,9 @@ export function inFlightBlock(others: readonly InFlightTask[]): string {
 function errorLine(record: TaskRecord, limits: EnvelopeLimits): string | undefined {
   if (record.status === "succeeded") return undefined;
   if (record.stopReason === "activity_timeout") {
-    return `activity_timeout: no output for ${Math.round(limits.activityTimeoutMs / 1000)} s`;
+    return `activity_timeout: no output for ${formatSeconds(limits.activityTimeoutMs)}`;
   }
-  if (record.stopReason === "hard_timeout") return `hard_timeout: ran longer than ${Math.round(limits.hardTimeoutMs / 1000)} s`;
+  if (record.stopReason === "hard_timeout") return `hard_timeout: ran longer than ${formatSeconds(limits.hardTimeoutMs)}`;
   if (record.status === "cancelled") return undefined;
   const reason = record.stopReason && record.stopReason !== "stop" ? ` (stop reason: ${record.stopReason})` : "";
   return `${record.errorMessage ?? "the subagent did not finish"}${reason}`;
@@ -51,7 +52,7 @@ function cancelledBody(record: TaskRecord): string {
     case "agent":
       return [
         "This task was cancelled by the main agent via the subagent tool (action=cancel).",
-        `Cancellation reason: ${record.cancelReason ?? "(none given)"}`,
+        `Cancellation reason: ${record.cancelReason ? oneLine(record.cancelReason, CANCEL_REASON_LINE_MAX) : "(none given)"}`,
       ].join("\n");
     case "none":
       return "This task was terminated by session_shutdown (pi quit, reloaded or switched sessions while it ran). It was not a user decision; it may be re-dispatched after the session resumes if it is still needed.";

@@ -14,6 +14,16 @@ export function formatDuration(ms: number): string {
   return hours > 0 ? `${hours}:${pad2(minutes)}:${pad2(seconds)}` : `${pad2(minutes)}:${pad2(seconds)}`;
 }
 
+/**
+ * A configured limit in seconds, as a timeout message states it: `2.5 s`, `0.4 s`, `45 ms`, `600 s`. Tenths
+ * are shown below ten seconds, so 2.5 s does not read "3 s" and 0.4 s does not read "0 s".
+ */
+export function formatSeconds(ms: number): string {
+  if (ms < 100) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 10_000) return `${trimZero((ms / 1000).toFixed(1))} s`;
+  return `${Math.round(ms / 1000)} s`;
+}
+
 /** The widget's live clock: always `MM:SS`, minutes simply growing past 99. */
 export function formatElapsed(ms: number): string {
   const total = Math.max(0, Math.floor(ms / 1000));

@@ -9,7 +9,7 @@ import { addToOutbox, pendingFor, removeFromOutbox } from "../delivery/outbox.ts
 import { onProcessExit } from "../run/child-guard.ts";
 import { startRun as startChildRun } from "../run/runner.ts";
 import type { RunOutcome } from "../run/types.ts";
-import type { RunSettings } from "../shared/run-settings.ts";
+import { MAX_TIMER_MS, type RunSettings } from "../shared/run-settings.ts";
 import type { PreparedRun } from "../tool/prepare-dispatch.ts";
 import { detailsFromRecord, type SubagentResultDetails } from "./details.ts";
 import { recordFromOutcome } from "./record-from-outcome.ts";
@@ -209,7 +209,8 @@ export class BackgroundTasks {
     this.shuttingDown = true;
     const handles = this.registry.runningHandles();
     this.registry.cancelAll("none");
-    const grace = this.options.settings.killGraceMs + 1000;
+    // Never above what a timer can wait (a longer delay would fire at once).
+    const grace = Math.min(this.options.settings.killGraceMs + 1000, MAX_TIMER_MS);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(handles.map((handle) => handle.done)),

@@ -12,7 +12,7 @@ import { currentModelRef } from "../config/resolve.ts";
 import { readSubagentDepth } from "../shared/depth.ts";
 import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../shared/mode.ts";
 import { agentDir } from "../shared/paths.ts";
-import { readRunSettings } from "../shared/run-settings.ts";
+import { readRunSettings, runSettingsWarnings } from "../shared/run-settings.ts";
 import { prepareDispatch, type PreparedRun } from "./prepare-dispatch.ts";
 import { runSync } from "./run-sync.ts";
 import { subagentParameters, type SubagentParams } from "./schema.ts";
@@ -93,7 +93,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     }
 
     const config = loadConfig({ cwd: ctx.cwd });
-    reportWarningsOnce(config.warnings, warningSink(ctx));
+    reportWarningsOnce([...config.warnings, ...runSettingsWarnings()], warningSink(ctx));
     const dir = agentDir();
     const prepared = prepareDispatch(
       request,

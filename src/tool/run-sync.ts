@@ -61,14 +61,19 @@ export async function runSync(
     lastSentAt = at;
     const elapsedMs = at - dispatchedAt;
     const tool = state.lastTool;
-    options.onProgress(progressText(prepared.agent.name, state, elapsedMs), {
-      taskId: prepared.taskId,
-      agent: prepared.agent.name,
-      phase: phaseLabel(state),
-      elapsedMs,
-      lastTool: tool ? (tool.summary ? `${tool.name}: ${tool.summary}` : tool.name) : undefined,
-      usage: formatUsage(state.usage),
-    });
+    try {
+      options.onProgress(progressText(prepared.agent.name, state, elapsedMs), {
+        taskId: prepared.taskId,
+        agent: prepared.agent.name,
+        phase: phaseLabel(state),
+        elapsedMs,
+        lastTool: tool ? (tool.summary ? `${tool.name}: ${tool.summary}` : tool.name) : undefined,
+        usage: formatUsage(state.usage),
+      });
+    } catch {
+      // Progress is a courtesy: a listener that throws (inside the heartbeat interval, where nothing would
+      // catch it and pi would crash) must not end the run or lose its result.
+    }
   };
   const handle = startRun({
     command: prepared.command,

@@ -3,7 +3,7 @@
  * followed by the session line; anything else is a short diagnosis the model can act on, with whatever output
  * exists and the same session line (so the session can still be resumed or inspected).
  */
-import { formatDuration, formatUsage } from "../shared/format.ts";
+import { formatDuration, formatSeconds, formatUsage } from "../shared/format.ts";
 import { limitedOutput } from "../tasks/output-limit.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 
@@ -14,9 +14,9 @@ export function sessionLine(taskId: string): string {
 function stopReasonText(record: TaskRecord, activityTimeoutMs: number, hardTimeoutMs: number): string | undefined {
   switch (record.stopReason) {
     case "activity_timeout":
-      return `activity_timeout (no output for ${Math.round(activityTimeoutMs / 1000)} s)`;
+      return `activity_timeout (no output for ${formatSeconds(activityTimeoutMs)})`;
     case "hard_timeout":
-      return `hard_timeout (ran longer than ${Math.round(hardTimeoutMs / 1000)} s)`;
+      return `hard_timeout (ran longer than ${formatSeconds(hardTimeoutMs)})`;
     case "aborted":
       return "aborted (the call was interrupted)";
     default:
