@@ -4,6 +4,7 @@
  * from the task's record and the in-flight snapshot taken when the task ended.
  */
 import { formatDuration, formatSeconds, formatUsage, oneLine } from "../shared/format.ts";
+import { stripTerminalControls } from "../shared/terminal-text.ts";
 import { limitedOutput } from "../tasks/output-limit.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 
@@ -91,5 +92,7 @@ export function buildEnvelope(record: TaskRecord, others: readonly InFlightTask[
     meta.push(`- Stderr: ${oneLine(record.stderrTail.split("\n").slice(-5).join(" | "), STDERR_LINE_MAX)}`);
   }
   meta.push(`- Session: ${record.taskId}`);
-  return [envelopeTitle(record), "", TRIGGER_LINE, "", meta.join("\n"), "", inFlightBlock(others), "", "---", body(record)].join("\n");
+  const envelope = [envelopeTitle(record), "", TRIGGER_LINE, "", meta.join("\n"), "", inFlightBlock(others), "", "---", body(record)].join("\n");
+  // pi draws a queued steer message as it is: no control sequence from the child may reach the terminal.
+  return stripTerminalControls(envelope);
 }

@@ -8,6 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../shared/atomic-file.ts";
+import { stripTerminalControls } from "../shared/terminal-text.ts";
 import { taskDir } from "../run/session-file.ts";
 import type { TaskRecord } from "./types.ts";
 
@@ -53,10 +54,14 @@ export function saveLongOutput(agentDir: string, record: TaskRecord, maxChars: n
   record.outputLimitChars = maxChars;
 }
 
-/** The output as the main agent gets it: whole, or cut to the record's limit with the note. */
+/**
+ * The output as the main agent gets it: whole, or cut to the record's limit with the note. Terminal control
+ * sequences are taken out too: the model has no use for them, and pi draws this text (a queued steer message,
+ * the tool result) where they would reach the terminal.
+ */
 export function limitedOutput(record: Pick<TaskRecord, "output" | "fullOutputFile" | "outputLimitChars">): string {
   const limit = record.outputLimitChars;
-  if (record.fullOutputFile === undefined || limit === undefined || record.output.length <= limit) return record.output;
-  const head = headOf(record.output, limit);
+  if (record.fullOutputFile === undefined || limit === undefined || record.output.length <= limit) return stripTerminalControls(record.output);
+  const head = stripTerminalControls(headOf(record.output, limit));
   return `${head}\n\n${cutNote(head.length, record.output.length, record.fullOutputFile)}`;
 }

@@ -4,6 +4,7 @@
  * exists and the same session line (so the session can still be resumed or inspected).
  */
 import { formatDuration, formatSeconds, formatUsage } from "../shared/format.ts";
+import { stripTerminalControls } from "../shared/terminal-text.ts";
 import { limitedOutput } from "../tasks/output-limit.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 
@@ -38,5 +39,6 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
   }
   if (output.trim()) lines.push("", "Output so far:", output);
   lines.push("", sessionLine(record.taskId));
-  return lines.join("\n");
+  // The error and stderr come from the child: nothing in them may drive the terminal that shows this.
+  return stripTerminalControls(lines.join("\n"));
 }
