@@ -67,9 +67,18 @@ function readList(data: Record<string, unknown>, key: string): ListField {
   return { present: true, list: [...new Set(cleaned)] };
 }
 
+/**
+ * Largest frontmatter parsed. YAML parsing cost grows faster than the text (a mapping with tens of thousands
+ * of keys takes many seconds), and a real agent's frontmatter is a few short fields.
+ */
+export const FRONTMATTER_MAX_CHARS = 16 * 1024;
+
 export function parseAgentFile(text: string, filePath: string, source: AgentSource): ParsedAgentFile {
   const split = splitFrontmatter(text);
   if (!split.ok) return split;
+  if (split.yaml.length > FRONTMATTER_MAX_CHARS) {
+    return { ok: false, reason: `the frontmatter is too large (${split.yaml.length} characters; the limit is ${FRONTMATTER_MAX_CHARS})` };
+  }
   const yaml = parseFrontmatterYaml(split.yaml);
   if (!yaml.ok) return yaml;
   const data = yaml.data;

@@ -2,6 +2,7 @@
  * How discovery and config problems reach the person: each message once per process (a broken file is not
  * re-announced on every dispatch), as a UI warning when there is a UI, otherwise on stderr.
  */
+import { stripTerminalControls } from "../shared/terminal-text.ts";
 import type { AgentWarning } from "./types.ts";
 
 export const WARNING_PREFIX = "pi-subagent-dispatch: ";
@@ -37,7 +38,9 @@ function seenMessages(): Set<string> {
 /** Shows each message that was not shown before in this process. Never throws. */
 export function reportWarningsOnce(messages: readonly string[], sink: WarningSink | undefined): void {
   const seen = seenMessages();
-  for (const message of messages) {
+  for (const raw of messages) {
+    // Messages quote file names, YAML errors and model output: never let one drive the terminal.
+    const message = stripTerminalControls(raw);
     if (seen.has(message)) continue;
     seen.add(message);
     try {

@@ -4,6 +4,7 @@
  * the letter; the others are ours. Pure text, so the notices are tested without pi.
  */
 import type { AppMode } from "../shared/mode.ts";
+import { idForMessage } from "../tasks/task-id.ts";
 import { MIN_PREFIX_LENGTH } from "./task-prefix.ts";
 
 export const CANCEL_COMMAND = "subagent-cancel";
@@ -41,7 +42,7 @@ export const NOTHING_TO_CANCEL = "No running subagent tasks to cancel.";
 export const RESULT_STILL_RUNNING = "Task still running — view it after it finishes";
 
 export function noTaskRecord(taskId: string): string {
-  return `No task record for: ${taskId}`;
+  return `No task record for: ${idForMessage(taskId)}`;
 }
 
 export function noFinalOutput(sessionFile: string): string {
@@ -51,7 +52,7 @@ export function noFinalOutput(sessionFile: string): string {
 // --- ids and prefixes ---
 
 export function prefixTooShort(prefix: string): string {
-  return `Task id "${prefix}" is too short: type at least ${MIN_PREFIX_LENGTH} characters of the taskId.`;
+  return `Task id "${idForMessage(prefix)}" is too short: type at least ${MIN_PREFIX_LENGTH} characters of the taskId.`;
 }
 
 export function prefixAmbiguous(prefix: string, matches: readonly NamedTask[]): string {
@@ -60,7 +61,7 @@ export function prefixAmbiguous(prefix: string, matches: readonly NamedTask[]): 
 
 /** For cancel and watch: nothing running here has that id; names what does run, if anything. */
 export function noRunningTaskMatches(prefix: string, command: string, running: readonly NamedTask[] = []): string {
-  const base = `No running subagent task matches: ${prefix}`;
+  const base = `No running subagent task matches: ${idForMessage(prefix)}`;
   return running.length === 0 ? base : `${base}. ${runningTasksList(command, running)}`;
 }
 

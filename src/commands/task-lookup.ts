@@ -9,6 +9,7 @@ import { isLockLive, readSessionLock } from "../run/session-lock.ts";
 import type { BackgroundTasks } from "../tasks/background-tasks.ts";
 import { listRecentRecords, listTaskIds, readRecord } from "../tasks/record-store.ts";
 import type { TaskSnapshot } from "../tasks/registry.ts";
+import { isTaskId } from "../tasks/task-id.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 import type { NamedTask } from "./notices.ts";
 import { resolveTaskPrefix } from "./task-prefix.ts";
@@ -39,6 +40,7 @@ export function taskSources(background: () => BackgroundTasks | undefined, agent
 
 /** Held by a live owner or child, proven by pid and start time (a reused pid does not count). */
 function runLockHeld(agentDir: string, taskId: string): boolean {
+  if (!isTaskId(taskId)) return false;
   const content = readSessionLock(agentDir, taskId);
   return content !== undefined && isLockLive(content);
 }

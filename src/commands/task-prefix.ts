@@ -4,6 +4,8 @@
  * short, copied or half-typed id never picks the wrong task. Pure: the caller supplies the candidates.
  */
 
+import { isTaskIdPrefix } from "../tasks/task-id.ts";
+
 /** The shortest prefix accepted: shorter ones would match too much to be a deliberate choice. */
 export const MIN_PREFIX_LENGTH = 4;
 
@@ -28,6 +30,8 @@ export function resolveTaskPrefix<T extends TaskCandidate>(input: string, candid
   if (prefix === "") return { kind: "empty" };
   const exact = candidates.find((candidate) => candidate.taskId === prefix);
   if (exact) return { kind: "found", task: exact };
+  // Anything but hex digits and dashes cannot start a task id; it is not compared, and never reaches the disk.
+  if (!isTaskIdPrefix(prefix)) return { kind: "unknown", prefix };
   if (prefix.length < MIN_PREFIX_LENGTH) return { kind: "too-short", prefix };
   const matches: T[] = [];
   const seen = new Set<string>();

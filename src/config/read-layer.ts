@@ -5,10 +5,10 @@
  * File shape: `{ "$models": [...], "<agent>": "provider/model" | { "model"?: ..., "thinking"?: ... } }`.
  * `$`-prefixed keys are the file's own settings, never agents.
  */
-import { readFileSync } from "node:fs";
 import { isReservedObjectKey } from "../agents/names.ts";
 import { quoteForMessage } from "../agents/parse.ts";
 import { WARNING_PREFIX } from "../agents/warnings.ts";
+import { readRegularFileSync } from "../shared/read-regular-file.ts";
 import { isThinkingLevel, THINKING_LEVELS } from "../shared/thinking.ts";
 import type { ConfigLayer, ModelOverride } from "./types.ts";
 
@@ -107,17 +107,29 @@ export function parseConfigLayer(text: string, name: FileLayerName, filePath?: s
   return layer;
 }
 
-/** Reads one file layer. A missing file (or no path) is an empty layer without warnings. */
+/** Largest subagent-isolation.json read: a few agents' models, never megabytes. */
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Reads one file layer. A missing file (or no path) is an empty layer without warnings; anything that is not a
+ * regular file of a sane size (a FIFO, a link to /dev/zero) is not read, with a warning naming it.
+ */
 export function readConfigLayer(filePath: string | undefined, name: FileLayerName): ConfigLayer {
   if (filePath === undefined) return emptyLayer(name);
-  let text: string;
-  try {
-    text = readFileSync(filePath, "utf8");
-  } catch (error) {
-    const code = error && typeof error === "object" && "code" in error ? String(error.code) : String(error);
+  const read = readRegularFileSync(filePath, CONFIG_FILE_MAX_BYTES);
+  if (!read.ok) {
     const layer = emptyLayer(name, filePath);
-    if (code !== "ENOENT" && code !== "ENOTDIR") layer.warnings.push(`${WARNING_PREFIX}${filePath}: cannot be read (${code}); ignored`);
+    if (read.kind === "refused") layer.warnings.push(`${WARNING_PREFIX}${printablePath(filePath)}: ${read.reason}; ignored`);
+    else if (read.kind === "directory") layer.warnings.push(`${WARNING_PREFIX}${printablePath(filePath)}: cannot be read (EISDIR); ignored`);
     return layer;
   }
-  return parseConfigLayer(text, name, filePath);
+  return parseConfigLayer(read.text, name, filePath);
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** Paths come from the disk; never let one send escape sequences to the terminal. */
+function printablePath(path: string): string {
+  return path.replace(CONTROL_CHARACTERS, "?");
 }

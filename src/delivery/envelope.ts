@@ -3,7 +3,9 @@
  * title, trigger line, metadata lines and in-flight block follow the spec to the letter; it is built only
  * from the task's record and the in-flight snapshot taken when the task ended.
  */
-import { formatDuration, formatUsage, oneLine } from "../shared/format.ts";
+import { formatDuration, formatSeconds, formatUsage, oneLine } from "../shared/format.ts";
+import { stripTerminalControls } from "../shared/terminal-text.ts";
+import { limitedOutput } from "../tasks/output-limit.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 
 export const ENVELOPE_TAG = "[subagent-result]";
@@ -21,6 +23,7 @@ export interface InFlightTask {
 const TASK_LINE_MAX = 500;
 const IN_FLIGHT_TASK_MAX = 120;
 const STDERR_LINE_MAX = 500;
+const CANCEL_REASON_LINE_MAX = 500;
 
 export function envelopeTitle(record: Pick<TaskRecord, "agent" | "status" | "taskId">): string {
   return `## ${ENVELOPE_TAG} ${record.agent} ${record.status} (taskId: ${record.taskId})`;
@@ -37,9 +40,9 @@ export function inFlightBlock(others: readonly InFlightTask[]): string {
 function errorLine(record: TaskRecord, limits: EnvelopeLimits): string | undefined {
   if (record.status === "succeeded") return undefined;
   if (record.stopReason === "activity_timeout") {
-    return `activity_timeout: no output for ${Math.round(limits.activityTimeoutMs / 1000)} s`;
+    return `activity_timeout: no output for ${formatSeconds(limits.activityTimeoutMs)}`;
   }
-  if (record.stopReason === "hard_timeout") return `hard_timeout: ran longer than ${Math.round(limits.hardTimeoutMs / 1000)} s`;
+  if (record.stopReason === "hard_timeout") return `hard_timeout: ran longer than ${formatSeconds(limits.hardTimeoutMs)}`;
   if (record.status === "cancelled") return undefined;
   const reason = record.stopReason && record.stopReason !== "stop" ? ` (stop reason: ${record.stopReason})` : "";
   return `${record.errorMessage ?? "the subagent did not finish"}${reason}`;
@@ -50,7 +53,7 @@ function cancelledBody(record: TaskRecord): string {
     case "agent":
       return [
         "This task was cancelled by the main agent via the subagent tool (action=cancel).",
-        `Cancellation reason: ${record.cancelReason ?? "(none given)"}`,
+        `Cancellation reason: ${record.cancelReason ? oneLine(record.cancelReason, CANCEL_REASON_LINE_MAX) : "(none given)"}`,
       ].join("\n");
     case "none":
       return "This task was terminated by session_shutdown (pi quit, reloaded or switched sessions while it ran). It was not a user decision; it may be re-dispatched after the session resumes if it is still needed.";
@@ -60,11 +63,12 @@ function cancelledBody(record: TaskRecord): string {
 }
 
 function body(record: TaskRecord): string {
-  if (record.status === "succeeded") return record.output;
+  const output = limitedOutput(record);
+  if (record.status === "succeeded") return output;
   const parts: string[] = [];
   if (record.status === "cancelled") parts.push(cancelledBody(record));
-  if (record.output.trim()) {
-    parts.push(record.status === "cancelled" ? `Output before it was stopped:\n${record.output}` : record.output);
+  if (output.trim()) {
+    parts.push(record.status === "cancelled" ? `Output before it was stopped:\n${output}` : output);
   } else if (record.status !== "cancelled") {
     parts.push(`The subagent produced no final output. Its session file: ${record.sessionFile}`);
   }
@@ -88,5 +92,7 @@ export function buildEnvelope(record: TaskRecord, others: readonly InFlightTask[
     meta.push(`- Stderr: ${oneLine(record.stderrTail.split("\n").slice(-5).join(" | "), STDERR_LINE_MAX)}`);
   }
   meta.push(`- Session: ${record.taskId}`);
-  return [envelopeTitle(record), "", TRIGGER_LINE, "", meta.join("\n"), "", inFlightBlock(others), "", "---", body(record)].join("\n");
+  const envelope = [envelopeTitle(record), "", TRIGGER_LINE, "", meta.join("\n"), "", inFlightBlock(others), "", "---", body(record)].join("\n");
+  // pi draws a queued steer message as it is: no control sequence from the child may reach the terminal.
+  return stripTerminalControls(envelope);
 }

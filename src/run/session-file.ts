@@ -5,10 +5,13 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { subagentSessionsDir } from "../shared/paths.ts";
+import { idForMessage, isTaskId } from "../tasks/task-id.ts";
 
 export const SESSION_FILE_NAME = "session.jsonl";
 
+/** A task's folder. Throws for anything but a task id: an id must never reach the disk as a path (`../x`). */
 export function taskDir(agentDir: string, taskId: string): string {
+  if (!isTaskId(taskId)) throw new Error(`not a task id: ${JSON.stringify(idForMessage(taskId))}`);
   return join(subagentSessionsDir(agentDir), taskId);
 }
 

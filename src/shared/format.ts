@@ -1,4 +1,5 @@
 /** Formatting shared by envelopes, cards, widgets and tool results. */
+import { stripTerminalControls } from "./terminal-text.ts";
 
 function pad2(n: number): string {
   return String(n).padStart(2, "0");
@@ -11,6 +12,16 @@ export function formatDuration(ms: number): string {
   const minutes = Math.floor((total % 3600) / 60);
   const seconds = total % 60;
   return hours > 0 ? `${hours}:${pad2(minutes)}:${pad2(seconds)}` : `${pad2(minutes)}:${pad2(seconds)}`;
+}
+
+/**
+ * A configured limit in seconds, as a timeout message states it: `2.5 s`, `0.4 s`, `45 ms`, `600 s`. Tenths
+ * are shown below ten seconds, so 2.5 s does not read "3 s" and 0.4 s does not read "0 s".
+ */
+export function formatSeconds(ms: number): string {
+  if (ms < 100) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 10_000) return `${trimZero((ms / 1000).toFixed(1))} s`;
+  return `${Math.round(ms / 1000)} s`;
 }
 
 /** The widget's live clock: always `MM:SS`, minutes simply growing past 99. */
@@ -53,8 +64,8 @@ export function formatUsage(usage: UsageTotals): string {
   return `${turns}/↑${formatTokens(usage.input)}/↓${formatTokens(usage.output)}/$${usage.cost.toFixed(4)}`;
 }
 
-/** One line, at most `max` characters, for previews (task text, tool arguments). */
+/** One line, at most `max` characters, for previews (task text, tool arguments); no terminal control sequences. */
 export function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = stripTerminalControls(text).replace(/\s+/g, " ").trim();
   return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
 }

@@ -17,10 +17,11 @@ import { ownIdentity } from "../run/proc-identity.ts";
 import { onProcessExit } from "../run/child-guard.ts";
 import { startRun as startChildRun } from "../run/runner.ts";
 import type { RunOutcome } from "../run/types.ts";
-import type { RunSettings } from "../shared/run-settings.ts";
+import { MAX_TIMER_MS, type RunSettings } from "../shared/run-settings.ts";
 import type { PreparedRun } from "../tool/prepare-dispatch.ts";
 import { detailsFromRecord, type SubagentResultDetails } from "./details.ts";
 import { recordFromOutcome } from "./record-from-outcome.ts";
+import { readMaxOutputChars, saveLongOutput } from "./output-limit.ts";
 import { readRecord, writeRecord } from "./record-store.ts";
 import { TaskRegistry, type EnqueueResult, type FinishedTask, type TaskSnapshot } from "./registry.ts";
 import type { CancelledBy, TaskRecord } from "./types.ts";
@@ -37,6 +38,8 @@ export interface ResultMessage {
 export interface BackgroundTasksOptions {
   agentDir: string;
   settings: RunSettings;
+  /** How much of the output the main agent gets (default: PI_SUBAGENT_MAX_OUTPUT_CHARS, see output-limit.ts). */
+  maxOutputChars?: number;
   /** pi.sendMessage with steer delivery; throws when pi's context is stale. */
   send: (message: ResultMessage) => void;
   /** True while the main agent is idle (a message then starts a run of its own instead of being queued). */
@@ -131,6 +134,7 @@ export class BackgroundTasks {
   private onFinished(finished: FinishedTask): void {
     this.doneCount += 1;
     const record = this.recordOf(finished);
+    saveLongOutput(this.options.agentDir, record, this.options.maxOutputChars ?? readMaxOutputChars());
     record.envelope = buildEnvelope(record, finished.inFlight.map(toInFlight), this.options.settings);
     this.undelivered.set(record.taskId, record);
     this.saveRecord(record);
@@ -298,7 +302,8 @@ export class BackgroundTasks {
     this.shuttingDown = true;
     const handles = this.registry.runningHandles();
     this.registry.cancelAll("none");
-    const grace = this.options.settings.killGraceMs + 1000;
+    // Never above what a timer can wait (a longer delay would fire at once).
+    const grace = Math.min(this.options.settings.killGraceMs + 1000, MAX_TIMER_MS);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(handles.map((handle) => handle.done)),

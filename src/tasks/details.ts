@@ -1,3 +1,4 @@
+import { limitedOutput } from "./output-limit.ts";
 import type { TaskRecord } from "./types.ts";
 
 /**
@@ -25,6 +26,7 @@ export function detailsFromRecord(record: TaskRecord): SubagentResultDetails {
     usage: record.usage,
     model: record.model,
     sessionId: record.taskId,
-    output: record.output,
+    // Details are kept in the session file and drawn in the TUI: the cut output, like the model's.
+    output: limitedOutput(record),
   };
 }

@@ -28,6 +28,7 @@ function isRecord(value: unknown): value is TaskRecord {
 }
 
 export function readRecord(agentDir: string, taskId: string): TaskRecord | undefined {
+  if (!isTaskId(taskId)) return undefined;
   try {
     const parsed: unknown = JSON.parse(readFileSync(recordPath(agentDir, taskId), "utf8"));
     return isRecord(parsed) ? parsed : undefined;

@@ -62,11 +62,18 @@ interface Entry {
   cancel?: { by: CancelledBy; reason?: string };
 }
 
-export type EnqueueResult = { started: true } | { started: false; position: number; running: number };
+export type EnqueueResult =
+  | { started: true }
+  | { started: false; position: number; running: number }
+  /** The run could not even be started (its failed result is recorded and delivered like any other). */
+  | { started: false; failed: true; errorMessage: string };
 
 export class TaskRegistry {
   private readonly entries = new Map<string, Entry>();
   private readonly queue: string[] = [];
+  /** Why a task that was just enqueued could not start (read and cleared by enqueue). */
+  private readonly startFailures = new Map<string, string>();
+  private enqueueing: string | undefined;
   private readonly now: () => number;
 
   constructor(private readonly options: RegistryOptions) {
@@ -91,8 +98,18 @@ export class TaskRegistry {
     if (this.entries.has(launch.taskId)) throw new Error(`task ${launch.taskId} is already in flight`);
     this.entries.set(launch.taskId, { launch, dispatchedAt: this.now() });
     this.queue.push(launch.taskId);
-    this.pump();
+    this.enqueueing = launch.taskId;
+    try {
+      this.pump();
+    } finally {
+      this.enqueueing = undefined;
+    }
     this.options.onChange?.();
+    const failure = this.startFailures.get(launch.taskId);
+    if (failure !== undefined) {
+      this.startFailures.delete(launch.taskId);
+      return { started: false, failed: true, errorMessage: failure };
+    }
     const position = this.queue.indexOf(launch.taskId);
     return position < 0 ? { started: true } : { started: false, position: position + 1, running: this.runningCount() };
   }
@@ -194,7 +211,9 @@ export class TaskRegistry {
         handle = this.options.startRun({ ...entry.launch.spec(), onUpdate: () => this.options.onChange?.() });
       } catch (error) {
         // Nothing ran: end the task as failed without an outcome-less gap in the record.
-        this.finish(taskId, failedToStart(this.now(), error));
+        const outcome = failedToStart(this.now(), error);
+        if (taskId === this.enqueueing) this.startFailures.set(taskId, outcome.errorMessage ?? "");
+        this.finish(taskId, outcome);
         continue;
       }
       entry.handle = handle;

@@ -30,7 +30,12 @@ export interface TaskRecord {
   dispatchedAt: number;
   startedAt?: number;
   finishedAt: number;
+  /** The whole final output (what /subagent-result shows). */
   output: string;
+  /** Set when the output was over the limit: where the whole output is saved (`<task folder>/output.md`). */
+  fullOutputFile?: string;
+  /** The limit the model-facing texts were cut to (with fullOutputFile). */
+  outputLimitChars?: number;
   stderrTail?: string;
   sessionFile: string;
   cwd: string;

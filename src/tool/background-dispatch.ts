@@ -3,13 +3,16 @@
  * receipt; a cancel goes through the two-step challenge and confirmation.
  */
 import type { AgentToolResult, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { oneLine } from "../shared/format.ts";
 import type { BackgroundTasks } from "../tasks/background-tasks.ts";
 import { readRecord } from "../tasks/record-store.ts";
+import { isTaskId } from "../tasks/task-id.ts";
 import {
   CANCEL_NEEDS_REASON,
   CANCEL_NEEDS_TASK_ID,
   cancelAlreadyFinished,
   cancelChallenge,
+  cancelInvalidTaskId,
   cancelRequested,
   cancelUnknownTask,
 } from "./cancel-texts.ts";
@@ -17,11 +20,18 @@ import type { PreparedRun } from "./prepare-dispatch.ts";
 import type { BackgroundDispatcher } from "./register-tool.ts";
 import type { SubagentParams } from "./schema.ts";
 
+/** The longest cancel reason kept (it is quoted in the cancelled task's envelope). */
+export const CANCEL_REASON_MAX = 500;
+
 export function receiptText(agent: string, taskId: string, queue?: { position: number; running: number }): string {
   const receipt = `Dispatched ${agent}. taskId: ${taskId}`;
   if (!queue) return receipt;
   const running = `${queue.running} ${queue.running === 1 ? "subagent" : "subagents"} already running`;
   return `${receipt} (queued: ${running}, this one is number ${queue.position} in line and starts when a slot frees)`;
+}
+
+export function couldNotStartMessage(agent: string, taskId: string, errorMessage: string): string {
+  return `Subagent ${agent} was not dispatched: ${errorMessage}. Nothing is running for taskId ${taskId}; its failed result is recorded and also arrives as a [subagent-result] notification.`;
 }
 
 export interface ReceiptDetails {
@@ -36,6 +46,8 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
   return {
     dispatch(prepared: PreparedRun, ctx: ExtensionContext): AgentToolResult<unknown> {
       const result = tasks().dispatch(prepared, ctx.sessionManager.getSessionId());
+      // Never a "Dispatched" receipt for a task that is not running: the call fails, saying why.
+      if ("failed" in result) throw new Error(couldNotStartMessage(prepared.agent.name, prepared.taskId, result.errorMessage));
       const details: ReceiptDetails = {
         receipt: true,
         taskId: prepared.taskId,
@@ -50,6 +62,7 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
     cancel(params: SubagentParams): AgentToolResult<unknown> {
       const taskId = (params.taskId ?? "").trim();
       if (!taskId) throw new Error(CANCEL_NEEDS_TASK_ID);
+      if (!isTaskId(taskId)) throw new Error(cancelInvalidTaskId(taskId));
       const running = tasks().registry.get(taskId);
       if (!running) {
         const record = readRecord(agentDir(), taskId);
@@ -67,7 +80,8 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
         });
         return { content: [{ type: "text", text }], details: { confirmRequired: true, taskId, agent: running.agent } };
       }
-      const reason = (params.reason ?? "").trim();
+      // One line, bounded: the reason is repeated in the envelope, where a line break or `---` would break its shape.
+      const reason = oneLine(params.reason ?? "", CANCEL_REASON_MAX);
       if (!reason) throw new Error(CANCEL_NEEDS_REASON);
       tasks().cancel(taskId, "agent", reason);
       const others = tasks()

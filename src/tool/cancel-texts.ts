@@ -4,12 +4,18 @@
  */
 import { formatElapsed, oneLine } from "../shared/format.ts";
 import type { InFlightTask } from "../delivery/envelope.ts";
+import { idForMessage } from "../tasks/task-id.ts";
 
 export const CANCEL_NEEDS_TASK_ID =
   'action=cancel needs "taskId": the id from the dispatch receipt (`Dispatched <agent>. taskId: <id>`) of a running background task.';
 
+/** A taskId that is not a task id at all (never looked up, never used as a path). */
+export function cancelInvalidTaskId(taskId: string): string {
+  return `"${idForMessage(taskId)}" is not a taskId: pass exactly the id from a dispatch receipt (\`Dispatched <agent>. taskId: <id>\`), a UUID such as 019a0b1c-2d3e-7f40-8a5b-6c7d8e9f0a1b. Nothing was cancelled.`;
+}
+
 export function cancelUnknownTask(taskId: string): string {
-  return `No background subagent task with taskId ${taskId} is in flight. Check the id against your dispatch receipts; a task that already finished cannot be cancelled.`;
+  return `No background subagent task with taskId ${idForMessage(taskId)} is in flight. Check the id against your dispatch receipts; a task that already finished cannot be cancelled.`;
 }
 
 export function cancelAlreadyFinished(taskId: string, status: string): string {

@@ -12,7 +12,7 @@ import { currentModelRef } from "../config/resolve.ts";
 import { readSubagentDepth } from "../shared/depth.ts";
 import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../shared/mode.ts";
 import { agentDir } from "../shared/paths.ts";
-import { readRunSettings } from "../shared/run-settings.ts";
+import { readRunSettings, runSettingsWarnings } from "../shared/run-settings.ts";
 import { prepareDispatch, type PreparedRun } from "./prepare-dispatch.ts";
 import { runSync } from "./run-sync.ts";
 import { subagentParameters, type SubagentParams } from "./schema.ts";
@@ -24,6 +24,7 @@ import {
   TOOL_LABEL,
   TOOL_NAME,
   TOOL_SNIPPET,
+  unknownActionMessage,
 } from "./texts.ts";
 import { checkDepth, validateDispatch } from "./validate.ts";
 
@@ -70,7 +71,9 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     if (!depthCheck.ok) throw new Error(depthCheck.message);
     const background = isAsyncDispatchMode(ctx.hasUI, appMode) ? options.background : undefined;
 
-    if ((params.action ?? "dispatch") === "cancel") {
+    const action: unknown = params.action ?? "dispatch";
+    if (action !== "dispatch" && action !== "cancel") throw new Error(unknownActionMessage(action));
+    if (action === "cancel") {
       if (!background) return textResult(NO_TASKS_TO_CANCEL_IN_SYNC_MODE);
       return background.cancel(params, ctx);
     }
@@ -90,7 +93,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     }
 
     const config = loadConfig({ cwd: ctx.cwd });
-    reportWarningsOnce(config.warnings, warningSink(ctx));
+    reportWarningsOnce([...config.warnings, ...runSettingsWarnings()], warningSink(ctx));
     const dir = agentDir();
     const prepared = prepareDispatch(
       request,

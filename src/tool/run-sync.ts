@@ -10,6 +10,7 @@ import { outcomeAtExit } from "../run/outcome-at-exit.ts";
 import { startRun } from "../run/runner.ts";
 import type { RunState } from "../run/types.ts";
 import { detailsFromRecord, type SubagentResultDetails } from "../tasks/details.ts";
+import { readMaxOutputChars, saveLongOutput } from "../tasks/output-limit.ts";
 import { recordFromOutcome } from "../tasks/record-from-outcome.ts";
 import { RETURNED, saveFailureNotice } from "../delivery/save-failures.ts";
 import { recordPath } from "../tasks/record-store.ts";
@@ -38,6 +39,8 @@ export interface SyncRunOptions {
   parentSessionId?: string;
   onProgress?: (text: string, progress: SyncProgress) => void;
   now?: () => number;
+  /** How much of the output the model gets (default: PI_SUBAGENT_MAX_OUTPUT_CHARS, see output-limit.ts). */
+  maxOutputChars?: number;
 }
 
 export function progressText(agent: string, state: RunState, elapsedMs: number): string {
@@ -60,14 +63,19 @@ export async function runSync(
     lastSentAt = at;
     const elapsedMs = at - dispatchedAt;
     const tool = state.lastTool;
-    options.onProgress(progressText(prepared.agent.name, state, elapsedMs), {
-      taskId: prepared.taskId,
-      agent: prepared.agent.name,
-      phase: phaseLabel(state),
-      elapsedMs,
-      lastTool: tool ? (tool.summary ? `${tool.name}: ${tool.summary}` : tool.name) : undefined,
-      usage: formatUsage(state.usage),
-    });
+    try {
+      options.onProgress(progressText(prepared.agent.name, state, elapsedMs), {
+        taskId: prepared.taskId,
+        agent: prepared.agent.name,
+        phase: phaseLabel(state),
+        elapsedMs,
+        lastTool: tool ? (tool.summary ? `${tool.name}: ${tool.summary}` : tool.name) : undefined,
+        usage: formatUsage(state.usage),
+      });
+    } catch {
+      // Progress is a courtesy: a listener that throws (inside the heartbeat interval, where nothing would
+      // catch it and pi would crash) must not end the run or lose its result.
+    }
   };
   const context = {
     taskId: prepared.taskId,
@@ -111,6 +119,7 @@ export async function runSync(
     prepared.release();
   }
   const record = recordFromOutcome(context, outcome);
+  saveLongOutput(options.agentDir, record, options.maxOutputChars ?? readMaxOutputChars());
   // A blocking result is delivered as the tool's return value, right after this write.
   record.delivered = true;
   record.deliveredAt = now();

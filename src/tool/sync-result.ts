@@ -3,7 +3,9 @@
  * followed by the session line; anything else is a short diagnosis the model can act on, with whatever output
  * exists and the same session line (so the session can still be resumed or inspected).
  */
-import { formatDuration, formatUsage } from "../shared/format.ts";
+import { formatDuration, formatSeconds, formatUsage } from "../shared/format.ts";
+import { stripTerminalControls } from "../shared/terminal-text.ts";
+import { limitedOutput } from "../tasks/output-limit.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 
 export function sessionLine(taskId: string): string {
@@ -13,9 +15,9 @@ export function sessionLine(taskId: string): string {
 function stopReasonText(record: TaskRecord, activityTimeoutMs: number, hardTimeoutMs: number): string | undefined {
   switch (record.stopReason) {
     case "activity_timeout":
-      return `activity_timeout (no output for ${Math.round(activityTimeoutMs / 1000)} s)`;
+      return `activity_timeout (no output for ${formatSeconds(activityTimeoutMs)})`;
     case "hard_timeout":
-      return `hard_timeout (ran longer than ${Math.round(hardTimeoutMs / 1000)} s)`;
+      return `hard_timeout (ran longer than ${formatSeconds(hardTimeoutMs)})`;
     case "aborted":
       return "aborted (the call was interrupted)";
     default:
@@ -24,7 +26,8 @@ function stopReasonText(record: TaskRecord, activityTimeoutMs: number, hardTimeo
 }
 
 export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: number; hardTimeoutMs: number }): string {
-  if (record.status === "succeeded") return `${record.output}\n\n${sessionLine(record.taskId)}`;
+  const output = limitedOutput(record);
+  if (record.status === "succeeded") return `${output}\n\n${sessionLine(record.taskId)}`;
   const lines = [`Subagent ${record.agent} ${record.status}.`];
   const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
   if (reason) lines.push(`- Stop reason: ${reason}`);
@@ -34,7 +37,8 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
     const tail = record.stderrTail.split("\n").slice(-10).join("\n");
     lines.push("- Stderr (last lines):", tail);
   }
-  if (record.output.trim()) lines.push("", "Output so far:", record.output);
+  if (output.trim()) lines.push("", "Output so far:", output);
   lines.push("", sessionLine(record.taskId));
-  return lines.join("\n");
+  // The error and stderr come from the child: nothing in them may drive the terminal that shows this.
+  return stripTerminalControls(lines.join("\n"));
 }

@@ -2,6 +2,7 @@
  * Everything the model reads about the `subagent` tool: description, snippet, guidelines and error messages.
  * Model-facing text uses no em dashes (the roster and the envelope keep the spec's exact strings).
  */
+import { idForMessage } from "../tasks/task-id.ts";
 import { DEPTH_ENV } from "../shared/depth.ts";
 
 export const TOOL_NAME = "subagent";
@@ -49,7 +50,7 @@ export function unknownAgentMessage(name: string, available: string): string {
 }
 
 export function invalidSessionIdMessage(value: string): string {
-  return `"${value}" is not a sessionId this tool handed out. Omit sessionId to start a fresh session (an id is generated for you), or pass exactly the taskId from an earlier subagent receipt or the id from a "[subagent session: <id>]" line to resume that session.`;
+  return `"${idForMessage(value)}" is not a sessionId this tool handed out. Omit sessionId to start a fresh session (an id is generated for you), or pass exactly the taskId from an earlier subagent receipt or the id from a "[subagent session: <id>]" line to resume that session.`;
 }
 
 export function unknownSessionMessage(id: string): string {
@@ -65,4 +66,10 @@ export const NO_TASKS_TO_CANCEL_IN_SYNC_MODE =
 
 export function projectAgentDeclinedMessage(name: string): string {
   return `The user declined to run the project agent "${name}". Ask the user before trying again, or use another agent.`;
+}
+
+/** An `action` other than dispatch or cancel (pi's schema normally stops it; this tool does not rely on that). */
+export function unknownActionMessage(action: unknown): string {
+  const shown = typeof action === "string" ? `"${idForMessage(action)}"` : idForMessage(JSON.stringify(action) ?? String(action));
+  return `Unknown action ${shown}: use action "dispatch" (the default, starts a subagent) or "cancel" (stops a running background task). Nothing was done.`;
 }

@@ -49,8 +49,9 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
   const agent = agents.find((candidate) => candidate.name === name);
   if (!agent) return { ok: false, message: unknownAgentMessage(name, describeAvailable(agents)) };
   const sessionId = params.sessionId?.trim();
-  if (sessionId !== undefined && sessionId !== "" && !isTaskId(sessionId)) {
-    return { ok: false, message: invalidSessionIdMessage(sessionId) };
+  // A blank sessionId is refused too: silently starting a fresh session would lose the one the model meant.
+  if (sessionId !== undefined && !isTaskId(sessionId)) {
+    return { ok: false, message: invalidSessionIdMessage(params.sessionId ?? "") };
   }
   return {
     ok: true,
@@ -58,7 +59,7 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
       kind: "dispatch",
       agent,
       task,
-      sessionId: sessionId || undefined,
+      sessionId,
       agentScope: params.agentScope ?? "both",
       confirmProjectAgents: params.confirmProjectAgents ?? false,
     },

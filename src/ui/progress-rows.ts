@@ -8,6 +8,7 @@
  *    ● 01912345-a0b1  writer  thinking · last tool read: README.md  00:41
  *    ○ 01912346-0c2d  coder   queued (#1 in line)                   00:05
  */
+import { stripTerminalControls } from "../shared/terminal-text.ts";
 import { truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import { phaseLabel } from "../run/phase-label.ts";
 import { formatElapsed } from "../shared/format.ts";
@@ -76,7 +77,8 @@ export function widgetRows(tasks: readonly TaskSnapshot[], now: number, maxRows 
       taskId: task.taskId,
       shortId: shortIds[index] ?? shortTaskId(task.taskId),
       agent: task.agent,
-      activity: taskActivity(task, queued),
+      // The latest tool's name and arguments are model-written.
+      activity: stripTerminalControls(taskActivity(task, queued)),
       elapsed: formatElapsed(now - task.dispatchedAt),
     };
   });

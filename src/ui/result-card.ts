@@ -11,6 +11,7 @@
 import { getMarkdownTheme, type Theme, type ThemeColor } from "@mariozechner/pi-coding-agent";
 import { Box, Markdown, Spacer, Text, type Component } from "@mariozechner/pi-tui";
 import { formatDuration, formatUsage, oneLine } from "../shared/format.ts";
+import { stripTerminalControls } from "../shared/terminal-text.ts";
 import type { SubagentResultDetails } from "../tasks/details.ts";
 import { expandHint } from "./expand-hint.ts";
 import { shortTaskId } from "./short-id.ts";
@@ -78,7 +79,7 @@ export function cardText(details: SubagentResultDetails): CardText {
   return {
     icon: details.status === "succeeded" ? "✓" : "✗",
     tone: toneOf(details.status),
-    title: `${details.agent} ${details.status}`,
+    title: `${oneLine(details.agent, 60)} ${details.status}`,
     badge: badgeOf(details),
     meta: `${shortTaskId(details.taskId)} · ${runFigures(details)}`,
     notes: notesOf(details),
@@ -95,7 +96,7 @@ export function headerLine(card: Pick<CardText, "icon" | "tone" | "title" | "bad
 /** The card's lines before the output, as plain-or-styled text (collapsed view, and the head of the expanded one). */
 export function cardLines(details: SubagentResultDetails, expanded: boolean, style: Styler, hint?: string): string[] {
   const card = cardText(details);
-  const taskText = expanded ? details.task : oneLine(details.task, TASK_PREVIEW_MAX);
+  const taskText = expanded ? stripTerminalControls(details.task) : oneLine(details.task, TASK_PREVIEW_MAX);
   return [
     headerLine(card, style) + (!expanded && hint ? ` ${hint}` : ""),
     ...card.notes.map((note) => style.fg(card.tone === "success" ? "muted" : card.tone, note)),
@@ -111,8 +112,9 @@ function isResultDetails(value: unknown): value is SubagentResultDetails {
 
 /** The markdown body of an expanded card or tool row: the output, or a muted `(no output)`. */
 export function outputComponent(output: string, theme: Theme, colour: ThemeColor = "customMessageText"): Component {
-  if (!output.trim()) return new Text(theme.fg("muted", "(no output)"), 0, 0);
-  return new Markdown(output.trim(), 0, 0, getMarkdownTheme(), { color: (text: string) => theme.fg(colour, text) });
+  const shown = stripTerminalControls(output).trim();
+  if (!shown) return new Text(theme.fg("muted", "(no output)"), 0, 0);
+  return new Markdown(shown, 0, 0, getMarkdownTheme(), { color: (text: string) => theme.fg(colour, text) });
 }
 
 /** The line shown for a duplicate copy of a result (the model never sees it). */

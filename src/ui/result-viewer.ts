@@ -14,6 +14,7 @@
  * Keys: ↑/k and ↓/j one line, PgUp/PgDn (also Ctrl+B/Ctrl+F, Space) a page, g/Home the top, G/End the end,
  * Esc, q or Enter close.
  */
+import { stripTerminalControls } from "../shared/terminal-text.ts";
 import type { Theme } from "@mariozechner/pi-coding-agent";
 import { Key, Markdown, matchesKey, truncateToWidth, type Component, type MarkdownTheme, type OverlayOptions } from "@mariozechner/pi-tui";
 import { oneLine } from "../shared/format.ts";
@@ -97,7 +98,7 @@ export class ResultViewer implements Component {
   private closed = false;
 
   constructor(private readonly options: ResultViewerOptions) {
-    this.body = new Markdown(options.record.output, 1, 0, options.markdownTheme);
+    this.body = new Markdown(stripTerminalControls(options.record.output), 1, 0, options.markdownTheme);
   }
 
   handleInput(data: string): void {

@@ -10,6 +10,7 @@
 import type { AgentToolResult, Theme, ToolRenderResultOptions } from "@mariozechner/pi-coding-agent";
 import { Container, Spacer, Text, type Component } from "@mariozechner/pi-tui";
 import { formatElapsed, oneLine } from "../shared/format.ts";
+import { stripTerminalControls } from "../shared/terminal-text.ts";
 import type { SubagentResultDetails } from "../tasks/details.ts";
 import type { ReceiptDetails } from "../tool/background-dispatch.ts";
 import type { SyncProgress } from "../tool/run-sync.ts";
@@ -27,6 +28,8 @@ export interface RowContext {
 
 const TASK_PREVIEW_MAX = 120;
 const REASON_PREVIEW_MAX = 120;
+/** The agent name or task id the model passed (a real one is far shorter). */
+const SUBJECT_MAX = 60;
 
 export interface CallText {
   /** `subagent` or `subagent cancel` */
@@ -41,12 +44,12 @@ export function callText(args: Partial<SubagentParams>): CallText {
   if (args.action === "cancel") {
     const reason = args.reason?.trim();
     const detail = args.confirm === true ? `confirm${reason ? `: ${oneLine(reason, REASON_PREVIEW_MAX)}` : ""}` : undefined;
-    return { head: "subagent cancel", subject: args.taskId?.trim() || "…", detail };
+    return { head: "subagent cancel", subject: oneLine(args.taskId ?? "", SUBJECT_MAX) || "…", detail };
   }
   const task = args.task?.trim() ? oneLine(args.task, TASK_PREVIEW_MAX) : undefined;
-  const resume = args.sessionId?.trim() ? `resume ${shortTaskId(args.sessionId.trim())}` : undefined;
+  const resume = args.sessionId?.trim() ? `resume ${shortTaskId(oneLine(args.sessionId, SUBJECT_MAX))}` : undefined;
   const detail = [resume, task].filter(Boolean).join(" · ") || undefined;
-  return { head: "subagent", subject: args.agent?.trim() || "…", detail };
+  return { head: "subagent", subject: oneLine(args.agent ?? "", SUBJECT_MAX) || "…", detail };
 }
 
 /** `coder · ⚡ bash: npm test · 00:12 · 2 turns/↑1.2k/↓300/$0.0010`. */
@@ -125,7 +128,8 @@ export function renderSubagentResult(
   context: RowContext,
 ): Component {
   const kind = classifyResult(result.details, options.isPartial);
-  const text = resultText(result);
+  // Error texts repeat what the model passed (an agent name, an id): drawn without control sequences.
+  const text = stripTerminalControls(resultText(result));
   switch (kind.kind) {
     case "progress":
       return new Text(`${theme.fg("accent", "●")} ${theme.fg("muted", progressLine(kind.progress))}`, 0, 0);

@@ -16,6 +16,7 @@
  *   ── q/Esc close ────────────────
  *   live · refreshed every second
  */
+import { stripTerminalControls } from "../shared/terminal-text.ts";
 import type { Theme, ThemeColor } from "@mariozechner/pi-coding-agent";
 import { Key, matchesKey, truncateToWidth, wrapTextWithAnsi, type Component } from "@mariozechner/pi-tui";
 import { formatElapsed, formatUsage, oneLine, type UsageTotals } from "../shared/format.ts";
@@ -97,11 +98,7 @@ export function activityText(line: ActivityLine, startedAt: number): string {
 
 /** Streamed text as plain lines: terminal control sequences a model might emit are dropped, tabs spaced. */
 export function plainStreamText(text: string): string {
-  return text
-    .replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, "")
-    .replace(/\x1b\][^\x07\x1b]*(\x07|\x1b\\)/g, "")
-    .replace(/\t/g, "  ")
-    .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "");
+  return stripTerminalControls(text).replace(/\t/g, "  ");
 }
 
 export interface WatchViewOptions {

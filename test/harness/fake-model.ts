@@ -29,6 +29,8 @@ export interface FakeAction {
   toolCalls?: FakeToolCall[];
   /** Wait this long before the first byte (simulates a slow model; a long one makes the caller idle). */
   delayMs?: number;
+  /** Characters per streamed text chunk (default 40); large for a huge answer, which pi's JSON mode repeats whole in every delta. */
+  chunkChars?: number;
   /** Wait this long between streamed text chunks. */
   chunkDelayMs?: number;
   /** Token usage reported in the final chunk. */
@@ -295,7 +297,9 @@ export class FakeModel {
     };
     send({ role: "assistant" }, null);
     if (action.text) {
-      const parts = action.text.match(/[\s\S]{1,40}/g) ?? [];
+      const size = Math.max(1, action.chunkChars ?? 40);
+      const parts: string[] = [];
+      for (let at = 0; at < action.text.length; at += size) parts.push(action.text.slice(at, at + size));
       for (const part of parts) {
         send({ content: part }, null);
         await wait(action.chunkDelayMs ?? 0);

@@ -108,11 +108,6 @@ describe("validateDispatch: accepted calls", () => {
     expect(result.ok && result.value).toMatchObject({ agent: { name: "explore" }, task: "  look around\n", sessionId: V7 });
   });
 
-  it("treats a blank sessionId as absent (a fresh session)", () => {
-    const result = validateDispatch({ agent: "writer", task: "x", sessionId: "  " }, AGENTS);
-    expect(result.ok && result.value.sessionId).toBeUndefined();
-  });
-
   it("passes agentScope and confirmProjectAgents through", () => {
     const result = validateDispatch({ agent: "coder", task: "x", agentScope: "project", confirmProjectAgents: true }, AGENTS);
     expect(result.ok && result.value).toMatchObject({ agentScope: "project", confirmProjectAgents: true });
