@@ -1,28 +1,24 @@
 /**
- * pi-subagent-dispatch: the entry pi loads. It only builds the parts and wires them to pi's ExtensionAPI; all
- * behaviour lives in src/ (see ADVANCED.md for what each part does).
+ * pi-subagent-dispatch: the entry pi loads, in every session and in every subagent child. It registers at once
+ * only what pi needs at start and loads the rest on first use, so the package costs next to nothing where it
+ * is not used (src/lazy/lazy-extension.ts explains the pattern; ADVANCED.md says what each part does).
+ * - src/manifest.ts: what pi sees at start (tool definition, command names, event hooks, message renderer);
+ * - src/runtime.ts: the parts that do the work, imported on first use.
+ * A new command, tool action or hook goes into the runtime (one line) and the manifest (one line); a part that
+ * must run at start in every process (a child's watchdog, say) gets its own line below, kept light.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { registerTaskCommands } from "./src/commands/register-commands.ts";
-import { registerSubagentConfigCommand } from "./src/commands/subagent-config/register.ts";
-import { registerRoster } from "./src/roster/register.ts";
+import { registerLazily } from "./src/lazy/lazy-extension.ts";
+import { MANIFEST } from "./src/manifest.ts";
+import { registerRosterHook } from "./src/roster/hook.ts";
 import { startParentWatchdog } from "./src/run/parent-watchdog.ts";
-import { agentDir } from "./src/shared/paths.ts";
-import { registerBackgroundTasks } from "./src/tasks/register-background.ts";
 import { registerStartupSweep } from "./src/tasks/register-startup-sweep.ts";
-import { createBackgroundDispatcher } from "./src/tool/background-dispatch.ts";
-import { registerSubagentTool } from "./src/tool/register-tool.ts";
-import { registerUi } from "./src/ui/register-ui.ts";
 
 export default function subagentDispatch(pi: ExtensionAPI): void {
   // In a child pi: end the whole task when the pi that started it is gone (a no-op in the main pi).
   startParentWatchdog();
-  // Before the background tasks, so a run reaped at start is in the outbox when redelivery reads it.
+  // Once per process, after the first session_start: runs left by a pi that was killed hard (loads on demand).
   registerStartupSweep(pi);
-  registerRoster(pi);
-  registerSubagentConfigCommand(pi);
-  const background = registerBackgroundTasks(pi);
-  const ui = registerUi(pi, background);
-  registerTaskCommands(pi, background);
-  registerSubagentTool(pi, { background: createBackgroundDispatcher(background.tasks, agentDir), renderers: ui.toolRenderers });
+  registerRosterHook(pi);
+  registerLazily(pi, MANIFEST, () => import("./src/runtime.ts"));
 }

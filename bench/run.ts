@@ -8,16 +8,20 @@
 import { runStartupSection } from "./startup.ts";
 import { runRunnerSection } from "./runner.ts";
 import { runDispatchSection } from "./dispatch.ts";
+import { runVersusSection } from "./versus.ts";
 
 interface BenchSection {
   name: string;
   run: () => Promise<{ ok: boolean }>;
+  /** Runs only when named (`npm run bench -- <name>`), to keep the default run to a few minutes. */
+  onlyWhenNamed?: boolean;
 }
 
 const SECTIONS: BenchSection[] = [
-  { name: "startup", run: runStartupSection },
-  { name: "runner", run: runRunnerSection },
-  { name: "dispatch", run: runDispatchSection },
+  { name: "versus", run: runVersusSection },
+  { name: "startup", run: runStartupSection, onlyWhenNamed: true },
+  { name: "runner", run: runRunnerSection, onlyWhenNamed: true },
+  { name: "dispatch", run: runDispatchSection, onlyWhenNamed: true },
 ];
 
 const wanted = process.argv.slice(2);
@@ -29,7 +33,7 @@ if (unknown.length > 0) {
 
 let failed = 0;
 for (const section of SECTIONS) {
-  if (wanted.length > 0 && !wanted.includes(section.name)) continue;
+  if (wanted.length > 0 ? !wanted.includes(section.name) : section.onlyWhenNamed) continue;
   console.log(`\n== ${section.name} ==`);
   try {
     const { ok } = await section.run();

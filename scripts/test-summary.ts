@@ -1,7 +1,9 @@
 /**
  * Prints one closing line for the whole suite, `Tests: N passed, N failed, N skipped`, from the JSON reports
- * the two vitest runs of `npm test` write (unit, then end-to-end), so a CI log says what ran in plain words.
+ * the vitest runs of `npm test` write (unit once, then end-to-end on pi 0.73.1 and on pi 1.x), so a CI log says
+ * what ran in plain words; one line per report comes first. A missing report (a run that never started) fails.
  */
+import { basename } from "node:path";
 import { existsSync, readFileSync } from "node:fs";
 
 interface VitestJsonReport {
@@ -21,6 +23,8 @@ for (const file of process.argv.slice(2)) {
     continue;
   }
   const report = JSON.parse(readFileSync(file, "utf8")) as VitestJsonReport;
+  const reportSkipped = report.numPendingTests + report.numTodoTests;
+  console.log(`  ${basename(file, ".json")}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${reportSkipped} skipped`);
   passed += report.numPassedTests;
   failed += report.numFailedTests;
   skipped += report.numPendingTests + report.numTodoTests;

@@ -3,9 +3,10 @@
  * file system, no pi. Required fields that are wrong skip the file; optional fields that are wrong are
  * dropped with a note, and the agent still loads.
  */
-import { parse as parseYaml } from "yaml";
 import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../shared/thinking.ts";
 import { splitFrontmatter } from "./frontmatter.ts";
+import { parseSimpleFrontmatter } from "./simple-frontmatter.ts";
+import { yamlLibrary } from "./yaml-library.ts";
 import { agentNameProblem } from "./names.ts";
 import type { AgentDefinition, AgentSource } from "./types.ts";
 
@@ -30,10 +31,12 @@ function firstLine(message: string): string {
 }
 
 function parseFrontmatterYaml(yaml: string): { ok: true; data: Record<string, unknown> } | { ok: false; reason: string } {
+  const simple = parseSimpleFrontmatter(yaml);
+  if (simple) return { ok: true, data: simple };
   let data: unknown;
   try {
     // logLevel "error": real errors still throw, but YAML warnings (unknown tags) are not printed by the library.
-    data = parseYaml(yaml, { logLevel: "error" });
+    data = yamlLibrary().parse(yaml, { logLevel: "error" });
   } catch (error) {
     const message = error instanceof Error ? firstLine(error.message) : String(error);
     return { ok: false, reason: `invalid YAML in the frontmatter: ${message}` };

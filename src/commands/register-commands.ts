@@ -9,6 +9,7 @@ import { agentDir } from "../shared/paths.ts";
 import type { BackgroundHandle } from "../tasks/register-background.ts";
 import { cancelAllCommand, cancelCommand } from "./cancel-commands.ts";
 import { taskCompletions } from "./completions.ts";
+import { CANCEL_ALL_DESCRIPTION, CANCEL_DESCRIPTION, RESULT_DESCRIPTION, WATCH_DESCRIPTION } from "./descriptions.ts";
 import { CANCEL_ALL_COMMAND, CANCEL_COMMAND, commandFailed, RESULT_COMMAND, WATCH_COMMAND } from "./notices.ts";
 import { resultCommand } from "./result-command.ts";
 import { taskCommandDeps, type TaskCommandContext, type TaskCommandDeps } from "./task-command-deps.ts";
@@ -46,21 +47,21 @@ function safeCompletions(complete: (typed: string) => AutocompleteItem[] | null)
 export function registerTaskCommands(pi: ExtensionAPI, background: BackgroundHandle, deps: TaskCommandDeps = taskCommandDeps(background.existing, agentDir)): void {
   const completions = taskCompletions(deps.sources, deps.now);
   pi.registerCommand(CANCEL_COMMAND, {
-    description: "Cancel a running subagent task (id or 4+ character prefix; no id: pick one)",
+    description: CANCEL_DESCRIPTION,
     getArgumentCompletions: safeCompletions(completions.running),
     handler: guarded(CANCEL_COMMAND, cancelCommand, deps),
   });
   pi.registerCommand(CANCEL_ALL_COMMAND, {
-    description: "Cancel every running and queued subagent task of this session",
+    description: CANCEL_ALL_DESCRIPTION,
     handler: guarded(CANCEL_ALL_COMMAND, cancelAllCommand, deps),
   });
   pi.registerCommand(RESULT_COMMAND, {
-    description: "Show the full result of a finished subagent task (no id: pick a recent one)",
+    description: RESULT_DESCRIPTION,
     getArgumentCompletions: safeCompletions(completions.runningAndRecent),
     handler: guarded(RESULT_COMMAND, resultCommand, deps),
   });
   pi.registerCommand(WATCH_COMMAND, {
-    description: "Watch a running subagent task live (no id: pick one)",
+    description: WATCH_DESCRIPTION,
     getArgumentCompletions: safeCompletions(completions.running),
     handler: guarded(WATCH_COMMAND, watchCommand, deps),
   });

@@ -4,7 +4,7 @@
  * in this closure; pi runs the extension factory again on /reload, which builds a fresh one. Inside a
  * subagent nothing is added. Whatever goes wrong, the prompt is left as it was and nothing is thrown.
  */
-import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, ContextEvent, ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { discoverAgents } from "../agents/discover.ts";
 import type { DiscoveryResult } from "../agents/types.ts";
 import { formatAgentWarning, reportWarningsOnce, type WarningSink } from "../agents/warnings.ts";
@@ -53,13 +53,15 @@ export function createRosterHandler(
   };
 }
 
-export function registerRoster(pi: Pick<ExtensionAPI, "on">, options: RosterOptions = {}): void {
-  const handler = createRosterHandler(options);
-  pi.on("before_agent_start", (event, ctx) => handler(event, ctx));
-  // pi 0.73.1 runs no before_agent_start for a turn a message starts (a delivered result): such a turn keeps
-  // the last system prompt, which in a fresh process (or after /reload) has no roster. The roster then rides
-  // along with the result the model is about to digest; on pi 1.x, which runs the hook, the prompt has it.
-  pi.on("context", (event, ctx) => {
+/**
+ * pi 0.73.1 runs no before_agent_start for a turn a message starts (a delivered result): such a turn keeps
+ * the last system prompt, which in a fresh process (or after /reload) has no roster. The roster then rides
+ * along with the result the model is about to digest; on pi 1.x, which runs the hook, the prompt has it.
+ */
+export function createRosterContextHandler(
+  handler: ReturnType<typeof createRosterHandler>,
+): (event: { messages: ContextEvent["messages"] }, ctx: RosterContext & { getSystemPrompt(): string }) => { messages: ContextEvent["messages"] } | undefined {
+  return (event, ctx) => {
     try {
       const rostered = handler({ systemPrompt: "" }, ctx);
       const block = rostered?.systemPrompt;
@@ -69,5 +71,12 @@ export function registerRoster(pi: Pick<ExtensionAPI, "on">, options: RosterOpti
     } catch {
       return undefined;
     }
-  });
+  };
+}
+
+export function registerRoster(pi: Pick<ExtensionAPI, "on">, options: RosterOptions = {}): void {
+  const handler = createRosterHandler(options);
+  const onContext = createRosterContextHandler(handler);
+  pi.on("before_agent_start", (event, ctx) => handler(event, ctx));
+  pi.on("context", (event, ctx) => onContext(event, ctx));
 }

@@ -9,11 +9,16 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { randomUUID } from "node:crypto";
+import { piUnderTest, withPiPath } from "./pi-under-test.ts";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const EXTENSION_ENTRY = join(REPO_ROOT, "extension.ts");
-/** The devDependency's pi CLI entry (the same file the `pi` bin links to). */
-export const PI_CLI = join(REPO_ROOT, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js");
+/** The pi under test (`PI_E2E_PI`, see pi-under-test.ts): which CLI entry and which node run it. */
+export const PI = piUnderTest();
+/** The pi CLI entry under test (the same file the `pi` bin links to). */
+export const PI_CLI = PI.cli;
+/** The node binary that runs the pi under test. */
+export const PI_NODE = PI.node;
 export const MARKER_VAR = "PI_SUBAGENT_TEST_MARKER";
 
 export interface PiEnvOptions {
@@ -93,7 +98,8 @@ export function createPiEnv(options: PiEnvOptions): PiEnv {
     ),
   );
   const marker = randomUUID();
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  // The pi under test's node goes first on PATH, so pi's children (ours and its tools') run on it too.
+  const env: NodeJS.ProcessEnv = withPiPath({ ...process.env }, PI);
   // Nothing from the developer's own pi set-up or from an outer subagent may leak into a test.
   for (const key of Object.keys(env)) {
     if (key.startsWith("PI_")) delete env[key];
@@ -186,9 +192,9 @@ export function runProcess(command: string, args: string[], options: RunOptions)
   });
 }
 
-/** Runs the real pi 0.73.1 CLI (the devDependency) with the given arguments. */
+/** Runs the real pi CLI under test (a devDependency) with the given arguments. */
 export function runPi(args: string[], options: RunOptions): Promise<RunResult> {
-  return runProcess(process.execPath, [PI_CLI, ...args], options);
+  return runProcess(PI_NODE, [PI_CLI, ...args], options);
 }
 
 /** Parses JSON-mode output into events (skips lines that are not JSON). */

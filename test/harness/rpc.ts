@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { EventEmitter } from "node:events";
-import { PI_CLI } from "./pi-env.ts";
+import { PI_CLI, PI_NODE } from "./pi-env.ts";
 import { waitForMatch } from "./wait-for-match.ts";
 
 export type RpcEvent = Record<string, unknown>;
@@ -23,7 +23,7 @@ export class PiRpc {
   }
 
   static start(args: string[], options: { env: NodeJS.ProcessEnv; cwd: string }): PiRpc {
-    const child = spawn(process.execPath, [PI_CLI, "--mode", "rpc", ...args], {
+    const child = spawn(PI_NODE, [PI_CLI, "--mode", "rpc", ...args], {
       cwd: options.cwd,
       env: options.env,
       stdio: ["pipe", "pipe", "pipe"],

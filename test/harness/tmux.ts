@@ -17,7 +17,7 @@ import { execFile, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PI_CLI } from "./pi-env.ts";
+import { PI_CLI, PI_NODE } from "./pi-env.ts";
 
 const TMUX = "tmux";
 const POLL_INTERVAL_MS = 100;
@@ -157,7 +157,7 @@ export class TmuxPi {
     const session = new TmuxPi(options.env, options.width ?? 120, options.height ?? 40);
     try {
       await session.startShell(options.cwd);
-      const command = [process.execPath, PI_CLI, ...(options.args ?? [])].map(shellQuote).join(" ");
+      const command = [PI_NODE, PI_CLI, ...(options.args ?? [])].map(shellQuote).join(" ");
       await session.submit(command);
       const timeoutMs = options.readyTimeoutMs ?? 30_000;
       await session.waitForText(options.readyText ?? EDITOR_BORDER, timeoutMs);

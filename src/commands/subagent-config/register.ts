@@ -15,8 +15,8 @@ import { NON_TUI_WARNING } from "./notices.ts";
 import { createConfigStore, type ConfigStoreOptions } from "./store.ts";
 import type { ConfigDialogs } from "./types.ts";
 
-export const COMMAND_NAME = "subagent-config";
-export const COMMAND_DESCRIPTION = "Configure subagents: description, tools, skills, body, model & thinking, and the $models list";
+export { CONFIG_COMMAND as COMMAND_NAME, CONFIG_DESCRIPTION as COMMAND_DESCRIPTION } from "../descriptions.ts";
+import { CONFIG_COMMAND as COMMAND_NAME, CONFIG_DESCRIPTION as COMMAND_DESCRIPTION } from "../descriptions.ts";
 
 export interface SubagentConfigCommandOptions {
   /** How pi runs (default: detected from the command line). */

@@ -88,4 +88,9 @@ describe("appendRoster", () => {
   it("is just the block for an empty prompt", () => {
     expect(appendRoster("", "B")).toBe("B");
   });
+
+  it("adds the roster once when the prompt it gets already ends with it (pi 1.x runs the hook for every run)", () => {
+    const once = appendRoster("You are pi.", "## Available Subagents\n- worker");
+    expect(appendRoster(once, "## Available Subagents\n- worker")).toBe(once);
+  });
 });

@@ -1,0 +1,185 @@
+/**
+ * The `versus` section of `npm run bench`: on each pi (0.73.1 on Node 20 and 1.x on Node 22), side by side in
+ * one run, against the local fake model:
+ *  - start-up: `pi -p hello` with this package installed (`pi install`) ÷ the same set-up without it;
+ *  - one delegation: `pi -p` whose model calls `subagent` once (the child answers at once), with this package
+ *    ÷ with pi's official subagent example (`examples/extensions/subagent` inside that pi's package);
+ *  - 8 delegations in one turn: the same with 8 tool calls in one assistant message;
+ *  - peak memory of the largest process during one delegation (GNU time's maximum resident set size, which
+ *    covers the parent and every child it waited for).
+ * Each round runs every pair back to back (alternating which side goes first) and the table shows the median
+ * of the per-round ratios, so load from anything else on the machine hits both sides of a pair alike.
+ * `BENCH_ROUNDS` (default 5) sets the rounds; `BENCH_PIS=1` or `=0.73` measures one pi only.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { FakeModel, fakeDirective } from "../test/harness/fake-model.ts";
+import { createPiEnv, EXTENSION_ENTRY, REPO_ROOT, runProcess, type PiEnv } from "../test/harness/pi-env.ts";
+import { parsePiLine, piUnderTest, withPiPath, type PiUnderTest } from "../test/harness/pi-under-test.ts";
+import { killProcessesWithMarker, waitForNoProcesses } from "../test/harness/processes.ts";
+import { median } from "./startup.ts";
+
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
+const TIME = "/usr/bin/time";
+const WORKER = "---\nname: worker\ndescription: Bench worker\n---\nYou are the bench worker. Answer briefly.\n";
+
+/** The goals of issue 12: each figure's largest acceptable value. */
+export const GOALS = { startup: 1.03, delegation: 1.0, parallel: 1.0, memory: 1.0 };
+
+interface Sample {
+  wallMs: number;
+  cpuMs: number;
+  maxRssKiB: number;
+}
+
+interface PiFigures {
+  pi: PiUnderTest;
+  startup: number[];
+  delegation: number[];
+  parallel: number[];
+  memoryOurs: number[];
+  memoryOfficial: number[];
+  wall: { startupWith: number[]; startupWithout: number[]; oursOne: number[]; officialOne: number[]; oursEight: number[]; officialEight: number[] };
+}
+
+/** Runs pi under GNU time and returns wall time, CPU time and the largest resident set size. */
+async function timedPi(pi: PiUnderTest, env: PiEnv, args: string[], expect: string): Promise<Sample> {
+  const result = await runProcess(TIME, ["-f", "BENCH-TIME %U %S %M", pi.node, pi.cli, ...args], {
+    env: withPiPath(env.env, pi),
+    cwd: env.workDir,
+    timeoutMs: 120_000,
+  });
+  const measured = /BENCH-TIME ([\d.]+) ([\d.]+) (\d+)/.exec(result.stderr);
+  if (result.code !== 0 || !measured || !result.stdout.includes(expect)) {
+    throw new Error(`${pi.label} pi ${args.slice(0, 3).join(" ")}…: exit ${result.code}, stdout ${JSON.stringify(result.stdout.slice(0, 300))}, stderr ${JSON.stringify(result.stderr.slice(-500))}`);
+  }
+  return { wallMs: result.durationMs, cpuMs: (Number(measured[1]) + Number(measured[2])) * 1000, maxRssKiB: Number(measured[3]) };
+}
+
+function delegationPrompt(count: number, tag: string): { prompt: string; expect: string } {
+  const calls = Array.from({ length: count }, (_, index) => ({
+    name: "subagent",
+    arguments: { agent: "worker", task: `Bench task ${index}. ${fakeDirective({ text: `CHILD-${tag}-${index}` })}` },
+  }));
+  return { prompt: `Delegate. ${fakeDirective([{ toolCalls: calls }, { text: `DONE-${tag}` }])}`, expect: `DONE-${tag}` };
+}
+
+/** Both orders alternate by round, so neither side always runs on a warmer machine. */
+async function pair<T>(round: number, first: () => Promise<T>, second: () => Promise<T>): Promise<[T, T]> {
+  if (round % 2 === 0) {
+    const a = await first();
+    return [a, await second()];
+  }
+  const b = await second();
+  return [await first(), b];
+}
+
+async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) => void): Promise<PiFigures> {
+  const without = createPiEnv({ baseUrl: fake.baseUrl });
+  const installed = createPiEnv({ baseUrl: fake.baseUrl });
+  const delegating = createPiEnv({ baseUrl: fake.baseUrl });
+  const envs = [without, installed, delegating];
+  const official = join(pi.packageRoot, "examples/extensions/subagent/index.ts");
+  // The user-level agents folder: the official example's default scope, and one of ours.
+  delegating.writeAgentDirFile("agents/worker.md", WORKER);
+  const figures: PiFigures = {
+    pi,
+    startup: [],
+    delegation: [],
+    parallel: [],
+    memoryOurs: [],
+    memoryOfficial: [],
+    wall: { startupWith: [], startupWithout: [], oursOne: [], officialOne: [], oursEight: [], officialEight: [] },
+  };
+  try {
+    const install = await runProcess(pi.node, [pi.cli, "install", REPO_ROOT], { env: withPiPath(installed.env, pi), cwd: installed.workDir, timeoutMs: 120_000 });
+    if (install.code !== 0) throw new Error(`${pi.label}: pi install failed: ${install.stderr}`);
+    const settings = JSON.parse(readFileSync(join(installed.agentDir, "settings.json"), "utf8")) as { packages?: unknown[] };
+    if (!settings.packages?.length) throw new Error(`${pi.label}: pi install wrote no packages entry`);
+
+    const hello = (env: PiEnv) => timedPi(pi, env, ["-p", "--no-session", `hello ${fakeDirective({ text: "hi" })}`], "hi");
+    const delegate = (extension: string, count: number, tag: string) => {
+      const { prompt, expect } = delegationPrompt(count, tag);
+      return timedPi(pi, delegating, ["-e", extension, "-p", "--no-session", prompt], expect);
+    };
+
+    // Warm-up: the first run of each set-up pays one-off costs (jiti's transpile cache, auth.json, compile cache).
+    await pair(0, () => hello(installed), () => hello(without));
+    await pair(0, () => delegate(EXTENSION_ENTRY, 1, "w"), () => delegate(official, 1, "w"));
+
+    for (let round = 0; round < ROUNDS; round++) {
+      const [withPackage, withoutPackage] = await pair(round, () => hello(installed), () => hello(without));
+      figures.startup.push(withPackage.wallMs / withoutPackage.wallMs);
+      figures.wall.startupWith.push(withPackage.wallMs);
+      figures.wall.startupWithout.push(withoutPackage.wallMs);
+
+      const [oursOne, officialOne] = await pair(round, () => delegate(EXTENSION_ENTRY, 1, `o${round}`), () => delegate(official, 1, `x${round}`));
+      figures.delegation.push(oursOne.wallMs / officialOne.wallMs);
+      figures.memoryOurs.push(oursOne.maxRssKiB);
+      figures.memoryOfficial.push(officialOne.maxRssKiB);
+      figures.wall.oursOne.push(oursOne.wallMs);
+      figures.wall.officialOne.push(officialOne.wallMs);
+
+      const [oursEight, officialEight] = await pair(round, () => delegate(EXTENSION_ENTRY, 8, `O${round}`), () => delegate(official, 8, `X${round}`));
+      figures.parallel.push(oursEight.wallMs / officialEight.wallMs);
+      figures.wall.oursEight.push(oursEight.wallMs);
+      figures.wall.officialEight.push(officialEight.wallMs);
+
+      log(
+        `  ${pi.label} round ${round + 1}/${ROUNDS}: start-up ${withPackage.wallMs}/${withoutPackage.wallMs} ms, one ${oursOne.wallMs}/${officialOne.wallMs} ms, ` +
+          `eight ${oursEight.wallMs}/${officialEight.wallMs} ms, peak ${Math.round(oursOne.maxRssKiB / 1024)}/${Math.round(officialOne.maxRssKiB / 1024)} MiB`,
+      );
+    }
+    return figures;
+  } finally {
+    for (const env of envs) {
+      if ((await waitForNoProcesses(env.marker, 5_000)).length > 0) killProcessesWithMarker(env.marker);
+      env.cleanup();
+    }
+  }
+}
+
+const ratio = (values: number[]) => median(values).toFixed(2);
+const mib = (values: number[]) => `${Math.round(median(values) / 1024)}`;
+
+export function formatVersusTable(all: PiFigures[]): string {
+  const header = `| figure (median of ${ROUNDS} paired rounds) | ${all.map((f) => `${f.pi.label}`).join(" | ")} | goal |`;
+  const rule = `|---|${all.map(() => "---|").join("")}---|`;
+  const row = (label: string, cell: (f: PiFigures) => string, goal: string) => `| ${label} | ${all.map(cell).join(" | ")} | ${goal} |`;
+  return [
+    header,
+    rule,
+    row("start-up with the package ÷ without (`pi -p hello`)", (f) => `${ratio(f.startup)} (${Math.round(median(f.wall.startupWith))} vs ${Math.round(median(f.wall.startupWithout))} ms)`, `≤ ${GOALS.startup}`),
+    row("one delegation, ours ÷ official example", (f) => `${ratio(f.delegation)} (${Math.round(median(f.wall.oursOne))} vs ${Math.round(median(f.wall.officialOne))} ms)`, `≤ ${GOALS.delegation.toFixed(2)}`),
+    row("8 delegations in one turn, ours ÷ official", (f) => `${ratio(f.parallel)} (${Math.round(median(f.wall.oursEight))} vs ${Math.round(median(f.wall.officialEight))} ms)`, `≤ ${GOALS.parallel.toFixed(2)}`),
+    row("peak memory of the largest process, one delegation", (f) => `${mib(f.memoryOurs)} vs ${mib(f.memoryOfficial)} MiB`, "≤ official"),
+  ].join("\n");
+}
+
+function meetsGoals(f: PiFigures): boolean {
+  return (
+    median(f.startup) <= GOALS.startup &&
+    median(f.delegation) <= GOALS.delegation &&
+    median(f.parallel) <= GOALS.parallel &&
+    median(f.memoryOurs) <= median(f.memoryOfficial)
+  );
+}
+
+/** The `versus` section of `npm run bench`. */
+export async function runVersusSection(): Promise<{ ok: boolean }> {
+  const lines = (process.env.BENCH_PIS ?? "0.73,1").split(",").map((value) => parsePiLine(value.trim()));
+  const pis = lines.map((line) => piUnderTest(line));
+  console.log(`Ours vs none (start-up) and vs pi's official subagent example (delegation), ${ROUNDS} paired rounds on ${pis.map((p) => p.label).join(" and ")}`);
+  const fake = await new FakeModel().start();
+  const all: PiFigures[] = [];
+  try {
+    for (const pi of pis) all.push(await measurePi(pi, fake, (line) => console.log(line)));
+  } finally {
+    await fake.stop();
+  }
+  console.log("");
+  console.log(formatVersusTable(all));
+  const ok = all.every(meetsGoals);
+  console.log(`\ngoals: ${ok ? "met" : "NOT MET"} (${all.map((f) => `${f.pi.label}: ${meetsGoals(f) ? "met" : "not met"}`).join(", ")})`);
+  return { ok };
+}

@@ -1,0 +1,13 @@
+/**
+ * The names and one-line descriptions of the extension's commands, in a module with no dependencies: the light
+ * entry registers them at start (src/manifest.ts) and the command modules use the same strings.
+ */
+export { CANCEL_ALL_COMMAND, CANCEL_COMMAND, RESULT_COMMAND, WATCH_COMMAND } from "./notices.ts";
+
+export const CANCEL_DESCRIPTION = "Cancel a running subagent task (id or 4+ character prefix; no id: pick one)";
+export const CANCEL_ALL_DESCRIPTION = "Cancel every running and queued subagent task of this session";
+export const RESULT_DESCRIPTION = "Show the full result of a finished subagent task (no id: pick a recent one)";
+export const WATCH_DESCRIPTION = "Watch a running subagent task live (no id: pick one)";
+
+export const CONFIG_COMMAND = "subagent-config";
+export const CONFIG_DESCRIPTION = "Configure subagents: description, tools, skills, body, model & thinking, and the $models list";

@@ -1,0 +1,48 @@
+/**
+ * What pi sees of the extension at start, before the runtime (src/runtime.ts) is loaded: the `subagent` tool's
+ * definition, the commands' names and descriptions, the events the runtime listens to and its message
+ * renderer. Only texts and constants are imported here, so loading this costs next to nothing.
+ */
+import { detectAppMode } from "./shared/mode.ts";
+import {
+  CANCEL_ALL_COMMAND,
+  CANCEL_ALL_DESCRIPTION,
+  CANCEL_COMMAND,
+  CANCEL_DESCRIPTION,
+  CONFIG_COMMAND,
+  CONFIG_DESCRIPTION,
+  RESULT_COMMAND,
+  RESULT_DESCRIPTION,
+  WATCH_COMMAND,
+  WATCH_DESCRIPTION,
+} from "./commands/descriptions.ts";
+import type { LazyManifest } from "./lazy/lazy-extension.ts";
+import { subagentParameters } from "./tool/schema.ts";
+import { TOOL_DESCRIPTION, TOOL_GUIDELINES, TOOL_LABEL, TOOL_NAME, TOOL_SNIPPET } from "./tool/texts.ts";
+
+/** The custom type of a `[subagent-result]` message (the same string as background-tasks.ts's RESULT_CUSTOM_TYPE). */
+const RESULT_MESSAGE_TYPE = "subagent-result";
+
+export const MANIFEST: LazyManifest = {
+  tools: [
+    {
+      name: TOOL_NAME,
+      label: TOOL_LABEL,
+      description: TOOL_DESCRIPTION,
+      promptSnippet: TOOL_SNIPPET,
+      promptGuidelines: TOOL_GUIDELINES,
+      parameters: subagentParameters,
+    },
+  ],
+  commands: [
+    { name: CONFIG_COMMAND, description: CONFIG_DESCRIPTION },
+    { name: CANCEL_COMMAND, description: CANCEL_DESCRIPTION },
+    { name: CANCEL_ALL_COMMAND, description: CANCEL_ALL_DESCRIPTION },
+    { name: RESULT_COMMAND, description: RESULT_DESCRIPTION },
+    { name: WATCH_COMMAND, description: WATCH_DESCRIPTION },
+  ],
+  events: ["session_start", "agent_start", "agent_end", "agent_settled", "message_start", "message_end", "context", "session_shutdown", "tool_result"],
+  // The TUI needs the runtime from the start: the progress widget, redelivery of undelivered results, renderers.
+  loadOn: { session_start: () => detectAppMode() === "interactive" },
+  messageRenderers: [RESULT_MESSAGE_TYPE],
+};

@@ -1,0 +1,127 @@
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { describe, expect, it } from "vitest";
+import subagentDispatch from "../../../extension.ts";
+import { registerLazily, type LazyManifest } from "../../../src/lazy/lazy-extension.ts";
+import { emptyRegistrations, recordingApi } from "../../../src/lazy/recording-api.ts";
+import { MANIFEST } from "../../../src/manifest.ts";
+import { register } from "../../../src/runtime.ts";
+
+type Fn = (...args: unknown[]) => unknown;
+
+/** A fake pi that keeps what is registered with it. */
+function fakePi() {
+  const on = new Map<string, Fn[]>();
+  const tools = new Map<string, Record<string, unknown>>();
+  const commands = new Map<string, { description?: string; handler: Fn; getArgumentCompletions?: Fn }>();
+  const renderers = new Map<string, Fn>();
+  const sent: unknown[] = [];
+  const pi = {
+    on: (event: string, handler: Fn) => on.set(event, [...(on.get(event) ?? []), handler]),
+    registerTool: (tool: Record<string, unknown>) => tools.set(tool.name as string, tool),
+    registerCommand: (name: string, options: { description?: string; handler: Fn }) => commands.set(name, options),
+    registerMessageRenderer: (type: string, renderer: Fn) => renderers.set(type, renderer),
+    sendMessage: (message: unknown) => sent.push(message),
+  };
+  return { pi: pi as unknown as ExtensionAPI, on, tools, commands, renderers, sent };
+}
+
+describe("the light entry's manifest", () => {
+  it("names exactly the tools, commands, events and renderers the runtime registers, with the same texts", () => {
+    const recorded = emptyRegistrations();
+    register(recordingApi(fakePi().pi, recorded));
+
+    expect(MANIFEST.tools.map((tool) => tool.name).sort()).toEqual([...recorded.tools.keys()].sort());
+    for (const tool of MANIFEST.tools) {
+      const real = recorded.tools.get(tool.name)!;
+      expect({ ...tool }).toEqual({
+        name: real.name,
+        label: real.label,
+        description: real.description,
+        promptSnippet: real.promptSnippet,
+        promptGuidelines: real.promptGuidelines,
+        parameters: real.parameters,
+      });
+    }
+    expect(MANIFEST.commands.map((c) => `${c.name}: ${c.description}`).sort()).toEqual(
+      [...recorded.commands].map(([name, options]) => `${name}: ${options.description}`).sort(),
+    );
+    expect([...MANIFEST.events].sort()).toEqual([...recorded.handlers.keys()].sort());
+    expect([...MANIFEST.messageRenderers].sort()).toEqual([...recorded.messageRenderers.keys()].sort());
+  });
+
+  it("registers everything with pi at once without loading the runtime", () => {
+    const fake = fakePi();
+    subagentDispatch(fake.pi);
+    expect([...fake.tools.keys()]).toEqual(["subagent"]);
+    expect([...fake.commands.keys()].sort()).toEqual(["subagent-cancel", "subagent-cancel-all", "subagent-config", "subagent-result", "subagent-watch"]);
+    expect([...fake.on.keys()].sort()).toEqual(["agent_end", "agent_settled", "agent_start", "before_agent_start", "context", "message_end", "message_start", "session_shutdown", "session_start", "tool_result"]);
+    expect([...fake.renderers.keys()]).toEqual(["subagent-result"]);
+  });
+});
+
+describe("registerLazily", () => {
+  const manifest: LazyManifest = {
+    tools: [{ name: "t", label: "T", description: "d", parameters: {} as never }],
+    commands: [{ name: "c", description: "cd" }],
+    events: ["session_start", "message_end"],
+    loadOn: { session_start: () => true },
+    messageRenderers: ["m"],
+  };
+
+  function setUp(options: { failFirst?: boolean } = {}) {
+    const fake = fakePi();
+    let imports = 0;
+    const calls: string[] = [];
+    const lazy = registerLazily(fake.pi, manifest, async () => {
+      imports++;
+      if (options.failFirst && imports === 1) throw new Error("load failed");
+      return {
+        register(api: ExtensionAPI) {
+          api.registerTool({ name: "t", label: "T", description: "d", parameters: {} as never, execute: async (id: string) => ({ content: [{ type: "text", text: `ran ${id}` }], details: undefined }) });
+          api.registerCommand("c", { description: "cd", handler: async (args) => void calls.push(`c ${args}`), getArgumentCompletions: (p) => [{ value: `${p}!`, label: p }] });
+          api.on("session_start", () => void calls.push("session_start"));
+          api.on("message_end", () => ({ seen: true }) as never);
+          api.registerMessageRenderer("m", () => ({ render: () => ["card"], invalidate: () => {} }));
+          api.sendMessage({ customType: "x", content: "hi", display: true });
+        },
+      };
+    });
+    return { fake, lazy, calls, imports: () => imports };
+  }
+
+  it("loads nothing until first use, then once, and forwards to what the runtime registered", async () => {
+    const { fake, lazy, calls, imports } = setUp();
+    expect(imports()).toBe(0);
+    // Before loading: events that do not load are ignored, renderers fall back to pi's default.
+    expect(await fake.on.get("message_end")![0]!({}, {})).toBeUndefined();
+    expect(fake.renderers.get("m")!({}, {}, {})).toBeUndefined();
+    expect(imports()).toBe(0);
+
+    const result = (await (fake.tools.get("t")!.execute as Fn)("call-1")) as { content: Array<{ text: string }> };
+    expect(result.content[0]!.text).toBe("ran call-1");
+    await fake.commands.get("c")!.handler("now", {});
+    expect(await fake.commands.get("c")!.getArgumentCompletions!("ab")).toEqual([{ value: "ab!", label: "ab" }]);
+    expect(await fake.on.get("message_end")![0]!({}, {})).toEqual({ seen: true });
+    expect((fake.renderers.get("m")!({}, {}, {}) as { render(): string[] }).render()).toEqual(["card"]);
+    expect(calls).toEqual(["c now"]);
+    expect(imports()).toBe(1);
+    expect(lazy.loaded()).toBeDefined();
+    // The runtime's other calls reach pi itself.
+    expect(fake.sent).toHaveLength(1);
+  });
+
+  it("loads on an event whose loadOn says so", async () => {
+    const { fake, calls, imports } = setUp();
+    await fake.on.get("session_start")![0]!({}, {});
+    expect(imports()).toBe(1);
+    expect(calls).toEqual(["session_start"]);
+  });
+
+  it("tries again after a failed load", async () => {
+    const { fake, imports } = setUp({ failFirst: true });
+    await expect((fake.tools.get("t")!.execute as Fn)("a")).rejects.toThrow("load failed");
+    const result = (await (fake.tools.get("t")!.execute as Fn)("b")) as { content: Array<{ text: string }> };
+    expect(result.content[0]!.text).toBe("ran b");
+    expect(imports()).toBe(2);
+  });
+});
