@@ -18,9 +18,10 @@ export function encodeRpcCommand(command: RpcCommand): string {
 export type MessageSender = "agent" | "user";
 
 /** The text a child receives for a message, clearly marked as not coming from its own task. */
-export function markedMessage(text: string, from: MessageSender): string {
+export function markedMessage(text: string, from: MessageSender, when: "running" | "queued" = "running"): string {
   const who = from === "agent" ? "the main agent (the agent that dispatched you)" : "the user, via the main agent's session";
-  return `[Message from ${who}, sent while you were working]\n${text}`;
+  const sent = when === "running" ? "sent while you were working" : "sent before you started";
+  return `[Message from ${who}, ${sent}]\n${text}`;
 }
 
 /** Dialog methods of pi's RPC extension UI that wait for a client answer; nobody answers them for a child. */

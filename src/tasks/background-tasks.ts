@@ -132,6 +132,7 @@ export class BackgroundTasks {
       parentSessionId: launch.parentSessionId,
       cancelledBy: finished.cancelledBy,
       cancelReason: finished.cancelReason,
+      messages: finished.messages,
     };
     return recordFromOutcome(context, finished.outcome ?? this.neverStarted(finished));
   }
