@@ -13,6 +13,21 @@ import {
   cancelRequested,
   cancelUnknownTask,
 } from "./cancel-texts.ts";
+
+/** The status a cancel names when it arrives after the run's answer was complete (its result follows). */
+export const CANCEL_TOO_LATE_STATUS = "its answer was complete before the cancel arrived";
+import {
+  MESSAGE_NEEDS_TASK_ID,
+  MESSAGE_NEEDS_TEXT,
+  messageQueued,
+  messageSteered,
+  messageToFinished,
+  messageToUnknown,
+  messageUnsupported,
+} from "./message-texts.ts";
+import { childTextProblem } from "../run/task-text.ts";
+import { oneLine } from "../shared/format.ts";
+import { isTaskId } from "../tasks/task-id.ts";
 import type { PreparedRun } from "./prepare-dispatch.ts";
 import type { BackgroundDispatcher } from "./register-tool.ts";
 import type { SubagentParams } from "./schema.ts";
@@ -69,7 +84,7 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
       }
       const reason = (params.reason ?? "").trim();
       if (!reason) throw new Error(CANCEL_NEEDS_REASON);
-      tasks().cancel(taskId, "agent", reason);
+      if (!tasks().cancel(taskId, "agent", reason)) throw new Error(cancelAlreadyFinished(taskId, CANCEL_TOO_LATE_STATUS));
       const others = tasks()
         .snapshot()
         .filter((task) => task.taskId !== taskId)
@@ -78,6 +93,35 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
         content: [{ type: "text", text: cancelRequested(taskId, running.agent, others) }],
         details: { cancelRequested: true, taskId, agent: running.agent, reason },
       };
+    },
+
+    message(params: SubagentParams): AgentToolResult<unknown> {
+      const taskId = (params.taskId ?? "").trim();
+      if (!taskId) throw new Error(MESSAGE_NEEDS_TASK_ID);
+      const text = params.message ?? "";
+      if (!text.trim()) throw new Error(MESSAGE_NEEDS_TEXT);
+      const textProblem = childTextProblem(text, "message");
+      if (textProblem) throw new Error(textProblem);
+      // An id that is no task id never touches the disk, and is echoed cut short.
+      if (!isTaskId(taskId)) throw new Error(messageToUnknown(oneLine(taskId, 60)));
+      const task = tasks().registry.get(taskId);
+      const outcome = tasks().registry.message(taskId, "agent", text);
+      switch (outcome) {
+        case "steered":
+        case "queued": {
+          const agent = task?.agent ?? "subagent";
+          const line = outcome === "steered" ? messageSteered(taskId, agent) : messageQueued(taskId, agent);
+          return { content: [{ type: "text", text: line }], details: { messageSent: outcome, taskId, agent } };
+        }
+        case "finished":
+          throw new Error(messageToFinished(taskId, readRecord(agentDir(), taskId)?.status));
+        case "unsupported":
+          throw new Error(messageUnsupported(taskId));
+        case "unknown": {
+          const record = readRecord(agentDir(), taskId);
+          throw new Error(record ? messageToFinished(taskId, record.status) : messageToUnknown(taskId));
+        }
+      }
     },
   };
 }

@@ -43,6 +43,7 @@ function tuiTool(answer: boolean) {
       return { content: [{ type: "text", text: `Dispatched ${prepared.agent.name}. taskId: ${prepared.taskId}` }], details: undefined };
     },
     cancel: () => ({ content: [], details: undefined }),
+    message: () => ({ content: [], details: undefined }),
   };
   const { tool } = fakePi({ background, appMode: "interactive", argv: [process.execPath, fileURLToPath(import.meta.url)] });
   const tuiCtx = {
