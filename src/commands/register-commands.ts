@@ -10,6 +10,7 @@ import type { BackgroundHandle } from "../tasks/register-background.ts";
 import { cancelAllCommand, cancelCommand } from "./cancel-commands.ts";
 import { taskCompletions } from "./completions.ts";
 import { CANCEL_ALL_COMMAND, CANCEL_COMMAND, commandFailed, RESULT_COMMAND, WATCH_COMMAND } from "./notices.ts";
+import { MESSAGE_COMMAND, messageCommand } from "./message-command.ts";
 import { resultCommand } from "./result-command.ts";
 import { taskCommandDeps, type TaskCommandContext, type TaskCommandDeps } from "./task-command-deps.ts";
 import { watchCommand } from "./watch-command.ts";
@@ -53,6 +54,11 @@ export function registerTaskCommands(pi: ExtensionAPI, background: BackgroundHan
   pi.registerCommand(CANCEL_ALL_COMMAND, {
     description: "Cancel every running and queued subagent task of this session",
     handler: guarded(CANCEL_ALL_COMMAND, cancelAllCommand, deps),
+  });
+  pi.registerCommand(MESSAGE_COMMAND, {
+    description: "Send a message to a running subagent task: /subagent-message <id> <text> (no id: pick one)",
+    getArgumentCompletions: safeCompletions((typed) => (/\s/.test(typed.trimStart()) ? null : completions.running(typed))),
+    handler: guarded(MESSAGE_COMMAND, messageCommand, deps),
   });
   pi.registerCommand(RESULT_COMMAND, {
     description: "Show the full result of a finished subagent task (no id: pick a recent one)",

@@ -4,6 +4,7 @@
  * from the task's record and the in-flight snapshot taken when the task ended.
  */
 import { formatDuration, formatUsage, oneLine } from "../shared/format.ts";
+import { isPartialRecord, shownOutput } from "../tasks/record-output.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 
 export const ENVELOPE_TAG = "[subagent-result]";
@@ -63,7 +64,11 @@ function body(record: TaskRecord): string {
   if (record.status === "succeeded") return record.output;
   const parts: string[] = [];
   if (record.status === "cancelled") parts.push(cancelledBody(record));
-  if (record.output.trim()) {
+  if (isPartialRecord(record)) {
+    const partial = shownOutput(record);
+    if (partial) parts.push(partial);
+    else if (record.status !== "cancelled") parts.push(`The subagent produced no output before it was stopped. Its session file: ${record.sessionFile}`);
+  } else if (record.output.trim()) {
     parts.push(record.status === "cancelled" ? `Output before it was stopped:\n${record.output}` : record.output);
   } else if (record.status !== "cancelled") {
     parts.push(`The subagent produced no final output. Its session file: ${record.sessionFile}`);

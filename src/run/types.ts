@@ -14,7 +14,7 @@ export interface ToolActivity {
 /** One line of what the child did, for the live watch view (bounded list). */
 export interface ActivityLine {
   at: number;
-  kind: "text" | "tool" | "tool-result" | "error" | "retry";
+  kind: "text" | "tool" | "tool-result" | "error" | "retry" | "message";
   text: string;
 }
 

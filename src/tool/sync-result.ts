@@ -4,6 +4,7 @@
  * exists and the same session line (so the session can still be resumed or inspected).
  */
 import { formatDuration, formatUsage } from "../shared/format.ts";
+import { isPartialRecord, shownOutput } from "../tasks/record-output.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 
 export function sessionLine(taskId: string): string {
@@ -34,7 +35,10 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
     const tail = record.stderrTail.split("\n").slice(-10).join("\n");
     lines.push("- Stderr (last lines):", tail);
   }
-  if (record.output.trim()) lines.push("", "Output so far:", record.output);
+  if (isPartialRecord(record)) {
+    const partial = shownOutput(record);
+    if (partial) lines.push("", partial);
+  } else if (record.output.trim()) lines.push("", "Output so far:", record.output);
   lines.push("", sessionLine(record.taskId));
   return lines.join("\n");
 }
