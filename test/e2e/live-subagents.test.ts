@@ -118,7 +118,12 @@ describe.skipIf(skipTuiTests())("live subagents in the TUI", () => {
     const taskId = receipt.lastText.slice(-36);
     await waitForFile(started, 60_000);
     await t.waitForText("Dispatched.", 30_000);
-    await t.submit(`/subagent-cancel ${taskId.slice(0, 13)}`);
+    // pi offers the matching id as soon as the prefix is typed and Enter would accept it: close the list first.
+    await t.type(`/subagent-cancel ${taskId.slice(0, 13)}`);
+    await t.waitForText(`${taskId.slice(0, 18)}… worker`, 15_000);
+    await t.press("Escape");
+    await t.waitForNoText(`${taskId.slice(0, 18)}… worker`, 10_000);
+    await t.press("Enter");
     const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 60_000, "the cancelled result");
     const envelope = resultMessages(delivered)[0]!;
     expect(envelope).toContain(`## [subagent-result] worker cancelled (taskId: ${taskId})`);
