@@ -8,6 +8,7 @@
 import { runStartupSection } from "./startup.ts";
 import { runRunnerSection } from "./runner.ts";
 import { runDispatchSection } from "./dispatch.ts";
+import { runLiveChildrenSection } from "./live-children.ts";
 
 interface BenchSection {
   name: string;
@@ -18,6 +19,7 @@ const SECTIONS: BenchSection[] = [
   { name: "startup", run: runStartupSection },
   { name: "runner", run: runRunnerSection },
   { name: "dispatch", run: runDispatchSection },
+  { name: "live-children", run: runLiveChildrenSection },
 ];
 
 const wanted = process.argv.slice(2);
