@@ -8,6 +8,7 @@ import { buildEnvelope, type InFlightTask } from "../delivery/envelope.ts";
 import { addToOutbox, pendingFor, removeFromOutbox } from "../delivery/outbox.ts";
 import { onProcessExit } from "../run/child-guard.ts";
 import { startRun as startChildRun } from "../run/runner.ts";
+import { readStopGraceMs } from "../run/stop-sequence.ts";
 import type { RunOutcome } from "../run/types.ts";
 import type { RunSettings } from "../shared/run-settings.ts";
 import type { PreparedRun } from "../tool/prepare-dispatch.ts";
@@ -206,7 +207,8 @@ export class BackgroundTasks {
     this.shuttingDown = true;
     const handles = this.registry.runningHandles();
     this.registry.cancelAll("none");
-    const grace = this.options.settings.killGraceMs + 1000;
+    // A stop may take the stop grace (the child ends its turn) plus the kill grace; never longer.
+    const grace = readStopGraceMs() + this.options.settings.killGraceMs + 1000;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(handles.map((handle) => handle.done)),

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeRequest } from "../harness/fake-model.ts";
+import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { waitForFile, waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests, type TmuxPi } from "../harness/tmux.ts";
 
@@ -133,5 +134,46 @@ describe.skipIf(skipTuiTests())("live subagents in the TUI", () => {
     expect(await waitForNoProcesses(suite.env.marker, 15_000, stay)).toEqual([]);
     expect(existsSync(started)).toBe(true);
     expect(await t.quit()).toBe(0);
+  });
+});
+
+describe("live children in print mode", () => {
+  const printPi = (prompt: string, extraEnv: NodeJS.ProcessEnv = {}) =>
+    runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 120_000, extraEnv });
+
+  it("an activity timeout keeps the child's text and the tools it ran under the partial-output heading; no process is left", async () => {
+    suite.newEnv();
+    const started = join(suite.env.root, "sleep-started");
+    suite.fake.on({
+      when: (r) => isChild(r) && !r.messages.some((m) => m.role === "assistant"),
+      reply: { text: "Halfway there: 2 of 4 files read.", toolCalls: [{ name: "bash", arguments: { command: `touch ${started} && sleep 300` } }] },
+    });
+    const result = await printPi(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Slow job." } }] })}`, {
+      PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "8000",
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(started)).toBe(true);
+    const toolText = suite.fake.requests.filter(isParent).at(-1)!.lastText;
+    expect(toolText).toContain("Subagent worker timed out.");
+    expect(toolText).toContain("Partial output before it was stopped:\nHalfway there: 2 of 4 files read.\n\nTools it ran (1):\n- bash: touch ");
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
+  it("a 200 KiB task reaches the child whole (no E2BIG); the JSON fallback still delegates as before", async () => {
+    suite.newEnv();
+    const big = `BIG-TASK ${"x".repeat(200 * 1024)}`;
+    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && r.lastText.includes("GO-BIG"), reply: { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: big } }] } });
+    suite.fake.on({ when: (r) => isChild(r) && r.lastRole === "user", reply: (r) => ({ text: `CHILD-GOT ${r.lastText.length} chars` }) });
+    const result = await printPi("GO-BIG");
+    expect(result.code, result.stderr).toBe(0);
+    const toolText = suite.fake.requests.filter(isParent).at(-1)!.lastText;
+    expect(toolText).toContain(`CHILD-GOT ${"Task: ".length + big.length} chars`);
+
+    const fallback = await printPi(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Small job." } }] })}`, {
+      PI_SUBAGENT_CHILD_MODE: "json",
+    });
+    expect(fallback.code, fallback.stderr).toBe(0);
+    expect(suite.fake.requests.filter(isParent).at(-1)!.lastText).toMatch(/^CHILD-GOT 16 chars\n\n\[subagent session: [0-9a-f-]{36}\]$/);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });
