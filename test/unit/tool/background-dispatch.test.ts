@@ -92,7 +92,7 @@ describe("cancel by the agent", () => {
         `- Task: ${running.taskId} (coder): Refactor auth`,
         "- Running for: 01:23",
         "- Last progress: none reported yet",
-        "Cancelling kills the subagent and discards all of its in-flight progress. This cannot be undone.",
+        "Cancelling stops the subagent: it is asked to end its turn, then its processes are ended; only what it wrote so far and the tools it ran are kept, the rest of its work is lost. This cannot be undone.",
         `To cancel, call subagent again with action="cancel", taskId="${running.taskId}", confirm=true and a non-empty reason. Do not cancel a task only because it takes long.`,
       ].join("\n"),
     );
