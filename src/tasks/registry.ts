@@ -78,6 +78,9 @@ export function promptWithQueuedMessages(prompt: string, messages: readonly Task
   return [prompt, ...messages.map((message) => markedMessage(message.text, message.from, "queued"))].join("\n\n");
 }
 
+/** The status a refused cancel names: the run's answer was complete before the cancel arrived (its result follows). */
+export const CANCEL_TOO_LATE_STATUS = "its answer was complete before the cancel arrived";
+
 export type EnqueueResult = { started: true } | { started: false; position: number; running: number };
 
 export class TaskRegistry {

@@ -4,6 +4,7 @@
  */
 import type { AgentToolResult, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import type { BackgroundTasks } from "../tasks/background-tasks.ts";
+import { CANCEL_TOO_LATE_STATUS } from "../tasks/registry.ts";
 import { readRecord } from "../tasks/record-store.ts";
 import {
   CANCEL_NEEDS_REASON,
@@ -13,9 +14,6 @@ import {
   cancelRequested,
   cancelUnknownTask,
 } from "./cancel-texts.ts";
-
-/** The status a cancel names when it arrives after the run's answer was complete (its result follows). */
-export const CANCEL_TOO_LATE_STATUS = "its answer was complete before the cancel arrived";
 import {
   MESSAGE_NEEDS_TASK_ID,
   MESSAGE_NEEDS_TEXT,
