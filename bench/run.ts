@@ -9,6 +9,7 @@ import { runStartupSection } from "./startup.ts";
 import { runRunnerSection } from "./runner.ts";
 import { runDispatchSection } from "./dispatch.ts";
 import { runVersusSection } from "./versus.ts";
+import { runLiveChildrenSection } from "./live-children.ts";
 
 interface BenchSection {
   name: string;
@@ -22,6 +23,7 @@ const SECTIONS: BenchSection[] = [
   { name: "startup", run: runStartupSection, onlyWhenNamed: true },
   { name: "runner", run: runRunnerSection, onlyWhenNamed: true },
   { name: "dispatch", run: runDispatchSection, onlyWhenNamed: true },
+  { name: "live-children", run: runLiveChildrenSection },
 ];
 
 const wanted = process.argv.slice(2);

@@ -5,7 +5,7 @@
  * background tasks as for any other end. Background tasks exist only in the interactive TUI; elsewhere both
  * commands say so.
  */
-import type { TaskSnapshot } from "../tasks/registry.ts";
+import { CANCEL_TOO_LATE_STATUS, type TaskSnapshot } from "../tasks/registry.ts";
 import { runningTaskItems } from "../ui/task-picker.ts";
 import {
   alreadyFinished,
@@ -64,7 +64,11 @@ function cancelOne(taskId: string, io: CommandIo, deps: TaskCommandDeps): void {
     io.notice(cancelAlreadyRequested(named(task)));
     return;
   }
-  live.cancelByUser(taskId);
+  // Refused when the run's answer was already complete: its result follows, so the notice must not say cancelled.
+  if (!live.cancelByUser(taskId)) {
+    io.notice(alreadyFinished(taskId, CANCEL_TOO_LATE_STATUS), "warning");
+    return;
+  }
   io.notice(cancelSent(named(task)));
 }
 

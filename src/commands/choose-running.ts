@@ -15,7 +15,7 @@ export interface RunningChoice {
   /** The command's name, for the "nothing matches" notice. */
   command: string;
   /** What the command does, for the "runs in another pi" notice. */
-  verb: "cancel" | "watch";
+  verb: "cancel" | "watch" | "message";
   /** The picker's last words after an ambiguous prefix, e.g. `Pick the one to cancel:`. */
   pickPrompt: string;
 }

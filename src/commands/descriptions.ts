@@ -11,3 +11,6 @@ export const WATCH_DESCRIPTION = "Watch a running subagent task live (no id: pic
 
 export const CONFIG_COMMAND = "subagent-config";
 export const CONFIG_DESCRIPTION = "Configure subagents: description, tools, skills, body, model & thinking, and the $models list";
+
+export const MESSAGE_COMMAND = "subagent-message";
+export const MESSAGE_DESCRIPTION = "Send a message to a running subagent task: /subagent-message <id> <text> (no id: pick one)";

@@ -70,7 +70,7 @@ export function runningTasksList(command: string, running: readonly NamedTask[])
   return `Running subagent tasks: ${listed(running)}. Use /${command} <taskId>.`;
 }
 
-export function runsElsewhere(taskId: string, verb: "cancel" | "watch"): string {
+export function runsElsewhere(taskId: string, verb: "cancel" | "watch" | "message"): string {
   return `Task ${taskId} runs in another pi process; ${verb} it there.`;
 }
 

@@ -11,6 +11,8 @@ import { cancelAllCommand, cancelCommand } from "./cancel-commands.ts";
 import { taskCompletions } from "./completions.ts";
 import { CANCEL_ALL_DESCRIPTION, CANCEL_DESCRIPTION, RESULT_DESCRIPTION, WATCH_DESCRIPTION } from "./descriptions.ts";
 import { CANCEL_ALL_COMMAND, CANCEL_COMMAND, commandFailed, RESULT_COMMAND, WATCH_COMMAND } from "./notices.ts";
+import { MESSAGE_DESCRIPTION } from "./descriptions.ts";
+import { MESSAGE_COMMAND, messageCommand } from "./message-command.ts";
 import { resultCommand } from "./result-command.ts";
 import { taskCommandDeps, type TaskCommandContext, type TaskCommandDeps } from "./task-command-deps.ts";
 import { watchCommand } from "./watch-command.ts";
@@ -54,6 +56,11 @@ export function registerTaskCommands(pi: ExtensionAPI, background: BackgroundHan
   pi.registerCommand(CANCEL_ALL_COMMAND, {
     description: CANCEL_ALL_DESCRIPTION,
     handler: guarded(CANCEL_ALL_COMMAND, cancelAllCommand, deps),
+  });
+  pi.registerCommand(MESSAGE_COMMAND, {
+    description: MESSAGE_DESCRIPTION,
+    getArgumentCompletions: safeCompletions((typed) => (/\s/.test(typed.trimStart()) ? null : completions.running(typed))),
+    handler: guarded(MESSAGE_COMMAND, messageCommand, deps),
   });
   pi.registerCommand(RESULT_COMMAND, {
     description: RESULT_DESCRIPTION,

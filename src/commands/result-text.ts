@@ -4,6 +4,7 @@
  * split at the first `---` line), and the JSON line printed in JSON mode. Pure.
  */
 import { formatDuration, formatUsage, oneLine } from "../shared/format.ts";
+import { messageBlock, shownOutput } from "../tasks/record-output.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 
 /** `succeeded`, or `cancelled by user` / `timed out (activity_timeout)` where the bare status hides why. */
@@ -44,12 +45,14 @@ export function resultMetadataLines(record: TaskRecord): string[] {
     `Session file: ${record.sessionFile}`,
     `Task: ${oneLine(record.task, 2000)}`,
   );
+  lines.push(...messageBlock(record.messages));
   return lines;
 }
 
 /** What `pi -p "/subagent-result <id>"` writes to stdout: metadata, `---`, the full output. */
 export function resultPlainText(record: TaskRecord): string {
-  const output = record.output.endsWith("\n") ? record.output : `${record.output}\n`;
+  const shown = shownOutput(record);
+  const output = shown.endsWith("\n") ? shown : `${shown}\n`;
   return `${resultMetadataLines(record).join("\n")}\n---\n${output}`;
 }
 

@@ -6,7 +6,7 @@
 import { getMarkdownTheme, type ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import type { MarkdownTheme } from "@mariozechner/pi-tui";
 import type { BackgroundTasks } from "../tasks/background-tasks.ts";
-import type { TaskSnapshot } from "../tasks/registry.ts";
+import type { MessageOutcome, TaskSnapshot } from "../tasks/registry.ts";
 import { commandIo, type CommandIo } from "./command-io.ts";
 import { taskSources, type TaskSources } from "./task-lookup.ts";
 
@@ -20,6 +20,8 @@ export interface LiveTasks {
   has(taskId: string): boolean;
   /** A user cancel (`cancelledBy: user`); false when the task is no longer in flight. */
   cancelByUser(taskId: string): boolean;
+  /** A person's message to a queued or running task (absent in fakes that do not need it). */
+  messageByUser?(taskId: string, text: string): MessageOutcome;
   onChange(listener: () => void): () => void;
 }
 
@@ -37,6 +39,7 @@ export function liveTasksOf(tasks: BackgroundTasks): LiveTasks {
     get: (taskId) => tasks.registry.get(taskId),
     has: (taskId) => tasks.registry.has(taskId),
     cancelByUser: (taskId) => tasks.cancel(taskId, "user"),
+    messageByUser: (taskId, text) => tasks.registry.message(taskId, "user", text),
     onChange: (listener) => tasks.onChange(listener),
   };
 }

@@ -6,6 +6,7 @@
 import { formatDuration, formatSeconds, formatUsage, oneLine } from "../shared/format.ts";
 import { stripTerminalControls } from "../shared/terminal-text.ts";
 import { limitedOutput } from "../tasks/output-limit.ts";
+import { isPartialRecord, shownOutput } from "../tasks/record-output.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 
 export const ENVELOPE_TAG = "[subagent-result]";
@@ -67,7 +68,11 @@ function body(record: TaskRecord): string {
   if (record.status === "succeeded") return output;
   const parts: string[] = [];
   if (record.status === "cancelled") parts.push(cancelledBody(record));
-  if (output.trim()) {
+  if (isPartialRecord(record)) {
+    const partial = shownOutput({ ...record, output });
+    if (partial) parts.push(partial);
+    else if (record.status !== "cancelled") parts.push(`The subagent produced no output before it was stopped. Its session file: ${record.sessionFile}`);
+  } else if (output.trim()) {
     parts.push(record.status === "cancelled" ? `Output before it was stopped:\n${output}` : output);
   } else if (record.status !== "cancelled") {
     parts.push(`The subagent produced no final output. Its session file: ${record.sessionFile}`);

@@ -1,7 +1,9 @@
 /**
  * The child pi's command line and environment, built purely from resolved inputs so it can be tested
- * directly. The child runs the same node and pi entry as the parent, in JSON print mode, on a session file we
- * created (so the task id is the session id).
+ * directly. The child runs the same node and pi entry as the parent, on a session file we created (so the task
+ * id is the session id), in RPC mode (the task is sent on stdin by the runner) or, as a fallback, in JSON print
+ * mode (the runner adds the task as the last argument). The prompt is kept apart from the arguments so a message
+ * sent to a queued task can still be appended to it before it starts.
  */
 import { resolve } from "node:path";
 import { AGENT_NAME_ENV, DEPTH_ENV } from "../shared/depth.ts";
@@ -9,6 +11,7 @@ import { PARENT_ENV } from "./parent-watchdog.ts";
 import { formatIdentity, type ProcessIdentity } from "./proc-identity.ts";
 import { TASK_MARKER_ENV } from "./task-marker.ts";
 import type { HostThinkingLevel } from "../shared/thinking.ts";
+import type { ChildMode } from "./child-mode.ts";
 
 export interface PiExecutable {
   /** The program to run: node (`process.execPath`) or a `pi` found on PATH. */
@@ -32,6 +35,8 @@ export interface ChildCommandInput {
   /** Extensions the parent was started with via `-e`, so the child sees the same ones. */
   extraExtensions?: string[];
   task: string;
+  /** How the child is driven (default `rpc`). */
+  mode?: ChildMode;
   agentName: string;
   /** The parent's depth (0 for the main agent). */
   parentDepth: number;
@@ -44,8 +49,12 @@ export interface ChildCommandInput {
 
 export interface ChildCommand {
   command: string;
+  /** pi's arguments, without the prompt. */
   args: string[];
   env: NodeJS.ProcessEnv;
+  mode: ChildMode;
+  /** The first user message: `Task: …`; sent as an RPC `prompt`, or appended to `args` for a JSON child. */
+  prompt: string;
 }
 
 export function taskPrompt(task: string): string {
@@ -53,7 +62,9 @@ export function taskPrompt(task: string): string {
 }
 
 export function buildChildCommand(input: ChildCommandInput): ChildCommand {
-  const args = [...input.pi.prefixArgs, "--mode", "json", "-p", "--session", input.sessionFile];
+  const mode = input.mode ?? "rpc";
+  const modeArgs = mode === "rpc" ? ["--mode", "rpc"] : ["--mode", "json", "-p"];
+  const args = [...input.pi.prefixArgs, ...modeArgs, "--session", input.sessionFile];
   for (const extension of input.extraExtensions ?? []) args.push("-e", extension);
   if (input.model) args.push("--model", input.model);
   if (input.thinking) args.push("--thinking", input.thinking);
@@ -63,7 +74,6 @@ export function buildChildCommand(input: ChildCommandInput): ChildCommand {
     for (const skill of input.skills) args.push("--skill", skill);
   }
   if (input.systemPromptFile) args.push("--append-system-prompt", input.systemPromptFile);
-  args.push(taskPrompt(input.task));
   const env: NodeJS.ProcessEnv = {
     ...input.baseEnv,
     [DEPTH_ENV]: String(input.parentDepth + 1),
@@ -71,7 +81,7 @@ export function buildChildCommand(input: ChildCommandInput): ChildCommand {
   };
   if (input.taskId) env[TASK_MARKER_ENV] = input.taskId;
   if (input.parent) env[PARENT_ENV] = formatIdentity(input.parent);
-  return { command: input.pi.command, args, env };
+  return { command: input.pi.command, args, env, mode, prompt: taskPrompt(input.task) };
 }
 
 /** The `-e`/`--extension` values the parent pi was started with. */

@@ -21,6 +21,7 @@ export function initialRunState(now: number): RunState {
     toolCalls: 0,
     usage: emptyUsage(),
     finalText: "",
+    lastText: "",
     streamTail: "",
     activity: [],
     retryPending: false,
@@ -154,6 +155,7 @@ function applyAssistantMessageEnd(state: RunState, message: AssistantMessage, no
   state.stopReason = message.stopReason;
   state.errorMessage = message.errorMessage || undefined;
   state.finalText = textOf(message);
+  if (state.finalText.trim()) state.lastText = state.finalText;
   state.phase = message.stopReason === "toolUse" ? "tool" : "waiting";
   if (message.stopReason === "error") {
     pushActivity(state, { at: now, kind: "error", text: oneLine(message.errorMessage ?? "model error", 200) });

@@ -1,3 +1,4 @@
+import { toolLinesOf } from "./partial-output.ts";
 import type { RunHandle } from "./runner.ts";
 import type { RunOutcome } from "./types.ts";
 
@@ -13,12 +14,13 @@ export function outcomeAtExit(handle: RunHandle, at: number): RunOutcome {
     signal: null,
     stopReason: "killed_on_shutdown",
     errorMessage: state.errorMessage,
-    output: state.finalText,
+    output: state.lastText,
     usage: { ...state.usage },
     model: state.provider && state.model ? `${state.provider}/${state.model}` : state.model,
     startedAt: handle.startedAt,
     finishedAt: at,
     durationMs: at - handle.startedAt,
     stderrTail: "",
+    partial: { text: state.lastText, tools: toolLinesOf(state.activity) },
   };
 }

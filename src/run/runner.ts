@@ -1,21 +1,32 @@
 /**
- * Runs one child pi: spawns it in its own process group, feeds its JSON event stream to the reducer, enforces
- * the activity and hard timeouts, and ends the whole process tree on stop. Both the synchronous and the
- * asynchronous dispatch paths use this one runner.
+ * Runs one child pi: spawns it in its own process group, feeds its event stream to the reducer, enforces the
+ * activity and hard timeouts, and stops it through the one stop sequence (ask it to abort, keep what it
+ * produced, then end the whole process tree). Both the synchronous and the asynchronous dispatch paths use
+ * this one runner.
+ *
+ * An RPC child (the default) gets its task as an RPC `prompt` on stdin, can be steered while it works, and is
+ * ended cleanly by closing its stdin once its run is over (`agent_end` with no retry pending): pi's RPC mode
+ * shuts down and exits 0 when its input ends (verified in pi 0.73.1 and 1.x, `modes/rpc/rpc-mode.js`). A JSON
+ * child (`PI_SUBAGENT_CHILD_MODE=json`) gets the task as its last argument and exits by itself.
  */
 import { spawn } from "node:child_process";
 import { classifyRun } from "./classify.ts";
 import { trackChild, untrackChild } from "./child-guard.ts";
 import type { ChildCommand } from "./command-line.ts";
 import { applyLine, initialRunState } from "./event-reducer.ts";
-import { LineSplitter } from "./line-splitter.ts";
+import { LineSplitter, type SplitLine } from "./line-splitter.ts";
+import { toolLinesOf } from "./partial-output.ts";
 import { DEFAULT_GRACE_MS, terminateTree, type TreeTermination } from "./process-tree.ts";
+import { classifyRpcLine, encodeRpcCommand, type RpcCommand } from "./rpc-protocol.ts";
+import { readStopGraceMs, StopSequence } from "./stop-sequence.ts";
 import { TASK_MARKER_ENV } from "./task-marker.ts";
 import type { RunOutcome, RunState, StopCause } from "./types.ts";
 
 export const STDERR_TAIL_CHARS = 4096;
 /** How long to wait for the child's pipes to drain after it exited (a grandchild may hold them open). */
 const DRAIN_AFTER_EXIT_MS = 2000;
+/** How long an RPC child may take to exit after its input was closed before its tree is ended. */
+const EXIT_AFTER_INPUT_END_MS = 10_000;
 
 export interface RunSpec {
   command: ChildCommand;
@@ -24,7 +35,10 @@ export interface RunSpec {
   activityTimeoutMs: number;
   /** Absolute limit (`hard_timeout`); <= 0 disables. */
   hardTimeoutMs: number;
+  /** Kill grace: SIGTERM to SIGKILL. */
   graceMs?: number;
+  /** How long a stop waits for an RPC child to end its turn after `abort` (default: PI_SUBAGENT_STOP_GRACE_MS). */
+  stopGraceMs?: number;
   /** Ends the run as `aborted` (Esc in pi for a synchronous call). */
   signal?: AbortSignal;
   /** Called after each chunk of output was applied (the caller throttles what it shows). */
@@ -35,30 +49,52 @@ export interface RunSpec {
   now?: () => number;
 }
 
+/** What became of a message sent to a running child. */
+export type SteerResult = "sent" | "ended" | "unsupported";
+
 export interface RunHandle {
   readonly pid: number | undefined;
   readonly state: RunState;
   readonly startedAt: number;
   readonly done: Promise<RunOutcome>;
-  /** Ends the run from outside; the outcome records `cause`. Idempotent (the first cause wins). */
-  stop(cause: StopCause): void;
+  /**
+   * Stops the run from outside; the outcome records `cause`. Returns false, changing nothing, when the run is
+   * already over (its answer is complete, or the child has exited), so a stop never contradicts the result.
+   * A second stop also returns false (the first cause wins).
+   */
+  stop(cause: StopCause): boolean;
+  /** True once the run can no longer be stopped or steered (its answer is complete or the child is gone). */
+  readonly over: boolean;
+  /** Sends text to the child as a steer (delivered before its next model call). */
+  steer(text: string): SteerResult;
 }
+
+const AGENT_END_PREFIX = '{"type":"agent_end"';
 
 export function startRun(spec: RunSpec): RunHandle {
   const now = spec.now ?? Date.now;
   const startedAt = now();
   const state = initialRunState(startedAt);
+  const rpc = spec.command.mode === "rpc";
+  const killGraceMs = spec.graceMs ?? DEFAULT_GRACE_MS;
   let stderrTail = "";
-  let cause: StopCause | undefined;
   let termination: TreeTermination | undefined;
   let lastActivity = startedAt;
   let activityTimer: NodeJS.Timeout | undefined;
   let hardTimer: NodeJS.Timeout | undefined;
+  let exitFallbackTimer: NodeJS.Timeout | undefined;
+  /** The child's run is over: `agent_end` with no retry pending, or the prompt was refused. */
+  let runOver = false;
+  let exited = false;
+  let finished = false;
+  let inputOpen = rpc;
+  let promptRefusal: string | undefined;
 
-  const child = spawn(spec.command.command, spec.command.args, {
+  const args = rpc ? spec.command.args : [...spec.command.args, spec.command.prompt];
+  const child = spawn(spec.command.command, args, {
     cwd: spec.cwd,
     env: spec.command.env,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [rpc ? "pipe" : "ignore", "pipe", "pipe"],
     detached: true,
   });
   const pid = child.pid;
@@ -68,11 +104,46 @@ export function startRun(spec: RunSpec): RunHandle {
     trackChild(pid, marker);
     spec.onSpawned?.(pid);
   }
+  // A child that died early closes its stdin: a late write must not crash pi with EPIPE.
+  child.stdin?.on("error", () => {
+    inputOpen = false;
+  });
 
-  const stop = (why: StopCause) => {
-    if (cause !== undefined || exited) return;
-    cause = why;
-    if (pid !== undefined) termination = terminateTree(pid, spec.graceMs ?? DEFAULT_GRACE_MS, marker);
+  const send = (command: RpcCommand): boolean => {
+    if (!inputOpen || !child.stdin) return false;
+    child.stdin.write(encodeRpcCommand(command));
+    return true;
+  };
+  const closeInput = () => {
+    if (!inputOpen) return;
+    inputOpen = false;
+    child.stdin?.end();
+    // pi exits on its own when its input ends; if it does not, end its tree (the answer is already complete).
+    exitFallbackTimer = setTimeout(() => {
+      if (!exited && pid !== undefined) termination ??= terminateTree(pid, killGraceMs, marker);
+    }, EXIT_AFTER_INPUT_END_MS);
+    exitFallbackTimer.unref();
+  };
+
+  const stopSequence = new StopSequence<StopCause>(
+    {
+      requestAbort: () => send({ type: "abort" }),
+      terminateTree: () => {
+        if (pid !== undefined && !exited) termination ??= terminateTree(pid, killGraceMs, marker);
+      },
+      setTimer: (callback, ms) => {
+        const timer = setTimeout(callback, ms);
+        timer.unref();
+        return timer;
+      },
+      clearTimer: (timer) => clearTimeout(timer as NodeJS.Timeout),
+    },
+    rpc ? (spec.stopGraceMs ?? readStopGraceMs()) : 0,
+  );
+
+  const stop = (why: StopCause): boolean => {
+    if (runOver || exited || finished) return false;
+    return stopSequence.begin(why);
   };
 
   const armActivityTimer = (delay: number) => {
@@ -95,59 +166,96 @@ export function startRun(spec: RunSpec): RunHandle {
   if (spec.signal?.aborted) queueMicrotask(onAbort);
   else spec.signal?.addEventListener("abort", onAbort, { once: true });
 
-  const splitter = new LineSplitter((line) => applyLine(state, line, now()));
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+  const onLine = (line: SplitLine) => {
+    const text = line.text ?? line.head ?? "";
+    if (rpc && line.text !== undefined) {
+      const rpcLine = classifyRpcLine(line.text);
+      if (rpcLine.kind === "dialog") {
+        // Nobody can answer a dialog inside a subagent: cancel it so the child does not wait forever.
+        send({ type: "extension_ui_response", id: rpcLine.id, cancelled: true });
+        return;
+      }
+      if (rpcLine.kind === "response") {
+        if (rpcLine.command === "prompt" && !rpcLine.success) {
+          promptRefusal = `pi refused the task: ${rpcLine.error ?? "no reason given"}`;
+          runOver = true;
+          closeInput();
+        }
+        return;
+      }
+    }
+    applyLine(state, line, now());
+    if (text.startsWith(AGENT_END_PREFIX) && !state.retryPending) {
+      if (stopSequence.phase === "asking") stopSequence.turnEnded();
+      else if (stopSequence.phase === "idle") runOver = true;
+      closeInput();
+    }
+  };
+
+  const splitter = new LineSplitter(onLine);
+  // Both pipes were requested above, so they exist.
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
     lastActivity = now();
     splitter.push(chunk);
     spec.onUpdate?.(state);
   });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
     lastActivity = now();
     stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
   });
 
-  let exited = false;
+  if (rpc) send({ type: "prompt", message: spec.command.prompt });
+
   const done = new Promise<RunOutcome>((resolve) => {
     let spawnError: string | undefined;
-    let finished = false;
     const finish = (exitCode: number | null, signal: string | null) => {
       if (finished) return;
       finished = true;
       clearTimeout(activityTimer);
       clearTimeout(hardTimer);
+      clearTimeout(exitFallbackTimer);
       spec.signal?.removeEventListener("abort", onAbort);
       if (pid !== undefined) untrackChild(pid);
       splitter.end();
       state.phase = "done";
+      if (promptRefusal && !state.errorMessage) state.errorMessage = promptRefusal;
       const finishedAt = now();
-      const verdict = classifyRun(state, { exitCode, signal, cause, spawnError });
+      const cause = stopSequence.cause;
+      // A run whose answer was complete is judged by its answer, not by how its process was made to exit.
+      const effectiveExit = runOver && !cause && !promptRefusal && exitCode !== 0 ? 0 : exitCode;
+      const verdict = classifyRun(state, { exitCode: effectiveExit, signal, cause, spawnError });
       resolve({
         status: verdict.status,
         exitCode,
         signal,
         stopReason: verdict.stopReason,
         errorMessage: verdict.errorMessage,
-        output: state.finalText,
+        output: cause ? state.lastText : state.finalText,
         usage: { ...state.usage },
         model: state.provider && state.model ? `${state.provider}/${state.model}` : state.model,
         startedAt,
         finishedAt,
         durationMs: finishedAt - startedAt,
         stderrTail: stderrTail.trim(),
+        partial: cause ? { text: state.lastText, tools: toolLinesOf(state.activity) } : undefined,
       });
     };
     child.on("error", (error) => {
       spawnError = `could not start the subagent process: ${error.message}`;
       exited = true;
+      inputOpen = false;
+      stopSequence.childExited();
       finish(null, null);
     });
     child.on("exit", (exitCode, signal) => {
       exited = true;
+      inputOpen = false;
+      stopSequence.childExited();
       termination?.rootExited();
       // Let the pipes drain, but do not wait for a grandchild that keeps them open.
       const drain = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        child.stdout?.destroy();
+        child.stderr?.destroy();
         finish(exitCode, signal);
       }, DRAIN_AFTER_EXIT_MS);
       child.once("close", () => {
@@ -157,5 +265,21 @@ export function startRun(spec: RunSpec): RunHandle {
     });
   });
 
-  return { pid, state, startedAt, done, stop };
+  const steer = (text: string): SteerResult => {
+    if (!rpc) return "unsupported";
+    if (runOver || exited || finished || stopSequence.phase !== "idle") return "ended";
+    return send({ type: "steer", message: text }) ? "sent" : "ended";
+  };
+
+  return {
+    pid,
+    state,
+    startedAt,
+    done,
+    stop,
+    steer,
+    get over() {
+      return runOver || exited || finished || stopSequence.phase !== "idle";
+    },
+  };
 }

@@ -1,3 +1,4 @@
+import type { PartialOutput } from "./partial-output.ts";
 import type { UsageTotals } from "../shared/format.ts";
 
 /** What the child is doing right now, as shown in the widget and progress updates. */
@@ -13,7 +14,7 @@ export interface ToolActivity {
 /** One line of what the child did, for the live watch view (bounded list). */
 export interface ActivityLine {
   at: number;
-  kind: "text" | "tool" | "tool-result" | "error" | "retry";
+  kind: "text" | "tool" | "tool-result" | "error" | "retry" | "message";
   text: string;
 }
 
@@ -34,6 +35,8 @@ export interface RunState {
   errorMessage?: string;
   /** Text of the last assistant message: the run's final output once the child exits. */
   finalText: string;
+  /** The last non-empty assistant text (kept when a later, aborted message has none): a stopped run's partial text. */
+  lastText: string;
   /** The last few KB of streamed assistant text (for the watch view), bounded. */
   streamTail: string;
   /** Recent activity lines (bounded). */
@@ -75,4 +78,6 @@ export interface RunOutcome {
   durationMs: number;
   /** The last few KB of the child's stderr. */
   stderrTail: string;
+  /** Set when the run was stopped from outside: what it had produced by then. */
+  partial?: PartialOutput;
 }

@@ -16,6 +16,7 @@ import { SaveFailureReporter } from "../delivery/save-failures.ts";
 import { ownIdentity } from "../run/proc-identity.ts";
 import { onProcessExit } from "../run/child-guard.ts";
 import { startRun as startChildRun } from "../run/runner.ts";
+import { readStopGraceMs } from "../run/stop-sequence.ts";
 import type { RunOutcome } from "../run/types.ts";
 import { MAX_TIMER_MS, type RunSettings } from "../shared/run-settings.ts";
 import type { PreparedRun } from "../tool/prepare-dispatch.ts";
@@ -173,6 +174,7 @@ export class BackgroundTasks {
       parentSessionId: launch.parentSessionId,
       cancelledBy: finished.cancelledBy,
       cancelReason: finished.cancelReason,
+      messages: finished.messages,
     };
     return recordFromOutcome(context, finished.outcome ?? this.neverStarted(finished));
   }
@@ -302,8 +304,9 @@ export class BackgroundTasks {
     this.shuttingDown = true;
     const handles = this.registry.runningHandles();
     this.registry.cancelAll("none");
-    // Never above what a timer can wait (a longer delay would fire at once).
-    const grace = Math.min(this.options.settings.killGraceMs + 1000, MAX_TIMER_MS);
+    // A stop may take the stop grace (the child ends its turn) plus the kill grace; never longer, and never
+    // above what a timer can wait (a longer delay would fire at once).
+    const grace = Math.min(readStopGraceMs() + this.options.settings.killGraceMs + 1000, MAX_TIMER_MS);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(handles.map((handle) => handle.done)),

@@ -1,5 +1,5 @@
 import type { RunOutcome } from "../run/types.ts";
-import type { CancelledBy, DispatchMode, TaskRecord } from "./types.ts";
+import type { CancelledBy, DispatchMode, TaskMessage, TaskRecord } from "./types.ts";
 
 export interface RecordContext {
   taskId: string;
@@ -12,6 +12,7 @@ export interface RecordContext {
   parentSessionId?: string;
   cancelledBy?: CancelledBy;
   cancelReason?: string;
+  messages?: readonly TaskMessage[];
 }
 
 /** The durable record of a run that ended (pure). */
@@ -39,6 +40,8 @@ export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): 
     parentSessionId: context.parentSessionId,
     delivered: false,
   };
+  if (context.messages && context.messages.length > 0) record.messages = [...context.messages];
+  if (outcome.partial) record.partialTools = outcome.partial.tools;
   if (outcome.status === "cancelled") {
     record.cancelledBy = context.cancelledBy ?? (outcome.stopReason === "killed_on_shutdown" ? "none" : "user");
     if (context.cancelReason) record.cancelReason = context.cancelReason;

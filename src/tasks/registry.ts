@@ -7,7 +7,8 @@
 import { outcomeAtExit } from "../run/outcome-at-exit.ts";
 import type { RunHandle, RunSpec } from "../run/runner.ts";
 import type { RunOutcome, RunState, StopCause } from "../run/types.ts";
-import type { CancelledBy } from "./types.ts";
+import { markedMessage, type MessageSender } from "../run/rpc-protocol.ts";
+import type { CancelledBy, TaskMessage } from "./types.ts";
 
 /** What the registry needs to start one task (prepared by the dispatch path). */
 export interface TaskLaunch {
@@ -33,6 +34,8 @@ export interface TaskSnapshot {
   /** Live run state (absent while queued). */
   state?: RunState;
   cancelRequested?: { by: CancelledBy; reason?: string };
+  /** Messages sent to it so far, oldest first. */
+  messages?: readonly TaskMessage[];
 }
 
 export interface FinishedTask {
@@ -42,6 +45,7 @@ export interface FinishedTask {
   outcome?: RunOutcome;
   cancelledBy?: CancelledBy;
   cancelReason?: string;
+  messages?: TaskMessage[];
   /** The tasks still queued or running when this one ended (never itself). */
   inFlight: TaskSnapshot[];
 }
@@ -60,7 +64,22 @@ interface Entry {
   dispatchedAt: number;
   handle?: RunHandle;
   cancel?: { by: CancelledBy; reason?: string };
+  messages: TaskMessage[];
 }
+
+/**
+ * What became of a message: `steered` to the running child, `queued` with the task's prompt, or refused:
+ * `finished` (the run is over or being stopped), `unknown` (not in flight here), `unsupported` (a JSON child).
+ */
+export type MessageOutcome = "steered" | "queued" | "finished" | "unknown" | "unsupported";
+
+/** A queued task's prompt with the messages it received while waiting, each marked as not part of the task. */
+export function promptWithQueuedMessages(prompt: string, messages: readonly TaskMessage[]): string {
+  return [prompt, ...messages.map((message) => markedMessage(message.text, message.from, "queued"))].join("\n\n");
+}
+
+/** The status a refused cancel names: the run's answer was complete before the cancel arrived (its result follows). */
+export const CANCEL_TOO_LATE_STATUS = "its answer was complete before the cancel arrived";
 
 export type EnqueueResult =
   | { started: true }
@@ -96,7 +115,7 @@ export class TaskRegistry {
 
   enqueue(launch: TaskLaunch): EnqueueResult {
     if (this.entries.has(launch.taskId)) throw new Error(`task ${launch.taskId} is already in flight`);
-    this.entries.set(launch.taskId, { launch, dispatchedAt: this.now() });
+    this.entries.set(launch.taskId, { launch, dispatchedAt: this.now(), messages: [] });
     this.queue.push(launch.taskId);
     this.enqueueing = launch.taskId;
     try {
@@ -128,6 +147,7 @@ export class TaskRegistry {
         startedAt: entry.handle?.startedAt,
         state: entry.handle?.state,
         cancelRequested: entry.cancel,
+        messages: entry.messages,
       });
     }
     return list;
@@ -145,10 +165,12 @@ export class TaskRegistry {
     const entry = this.entries.get(taskId);
     if (!entry) return false;
     if (entry.cancel) return true;
-    entry.cancel = { by, reason };
     if (entry.handle) {
-      entry.handle.stop(by === "none" ? "killed_on_shutdown" : "aborted");
+      // A run whose answer is already complete is not cancelled: its result says what it did (never both).
+      if (!entry.handle.stop(by === "none" ? "killed_on_shutdown" : "aborted")) return false;
+      entry.cancel = { by, reason };
     } else {
+      entry.cancel = { by, reason };
       this.queue.splice(this.queue.indexOf(taskId), 1);
       this.finish(taskId, undefined);
     }
@@ -156,11 +178,34 @@ export class TaskRegistry {
     return true;
   }
 
-  /** Cancels everything in flight; returns how many tasks that was. */
+  /** Cancels everything in flight; returns how many tasks were cancelled. */
   cancelAll(by: CancelledBy, reason?: string): number {
-    const ids = [...this.entries.keys()];
-    for (const id of ids) this.cancel(id, by, reason);
-    return ids.length;
+    let cancelled = 0;
+    for (const id of [...this.entries.keys()]) if (this.cancel(id, by, reason)) cancelled += 1;
+    return cancelled;
+  }
+
+  /** Whether a cancel of this task would be refused because its run is over (its answer is complete). */
+  isOver(taskId: string): boolean {
+    return this.entries.get(taskId)?.handle?.over === true;
+  }
+
+  /** Sends a message to a queued or running task and records it. */
+  message(taskId: string, from: MessageSender, text: string): MessageOutcome {
+    const entry = this.entries.get(taskId);
+    if (!entry) return "unknown";
+    if (entry.cancel) return "finished";
+    if (!entry.handle) {
+      entry.messages.push({ at: this.now(), from, text, delivery: "queued" });
+      this.options.onChange?.();
+      return "queued";
+    }
+    const sent = entry.handle.steer(markedMessage(text, from, "running"));
+    if (sent === "unsupported") return "unsupported";
+    if (sent === "ended") return "finished";
+    entry.messages.push({ at: this.now(), from, text, delivery: "steer" });
+    this.options.onChange?.();
+    return "steered";
   }
 
   /** Running tasks' handles (for the shutdown path, which must wait for or force their end). */
@@ -189,6 +234,7 @@ export class TaskRegistry {
         dispatchedAt: entry.dispatchedAt,
         outcome: handle ? outcomeAtExit(handle, at) : undefined,
         cancelledBy: "none",
+        messages: entry.messages,
         inFlight: [],
       });
     }
@@ -208,7 +254,9 @@ export class TaskRegistry {
       if (!entry) continue;
       let handle: RunHandle;
       try {
-        handle = this.options.startRun({ ...entry.launch.spec(), onUpdate: () => this.options.onChange?.() });
+        const spec = entry.launch.spec();
+        const command = entry.messages.length > 0 ? { ...spec.command, prompt: promptWithQueuedMessages(spec.command.prompt, entry.messages) } : spec.command;
+        handle = this.options.startRun({ ...spec, command, onUpdate: () => this.options.onChange?.() });
       } catch (error) {
         // Nothing ran: end the task as failed without an outcome-less gap in the record.
         const outcome = failedToStart(this.now(), error);
@@ -234,6 +282,7 @@ export class TaskRegistry {
         outcome,
         cancelledBy: entry.cancel?.by,
         cancelReason: entry.cancel?.reason,
+        messages: entry.messages,
         inFlight: this.snapshot(),
       };
       this.pump();

@@ -4,6 +4,16 @@ import type { RunStatus } from "../run/types.ts";
 /** Who ended a cancelled task: the person (/subagent-cancel), the main agent (action=cancel), or nobody (shutdown). */
 export type CancelledBy = "user" | "agent" | "none";
 
+/** A message sent to a task while it was queued or running (`action: "message"` or /subagent-message). */
+export interface TaskMessage {
+  at: number;
+  /** `agent`: the main agent; `user`: the person. */
+  from: "agent" | "user";
+  text: string;
+  /** `steer`: sent to the running child; `queued`: appended to the task before it started. */
+  delivery: "steer" | "queued";
+}
+
 /** How the task was dispatched: blocking (print/JSON/RPC) or in the background (TUI). */
 export type DispatchMode = "sync" | "async";
 
@@ -41,6 +51,10 @@ export interface TaskRecord {
   cwd: string;
   /** The main agent's session that dispatched it (for delivery after a restart). */
   parentSessionId?: string;
+  /** Messages sent to the task while it was in flight, oldest first. */
+  messages?: TaskMessage[];
+  /** Tool calls of a stopped run (`bash: ls`), the last few, for its partial output. */
+  partialTools?: string[];
   /** The `[subagent-result]` text, when the task was asynchronous. */
   envelope?: string;
   delivered: boolean;

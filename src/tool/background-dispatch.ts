@@ -5,6 +5,7 @@
 import type { AgentToolResult, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { oneLine } from "../shared/format.ts";
 import type { BackgroundTasks } from "../tasks/background-tasks.ts";
+import { CANCEL_TOO_LATE_STATUS } from "../tasks/registry.ts";
 import { readRecord } from "../tasks/record-store.ts";
 import { isTaskId } from "../tasks/task-id.ts";
 import {
@@ -16,6 +17,16 @@ import {
   cancelRequested,
   cancelUnknownTask,
 } from "./cancel-texts.ts";
+import {
+  MESSAGE_NEEDS_TASK_ID,
+  MESSAGE_NEEDS_TEXT,
+  messageQueued,
+  messageSteered,
+  messageToFinished,
+  messageToUnknown,
+  messageUnsupported,
+} from "./message-texts.ts";
+import { childTextProblem } from "../run/task-text.ts";
 import type { PreparedRun } from "./prepare-dispatch.ts";
 import type { BackgroundDispatcher } from "./register-tool.ts";
 import type { SubagentParams } from "./schema.ts";
@@ -83,7 +94,7 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
       // One line, bounded: the reason is repeated in the envelope, where a line break or `---` would break its shape.
       const reason = oneLine(params.reason ?? "", CANCEL_REASON_MAX);
       if (!reason) throw new Error(CANCEL_NEEDS_REASON);
-      tasks().cancel(taskId, "agent", reason);
+      if (!tasks().cancel(taskId, "agent", reason)) throw new Error(cancelAlreadyFinished(taskId, CANCEL_TOO_LATE_STATUS));
       const others = tasks()
         .snapshot()
         .filter((task) => task.taskId !== taskId)
@@ -92,6 +103,35 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
         content: [{ type: "text", text: cancelRequested(taskId, running.agent, others) }],
         details: { cancelRequested: true, taskId, agent: running.agent, reason },
       };
+    },
+
+    message(params: SubagentParams): AgentToolResult<unknown> {
+      const taskId = (params.taskId ?? "").trim();
+      if (!taskId) throw new Error(MESSAGE_NEEDS_TASK_ID);
+      const text = params.message ?? "";
+      if (!text.trim()) throw new Error(MESSAGE_NEEDS_TEXT);
+      const textProblem = childTextProblem(text, "message");
+      if (textProblem) throw new Error(textProblem);
+      // An id that is no task id never touches the disk, and is echoed cut short.
+      if (!isTaskId(taskId)) throw new Error(messageToUnknown(oneLine(taskId, 60)));
+      const task = tasks().registry.get(taskId);
+      const outcome = tasks().registry.message(taskId, "agent", text);
+      switch (outcome) {
+        case "steered":
+        case "queued": {
+          const agent = task?.agent ?? "subagent";
+          const line = outcome === "steered" ? messageSteered(taskId, agent) : messageQueued(taskId, agent);
+          return { content: [{ type: "text", text: line }], details: { messageSent: outcome, taskId, agent } };
+        }
+        case "finished":
+          throw new Error(messageToFinished(taskId, readRecord(agentDir(), taskId)?.status));
+        case "unsupported":
+          throw new Error(messageUnsupported(taskId));
+        case "unknown": {
+          const record = readRecord(agentDir(), taskId);
+          throw new Error(record ? messageToFinished(taskId, record.status) : messageToUnknown(taskId));
+        }
+      }
     },
   };
 }

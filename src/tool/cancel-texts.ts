@@ -43,7 +43,7 @@ export function cancelChallenge(facts: ChallengeFacts): string {
     `- Task: ${facts.taskId} (${facts.agent}): ${oneLine(facts.task, 200)}`,
     `- ${facts.queued ? "Queued for" : "Running for"}: ${formatElapsed(facts.elapsedMs)}`,
     `- Last progress: ${progress}`,
-    "Cancelling kills the subagent and discards all of its in-flight progress. This cannot be undone.",
+    "Cancelling stops the subagent: it is asked to end its turn, then its processes are ended; only what it wrote so far and the tools it ran are kept, the rest of its work is lost. This cannot be undone.",
     `To cancel, call subagent again with action="cancel", taskId="${facts.taskId}", confirm=true and a non-empty reason. Do not cancel a task only because it takes long.`,
   ].join("\n");
 }

@@ -10,7 +10,9 @@ import type { AgentDefinition } from "../agents/types.ts";
 import type { LoadedConfig } from "../config/load.ts";
 import { resolveModelConfig } from "../config/resolve.ts";
 import type { ResolvedModelConfig } from "../config/types.ts";
-import { buildChildCommand, extensionArgForChild, extensionArgsOf, type ChildCommand } from "../run/command-line.ts";
+import { readChildMode } from "../run/child-mode.ts";
+import { buildChildCommand, extensionArgForChild, extensionArgsOf, taskPrompt, type ChildCommand } from "../run/command-line.ts";
+import { promptProblem } from "../run/task-text.ts";
 import { findPiExecutable } from "../run/pi-executable.ts";
 import { ownIdentity } from "../run/proc-identity.ts";
 import { createPromptDir } from "../run/prompt-dir.ts";
@@ -70,6 +72,9 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   if (cwdProblem) return { ok: false, message: cwdProblem };
   const executable = findPiExecutable(env.argv);
   if (!executable.ok) return { ok: false, message: executable.message };
+  const childMode = readChildMode(env.baseEnv);
+  const promptTrouble = promptProblem(taskPrompt(request.task), childMode);
+  if (promptTrouble) return { ok: false, message: promptTrouble };
 
   const resumed = request.sessionId !== undefined;
   const taskId = request.sessionId ?? newTaskId();
@@ -120,6 +125,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       // A relative `-e x.ts` was relative to the parent's cwd; the child gets the absolute path.
       extraExtensions: extensionArgsOf(env.argv).map((path) => extensionArgForChild(path, process.cwd())),
       task: request.task,
+      mode: childMode,
       agentName: request.agent.name,
       parentDepth: env.parentDepth,
       baseEnv: env.baseEnv,

@@ -14,6 +14,7 @@ import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../shared/mode
 import { agentDir } from "../shared/paths.ts";
 import { readRunSettings, runSettingsWarnings } from "../shared/run-settings.ts";
 import { prepareDispatch, type PreparedRun } from "./prepare-dispatch.ts";
+import { MESSAGE_IN_SYNC_MODE } from "./message-texts.ts";
 import { runSync } from "./run-sync.ts";
 import { subagentParameters, type SubagentParams } from "./schema.ts";
 import {
@@ -32,6 +33,7 @@ import { checkDepth, validateDispatch } from "./validate.ts";
 export interface BackgroundDispatcher {
   dispatch(prepared: PreparedRun, ctx: ExtensionContext): AgentToolResult<unknown>;
   cancel(params: SubagentParams, ctx: ExtensionContext): AgentToolResult<unknown>;
+  message(params: SubagentParams, ctx: ExtensionContext): AgentToolResult<unknown>;
 }
 
 /** How the tool's row is drawn in the TUI (provided by the UI part); pi's default rendering when absent. */
@@ -76,6 +78,10 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     if (action === "cancel") {
       if (!background) return textResult(NO_TASKS_TO_CANCEL_IN_SYNC_MODE);
       return background.cancel(params, ctx);
+    }
+    if (params.action === "message") {
+      if (!background) return textResult(MESSAGE_IN_SYNC_MODE);
+      return background.message(params, ctx);
     }
 
     const discovery = discoverAgents({ cwd: ctx.cwd, scope: params.agentScope ?? "both" });

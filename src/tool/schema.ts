@@ -7,11 +7,14 @@ import { Type, type Static } from "typebox";
  */
 export const subagentParameters = Type.Object({
   action: Type.Optional(
-    StringEnum(["dispatch", "cancel"] as const, { description: "dispatch (default) starts a subagent; cancel stops a running background task" }),
+    StringEnum(["dispatch", "cancel", "message"] as const, {
+      description: "dispatch (default) starts a subagent; cancel stops a running background task; message sends text to a queued or running background task",
+    }),
   ),
   agent: Type.Optional(Type.String({ description: "Name of the agent to dispatch (see Available Subagents)" })),
   task: Type.Optional(Type.String({ description: "The complete, self-contained task for the subagent" })),
-  taskId: Type.Optional(Type.String({ description: "action=cancel: the taskId of the running task" })),
+  taskId: Type.Optional(Type.String({ description: "action=cancel or message: the taskId of the running task" })),
+  message: Type.Optional(Type.String({ description: "action=message: the text to send to the running subagent (it reads it before its next step)" })),
   confirm: Type.Optional(Type.Boolean({ description: "action=cancel: true on the second call to actually cancel" })),
   reason: Type.Optional(Type.String({ description: "action=cancel: why the task is cancelled (required with confirm)" })),
   sessionId: Type.Optional(

@@ -6,6 +6,7 @@
 import { formatDuration, formatSeconds, formatUsage } from "../shared/format.ts";
 import { stripTerminalControls } from "../shared/terminal-text.ts";
 import { limitedOutput } from "../tasks/output-limit.ts";
+import { isPartialRecord, shownOutput } from "../tasks/record-output.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 
 export function sessionLine(taskId: string): string {
@@ -37,7 +38,10 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
     const tail = record.stderrTail.split("\n").slice(-10).join("\n");
     lines.push("- Stderr (last lines):", tail);
   }
-  if (output.trim()) lines.push("", "Output so far:", output);
+  if (isPartialRecord(record)) {
+    const partial = shownOutput({ ...record, output });
+    if (partial) lines.push("", partial);
+  } else if (output.trim()) lines.push("", "Output so far:", output);
   lines.push("", sessionLine(record.taskId));
   // The error and stderr come from the child: nothing in them may drive the terminal that shows this.
   return stripTerminalControls(lines.join("\n"));

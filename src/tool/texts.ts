@@ -18,6 +18,8 @@ export const TOOL_DESCRIPTION = [
   "",
   "action=cancel: requires `taskId` of a running background task. The first call only returns a confirmation challenge and changes nothing; call again with the same taskId, `confirm: true` and a non-empty `reason` to cancel. Cancel only when the task is wrong or no longer needed, never just because it takes long.",
   "",
+  "action=message (interactive TUI): requires `taskId` of a queued or running background task and a non-empty `message`. A running subagent reads it before its next step; a queued one reads it with its task. Answers with one line at once. A finished task cannot receive messages: dispatch again with its sessionId instead.",
+  "",
   "Digesting a `[subagent-result]` notification: first re-anchor on the task you were working on and your progress in it; then match the notification against the dispatches you made; then decide the next step from the result. If it conflicts with your current plan, finish or defer rather than letting the notification rewrite the plan.",
 ].join("\n");
 

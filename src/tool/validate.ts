@@ -3,6 +3,7 @@
  * task or agent, unknown agent, sessionId. Pure: the caller passes the depth and the discovered agents.
  */
 import type { AgentDefinition, AgentScope } from "../agents/types.ts";
+import { childTextProblem } from "../run/task-text.ts";
 import { isTaskId } from "../tasks/task-id.ts";
 import type { SubagentParams } from "./schema.ts";
 import {
@@ -44,6 +45,8 @@ export function checkDepth(depth: number): Validation<void> {
 export function validateDispatch(params: SubagentParams, agents: readonly AgentDefinition[]): Validation<DispatchRequest> {
   const task = params.task ?? "";
   if (!task.trim()) return { ok: false, message: BLANK_TASK_MESSAGE };
+  const textProblem = childTextProblem(task, "task");
+  if (textProblem) return { ok: false, message: textProblem };
   const name = (params.agent ?? "").trim();
   if (!name) return { ok: false, message: missingAgentMessage(describeAvailable(agents)) };
   const agent = agents.find((candidate) => candidate.name === name);

@@ -20,6 +20,7 @@ import { Key, Markdown, matchesKey, truncateToWidth, type Component, type Markdo
 import { oneLine } from "../shared/format.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 import { resultStatusLine } from "../commands/result-text.ts";
+import { messageBlock, shownOutput } from "../tasks/record-output.ts";
 
 export type ViewerTheme = Pick<Theme, "fg" | "bold">;
 
@@ -98,7 +99,9 @@ export class ResultViewer implements Component {
   private closed = false;
 
   constructor(private readonly options: ResultViewerOptions) {
-    this.body = new Markdown(stripTerminalControls(options.record.output), 1, 0, options.markdownTheme);
+    const messages = messageBlock(options.record.messages);
+    const text = stripTerminalControls(shownOutput(options.record));
+    this.body = new Markdown(messages.length > 0 ? `${text}\n\n---\n\n${stripTerminalControls(messages.join("\n"))}` : text, 1, 0, options.markdownTheme);
   }
 
   handleInput(data: string): void {

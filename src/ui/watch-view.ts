@@ -22,6 +22,7 @@ import { Key, matchesKey, truncateToWidth, wrapTextWithAnsi, type Component } fr
 import { formatElapsed, formatUsage, oneLine, type UsageTotals } from "../shared/format.ts";
 import type { ActivityLine, RunPhase } from "../run/types.ts";
 import type { TaskSnapshot } from "../tasks/registry.ts";
+import type { TaskMessage } from "../tasks/types.ts";
 import { watchEnded } from "../commands/notices.ts";
 
 export type WatchTheme = Pick<Theme, "fg" | "bold">;
@@ -67,9 +68,20 @@ export function frameOf(task: TaskSnapshot, now: number): WatchFrame {
     startedAt: task.startedAt,
     usage: state ? { ...state.usage } : undefined,
     streamTail: state?.streamTail ?? "",
-    activity: state ? state.activity.map((line) => ({ ...line })) : [],
+    activity: withMessages(state ? state.activity.map((line) => ({ ...line })) : [], task.messages ?? []),
     capturedAt: now,
   };
+}
+
+/** The run's activity with the messages sent to it, in time order (what the watcher sees it was told). */
+function withMessages(activity: ActivityLine[], messages: readonly TaskMessage[]): ActivityLine[] {
+  if (messages.length === 0) return activity;
+  const sent: ActivityLine[] = messages.map((message) => ({
+    at: message.at,
+    kind: "message",
+    text: `message from ${message.from === "agent" ? "the main agent" : "the user"}: ${message.text}`,
+  }));
+  return [...activity, ...sent].sort((a, b) => a.at - b.at);
 }
 
 /** `worker · running · tool bash · 01:23 · 2 turns/↑1.2k/↓300/$0.0012` */
@@ -89,6 +101,7 @@ const ACTIVITY_MARK: Record<ActivityLine["kind"], string> = {
   "tool-result": "✗",
   error: "✗",
   retry: "↻",
+  message: "✉",
 };
 
 /** ` +00:05 ▸ bash: npm test` (time since the run started). */
@@ -187,5 +200,6 @@ export class WatchView implements Component {
 
 function activityColor(line: ActivityLine): ThemeColor {
   if (line.kind === "error" || line.kind === "tool-result") return "error";
+  if (line.kind === "message") return "accent";
   return line.kind === "retry" ? "warning" : "text";
 }

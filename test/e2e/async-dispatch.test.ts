@@ -147,6 +147,8 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     const envelope = resultMessages(delivered)[0]!;
     expect(envelope).toContain(`## [subagent-result] worker cancelled (taskId: ${taskId})`);
     expect(envelope).toContain("This task was cancelled by the main agent via the subagent tool (action=cancel).\nCancellation reason: the task is no longer needed");
+    // The stop kept what the child did: no text yet, and the bash tool it ran.
+    expect(envelope).toContain("Partial output before it was stopped:\n(the subagent had not written any text yet)\n\nTools it ran (1):\n- bash: touch ");
     // The child pi and its sleep are gone; only the TUI's own processes remain.
     const stay = [...(await harnessPids(t)), (await t.piPid())!];
     expect(await waitForNoProcesses(suite.env.marker, 15_000, stay)).toEqual([]);

@@ -80,12 +80,13 @@ describe("task commands outside the TUI", () => {
     expect(list.stdout.startsWith(`${id}  worker  succeeded  Find the bug. @fake`)).toBe(true);
   });
 
-  it("answers /subagent-cancel, /subagent-cancel-all and /subagent-watch with one line saying what they can do", async () => {
+  it("answers /subagent-cancel, /subagent-cancel-all, /subagent-message and /subagent-watch with one line saying what they can do", async () => {
     suite.newEnv({ noWorker: true });
     for (const [command, expected] of [
       ["/subagent-cancel 0191abcd", "/subagent-cancel stops background subagent tasks, which exist only in the interactive TUI; in print mode"],
       ["/subagent-cancel-all", "/subagent-cancel-all stops background subagent tasks, which exist only in the interactive TUI; in print mode"],
       ["/subagent-watch", "/subagent-watch is a live view of a background task and needs the interactive TUI; in print mode"],
+      ["/subagent-message 0191abcd hello", "/subagent-message sends a message to a background subagent task, which exist only in the interactive TUI; in print mode"],
     ] as const) {
       const run = await pi(["-p", command]);
       expect(run.code, run.stderr).toBe(0);

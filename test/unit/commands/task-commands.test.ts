@@ -329,14 +329,14 @@ describe("wiring", () => {
     expect(io.failures).toBe(1);
   });
 
-  it("registers the four commands, completing ids for cancel, watch and result", async () => {
+  it("registers the five commands, completing ids for cancel, message, watch and result", async () => {
     const commands = new Map<string, { getArgumentCompletions?: (p: string) => unknown; handler: unknown; description?: string }>();
     const pi = { registerCommand: (name: string, options: never) => void commands.set(name, options) } as never;
     const { sources, live } = twoRunning();
     sources.add(record(ID_OLD, { agent: "tester" }));
     const handle = { tasks: () => undefined, existing: () => undefined, onCreated: () => undefined } as never;
     registerTaskCommands(pi, handle, fakeDeps(sources, recordingIo("tui", "interactive"), live));
-    expect([...commands.keys()]).toEqual(["subagent-cancel", "subagent-cancel-all", "subagent-result", "subagent-watch"]);
+    expect([...commands.keys()]).toEqual(["subagent-cancel", "subagent-cancel-all", "subagent-message", "subagent-result", "subagent-watch"]);
     const labels = (name: string, typed: string) =>
       (commands.get(name)!.getArgumentCompletions!(typed) as Array<{ label: string }> | null)?.map((i) => i.label) ?? null;
     expect(labels("subagent-cancel", "")).toEqual(["01912345-6789-7abc… coder", "01912399-0000-7000… writer"]);
@@ -344,5 +344,8 @@ describe("wiring", () => {
     expect(labels("subagent-result", "0190")).toEqual(["01900000-0000-7000… tester"]);
     expect(labels("subagent-cancel", "0190")).toBeNull();
     expect(commands.get("subagent-cancel-all")!.getArgumentCompletions).toBeUndefined();
+    // /subagent-message completes the id only; once the text starts there is nothing to complete.
+    expect(labels("subagent-message", "019123")).toEqual(["01912345-6789-7abc… coder", "01912399-0000-7000… writer"]);
+    expect(labels("subagent-message", "01912345-6789-7abc-0000-000000000000 hello")).toBeNull();
   });
 });

@@ -25,24 +25,25 @@ function valueOf(args: string[], flag: string): string | undefined {
 }
 
 describe("buildChildCommand: the minimal command line", () => {
-  it("runs the parent's node and pi entry in JSON print mode on our session file, prompt last", () => {
+  it("runs the parent's node and pi entry in RPC mode on our session file, the prompt kept apart for stdin", () => {
     const command = buildChildCommand(input());
     expect(command.command).toBe("/usr/bin/node");
-    expect(command.args).toEqual([
-      "/opt/pi/dist/cli.js",
-      "--mode",
-      "json",
-      "-p",
-      "--session",
-      "/agent/subagent-sessions/0190/session.jsonl",
-      "Task: Summarise README.md",
-    ]);
+    expect(command.mode).toBe("rpc");
+    expect(command.args).toEqual(["/opt/pi/dist/cli.js", "--mode", "rpc", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
+    expect(command.prompt).toBe("Task: Summarise README.md");
+  });
+
+  it("in the JSON fallback mode runs `--mode json -p`; the runner appends the prompt", () => {
+    const command = buildChildCommand(input({ mode: "json" }));
+    expect(command.mode).toBe("json");
+    expect(command.args).toEqual(["/opt/pi/dist/cli.js", "--mode", "json", "-p", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
+    expect(command.prompt).toBe("Task: Summarise README.md");
   });
 
   it("runs a pi found on PATH without prefix arguments", () => {
     const command = buildChildCommand(input({ pi: { command: "/usr/local/bin/pi", prefixArgs: [] } }));
     expect(command.command).toBe("/usr/local/bin/pi");
-    expect(command.args.slice(0, 5)).toEqual(["--mode", "json", "-p", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
+    expect(command.args.slice(0, 4)).toEqual(["--mode", "rpc", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
   });
 
   it("passes none of the optional flags when nothing asks for them", () => {
@@ -87,13 +88,13 @@ describe("buildChildCommand: every optional flag", () => {
     expect(valueOf(full.args, "--append-system-prompt")).toBe("/tmp/pi-subagent-x/agent-prompt.md");
   });
 
-  it("ends with the `Task: <task>` prompt as one argument, after every flag", () => {
-    expect(full.args.at(-1)).toBe("Task: Review src/ for\nunused exports");
-    expect(full.args.filter((arg) => arg.startsWith("Task: "))).toHaveLength(1);
+  it("keeps the `Task: <task>` prompt whole and out of the arguments", () => {
+    expect(full.prompt).toBe("Task: Review src/ for\nunused exports");
+    expect(full.args.filter((arg) => arg.startsWith("Task: "))).toHaveLength(0);
   });
 
   it("keeps the fixed part first", () => {
-    expect(full.args.slice(0, 6)).toEqual(["/opt/pi/dist/cli.js", "--mode", "json", "-p", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
+    expect(full.args.slice(0, 5)).toEqual(["/opt/pi/dist/cli.js", "--mode", "rpc", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
   });
 });
 

@@ -51,6 +51,8 @@ function nodeChild(script: string, canned: Record<string, string> = {}): { comma
       command: process.execPath,
       args: ["-e", `${prelude}\n(async () => {\n${script}\n})();`],
       env: { PATH: process.env.PATH, [MARKER_VAR]: marker },
+      mode: "json",
+      prompt: "Task: test",
     },
   };
 }
@@ -134,7 +136,7 @@ describe("startRun: a child that finishes by itself", () => {
 
   it("failed: the executable cannot be started", async () => {
     const handle = startRun({
-      command: { command: "/nonexistent/pi-subagent-no-such-binary", args: [], env: {} },
+      command: { command: "/nonexistent/pi-subagent-no-such-binary", args: [], env: {}, mode: "json", prompt: "Task: test" },
       cwd: process.cwd(),
       activityTimeoutMs: 1000,
       hardTimeoutMs: 0,

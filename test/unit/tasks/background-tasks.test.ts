@@ -16,7 +16,12 @@ class FakeRun {
   stopped?: StopCause;
   private resolveDone!: (outcome: RunOutcome) => void;
   readonly handle: RunHandle;
+  /** The run's answer is complete (or it ended): it can no longer be stopped or steered. */
+  over = false;
+  readonly steered: string[] = [];
   constructor(readonly spec: RunSpec, now: number) {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the handle's getter reads this run's flag
+    const self = this;
     const done = new Promise<RunOutcome>((resolve) => (this.resolveDone = resolve));
     const state = initialRunState(now);
     this.handle = {
@@ -25,13 +30,23 @@ class FakeRun {
       startedAt: now,
       done,
       stop: (cause) => {
-        if (this.stopped) return;
+        if (this.stopped || this.over) return false;
         this.stopped = cause;
         this.end(cause === "killed_on_shutdown" || cause === "aborted" ? "cancelled" : "timed out", "", cause);
+        return true;
+      },
+      get over() {
+        return self.over;
+      },
+      steer: (text) => {
+        if (this.over) return "ended";
+        this.steered.push(text);
+        return "sent";
       },
     };
   }
   end(status: RunOutcome["status"], output: string, stopReason = "stop"): void {
+    this.over = true;
     this.resolveDone({
       status,
       exitCode: status === "succeeded" ? 0 : null,
@@ -84,7 +99,7 @@ function prepared(task: string, released: string[] = []): PreparedRun {
     resumed: false,
     sessionFile: join(agentDir, "subagent-sessions", taskId, "session.jsonl"),
     cwd: agentDir,
-    command: { command: "node", args: [], env: {} },
+    command: { command: "node", args: [], env: {}, mode: "json", prompt: "Task: test" },
     resolved: { model: {}, thinking: {} },
     notes: [],
     release: () => released.push(taskId),

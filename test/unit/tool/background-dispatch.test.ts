@@ -31,7 +31,7 @@ function job(task: string): PreparedRun {
     resumed: false,
     sessionFile: join(agentDir, taskId, "session.jsonl"),
     cwd: agentDir,
-    command: { command: "node", args: [], env: {} },
+    command: { command: "node", args: [], env: {}, mode: "json", prompt: "Task: test" },
     resolved: { model: {}, thinking: {} },
     notes: [],
     release: () => {},
@@ -51,7 +51,9 @@ beforeEach(() => {
       state: initialRunState(clock),
       startedAt: clock,
       done: new Promise<RunOutcome>(() => {}),
-      stop: (cause) => stops.push(cause),
+      stop: (cause) => stops.push(cause) > 0,
+      over: false,
+      steer: () => "sent",
     }),
     now: () => clock,
   });
@@ -90,7 +92,7 @@ describe("cancel by the agent", () => {
         `- Task: ${running.taskId} (coder): Refactor auth`,
         "- Running for: 01:23",
         "- Last progress: none reported yet",
-        "Cancelling kills the subagent and discards all of its in-flight progress. This cannot be undone.",
+        "Cancelling stops the subagent: it is asked to end its turn, then its processes are ended; only what it wrote so far and the tools it ran are kept, the rest of its work is lost. This cannot be undone.",
         `To cancel, call subagent again with action="cancel", taskId="${running.taskId}", confirm=true and a non-empty reason. Do not cancel a task only because it takes long.`,
       ].join("\n"),
     );
@@ -151,5 +153,61 @@ describe("cancel by the agent", () => {
     expect(() => dispatcher.cancel({ action: "cancel", taskId: finished, confirm: true, reason: "r" }, ctx)).toThrow(
       `Task ${finished} already finished (succeeded); there is nothing to cancel.`,
     );
+  });
+});
+
+describe("message by the agent", () => {
+  it("acknowledges a running and a queued task in one line each, and records both", () => {
+    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const running = job("A");
+    const queued = job("B");
+    dispatcher.dispatch(running, ctx);
+    dispatcher.dispatch(queued, ctx);
+    expect(text(dispatcher.message({ action: "message", taskId: running.taskId, message: "also b.ts" }, ctx))).toBe(
+      `Message sent to ${running.taskId} (coder); it reaches the subagent before its next model call.`,
+    );
+    expect(text(dispatcher.message({ action: "message", taskId: queued.taskId, message: "use tabs" }, ctx))).toBe(
+      `Message added to queued task ${queued.taskId} (coder); the subagent reads it with its task when it starts.`,
+    );
+    expect(tasks.registry.get(running.taskId)!.messages).toEqual([expect.objectContaining({ from: "agent", text: "also b.ts", delivery: "steer" })]);
+    expect(tasks.registry.get(queued.taskId)!.messages).toEqual([expect.objectContaining({ from: "agent", text: "use tabs", delivery: "queued" })]);
+  });
+
+  it("refuses a missing id, an empty message, a NUL, an unknown id and a finished task, changing nothing", () => {
+    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const running = job("A");
+    dispatcher.dispatch(running, ctx);
+    expect(() => dispatcher.message({ action: "message", message: "hi" }, ctx)).toThrow(/^action=message needs "taskId"/);
+    expect(() => dispatcher.message({ action: "message", taskId: running.taskId, message: "  " }, ctx)).toThrow(
+      'action=message needs a non-empty "message": the text to send to the subagent. Nothing was sent.',
+    );
+    expect(() => dispatcher.message({ action: "message", taskId: running.taskId, message: "a\0b" }, ctx)).toThrow(/^The message contains a NUL character/);
+    const unknown = newTaskId();
+    expect(() => dispatcher.message({ action: "message", taskId: unknown, message: "hi" }, ctx)).toThrow(
+      `No background subagent task with taskId ${unknown} is in flight. Check the id against your dispatch receipts. Nothing was sent.`,
+    );
+    expect(() => dispatcher.message({ action: "message", taskId: `../../${"x".repeat(500)}`, message: "hi" }, ctx)).toThrow(/^No background subagent task with taskId \.\.\/\.\.\/x+… is in flight/);
+    const finished = newTaskId();
+    writeRecord(agentDir, {
+      version: 1,
+      taskId: finished,
+      agent: "coder",
+      task: "t",
+      mode: "async",
+      status: "succeeded",
+      exitCode: 0,
+      usage: { turns: 1, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextTokens: 0 },
+      durationMs: 1,
+      dispatchedAt: 0,
+      finishedAt: 1,
+      output: "x",
+      sessionFile: "/s",
+      cwd: "/",
+      delivered: true,
+    });
+    expect(() => dispatcher.message({ action: "message", taskId: finished, message: "hi" }, ctx)).toThrow(
+      `Task ${finished} already finished (succeeded); a message cannot reach it. To continue that subagent's conversation, dispatch again with sessionId="${finished}" and your message as the task. Nothing was sent.`,
+    );
+    expect(tasks.registry.get(running.taskId)!.messages).toEqual([]);
   });
 });

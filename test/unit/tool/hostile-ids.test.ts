@@ -44,7 +44,9 @@ function backgroundDispatcher(agentDir: string) {
       state: initialRunState(0),
       startedAt: 0,
       done: new Promise<RunOutcome>(() => {}),
-      stop: () => {},
+      stop: () => true,
+      over: false,
+      steer: () => "unsupported" as const,
     }),
     now: () => 0,
   });

@@ -56,7 +56,7 @@ function preparedWith(script: string): PreparedRun {
     resumed: false,
     sessionFile: createSessionFile(agentDir, taskId, agentDir),
     cwd: agentDir,
-    command: { command: process.execPath, args: ["-e", script], env: { PATH: process.env.PATH, [MARKER_VAR]: marker } },
+    command: { command: process.execPath, args: ["-e", script], env: { PATH: process.env.PATH, [MARKER_VAR]: marker }, mode: "json", prompt: "Task: Say hello" },
     resolved: { model: {}, thinking: {} },
     notes: [],
     release: () => {},
@@ -145,7 +145,9 @@ describe("the cancel reason", () => {
       state: { phase: "thinking" } as never,
       startedAt: 0,
       done: new Promise(() => {}),
-      stop: () => {},
+      stop: () => true,
+      over: false,
+      steer: () => "unsupported" as const,
     }));
     const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => 0);
     const prepared = preparedWith("");

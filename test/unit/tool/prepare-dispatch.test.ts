@@ -91,6 +91,26 @@ describe("prepareDispatch: checks before anything is created", () => {
   });
 });
 
+describe("prepareDispatch: the child mode and the task's size", () => {
+  it("PI_SUBAGENT_CHILD_MODE=json gives the JSON fallback child", () => {
+    const run = ok(prepare(request(), { ...env, baseEnv: { ...env.baseEnv, PI_SUBAGENT_CHILD_MODE: "json" } }));
+    expect(run.command.mode).toBe("json");
+    expect(run.command.args.slice(1, 4)).toEqual(["--mode", "json", "-p"]);
+  });
+
+  it("a 200 KiB task is accepted for the RPC child", () => {
+    const run = ok(prepare(request({ task: "x".repeat(200 * 1024) })));
+    expect(run.command.prompt).toHaveLength(200 * 1024 + "Task: ".length);
+  });
+
+  it("a task over one argument's limit is refused in the JSON mode before any session exists", () => {
+    const result = prepare(request({ task: "x".repeat(200 * 1024) }), { ...env, baseEnv: { PI_SUBAGENT_CHILD_MODE: "json" } });
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.message).toMatch(/^The task is 204806 bytes long; with PI_SUBAGENT_CHILD_MODE=json .* limited to 131071 bytes\. .*unset PI_SUBAGENT_CHILD_MODE/);
+    expect(existsSync(join(env.agentDir, "subagent-sessions"))).toBe(false);
+  });
+});
+
 describe("prepareDispatch: a fresh session", () => {
   it("creates the session file under a new UUID v7 and points the child at it", () => {
     const run = ok(prepare());
@@ -99,8 +119,8 @@ describe("prepareDispatch: a fresh session", () => {
     expect(run.sessionFile).toBe(sessionFilePath(env.agentDir, run.taskId));
     expect(JSON.parse(readFileSync(run.sessionFile, "utf8"))).toMatchObject({ type: "session", id: run.taskId, cwd: env.cwd });
     expect(run.command.command).toBe(process.execPath);
-    expect(run.command.args.slice(0, 6)).toEqual([env.argv[1], "--mode", "json", "-p", "--session", run.sessionFile]);
-    expect(run.command.args.at(-1)).toBe("Task: Add a test");
+    expect(run.command.args.slice(0, 5)).toEqual([env.argv[1], "--mode", "rpc", "--session", run.sessionFile]);
+    expect(run.command.prompt).toBe("Task: Add a test");
     expect(run.command.env).toMatchObject({ PATH: "/usr/bin", PI_SUBAGENT_DEPTH: "1", PI_CURRENT_AGENT_NAME: "coder" });
     expect(run.cwd).toBe(env.cwd);
   });

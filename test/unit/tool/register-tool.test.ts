@@ -43,6 +43,7 @@ function tuiTool(answer: boolean) {
       return { content: [{ type: "text", text: `Dispatched ${prepared.agent.name}. taskId: ${prepared.taskId}` }], details: undefined };
     },
     cancel: () => ({ content: [], details: undefined }),
+    message: () => ({ content: [], details: undefined }),
   };
   const { tool } = fakePi({ background, appMode: "interactive", argv: [process.execPath, fileURLToPath(import.meta.url)] });
   const tuiCtx = {
@@ -92,7 +93,7 @@ describe("registerSubagentTool", () => {
     const { tool } = fakePi();
     expect(tool).toMatchObject({ name: "subagent", label: "Subagent", description: TOOL_DESCRIPTION, promptSnippet: TOOL_SNIPPET, promptGuidelines: TOOL_GUIDELINES });
     expect(Object.keys(tool.parameters.properties).sort()).toEqual(
-      ["action", "agent", "agentScope", "confirm", "confirmProjectAgents", "reason", "sessionId", "task", "taskId"].sort(),
+      ["action", "agent", "agentScope", "confirm", "confirmProjectAgents", "message", "reason", "sessionId", "task", "taskId"].sort(),
     );
   });
 
@@ -105,6 +106,17 @@ describe("registerSubagentTool", () => {
     await expect(tool.execute("t2", { action: "cancel", taskId: "x" }, undefined, undefined, ctx())).rejects.toThrow(/depth limit reached/);
     // Even an invalid call gets the depth message, not a validation message.
     await expect(tool.execute("t3", {}, undefined, undefined, ctx())).rejects.toThrow(/depth limit reached/);
+  });
+
+  it("answers a message in a blocking mode with what to do instead", async () => {
+    const { tool } = fakePi();
+    const result = await tool.execute("m1", { action: "message", taskId: "x", message: "hi" }, undefined, undefined, ctx());
+    expect(result.content).toEqual([{ type: "text", text: expect.stringMatching(/^action=message reaches background subagent tasks, which exist only in the interactive TUI\./) }]);
+  });
+
+  it("refuses a task with a NUL before anything starts", async () => {
+    const { tool } = fakePi();
+    await expect(tool.execute("n1", { agent: "explore", task: "look\0here" }, undefined, undefined, ctx())).rejects.toThrow(/^The task contains a NUL character/);
   });
 
   it("answers a cancel in a blocking mode with nothing to cancel", async () => {

@@ -44,7 +44,7 @@ function preparedWith(script: string): PreparedRun & { released: number } {
     resumed: false,
     sessionFile,
     cwd: agentDir,
-    command: { command: process.execPath, args: ["-e", script], env: { PATH: process.env.PATH, [MARKER_VAR]: marker } },
+    command: { command: process.execPath, args: ["-e", script], env: { PATH: process.env.PATH, [MARKER_VAR]: marker }, mode: "json" as const, prompt: "Task: test" },
     resolved: { model: {}, thinking: {} },
     notes: [],
     released: 0,
