@@ -74,12 +74,12 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     const background = isAsyncDispatchMode(ctx.hasUI, appMode) ? options.background : undefined;
 
     const action: unknown = params.action ?? "dispatch";
-    if (action !== "dispatch" && action !== "cancel") throw new Error(unknownActionMessage(action));
+    if (action !== "dispatch" && action !== "cancel" && action !== "message") throw new Error(unknownActionMessage(action));
     if (action === "cancel") {
       if (!background) return textResult(NO_TASKS_TO_CANCEL_IN_SYNC_MODE);
       return background.cancel(params, ctx);
     }
-    if (params.action === "message") {
+    if (action === "message") {
       if (!background) return textResult(MESSAGE_IN_SYNC_MODE);
       return background.message(params, ctx);
     }
