@@ -20,19 +20,14 @@ import {
 } from "./commands/descriptions.ts";
 import type { LazyManifest } from "./lazy/lazy-extension.ts";
 import { subagentParameters } from "./tool/schema.ts";
-import { TOOL_DESCRIPTION, TOOL_GUIDELINES, TOOL_LABEL, TOOL_NAME, TOOL_SNIPPET } from "./tool/texts.ts";
+import { SUBAGENT_TOOL_TEXTS } from "./tool/texts.ts";
+import { RESULT_CUSTOM_TYPE_NAME } from "./delivery/result-type.ts";
 
-/** The custom type of a `[subagent-result]` message (the same string as background-tasks.ts's RESULT_CUSTOM_TYPE). */
-const RESULT_MESSAGE_TYPE = "subagent-result";
 
 export const MANIFEST: LazyManifest = {
   tools: [
     {
-      name: TOOL_NAME,
-      label: TOOL_LABEL,
-      description: TOOL_DESCRIPTION,
-      promptSnippet: TOOL_SNIPPET,
-      promptGuidelines: TOOL_GUIDELINES,
+      ...SUBAGENT_TOOL_TEXTS,
       parameters: subagentParameters,
     },
   ],
@@ -47,5 +42,5 @@ export const MANIFEST: LazyManifest = {
   events: ["session_start", "agent_start", "agent_end", "agent_settled", "message_start", "message_end", "context", "session_shutdown", "tool_result"],
   // The TUI needs the runtime from the start: the progress widget, redelivery of undelivered results, renderers.
   loadOn: { session_start: () => detectAppMode() === "interactive" },
-  messageRenderers: [RESULT_MESSAGE_TYPE],
+  messageRenderers: [RESULT_CUSTOM_TYPE_NAME],
 };

@@ -20,11 +20,8 @@ import { subagentParameters, type SubagentParams } from "./schema.ts";
 import {
   NO_TASKS_TO_CANCEL_IN_SYNC_MODE,
   projectAgentDeclinedMessage,
-  TOOL_DESCRIPTION,
-  TOOL_GUIDELINES,
-  TOOL_LABEL,
+  SUBAGENT_TOOL_TEXTS,
   TOOL_NAME,
-  TOOL_SNIPPET,
   unknownActionMessage,
 } from "./texts.ts";
 import { checkDepth, validateDispatch } from "./validate.ts";
@@ -132,11 +129,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
   };
 
   pi.registerTool({
-    name: TOOL_NAME,
-    label: TOOL_LABEL,
-    description: TOOL_DESCRIPTION,
-    promptSnippet: TOOL_SNIPPET,
-    promptGuidelines: TOOL_GUIDELINES,
+    ...SUBAGENT_TOOL_TEXTS,
     parameters: subagentParameters,
     execute,
     ...options.renderers,

@@ -75,3 +75,12 @@ export function unknownActionMessage(action: unknown): string {
   const shown = typeof action === "string" ? `"${idForMessage(action)}"` : idForMessage(JSON.stringify(action) ?? String(action));
   return `Unknown action ${shown}: use action "dispatch" (the default, starts a subagent), "cancel" (stops a running background task) or "message" (sends text to one). Nothing was done.`;
 }
+
+/** The tool's name and texts as pi registers them (the light manifest and the runtime share this one object). */
+export const SUBAGENT_TOOL_TEXTS = {
+  name: TOOL_NAME,
+  label: TOOL_LABEL,
+  description: TOOL_DESCRIPTION,
+  promptSnippet: TOOL_SNIPPET,
+  promptGuidelines: TOOL_GUIDELINES,
+};
