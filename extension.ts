@@ -11,12 +11,13 @@ import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { registerLazily } from "./src/lazy/lazy-extension.ts";
 import { MANIFEST } from "./src/manifest.ts";
 import { registerRosterHook } from "./src/roster/hook.ts";
-import { startParentWatchdog } from "./src/run/parent-watchdog.ts";
+import { endTaskWhenInputEndsMidRun, startParentWatchdog } from "./src/run/parent-watchdog.ts";
 import { registerStartupSweep } from "./src/tasks/register-startup-sweep.ts";
 
 export default function subagentDispatch(pi: ExtensionAPI): void {
   // In a child pi: end the whole task when the pi that started it is gone (a no-op in the main pi).
   startParentWatchdog();
+  endTaskWhenInputEndsMidRun(pi);
   // Once per process, after the first session_start: runs left by a pi that was killed hard (loads on demand).
   registerStartupSweep(pi);
   registerRosterHook(pi);

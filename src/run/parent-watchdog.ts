@@ -6,6 +6,13 @@
  * tool's commands, daemonized ones included), its own process group, and itself. There is nobody left to
  * report to, so this is a SIGKILL, not a graceful stop.
  *
+ * An RPC child also notices its parent's death another way: its stdin closes, and pi then shuts down and exits
+ * at once, before the next check, leaving its bash tool's commands behind. The parent may even still show in
+ * /proc at that instant (the kernel closes a dying process's files before it becomes a zombie), so the check
+ * cannot be "is the parent alive". Instead: the parent closes a child's stdin only after the child's run ended
+ * (agent_end), so stdin ending while a run is in progress means the parent is gone, and everything of the task
+ * is ended then (see endTaskWhenInputEndsMidRun).
+ *
  * Loaded at the child's start-up, so it imports nothing heavy: node:fs through two small modules.
  */
 import { isIdentityAlive, parseIdentity, type ProcessIdentity } from "./proc-identity.ts";
@@ -21,9 +28,14 @@ export interface WatchdogDeps {
   clearInterval: (timer: { unref(): void }) => void;
 }
 
+/** SIGKILL to everything of the task except this process (which is exiting, or ends itself after). */
+function endTaskProcesses(taskId: string | undefined): void {
+  if (taskId) signalMarkedProcesses(taskId, "SIGKILL", [process.pid]);
+}
+
 /** SIGKILL to everything of the task, this process last (its own group includes it). */
 function endTaskNow(taskId: string | undefined): void {
-  if (taskId) signalMarkedProcesses(taskId, "SIGKILL", [process.pid]);
+  endTaskProcesses(taskId);
   try {
     process.kill(-process.pid, "SIGKILL");
   } catch {
@@ -60,4 +72,29 @@ export function startParentWatchdog(env: NodeJS.ProcessEnv = process.env, deps: 
   const handle = { stop: () => deps.clearInterval(timer) };
   if (deps === defaultDeps) running = handle;
   return handle;
+}
+
+/** The part of pi's ExtensionAPI the input watch needs. */
+interface RunEvents {
+  on(event: "agent_start" | "agent_end", handler: () => void): void;
+}
+
+/**
+ * In an RPC child (the parent identity is in `env`): when stdin ends while a run is in progress, the parent is
+ * gone (it closes stdin only after a run ended), so every process of the task except this one is ended at
+ * once; pi then shuts down and exits by itself. Registered before pi's own stdin listener, so it runs first.
+ */
+export function endTaskWhenInputEndsMidRun(pi: RunEvents, env: NodeJS.ProcessEnv = process.env, endTask: (taskId: string | undefined) => void = endTaskProcesses): void {
+  if (!parseIdentity(env[PARENT_ENV])) return;
+  let inRun = false;
+  pi.on("agent_start", () => {
+    inRun = true;
+  });
+  pi.on("agent_end", () => {
+    inRun = false;
+  });
+  // Only an RPC child reads its stdin; a JSON child's is /dev/null and never read, so this never fires there.
+  process.stdin.once("end", () => {
+    if (inRun) endTask(env[TASK_MARKER_ENV]);
+  });
 }

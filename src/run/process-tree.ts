@@ -132,7 +132,16 @@ export function terminateTree(rootPid: number, graceMs = DEFAULT_GRACE_MS, marke
   return {
     killNow,
     rootExited: () => {
-      if (!snapshot.some((pid) => pid !== rootPid && isAlive(pid))) clearTimeout(timer);
+      // A stop that lands as the child's tool starts can miss what the tool spawns after the first snapshot;
+      // the task marker finds those, so the kill timer stays armed while anything of the task still runs.
+      const late = marker ? taskProcesses(rootPid, marker).filter((pid) => pid !== rootPid && !snapshot.includes(pid)) : [];
+      if (late.length > 0) {
+        snapshot = [...snapshot, ...late];
+        signalTree(late, "SIGTERM");
+      }
+      // With a marker the timer stays armed: a tool the child started in its last moments (after the snapshot,
+      // or after the root exited) still gets its SIGKILL from killNow's fresh scan.
+      if (!marker && !snapshot.some((pid) => pid !== rootPid && isAlive(pid))) clearTimeout(timer);
     },
   };
 }

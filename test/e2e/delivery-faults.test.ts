@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY } from "../harness/pi-env.ts";
+import { piUnderTest } from "../harness/pi-under-test.ts";
 import { waitForFile } from "../harness/processes.ts";
 import { skipTuiTests, TmuxPi } from "../harness/tmux.ts";
 
@@ -92,9 +93,12 @@ describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
     const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultIds(r).length === 1, 90_000, "the held result");
     expect(messageText(delivered.messages.find((m) => RESULT_TITLE.test(messageText(m))))).toContain("LATE-RESULT");
     await t.waitForText(/^\s*ok\s*$/m, 30_000);
-    // pi still held the original when the probe went out, so it entered twice: the copy is marked and shown as
-    // one line, and the model saw the result once.
-    await t.waitForText("arrived a second time; the copy above is the one the model sees", 30_000);
+    if (piUnderTest().line === "0.73") {
+      // pi 0.73.1 still held the original when the probe went out, so it entered twice: the copy is marked and
+      // shown as one line, and the model saw the result once. (pi 1.x hands the held result on by itself before
+      // it settles, so no probe goes out and no copy is made; the model sees it once on both.)
+      await t.waitForText("arrived a second time; the copy above is the one the model sees", 30_000);
+    }
     expectNoDuplicates();
     // Still alive and answering.
     await t.submit(`Still there? ${fakeDirective({ text: "STILL-HERE" })}`);

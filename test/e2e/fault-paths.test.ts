@@ -134,6 +134,8 @@ describe.skipIf(skipTuiTests())("the interactive pi killed by a signal it does n
 describe.skipIf(skipTuiTests())("daemonized grandchildren in the TUI", () => {
   it("ends a `setsid` grandchild when the person cancels its task", async () => {
     const t = await suite.startTui();
+    // The envelope quotes the task, directive included: the main agent must only take note of it, not run it.
+    suite.fake.on({ when: (r) => r.lastRole === "user" && r.lastText.includes("[subagent-result]"), reply: { text: "Noted the result." } });
     const started = join(suite.env.root, "daemon-started");
     const command = `(setsid sleep 302 >/dev/null 2>&1 < /dev/null &) && touch ${started} && sleep 300`;
     const task = childTask("Start a daemon.", { toolCalls: [{ name: "bash", arguments: { command } }] });

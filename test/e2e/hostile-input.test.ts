@@ -92,7 +92,8 @@ describe.skipIf(skipTuiTests())("in the TUI", () => {
     await tui.submit(`Go ${delegatingPrompt({ agent: "worker", task: hostileTask }, [{ text: "Dispatched it." }])}`);
     await tui.waitForText(/View full result: \/subagent-result [0-9a-f-]{36}/, WAIT_MS);
     const titleAfter = await tui.tmux("display-message", "-p", "-t", "pi", "#{pane_title}");
-    expect(titleAfter).toBe(titleBefore);
+    // pi 1.x sets a title of its own (`π - <folder>`) once it works; nothing of ours may change it.
+    expect(titleAfter === titleBefore || titleAfter.startsWith("π - ")).toBe(true);
     expect(titleAfter).not.toContain("PWNED");
 
     // A record planted where `../../project` from the task store points must not be read.
