@@ -10,6 +10,9 @@
  *   "runtime": a module whose `register(pi)` wires the real parts exactly as an eager extension would, but
  *   against a recording ExtensionAPI (recording-api.ts). It is imported on first use:
  *     - a tool call or a command runs → load, then forward to the recorded `execute` / `handler`;
+ *     - without the TUI (print, JSON, RPC) a tool call loads only the tool's part (`LazyRuntimes.toolOnly`,
+ *       about half the modules): a dispatch there blocks, so background tasks, UI and command bodies are not
+ *       needed for it. A command loads the whole runtime, which then takes over from the tool's part;
  *     - `session_start` in the interactive TUI → load (its widget, result delivery and renderers need it);
  *     - any other event reaches the runtime only once it is loaded: before that there is nothing of ours
  *       (no task, no widget) for it to act on;
@@ -50,24 +53,45 @@ export interface LazyExtension {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyArgs = any[];
 
-export function registerLazily(pi: ExtensionAPI, manifest: LazyManifest, importRuntime: () => Promise<LazyRuntime>): LazyExtension {
-  let registrations: Registrations | undefined;
-  let loading: Promise<Registrations> | undefined;
+/** Where the runtime comes from: the whole of it, and optionally a part that serves the tool alone. */
+export interface LazyRuntimes {
+  all: () => Promise<LazyRuntime>;
+  /** Loaded instead of `all` for a tool call while `all` is not loaded (absent: a tool call loads `all`). */
+  toolOnly?: () => Promise<LazyRuntime>;
+}
 
-  const load = (): Promise<Registrations> => {
-    loading ??= importRuntime().then(
+export function registerLazily(pi: ExtensionAPI, manifest: LazyManifest, runtimes: LazyRuntimes | (() => Promise<LazyRuntime>)): LazyExtension {
+  const { all, toolOnly } = typeof runtimes === "function" ? { all: runtimes, toolOnly: undefined } : runtimes;
+  /** What events, renderers and completions go to: the whole runtime's registrations once loaded, else the tool part's. */
+  let registrations: Registrations | undefined;
+  let wholeLoaded = false;
+  let loadingAll: Promise<Registrations> | undefined;
+  let loadingToolOnly: Promise<Registrations> | undefined;
+
+  const importInto = (importRuntime: () => Promise<LazyRuntime>, whole: boolean, forget: () => void): Promise<Registrations> =>
+    importRuntime().then(
       (runtime) => {
         const into = emptyRegistrations();
         runtime.register(recordingApi(pi, into));
-        registrations = into;
+        // The whole runtime replaces the tool's part (it registers the same tool and hooks); never the reverse.
+        if (whole || !wholeLoaded) registrations = into;
+        if (whole) wholeLoaded = true;
         return into;
       },
       (error: unknown) => {
-        loading = undefined; // let the next use try again
+        forget(); // let the next use try again
         throw error;
       },
     );
-    return loading;
+
+  const load = (): Promise<Registrations> => {
+    loadingAll ??= importInto(all, true, () => (loadingAll = undefined));
+    return loadingAll;
+  };
+  const loadForTool = (): Promise<Registrations> => {
+    if (loadingAll || !toolOnly) return load();
+    loadingToolOnly ??= importInto(toolOnly, false, () => (loadingToolOnly = undefined));
+    return loadingToolOnly;
   };
 
   const runHandlers = async (table: Registrations, event: string, args: AnyArgs): Promise<unknown> => {
@@ -87,7 +111,7 @@ export function registerLazily(pi: ExtensionAPI, manifest: LazyManifest, importR
     };
     const definition: AnyToolDefinition = {
       ...tool,
-      execute: async (...args: AnyArgs) => recordedTool(await load()).execute(...(args as Parameters<AnyToolDefinition["execute"]>)),
+      execute: async (...args: AnyArgs) => recordedTool(await loadForTool()).execute(...(args as Parameters<AnyToolDefinition["execute"]>)),
       renderCall: (...args: AnyArgs) => {
         const table = registrations;
         const render = table && recordedTool(table).renderCall;

@@ -1,4 +1,4 @@
-import { v7 as uuidv7 } from "uuid";
+import { uuidV7 } from "./uuid-v7.ts";
 
 /** A task id is the child's session id: a lowercase UUID v7 (time-ordered, so ids sort by dispatch time). */
 const TASK_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -10,7 +10,7 @@ const TASK_ID_PREFIX_PATTERN = /^[0-9a-f-]{1,36}$/;
 export const ID_ECHO_MAX = 40;
 
 export function newTaskId(): string {
-  return uuidv7();
+  return uuidV7();
 }
 
 export function isTaskId(value: string): boolean {

@@ -1,5 +1,12 @@
-import { StringEnum } from "@mariozechner/pi-ai";
-import { Type, type Static } from "typebox";
+import { Type, type Static, type TUnsafe } from "typebox";
+
+/**
+ * A string restricted to `values`, as a plain JSON Schema `enum` (the form every provider accepts; the same
+ * schema pi-ai's StringEnum builds). Made here so the light entry does not load pi-ai's extension view.
+ */
+function stringEnum<const T extends readonly string[]>(values: T, options: { description: string }): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: "string", enum: [...values], description: options.description });
+}
 
 /**
  * The `subagent` tool's parameters. Everything is optional at the schema level so that a missing field gets
@@ -7,7 +14,7 @@ import { Type, type Static } from "typebox";
  */
 export const subagentParameters = Type.Object({
   action: Type.Optional(
-    StringEnum(["dispatch", "cancel", "message"] as const, {
+    stringEnum(["dispatch", "cancel", "message"] as const, {
       description: "dispatch (default) starts a subagent; cancel stops a running background task; message sends text to a queued or running background task",
     }),
   ),
@@ -21,7 +28,7 @@ export const subagentParameters = Type.Object({
     Type.String({ description: "Resume an earlier subagent session: an id an earlier subagent call returned; omit for a fresh session" }),
   ),
   agentScope: Type.Optional(
-    StringEnum(["user", "project", "both"] as const, { description: "Which agent folders to use besides the built-in agents (default both)" }),
+    stringEnum(["user", "project", "both"] as const, { description: "Which agent folders to use besides the built-in agents (default both)" }),
   ),
   confirmProjectAgents: Type.Optional(
     Type.Boolean({ description: "Ask the user before running an agent defined in the project's .pi/agents (TUI only; default false)" }),

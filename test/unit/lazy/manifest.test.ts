@@ -5,6 +5,7 @@ import { registerLazily, type LazyManifest } from "../../../src/lazy/lazy-extens
 import { emptyRegistrations, recordingApi } from "../../../src/lazy/recording-api.ts";
 import { MANIFEST } from "../../../src/manifest.ts";
 import { register } from "../../../src/runtime.ts";
+import { register as registerToolPart } from "../../../src/runtime-tool.ts";
 
 type Fn = (...args: unknown[]) => unknown;
 
@@ -49,13 +50,60 @@ describe("the light entry's manifest", () => {
     expect([...MANIFEST.messageRenderers].sort()).toEqual([...recorded.messageRenderers.keys()].sort());
   });
 
-  it("registers everything with pi at once without loading the runtime", () => {
+  it("the tool part registers the same tool as the whole runtime, and its error flag hook", () => {
+    const whole = emptyRegistrations();
+    register(recordingApi(fakePi().pi, whole));
+    const part = emptyRegistrations();
+    registerToolPart(recordingApi(fakePi().pi, part));
+    expect([...part.tools.keys()]).toEqual(["subagent"]);
+    const { execute: _a, renderCall: _b, renderResult: _c, ...partTool } = part.tools.get("subagent")!;
+    const { execute: _d, renderCall: _e, renderResult: _f, ...wholeTool } = whole.tools.get("subagent")!;
+    expect(partTool).toEqual(wholeTool);
+    expect([...part.handlers.keys()]).toEqual(["tool_result"]);
+    expect(part.commands.size).toBe(0);
+  });
+
+  it("registers everything with pi at once without loading the runtime", async () => {
+    const saved = process.env.PI_SUBAGENT_DEPTH;
+    delete process.env.PI_SUBAGENT_DEPTH;
     const fake = fakePi();
-    subagentDispatch(fake.pi);
+    try {
+      await subagentDispatch(fake.pi);
+    } finally {
+      if (saved === undefined) delete process.env.PI_SUBAGENT_DEPTH;
+      else process.env.PI_SUBAGENT_DEPTH = saved;
+    }
     expect([...fake.tools.keys()]).toEqual(["subagent"]);
     expect([...fake.commands.keys()].sort()).toEqual(["subagent-cancel", "subagent-cancel-all", "subagent-config", "subagent-message", "subagent-result", "subagent-watch"]);
     expect([...fake.on.keys()].sort()).toEqual(["agent_end", "agent_settled", "agent_start", "before_agent_start", "context", "message_end", "message_start", "session_shutdown", "session_start", "tool_result"]);
     expect([...fake.renderers.keys()]).toEqual(["subagent-result"]);
+  });
+});
+
+describe("the entry in a subagent at the depth limit", () => {
+  it("registers only the subagent tool, with the main agent's texts and parameters, refusing every call", async () => {
+    const saved = process.env.PI_SUBAGENT_DEPTH;
+    process.env.PI_SUBAGENT_DEPTH = "1";
+    const fake = fakePi();
+    try {
+      await subagentDispatch(fake.pi);
+      expect([...fake.tools.keys()]).toEqual(["subagent"]);
+      expect(fake.commands.size).toBe(0);
+      expect(fake.renderers.size).toBe(0);
+      // No roster, no runtime events (the watchdog's input watch needs a parent identity, absent here).
+      expect(fake.on.size).toBe(0);
+      const { execute, ...shown } = fake.tools.get("subagent")!;
+      const { parameters, ...texts } = MANIFEST.tools[0]!;
+      expect(shown).toEqual({ ...texts, parameters });
+      for (const params of [{ agent: "explore", task: "x" }, { action: "cancel", taskId: "abc" }, { action: "message", taskId: "abc", message: "hi" }]) {
+        await expect((execute as Fn)("call", params, undefined, undefined, {})).rejects.toThrow(
+          "Subagent tool is blocked: depth limit reached (this process runs at PI_SUBAGENT_DEPTH=1 and the limit is 1).",
+        );
+      }
+    } finally {
+      if (saved === undefined) delete process.env.PI_SUBAGENT_DEPTH;
+      else process.env.PI_SUBAGENT_DEPTH = saved;
+    }
   });
 });
 
@@ -123,5 +171,48 @@ describe("registerLazily", () => {
     const result = (await (fake.tools.get("t")!.execute as Fn)("b")) as { content: Array<{ text: string }> };
     expect(result.content[0]!.text).toBe("ran b");
     expect(imports()).toBe(2);
+  });
+});
+
+describe("registerLazily with a tool part", () => {
+  const manifest: LazyManifest = {
+    tools: [{ name: "t", label: "T", description: "d", parameters: {} as never }],
+    commands: [{ name: "c", description: "cd" }],
+    events: ["tool_result"],
+    messageRenderers: [],
+  };
+  const runtime = (label: string, loads: string[]) => async () => {
+    loads.push(label);
+    return {
+      register(api: ExtensionAPI) {
+        api.registerTool({ name: "t", label: "T", description: "d", parameters: {} as never, execute: async () => ({ content: [{ type: "text", text: `${label} ran` }], details: undefined }) });
+        if (label === "all") api.registerCommand("c", { description: "cd", handler: async () => undefined });
+        api.on("tool_result", () => ({ from: label }) as never);
+      },
+    };
+  };
+
+  it("a tool call loads only the tool part; a command loads the whole runtime, which then takes the events", async () => {
+    const fake = fakePi();
+    const loads: string[] = [];
+    registerLazily(fake.pi, manifest, { all: runtime("all", loads), toolOnly: runtime("tool", loads) });
+    const run = async () => ((await (fake.tools.get("t")!.execute as Fn)("x")) as { content: Array<{ text: string }> }).content[0]!.text;
+    expect(await run()).toBe("tool ran");
+    expect(await run()).toBe("tool ran");
+    expect(loads).toEqual(["tool"]);
+    expect(await fake.on.get("tool_result")![0]!({}, {})).toEqual({ from: "tool" });
+    await fake.commands.get("c")!.handler("", {});
+    expect(loads).toEqual(["tool", "all"]);
+    expect(await fake.on.get("tool_result")![0]!({}, {})).toEqual({ from: "all" });
+    expect(await run()).toBe("all ran");
+    expect(loads).toEqual(["tool", "all"]);
+  });
+
+  it("without a tool part, a tool call loads the whole runtime", async () => {
+    const fake = fakePi();
+    const loads: string[] = [];
+    registerLazily(fake.pi, manifest, { all: runtime("all", loads) });
+    await (fake.tools.get("t")!.execute as Fn)("x");
+    expect(loads).toEqual(["all"]);
   });
 });
