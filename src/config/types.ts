@@ -4,6 +4,10 @@ import type { ThinkingLevel } from "../shared/thinking.ts";
 export interface ModelOverride {
   model?: string;
   thinking?: ThinkingLevel;
+  /** Budget limits for the agent's tasks (src/budget/limits.ts). */
+  maxTurns?: number;
+  maxTokens?: number;
+  maxCost?: number;
 }
 
 /** Config file layers, lowest precedence first; `process` lives only in memory. */

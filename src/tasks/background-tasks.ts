@@ -111,6 +111,8 @@ export class BackgroundTasks {
       sessionFile: prepared.sessionFile,
       cwd: prepared.cwd,
       release: prepared.release,
+      budget: prepared.budget?.limits,
+      budgetNotes: prepared.budget?.capped,
       spec: () => ({
         command: prepared.command,
         cwd: prepared.cwd,
@@ -118,6 +120,7 @@ export class BackgroundTasks {
         hardTimeoutMs: this.options.settings.hardTimeoutMs,
         graceMs: this.options.settings.killGraceMs,
         onSpawned: prepared.childStarted,
+        budget: prepared.budget?.limits,
         now: this.now,
       }),
     });
@@ -175,6 +178,8 @@ export class BackgroundTasks {
       cancelledBy: finished.cancelledBy,
       cancelReason: finished.cancelReason,
       messages: finished.messages,
+      budget: launch.budget,
+      budgetNotes: launch.budgetNotes,
     };
     return recordFromOutcome(context, finished.outcome ?? this.neverStarted(finished));
   }

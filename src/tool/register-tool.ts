@@ -13,6 +13,7 @@ import { readSubagentDepth } from "../shared/depth.ts";
 import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../shared/mode.ts";
 import { agentDir } from "../shared/paths.ts";
 import { readRunSettings, runSettingsWarnings } from "../shared/run-settings.ts";
+import { readEnvBudget } from "../budget/env-budget.ts";
 import { prepareDispatch, type PreparedRun } from "./prepare-dispatch.ts";
 import { MESSAGE_IN_SYNC_MODE } from "./message-texts.ts";
 import { runSync } from "./run-sync.ts";
@@ -96,7 +97,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     }
 
     const config = loadConfig({ cwd: ctx.cwd });
-    reportWarningsOnce([...config.warnings, ...runSettingsWarnings()], warningSink(ctx));
+    reportWarningsOnce([...config.warnings, ...runSettingsWarnings(), ...readEnvBudget().warnings], warningSink(ctx));
     const dir = agentDir();
     const prepared = prepareDispatch(
       request,
