@@ -61,6 +61,7 @@ export interface Counts {
 export class BackgroundTasks {
   readonly registry: TaskRegistry;
   private readonly listeners = new Set<() => void>();
+  private readonly recordListeners = new Set<(record: TaskRecord) => void>();
   private readonly now: () => number;
   private shuttingDown = false;
   private doneCount = 0;
@@ -81,6 +82,12 @@ export class BackgroundTasks {
       now: this.now,
     });
     this.removeExitHook = onProcessExit(() => this.recordAllForExit());
+  }
+
+  /** Hears of every ended task's record (the session ledger adds its usage). */
+  onRecord(listener: (record: TaskRecord) => void): () => void {
+    this.recordListeners.add(listener);
+    return () => this.recordListeners.delete(listener);
   }
 
   onChange(listener: () => void): () => void {
@@ -142,6 +149,13 @@ export class BackgroundTasks {
     record.envelope = buildEnvelope(record, finished.inFlight.map(toInFlight), this.options.settings);
     this.undelivered.set(record.taskId, record);
     this.saveRecord(record);
+    for (const listener of this.recordListeners) {
+      try {
+        listener(record);
+      } catch {
+        // A listener's failure (the ledger's session write) must not cost the result its delivery.
+      }
+    }
     try {
       addToOutbox(this.options.agentDir, {
         taskId: record.taskId,

@@ -26,6 +26,7 @@ import {
   unknownActionMessage,
 } from "./texts.ts";
 import { checkDepth, validateDispatch } from "./validate.ts";
+import type { TaskRecord } from "../tasks/types.ts";
 
 /** What the background (TUI) path provides; absent until it is wired. */
 export interface BackgroundDispatcher {
@@ -44,6 +45,8 @@ export interface SubagentToolOptions {
   appMode?: AppMode;
   /** The parent's command line, for the child's pi entry and `-e` flags (default: `process.argv`). */
   argv?: readonly string[];
+  /** Hears of every blocking run's record once it ended (the session ledger). */
+  onRecorded?: (record: TaskRecord) => void;
 }
 
 type ToolResult = AgentToolResult<unknown>;
@@ -126,6 +129,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       parentSessionId: ctx.sessionManager.getSessionId(),
       onProgress: (text, progress) => onUpdate?.({ content: [{ type: "text", text }], details: { progress } }),
     });
+    options.onRecorded?.(result.record);
     return textResult(result.text, result.details);
   };
 
