@@ -6,6 +6,7 @@
  * in the manifest too; test/unit/lazy/manifest.test.ts checks that.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { FanOutGate } from "./fanout/fan-out-gate.ts";
 import { registerLedger } from "./ledger/register-ledger.ts";
 import { registerTaskCommands } from "./commands/register-commands.ts";
 import { registerSubagentConfigCommand } from "./commands/subagent-config/register.ts";
@@ -20,7 +21,11 @@ export function register(pi: ExtensionAPI): void {
   const background = registerBackgroundTasks(pi);
   const ledger = registerLedger(pi);
   background.onCreated((tasks) => tasks.onRecord((record) => ledger.record(record)));
+  const fanOutGate = new FanOutGate({
+    inFlight: () => (background.existing()?.snapshot() ?? []).map(({ taskId, agent, task, status }) => ({ taskId, agent, task, status })),
+  });
+  pi.on("agent_start", () => fanOutGate.runStarted());
   const ui = registerUi(pi, background);
   registerTaskCommands(pi, background);
-  registerSubagentTool(pi, { background: createBackgroundDispatcher(background.tasks, agentDir), renderers: ui.toolRenderers, onRecorded: (record) => ledger.record(record) });
+  registerSubagentTool(pi, { background: createBackgroundDispatcher(background.tasks, agentDir), renderers: ui.toolRenderers, onRecorded: (record) => ledger.record(record), fanOutGate });
 }

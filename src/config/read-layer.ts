@@ -11,6 +11,7 @@ import { WARNING_PREFIX } from "../agents/warnings.ts";
 import { readRegularFileSync } from "../shared/read-regular-file.ts";
 import { isThinkingLevel, THINKING_LEVELS } from "../shared/thinking.ts";
 import type { ConfigLayer, ModelOverride } from "./types.ts";
+import { MAX_IN_FLIGHT_KEY, MAX_PER_TURN_KEY, readFanOutSetting } from "../fanout/limits.ts";
 import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../budget/limits.ts";
 
 export const MODELS_KEY = "$models";
@@ -95,6 +96,12 @@ export function parseConfigLayer(text: string, name: FileLayerName, filePath?: s
     if (key === MODELS_KEY) {
       if (Array.isArray(value)) layer.models = cleanModelList(value);
       else layer.warnings.push(`${where}: "${MODELS_KEY}" must be an array of model ids; ignored`);
+      continue;
+    }
+    if (key === MAX_PER_TURN_KEY || key === MAX_IN_FLIGHT_KEY) {
+      const problems: string[] = [];
+      readFanOutSetting(key, value, (layer.fanOut ??= {}), problems);
+      for (const problem of problems) layer.warnings.push(`${where}: ${problem}`);
       continue;
     }
     if (key.startsWith("$")) continue;
