@@ -10,7 +10,8 @@
  * child (`PI_SUBAGENT_CHILD_MODE=json`) gets the task as its last argument and exits by itself.
  */
 import { spawn } from "node:child_process";
-import { budgetReached, hasAnyLimit, type BudgetHit, type BudgetLimits } from "../budget/limits.ts";
+import { BudgetWatch } from "../budget/budget-watch.ts";
+import type { BudgetHit, BudgetLimits } from "../budget/limits.ts";
 import { classifyRun } from "./classify.ts";
 import { trackChild, untrackChild } from "./child-guard.ts";
 import type { ChildCommand } from "./command-line.ts";
@@ -92,9 +93,7 @@ export function startRun(spec: RunSpec): RunHandle {
   let finished = false;
   let inputOpen = rpc;
   let promptRefusal: string | undefined;
-  const budget = hasAnyLimit(spec.budget) ? spec.budget : undefined;
-  /** Turns already checked against the budget: the check runs once per finished turn, not per line. */
-  let budgetCheckedTurns = 0;
+  const budgetWatch = BudgetWatch.of(spec.budget);
   let budgetHit: BudgetHit | undefined;
 
   const args = rpc ? spec.command.args : [...spec.command.args, spec.command.prompt];
@@ -192,12 +191,8 @@ export function startRun(spec: RunSpec): RunHandle {
       }
     }
     applyLine(state, line, now());
-    if (budget && state.usage.turns !== budgetCheckedTurns) {
-      budgetCheckedTurns = state.usage.turns;
-      // Only a turn that goes on (a tool call follows) is stopped: a final answer is complete and is kept as such.
-      const hit = state.stopReason === "toolUse" ? budgetReached(budget, state.usage) : undefined;
-      if (hit && stop("budget")) budgetHit = hit;
-    }
+    const hit = budgetWatch?.afterLine(state);
+    if (hit && stop("budget")) budgetHit = hit;
     if (text.startsWith(AGENT_END_PREFIX) && !state.retryPending) {
       if (stopSequence.phase === "asking") stopSequence.turnEnded();
       else if (stopSequence.phase === "idle") runOver = true;

@@ -8,22 +8,13 @@ import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, type FakeAction } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
+import { loopingTask } from "../harness/budget-fixtures.ts";
 
 const suite = useE2eSuite();
 
 function delegatingPrompt(calls: Array<Record<string, unknown>>): string {
   const action: FakeAction = { toolCalls: calls.map((args) => ({ name: "subagent", arguments: args })) };
   return `Please delegate. ${fakeDirective([action])}`;
-}
-
-/** A child that never stops on its own: every answer says which step it is on and calls a slow tool. */
-export function loopingTask(usage?: { input: number; output: number }): string {
-  const steps: FakeAction[] = Array.from({ length: 12 }, (_, index) => ({
-    text: `LOOP-STEP-${index + 1}`,
-    toolCalls: [{ name: "bash", arguments: { command: "sleep 20" } }],
-    ...(usage ? { usage } : {}),
-  }));
-  return `Loop forever. ${fakeDirective(steps)}`;
 }
 
 function printPi(prompt: string, extraEnv: NodeJS.ProcessEnv = {}) {

@@ -10,7 +10,7 @@ import { waitForNoProcesses } from "../harness/processes.ts";
 
 const suite = useE2eSuite();
 
-export function threeDispatches(): string {
+function threeDispatches(): string {
   const action: FakeAction = {
     toolCalls: ["FAN-ONE", "FAN-TWO", "FAN-THREE"].map((text) => ({ name: "subagent", arguments: { agent: "worker", task: `Say it. ${fakeDirective({ text })}` } })),
   };

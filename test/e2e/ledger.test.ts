@@ -8,27 +8,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatUsage } from "../../src/shared/format.ts";
 import { useE2eSuite } from "../harness/e2e-suite.ts";
-import { fakeDirective, type FakeAction } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
+import { delegateKnownTasks, KNOWN_TOTAL_LINE } from "../harness/budget-fixtures.ts";
 
 const suite = useE2eSuite();
-
-/** The fake model's prices are $1 per million input tokens and $2 per million output tokens. */
-export const KNOWN_TASKS = [
-  { text: "LEDGER-ONE", usage: { input: 10000, output: 1000 } },
-  { text: "LEDGER-TWO", usage: { input: 20000, output: 2000 } },
-  { text: "LEDGER-THREE", usage: { input: 30000, output: 3000 } },
-];
-/** 60000 input + 6000 output tokens; $0.06 + $0.012. */
-export const KNOWN_TOTAL_LINE = "Total: 3 tasks · 3 turns · input 60000 · output 6000 · cache read 0 · cache write 0 · cost $0.0720";
-
-export function delegateKnownTasks(): string {
-  const action: FakeAction = {
-    toolCalls: KNOWN_TASKS.map((task) => ({ name: "subagent", arguments: { agent: "worker", task: `Report. ${fakeDirective(task)}` } })),
-  };
-  return `Please delegate three tasks. ${fakeDirective([action])}`;
-}
 
 function printPi(args: string[]) {
   return runPi(["-e", EXTENSION_ENTRY, ...args], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 120_000 });
