@@ -10,6 +10,7 @@ import { runRunnerSection } from "./runner.ts";
 import { runDispatchSection } from "./dispatch.ts";
 import { runVersusSection } from "./versus.ts";
 import { runLiveChildrenSection } from "./live-children.ts";
+import { runBudgetsSection } from "./budgets.ts";
 
 interface BenchSection {
   name: string;
@@ -24,6 +25,7 @@ const SECTIONS: BenchSection[] = [
   { name: "runner", run: runRunnerSection, onlyWhenNamed: true },
   { name: "dispatch", run: runDispatchSection, onlyWhenNamed: true },
   { name: "live-children", run: runLiveChildrenSection },
+  { name: "budgets", run: () => runBudgetsSection() },
 ];
 
 const wanted = process.argv.slice(2);

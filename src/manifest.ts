@@ -15,6 +15,8 @@ import {
   MESSAGE_DESCRIPTION,
   RESULT_COMMAND,
   RESULT_DESCRIPTION,
+  USAGE_COMMAND,
+  USAGE_DESCRIPTION,
   WATCH_COMMAND,
   WATCH_DESCRIPTION,
 } from "./commands/descriptions.ts";
@@ -38,6 +40,7 @@ export const MANIFEST: LazyManifest = {
     { name: MESSAGE_COMMAND, description: MESSAGE_DESCRIPTION },
     { name: RESULT_COMMAND, description: RESULT_DESCRIPTION },
     { name: WATCH_COMMAND, description: WATCH_DESCRIPTION },
+    { name: USAGE_COMMAND, description: USAGE_DESCRIPTION },
   ],
   events: ["session_start", "agent_start", "agent_end", "agent_settled", "message_start", "message_end", "context", "session_shutdown", "tool_result"],
   // The TUI needs the runtime from the start: the progress widget, redelivery of undelivered results, renderers.

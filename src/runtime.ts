@@ -6,6 +6,8 @@
  * in the manifest too; test/unit/lazy/manifest.test.ts checks that.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { FanOutGate } from "./fanout/fan-out-gate.ts";
+import { registerLedger } from "./ledger/register-ledger.ts";
 import { registerTaskCommands } from "./commands/register-commands.ts";
 import { registerSubagentConfigCommand } from "./commands/subagent-config/register.ts";
 import { agentDir } from "./shared/paths.ts";
@@ -17,7 +19,13 @@ import { registerUi } from "./ui/register-ui.ts";
 export function register(pi: ExtensionAPI): void {
   registerSubagentConfigCommand(pi);
   const background = registerBackgroundTasks(pi);
+  const ledger = registerLedger(pi);
+  background.onCreated((tasks) => tasks.onRecord((record) => ledger.record(record)));
+  const fanOutGate = new FanOutGate({
+    inFlight: () => (background.existing()?.snapshot() ?? []).map(({ taskId, agent, task, status }) => ({ taskId, agent, task, status })),
+  });
+  pi.on("agent_start", () => fanOutGate.runStarted());
   const ui = registerUi(pi, background);
   registerTaskCommands(pi, background);
-  registerSubagentTool(pi, { background: createBackgroundDispatcher(background.tasks, agentDir), renderers: ui.toolRenderers });
+  registerSubagentTool(pi, { background: createBackgroundDispatcher(background.tasks, agentDir), renderers: ui.toolRenderers, onRecorded: (record) => ledger.record(record), fanOutGate });
 }

@@ -8,6 +8,7 @@ import { splitFrontmatter } from "./frontmatter.ts";
 import { parseSimpleFrontmatter } from "./simple-frontmatter.ts";
 import { yamlLibrary } from "./yaml-library.ts";
 import { agentNameProblem } from "./names.ts";
+import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../budget/limits.ts";
 import type { AgentDefinition, AgentSource } from "./types.ts";
 
 export type ParsedAgentFile =
@@ -114,6 +115,14 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
   if (isThinkingLevel(thinking)) agent.thinking = thinking satisfies ThinkingLevel;
   else if (thinking !== undefined && thinking !== null) {
     ignored.push(`"thinking" must be one of ${THINKING_LEVELS.join(", ")} (got ${quoteForMessage(thinking)})`);
+  }
+
+  for (const key of BUDGET_KEYS) {
+    const raw = data[key];
+    if (raw === undefined || raw === null) continue;
+    const value = budgetValue(key, raw);
+    if (value === undefined) ignored.push(`${budgetValueProblem(key, raw)} (got ${quoteForMessage(raw)})`);
+    else agent[key] = value;
   }
 
   return { ok: true, agent, ignored };

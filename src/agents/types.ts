@@ -19,6 +19,10 @@ export interface AgentDefinition {
    * off in the child (`--no-skills`) and only these are loaded.
    */
   skills?: string[];
+  /** Budget limits from the frontmatter (src/budget/limits.ts); absent: no limit of its own. */
+  maxTurns?: number;
+  maxTokens?: number;
+  maxCost?: number;
   /** The Markdown body: the agent's system prompt, appended to pi's. */
   body: string;
   source: AgentSource;

@@ -14,3 +14,6 @@ export const CONFIG_DESCRIPTION = "Configure subagents: description, tools, skil
 
 export const MESSAGE_COMMAND = "subagent-message";
 export const MESSAGE_DESCRIPTION = "Send a message to a running subagent task: /subagent-message <id> <text> (no id: pick one)";
+
+export const USAGE_COMMAND = "subagent-usage";
+export const USAGE_DESCRIPTION = "Show what this session's subagents used: tasks by status, turns, tokens and cost, by agent and by model";

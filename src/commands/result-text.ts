@@ -4,11 +4,12 @@
  * split at the first `---` line), and the JSON line printed in JSON mode. Pure.
  */
 import { formatDuration, formatUsage, oneLine } from "../shared/format.ts";
+import { budgetAwareStatus, budgetSummary } from "../budget/record-text.ts";
 import { messageBlock, shownOutput } from "../tasks/record-output.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 
 /** `succeeded`, or `cancelled by user` / `timed out (activity_timeout)` where the bare status hides why. */
-export function statusWithCause(record: Pick<TaskRecord, "status" | "cancelledBy" | "stopReason">): string {
+export function statusWithCause(record: Pick<TaskRecord, "status" | "cancelledBy" | "stopReason" | "errorMessage">): string {
   if (record.status === "cancelled") {
     if (record.cancelledBy === "user") return "cancelled by user";
     if (record.cancelledBy === "agent") return "cancelled by main agent";
@@ -16,7 +17,7 @@ export function statusWithCause(record: Pick<TaskRecord, "status" | "cancelledBy
     return "cancelled";
   }
   if (record.status === "timed out" && record.stopReason) return `timed out (${record.stopReason})`;
-  return record.status;
+  return budgetAwareStatus(record);
 }
 
 /** `worker · succeeded · 02:34 · 5 turns/↑12.5k/↓3.2k/$0.0042 · fake/fake-model` */
@@ -36,6 +37,8 @@ export function resultMetadataLines(record: TaskRecord): string[] {
     `Usage: ${formatUsage(record.usage)}`,
   ];
   if (record.model) lines.push(`Model: ${record.model}`);
+  const budget = budgetSummary(record);
+  if (budget) lines.push(`Budget: ${budget}`);
   if (record.stopReason && record.status !== "succeeded") lines.push(`Stop reason: ${record.stopReason}`);
   if (record.errorMessage && record.status !== "succeeded") lines.push(`Error: ${oneLine(record.errorMessage, 500)}`);
   if (record.cancelReason) lines.push(`Cancellation reason: ${oneLine(record.cancelReason, 500)}`);

@@ -11,6 +11,8 @@ import { WARNING_PREFIX } from "../agents/warnings.ts";
 import { readRegularFileSync } from "../shared/read-regular-file.ts";
 import { isThinkingLevel, THINKING_LEVELS } from "../shared/thinking.ts";
 import type { ConfigLayer, ModelOverride } from "./types.ts";
+import { MAX_IN_FLIGHT_KEY, MAX_PER_TURN_KEY, readFanOutSetting } from "../fanout/limits.ts";
+import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../budget/limits.ts";
 
 export const MODELS_KEY = "$models";
 
@@ -58,8 +60,15 @@ export function parseOverrideEntry(value: unknown): ParsedOverrideEntry {
   else if (thinking !== undefined && thinking !== null) {
     problems.push(`"thinking" must be one of ${THINKING_LEVELS.join(", ")} (got ${quoteForMessage(thinking)})`);
   }
-  if (entry.model === undefined && entry.thinking === undefined) {
-    problems.push('the entry sets neither "model" nor "thinking"');
+  for (const key of BUDGET_KEYS) {
+    const raw = record[key];
+    if (raw === undefined || raw === null) continue;
+    const limit = typeof raw === "number" ? budgetValue(key, raw) : undefined;
+    if (limit === undefined) problems.push(`${budgetValueProblem(key, typeof raw === "number" ? raw : NaN)} (got ${quoteForMessage(typeof raw === "string" ? raw : JSON.stringify(raw))})`);
+    else entry[key] = limit;
+  }
+  if (entry.model === undefined && entry.thinking === undefined && !BUDGET_KEYS.some((key) => entry[key] !== undefined)) {
+    problems.push('the entry sets neither "model" nor "thinking" nor a budget');
     return { ok: false, reason: problems.join("; ") };
   }
   // A partly valid entry keeps its valid field (and still shadows lower layers as a whole).
@@ -87,6 +96,12 @@ export function parseConfigLayer(text: string, name: FileLayerName, filePath?: s
     if (key === MODELS_KEY) {
       if (Array.isArray(value)) layer.models = cleanModelList(value);
       else layer.warnings.push(`${where}: "${MODELS_KEY}" must be an array of model ids; ignored`);
+      continue;
+    }
+    if (key === MAX_PER_TURN_KEY || key === MAX_IN_FLIGHT_KEY) {
+      const problems: string[] = [];
+      readFanOutSetting(key, value, (layer.fanOut ??= {}), problems);
+      for (const problem of problems) layer.warnings.push(`${where}: ${problem}`);
       continue;
     }
     if (key.startsWith("$")) continue;

@@ -1,9 +1,14 @@
+import type { FanOutSettings } from "../fanout/limits.ts";
 import type { ThinkingLevel } from "../shared/thinking.ts";
 
 /** One agent's entry in subagent-isolation.json (a plain string in the file means `{ model }`). */
 export interface ModelOverride {
   model?: string;
   thinking?: ThinkingLevel;
+  /** Budget limits for the agent's tasks (src/budget/limits.ts). */
+  maxTurns?: number;
+  maxTokens?: number;
+  maxCost?: number;
 }
 
 /** Config file layers, lowest precedence first; `process` lives only in memory. */
@@ -17,6 +22,8 @@ export interface ConfigLayer {
   entries: Record<string, ModelOverride>;
   /** The cleaned `$models` list; undefined when the file has none (or it is not an array). */
   models?: string[];
+  /** The fan-out caps the file sets (`$maxTasksPerTurn`, `$maxTasksInFlight`). */
+  fanOut?: FanOutSettings;
   /** Problems found while reading (invalid JSON, invalid values); the layer still counts, minus the bad parts. */
   warnings: string[];
 }

@@ -11,6 +11,7 @@
 import { agentNameProblem } from "../agents/names.ts";
 import { isThinkingLevel, THINKING_LEVELS } from "../shared/thinking.ts";
 import { WriteBackError } from "../shared/write-back-error.ts";
+import { BUDGET_KEYS } from "../budget/limits.ts";
 import type { ModelOverridePatch } from "./process-overrides.ts";
 import { applyJsonObjectEdit, editJsonObjectFile, type EditOutcome, type JsonFileWriteOptions } from "./write-json-file.ts";
 import { isJsonObject, type JsonObject, type JsonValue } from "./write-json-document.ts";
@@ -74,7 +75,9 @@ function overrideEdit(agentName: string, patch: CheckedPatch): (root: JsonObject
     }
     const hasModel = entry.has("model");
     const hasThinking = entry.has("thinking");
-    if (!hasModel && !hasThinking) {
+    // An entry that still holds a budget (maxTurns, maxTokens, maxCost) stays: it governs those limits.
+    const hasBudget = BUDGET_KEYS.some((key) => entry.has(key));
+    if (!hasModel && !hasThinking && !hasBudget) {
       if (current === undefined) return false;
       root.delete(agentName);
       return true;

@@ -4,6 +4,7 @@
  * from the task's record and the in-flight snapshot taken when the task ended.
  */
 import { formatDuration, formatSeconds, formatUsage, oneLine } from "../shared/format.ts";
+import { budgetAwareStatus, budgetSummary } from "../budget/record-text.ts";
 import { stripTerminalControls } from "../shared/terminal-text.ts";
 import { limitedOutput } from "../tasks/output-limit.ts";
 import { isPartialRecord, shownOutput } from "../tasks/record-output.ts";
@@ -45,6 +46,8 @@ function errorLine(record: TaskRecord, limits: EnvelopeLimits): string | undefin
   }
   if (record.stopReason === "hard_timeout") return `hard_timeout: ran longer than ${formatSeconds(limits.hardTimeoutMs)}`;
   if (record.status === "cancelled") return undefined;
+  // A budget stop's reason is already in its status line.
+  if (record.status === "stopped") return undefined;
   const reason = record.stopReason && record.stopReason !== "stop" ? ` (stop reason: ${record.stopReason})` : "";
   return `${record.errorMessage ?? "the subagent did not finish"}${reason}`;
 }
@@ -87,10 +90,12 @@ export interface EnvelopeLimits {
 
 export function buildEnvelope(record: TaskRecord, others: readonly InFlightTask[], limits: EnvelopeLimits): string {
   const meta = [
-    `- Status: ${record.status}`,
+    `- Status: ${budgetAwareStatus(record)}`,
     `- Task: ${oneLine(record.task, TASK_LINE_MAX)}`,
     `- Duration: ${formatDuration(record.durationMs)} · Usage: ${formatUsage(record.usage)}`,
   ];
+  const budget = budgetSummary(record);
+  if (budget) meta.push(`- Budget: ${budget}`);
   const error = errorLine(record, limits);
   if (error) meta.push(`- Error: ${oneLine(error, STDERR_LINE_MAX)}`);
   if (record.status !== "succeeded" && record.stderrTail?.trim()) {

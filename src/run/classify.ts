@@ -3,6 +3,7 @@
  * succeeded (exit 0 with a final answer) / failed / timed out (activity_timeout or hard_timeout) /
  * cancelled (aborted or killed_on_shutdown).
  */
+import { BUDGET_STOP_REASONS, budgetHitText, type BudgetHit } from "../budget/limits.ts";
 import type { RunState, RunStatus, StopCause } from "./types.ts";
 
 /** Stop reasons of the child's last message that mean the answer is not a complete, usable result. */
@@ -13,6 +14,8 @@ export interface ExitFacts {
   signal: string | null;
   /** Set when we ended the run (timeout, cancel, shutdown). */
   cause?: StopCause;
+  /** With cause `budget`: the budget that stopped the run. */
+  budgetHit?: BudgetHit;
   /** A spawn failure (the executable could not start). */
   spawnError?: string;
 }
@@ -29,6 +32,9 @@ export function classifyRun(state: RunState, facts: ExitFacts): Classification {
   }
   if (facts.cause === "aborted" || facts.cause === "killed_on_shutdown") {
     return { status: "cancelled", stopReason: facts.cause, errorMessage: state.errorMessage };
+  }
+  if (facts.cause === "budget" && facts.budgetHit) {
+    return { status: "stopped", stopReason: BUDGET_STOP_REASONS[facts.budgetHit.kind], errorMessage: budgetHitText(facts.budgetHit) };
   }
   if (facts.spawnError) {
     return { status: "failed", stopReason: "error", errorMessage: facts.spawnError };

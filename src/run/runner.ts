@@ -10,6 +10,8 @@
  * child (`PI_SUBAGENT_CHILD_MODE=json`) gets the task as its last argument and exits by itself.
  */
 import { spawn } from "node:child_process";
+import { BudgetWatch } from "../budget/budget-watch.ts";
+import type { BudgetHit, BudgetLimits } from "../budget/limits.ts";
 import { classifyRun } from "./classify.ts";
 import { trackChild, untrackChild } from "./child-guard.ts";
 import type { ChildCommand } from "./command-line.ts";
@@ -39,6 +41,8 @@ export interface RunSpec {
   graceMs?: number;
   /** How long a stop waits for an RPC child to end its turn after `abort` (default: PI_SUBAGENT_STOP_GRACE_MS). */
   stopGraceMs?: number;
+  /** Limits on turns, tokens and cost: reaching one (when the child is about to go on) stops the run as `stopped`. */
+  budget?: BudgetLimits;
   /** Ends the run as `aborted` (Esc in pi for a synchronous call). */
   signal?: AbortSignal;
   /** Called after each chunk of output was applied (the caller throttles what it shows). */
@@ -89,6 +93,8 @@ export function startRun(spec: RunSpec): RunHandle {
   let finished = false;
   let inputOpen = rpc;
   let promptRefusal: string | undefined;
+  const budgetWatch = BudgetWatch.of(spec.budget);
+  let budgetHit: BudgetHit | undefined;
 
   const args = rpc ? spec.command.args : [...spec.command.args, spec.command.prompt];
   const child = spawn(spec.command.command, args, {
@@ -185,6 +191,8 @@ export function startRun(spec: RunSpec): RunHandle {
       }
     }
     applyLine(state, line, now());
+    const hit = budgetWatch?.afterLine(state);
+    if (hit && stop("budget")) budgetHit = hit;
     if (text.startsWith(AGENT_END_PREFIX) && !state.retryPending) {
       if (stopSequence.phase === "asking") stopSequence.turnEnded();
       else if (stopSequence.phase === "idle") runOver = true;
@@ -223,7 +231,7 @@ export function startRun(spec: RunSpec): RunHandle {
       const cause = stopSequence.cause;
       // A run whose answer was complete is judged by its answer, not by how its process was made to exit.
       const effectiveExit = runOver && !cause && !promptRefusal && exitCode !== 0 ? 0 : exitCode;
-      const verdict = classifyRun(state, { exitCode: effectiveExit, signal, cause, spawnError });
+      const verdict = classifyRun(state, { exitCode: effectiveExit, signal, cause, spawnError, budgetHit });
       resolve({
         status: verdict.status,
         exitCode,
@@ -238,6 +246,7 @@ export function startRun(spec: RunSpec): RunHandle {
         durationMs: finishedAt - startedAt,
         stderrTail: stderrTail.trim(),
         partial: cause ? { text: state.lastText, tools: toolLinesOf(state.activity) } : undefined,
+        budgetHit: cause === "budget" ? budgetHit : undefined,
       });
     };
     child.on("error", (error) => {

@@ -1,3 +1,4 @@
+import type { BudgetHit } from "../budget/limits.ts";
 import type { PartialOutput } from "./partial-output.ts";
 import type { UsageTotals } from "../shared/format.ts";
 
@@ -56,11 +57,11 @@ export interface RunState {
   skippedLines: number;
 }
 
-/** The four outcomes the spec names. */
-export type RunStatus = "succeeded" | "failed" | "timed out" | "cancelled";
+/** The four outcomes the spec names, and `stopped`: a budget (maxTurns, maxTokens, maxCost) ended the run. */
+export type RunStatus = "succeeded" | "failed" | "timed out" | "cancelled" | "stopped";
 
 /** Why a run ended, when it was ended from outside (absent: the child exited by itself). */
-export type StopCause = "activity_timeout" | "hard_timeout" | "aborted" | "killed_on_shutdown";
+export type StopCause = "activity_timeout" | "hard_timeout" | "aborted" | "killed_on_shutdown" | "budget";
 
 export interface RunOutcome {
   status: RunStatus;
@@ -78,6 +79,8 @@ export interface RunOutcome {
   durationMs: number;
   /** The last few KB of the child's stderr. */
   stderrTail: string;
+  /** Set when a budget stopped the run: which one and its limit. */
+  budgetHit?: BudgetHit;
   /** Set when the run was stopped from outside: what it had produced by then. */
   partial?: PartialOutput;
 }

@@ -61,6 +61,7 @@ export interface Counts {
 export class BackgroundTasks {
   readonly registry: TaskRegistry;
   private readonly listeners = new Set<() => void>();
+  private readonly recordListeners = new Set<(record: TaskRecord) => void>();
   private readonly now: () => number;
   private shuttingDown = false;
   private doneCount = 0;
@@ -81,6 +82,12 @@ export class BackgroundTasks {
       now: this.now,
     });
     this.removeExitHook = onProcessExit(() => this.recordAllForExit());
+  }
+
+  /** Hears of every ended task's record (the session ledger adds its usage). */
+  onRecord(listener: (record: TaskRecord) => void): () => void {
+    this.recordListeners.add(listener);
+    return () => this.recordListeners.delete(listener);
   }
 
   onChange(listener: () => void): () => void {
@@ -111,6 +118,8 @@ export class BackgroundTasks {
       sessionFile: prepared.sessionFile,
       cwd: prepared.cwd,
       release: prepared.release,
+      budget: prepared.budget?.limits,
+      budgetNotes: prepared.budget?.capped,
       spec: () => ({
         command: prepared.command,
         cwd: prepared.cwd,
@@ -118,6 +127,7 @@ export class BackgroundTasks {
         hardTimeoutMs: this.options.settings.hardTimeoutMs,
         graceMs: this.options.settings.killGraceMs,
         onSpawned: prepared.childStarted,
+        budget: prepared.budget?.limits,
         now: this.now,
       }),
     });
@@ -139,6 +149,13 @@ export class BackgroundTasks {
     record.envelope = buildEnvelope(record, finished.inFlight.map(toInFlight), this.options.settings);
     this.undelivered.set(record.taskId, record);
     this.saveRecord(record);
+    for (const listener of this.recordListeners) {
+      try {
+        listener(record);
+      } catch {
+        // A listener's failure (the ledger's session write) must not cost the result its delivery.
+      }
+    }
     try {
       addToOutbox(this.options.agentDir, {
         taskId: record.taskId,
@@ -175,6 +192,8 @@ export class BackgroundTasks {
       cancelledBy: finished.cancelledBy,
       cancelReason: finished.cancelReason,
       messages: finished.messages,
+      budget: launch.budget,
+      budgetNotes: launch.budgetNotes,
     };
     return recordFromOutcome(context, finished.outcome ?? this.neverStarted(finished));
   }

@@ -1,3 +1,4 @@
+import { hasAnyLimit, type BudgetLimits } from "../budget/limits.ts";
 import type { RunOutcome } from "../run/types.ts";
 import type { CancelledBy, DispatchMode, TaskMessage, TaskRecord } from "./types.ts";
 
@@ -13,6 +14,8 @@ export interface RecordContext {
   cancelledBy?: CancelledBy;
   cancelReason?: string;
   messages?: readonly TaskMessage[];
+  budget?: BudgetLimits;
+  budgetNotes?: readonly string[];
 }
 
 /** The durable record of a run that ended (pure). */
@@ -41,6 +44,8 @@ export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): 
     delivered: false,
   };
   if (context.messages && context.messages.length > 0) record.messages = [...context.messages];
+  if (hasAnyLimit(context.budget)) record.budget = { ...context.budget };
+  if (context.budgetNotes && context.budgetNotes.length > 0) record.budgetNotes = [...context.budgetNotes];
   if (outcome.partial) record.partialTools = outcome.partial.tools;
   if (outcome.status === "cancelled") {
     record.cancelledBy = context.cancelledBy ?? (outcome.stopReason === "killed_on_shutdown" ? "none" : "user");

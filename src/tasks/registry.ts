@@ -4,6 +4,7 @@
  * `onFinished` with a snapshot of the tasks still in flight. It knows nothing of pi: delivery, records and UI
  * are the caller's.
  */
+import type { BudgetLimits } from "../budget/limits.ts";
 import { outcomeAtExit } from "../run/outcome-at-exit.ts";
 import type { RunHandle, RunSpec } from "../run/runner.ts";
 import type { RunOutcome, RunState, StopCause } from "../run/types.ts";
@@ -20,6 +21,9 @@ export interface TaskLaunch {
   cwd: string;
   /** Builds the run spec; called when the task leaves the queue. */
   spec: () => Omit<RunSpec, "onUpdate">;
+  /** The task's budget limits and any capped call value (shown in rows and kept in its record). */
+  budget?: BudgetLimits;
+  budgetNotes?: string[];
   /** Frees what the dispatch took (temp prompt file, session lock); called once the task has ended. */
   release: () => void;
 }
@@ -36,6 +40,8 @@ export interface TaskSnapshot {
   cancelRequested?: { by: CancelledBy; reason?: string };
   /** Messages sent to it so far, oldest first. */
   messages?: readonly TaskMessage[];
+  /** Its budget limits, if any (the rows show use against them). */
+  budget?: BudgetLimits;
 }
 
 export interface FinishedTask {
@@ -148,6 +154,7 @@ export class TaskRegistry {
         state: entry.handle?.state,
         cancelRequested: entry.cancel,
         messages: entry.messages,
+        budget: entry.launch.budget,
       });
     }
     return list;

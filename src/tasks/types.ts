@@ -1,3 +1,4 @@
+import type { BudgetLimits } from "../budget/limits.ts";
 import type { UsageTotals } from "../shared/format.ts";
 import type { RunStatus } from "../run/types.ts";
 
@@ -53,6 +54,10 @@ export interface TaskRecord {
   parentSessionId?: string;
   /** Messages sent to the task while it was in flight, oldest first. */
   messages?: TaskMessage[];
+  /** The budget limits the task ran with (absent: none). */
+  budget?: BudgetLimits;
+  /** Call values above the configured budget that were capped, one sentence each. */
+  budgetNotes?: string[];
   /** Tool calls of a stopped run (`bash: ls`), the last few, for its partial output. */
   partialTools?: string[];
   /** The `[subagent-result]` text, when the task was asynchronous. */

@@ -21,6 +21,8 @@ import { acquireSessionLock } from "../run/session-lock.ts";
 import { resolveSkillPaths } from "../run/skill-paths.ts";
 import { toHostThinkingLevel } from "../shared/thinking.ts";
 import { newTaskId } from "../tasks/task-id.ts";
+import { readEnvBudget } from "../budget/env-budget.ts";
+import { applyCallBudget, resolveConfiguredBudget, type ResolvedBudget } from "../budget/resolve-budget.ts";
 import { sessionBusyMessage, unknownSessionMessage } from "./texts.ts";
 import type { DispatchRequest } from "./validate.ts";
 
@@ -48,6 +50,8 @@ export interface PreparedRun {
   cwd: string;
   command: ChildCommand;
   resolved: ResolvedModelConfig;
+  /** The task's budget: limits with their sources, and any call value that was capped. */
+  budget?: ResolvedBudget;
   /** Things the person or model should know (a dropped skill path, `max` passed as `xhigh`). */
   notes: string[];
   /** Removes the temp prompt file and releases the session's run lock. Idempotent. */
@@ -97,6 +101,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   try {
     const notes: string[] = [];
     const resolved = resolveModelConfig(request.agent, config, env.inheritedModel);
+    const budget = applyCallBudget(resolveConfiguredBudget(request.agent, config, readEnvBudget(env.baseEnv).limits), request.budget ?? {});
     const thinking = resolved.thinking.value;
     if (thinking === "max") notes.push("thinking level max was passed to pi as xhigh, the strongest level pi 0.73.1 accepts");
 
@@ -134,7 +139,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
     });
     return {
       ok: true,
-      run: { taskId, agent: request.agent, task: request.task, resumed, sessionFile, cwd: env.cwd, command, resolved, notes, release, childStarted: lock.childStarted },
+      run: { taskId, agent: request.agent, task: request.task, resumed, sessionFile, cwd: env.cwd, command, resolved, budget, notes, release, childStarted: lock.childStarted },
     };
   } catch (error) {
     release();

@@ -13,6 +13,7 @@ import { readSubagentDepth } from "../shared/depth.ts";
 import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../shared/mode.ts";
 import { agentDir } from "../shared/paths.ts";
 import { readRunSettings, runSettingsWarnings } from "../shared/run-settings.ts";
+import { readEnvBudget } from "../budget/env-budget.ts";
 import { prepareDispatch, type PreparedRun } from "./prepare-dispatch.ts";
 import { MESSAGE_IN_SYNC_MODE } from "./message-texts.ts";
 import { runSync } from "./run-sync.ts";
@@ -25,6 +26,9 @@ import {
   unknownActionMessage,
 } from "./texts.ts";
 import { checkDepth, validateDispatch } from "./validate.ts";
+import type { TaskRecord } from "../tasks/types.ts";
+import type { FanOutGate } from "../fanout/fan-out-gate.ts";
+import { resolveFanOutLimits } from "../fanout/limits.ts";
 
 /** What the background (TUI) path provides; absent until it is wired. */
 export interface BackgroundDispatcher {
@@ -43,6 +47,10 @@ export interface SubagentToolOptions {
   appMode?: AppMode;
   /** The parent's command line, for the child's pi entry and `-e` flags (default: `process.argv`). */
   argv?: readonly string[];
+  /** Caps how many tasks a run of the main agent dispatches and how many are in flight (absent: no caps). */
+  fanOutGate?: FanOutGate;
+  /** Hears of every blocking run's record once it ended (the session ledger). */
+  onRecorded?: (record: TaskRecord) => void;
 }
 
 type ToolResult = AgentToolResult<unknown>;
@@ -96,7 +104,14 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     }
 
     const config = loadConfig({ cwd: ctx.cwd });
-    reportWarningsOnce([...config.warnings, ...runSettingsWarnings()], warningSink(ctx));
+    reportWarningsOnce([...config.warnings, ...runSettingsWarnings(), ...readEnvBudget().warnings], warningSink(ctx));
+    if (options.fanOutGate) {
+      const fanOut = resolveFanOutLimits(process.env, { user: config.user.fanOut, project: config.project.fanOut });
+      reportWarningsOnce(fanOut.warnings, warningSink(ctx));
+      // Only the TUI asks the person; elsewhere nobody could answer.
+      const refusal = await options.fanOutGate.admit(fanOut.limits, ctx, background !== undefined);
+      if (refusal) throw new Error(refusal);
+    }
     const dir = agentDir();
     const prepared = prepareDispatch(
       request,
@@ -118,13 +133,15 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
 
     if (background) return background.dispatch(prepared.run, ctx);
 
-    const result = await runSync(prepared.run, {
+    const blocking = (run: () => ReturnType<typeof runSync>) => (options.fanOutGate ? options.fanOutGate.blockingRun(run) : run());
+    const result = await blocking(() => runSync(prepared.run, {
       agentDir: dir,
       settings: readRunSettings(),
       signal,
       parentSessionId: ctx.sessionManager.getSessionId(),
       onProgress: (text, progress) => onUpdate?.({ content: [{ type: "text", text }], details: { progress } }),
-    });
+    }));
+    options.onRecorded?.(result.record);
     return textResult(result.text, result.details);
   };
 

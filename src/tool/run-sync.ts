@@ -86,6 +86,8 @@ export async function runSync(
     cwd: prepared.cwd,
     dispatchedAt,
     parentSessionId: options.parentSessionId,
+    budget: prepared.budget?.limits,
+    budgetNotes: prepared.budget?.capped,
   };
   let removeExitHook: (() => void) | undefined;
   let ticker: NodeJS.Timeout | undefined;
@@ -101,6 +103,7 @@ export async function runSync(
       graceMs: options.settings.killGraceMs,
       signal: options.signal,
       onSpawned: prepared.childStarted,
+      budget: prepared.budget?.limits,
       now,
     });
     // If pi itself is killed mid-run (Ctrl+C on `pi -p`, SIGTERM), the record is still written, synchronously,

@@ -27,6 +27,12 @@ export const subagentParameters = Type.Object({
   sessionId: Type.Optional(
     Type.String({ description: "Resume an earlier subagent session: an id an earlier subagent call returned; omit for a fresh session" }),
   ),
+  // Per-call budgets (issue 10): a call can only lower the agent's configured limits.
+  maxTurns: Type.Optional(Type.Integer({ minimum: 1, description: "Stop the subagent after this many model turns (can only lower the agent's configured limit)" })),
+  maxTokens: Type.Optional(
+    Type.Integer({ minimum: 1, description: "Stop the subagent once its input+output tokens reach this (can only lower the configured limit)" }),
+  ),
+  maxCost: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Stop the subagent once its cost reaches this, in the model's currency (can only lower the configured limit)" })),
   agentScope: Type.Optional(
     stringEnum(["user", "project", "both"] as const, { description: "Which agent folders to use besides the built-in agents (default both)" }),
   ),

@@ -4,6 +4,7 @@
  * exists and the same session line (so the session can still be resumed or inspected).
  */
 import { formatDuration, formatSeconds, formatUsage } from "../shared/format.ts";
+import { budgetAwareStatus, budgetSummary } from "../budget/record-text.ts";
 import { stripTerminalControls } from "../shared/terminal-text.ts";
 import { limitedOutput } from "../tasks/output-limit.ts";
 import { isPartialRecord, shownOutput } from "../tasks/record-output.ts";
@@ -28,11 +29,14 @@ function stopReasonText(record: TaskRecord, activityTimeoutMs: number, hardTimeo
 
 export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: number; hardTimeoutMs: number }): string {
   const output = limitedOutput(record);
-  if (record.status === "succeeded") return `${output}\n\n${sessionLine(record.taskId)}`;
-  const lines = [`Subagent ${record.agent} ${record.status}.`];
+  const budget = budgetSummary(record);
+  const cappedNote = record.budgetNotes && record.budgetNotes.length > 0 ? `\n[subagent budget: ${budget}]` : "";
+  if (record.status === "succeeded") return `${output}\n\n${sessionLine(record.taskId)}${cappedNote}`;
+  const lines = [`Subagent ${record.agent} ${budgetAwareStatus(record)}.`];
   const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
   if (reason) lines.push(`- Stop reason: ${reason}`);
-  if (record.errorMessage) lines.push(`- Error: ${record.errorMessage}`);
+  if (record.errorMessage && record.status !== "stopped") lines.push(`- Error: ${record.errorMessage}`);
+  if (budget) lines.push(`- Budget: ${budget}`);
   lines.push(`- Duration: ${formatDuration(record.durationMs)} · Usage: ${formatUsage(record.usage)}`);
   if (record.stderrTail) {
     const tail = record.stderrTail.split("\n").slice(-10).join("\n");

@@ -6,6 +6,7 @@ import type { AgentDefinition, AgentScope } from "../agents/types.ts";
 import { childTextProblem } from "../run/task-text.ts";
 import { isTaskId } from "../tasks/task-id.ts";
 import type { SubagentParams } from "./schema.ts";
+import { BUDGET_KEYS, budgetValueProblem, type BudgetLimits } from "../budget/limits.ts";
 import {
   BLANK_TASK_MESSAGE,
   depthGateMessage,
@@ -21,6 +22,8 @@ export interface DispatchRequest {
   sessionId?: string;
   agentScope: AgentScope;
   confirmProjectAgents: boolean;
+  /** The call's own budget limits (applied to the configured ones when the dispatch is prepared). */
+  budget?: BudgetLimits;
 }
 
 export interface CancelRequest {
@@ -56,10 +59,19 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
   if (sessionId !== undefined && !isTaskId(sessionId)) {
     return { ok: false, message: invalidSessionIdMessage(params.sessionId ?? "") };
   }
+  const budget: BudgetLimits = {};
+  for (const key of BUDGET_KEYS) {
+    const raw: unknown = params[key];
+    if (raw === undefined) continue;
+    const problem = budgetValueProblem(key, typeof raw === "number" ? raw : NaN);
+    if (problem) return { ok: false, message: `Invalid ${key}: ${problem} (got ${JSON.stringify(raw)}).` };
+    budget[key] = raw as number;
+  }
   return {
     ok: true,
     value: {
       kind: "dispatch",
+      ...(Object.keys(budget).length > 0 ? { budget } : {}),
       agent,
       task,
       sessionId,

@@ -10,6 +10,7 @@
  */
 import { stripTerminalControls } from "../shared/terminal-text.ts";
 import { truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
+import { budgetUseText } from "../budget/limits.ts";
 import { phaseLabel } from "../run/phase-label.ts";
 import { formatElapsed } from "../shared/format.ts";
 import type { TaskSnapshot } from "../tasks/registry.ts";
@@ -36,7 +37,9 @@ export function taskActivity(task: TaskSnapshot, queuePosition: number): string 
   if (task.status === "queued") return `queued (#${queuePosition} in line)`;
   const state = task.state;
   if (!state) return "starting";
-  const label = phaseLabel(state);
+  // Use against the budget comes first, so a narrow row cuts the tool text rather than the budget.
+  const budgetUse = budgetUseText(task.budget, state.usage);
+  const label = budgetUse ? `${budgetUse} · ${phaseLabel(state)}` : phaseLabel(state);
   const last = state.lastTool;
   if (state.phase === "tool" || !last) return label;
   return `${label} · last tool ${last.summary ? `${last.name}: ${last.summary}` : last.name}`;

@@ -19,7 +19,8 @@
 import { stripTerminalControls } from "../shared/terminal-text.ts";
 import type { Theme, ThemeColor } from "@mariozechner/pi-coding-agent";
 import { Key, matchesKey, truncateToWidth, wrapTextWithAnsi, type Component } from "@mariozechner/pi-tui";
-import { formatElapsed, formatUsage, oneLine, type UsageTotals } from "../shared/format.ts";
+import { emptyUsage, formatElapsed, formatUsage, oneLine, type UsageTotals } from "../shared/format.ts";
+import { budgetUseText, type BudgetLimits } from "../budget/limits.ts";
 import type { ActivityLine, RunPhase } from "../run/types.ts";
 import type { TaskSnapshot } from "../tasks/registry.ts";
 import type { TaskMessage } from "../tasks/types.ts";
@@ -48,6 +49,8 @@ export interface WatchFrame {
   dispatchedAt: number;
   startedAt?: number;
   usage?: UsageTotals;
+  /** The task's budget limits, if any: the status line shows use against them. */
+  budget?: BudgetLimits;
   streamTail: string;
   activity: ActivityLine[];
   /** When the copy was taken (the elapsed time shown is up to here). */
@@ -67,6 +70,7 @@ export function frameOf(task: TaskSnapshot, now: number): WatchFrame {
     dispatchedAt: task.dispatchedAt,
     startedAt: task.startedAt,
     usage: state ? { ...state.usage } : undefined,
+    budget: task.budget,
     streamTail: state?.streamTail ?? "",
     activity: withMessages(state ? state.activity.map((line) => ({ ...line })) : [], task.messages ?? []),
     capturedAt: now,
@@ -92,6 +96,8 @@ export function watchStatusLine(frame: WatchFrame): string {
   else parts.push("running", frame.currentTool ? `tool ${frame.currentTool}` : (frame.phase ?? "starting"));
   parts.push(formatElapsed(frame.capturedAt - (frame.startedAt ?? frame.dispatchedAt)));
   if (frame.usage) parts.push(formatUsage(frame.usage));
+  const budgetUse = budgetUseText(frame.budget, frame.usage ?? emptyUsage());
+  if (budgetUse) parts.push(`budget ${budgetUse}`);
   return parts.join(" · ");
 }
 

@@ -136,4 +136,18 @@ describe("runner with an RPC child", () => {
     expect(handle.stop("aborted")).toBe(false);
     expect((await handle.done).status).toBe("succeeded");
   });
+
+  it("a turn budget reached by a turn that goes on stops the run gracefully, keeping its partial output", async () => {
+    const handle = run(fakeChild("work"), { budget: { maxTurns: 1 } });
+    const outcome = await handle.done;
+    expect(outcome).toMatchObject({ status: "stopped", stopReason: "turn_budget", errorMessage: "turn budget 1 reached" });
+    expect(outcome.budgetHit).toEqual({ kind: "turn", limit: 1 });
+    expect(outcome.partial?.text).toBe("Found 3 call sites so far.");
+  });
+
+  it("a final answer that reaches the budget is kept as a success (only a run that would go on is stopped)", async () => {
+    const outcome = await run(fakeChild("answer"), { budget: { maxTurns: 1, maxTokens: 2 } }).done;
+    expect(outcome).toMatchObject({ status: "succeeded" });
+    expect(outcome.budgetHit).toBeUndefined();
+  });
 });

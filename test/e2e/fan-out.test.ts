@@ -1,0 +1,37 @@
+/**
+ * The fan-out gate with the real pi: past the per-run cap a dispatch is refused with the stated message (print
+ * mode, where nobody can be asked).
+ */
+import { describe, expect, it } from "vitest";
+import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
+import { fakeDirective, type FakeAction } from "../harness/fake-model.ts";
+import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
+import { waitForNoProcesses } from "../harness/processes.ts";
+
+const suite = useE2eSuite();
+
+function threeDispatches(): string {
+  const action: FakeAction = {
+    toolCalls: ["FAN-ONE", "FAN-TWO", "FAN-THREE"].map((text) => ({ name: "subagent", arguments: { agent: "worker", task: `Say it. ${fakeDirective({ text })}` } })),
+  };
+  return `Please fan out. ${fakeDirective([action])}`;
+}
+
+describe("the fan-out gate in print mode", () => {
+  it("refuses the dispatch past PI_SUBAGENT_MAX_TASKS_PER_TURN with a message naming the cap", async () => {
+    suite.newEnv();
+    const result = await runPi(["-e", EXTENSION_ENTRY, "-p", threeDispatches()], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      extraEnv: { PI_SUBAGENT_MAX_TASKS_PER_TURN: "2" },
+      timeoutMs: 120_000,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      'Fan-out cap reached: at most 2 subagent tasks may be dispatched in one run of the main agent (PI_SUBAGENT_MAX_TASKS_PER_TURN or "$maxTasksPerTurn" in subagent-isolation.json), and this run has dispatched 2.',
+    );
+    expect(result.stdout).toContain("Nothing was dispatched.");
+    expect(suite.fake.requests.filter(isWorkerRequest)).toHaveLength(2);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+});
