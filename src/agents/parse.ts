@@ -116,5 +116,9 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
     ignored.push(`"thinking" must be one of ${THINKING_LEVELS.join(", ")} (got ${quoteForMessage(thinking)})`);
   }
 
+  const context = data["context"];
+  if (context === "fresh" || context === "fork") agent.context = context;
+  else if (context !== undefined && context !== null) ignored.push(`"context" must be fresh or fork (got ${quoteForMessage(context)})`);
+
   return { ok: true, agent, ignored };
 }

@@ -89,7 +89,10 @@ export function parseConfigLayer(text: string, name: FileLayerName, filePath?: s
       else layer.warnings.push(`${where}: "${MODELS_KEY}" must be an array of model ids; ignored`);
       continue;
     }
-    if (key.startsWith("$")) continue;
+    if (key.startsWith("$")) {
+      (layer.settings ??= Object.create(null) as Record<string, unknown>)[key] = value;
+      continue;
+    }
     if (isReservedObjectKey(key)) {
       layer.warnings.push(`${where}: ${quoteForMessage(key)} is a reserved name, not an agent; ignored`);
       continue;

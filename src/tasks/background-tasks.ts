@@ -110,6 +110,7 @@ export class BackgroundTasks {
       parentSessionId,
       sessionFile: prepared.sessionFile,
       cwd: prepared.cwd,
+      origin: prepared.origin,
       release: prepared.release,
       spec: () => ({
         command: prepared.command,
@@ -175,6 +176,7 @@ export class BackgroundTasks {
       cancelledBy: finished.cancelledBy,
       cancelReason: finished.cancelReason,
       messages: finished.messages,
+      origin: launch.origin,
     };
     return recordFromOutcome(context, finished.outcome ?? this.neverStarted(finished));
   }

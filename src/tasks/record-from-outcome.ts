@@ -1,5 +1,5 @@
 import type { RunOutcome } from "../run/types.ts";
-import type { CancelledBy, DispatchMode, TaskMessage, TaskRecord } from "./types.ts";
+import type { CancelledBy, DispatchMode, TaskMessage, TaskOrigin, TaskRecord } from "./types.ts";
 
 export interface RecordContext {
   taskId: string;
@@ -13,6 +13,7 @@ export interface RecordContext {
   cancelledBy?: CancelledBy;
   cancelReason?: string;
   messages?: readonly TaskMessage[];
+  origin?: TaskOrigin;
 }
 
 /** The durable record of a run that ended (pure). */
@@ -40,6 +41,7 @@ export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): 
     parentSessionId: context.parentSessionId,
     delivered: false,
   };
+  if (context.origin) record.origin = { ...context.origin };
   if (context.messages && context.messages.length > 0) record.messages = [...context.messages];
   if (outcome.partial) record.partialTools = outcome.partial.tools;
   if (outcome.status === "cancelled") {

@@ -11,7 +11,7 @@ import type { LoadedConfig } from "../config/load.ts";
 import { resolveModelConfig } from "../config/resolve.ts";
 import type { ResolvedModelConfig } from "../config/types.ts";
 import { readChildMode } from "../run/child-mode.ts";
-import { buildChildCommand, extensionArgForChild, extensionArgsOf, taskPrompt, type ChildCommand } from "../run/command-line.ts";
+import { buildChildCommand, childPrompt, extensionArgForChild, extensionArgsOf, type ChildCommand } from "../run/command-line.ts";
 import { promptProblem } from "../run/task-text.ts";
 import { findPiExecutable } from "../run/pi-executable.ts";
 import { ownIdentity } from "../run/proc-identity.ts";
@@ -21,6 +21,9 @@ import { acquireSessionLock } from "../run/session-lock.ts";
 import { resolveSkillPaths } from "../run/skill-paths.ts";
 import { toHostThinkingLevel } from "../shared/thinking.ts";
 import { newTaskId } from "../tasks/task-id.ts";
+import type { TaskOrigin } from "../tasks/types.ts";
+import type { ForkedHistory } from "../run/fork-history.ts";
+import { DEFAULT_MAX_DEPTH } from "../shared/depth.ts";
 import { sessionBusyMessage, unknownSessionMessage } from "./texts.ts";
 import type { DispatchRequest } from "./validate.ts";
 
@@ -37,6 +40,10 @@ export interface DispatchEnvironment {
   mode?: "sync" | "async";
   /** The main agent's session, kept in the run lock for the same reason. */
   parentSessionId?: string;
+  /** The tree's nesting limit the child gets (default 1: the child cannot dispatch). */
+  maxDepth?: number;
+  /** For `context: "fork"`: the main conversation, written into the new session before the task. */
+  forkedHistory?: ForkedHistory;
 }
 
 export interface PreparedRun {
@@ -48,6 +55,8 @@ export interface PreparedRun {
   cwd: string;
   command: ChildCommand;
   resolved: ResolvedModelConfig;
+  /** Its depth in the tree, the tree's limit, and whether it was forked. */
+  origin?: TaskOrigin;
   /** Things the person or model should know (a dropped skill path, `max` passed as `xhigh`). */
   notes: string[];
   /** Removes the temp prompt file and releases the session's run lock. Idempotent. */
@@ -73,13 +82,18 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   const executable = findPiExecutable(env.argv);
   if (!executable.ok) return { ok: false, message: executable.message };
   const childMode = readChildMode(env.baseEnv);
-  const promptTrouble = promptProblem(taskPrompt(request.task), childMode);
+  const promptTrouble = promptProblem(childPrompt(request.task, env.forkedHistory !== undefined && request.sessionId === undefined), childMode);
   if (promptTrouble) return { ok: false, message: promptTrouble };
 
   const resumed = request.sessionId !== undefined;
   const taskId = request.sessionId ?? newTaskId();
   if (resumed && !sessionFileExists(env.agentDir, taskId)) return { ok: false, message: unknownSessionMessage(taskId) };
-  const sessionFile = resumed ? sessionFilePath(env.agentDir, taskId) : createSessionFile(env.agentDir, taskId, env.cwd);
+  // A fork applies to a new session only (validation never asks for one on resume).
+  const forked = resumed ? undefined : env.forkedHistory;
+  const sessionFile = resumed ? sessionFilePath(env.agentDir, taskId) : createSessionFile(env.agentDir, taskId, env.cwd, new Date(), forked?.lines);
+  const maxDepth = env.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const origin: TaskOrigin = { depth: env.parentDepth + 1, maxDepth, context: forked ? "fork" : "fresh" };
+  if (forked) origin.forkedMessages = forked.messageCount;
   const lock = acquireSessionLock(env.agentDir, taskId, request.agent.name, {
     task: request.task,
     mode: env.mode,
@@ -131,10 +145,12 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       baseEnv: env.baseEnv,
       taskId,
       parent: ownIdentity(),
+      maxDepth,
+      forked: forked !== undefined,
     });
     return {
       ok: true,
-      run: { taskId, agent: request.agent, task: request.task, resumed, sessionFile, cwd: env.cwd, command, resolved, notes, release, childStarted: lock.childStarted },
+      run: { taskId, agent: request.agent, task: request.task, resumed, sessionFile, cwd: env.cwd, command, resolved, origin, notes, release, childStarted: lock.childStarted },
     };
   } catch (error) {
     release();

@@ -20,6 +20,11 @@ export const subagentParameters = Type.Object({
   sessionId: Type.Optional(
     Type.String({ description: "Resume an earlier subagent session: an id an earlier subagent call returned; omit for a fresh session" }),
   ),
+  context: Type.Optional(
+    StringEnum(["fresh", "fork"] as const, {
+      description: "fresh (default) starts the subagent with only its task; fork gives it a copy of this conversation before the task",
+    }),
+  ),
   agentScope: Type.Optional(
     StringEnum(["user", "project", "both"] as const, { description: "Which agent folders to use besides the built-in agents (default both)" }),
   ),

@@ -2,13 +2,14 @@
  * Validates a `subagent` call before anything is spawned, in the spec's order: depth gate, missing or blank
  * task or agent, unknown agent, sessionId. Pure: the caller passes the depth and the discovered agents.
  */
-import type { AgentDefinition, AgentScope } from "../agents/types.ts";
+import type { AgentDefinition, AgentScope, DispatchContext } from "../agents/types.ts";
 import { childTextProblem } from "../run/task-text.ts";
 import { isTaskId } from "../tasks/task-id.ts";
 import type { SubagentParams } from "./schema.ts";
 import {
   BLANK_TASK_MESSAGE,
   depthGateMessage,
+  FORK_WITH_SESSION_MESSAGE,
   invalidSessionIdMessage,
   missingAgentMessage,
   unknownAgentMessage,
@@ -19,6 +20,8 @@ export interface DispatchRequest {
   agent: AgentDefinition;
   task: string;
   sessionId?: string;
+  /** What the child starts from: the call's `context`, else the agent's, else `fresh` (always `fresh` on resume). */
+  context?: DispatchContext;
   agentScope: AgentScope;
   confirmProjectAgents: boolean;
 }
@@ -38,8 +41,9 @@ export function describeAvailable(agents: readonly AgentDefinition[]): string {
   return agents.map((agent) => `${agent.name} (${agent.source})`).join(", ");
 }
 
-export function checkDepth(depth: number): Validation<void> {
-  return depth >= 1 ? { ok: false, message: depthGateMessage(depth) } : { ok: true, value: undefined };
+/** A process at `depth` may dispatch only while it is above the tree's limit (`maxDepth`, default 1). */
+export function checkDepth(depth: number, maxDepth = 1): Validation<void> {
+  return depth >= maxDepth ? { ok: false, message: depthGateMessage(depth, maxDepth) } : { ok: true, value: undefined };
 }
 
 export function validateDispatch(params: SubagentParams, agents: readonly AgentDefinition[]): Validation<DispatchRequest> {
@@ -56,6 +60,9 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
   if (sessionId !== undefined && !isTaskId(sessionId)) {
     return { ok: false, message: invalidSessionIdMessage(params.sessionId ?? "") };
   }
+  // A resumed session already has its history; only an explicit fork request conflicts with that.
+  if (sessionId !== undefined && params.context === "fork") return { ok: false, message: FORK_WITH_SESSION_MESSAGE };
+  const context: DispatchContext = sessionId !== undefined ? "fresh" : (params.context ?? agent.context ?? "fresh");
   return {
     ok: true,
     value: {
@@ -63,6 +70,7 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
       agent,
       task,
       sessionId,
+      context,
       agentScope: params.agentScope ?? "both",
       confirmProjectAgents: params.confirmProjectAgents ?? false,
     },

@@ -38,3 +38,19 @@ describe("task marker", () => {
     expect(await waitForNoProcesses(testMarker, 5000)).toEqual([]);
   });
 });
+
+describe("nested task markers", () => {
+  it("a process belongs to its own task and to every task it is nested in, nothing else", async () => {
+    const { environCarriesTask, outerTasksForChild } = await import("../../../src/run/task-marker.ts");
+    const environ = ["PATH=/bin", "PI_SUBAGENT_TASK_ID=grand", "PI_SUBAGENT_OUTER_TASK_IDS=root,child", ""].join("\0");
+    expect(environCarriesTask(environ, "grand")).toBe(true);
+    expect(environCarriesTask(environ, "child")).toBe(true);
+    expect(environCarriesTask(environ, "root")).toBe(true);
+    expect(environCarriesTask(environ, "chi")).toBe(false);
+    expect(environCarriesTask(environ, "other")).toBe(false);
+    expect(environCarriesTask("X=PI_SUBAGENT_TASK_ID=grand\0", "grand")).toBe(false);
+    expect(outerTasksForChild({})).toBeUndefined();
+    expect(outerTasksForChild({ PI_SUBAGENT_TASK_ID: "child" })).toBe("child");
+    expect(outerTasksForChild({ PI_SUBAGENT_TASK_ID: "child", PI_SUBAGENT_OUTER_TASK_IDS: "root" })).toBe("root,child");
+  });
+});
