@@ -30,6 +30,23 @@ function printPi(args: string[], prompt: string, extraEnv: NodeJS.ProcessEnv = {
 const textsOf = (req: FakeRequest) => req.messages.map((m) => messageText(m));
 const sessionIdIn = (text: string) => /\[subagent session: ([0-9a-f-]{36})\]/.exec(text)?.[1];
 
+function environOf(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
+  } catch {
+    return [];
+  }
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return true;
+}
+
 function records(): Array<Record<string, unknown>> {
   const dir = join(suite.env.agentDir, "subagent-sessions");
   return readdirSync(dir)
@@ -179,8 +196,11 @@ describe.skipIf(skipTuiTests())("fork and nesting in the TUI", () => {
 
     const child = suite.fake.requests.find((req) => isWorkerRequest(req) && req.lastText.includes("Task: Go deeper."))!;
     expect(textsOf(child).some((text) => text.includes(`the code word is ${FACT}`))).toBe(true);
-    const grandchildTree = () => processesWithMarker(suite.env.marker).filter((p) => p.cmdline.includes("sleep 304") || /--mode rpc/.test(p.cmdline));
-    expect(grandchildTree().length).toBeGreaterThan(1);
+    // The grandchild's pi and its bash sleep run at depth 2; the child's pi at depth 1.
+    const atDepth = (depth: number) => processesWithMarker(suite.env.marker).filter((p) => environOf(p.pid).includes(`PI_SUBAGENT_DEPTH=${depth}`));
+    expect(atDepth(2).some((p) => p.cmdline.includes("sleep 304"))).toBe(true);
+    expect(atDepth(2).length).toBeGreaterThan(1);
+    expect(atDepth(1).length).toBeGreaterThan(0);
 
     await t.submit("/subagent-cancel-all");
     await t.waitForText("Cancelled 1 running subagent task(s).", 30_000);
@@ -192,6 +212,7 @@ describe.skipIf(skipTuiTests())("fork and nesting in the TUI", () => {
     const envelopeText = envelope.messages.map(messageText).find((text) => text.includes("[subagent-result] worker cancelled"))!;
     expect(envelopeText).toMatch(/- Depth: 1 of 2 · Context: forked \(\d+ messages of the main conversation\)/);
 
+    expect(await waitFor(() => atDepth(1).length === 0 && atDepth(2).length === 0, 30_000)).toBe(true);
     // Only the TUI itself is left: the child's pi, the grandchild's pi and its sleep are all gone.
     const stay = [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim()), (await t.piPid())!];
     expect(await waitForNoProcesses(suite.env.marker, 30_000, stay)).toEqual([]);
