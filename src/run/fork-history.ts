@@ -6,7 +6,10 @@
  * The call that is dispatching right now sits in the parent's last assistant message as a tool call without a
  * result; a model given that history would see a call that never answered. The history therefore ends before
  * the assistant message holding that call (its results and any later messages go with it), and any other
- * assistant message left at the end with unanswered tool calls is dropped the same way. Pure: no pi, no fs.
+ * assistant message left at the end with unanswered tool calls is dropped the same way. pi 1.x also keeps the
+ * system prompt and the tool loadout in the transcript, as `system` messages; those are the parent's and would
+ * give the child the main agent's prompt sections and tools, so they are left out: the child builds its own.
+ * Pure: no pi, no fs.
  */
 import { randomBytes } from "node:crypto";
 
@@ -43,7 +46,7 @@ function toolCallIds(message: ForkMessage): string[] {
 /** The messages a forked child may start from: everything before the in-flight call, with no dangling calls. */
 export function historyBeforeCall<T extends ForkMessage>(messages: readonly T[], inFlightToolCallId: string | undefined): T[] {
   const callAt = inFlightToolCallId === undefined ? -1 : messages.findIndex((message) => toolCallIds(message).includes(inFlightToolCallId));
-  const kept = callAt >= 0 ? messages.slice(0, callAt) : [...messages];
+  const kept = (callAt >= 0 ? messages.slice(0, callAt) : [...messages]).filter((message) => message.role !== "system");
   // Anything still ending in a call without its results (a run that was cut off) is dropped back to a clean end.
   for (;;) {
     const last = kept.at(-1);
@@ -83,6 +86,19 @@ function newEntryId(taken: Set<string>): string {
 }
 
 /**
+ * One message as a session entry line. A custom message (a delivered `[subagent-result]`, another extension's
+ * message) goes back to the `custom_message` entry pi made it from; everything else is a `message` entry.
+ */
+function entryLine(message: ForkMessage, serialized: string, id: string, parentId: string | null, at: Date): string {
+  const timestamp = at.toISOString();
+  if (message.role === "custom") {
+    const { role: _role, timestamp: _timestamp, ...fields } = message as ForkMessage & Record<string, unknown>;
+    return `${JSON.stringify({ type: "custom_message", id, parentId, timestamp, ...fields })}\n`;
+  }
+  return `{"type":"message","id":${JSON.stringify(id)},"parentId":${JSON.stringify(parentId)},"timestamp":${JSON.stringify(timestamp)},"message":${serialized}}\n`;
+}
+
+/**
  * The forked history as session entries, or a refusal when it is over `maxChars`. Each message becomes a
  * `message` entry chained to the one before, so the child's pi reads back exactly these messages.
  */
@@ -97,7 +113,7 @@ export function buildForkedHistory(messages: readonly ForkMessage[], inFlightToo
   kept.forEach((message, index) => {
     const id = newEntryId(taken);
     const at = typeof message.timestamp === "number" && Number.isFinite(message.timestamp) ? new Date(message.timestamp) : now;
-    lines += `{"type":"message","id":${JSON.stringify(id)},"parentId":${JSON.stringify(parentId)},"timestamp":${JSON.stringify(at.toISOString())},"message":${serialized[index]}}\n`;
+    lines += entryLine(message, serialized[index]!, id, parentId, at);
     parentId = id;
   });
   return { ok: true, history: { lines, messageCount: kept.length, chars } };

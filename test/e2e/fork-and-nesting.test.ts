@@ -61,8 +61,8 @@ function records(): Array<Record<string, unknown>> {
 }
 
 describe("context fork in print mode", () => {
-  it("gives a forked child the earlier conversation and the task under the agent's system prompt; a fresh child gets neither; the parent's file is only appended to by pi", async () => {
-    suite.newEnv();
+  it("gives a forked child the earlier conversation and the task under the agent's system prompt and tools; a fresh child gets neither; the parent's file is only appended to by pi", async () => {
+    suite.newEnv({ workerFrontmatter: "tools: read" });
     const parentFile = join(suite.env.root, "parent-session.jsonl");
     const first = await printPi(["--session", parentFile], `Remember this: the code word is ${FACT}.`);
     expect(first.code, first.stderr).toBe(0);
@@ -95,6 +95,8 @@ describe("context fork in print mode", () => {
     // Its own system prompt: the agent's body, no roster (a child at the default limit).
     expect(child.system).toContain(WORKER_BODY);
     expect(child.system).not.toContain(ROSTER_HEADING);
+    // Its own tools, not the main agent's (pi 1.x keeps the loadout in the transcript; the fork leaves it out).
+    expect(child.tools).toEqual(["read"]);
 
     // The parent's file: what it held before the dispatch is untouched, and only pi added to it since.
     expect(during.startsWith(before)).toBe(true);

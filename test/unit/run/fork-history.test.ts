@@ -14,6 +14,12 @@ describe("historyBeforeCall", () => {
     expect(historyBeforeCall(messages, "sub-1")).toEqual(messages.slice(0, 4));
   });
 
+  it("leaves out pi 1.x's system messages (the parent's prompt sections and tool loadout)", () => {
+    const system: ForkMessage = { role: "system", content: "", timestamp: 1 };
+    const messages = [system, user("a"), assistant("b"), { ...system, timestamp: 2 }, user("Delegate."), assistant("", ["sub-1"])];
+    expect(historyBeforeCall(messages, "sub-1")).toEqual([user("a"), assistant("b"), user("Delegate.")]);
+  });
+
   it("keeps everything when the in-flight call is not in the history yet (pi had not stored it)", () => {
     const messages = [user("a"), assistant("b"), user("Delegate.")];
     expect(historyBeforeCall(messages, "sub-1")).toEqual(messages);
