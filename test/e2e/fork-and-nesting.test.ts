@@ -135,7 +135,7 @@ describe("context fork in print mode", () => {
   });
 });
 
-describe("nesting with PI_SUBAGENT_MAX_DEPTH=2 in print mode", () => {
+describe("nesting with a limit of 2 in print mode", () => {
   it("a child dispatches a grandchild whose answer reaches the main agent through it; the grandchild cannot dispatch", async () => {
     suite.newEnv();
     const grandTask = `Find the answer. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Even deeper." } }] }, { text: "GRAND-ANSWER-99" }])}`;
@@ -164,11 +164,12 @@ describe("nesting with PI_SUBAGENT_MAX_DEPTH=2 in print mode", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("keeps the subagent tool in a nested child's tool allowlist below the limit only", async () => {
+  it("takes the limit from $maxDepth in the project's config, and keeps the subagent tool in a nested child's allowlist below the limit only", async () => {
     suite.newEnv({ workerFrontmatter: "tools: read" });
+    suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ $maxDepth: 2 }));
     const grandTask = `Leaf job. ${fakeDirective({ text: "LEAF-DONE" })}`;
     const childTask = `Middle job. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: grandTask } }] }, { text: "MIDDLE-DONE" }])}`;
-    const result = await printPi([], delegatingPrompt([{ agent: "worker", task: childTask }]), { PI_SUBAGENT_MAX_DEPTH: "2" });
+    const result = await printPi([], delegatingPrompt([{ agent: "worker", task: childTask }]));
     expect(result.code, result.stderr).toBe(0);
     const child = suite.fake.requests.find((req) => isWorkerRequest(req) && req.lastText.startsWith("Task: Middle job."))!;
     const grandchild = suite.fake.requests.find((req) => isWorkerRequest(req) && req.lastText.startsWith("Task: Leaf job."))!;
