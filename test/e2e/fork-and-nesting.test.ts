@@ -179,6 +179,28 @@ describe("nesting with a limit of 2 in print mode", () => {
   });
 });
 
+describe("nesting: shutdown ends the whole tree", () => {
+  it("Ctrl+C (SIGINT) on pi -p while a grandchild runs leaves no process of the tree behind", async () => {
+    suite.newEnv();
+    const started = join(suite.env.root, "grandchild-started");
+    const grandTask = `Hold on. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `touch ${started} && sleep 305` } }] })}`;
+    const childTask = `Go deeper. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: grandTask } }] }])}`;
+    let piPid = 0;
+    const run = runPi(["-e", EXTENSION_ENTRY, "-p", delegatingPrompt([{ agent: "worker", task: childTask }])], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2" },
+      timeoutMs: 120_000,
+      onSpawn: (pid) => (piPid = pid),
+    });
+    await waitForFile(started, 90_000);
+    expect(processesWithMarker(suite.env.marker).some((p) => environOf(p.pid).includes("PI_SUBAGENT_DEPTH=2"))).toBe(true);
+    process.kill(piPid, "SIGINT");
+    await run;
+    expect(await waitForNoProcesses(suite.env.marker, 30_000)).toEqual([]);
+  });
+});
+
 describe.skipIf(skipTuiTests())("fork and nesting in the TUI", () => {
   it("a forked child in the background dispatches a grandchild; cancelling the child ends the grandchild, no orphan", async () => {
     suite.newEnv();
