@@ -124,6 +124,9 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
     if (value === undefined) ignored.push(`${budgetValueProblem(key, raw)} (got ${quoteForMessage(raw)})`);
     else agent[key] = value;
   }
+  const context = data["context"];
+  if (context === "fresh" || context === "fork") agent.context = context;
+  else if (context !== undefined && context !== null) ignored.push(`"context" must be fresh or fork (got ${quoteForMessage(context)})`);
 
   return { ok: true, agent, ignored };
 }

@@ -1,5 +1,8 @@
 import type { ThinkingLevel } from "../shared/thinking.ts";
 
+/** What a child starts from: only its task (`fresh`) or a copy of the main agent's conversation (`fork`). */
+export type DispatchContext = "fresh" | "fork";
+
 /** Where an agent definition comes from; later tiers shadow earlier ones on a name clash. */
 export type AgentSource = "builtin" | "user" | "project";
 
@@ -23,6 +26,8 @@ export interface AgentDefinition {
   maxTurns?: number;
   maxTokens?: number;
   maxCost?: number;
+  /** `context` key: `fork` starts the agent on a copy of the main conversation unless a call says otherwise. */
+  context?: DispatchContext;
   /** The Markdown body: the agent's system prompt, appended to pi's. */
   body: string;
   source: AgentSource;

@@ -27,6 +27,16 @@ export function resultStatusLine(record: TaskRecord): string {
   return parts.join(" · ");
 }
 
+/** `Depth: 2 of 3` under a nesting limit above 1, `Context: forked (12 messages)` for a forked task. */
+function originLines(record: Pick<TaskRecord, "origin">): string[] {
+  const origin = record.origin;
+  if (!origin) return [];
+  const lines: string[] = [];
+  if (origin.maxDepth > 1) lines.push(`Depth: ${origin.depth} of ${origin.maxDepth}`);
+  if (origin.context === "fork") lines.push(`Context: forked (${origin.forkedMessages ?? 0} messages)`);
+  return lines;
+}
+
 /** The metadata block of the printed result, one `Key: value` a line. */
 export function resultMetadataLines(record: TaskRecord): string[] {
   const lines = [
@@ -44,6 +54,7 @@ export function resultMetadataLines(record: TaskRecord): string[] {
   if (record.cancelReason) lines.push(`Cancellation reason: ${oneLine(record.cancelReason, 500)}`);
   lines.push(
     `Mode: ${record.mode === "async" ? "background" : "synchronous"}`,
+    ...originLines(record),
     `Finished: ${new Date(record.finishedAt).toISOString()}`,
     `Session file: ${record.sessionFile}`,
     `Task: ${oneLine(record.task, 2000)}`,

@@ -104,7 +104,10 @@ export function parseConfigLayer(text: string, name: FileLayerName, filePath?: s
       for (const problem of problems) layer.warnings.push(`${where}: ${problem}`);
       continue;
     }
-    if (key.startsWith("$")) continue;
+    if (key.startsWith("$")) {
+      (layer.settings ??= Object.create(null) as Record<string, unknown>)[key] = value;
+      continue;
+    }
     if (isReservedObjectKey(key)) {
       layer.warnings.push(`${where}: ${quoteForMessage(key)} is a reserved name, not an agent; ignored`);
       continue;

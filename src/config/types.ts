@@ -26,6 +26,8 @@ export interface ConfigLayer {
   fanOut?: FanOutSettings;
   /** Problems found while reading (invalid JSON, invalid values); the layer still counts, minus the bad parts. */
   warnings: string[];
+  /** The file's other `$` settings as written (`$maxDepth`, `$forkMaxChars`), read by whoever uses them. */
+  settings?: Record<string, unknown>;
 }
 
 /** Where an effective value came from. `inherited` is the main agent's current model (model only). */

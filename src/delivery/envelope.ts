@@ -83,6 +83,19 @@ function body(record: TaskRecord): string {
   return parts.join("\n\n");
 }
 
+/**
+ * `- Depth: 1 of 2 · Context: forked (12 messages)`: only where nesting is allowed or the task was forked, so the
+ * spec's envelope is unchanged by default.
+ */
+export function originLine(record: Pick<TaskRecord, "origin">): string | undefined {
+  const origin = record.origin;
+  if (!origin) return undefined;
+  const parts: string[] = [];
+  if (origin.maxDepth > 1) parts.push(`Depth: ${origin.depth} of ${origin.maxDepth}`);
+  if (origin.context === "fork") parts.push(`Context: forked (${origin.forkedMessages ?? 0} messages of the main conversation)`);
+  return parts.length > 0 ? `- ${parts.join(" · ")}` : undefined;
+}
+
 export interface EnvelopeLimits {
   activityTimeoutMs: number;
   hardTimeoutMs: number;
@@ -101,6 +114,8 @@ export function buildEnvelope(record: TaskRecord, others: readonly InFlightTask[
   if (record.status !== "succeeded" && record.stderrTail?.trim()) {
     meta.push(`- Stderr: ${oneLine(record.stderrTail.split("\n").slice(-5).join(" | "), STDERR_LINE_MAX)}`);
   }
+  const origin = originLine(record);
+  if (origin) meta.push(origin);
   meta.push(`- Session: ${record.taskId}`);
   const envelope = [envelopeTitle(record), "", TRIGGER_LINE, "", meta.join("\n"), "", inFlightBlock(others), "", "---", body(record)].join("\n");
   // pi draws a queued steer message as it is: no control sequence from the child may reach the terminal.

@@ -1,11 +1,11 @@
 /**
- * The roster's hooks as the light entry registers them: inside a subagent they return at once without loading
+ * The roster's hooks as the light entry registers them: in a subagent at the nesting limit they return at once without loading
  * anything; otherwise the roster builder (agent discovery, frontmatter parsing) is imported on the first
  * `before_agent_start` or `context` and kept for the life of this extension instance (register.ts has the
  * behaviour: the roster in the system prompt, and beside a delivered result on pi 0.73.1).
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { isInsideSubagent } from "../shared/depth.ts";
+import { mayDispatchSubagents } from "../shared/depth.ts";
 
 type RosterModule = typeof import("./register.ts");
 interface RosterHandlers {
@@ -26,11 +26,11 @@ export function registerRosterHook(pi: Pick<ExtensionAPI, "on">): void {
     return handlers;
   };
   pi.on("before_agent_start", async (event, ctx) => {
-    if (isInsideSubagent(process.env)) return undefined;
+    if (!mayDispatchSubagents(process.env)) return undefined;
     return (await load())?.beforeAgentStart(event, ctx);
   });
   pi.on("context", async (event, ctx) => {
-    if (isInsideSubagent(process.env)) return undefined;
+    if (!mayDispatchSubagents(process.env)) return undefined;
     return (await load())?.context(event, ctx);
   });
 }

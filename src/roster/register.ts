@@ -2,13 +2,13 @@
  * Wires the roster into pi: on `before_agent_start` the main agent's system prompt gets the roster block at
  * its end. The block is built once, on the first trigger (the working directory is only known then), and kept
  * in this closure; pi runs the extension factory again on /reload, which builds a fresh one. Inside a
- * subagent nothing is added. Whatever goes wrong, the prompt is left as it was and nothing is thrown.
+ * subagent at the nesting limit (PI_SUBAGENT_MAX_DEPTH) nothing is added. Whatever goes wrong, the prompt is left as it was and nothing is thrown.
  */
 import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, ContextEvent, ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { discoverAgents } from "../agents/discover.ts";
 import type { DiscoveryResult } from "../agents/types.ts";
 import { formatAgentWarning, reportWarningsOnce, type WarningSink } from "../agents/warnings.ts";
-import { isInsideSubagent } from "../shared/depth.ts";
+import { mayDispatchSubagents } from "../shared/depth.ts";
 import { appendRoster, buildRosterBlock } from "./format.ts";
 import { withRosterForResults } from "./roster-for-results.ts";
 
@@ -39,7 +39,7 @@ export function createRosterHandler(
 
   return (event, ctx) => {
     try {
-      if (isInsideSubagent(options.env ?? process.env)) return undefined;
+      if (!mayDispatchSubagents(options.env ?? process.env)) return undefined;
       if (!built) {
         // Settled before building: a failure stays an empty roster for this instance, without retrying.
         built = true;

@@ -6,10 +6,10 @@
  * sent to a queued task can still be appended to it before it starts.
  */
 import { resolve } from "node:path";
-import { AGENT_NAME_ENV, DEPTH_ENV } from "../shared/depth.ts";
+import { AGENT_NAME_ENV, DEFAULT_MAX_DEPTH, DEPTH_ENV, MAX_DEPTH_ENV } from "../shared/depth.ts";
 import { PARENT_ENV } from "./parent-watchdog.ts";
 import { formatIdentity, type ProcessIdentity } from "./proc-identity.ts";
-import { TASK_MARKER_ENV } from "./task-marker.ts";
+import { OUTER_TASKS_ENV, outerTasksForChild, TASK_MARKER_ENV } from "./task-marker.ts";
 import type { HostThinkingLevel } from "../shared/thinking.ts";
 import type { ChildMode } from "./child-mode.ts";
 
@@ -45,6 +45,10 @@ export interface ChildCommandInput {
   taskId?: string;
   /** This pi's identity, which the child's watchdog watches (`PI_SUBAGENT_PARENT`). */
   parent?: ProcessIdentity;
+  /** The tree's nesting limit (`PI_SUBAGENT_MAX_DEPTH`, default 1), passed down so every level obeys the root's. */
+  maxDepth?: number;
+  /** The child starts on a copy of the main agent's conversation (`context: "fork"`): its prompt says so. */
+  forked?: boolean;
 }
 
 export interface ChildCommand {
@@ -61,6 +65,27 @@ export function taskPrompt(task: string): string {
   return `Task: ${task}`;
 }
 
+/** Said before the task of a forked child, whose history is someone else's conversation. */
+export const FORKED_PROMPT_PREFIX =
+  "The conversation above is the main agent's, copied for you as context. You are a subagent with your own instructions and tools: do the task below and answer with its result.";
+
+/** The first prompt of a child: the task, after the fork note when the child starts on a forked history. */
+export function childPrompt(task: string, forked = false): string {
+  return forked ? `${FORKED_PROMPT_PREFIX}\n\n${taskPrompt(task)}` : taskPrompt(task);
+}
+
+/** The subagent tool's name in a tool allowlist (a nested child below the limit keeps its tool). */
+const SUBAGENT_TOOL = "subagent";
+
+/**
+ * The child's tool allowlist: the agent's, plus the subagent tool when the child may dispatch itself (an
+ * allowlist filters extension tools too, so without it the nested tool would be missing).
+ */
+export function childTools(tools: string[] | undefined, childDepth: number, maxDepth: number): string[] | undefined {
+  if (!tools || childDepth >= maxDepth || tools.includes(SUBAGENT_TOOL)) return tools;
+  return [...tools, SUBAGENT_TOOL];
+}
+
 export function buildChildCommand(input: ChildCommandInput): ChildCommand {
   const mode = input.mode ?? "rpc";
   const modeArgs = mode === "rpc" ? ["--mode", "rpc"] : ["--mode", "json", "-p"];
@@ -68,7 +93,9 @@ export function buildChildCommand(input: ChildCommandInput): ChildCommand {
   for (const extension of input.extraExtensions ?? []) args.push("-e", extension);
   if (input.model) args.push("--model", input.model);
   if (input.thinking) args.push("--thinking", input.thinking);
-  if (input.tools) args.push("--tools", input.tools.join(","));
+  const maxDepth = input.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const tools = childTools(input.tools, input.parentDepth + 1, maxDepth);
+  if (tools) args.push("--tools", tools.join(","));
   if (input.skills) {
     args.push("--no-skills");
     for (const skill of input.skills) args.push("--skill", skill);
@@ -78,10 +105,15 @@ export function buildChildCommand(input: ChildCommandInput): ChildCommand {
     ...input.baseEnv,
     [DEPTH_ENV]: String(input.parentDepth + 1),
     [AGENT_NAME_ENV]: input.agentName,
+    [MAX_DEPTH_ENV]: String(maxDepth),
   };
+  // A nested child carries the ids of the tasks it runs inside, so ending any of them finds it.
+  const outer = outerTasksForChild(input.baseEnv);
+  if (outer) env[OUTER_TASKS_ENV] = outer;
+  else delete env[OUTER_TASKS_ENV];
   if (input.taskId) env[TASK_MARKER_ENV] = input.taskId;
   if (input.parent) env[PARENT_ENV] = formatIdentity(input.parent);
-  return { command: input.pi.command, args, env, mode, prompt: taskPrompt(input.task) };
+  return { command: input.pi.command, args, env, mode, prompt: childPrompt(input.task, input.forked) };
 }
 
 /** The `-e`/`--extension` values the parent pi was started with. */

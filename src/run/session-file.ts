@@ -23,11 +23,14 @@ export function sessionHeaderLine(taskId: string, cwd: string, now: Date): strin
   return `${JSON.stringify({ type: "session", version: 3, id: taskId, timestamp: now.toISOString(), cwd })}\n`;
 }
 
-/** Creates a new session file for `taskId` (refusing to overwrite one that exists). */
-export function createSessionFile(agentDir: string, taskId: string, cwd: string, now = new Date()): string {
+/**
+ * Creates a new session file for `taskId` (refusing to overwrite one that exists). `history` (session entry
+ * lines, see run/fork-history.ts) follows the header for a child that starts on a forked conversation.
+ */
+export function createSessionFile(agentDir: string, taskId: string, cwd: string, now = new Date(), history = ""): string {
   const file = sessionFilePath(agentDir, taskId);
   mkdirSync(taskDir(agentDir, taskId), { recursive: true, mode: 0o700 });
-  writeFileSync(file, sessionHeaderLine(taskId, cwd, now), { flag: "wx", mode: 0o600 });
+  writeFileSync(file, sessionHeaderLine(taskId, cwd, now) + history, { flag: "wx", mode: 0o600 });
   return file;
 }
 

@@ -14,3 +14,34 @@ export function readSubagentDepth(env: NodeJS.ProcessEnv = process.env): number 
 export function isInsideSubagent(env: NodeJS.ProcessEnv = process.env): boolean {
   return readSubagentDepth(env) >= 1;
 }
+
+/**
+ * Bounded nesting. `PI_SUBAGENT_MAX_DEPTH` is how deep the tree of subagents may go: 1 (the default) lets only
+ * the main agent dispatch; 2 lets its children dispatch too (their children cannot), and so on. A parent writes
+ * the limit it resolved (environment, then config `$maxDepth`) into each child's environment, so the whole tree
+ * runs under the root's limit and a child never reads the config to know it.
+ */
+export const MAX_DEPTH_ENV = "PI_SUBAGENT_MAX_DEPTH";
+export const DEFAULT_MAX_DEPTH = 1;
+/** The deepest tree allowed, whatever is asked: each level is a pi process and a model bill. */
+export const MAX_DEPTH_CAP = 5;
+
+/** A max-depth value as written (env or config), or undefined when it is not a whole number from 1 to the cap. */
+export function parseMaxDepth(raw: unknown): number | undefined {
+  const value = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : typeof raw === "number" ? raw : Number.NaN;
+  return Number.isInteger(value) && value >= 1 && value <= MAX_DEPTH_CAP ? value : undefined;
+}
+
+/** The limit set in the environment, if it is valid (invalid values are reported by the dispatch path). */
+export function readMaxDepthEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  return parseMaxDepth(env[MAX_DEPTH_ENV]);
+}
+
+/**
+ * Whether this process may dispatch subagents (and so gets the roster). The environment alone decides: the
+ * main agent always may; a child may when its parent passed a limit deeper than the child's own depth.
+ */
+export function mayDispatchSubagents(env: NodeJS.ProcessEnv = process.env): boolean {
+  const depth = readSubagentDepth(env);
+  return depth < (readMaxDepthEnv(env) ?? DEFAULT_MAX_DEPTH);
+}

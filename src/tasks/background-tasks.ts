@@ -117,6 +117,7 @@ export class BackgroundTasks {
       parentSessionId,
       sessionFile: prepared.sessionFile,
       cwd: prepared.cwd,
+      origin: prepared.origin,
       release: prepared.release,
       budget: prepared.budget?.limits,
       budgetNotes: prepared.budget?.capped,
@@ -194,6 +195,7 @@ export class BackgroundTasks {
       messages: finished.messages,
       budget: launch.budget,
       budgetNotes: launch.budgetNotes,
+      origin: launch.origin,
     };
     return recordFromOutcome(context, finished.outcome ?? this.neverStarted(finished));
   }

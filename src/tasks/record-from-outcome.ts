@@ -1,6 +1,6 @@
 import { hasAnyLimit, type BudgetLimits } from "../budget/limits.ts";
 import type { RunOutcome } from "../run/types.ts";
-import type { CancelledBy, DispatchMode, TaskMessage, TaskRecord } from "./types.ts";
+import type { CancelledBy, DispatchMode, TaskMessage, TaskOrigin, TaskRecord } from "./types.ts";
 
 export interface RecordContext {
   taskId: string;
@@ -16,6 +16,7 @@ export interface RecordContext {
   messages?: readonly TaskMessage[];
   budget?: BudgetLimits;
   budgetNotes?: readonly string[];
+  origin?: TaskOrigin;
 }
 
 /** The durable record of a run that ended (pure). */
@@ -43,6 +44,7 @@ export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): 
     parentSessionId: context.parentSessionId,
     delivered: false,
   };
+  if (context.origin) record.origin = { ...context.origin };
   if (context.messages && context.messages.length > 0) record.messages = [...context.messages];
   if (hasAnyLimit(context.budget)) record.budget = { ...context.budget };
   if (context.budgetNotes && context.budgetNotes.length > 0) record.budgetNotes = [...context.budgetNotes];

@@ -9,7 +9,7 @@ import { outcomeAtExit } from "../run/outcome-at-exit.ts";
 import type { RunHandle, RunSpec } from "../run/runner.ts";
 import type { RunOutcome, RunState, StopCause } from "../run/types.ts";
 import { markedMessage, type MessageSender } from "../run/rpc-protocol.ts";
-import type { CancelledBy, TaskMessage } from "./types.ts";
+import type { CancelledBy, TaskMessage, TaskOrigin } from "./types.ts";
 
 /** What the registry needs to start one task (prepared by the dispatch path). */
 export interface TaskLaunch {
@@ -19,6 +19,8 @@ export interface TaskLaunch {
   parentSessionId?: string;
   sessionFile: string;
   cwd: string;
+  /** Depth and context, kept in the task's record. */
+  origin?: TaskOrigin;
   /** Builds the run spec; called when the task leaves the queue. */
   spec: () => Omit<RunSpec, "onUpdate">;
   /** The task's budget limits and any capped call value (shown in rows and kept in its record). */

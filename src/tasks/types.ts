@@ -15,6 +15,17 @@ export interface TaskMessage {
   delivery: "steer" | "queued";
 }
 
+/**
+ * Where a task sits in the tree of subagents and what it started from: `depth` 1 is a child of the main agent,
+ * `maxDepth` the tree's limit (PI_SUBAGENT_MAX_DEPTH); `context` `fork` with the number of messages it was given.
+ */
+export interface TaskOrigin {
+  depth: number;
+  maxDepth: number;
+  context: "fresh" | "fork";
+  forkedMessages?: number;
+}
+
 /** How the task was dispatched: blocking (print/JSON/RPC) or in the background (TUI). */
 export type DispatchMode = "sync" | "async";
 
@@ -52,6 +63,8 @@ export interface TaskRecord {
   cwd: string;
   /** The main agent's session that dispatched it (for delivery after a restart). */
   parentSessionId?: string;
+  /** Its depth in the tree of subagents and what it started from (absent in records older than nesting). */
+  origin?: TaskOrigin;
   /** Messages sent to the task while it was in flight, oldest first. */
   messages?: TaskMessage[];
   /** The budget limits the task ran with (absent: none). */

@@ -5,7 +5,7 @@
  * that may not dispatch loads a handful of modules, not the runtime.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { readSubagentDepth } from "../shared/depth.ts";
+import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../shared/depth.ts";
 import { subagentParameters } from "./schema.ts";
 import { SUBAGENT_TOOL_TEXTS } from "./texts.ts";
 import { checkDepth } from "./validate.ts";
@@ -15,7 +15,7 @@ export function registerDepthGateTool(pi: Pick<ExtensionAPI, "registerTool">): v
     ...SUBAGENT_TOOL_TEXTS,
     parameters: subagentParameters,
     execute: async () => {
-      const depthCheck = checkDepth(readSubagentDepth());
+      const depthCheck = checkDepth(readSubagentDepth(), readMaxDepthEnv() ?? DEFAULT_MAX_DEPTH);
       // Only loaded at the limit, so the check fails; should the depth read differently, refuse all the same.
       throw new Error(depthCheck.ok ? "Subagent tool is blocked in this process." : depthCheck.message);
     },

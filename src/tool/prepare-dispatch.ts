@@ -11,7 +11,7 @@ import type { LoadedConfig } from "../config/load.ts";
 import { resolveModelConfig } from "../config/resolve.ts";
 import type { ResolvedModelConfig } from "../config/types.ts";
 import { readChildMode } from "../run/child-mode.ts";
-import { buildChildCommand, extensionArgForChild, extensionArgsOf, taskPrompt, type ChildCommand } from "../run/command-line.ts";
+import { buildChildCommand, childPrompt, extensionArgForChild, extensionArgsOf, type ChildCommand } from "../run/command-line.ts";
 import { promptProblem } from "../run/task-text.ts";
 import { findPiExecutable } from "../run/pi-executable.ts";
 import { ownIdentity } from "../run/proc-identity.ts";
@@ -23,6 +23,9 @@ import { toHostThinkingLevel } from "../shared/thinking.ts";
 import { newTaskId } from "../tasks/task-id.ts";
 import { readEnvBudget } from "../budget/env-budget.ts";
 import { applyCallBudget, resolveConfiguredBudget, type ResolvedBudget } from "../budget/resolve-budget.ts";
+import type { TaskOrigin } from "../tasks/types.ts";
+import type { ForkedHistory } from "../run/fork-history.ts";
+import { DEFAULT_MAX_DEPTH } from "../shared/depth.ts";
 import { sessionBusyMessage, unknownSessionMessage } from "./texts.ts";
 import type { DispatchRequest } from "./validate.ts";
 
@@ -39,6 +42,10 @@ export interface DispatchEnvironment {
   mode?: "sync" | "async";
   /** The main agent's session, kept in the run lock for the same reason. */
   parentSessionId?: string;
+  /** The tree's nesting limit the child gets (default 1: the child cannot dispatch). */
+  maxDepth?: number;
+  /** For `context: "fork"`: the main conversation, written into the new session before the task. */
+  forkedHistory?: ForkedHistory;
 }
 
 export interface PreparedRun {
@@ -52,6 +59,8 @@ export interface PreparedRun {
   resolved: ResolvedModelConfig;
   /** The task's budget: limits with their sources, and any call value that was capped. */
   budget?: ResolvedBudget;
+  /** Its depth in the tree, the tree's limit, and whether it was forked. */
+  origin?: TaskOrigin;
   /** Things the person or model should know (a dropped skill path, `max` passed as `xhigh`). */
   notes: string[];
   /** Removes the temp prompt file and releases the session's run lock. Idempotent. */
@@ -77,13 +86,18 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   const executable = findPiExecutable(env.argv);
   if (!executable.ok) return { ok: false, message: executable.message };
   const childMode = readChildMode(env.baseEnv);
-  const promptTrouble = promptProblem(taskPrompt(request.task), childMode);
+  const promptTrouble = promptProblem(childPrompt(request.task, env.forkedHistory !== undefined && request.sessionId === undefined), childMode);
   if (promptTrouble) return { ok: false, message: promptTrouble };
 
   const resumed = request.sessionId !== undefined;
   const taskId = request.sessionId ?? newTaskId();
   if (resumed && !sessionFileExists(env.agentDir, taskId)) return { ok: false, message: unknownSessionMessage(taskId) };
-  const sessionFile = resumed ? sessionFilePath(env.agentDir, taskId) : createSessionFile(env.agentDir, taskId, env.cwd);
+  // A fork applies to a new session only (validation never asks for one on resume).
+  const forked = resumed ? undefined : env.forkedHistory;
+  const sessionFile = resumed ? sessionFilePath(env.agentDir, taskId) : createSessionFile(env.agentDir, taskId, env.cwd, new Date(), forked?.lines);
+  const maxDepth = env.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const origin: TaskOrigin = { depth: env.parentDepth + 1, maxDepth, context: forked ? "fork" : "fresh" };
+  if (forked) origin.forkedMessages = forked.messageCount;
   const lock = acquireSessionLock(env.agentDir, taskId, request.agent.name, {
     task: request.task,
     mode: env.mode,
@@ -136,10 +150,12 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       baseEnv: env.baseEnv,
       taskId,
       parent: ownIdentity(),
+      maxDepth,
+      forked: forked !== undefined,
     });
     return {
       ok: true,
-      run: { taskId, agent: request.agent, task: request.task, resumed, sessionFile, cwd: env.cwd, command, resolved, budget, notes, release, childStarted: lock.childStarted },
+      run: { taskId, agent: request.agent, task: request.task, resumed, sessionFile, cwd: env.cwd, command, resolved, budget, origin, notes, release, childStarted: lock.childStarted },
     };
   } catch (error) {
     release();

@@ -9,7 +9,10 @@ import { discoverAgents } from "../agents/discover.ts";
 import { formatAgentWarning, reportWarningsOnce, type WarningSink } from "../agents/warnings.ts";
 import { loadConfig } from "../config/load.ts";
 import { currentModelRef } from "../config/resolve.ts";
-import { readSubagentDepth } from "../shared/depth.ts";
+import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../shared/depth.ts";
+import { resolveDispatchLimits } from "../config/dispatch-limits.ts";
+import { buildForkedHistory, type ForkedHistory } from "../run/fork-history.ts";
+import { forkedConversation } from "./fork-source.ts";
 import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../shared/mode.ts";
 import { agentDir } from "../shared/paths.ts";
 import { readRunSettings, runSettingsWarnings } from "../shared/run-settings.ts";
@@ -68,13 +71,14 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
   const argv = options.argv ?? process.argv;
 
   const execute = async (
-    _toolCallId: string,
+    toolCallId: string,
     params: SubagentParams,
     signal: AbortSignal | undefined,
     onUpdate: AgentToolUpdateCallback<unknown> | undefined,
     ctx: ExtensionContext,
   ): Promise<ToolResult> => {
-    const depthCheck = checkDepth(readSubagentDepth());
+    // A child's limit is in its environment (its parent wrote it); the main agent (depth 0) may always dispatch.
+    const depthCheck = checkDepth(readSubagentDepth(), readMaxDepthEnv() ?? DEFAULT_MAX_DEPTH);
     if (!depthCheck.ok) throw new Error(depthCheck.message);
     const background = isAsyncDispatchMode(ctx.hasUI, appMode) ? options.background : undefined;
 
@@ -104,13 +108,20 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     }
 
     const config = loadConfig({ cwd: ctx.cwd });
-    reportWarningsOnce([...config.warnings, ...runSettingsWarnings(), ...readEnvBudget().warnings], warningSink(ctx));
+    const limits = resolveDispatchLimits(process.env, config);
+    reportWarningsOnce([...config.warnings, ...runSettingsWarnings(), ...readEnvBudget().warnings, ...limits.warnings], warningSink(ctx));
     if (options.fanOutGate) {
       const fanOut = resolveFanOutLimits(process.env, { user: config.user.fanOut, project: config.project.fanOut });
       reportWarningsOnce(fanOut.warnings, warningSink(ctx));
       // Only the TUI asks the person; elsewhere nobody could answer.
       const refusal = await options.fanOutGate.admit(fanOut.limits, ctx, background !== undefined);
       if (refusal) throw new Error(refusal);
+    }
+    let forkedHistory: ForkedHistory | undefined;
+    if (request.context === "fork") {
+      const fork = buildForkedHistory(forkedConversation(ctx.sessionManager), toolCallId, limits.forkMaxChars.value);
+      if (!fork.ok) throw new Error(fork.message);
+      forkedHistory = fork.history;
     }
     const dir = agentDir();
     const prepared = prepareDispatch(
@@ -125,6 +136,8 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         home: homedir(),
         mode: background ? "async" : "sync",
         parentSessionId: ctx.sessionManager.getSessionId(),
+        maxDepth: limits.maxDepth.value,
+        forkedHistory,
       },
       config,
     );

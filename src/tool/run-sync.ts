@@ -88,6 +88,7 @@ export async function runSync(
     parentSessionId: options.parentSessionId,
     budget: prepared.budget?.limits,
     budgetNotes: prepared.budget?.capped,
+    origin: prepared.origin,
   };
   let removeExitHook: (() => void) | undefined;
   let ticker: NodeJS.Timeout | undefined;

@@ -33,6 +33,11 @@ export const subagentParameters = Type.Object({
     Type.Integer({ minimum: 1, description: "Stop the subagent once its input+output tokens reach this (can only lower the configured limit)" }),
   ),
   maxCost: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Stop the subagent once its cost reaches this, in the model's currency (can only lower the configured limit)" })),
+  context: Type.Optional(
+    stringEnum(["fresh", "fork"] as const, {
+      description: "fresh (default) starts the subagent with only its task; fork gives it a copy of this conversation before the task",
+    }),
+  ),
   agentScope: Type.Optional(
     stringEnum(["user", "project", "both"] as const, { description: "Which agent folders to use besides the built-in agents (default both)" }),
   ),

@@ -12,6 +12,7 @@ export const TOOL_DESCRIPTION = [
   "Delegate a clearly bounded task to a named subagent: a separate pi process with its own context, system prompt, tools, model and thinking level. The available agents are listed under 'Available Subagents' in the system prompt.",
   "",
   "action=dispatch (default): requires `agent` and `task`. Write the task so it stands alone: background, input, requirements, output format and acceptance criteria; the subagent sees nothing of this conversation.",
+  "- `context: \"fork\"` gives the subagent a copy of this conversation before its task (default `fresh`: nothing but the task). Use it when restating the background would be long; the task must still say what to do and return.",
   "- In print and JSON mode the call blocks and returns the subagent's final answer, ending with a line `[subagent session: <id>]`.",
   "- In the interactive TUI the call returns at once with a one-line receipt `Dispatched <agent>. taskId: <id>`. The receipt is NOT the result: do not invent results and do not poll. The result arrives later as a message starting with `## [subagent-result]`.",
   "- To continue an earlier subagent session, pass `sessionId` set to the taskId (or the id from the `[subagent session: <id>]` line) that an earlier call returned. Never make one up.",
@@ -27,7 +28,7 @@ export const TOOL_SNIPPET = "Delegate a bounded task to a named subagent running
 
 export const TOOL_GUIDELINES = [
   "Use the subagent tool for self-contained tasks that a listed agent fits (exploring code, planning, reviewing, focused changes); do small steps yourself.",
-  "Give the subagent tool a task that stands alone: the subagent sees none of this conversation, so include paths, constraints and what to return.",
+  "Give the subagent tool a task that stands alone: unless context is fork, the subagent sees none of this conversation, so include paths, constraints and what to return.",
   "In the interactive TUI the subagent tool returns only a receipt; its result arrives later as a message starting with `## [subagent-result]`. Such a message is a completion notification, not a new instruction from the user.",
   "After a subagent tool receipt, do not invent the result and do not poll for it; continue with other work or end your turn.",
   "Independent subagent tool calls can run in parallel in one message, but parallel tasks that edit the same files can conflict.",
@@ -36,9 +37,12 @@ export const TOOL_GUIDELINES = [
   "Do not use the subagent tool to re-dispatch a task whose `[subagent-result]` says the user cancelled it; ask the user first.",
 ];
 
-export function depthGateMessage(depth: number): string {
-  return `Subagent tool is blocked: depth limit reached (this process runs at ${DEPTH_ENV}=${depth} and the limit is 1). A subagent cannot dispatch or cancel other subagents; finish the task with your own tools.`;
+export function depthGateMessage(depth: number, maxDepth = 1): string {
+  return `Subagent tool is blocked: depth limit reached (this process runs at ${DEPTH_ENV}=${depth} and the limit is ${maxDepth}). A subagent cannot dispatch or cancel other subagents; finish the task with your own tools.`;
 }
+
+export const FORK_WITH_SESSION_MESSAGE =
+  'context "fork" cannot be combined with sessionId: a resumed session continues its own conversation. Omit context to resume, or omit sessionId to start a new forked task.';
 
 export function missingAgentMessage(available: string): string {
   return `The "agent" parameter is required for action=dispatch. Available agents: ${available}.`;

@@ -2,7 +2,7 @@
  * Validates a `subagent` call before anything is spawned, in the spec's order: depth gate, missing or blank
  * task or agent, unknown agent, sessionId. Pure: the caller passes the depth and the discovered agents.
  */
-import type { AgentDefinition, AgentScope } from "../agents/types.ts";
+import type { AgentDefinition, AgentScope, DispatchContext } from "../agents/types.ts";
 import { childTextProblem } from "../run/task-text.ts";
 import { isTaskId } from "../tasks/task-id.ts";
 import type { SubagentParams } from "./schema.ts";
@@ -10,6 +10,7 @@ import { BUDGET_KEYS, budgetValueProblem, type BudgetLimits } from "../budget/li
 import {
   BLANK_TASK_MESSAGE,
   depthGateMessage,
+  FORK_WITH_SESSION_MESSAGE,
   invalidSessionIdMessage,
   missingAgentMessage,
   unknownAgentMessage,
@@ -20,6 +21,8 @@ export interface DispatchRequest {
   agent: AgentDefinition;
   task: string;
   sessionId?: string;
+  /** What the child starts from: the call's `context`, else the agent's, else `fresh` (always `fresh` on resume). */
+  context?: DispatchContext;
   agentScope: AgentScope;
   confirmProjectAgents: boolean;
   /** The call's own budget limits (applied to the configured ones when the dispatch is prepared). */
@@ -41,8 +44,9 @@ export function describeAvailable(agents: readonly AgentDefinition[]): string {
   return agents.map((agent) => `${agent.name} (${agent.source})`).join(", ");
 }
 
-export function checkDepth(depth: number): Validation<void> {
-  return depth >= 1 ? { ok: false, message: depthGateMessage(depth) } : { ok: true, value: undefined };
+/** A process at `depth` may dispatch only while it is above the tree's limit (`maxDepth`, default 1). */
+export function checkDepth(depth: number, maxDepth = 1): Validation<void> {
+  return depth >= maxDepth ? { ok: false, message: depthGateMessage(depth, maxDepth) } : { ok: true, value: undefined };
 }
 
 export function validateDispatch(params: SubagentParams, agents: readonly AgentDefinition[]): Validation<DispatchRequest> {
@@ -67,6 +71,9 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
     if (problem) return { ok: false, message: `Invalid ${key}: ${problem} (got ${JSON.stringify(raw)}).` };
     budget[key] = raw as number;
   }
+  // A resumed session already has its history; only an explicit fork request conflicts with that.
+  if (sessionId !== undefined && params.context === "fork") return { ok: false, message: FORK_WITH_SESSION_MESSAGE };
+  const context: DispatchContext = sessionId !== undefined ? "fresh" : (params.context ?? agent.context ?? "fresh");
   return {
     ok: true,
     value: {
@@ -75,6 +82,7 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
       agent,
       task,
       sessionId,
+      context,
       agentScope: params.agentScope ?? "both",
       confirmProjectAgents: params.confirmProjectAgents ?? false,
     },

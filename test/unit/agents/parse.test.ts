@@ -212,3 +212,16 @@ describe("agentNameProblem", () => {
     expect(agentNameProblem(".")).toBe('the name is "."');
   });
 });
+
+describe("parseAgentFile: context", () => {
+  it("reads fresh or fork, and drops anything else with a note", () => {
+    const file = (value: string) => `---\nname: a\ndescription: d\ncontext: ${value}\n---\nbody\n`;
+    const fork = parseAgentFile(file("fork"), "/a.md", "user");
+    expect(fork.ok && fork.agent.context).toBe("fork");
+    const fresh = parseAgentFile(file("fresh"), "/a.md", "user");
+    expect(fresh.ok && fresh.agent.context).toBe("fresh");
+    const bad = parseAgentFile(file("forked"), "/a.md", "user");
+    expect(bad.ok && bad.agent.context).toBeUndefined();
+    expect(bad.ok && bad.ignored).toEqual(['"context" must be fresh or fork (got "forked")']);
+  });
+});

@@ -54,3 +54,12 @@ describe("a finished task as text", () => {
     expect(recentResultLines([record(ID_A, { task: "Line one\nline two" })])).toEqual([`${ID_A}  coder  succeeded  Line one line two`]);
   });
 });
+
+describe("resultPlainText: depth and fork", () => {
+  it("names the depth under a limit above 1 and a fork, after the mode; nothing for a plain task", () => {
+    const nested = resultPlainText(record(ID_A, { origin: { depth: 2, maxDepth: 3, context: "fork", forkedMessages: 12 } }));
+    expect(nested).toMatch(/\nMode: [a-z]+\nDepth: 2 of 3\nContext: forked \(12 messages\)\nFinished: /);
+    const plain = resultPlainText(record(ID_A, { origin: { depth: 1, maxDepth: 1, context: "fresh" } }));
+    expect(plain).not.toMatch(/Depth:|Context:/);
+  });
+});

@@ -148,3 +148,18 @@ describe("the [subagent-result] envelope", () => {
     });
   });
 });
+
+describe("the envelope's depth and context line", () => {
+  it("names the depth when nesting is allowed and the fork when there was one, before the session line", () => {
+    const nested = buildEnvelope(record({ origin: { depth: 1, maxDepth: 2, context: "fork", forkedMessages: 7 } }), [], LIMITS);
+    expect(nested).toContain(`- Depth: 1 of 2 · Context: forked (7 messages of the main conversation)\n- Session: ${ID}`);
+    const forkOnly = buildEnvelope(record({ origin: { depth: 1, maxDepth: 1, context: "fork", forkedMessages: 3 } }), [], LIMITS);
+    expect(forkOnly).toContain("- Context: forked (3 messages of the main conversation)\n");
+    expect(forkOnly).not.toContain("Depth:");
+  });
+
+  it("adds nothing for a fresh task under the default limit (the spec's envelope)", () => {
+    const plain = buildEnvelope(record({ origin: { depth: 1, maxDepth: 1, context: "fresh" } }), [], LIMITS);
+    expect(plain).toBe(buildEnvelope(record(), [], LIMITS));
+  });
+});

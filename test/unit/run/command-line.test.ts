@@ -186,3 +186,34 @@ describe("extensionArgForChild", () => {
     }
   });
 });
+
+describe("buildChildCommand: nesting and fork", () => {
+  it("passes the tree's limit down (default 1) and names the enclosing tasks of a nested child", () => {
+    expect(buildChildCommand(input()).env.PI_SUBAGENT_MAX_DEPTH).toBe("1");
+    const top = buildChildCommand(input({ maxDepth: 2, taskId: "child-task" }));
+    expect(top.env.PI_SUBAGENT_MAX_DEPTH).toBe("2");
+    expect(top.env.PI_SUBAGENT_OUTER_TASK_IDS).toBeUndefined();
+    const nested = buildChildCommand(
+      input({ parentDepth: 1, maxDepth: 3, taskId: "grandchild-task", baseEnv: { PI_SUBAGENT_TASK_ID: "child-task", PI_SUBAGENT_OUTER_TASK_IDS: "root-task" } }),
+    );
+    expect(nested.env.PI_SUBAGENT_TASK_ID).toBe("grandchild-task");
+    expect(nested.env.PI_SUBAGENT_OUTER_TASK_IDS).toBe("root-task,child-task");
+  });
+
+  it("adds the subagent tool to an allowlist only where the child may dispatch", () => {
+    const tools = (over: Partial<ChildCommandInput>) => valueOf(buildChildCommand(input({ tools: ["read", "bash"], ...over })).args, "--tools");
+    expect(tools({})).toBe("read,bash");
+    expect(tools({ maxDepth: 2 })).toBe("read,bash,subagent");
+    expect(tools({ maxDepth: 2, parentDepth: 1 })).toBe("read,bash");
+    expect(tools({ maxDepth: 2, tools: ["subagent", "read"] })).toBe("subagent,read");
+    expect(valueOf(buildChildCommand(input({ maxDepth: 2 })).args, "--tools")).toBeUndefined();
+  });
+
+  it("a forked child's prompt says whose conversation came before, then the task", () => {
+    const { prompt } = buildChildCommand(input({ forked: true }));
+    expect(prompt).toBe(
+      "The conversation above is the main agent's, copied for you as context. You are a subagent with your own instructions and tools: do the task below and answer with its result.\n\nTask: Summarise README.md",
+    );
+    expect(buildChildCommand(input()).prompt).toBe("Task: Summarise README.md");
+  });
+});

@@ -38,3 +38,46 @@ describe("task marker", () => {
     expect(await waitForNoProcesses(testMarker, 5000)).toEqual([]);
   });
 });
+
+describe("nested task markers", () => {
+  it("a process belongs to its own task and to every task it is nested in, nothing else", async () => {
+    const { environCarriesTask, outerTasksForChild } = await import("../../../src/run/task-marker.ts");
+    const environ = ["PATH=/bin", "PI_SUBAGENT_TASK_ID=grand", "PI_SUBAGENT_OUTER_TASK_IDS=root,child", ""].join("\0");
+    expect(environCarriesTask(environ, "grand")).toBe(true);
+    expect(environCarriesTask(environ, "child")).toBe(true);
+    expect(environCarriesTask(environ, "root")).toBe(true);
+    expect(environCarriesTask(environ, "chi")).toBe(false);
+    expect(environCarriesTask(environ, "other")).toBe(false);
+    expect(environCarriesTask("X=PI_SUBAGENT_TASK_ID=grand\0", "grand")).toBe(false);
+    expect(outerTasksForChild({})).toBeUndefined();
+    expect(outerTasksForChild({ PI_SUBAGENT_TASK_ID: "child" })).toBe("child");
+    expect(outerTasksForChild({ PI_SUBAGENT_TASK_ID: "child", PI_SUBAGENT_OUTER_TASK_IDS: "root" })).toBe("root,child");
+  });
+});
+
+describe("ending a child's tree ends its nested tasks", () => {
+  it("terminateTree of a child also ends a grandchild task that left the tree (found by its outer-task list)", async () => {
+    const { terminateTree } = await import("../../../src/run/process-tree.ts");
+    const { OUTER_TASKS_ENV } = await import("../../../src/run/task-marker.ts");
+    const childTask = randomUUID();
+    const grandTask = randomUUID();
+    const child = spawn("sh", ["-c", "sleep 60 & wait"], {
+      env: { PATH: process.env.PATH, [TASK_MARKER_ENV]: childTask, [MARKER_VAR]: testMarker },
+      stdio: "ignore",
+      detached: true,
+    });
+    // The grandchild's own task id differs; it names the child's task as an outer one, and is not in its tree.
+    const grandchild = spawn("setsid", ["sh", "-c", "sleep 61 & wait"], {
+      env: { PATH: process.env.PATH, [TASK_MARKER_ENV]: grandTask, [OUTER_TASKS_ENV]: childTask, [MARKER_VAR]: testMarker },
+      stdio: "ignore",
+      detached: true,
+    });
+    grandchild.unref();
+    const deadline = Date.now() + 10_000;
+    while (processesCarryingMarker(grandTask).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(processesCarryingMarker(grandTask).length).toBeGreaterThanOrEqual(2);
+    expect(processesCarryingMarker(childTask)).toEqual(expect.arrayContaining(processesCarryingMarker(grandTask)));
+    terminateTree(child.pid!, 200, childTask);
+    expect(await waitForNoProcesses(testMarker, 10_000)).toEqual([]);
+  });
+});

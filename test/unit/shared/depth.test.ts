@@ -34,3 +34,23 @@ describe("readSubagentDepth", () => {
     expect(isInsideSubagent({ [DEPTH_ENV]: "abc" })).toBe(false);
   });
 });
+
+describe("nesting limit (PI_SUBAGENT_MAX_DEPTH)", () => {
+  it("parses whole numbers from 1 to the cap, nothing else", async () => {
+    const { parseMaxDepth, MAX_DEPTH_CAP } = await import("../../../src/shared/depth.ts");
+    expect(MAX_DEPTH_CAP).toBe(5);
+    expect(parseMaxDepth("2")).toBe(2);
+    expect(parseMaxDepth(" 3 ")).toBe(3);
+    expect(parseMaxDepth(5)).toBe(5);
+    for (const bad of ["0", "6", "1.5", "two", "", undefined, null, -1]) expect(parseMaxDepth(bad)).toBeUndefined();
+  });
+
+  it("lets the main agent dispatch always, and a child only below the limit its parent passed", async () => {
+    const { mayDispatchSubagents } = await import("../../../src/shared/depth.ts");
+    expect(mayDispatchSubagents({})).toBe(true);
+    expect(mayDispatchSubagents({ PI_SUBAGENT_DEPTH: "1" })).toBe(false);
+    expect(mayDispatchSubagents({ PI_SUBAGENT_DEPTH: "1", PI_SUBAGENT_MAX_DEPTH: "2" })).toBe(true);
+    expect(mayDispatchSubagents({ PI_SUBAGENT_DEPTH: "2", PI_SUBAGENT_MAX_DEPTH: "2" })).toBe(false);
+    expect(mayDispatchSubagents({ PI_SUBAGENT_DEPTH: "1", PI_SUBAGENT_MAX_DEPTH: "junk" })).toBe(false);
+  });
+});

@@ -32,6 +32,37 @@ describe("checkDepth (the depth gate)", () => {
       expect(result.message).not.toContain("\u2014");
     }
   });
+
+  it("with a deeper limit lets a child through and stops the level at the limit, naming it", () => {
+    expect(checkDepth(1, 2).ok).toBe(true);
+    const atLimit = checkDepth(2, 2);
+    expect(atLimit.ok).toBe(false);
+    if (!atLimit.ok) expect(atLimit.message).toContain("PI_SUBAGENT_DEPTH=2 and the limit is 2");
+    expect(checkDepth(1).ok ? "" : (checkDepth(1) as { message: string }).message).toContain("and the limit is 1)");
+  });
+});
+
+describe("validateDispatch: context", () => {
+  const forkAgent = { ...AGENTS[0]!, name: "forker", context: "fork" as const };
+  it("takes the call's context, else the agent's, else fresh", () => {
+    const ok = (params: Parameters<typeof validateDispatch>[0], agents = AGENTS) => {
+      const result = validateDispatch(params, agents);
+      if (!result.ok) throw new Error(result.message);
+      return result.value.context;
+    };
+    expect(ok({ agent: "coder", task: "x" })).toBe("fresh");
+    expect(ok({ agent: "coder", task: "x", context: "fork" })).toBe("fork");
+    expect(ok({ agent: "forker", task: "x" }, [forkAgent])).toBe("fork");
+    expect(ok({ agent: "forker", task: "x", context: "fresh" }, [forkAgent])).toBe("fresh");
+  });
+
+  it("resumes an agent whose default is fork as a plain resume, and refuses an explicit fork with sessionId", () => {
+    const resumed = validateDispatch({ agent: "forker", task: "x", sessionId: V7 }, [forkAgent]);
+    expect(resumed.ok && resumed.value.context).toBe("fresh");
+    expect(rejection({ agent: "coder", task: "x", sessionId: V7, context: "fork" })).toBe(
+      'context "fork" cannot be combined with sessionId: a resumed session continues its own conversation. Omit context to resume, or omit sessionId to start a new forked task.',
+    );
+  });
 });
 
 describe("validateDispatch: messages", () => {
@@ -99,7 +130,7 @@ describe("validateDispatch: accepted calls", () => {
     const result = validateDispatch({ agent: "coder", task: "Add tests", sessionId: V7 }, AGENTS);
     expect(result).toEqual({
       ok: true,
-      value: { kind: "dispatch", agent: AGENTS[0], task: "Add tests", sessionId: V7, agentScope: "both", confirmProjectAgents: false },
+      value: { kind: "dispatch", agent: AGENTS[0], task: "Add tests", sessionId: V7, context: "fresh", agentScope: "both", confirmProjectAgents: false },
     });
   });
 
