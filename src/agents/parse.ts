@@ -9,6 +9,7 @@ import { parseSimpleFrontmatter } from "./simple-frontmatter.ts";
 import { yamlLibrary } from "./yaml-library.ts";
 import { agentNameProblem } from "./names.ts";
 import type { AgentDefinition, AgentSource } from "./types.ts";
+import { isIsolation, ISOLATIONS } from "../worktree/types.ts";
 
 export type ParsedAgentFile =
   | {
@@ -114,6 +115,12 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
   if (isThinkingLevel(thinking)) agent.thinking = thinking satisfies ThinkingLevel;
   else if (thinking !== undefined && thinking !== null) {
     ignored.push(`"thinking" must be one of ${THINKING_LEVELS.join(", ")} (got ${quoteForMessage(thinking)})`);
+  }
+
+  const isolation = data["isolation"];
+  if (isIsolation(isolation)) agent.isolation = isolation;
+  else if (isolation !== undefined && isolation !== null) {
+    ignored.push(`"isolation" must be one of ${ISOLATIONS.join(", ")} (got ${quoteForMessage(isolation)})`);
   }
 
   return { ok: true, agent, ignored };

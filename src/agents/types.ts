@@ -1,4 +1,5 @@
 import type { ThinkingLevel } from "../shared/thinking.ts";
+import type { Isolation } from "../worktree/types.ts";
 
 /** Where an agent definition comes from; later tiers shadow earlier ones on a name clash. */
 export type AgentSource = "builtin" | "user" | "project";
@@ -19,6 +20,8 @@ export interface AgentDefinition {
    * off in the child (`--no-skills`) and only these are loaded.
    */
   skills?: string[];
+  /** `isolation: worktree` in the frontmatter: the agent runs in its own git worktree unless a call says otherwise. */
+  isolation?: Isolation;
   /** The Markdown body: the agent's system prompt, appended to pi's. */
   body: string;
   source: AgentSource;

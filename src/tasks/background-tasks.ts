@@ -111,6 +111,7 @@ export class BackgroundTasks {
       sessionFile: prepared.sessionFile,
       cwd: prepared.cwd,
       release: prepared.release,
+      worktree: prepared.worktree,
       spec: () => ({
         command: prepared.command,
         cwd: prepared.cwd,
@@ -175,6 +176,7 @@ export class BackgroundTasks {
       cancelledBy: finished.cancelledBy,
       cancelReason: finished.cancelReason,
       messages: finished.messages,
+      worktree: launch.worktree,
     };
     return recordFromOutcome(context, finished.outcome ?? this.neverStarted(finished));
   }

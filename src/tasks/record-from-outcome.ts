@@ -1,5 +1,6 @@
 import type { RunOutcome } from "../run/types.ts";
 import type { CancelledBy, DispatchMode, TaskMessage, TaskRecord } from "./types.ts";
+import type { WorktreeReport } from "../worktree/types.ts";
 
 export interface RecordContext {
   taskId: string;
@@ -13,6 +14,13 @@ export interface RecordContext {
   cancelledBy?: CancelledBy;
   cancelReason?: string;
   messages?: readonly TaskMessage[];
+  /** The task's worktree, finished (committed or removed) as the record is made. */
+  worktree?: WorktreeFinisher;
+}
+
+/** Ends a task's worktree and says what became of it (see src/worktree/lease.ts). */
+export interface WorktreeFinisher {
+  finish(run: { taskId: string; agent: string; task: string; status: string }): WorktreeReport;
 }
 
 /** The durable record of a run that ended (pure). */
@@ -42,6 +50,7 @@ export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): 
   };
   if (context.messages && context.messages.length > 0) record.messages = [...context.messages];
   if (outcome.partial) record.partialTools = outcome.partial.tools;
+  if (context.worktree) record.worktree = context.worktree.finish({ taskId: record.taskId, agent: record.agent, task: record.task, status: record.status });
   if (outcome.status === "cancelled") {
     record.cancelledBy = context.cancelledBy ?? (outcome.stopReason === "killed_on_shutdown" ? "none" : "user");
     if (context.cancelReason) record.cancelReason = context.cancelReason;

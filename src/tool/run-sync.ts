@@ -86,6 +86,7 @@ export async function runSync(
     cwd: prepared.cwd,
     dispatchedAt,
     parentSessionId: options.parentSessionId,
+    worktree: prepared.worktree,
   };
   let removeExitHook: (() => void) | undefined;
   let ticker: NodeJS.Timeout | undefined;

@@ -20,6 +20,12 @@ export const subagentParameters = Type.Object({
   sessionId: Type.Optional(
     Type.String({ description: "Resume an earlier subagent session: an id an earlier subagent call returned; omit for a fresh session" }),
   ),
+  isolation: Type.Optional(
+    StringEnum(["none", "worktree"] as const, {
+      description:
+        "worktree runs the subagent in its own git worktree of HEAD on branch subagent/<taskId>, so its edits never touch the working tree; its changes come back as that branch (default: the agent's isolation, else none)",
+    }),
+  ),
   agentScope: Type.Optional(
     StringEnum(["user", "project", "both"] as const, { description: "Which agent folders to use besides the built-in agents (default both)" }),
   ),

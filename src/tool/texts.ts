@@ -71,6 +71,10 @@ export function projectAgentDeclinedMessage(name: string): string {
 }
 
 /** An `action` other than dispatch or cancel (pi's schema normally stops it; this tool does not rely on that). */
+export function invalidIsolationMessage(value: unknown): string {
+  return `Invalid isolation ${JSON.stringify(String(value)).slice(0, 80)}: use "none" (share the working tree) or "worktree" (a git worktree of HEAD on its own branch).`;
+}
+
 export function unknownActionMessage(action: unknown): string {
   const shown = typeof action === "string" ? `"${idForMessage(action)}"` : idForMessage(JSON.stringify(action) ?? String(action));
   return `Unknown action ${shown}: use action "dispatch" (the default, starts a subagent), "cancel" (stops a running background task) or "message" (sends text to one). Nothing was done.`;

@@ -6,9 +6,11 @@ import type { AgentDefinition, AgentScope } from "../agents/types.ts";
 import { childTextProblem } from "../run/task-text.ts";
 import { isTaskId } from "../tasks/task-id.ts";
 import type { SubagentParams } from "./schema.ts";
+import { isIsolation, type Isolation } from "../worktree/types.ts";
 import {
   BLANK_TASK_MESSAGE,
   depthGateMessage,
+  invalidIsolationMessage,
   invalidSessionIdMessage,
   missingAgentMessage,
   unknownAgentMessage,
@@ -21,6 +23,10 @@ export interface DispatchRequest {
   sessionId?: string;
   agentScope: AgentScope;
   confirmProjectAgents: boolean;
+  /** `worktree`: the child runs in its own git worktree (the call's value, else the agent's, else none). */
+  isolation?: Isolation;
+  /** True when the call itself named an isolation (a resume must then honour it or refuse). */
+  isolationRequested?: boolean;
 }
 
 export interface CancelRequest {
@@ -56,6 +62,10 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
   if (sessionId !== undefined && !isTaskId(sessionId)) {
     return { ok: false, message: invalidSessionIdMessage(params.sessionId ?? "") };
   }
+  const isolationParam: unknown = params.isolation;
+  if (isolationParam !== undefined && !isIsolation(isolationParam)) {
+    return { ok: false, message: invalidIsolationMessage(isolationParam) };
+  }
   return {
     ok: true,
     value: {
@@ -65,6 +75,8 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
       sessionId,
       agentScope: params.agentScope ?? "both",
       confirmProjectAgents: params.confirmProjectAgents ?? false,
+      isolation: isolationParam ?? agent.isolation ?? "none",
+      isolationRequested: isolationParam === "worktree",
     },
   };
 }
