@@ -5,6 +5,7 @@
  * recorded, which also happens synchronously when pi exits; each call is a few milliseconds.
  */
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 
 /** The most any one git call may print before it is cut off (a diff stat of a huge change, a long status). */
 export const GIT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -44,7 +45,8 @@ export function runGit(cwd: string, args: readonly string[], extraEnv: Record<st
     return { ok: true, stdout };
   } catch (error) {
     const failure = error as NodeJS.ErrnoException & { stderr?: string | Buffer; status?: number | null };
-    if (failure.code === "ENOENT" && failure.status === undefined) return { ok: false, missing: true, message: "git is not installed (no git on PATH)" };
+    // A spawn that fails with ENOENT in a folder that exists means there is no git to run.
+    if (failure.code === "ENOENT" && existsSync(cwd)) return { ok: false, missing: true, message: "git is not installed (no git on PATH)" };
     const stderr = typeof failure.stderr === "string" ? failure.stderr : (failure.stderr?.toString("utf8") ?? "");
     const message = firstLines(stderr, 3) || failure.message;
     return { ok: false, missing: false, message: message.replace(/^fatal: /, "") };

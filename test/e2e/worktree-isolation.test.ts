@@ -148,6 +148,30 @@ describe("worktree isolation in print mode", () => {
     expect(worktreeCount(dir)).toBe(3);
   });
 
+  it("keeps what a child wrote before it timed out, committed on its branch", async () => {
+    suite.newEnv();
+    const dir = gitProject();
+    const started = join(suite.env.root, "sleep-started");
+    const actions: FakeAction[] = [
+      { toolCalls: [{ name: "write", arguments: { path: "partial.txt", content: "half done\n" } }] },
+      { toolCalls: [{ name: "bash", arguments: { command: `touch ${started} && sleep 300` } }] },
+    ];
+    const result = await runPi(["-e", EXTENSION_ENTRY, "-p", delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("Slow.", actions) }])], {
+      env: suite.env.env,
+      cwd: dir,
+      extraEnv: { PI_SUBAGENT_HARD_TIMEOUT_MS: "20000" },
+      timeoutMs: 120_000,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(started)).toBe(true);
+    expect(result.stdout).toContain("Subagent worker timed out.");
+    const [id] = sessionIdsIn(result.stdout);
+    expect(result.stdout).toContain(`on branch subagent/${id}`);
+    expect(git(dir, "show", `subagent/${id}:partial.txt`)).toBe("half done\n");
+    expect(existsSync(join(dir, "partial.txt"))).toBe(false);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
   it("resumes a worktree task in its kept worktree, adding to its branch", async () => {
     suite.newEnv();
     const dir = gitProject();

@@ -212,3 +212,17 @@ describe("agentNameProblem", () => {
     expect(agentNameProblem(".")).toBe('the name is "."');
   });
 });
+
+describe("parseAgentFile: isolation", () => {
+  it("reads isolation: worktree or none", () => {
+    expect(agentOf("---\nname: a\ndescription: b\nisolation: worktree\n---\n").agent.isolation).toBe("worktree");
+    expect(agentOf("---\nname: a\ndescription: b\nisolation: none\n---\n").agent.isolation).toBe("none");
+    expect(agentOf("---\nname: a\ndescription: b\n---\n").agent.isolation).toBeUndefined();
+  });
+
+  it("drops an unknown value with a note", () => {
+    const parsed = agentOf("---\nname: a\ndescription: b\nisolation: docker\n---\n");
+    expect(parsed.agent.isolation).toBeUndefined();
+    expect(parsed.ignored).toEqual(['"isolation" must be one of none, worktree (got "docker")']);
+  });
+});
