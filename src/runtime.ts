@@ -7,6 +7,7 @@
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { registerTaskCommands } from "./commands/register-commands.ts";
+import { registerWorktreesCommand } from "./commands/worktrees-command.ts";
 import { registerSubagentConfigCommand } from "./commands/subagent-config/register.ts";
 import { agentDir } from "./shared/paths.ts";
 import { registerBackgroundTasks } from "./tasks/register-background.ts";
@@ -19,5 +20,6 @@ export function register(pi: ExtensionAPI): void {
   const background = registerBackgroundTasks(pi);
   const ui = registerUi(pi, background);
   registerTaskCommands(pi, background);
+  registerWorktreesCommand(pi);
   registerSubagentTool(pi, { background: createBackgroundDispatcher(background.tasks, agentDir), renderers: ui.toolRenderers });
 }

@@ -14,3 +14,6 @@ export const CONFIG_DESCRIPTION = "Configure subagents: description, tools, skil
 
 export const MESSAGE_COMMAND = "subagent-message";
 export const MESSAGE_DESCRIPTION = "Send a message to a running subagent task: /subagent-message <id> <text> (no id: pick one)";
+
+export const WORKTREES_COMMAND = "subagent-worktrees";
+export const WORKTREES_DESCRIPTION = "List the kept git worktrees of subagent tasks (TUI: pick one to remove); remove <id>: remove one and its branch";

@@ -93,6 +93,21 @@ describe("worktree isolation in print mode", () => {
     const shown = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-result ${id}`], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
     expect(shown.stdout).toContain(`Worktree: kept at ${path} on branch ${branch}`);
     expect(shown.stdout).toMatch(/hello\.txt \| 1 \+/);
+
+    // /subagent-worktrees lists it, and removes it (folder and branch) by a prefix of its id.
+    const listed = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-worktrees"], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
+    expect(listed.code, listed.stderr).toBe(0);
+    const line = listed.stdout.trim();
+    expect(line.split("\n")).toHaveLength(1);
+    expect(line.startsWith(`${id}  ${branch}  worker · succeeded · 1 file changed · Add hello.`)).toBe(true);
+    expect(line.endsWith(`  ${path}`)).toBe(true);
+    const removed = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-worktrees remove ${id!.slice(0, 13)}`], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stderr).toContain(`Removed worktree ${path} and deleted branch ${branch}.`);
+    expect(existsSync(path)).toBe(false);
+    expect(subagentBranches(dir)).toEqual([]);
+    const empty = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-worktrees"], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
+    expect(empty.stdout.trim()).toBe("No subagent worktrees in this repository.");
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
@@ -124,6 +139,10 @@ describe("worktree isolation in print mode", () => {
     expect(existsSync(join(suite.env.workDir, "hello.txt"))).toBe(false);
     const sessions = join(suite.env.agentDir, "subagent-sessions");
     expect(existsSync(sessions) ? readdirSync(sessions) : []).toEqual([]);
+
+    const listed = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-worktrees"], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 60_000 });
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toContain(`Not in a git repository (${suite.env.workDir}): there are no subagent worktrees to list here.`);
   });
 
   it("runs two parallel children editing the same file, each to its own branch", async () => {
