@@ -29,3 +29,8 @@ export function resumeOutsideWorktreeMessage(taskId: string): string {
 export function uncommittedChangesNote(base: string): string {
   return `the worktree starts from HEAD (${base.slice(0, 12)}): uncommitted changes in your working tree are not in it`;
 }
+
+/** Appended to a worktree task's receipt, so the main agent knows where the work will be. */
+export function worktreeReceiptNote(worktree: { branch: string; path: string }): string {
+  return ` (in git worktree ${worktree.path} on branch ${worktree.branch})`;
+}

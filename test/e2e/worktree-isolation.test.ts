@@ -226,6 +226,8 @@ describe.skipIf(skipTuiTests())("worktree isolation in the TUI", () => {
     const envelope = resultMessages(delivered)[0]!;
     const id = RESULT_TITLE.exec(envelope)![2]!;
     const branch = `subagent/${id}`;
+    const receipt = delivered.messages.filter((m) => m.role === "tool").map(messageText)[0];
+    expect(receipt).toBe(`Dispatched worker. taskId: ${id} (in git worktree ${join(suite.env.agentDir, "subagent-worktrees", id)} on branch ${branch})`);
     expect(envelope).toContain("- Status: succeeded");
     expect(envelope).toContain(`- Worktree: kept at ${join(suite.env.agentDir, "subagent-worktrees", id)} on branch ${branch}`);
     expect(envelope).toMatch(/hello\.txt \| 1 \+/);
