@@ -234,6 +234,19 @@ describe.skipIf(skipTuiTests())("worktree isolation in the TUI", () => {
     expect(envelope.split("---\n")[1]).toBe("WROTE-IT");
     expect(git(dir, "show", `${branch}:hello.txt`)).toBe("HI\n");
     expect(existsSync(join(dir, "hello.txt"))).toBe(false);
+
+    // /subagent-worktrees: the picker lists it; Enter and Yes remove the worktree and its branch.
+    const path = join(suite.env.agentDir, "subagent-worktrees", id);
+    await t.submit("/subagent-worktrees");
+    await t.waitForText("Subagent worktrees (Enter: remove one)", 30_000);
+    await t.waitForText(id.slice(0, 30), 10_000);
+    await t.press("Enter");
+    await t.waitForText("Remove the subagent worktree?", 10_000);
+    await t.press("Enter");
+    // The notice may wrap at the pane's width: compare without white space.
+    await t.waitForScreen((screen) => screen.replace(/\s+/g, "").includes(`deletedbranch${branch}.`), 30_000, "the removal notice");
+    expect(existsSync(path)).toBe(false);
+    expect(subagentBranches(dir)).toEqual([]);
     expect(await t.quit()).toBe(0);
   });
 });
