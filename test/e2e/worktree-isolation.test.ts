@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
-import { waitForNoProcesses } from "../harness/processes.ts";
+import { waitForFile, waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests } from "../harness/tmux.ts";
 
 const suite = useE2eSuite();
@@ -247,6 +247,32 @@ describe.skipIf(skipTuiTests())("worktree isolation in the TUI", () => {
     await t.waitForScreen((screen) => screen.replace(/\s+/g, "").includes(`deletedbranch${branch}.`), 30_000, "the removal notice");
     expect(existsSync(path)).toBe(false);
     expect(subagentBranches(dir)).toEqual([]);
+    expect(await t.quit()).toBe(0);
+  });
+
+  it("keeps and commits what a cancelled child wrote", async () => {
+    suite.newEnv();
+    const dir = gitProject();
+    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "ok" } });
+    const t = await suite.startTui();
+    const started = join(suite.env.root, "sleep-started");
+    const actions: FakeAction[] = [
+      { toolCalls: [{ name: "write", arguments: { path: "partial.txt", content: "half\n" } }] },
+      { toolCalls: [{ name: "bash", arguments: { command: `touch ${started} && sleep 300` } }] },
+    ];
+    const first: FakeAction = { toolCalls: [{ name: "subagent", arguments: { agent: "worker", isolation: "worktree", task: childTask("Slow.", actions) } }] };
+    await t.submit(`Delegate please. ${fakeDirective([first, { text: "Dispatched, waiting." }])}`);
+    await waitForFile(started, 90_000);
+    await t.waitForText("Dispatched, waiting.", 30_000);
+    await t.submit("/subagent-cancel-all");
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 90_000, "the cancelled result");
+    const envelope = resultMessages(delivered)[0]!;
+    const id = RESULT_TITLE.exec(envelope)![2]!;
+    expect(envelope).toContain(`## [subagent-result] worker cancelled (taskId: ${id})`);
+    expect(envelope).toContain(`on branch subagent/${id}`);
+    expect(envelope).toMatch(/partial\.txt \| 1 \+/);
+    expect(git(dir, "show", `subagent/${id}:partial.txt`)).toBe("half\n");
+    expect(existsSync(join(dir, "partial.txt"))).toBe(false);
     expect(await t.quit()).toBe(0);
   });
 });
