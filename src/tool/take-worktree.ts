@@ -25,8 +25,11 @@ export function takeWorktree(
   const sessionCwd = sessionHeaderCwd(sessionFilePath(env.agentDir, taskId));
   if (sessionCwd === undefined) return { ok: true };
   let recordedBase: string | undefined;
+  let recordedRepoRoot: string | undefined;
   try {
-    recordedBase = readRecord(env.agentDir, taskId)?.worktree?.base;
+    const recorded = readRecord(env.agentDir, taskId)?.worktree;
+    recordedBase = recorded?.base;
+    recordedRepoRoot = recorded?.repoRoot;
   } catch {
     // no readable record: the base is worked out from git instead
   }
@@ -36,6 +39,7 @@ export function takeWorktree(
     taskId,
     sessionCwd,
     recordedBase,
+    recordedRepoRoot,
     requested: request.isolationRequested === true,
   });
   if (taken === undefined) return { ok: true };

@@ -114,6 +114,8 @@ export interface ResumeOptions extends NewWorktreeOptions {
   sessionCwd: string;
   /** The base of the task's last run, from its record, if known. */
   recordedBase?: string;
+  /** The repository the task's worktree belongs to, from its record, if known (pi may run elsewhere now). */
+  recordedRepoRoot?: string;
   /** True when the call asked for isolation "worktree". */
   requested: boolean;
 }
@@ -129,7 +131,9 @@ export function resumeWorktree(options: ResumeOptions): LeaseResult | undefined 
   if (!isInside(path, options.sessionCwd)) {
     return options.requested ? { ok: false, message: resumeOutsideWorktreeMessage(options.taskId) } : undefined;
   }
-  const found = findRepository(options.cwd);
+  // The worktree belongs to the repository it was made from, wherever the main agent works now.
+  const recorded = options.recordedRepoRoot;
+  const found = findRepository(recorded && existsSync(recorded) ? recorded : options.cwd);
   if (!found.ok) return found;
   const { repo } = found;
   const branch = branchName(options.taskId);

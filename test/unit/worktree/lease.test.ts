@@ -206,3 +206,29 @@ describe("resumeWorktree", () => {
     expect(again.lease.base).toBe(git(repo, "rev-parse", "HEAD").trim());
   });
 });
+
+describe("resumeWorktree from another project", () => {
+  it("works on the repository the worktree came from, not the one pi now runs in", () => {
+    const first = createWorktree({ cwd: repo, agentDir, taskId: TASK });
+    if (!first.ok) throw new Error(first.message);
+    writeFileSync(join(first.lease.path, "one.txt"), "1\n");
+    const kept = first.lease.finish(run());
+    git(repo, "worktree", "remove", "--force", first.lease.path);
+
+    const elsewhere = join(root, "other");
+    initRepo(elsewhere);
+    const again = resumeWorktree({
+      cwd: elsewhere,
+      agentDir,
+      taskId: TASK,
+      sessionCwd: first.lease.path,
+      recordedBase: kept.base,
+      recordedRepoRoot: kept.repoRoot,
+      requested: false,
+    });
+    if (!again?.ok) throw new Error("not re-created");
+    expect(again.lease.repoRoot).toBe(repo);
+    expect(readFileSync(join(again.lease.path, "one.txt"), "utf8")).toBe("1\n");
+    expect(git(elsewhere, "branch", "--list", "subagent/*")).toBe("");
+  });
+});

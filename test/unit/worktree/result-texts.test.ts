@@ -50,7 +50,7 @@ const SUMMARY = `kept at /agent/subagent-worktrees/${ID} on branch subagent/${ID
 describe("a worktree report in the results", () => {
   it("the envelope: a metadata line and the changes before the --- line; the output after it, unchanged", () => {
     const envelope = buildEnvelope(record(), [], LIMITS);
-    const [head, body] = envelope.split("\n---\n");
+    const [head = "", body] = envelope.split("\n---\n");
     expect(body).toBe("Wrote hello.txt.");
     expect(head).toContain(`- Session: ${ID}\n- Worktree: ${SUMMARY}\n`);
     expect(head).toContain(
@@ -75,7 +75,7 @@ describe("a worktree report in the results", () => {
 
   it("/subagent-result: among the metadata, before the --- line", () => {
     const text = resultPlainText(record());
-    const [meta, output] = text.split("\n---\n");
+    const [meta = "", output] = text.split("\n---\n");
     expect(output).toBe("Wrote hello.txt.\n");
     expect(meta).toContain(`Worktree: ${SUMMARY}\nChanges on branch subagent/${ID}`);
     expect(meta).toContain(`Merge: git merge subagent/${ID}`);
