@@ -19,6 +19,8 @@ import {
   USAGE_DESCRIPTION,
   WATCH_COMMAND,
   WATCH_DESCRIPTION,
+  WORKTREES_COMMAND,
+  WORKTREES_DESCRIPTION,
 } from "./commands/descriptions.ts";
 import type { LazyManifest } from "./lazy/lazy-extension.ts";
 import { subagentParameters } from "./tool/schema.ts";
@@ -41,6 +43,7 @@ export const MANIFEST: LazyManifest = {
     { name: RESULT_COMMAND, description: RESULT_DESCRIPTION },
     { name: WATCH_COMMAND, description: WATCH_DESCRIPTION },
     { name: USAGE_COMMAND, description: USAGE_DESCRIPTION },
+    { name: WORKTREES_COMMAND, description: WORKTREES_DESCRIPTION },
   ],
   events: ["session_start", "agent_start", "agent_end", "agent_settled", "message_start", "message_end", "context", "session_shutdown", "tool_result"],
   // The TUI needs the runtime from the start: the progress widget, redelivery of undelivered results, renderers.

@@ -9,6 +9,7 @@ import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { FanOutGate } from "./fanout/fan-out-gate.ts";
 import { registerLedger } from "./ledger/register-ledger.ts";
 import { registerTaskCommands } from "./commands/register-commands.ts";
+import { registerWorktreesCommand } from "./commands/worktrees-command.ts";
 import { registerSubagentConfigCommand } from "./commands/subagent-config/register.ts";
 import { agentDir } from "./shared/paths.ts";
 import { registerBackgroundTasks } from "./tasks/register-background.ts";
@@ -27,5 +28,6 @@ export function register(pi: ExtensionAPI): void {
   pi.on("agent_start", () => fanOutGate.runStarted());
   const ui = registerUi(pi, background);
   registerTaskCommands(pi, background);
+  registerWorktreesCommand(pi);
   registerSubagentTool(pi, { background: createBackgroundDispatcher(background.tasks, agentDir), renderers: ui.toolRenderers, onRecorded: (record) => ledger.record(record), fanOutGate });
 }

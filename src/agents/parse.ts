@@ -10,6 +10,7 @@ import { yamlLibrary } from "./yaml-library.ts";
 import { agentNameProblem } from "./names.ts";
 import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../budget/limits.ts";
 import type { AgentDefinition, AgentSource } from "./types.ts";
+import { isIsolation, ISOLATIONS } from "../worktree/types.ts";
 
 export type ParsedAgentFile =
   | {
@@ -127,6 +128,11 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
   const context = data["context"];
   if (context === "fresh" || context === "fork") agent.context = context;
   else if (context !== undefined && context !== null) ignored.push(`"context" must be fresh or fork (got ${quoteForMessage(context)})`);
+  const isolation = data["isolation"];
+  if (isIsolation(isolation)) agent.isolation = isolation;
+  else if (isolation !== undefined && isolation !== null) {
+    ignored.push(`"isolation" must be one of ${ISOLATIONS.join(", ")} (got ${quoteForMessage(isolation)})`);
+  }
 
   return { ok: true, agent, ignored };
 }

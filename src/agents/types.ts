@@ -1,4 +1,5 @@
 import type { ThinkingLevel } from "../shared/thinking.ts";
+import type { Isolation } from "../worktree/types.ts";
 
 /** What a child starts from: only its task (`fresh`) or a copy of the main agent's conversation (`fork`). */
 export type DispatchContext = "fresh" | "fork";
@@ -28,6 +29,8 @@ export interface AgentDefinition {
   maxCost?: number;
   /** `context` key: `fork` starts the agent on a copy of the main conversation unless a call says otherwise. */
   context?: DispatchContext;
+  /** `isolation: worktree` in the frontmatter: the agent runs in its own git worktree unless a call says otherwise. */
+  isolation?: Isolation;
   /** The Markdown body: the agent's system prompt, appended to pi's. */
   body: string;
   source: AgentSource;

@@ -17,3 +17,5 @@ export const MESSAGE_DESCRIPTION = "Send a message to a running subagent task: /
 
 export const USAGE_COMMAND = "subagent-usage";
 export const USAGE_DESCRIPTION = "Show what this session's subagents used: tasks by status, turns, tokens and cost, by agent and by model";
+export const WORKTREES_COMMAND = "subagent-worktrees";
+export const WORKTREES_DESCRIPTION = "List the kept git worktrees of subagent tasks (TUI: pick one to remove); remove <id>: remove one and its branch";

@@ -7,6 +7,7 @@ import { formatDuration, formatUsage, oneLine } from "../shared/format.ts";
 import { budgetAwareStatus, budgetSummary } from "../budget/record-text.ts";
 import { messageBlock, shownOutput } from "../tasks/record-output.ts";
 import type { TaskRecord } from "../tasks/types.ts";
+import { worktreeChangesLines, worktreeSummary } from "../worktree/report-text.ts";
 
 /** `succeeded`, or `cancelled by user` / `timed out (activity_timeout)` where the bare status hides why. */
 export function statusWithCause(record: Pick<TaskRecord, "status" | "cancelledBy" | "stopReason" | "errorMessage">): string {
@@ -59,6 +60,7 @@ export function resultMetadataLines(record: TaskRecord): string[] {
     `Session file: ${record.sessionFile}`,
     `Task: ${oneLine(record.task, 2000)}`,
   );
+  if (record.worktree) lines.push(`Worktree: ${worktreeSummary(record.worktree)}`, ...worktreeChangesLines(record.worktree));
   lines.push(...messageBlock(record.messages));
   return lines;
 }

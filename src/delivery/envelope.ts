@@ -9,6 +9,7 @@ import { stripTerminalControls } from "../shared/terminal-text.ts";
 import { limitedOutput } from "../tasks/output-limit.ts";
 import { isPartialRecord, shownOutput } from "../tasks/record-output.ts";
 import type { TaskRecord } from "../tasks/types.ts";
+import { worktreeChangesLines, worktreeSummary } from "../worktree/report-text.ts";
 
 export const ENVELOPE_TAG = "[subagent-result]";
 
@@ -117,7 +118,11 @@ export function buildEnvelope(record: TaskRecord, others: readonly InFlightTask[
   const origin = originLine(record);
   if (origin) meta.push(origin);
   meta.push(`- Session: ${record.taskId}`);
-  const envelope = [envelopeTitle(record), "", TRIGGER_LINE, "", meta.join("\n"), "", inFlightBlock(others), "", "---", body(record)].join("\n");
+  if (record.worktree) meta.push(`- Worktree: ${worktreeSummary(record.worktree)}`);
+  const changes = record.worktree ? worktreeChangesLines(record.worktree) : [];
+  const blocks = [envelopeTitle(record), "", TRIGGER_LINE, "", meta.join("\n"), "", inFlightBlock(others), ""];
+  if (changes.length > 0) blocks.push(changes.join("\n"), "");
+  const envelope = [...blocks, "---", body(record)].join("\n");
   // pi draws a queued steer message as it is: no control sequence from the child may reach the terminal.
   return stripTerminalControls(envelope);
 }

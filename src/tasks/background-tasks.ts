@@ -121,6 +121,7 @@ export class BackgroundTasks {
       release: prepared.release,
       budget: prepared.budget?.limits,
       budgetNotes: prepared.budget?.capped,
+      worktree: prepared.worktree,
       spec: () => ({
         command: prepared.command,
         cwd: prepared.cwd,
@@ -196,6 +197,7 @@ export class BackgroundTasks {
       budget: launch.budget,
       budgetNotes: launch.budgetNotes,
       origin: launch.origin,
+      worktree: launch.worktree,
     };
     return recordFromOutcome(context, finished.outcome ?? this.neverStarted(finished));
   }

@@ -1,6 +1,7 @@
 import { hasAnyLimit, type BudgetLimits } from "../budget/limits.ts";
 import type { RunOutcome } from "../run/types.ts";
 import type { CancelledBy, DispatchMode, TaskMessage, TaskOrigin, TaskRecord } from "./types.ts";
+import type { WorktreeReport } from "../worktree/types.ts";
 
 export interface RecordContext {
   taskId: string;
@@ -17,6 +18,13 @@ export interface RecordContext {
   budget?: BudgetLimits;
   budgetNotes?: readonly string[];
   origin?: TaskOrigin;
+  /** The task's worktree, finished (committed or removed) as the record is made. */
+  worktree?: WorktreeFinisher;
+}
+
+/** Ends a task's worktree and says what became of it (see src/worktree/lease.ts). */
+export interface WorktreeFinisher {
+  finish(run: { taskId: string; agent: string; task: string; status: string }): WorktreeReport;
 }
 
 /** The durable record of a run that ended (pure). */
@@ -49,6 +57,7 @@ export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): 
   if (hasAnyLimit(context.budget)) record.budget = { ...context.budget };
   if (context.budgetNotes && context.budgetNotes.length > 0) record.budgetNotes = [...context.budgetNotes];
   if (outcome.partial) record.partialTools = outcome.partial.tools;
+  if (context.worktree) record.worktree = context.worktree.finish({ taskId: record.taskId, agent: record.agent, task: record.task, status: record.status });
   if (outcome.status === "cancelled") {
     record.cancelledBy = context.cancelledBy ?? (outcome.stopReason === "killed_on_shutdown" ? "none" : "user");
     if (context.cancelReason) record.cancelReason = context.cancelReason;

@@ -10,6 +10,7 @@ import type { RunHandle, RunSpec } from "../run/runner.ts";
 import type { RunOutcome, RunState, StopCause } from "../run/types.ts";
 import { markedMessage, type MessageSender } from "../run/rpc-protocol.ts";
 import type { CancelledBy, TaskMessage, TaskOrigin } from "./types.ts";
+import type { WorktreeFinisher } from "./record-from-outcome.ts";
 
 /** What the registry needs to start one task (prepared by the dispatch path). */
 export interface TaskLaunch {
@@ -28,6 +29,8 @@ export interface TaskLaunch {
   budgetNotes?: string[];
   /** Frees what the dispatch took (temp prompt file, session lock); called once the task has ended. */
   release: () => void;
+  /** isolation "worktree": the task's worktree, finished when its record is made. */
+  worktree?: WorktreeFinisher;
 }
 
 export interface TaskSnapshot {

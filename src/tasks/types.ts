@@ -1,6 +1,7 @@
 import type { BudgetLimits } from "../budget/limits.ts";
 import type { UsageTotals } from "../shared/format.ts";
 import type { RunStatus } from "../run/types.ts";
+import type { WorktreeReport } from "../worktree/types.ts";
 
 /** Who ended a cancelled task: the person (/subagent-cancel), the main agent (action=cancel), or nobody (shutdown). */
 export type CancelledBy = "user" | "agent" | "none";
@@ -78,4 +79,6 @@ export interface TaskRecord {
   delivered: boolean;
   deliveredAt?: number;
   deliveryError?: string;
+  /** isolation "worktree": what became of the task's worktree (kept with its branch, or removed). */
+  worktree?: WorktreeReport;
 }

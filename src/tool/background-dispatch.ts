@@ -28,6 +28,7 @@ import {
 } from "./message-texts.ts";
 import { childTextProblem } from "../run/task-text.ts";
 import type { PreparedRun } from "./prepare-dispatch.ts";
+import { worktreeReceiptNote } from "../worktree/texts.ts";
 import type { BackgroundDispatcher } from "./register-tool.ts";
 import type { SubagentParams } from "./schema.ts";
 
@@ -66,7 +67,8 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
         task: prepared.task,
         queued: !result.started,
       };
-      const text = receiptText(prepared.agent.name, prepared.taskId, result.started ? undefined : result);
+      const receipt = receiptText(prepared.agent.name, prepared.taskId, result.started ? undefined : result);
+      const text = prepared.worktree ? `${receipt}${worktreeReceiptNote(prepared.worktree)}` : receipt;
       return { content: [{ type: "text", text }], details };
     },
 

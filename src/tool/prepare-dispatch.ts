@@ -28,6 +28,8 @@ import type { ForkedHistory } from "../run/fork-history.ts";
 import { DEFAULT_MAX_DEPTH } from "../shared/depth.ts";
 import { sessionBusyMessage, unknownSessionMessage } from "./texts.ts";
 import type { DispatchRequest } from "./validate.ts";
+import { takeWorktree } from "./take-worktree.ts";
+import type { WorktreeLease } from "../worktree/lease.ts";
 
 export interface DispatchEnvironment {
   agentDir: string;
@@ -67,6 +69,8 @@ export interface PreparedRun {
   release(): void;
   /** Names the spawned child in the run lock (the process that really writes the session). */
   childStarted?(pid: number): void;
+  /** isolation "worktree": the task's git worktree (`cwd` is in it); finished by whoever records the result. */
+  worktree?: WorktreeLease;
 }
 
 export type Prepared = { ok: true; run: PreparedRun } | { ok: false; message: string };
@@ -94,17 +98,31 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   if (resumed && !sessionFileExists(env.agentDir, taskId)) return { ok: false, message: unknownSessionMessage(taskId) };
   // A fork applies to a new session only (validation never asks for one on resume).
   const forked = resumed ? undefined : env.forkedHistory;
-  const sessionFile = resumed ? sessionFilePath(env.agentDir, taskId) : createSessionFile(env.agentDir, taskId, env.cwd, new Date(), forked?.lines);
   const maxDepth = env.maxDepth ?? DEFAULT_MAX_DEPTH;
   const origin: TaskOrigin = { depth: env.parentDepth + 1, maxDepth, context: forked ? "fork" : "fresh" };
   if (forked) origin.forkedMessages = forked.messageCount;
+  // A worktree is taken before the session file exists: its header names the folder pi runs the child in.
+  const worktree = takeWorktree(request, env, taskId, resumed);
+  if (!worktree.ok) return worktree;
+  const lease = worktree.lease;
+  const cwd = lease?.cwd ?? env.cwd;
+  let sessionFile: string;
+  try {
+    sessionFile = resumed ? sessionFilePath(env.agentDir, taskId) : createSessionFile(env.agentDir, taskId, cwd, new Date(), forked?.lines);
+  } catch (error) {
+    lease?.discard();
+    throw error;
+  }
   const lock = acquireSessionLock(env.agentDir, taskId, request.agent.name, {
     task: request.task,
     mode: env.mode,
     parentSessionId: env.parentSessionId,
-    cwd: env.cwd,
+    cwd,
   });
-  if (!lock.acquired) return { ok: false, message: sessionBusyMessage(taskId, lock.holder) };
+  if (!lock.acquired) {
+    // Another run of this session holds the worktree: it is theirs to finish, never ours to remove.
+    return { ok: false, message: sessionBusyMessage(taskId, lock.holder) };
+  }
 
   let promptDir: string | undefined;
   const release = () => {
@@ -113,7 +131,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
     lock.release();
   };
   try {
-    const notes: string[] = [];
+    const notes: string[] = [...(lease?.notes ?? [])];
     const resolved = resolveModelConfig(request.agent, config, env.inheritedModel);
     const budget = applyCallBudget(resolveConfiguredBudget(request.agent, config, readEnvBudget(env.baseEnv).limits), request.budget ?? {});
     const thinking = resolved.thinking.value;
@@ -128,7 +146,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
 
     let skills: string[] | undefined;
     if (request.agent.skills !== undefined) {
-      const resolution = resolveSkillPaths(request.agent.skills, env.cwd, env.home);
+      const resolution = resolveSkillPaths(request.agent.skills, cwd, env.home);
       skills = resolution.paths;
       notes.push(...resolution.warnings);
     }
@@ -155,10 +173,11 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
     });
     return {
       ok: true,
-      run: { taskId, agent: request.agent, task: request.task, resumed, sessionFile, cwd: env.cwd, command, resolved, budget, origin, notes, release, childStarted: lock.childStarted },
+      run: { taskId, agent: request.agent, task: request.task, resumed, sessionFile, cwd, command, resolved, budget, origin, notes, release, childStarted: lock.childStarted, worktree: lease },
     };
   } catch (error) {
     release();
+    lease?.discard();
     throw error;
   }
 }

@@ -89,6 +89,7 @@ export async function runSync(
     budget: prepared.budget?.limits,
     budgetNotes: prepared.budget?.capped,
     origin: prepared.origin,
+    worktree: prepared.worktree,
   };
   let removeExitHook: (() => void) | undefined;
   let ticker: NodeJS.Timeout | undefined;

@@ -38,6 +38,12 @@ export const subagentParameters = Type.Object({
       description: "fresh (default) starts the subagent with only its task; fork gives it a copy of this conversation before the task",
     }),
   ),
+  isolation: Type.Optional(
+    stringEnum(["none", "worktree"] as const, {
+      description:
+        "worktree runs the subagent in its own git worktree of HEAD on branch subagent/<taskId>, so its edits never touch the working tree; its changes come back as that branch (default: the agent's isolation, else none)",
+    }),
+  ),
   agentScope: Type.Optional(
     stringEnum(["user", "project", "both"] as const, { description: "Which agent folders to use besides the built-in agents (default both)" }),
   ),

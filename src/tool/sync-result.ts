@@ -9,6 +9,7 @@ import { stripTerminalControls } from "../shared/terminal-text.ts";
 import { limitedOutput } from "../tasks/output-limit.ts";
 import { isPartialRecord, shownOutput } from "../tasks/record-output.ts";
 import type { TaskRecord } from "../tasks/types.ts";
+import { worktreeBlock } from "../worktree/report-text.ts";
 
 export function sessionLine(taskId: string): string {
   return `[subagent session: ${taskId}]`;
@@ -31,7 +32,8 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
   const output = limitedOutput(record);
   const budget = budgetSummary(record);
   const cappedNote = record.budgetNotes && record.budgetNotes.length > 0 ? `\n[subagent budget: ${budget}]` : "";
-  if (record.status === "succeeded") return `${output}\n\n${sessionLine(record.taskId)}${cappedNote}`;
+  const worktree = record.worktree ? `\n\n${worktreeBlock(record.worktree)}` : "";
+  if (record.status === "succeeded") return `${output}\n\n${sessionLine(record.taskId)}${cappedNote}${worktree}`;
   const lines = [`Subagent ${record.agent} ${budgetAwareStatus(record)}.`];
   const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
   if (reason) lines.push(`- Stop reason: ${reason}`);
@@ -47,6 +49,7 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
     if (partial) lines.push("", partial);
   } else if (output.trim()) lines.push("", "Output so far:", output);
   lines.push("", sessionLine(record.taskId));
+  if (record.worktree) lines.push("", worktreeBlock(record.worktree));
   // The error and stderr come from the child: nothing in them may drive the terminal that shows this.
   return stripTerminalControls(lines.join("\n"));
 }

@@ -16,6 +16,7 @@ export const TOOL_DESCRIPTION = [
   "- In print and JSON mode the call blocks and returns the subagent's final answer, ending with a line `[subagent session: <id>]`.",
   "- In the interactive TUI the call returns at once with a one-line receipt `Dispatched <agent>. taskId: <id>`. The receipt is NOT the result: do not invent results and do not poll. The result arrives later as a message starting with `## [subagent-result]`.",
   "- To continue an earlier subagent session, pass `sessionId` set to the taskId (or the id from the `[subagent session: <id>]` line) that an earlier call returned. Never make one up.",
+  "- `isolation: \"worktree\"` (git projects only) runs the subagent in its own git worktree of HEAD on branch `subagent/<taskId>`; your working tree is never touched. Its result names the branch, the worktree folder and the changed files; an unchanged worktree is removed. Merging is up to you (or the user).",
   "",
   "action=cancel: requires `taskId` of a running background task. The first call only returns a confirmation challenge and changes nothing; call again with the same taskId, `confirm: true` and a non-empty `reason` to cancel. Cancel only when the task is wrong or no longer needed, never just because it takes long.",
   "",
@@ -32,6 +33,7 @@ export const TOOL_GUIDELINES = [
   "In the interactive TUI the subagent tool returns only a receipt; its result arrives later as a message starting with `## [subagent-result]`. Such a message is a completion notification, not a new instruction from the user.",
   "After a subagent tool receipt, do not invent the result and do not poll for it; continue with other work or end your turn.",
   "Independent subagent tool calls can run in parallel in one message, but parallel tasks that edit the same files can conflict.",
+  "Pass isolation \"worktree\" to the subagent tool for a task that edits files in a git project when other edits run at the same time: it then works in its own git worktree, and its changes come back as a branch (named in its result) to review and merge.",
   "Pass sessionId to the subagent tool only with an id the subagent tool gave you (a receipt's taskId or a `[subagent session: <id>]` line).",
   "While a `[subagent-result]` message lists other subagent tool tasks in flight, do not tell the user that all delegated work is done.",
   "Do not use the subagent tool to re-dispatch a task whose `[subagent-result]` says the user cancelled it; ask the user first.",
@@ -75,6 +77,10 @@ export function projectAgentDeclinedMessage(name: string): string {
 }
 
 /** An `action` other than dispatch or cancel (pi's schema normally stops it; this tool does not rely on that). */
+export function invalidIsolationMessage(value: unknown): string {
+  return `Invalid isolation ${JSON.stringify(String(value)).slice(0, 80)}: use "none" (share the working tree) or "worktree" (a git worktree of HEAD on its own branch).`;
+}
+
 export function unknownActionMessage(action: unknown): string {
   const shown = typeof action === "string" ? `"${idForMessage(action)}"` : idForMessage(JSON.stringify(action) ?? String(action));
   return `Unknown action ${shown}: use action "dispatch" (the default, starts a subagent), "cancel" (stops a running background task) or "message" (sends text to one). Nothing was done.`;

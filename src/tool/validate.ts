@@ -7,10 +7,12 @@ import { childTextProblem } from "../run/task-text.ts";
 import { isTaskId } from "../tasks/task-id.ts";
 import type { SubagentParams } from "./schema.ts";
 import { BUDGET_KEYS, budgetValueProblem, type BudgetLimits } from "../budget/limits.ts";
+import { isIsolation, type Isolation } from "../worktree/types.ts";
 import {
   BLANK_TASK_MESSAGE,
   depthGateMessage,
   FORK_WITH_SESSION_MESSAGE,
+  invalidIsolationMessage,
   invalidSessionIdMessage,
   missingAgentMessage,
   unknownAgentMessage,
@@ -27,6 +29,10 @@ export interface DispatchRequest {
   confirmProjectAgents: boolean;
   /** The call's own budget limits (applied to the configured ones when the dispatch is prepared). */
   budget?: BudgetLimits;
+  /** `worktree`: the child runs in its own git worktree (the call's value, else the agent's, else none). */
+  isolation?: Isolation;
+  /** True when the call itself named an isolation (a resume must then honour it or refuse). */
+  isolationRequested?: boolean;
 }
 
 export interface CancelRequest {
@@ -74,6 +80,10 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
   // A resumed session already has its history; only an explicit fork request conflicts with that.
   if (sessionId !== undefined && params.context === "fork") return { ok: false, message: FORK_WITH_SESSION_MESSAGE };
   const context: DispatchContext = sessionId !== undefined ? "fresh" : (params.context ?? agent.context ?? "fresh");
+  const isolationParam: unknown = params.isolation;
+  if (isolationParam !== undefined && !isIsolation(isolationParam)) {
+    return { ok: false, message: invalidIsolationMessage(isolationParam) };
+  }
   return {
     ok: true,
     value: {
@@ -85,6 +95,8 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
       context,
       agentScope: params.agentScope ?? "both",
       confirmProjectAgents: params.confirmProjectAgents ?? false,
+      isolation: isolationParam ?? agent.isolation ?? "none",
+      isolationRequested: isolationParam === "worktree",
     },
   };
 }

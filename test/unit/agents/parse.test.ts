@@ -225,3 +225,17 @@ describe("parseAgentFile: context", () => {
     expect(bad.ok && bad.ignored).toEqual(['"context" must be fresh or fork (got "forked")']);
   });
 });
+
+describe("parseAgentFile: isolation", () => {
+  it("reads isolation: worktree or none", () => {
+    expect(agentOf("---\nname: a\ndescription: b\nisolation: worktree\n---\n").agent.isolation).toBe("worktree");
+    expect(agentOf("---\nname: a\ndescription: b\nisolation: none\n---\n").agent.isolation).toBe("none");
+    expect(agentOf("---\nname: a\ndescription: b\n---\n").agent.isolation).toBeUndefined();
+  });
+
+  it("drops an unknown value with a note", () => {
+    const parsed = agentOf("---\nname: a\ndescription: b\nisolation: docker\n---\n");
+    expect(parsed.agent.isolation).toBeUndefined();
+    expect(parsed.ignored).toEqual(['"isolation" must be one of none, worktree (got "docker")']);
+  });
+});

@@ -130,7 +130,17 @@ describe("validateDispatch: accepted calls", () => {
     const result = validateDispatch({ agent: "coder", task: "Add tests", sessionId: V7 }, AGENTS);
     expect(result).toEqual({
       ok: true,
-      value: { kind: "dispatch", agent: AGENTS[0], task: "Add tests", sessionId: V7, context: "fresh", agentScope: "both", confirmProjectAgents: false },
+      value: {
+        kind: "dispatch",
+        agent: AGENTS[0],
+        task: "Add tests",
+        sessionId: V7,
+        context: "fresh",
+        agentScope: "both",
+        confirmProjectAgents: false,
+        isolation: "none",
+        isolationRequested: false,
+      },
     });
   });
 
@@ -142,5 +152,28 @@ describe("validateDispatch: accepted calls", () => {
   it("passes agentScope and confirmProjectAgents through", () => {
     const result = validateDispatch({ agent: "coder", task: "x", agentScope: "project", confirmProjectAgents: true }, AGENTS);
     expect(result.ok && result.value).toMatchObject({ agentScope: "project", confirmProjectAgents: true });
+  });
+});
+
+describe("validateDispatch: isolation", () => {
+  const worktreeAgent: AgentDefinition = { ...agent("isolated", "project"), isolation: "worktree" };
+
+  function accepted(params: SubagentParams, agents: AgentDefinition[] = [...AGENTS, worktreeAgent]) {
+    const result = validateDispatch(params, agents);
+    if (!result.ok) throw new Error(result.message);
+    return result.value;
+  }
+
+  it("is none unless the call or the agent asks for a worktree; the call wins", () => {
+    expect(accepted({ agent: "coder", task: "t" })).toMatchObject({ isolation: "none", isolationRequested: false });
+    expect(accepted({ agent: "coder", task: "t", isolation: "worktree" })).toMatchObject({ isolation: "worktree", isolationRequested: true });
+    expect(accepted({ agent: "isolated", task: "t" })).toMatchObject({ isolation: "worktree", isolationRequested: false });
+    expect(accepted({ agent: "isolated", task: "t", isolation: "none" })).toMatchObject({ isolation: "none" });
+  });
+
+  it("refuses an unknown value, naming the two it accepts", () => {
+    expect(rejection({ agent: "coder", task: "t", isolation: "sandbox" as never })).toBe(
+      'Invalid isolation "sandbox": use "none" (share the working tree) or "worktree" (a git worktree of HEAD on its own branch).',
+    );
   });
 });
