@@ -5,8 +5,13 @@
  * those modes; a command loads the whole runtime, which then takes over (src/lazy/lazy-extension.ts).
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { FanOutGate } from "./fanout/fan-out-gate.ts";
+import { appendLedgerEntry } from "./ledger/append-ledger-entry.ts";
 import { registerSubagentTool } from "./tool/register-tool.ts";
 
 export function register(pi: ExtensionAPI): void {
-  registerSubagentTool(pi);
+  // No background task runs here: only the blocking calls in flight count against the caps.
+  const fanOutGate = new FanOutGate({ inFlight: () => [] });
+  pi.on("agent_start", () => fanOutGate.runStarted());
+  registerSubagentTool(pi, { onRecorded: (record) => appendLedgerEntry(pi, record), fanOutGate });
 }

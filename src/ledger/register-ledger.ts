@@ -9,8 +9,9 @@ import { commandIo } from "../commands/command-io.ts";
 import { USAGE_COMMAND, USAGE_DESCRIPTION } from "../commands/descriptions.ts";
 import { detectAppMode } from "../shared/mode.ts";
 import { UsageView } from "../ui/usage-view.ts";
-import { LEDGER_ENTRY_TYPE, ledgerEntriesOf, ledgerEntryOf, summarize, type LedgerEntry } from "./ledger.ts";
+import { ledgerEntriesOf, ledgerEntryOf, summarize, type LedgerEntry } from "./ledger.ts";
 import { ledgerFooterText, ledgerReportLines } from "./ledger-text.ts";
+import { appendLedgerEntry } from "./append-ledger-entry.ts";
 
 export const LEDGER_STATUS_KEY = "subagent-usage";
 
@@ -75,13 +76,8 @@ export function registerLedger(pi: ExtensionAPI): LedgerHandle {
 
   return {
     record(record) {
-      const entry = ledgerEntryOf(record);
-      try {
-        pi.appendEntry(LEDGER_ENTRY_TYPE, entry);
-      } catch {
-        // pi's session is gone (shutdown, reload): the task's record on disk still has its usage.
-        return;
-      }
+      const entry = appendLedgerEntry(pi, record);
+      if (!entry) return;
       entries.push(entry);
       showFooter();
     },

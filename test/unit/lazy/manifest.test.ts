@@ -50,7 +50,7 @@ describe("the light entry's manifest", () => {
     expect([...MANIFEST.messageRenderers].sort()).toEqual([...recorded.messageRenderers.keys()].sort());
   });
 
-  it("the tool part registers the same tool as the whole runtime, and its error flag hook", () => {
+  it("the tool part registers the same tool as the whole runtime, its error flag hook and the fan-out count", () => {
     const whole = emptyRegistrations();
     register(recordingApi(fakePi().pi, whole));
     const part = emptyRegistrations();
@@ -59,7 +59,7 @@ describe("the light entry's manifest", () => {
     const { execute: _a, renderCall: _b, renderResult: _c, ...partTool } = part.tools.get("subagent")!;
     const { execute: _d, renderCall: _e, renderResult: _f, ...wholeTool } = whole.tools.get("subagent")!;
     expect(partTool).toEqual(wholeTool);
-    expect([...part.handlers.keys()]).toEqual(["tool_result"]);
+    expect([...part.handlers.keys()].sort()).toEqual(["agent_start", "tool_result"]);
     expect(part.commands.size).toBe(0);
   });
 
