@@ -27,7 +27,10 @@ export interface WorktreeFinisher {
   finish(run: { taskId: string; agent: string; task: string; status: string }): WorktreeReport;
 }
 
-/** The durable record of a run that ended (pure). */
+/**
+ * The durable record of a run that ended. Pure, except that a task with a worktree has it finished here (its
+ * changes committed on its branch, or the unchanged worktree removed), so every way a task ends does it.
+ */
 export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): TaskRecord {
   const record: TaskRecord = {
     version: 1,

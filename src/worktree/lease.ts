@@ -59,7 +59,7 @@ function makeLease(site: WorktreeSite, cwd: string, notes: string[]): WorktreeLe
     cwd,
     notes,
     finish(run) {
-      report ??= finishWorktree(site, run);
+      report ??= notes.length > 0 ? { ...finishWorktree(site, run), notes: [...notes] } : finishWorktree(site, run);
       return report;
     },
     discard() {

@@ -37,6 +37,7 @@ export function worktreeChangesLines(report: WorktreeReport): string[] {
     const more = (report.filesTotal ?? report.files.length) - report.files.length;
     if (more > 0) lines.push(` ... and ${more} more`);
   } else lines.push(" (no committed difference)");
+  for (const note of report.notes ?? []) lines.push(`Note: ${note}`);
   lines.push(
     `Review: git diff ${shortSha(report.base)} ${report.branch}`,
     `Merge: git merge ${report.branch}`,

@@ -31,6 +31,7 @@ export function uncommittedChangesNote(base: string): string {
 }
 
 /** Appended to a worktree task's receipt, so the main agent knows where the work will be. */
-export function worktreeReceiptNote(worktree: { branch: string; path: string }): string {
-  return ` (in git worktree ${worktree.path} on branch ${worktree.branch})`;
+export function worktreeReceiptNote(worktree: { branch: string; path: string; notes?: readonly string[] }): string {
+  const notes = (worktree.notes ?? []).map((note) => `; ${note}`).join("");
+  return ` (in git worktree ${worktree.path} on branch ${worktree.branch}${notes})`;
 }

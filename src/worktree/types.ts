@@ -35,4 +35,6 @@ export interface WorktreeReport {
   diffStat?: string;
   /** Something went wrong while finishing; everything was kept so nothing is lost. */
   problem?: string;
+  /** Said when the worktree was made (uncommitted changes it does not have). */
+  notes?: string[];
 }

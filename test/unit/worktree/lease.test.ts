@@ -69,6 +69,9 @@ describe("createWorktree", () => {
     if (!taken.ok) throw new Error(taken.message);
     expect(taken.lease.notes[0]).toMatch(/uncommitted changes in your working tree are not in it/);
     expect(readFileSync(join(taken.lease.path, "a.txt"), "utf8")).toBe("a\n");
+    // The report says it too, so the main agent reads it with the result.
+    writeFileSync(join(taken.lease.path, "new.txt"), "n\n");
+    expect(taken.lease.finish(run()).notes).toEqual(taken.lease.notes);
   });
 
   it("refuses a folder outside git, a repository without a commit, and a missing git, creating nothing", () => {

@@ -44,6 +44,11 @@ describe("worktree report texts", () => {
     expect(worktreeSummary({ ...KEPT, problem: "git commit failed: x" })).toMatch(/; git commit failed: x$/);
   });
 
+  it("repeats the notes made when the worktree was taken", () => {
+    const lines = worktreeChangesLines({ ...KEPT, notes: ["the worktree starts from HEAD (0123456789ab): uncommitted changes in your working tree are not in it"] });
+    expect(lines).toContain("Note: the worktree starts from HEAD (0123456789ab): uncommitted changes in your working tree are not in it");
+  });
+
   it("strips terminal controls from file names", () => {
     const block = worktreeBlock({ ...KEPT, diffStat: " evil\u001b]0;title\u0007.txt | 1 +" });
     expect(block).not.toMatch(/\u001b|\u0007/);
