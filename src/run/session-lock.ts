@@ -9,8 +9,9 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isIdentityAlive, ownIdentity, processStartTime, type ProcessIdentity } from "./proc-identity.ts";
 import { taskDir } from "./session-file.ts";
+import { RUN_LOCK_FILE_NAME } from "../tasks/startup-work.ts";
 
-export const LOCK_FILE_NAME = "run.lock";
+export const LOCK_FILE_NAME = RUN_LOCK_FILE_NAME;
 
 /** What the lock says about the run (all but `pid` and `agent` may be missing from older locks). */
 export interface LockContent {

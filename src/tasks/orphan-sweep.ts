@@ -6,7 +6,7 @@
  * `its pi process ended`. A background run's result also goes to the outbox, so its main session hears of it
  * when it is next open. Each run is reported exactly once: by the pi that claimed it.
  */
-import { existsSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildEnvelope } from "../delivery/envelope.ts";
 import { addToOutbox } from "../delivery/outbox.ts";
@@ -18,7 +18,7 @@ import { signalMarkedProcesses } from "../run/task-marker.ts";
 import { subagentSessionsDir } from "../shared/paths.ts";
 import type { RunSettings } from "../shared/run-settings.ts";
 import { readRecord, writeRecord } from "./record-store.ts";
-import { isTaskId } from "./task-id.ts";
+import { lockedTaskIds } from "./startup-work.ts";
 import type { TaskRecord } from "./types.ts";
 
 export const OWNER_ENDED_MESSAGE = "its pi process ended";
@@ -72,18 +72,6 @@ function failedRecord(agentDir: string, taskId: string, lock: LockContent, at: n
 }
 
 /** Task folders that hold a run lock: one readdir and one existence check a folder (no reads, no throws). */
-function lockedTaskIds(agentDir: string): string[] {
-  const dir = subagentSessionsDir(agentDir);
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries
-    .filter((entry) => entry.isDirectory() && isTaskId(entry.name) && existsSync(join(dir, entry.name, LOCK_FILE_NAME)))
-    .map((entry) => entry.name);
-}
 
 /** Claims, ends and records every run of `agentDir` whose owning pi is gone. Returns the runs it recorded. */
 export function reapOrphanedTasks(agentDir: string, deps: SweepDeps): ReapedTask[] {

@@ -6,6 +6,8 @@
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { isInsideSubagent } from "../shared/depth.ts";
+import { agentDir } from "../shared/paths.ts";
+import { startupSweepHasWork } from "./startup-work.ts";
 
 let sweptInThisProcess = false;
 
@@ -15,6 +17,8 @@ export function registerStartupSweep(pi: ExtensionAPI): void {
     if (sweptInThisProcess) return;
     sweptInThisProcess = true;
     setImmediate(() => {
+      // Nearly every start finds nothing: then the clean-up's modules are never loaded.
+      if (!startupSweepHasWork(agentDir())) return;
       void import("./startup-sweep.ts").then(
         (sweep) => sweep.runStartupSweep(ctx),
         () => undefined, // the modules could not load: nothing to clean up with; the next start tries again

@@ -1,0 +1,40 @@
+/**
+ * Whether the start-up sweep has anything to look at: a prompt folder of ours in the temp folder, or a task
+ * folder holding a run lock. Two directory listings and a stat per task folder, with nothing beyond Node's own
+ * modules, so a start with nothing left over (nearly every start) never loads the clean-up's modules at all.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PROMPT_DIR_PREFIX } from "../run/prompt-dir.ts";
+import { subagentSessionsDir } from "../shared/paths.ts";
+import { isTaskId } from "./task-id.ts";
+
+/** The run lock's file name in a task folder (src/run/session-lock.ts writes it). */
+export const RUN_LOCK_FILE_NAME = "run.lock";
+
+/** The tasks of `agentDir` whose folder holds a run lock. */
+export function lockedTaskIds(agentDir: string): string[] {
+  const dir = subagentSessionsDir(agentDir);
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => entry.isDirectory() && isTaskId(entry.name) && existsSync(join(dir, entry.name, RUN_LOCK_FILE_NAME)))
+    .map((entry) => entry.name);
+}
+
+export function hasPromptDirs(base: string = tmpdir()): boolean {
+  try {
+    return readdirSync(base).some((name) => name.startsWith(PROMPT_DIR_PREFIX));
+  } catch {
+    return false;
+  }
+}
+
+export function startupSweepHasWork(agentDir: string, tempDir: string = tmpdir()): boolean {
+  return hasPromptDirs(tempDir) || lockedTaskIds(agentDir).length > 0;
+}
