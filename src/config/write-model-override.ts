@@ -5,7 +5,7 @@
  * Patch semantics, shared with the process layer: for each field a string sets it, `null` clears it and
  * `undefined` leaves it. Guarantees: every check runs before any I/O; other top-level keys and unknown fields
  * inside the entry survive; a legacy string entry becomes `{ "model": ... }` where it stands; an entry left
- * with neither `model` nor `thinking` is removed as a whole key (it would otherwise still shadow lower layers
+ * with neither `model` nor `thinking` nor a budget is removed as a whole key (it would otherwise still shadow lower layers
  * wholesale); clearing an entry that does not exist changes nothing and creates no file.
  */
 import { agentNameProblem } from "../agents/names.ts";
