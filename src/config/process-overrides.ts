@@ -6,12 +6,17 @@
 import { agentNameProblem } from "../agents/names.ts";
 import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../shared/thinking.ts";
 import { emptyLayer } from "./read-layer.ts";
+import { BUDGET_KEYS, budgetValueProblem } from "../budget/limits.ts";
 import type { ConfigLayer, ModelOverride } from "./types.ts";
 
 /** For each field: a value sets it, `null` clears it, `undefined` (or absent) leaves it as it is. */
 export interface ModelOverridePatch {
   model?: string | null;
   thinking?: ThinkingLevel | null;
+  /** Budget limits (src/budget/limits.ts), patched the same way. */
+  maxTurns?: number | null;
+  maxTokens?: number | null;
+  maxCost?: number | null;
 }
 
 const overrides = new Map<string, ModelOverride>();
@@ -34,7 +39,14 @@ export function setProcessOverride(agentName: string, patch: ModelOverridePatch)
     else if (isThinkingLevel(patch.thinking)) next.thinking = patch.thinking;
     else throw new Error(`The thinking level must be one of ${THINKING_LEVELS.join(", ")}.`);
   }
-  if (next.model === undefined && next.thinking === undefined) overrides.delete(agentName);
+  for (const key of BUDGET_KEYS) {
+    const value = patch[key];
+    if (value === undefined) continue;
+    if (value === null) delete next[key];
+    else if (budgetValueProblem(key, value) === undefined && typeof value === "number") next[key] = value;
+    else throw new Error(`The ${key} ${budgetValueProblem(key, value)?.replace(`"${key}" `, "") ?? "is invalid"}.`);
+  }
+  if (next.model === undefined && next.thinking === undefined && BUDGET_KEYS.every((key) => next[key] === undefined)) overrides.delete(agentName);
   else overrides.set(agentName, next);
 }
 

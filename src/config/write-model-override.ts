@@ -5,25 +5,28 @@
  * Patch semantics, shared with the process layer: for each field a string sets it, `null` clears it and
  * `undefined` leaves it. Guarantees: every check runs before any I/O; other top-level keys and unknown fields
  * inside the entry survive; a legacy string entry becomes `{ "model": ... }` where it stands; an entry left
- * with neither `model` nor `thinking` is removed as a whole key (it would otherwise still shadow lower layers
+ * with neither `model` nor `thinking` nor a budget is removed as a whole key (it would otherwise still shadow lower layers
  * wholesale); clearing an entry that does not exist changes nothing and creates no file.
  */
 import { agentNameProblem } from "../agents/names.ts";
 import { isThinkingLevel, THINKING_LEVELS } from "../shared/thinking.ts";
 import { WriteBackError } from "../shared/write-back-error.ts";
-import { BUDGET_KEYS } from "../budget/limits.ts";
+import { BUDGET_KEYS, budgetValueProblem } from "../budget/limits.ts";
 import type { ModelOverridePatch } from "./process-overrides.ts";
 import { applyJsonObjectEdit, editJsonObjectFile, type EditOutcome, type JsonFileWriteOptions } from "./write-json-file.ts";
-import { isJsonObject, type JsonObject, type JsonValue } from "./write-json-document.ts";
+import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from "./write-json-document.ts";
 
 export type { ModelOverridePatch };
 
-const PATCH_KEYS = new Set(["model", "thinking"]);
+const PATCH_KEYS = new Set<string>(["model", "thinking", ...BUDGET_KEYS]);
 
 /** The patch with its values checked and trimmed. */
 interface CheckedPatch {
   model?: string | null;
   thinking?: string | null;
+  maxTurns?: number | null;
+  maxTokens?: number | null;
+  maxCost?: number | null;
 }
 
 /** Checks the name and the patch; throws WriteBackError on the first problem. Does no I/O. */
@@ -35,7 +38,7 @@ export function checkModelOverridePatch(agentName: string, patch: ModelOverrideP
     throw new WriteBackError("invalid-value", "Not saved: the change must be an object with model and/or thinking.");
   }
   for (const key of Object.keys(patch)) {
-    if (!PATCH_KEYS.has(key)) throw new WriteBackError("invalid-value", `Not saved: unknown field ${JSON.stringify(key)} (only model and thinking can be written).`);
+    if (!PATCH_KEYS.has(key)) throw new WriteBackError("invalid-value", `Not saved: unknown field ${JSON.stringify(key)} (only model, thinking, maxTurns, maxTokens and maxCost can be written).`);
   }
   const checked: CheckedPatch = {};
   const { model, thinking } = patch as { model?: unknown; thinking?: unknown };
@@ -49,29 +52,44 @@ export function checkModelOverridePatch(agentName: string, patch: ModelOverrideP
     else if (isThinkingLevel(thinking)) checked.thinking = thinking;
     else throw new WriteBackError("invalid-value", `Not saved: the thinking level must be one of ${THINKING_LEVELS.join(", ")} (got ${JSON.stringify(thinking)}).`);
   }
+  for (const key of BUDGET_KEYS) {
+    const value = (patch as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    if (value === null) checked[key] = null;
+    else if (typeof value === "number" && budgetValueProblem(key, value) === undefined) checked[key] = value;
+    else throw new WriteBackError("invalid-value", `Not saved: ${budgetValueProblem(key, value) ?? `"${key}" is invalid`} (got ${JSON.stringify(value)}).`);
+  }
   return checked;
+}
+
+const PATCHED_FIELDS = ["model", "thinking", ...BUDGET_KEYS] as const;
+
+/** Whether the patch changes nothing at all. */
+function patchesNothing(patch: CheckedPatch): boolean {
+  return PATCHED_FIELDS.every((field) => patch[field] === undefined);
 }
 
 /** Whether the patch sets at least one field (and so may have to create the file). */
 function setsSomething(patch: CheckedPatch): boolean {
-  return typeof patch.model === "string" || typeof patch.thinking === "string";
+  return typeof patch.model === "string" || typeof patch.thinking === "string" || BUDGET_KEYS.some((key) => typeof patch[key] === "number");
 }
 
 /** The edit of the top-level object for one agent's entry. */
 function overrideEdit(agentName: string, patch: CheckedPatch): (root: JsonObject) => boolean {
   return (root) => {
-    if (patch.model === undefined && patch.thinking === undefined) return false;
+    if (patchesNothing(patch)) return false;
     const current = root.get(agentName);
     let entry: JsonObject;
     if (isJsonObject(current)) entry = new Map(current);
     else if (typeof current === "string" && current.trim() !== "") entry = new Map([["model", current]]);
     // Absent, or not a usable entry (a number, a list, an empty string): readers ignore it, so it is replaced.
     else entry = new Map();
-    for (const field of ["model", "thinking"] as const) {
+    for (const field of PATCHED_FIELDS) {
       const value = patch[field];
       if (value === undefined) continue;
       if (value === null) entry.delete(field);
-      else entry.set(field, value);
+      // Numbers are kept as their JSON text, like the ones the file already has.
+      else entry.set(field, typeof value === "number" ? new JsonNumber(String(value)) : value);
     }
     const hasModel = entry.has("model");
     const hasThinking = entry.has("thinking");
@@ -92,7 +110,12 @@ function sameEntry(previous: JsonValue | undefined, after: JsonObject): boolean 
   if (!isJsonObject(previous)) return false;
   if (previous.size !== after.size) return false;
   const afterKeys = [...after.keys()];
-  return [...previous.keys()].every((key, index) => key === afterKeys[index] && previous.get(key) === after.get(key));
+  return [...previous.keys()].every((key, index) => key === afterKeys[index] && sameValue(previous.get(key), after.get(key)));
+}
+
+/** Identity, or two JSON numbers of equal value (`1` and `1.0` are the same limit). */
+function sameValue(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  return a === b || (a instanceof JsonNumber && b instanceof JsonNumber && Number(a.raw) === Number(b.raw));
 }
 
 /**
@@ -115,6 +138,6 @@ export async function writeModelOverride(
   options: JsonFileWriteOptions = {},
 ): Promise<{ changed: boolean }> {
   const checked = checkModelOverridePatch(agentName, patch);
-  if (checked.model === undefined && checked.thinking === undefined) return { changed: false };
+  if (patchesNothing(checked)) return { changed: false };
   return editJsonObjectFile(filePath, overrideEdit(agentName, checked), setsSomething(checked), options);
 }

@@ -66,7 +66,9 @@ function notesOf(details: SubagentResultDetails): string[] {
       notes.push("Cancelled by you (/subagent-cancel)");
     }
   }
-  if (details.status !== "succeeded" && details.errorMessage) notes.push(`Error: ${oneLine(details.errorMessage, NOTE_MAX)}`);
+  // A budget stop's message is its reason, not an error.
+  if (details.status === "stopped" && details.errorMessage) notes.push(`Stopped: ${oneLine(details.errorMessage, NOTE_MAX)}`);
+  else if (details.status !== "succeeded" && details.errorMessage) notes.push(`Error: ${oneLine(details.errorMessage, NOTE_MAX)}`);
   return notes;
 }
 

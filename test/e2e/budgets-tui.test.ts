@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
+import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { delegateKnownTasks, KNOWN_TOTAL_LINE, loopingTask } from "../harness/budget-fixtures.ts";
 
 const RESULT_TITLE = /^## \[subagent-result\] worker /;
@@ -65,6 +66,10 @@ describe("budgets, ledger and fan-out gate in the TUI", () => {
     await t.waitForText("AFTER-RELOAD", 60_000);
     expect(await t.screen()).toContain(footer);
     expect(await t.quit()).toBe(0);
+    // The same session, continued in print mode, has the same ledger.
+    const printed = await runPi(["-e", EXTENSION_ENTRY, "-c", "-p", "/subagent-usage"], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 60_000 });
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout.split("\n")).toContain(KNOWN_TOTAL_LINE);
   });
 
   it("past the fan-out cap asks the person once, and a yes dispatches the rest", async () => {

@@ -7,7 +7,10 @@ import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, type FakeAction } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { waitForNoProcesses } from "../harness/processes.ts";
+import { PiRpc, type RpcEvent } from "../harness/rpc.ts";
 import { loopingTask } from "../harness/budget-fixtures.ts";
 
 const suite = useE2eSuite();
@@ -62,5 +65,48 @@ describe("per-task budgets in print mode", () => {
     expect(result.stderr).toMatch(/agent file .*worker\.md: "maxTurns" must be a whole number of at least 1 \(got "lots"\)/);
     expect(result.stderr).toMatch(/subagent-isolation\.json: "worker": "maxCost" must be a number greater than 0 \(got "-1"\)/);
     expect(result.stderr).toContain('PI_SUBAGENT_MAX_TOKENS="many" must be a whole number of at least 1; ignored');
+  });
+});
+
+describe("budgets in /subagent-config", () => {
+  it("sets maxTurns for an agent in the project file (RPC dialogs), and the next dispatch is stopped by it", async () => {
+    suite.newEnv();
+    const rpc = PiRpc.start(["-e", EXTENSION_ENTRY], { env: suite.env.env, cwd: suite.env.workDir });
+    const answered = new Set<string>();
+    const next = async (method: string, what: string): Promise<RpcEvent> => {
+      const event = await rpc.waitForEvent((e) => e.type === "extension_ui_request" && e.method === method && !answered.has(String(e.id)), 60_000, what);
+      answered.add(String(event.id));
+      return event;
+    };
+    const select = async (what: string, prefix: string): Promise<RpcEvent> => {
+      const request = await next("select", what);
+      const value = (request.options as string[]).find((option) => option.startsWith(prefix));
+      expect(value, `${what}: ${(request.options as string[]).join(" | ")}`).toBeDefined();
+      rpc.send({ type: "extension_ui_response", id: request.id, value });
+      return request;
+    };
+    try {
+      rpc.send({ type: "prompt", message: "/subagent-config worker" });
+      await select("the field select", "budget — not set");
+      const limits = await select("the limits", "maxTurns");
+      expect(limits.options).toEqual(["maxTurns — not set", "maxTokens — not set", "maxCost — not set"]);
+      const input = await next("editor", "the value input");
+      rpc.send({ type: "extension_ui_response", id: input.id, value: "2" });
+      await select("the write target", "project");
+      const notice = await next("notify", "the notice");
+      const configFile = join(suite.env.workDir, ".pi", "subagent-isolation.json");
+      expect(notice.message).toBe(`worker: maxTurns 2 saved to ${configFile}.`);
+      expect(JSON.parse(readFileSync(configFile, "utf8"))).toEqual({ worker: { maxTurns: 2 } });
+      const fields = await next("select", "the field select again");
+      expect((fields.options as string[]).at(-1)).toBe("budget — maxTurns 2 (project)");
+      rpc.send({ type: "extension_ui_response", id: fields.id, cancelled: true });
+      await rpc.waitForEvent((e) => e.type === "response" && e.command === "prompt", 30_000, "the command to finish");
+    } finally {
+      await rpc.stop();
+    }
+    const result = await printPi(delegatingPrompt([{ agent: "worker", task: loopingTask() }]));
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("Subagent worker stopped: turn budget 2 reached.");
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });

@@ -38,5 +38,13 @@ describe("the session ledger in print mode", () => {
     expect(lines).toContain("Tasks by status: succeeded 3");
     expect(lines).toContain("- worker: 3 tasks · 3 turns · input 60000 · output 6000 · cache read 0 · cache write 0 · cost $0.0720");
     expect(lines).toContain("- fake/fake-model: 3 tasks · 3 turns · input 60000 · output 6000 · cache read 0 · cache write 0 · cost $0.0720");
+
+    const json = await printPi(["-c", "--mode", "json", "-p", "/subagent-usage"]);
+    expect(json.code, json.stderr).toBe(0);
+    const line = json.stdout.split("\n").find((text) => text.startsWith('{"type":"subagent_usage"'));
+    expect(JSON.parse(line ?? "{}")).toMatchObject({
+      total: { tasks: 3, turns: 3, input: 60000, output: 6000, cacheRead: 0, cacheWrite: 0, costMicros: 72000 },
+      byStatus: { succeeded: 3 },
+    });
   });
 });

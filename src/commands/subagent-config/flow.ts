@@ -65,6 +65,8 @@ import {
   unchangedNotice,
   unknownAgentNotice,
 } from "./notices.ts";
+import { budgetValue } from "../../budget/limits.ts";
+import { agentBudget, budgetInputTitle, budgetKeyChoices, budgetKeyTitle, budgetTargetTitle, budgetWrittenNotice, invalidBudgetNotice } from "./budget-labels.ts";
 import type { AgentFileChange, ConfigDialogs, ConfigSnapshot, ConfigStore, FileTarget, WriteResult, WriteTarget } from "./types.ts";
 
 /** Where an agent-file edit lands: the agent's own file, or a new copy of a built-in agent. */
@@ -164,6 +166,43 @@ export class SubagentConfigFlow {
         return this.editBody(agent);
       case "model & thinking":
         return this.modelAndThinking(agent);
+      case "budget":
+        return this.editBudget(agent);
+    }
+  }
+
+  // Budget ----------------------------------------------------------------------------------------------
+
+  /** Limit → value (empty clears) → target → one write. Esc at any step goes back one level; a write ends it. */
+  private async editBudget(agent: AgentDefinition): Promise<void> {
+    for (;;) {
+      const key = await this.choose(budgetKeyTitle(agent), budgetKeyChoices(agent, this.snapshot.layers));
+      if (key === undefined) return;
+      const current = agentBudget(agent, this.snapshot.layers).limits[key];
+      const typed = await this.dialogs.input(budgetInputTitle(agent, key), current === undefined ? "" : String(current));
+      if (typed === undefined) continue;
+      let value: number | null = null;
+      if (typed.trim() !== "") {
+        const parsed = budgetValue(key, typed);
+        if (parsed === undefined) {
+          this.dialogs.notify(invalidBudgetNotice(agent.name, key, typed), "error");
+          continue;
+        }
+        value = parsed;
+      }
+      const governing = agentModelView(agent, this.snapshot.layers).governing;
+      const target = await this.choose(budgetTargetTitle(agent, this.snapshot.configPaths, key), writeTargetChoices(governing));
+      if (target === undefined) continue;
+      let result: WriteResult;
+      try {
+        result = await this.store.writeModelConfig(target, agent.name, { [key]: value });
+      } catch (error) {
+        this.dialogs.notify(errorText(error), "error");
+        continue;
+      }
+      if (result.changed) this.refresh();
+      this.dialogs.notify(budgetWrittenNotice(agent.name, key, value, target, result.filePath, result.changed), "info");
+      return;
     }
   }
 

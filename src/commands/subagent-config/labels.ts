@@ -11,6 +11,7 @@ import { THINKING_LEVELS, type ThinkingLevel } from "../../shared/thinking.ts";
 import type { ConfigSnapshot, FileTarget, WriteTarget } from "./types.ts";
 
 /** One option of a menu and what choosing it means. */
+import { budgetFieldValue } from "./budget-labels.ts";
 export interface Choice<T> {
   label: string;
   value: T;
@@ -29,7 +30,7 @@ export const PROCESS_TARGET_LABEL = "this process";
 export const ADD_MODEL_ENTRY = "add a model";
 export const REMOVE_MODEL_ENTRY = "remove a model";
 
-export const AGENT_FIELDS = ["description", "tools", "skills", "body", "model & thinking"] as const;
+export const AGENT_FIELDS = ["description", "tools", "skills", "body", "model & thinking", "budget"] as const;
 export type AgentField = (typeof AGENT_FIELDS)[number];
 
 /** How long a current value may get inside an option before it is cut (the dialog wraps, but stays readable). */
@@ -112,7 +113,7 @@ export function bodySummary(body: string): string {
   return `${oneLine(first, BODY_PREVIEW_CHARS)} (${count})`;
 }
 
-/** The five fields, each with its current value. */
+/** The six fields, each with its current value. */
 export function fieldChoices(agent: AgentDefinition, layers: ConfigLayers): Choice<AgentField>[] {
   const view = agentModelView(agent, layers);
   const values: Record<AgentField, string> = {
@@ -122,6 +123,7 @@ export function fieldChoices(agent: AgentDefinition, layers: ConfigLayers): Choi
     skills: listValue(agent.skills, "none (global skills off)"),
     body: bodySummary(agent.body),
     "model & thinking": `${formatModelThinking(view.effective)}${savedSuffix(view)}`,
+    budget: budgetFieldValue(agent, layers),
   };
   return AGENT_FIELDS.map((field) => ({ label: `${field}${ANNOTATION_SEPARATOR}${values[field]}`, value: field }));
 }

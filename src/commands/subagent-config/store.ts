@@ -40,8 +40,9 @@ export function projectPiDirForWriting(cwd: string, home: string): string | unde
   return resolve(cwd) === resolve(home) ? undefined : join(resolve(cwd), PROJECT_DIR_NAME);
 }
 
+import { BUDGET_KEYS } from "../../budget/limits.ts";
 function sameEntry(a: ModelOverridePatch | undefined, b: ModelOverridePatch | undefined): boolean {
-  return a?.model === b?.model && a?.thinking === b?.thinking;
+  return a?.model === b?.model && a?.thinking === b?.thinking && BUDGET_KEYS.every((key) => a?.[key] === b?.[key]);
 }
 
 function noProjectError(): Error {

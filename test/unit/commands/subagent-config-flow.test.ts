@@ -104,7 +104,7 @@ describe("agent picker", () => {
 });
 
 describe("field select", () => {
-  it("offers the five fields, each with its current value", async () => {
+  it("offers the six fields, each with its current value", async () => {
     world = createWorld({ userConfig: { worker: { model: "fake/u" } } });
     const dialogs = await run(world, [escSelect], "worker");
     expect(dialogs.selectOptions(0)).toEqual([
@@ -113,6 +113,7 @@ describe("field select", () => {
       "skills — not set",
       "body — You are the worker. (2 lines)",
       "model & thinking — fake/u (user) / medium (frontmatter)",
+      "budget — not set",
     ]);
   });
 
@@ -639,5 +640,32 @@ describe("$models manager", () => {
     ]);
     expect(world.files()).toEqual(before);
     expect(dialogs.notices[0]!.message).toBe(`fake/a is not in $models in project (${world.projectConfig}); nothing written.`);
+  });
+});
+
+describe("budget", () => {
+  it("shows each limit with its source, writes one to the chosen file keeping the entry's other fields, and clears it", async () => {
+    world = createWorld({ projectConfig: { worker: { model: "fake/a" } } });
+    const dialogs = await run(world, [choose("budget"), choose("maxTurns"), type("8"), choose("project"), escSelect], "worker");
+    expect(dialogs.selectOptions(1)).toEqual(["maxTurns — not set", "maxTokens — not set", "maxCost — not set"]);
+    expect(JSON.parse(world.read(world.projectConfig))).toEqual({ worker: { model: "fake/a", maxTurns: 8 } });
+    expect(dialogs.notices.at(-1)!.message).toBe(`worker: maxTurns 8 saved to ${world.projectConfig}.`);
+
+    const again = await run(world, [choose("budget"), choose("maxTurns"), type(""), choose("project"), escSelect], "worker");
+    expect(again.selectOptions(0).at(-1)).toBe("budget — maxTurns 8 (project)");
+    expect(again.selectOptions(1)[0]).toBe("maxTurns — 8 (project)");
+    expect(JSON.parse(world.read(world.projectConfig))).toEqual({ worker: { model: "fake/a" } });
+  });
+
+  it("refuses a malformed value before anything is written, and goes back to the limits", async () => {
+    world = createWorld();
+    const dialogs = await runWritingNothing(world, [choose("budget"), choose("maxCost"), type("-3"), escSelect, escSelect], "worker");
+    expect(dialogs.notices[0]!.message).toBe('worker: maxCost must be a number greater than 0 (got "-3"); nothing written.');
+  });
+
+  it("a process-only budget keeps the in-memory entry alive without model or thinking", async () => {
+    world = createWorld();
+    await run(world, [choose("budget"), choose("maxCost"), type("0.5"), choose("this process"), escSelect], "worker");
+    expect(getProcessOverrides()["worker"]).toEqual({ maxCost: 0.5 });
   });
 });

@@ -95,8 +95,9 @@ describe("annotations and provenance", () => {
       "skills — none (global skills off)",
       "body — First line of the prompt. (4 lines)",
       "model & thinking — fm/model (frontmatter) / not set",
+      "budget — not set",
     ]);
-    expect(fieldChoices(full, {}).map((c) => c.value)).toEqual(["description", "tools", "skills", "body", "model & thinking"]);
+    expect(fieldChoices(full, {}).map((c) => c.value)).toEqual(["description", "tools", "skills", "body", "model & thinking", "budget"]);
   });
 
   it("long values are cut to one readable line", () => {

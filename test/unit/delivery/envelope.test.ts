@@ -163,3 +163,34 @@ describe("the envelope's depth and context line", () => {
     expect(plain).toBe(buildEnvelope(record(), [], LIMITS));
   });
 });
+
+describe("a budget in the envelope", () => {
+  it("a budget stop reads stopped with the budget in the title and status, its partial output kept, no Error line", () => {
+    const text = buildEnvelope(
+      record({
+        status: "stopped",
+        stopReason: "turn_budget",
+        errorMessage: "turn budget 2 reached",
+        output: "LOOP-STEP-2",
+        partialTools: ["bash: sleep 20"],
+        budget: { maxTurns: 2 },
+      }),
+      [],
+      { activityTimeoutMs: 1000, hardTimeoutMs: 0 },
+    );
+    expect(text).toMatch(/^## \[subagent-result\] \S+ stopped \(taskId: /);
+    expect(text).toContain("- Status: stopped: turn budget 2 reached\n");
+    expect(text).toContain("- Budget: maxTurns 2\n");
+    expect(text).not.toContain("- Error:");
+    expect(text).toContain("LOOP-STEP-2");
+    expect(text).toContain("bash: sleep 20");
+  });
+
+  it("a capped call value is said on the Budget line", () => {
+    const text = buildEnvelope(record({ budget: { maxCost: 0.5 }, budgetNotes: ["maxCost $5.00 was capped at the configured $0.50 (project); a call can only lower a budget"] }), [], {
+      activityTimeoutMs: 1000,
+      hardTimeoutMs: 0,
+    });
+    expect(text).toContain("- Budget: maxCost $0.50 (maxCost $5.00 was capped at the configured $0.50 (project); a call can only lower a budget)\n");
+  });
+});

@@ -20,6 +20,11 @@ describe("widgetTitle", () => {
 });
 
 describe("taskActivity", () => {
+  it("puts use against the task's budget first, so a narrow row keeps it", () => {
+    const state = runState({ usage: { turns: 3, input: 1000, output: 200, cacheRead: 0, cacheWrite: 0, cost: 0.41, contextTokens: 0 } });
+    expect(taskActivity(runningTask({ state, budget: { maxTurns: 8, maxCost: 1 } }), 0)).toBe("turn 3/8 · $0.41/$1.00 · thinking");
+  });
+
   it("says what a running task does: its phase, with the latest tool once it is past it", () => {
     const tool = { name: "bash", summary: "npm test", at: 0 };
     expect(taskActivity(runningTask({ state: runState({ phase: "tool", currentTool: tool, lastTool: tool }) }), 0)).toBe("⚡ bash: npm test");

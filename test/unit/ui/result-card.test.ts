@@ -42,6 +42,11 @@ describe("cardText", () => {
     expect(card).toMatchObject({ icon: "✗", tone: "error", title: "coder failed", badge: "error", notes: ["Error: 500 Internal Server Error upstream"] });
   });
 
+  it("stopped by a budget: the warning colour, the budget's stop reason as the badge, and the budget as the reason", () => {
+    const card = cardText(details({ status: "stopped", exitCode: null, stopReason: "turn_budget", errorMessage: "turn budget 2 reached" }));
+    expect(card).toMatchObject({ icon: "✗", tone: "warning", title: "coder stopped", badge: "turn_budget", notes: ["Stopped: turn budget 2 reached"] });
+  });
+
   it("failed without a stop reason shows the exit code as the badge", () => {
     expect(cardText(details({ status: "failed", exitCode: 2, stopReason: undefined })).badge).toBe("exit 2");
   });
