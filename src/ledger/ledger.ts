@@ -12,12 +12,8 @@ export const LEDGER_ENTRY_TYPE = "subagent-usage";
 export const LEDGER_ENTRY_VERSION = 1;
 
 /** One ended task, as stored in its custom entry's `data`. */
-export interface LedgerEntry {
-  v: typeof LEDGER_ENTRY_VERSION;
-  taskId: string;
-  agent: string;
-  model?: string;
-  status: string;
+/** What a task used, and what the ledger adds up: whole numbers only, so sums are exact. */
+export interface LedgerCounts {
   turns: number;
   input: number;
   output: number;
@@ -25,6 +21,14 @@ export interface LedgerEntry {
   cacheWrite: number;
   /** Cost in millionths of the model's currency unit. */
   costMicros: number;
+}
+
+export interface LedgerEntry extends LedgerCounts {
+  v: typeof LEDGER_ENTRY_VERSION;
+  taskId: string;
+  agent: string;
+  model?: string;
+  status: string;
   finishedAt: number;
 }
 
@@ -84,14 +88,8 @@ export function ledgerEntriesOf(sessionEntries: readonly unknown[]): LedgerEntry
   return found;
 }
 
-export interface LedgerTotals {
+export interface LedgerTotals extends LedgerCounts {
   tasks: number;
-  turns: number;
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  costMicros: number;
 }
 
 export interface LedgerSummary {
