@@ -178,7 +178,7 @@ describe("worktree isolation in print mode", () => {
     const result = await runPi(["-e", EXTENSION_ENTRY, "-p", delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("Slow.", actions) }])], {
       env: suite.env.env,
       cwd: dir,
-      extraEnv: { PI_SUBAGENT_HARD_TIMEOUT_MS: "20000" },
+      extraEnv: { PI_SUBAGENT_HARD_TIMEOUT_MS: "10000" },
       timeoutMs: 120_000,
     });
     expect(result.code, result.stderr).toBe(0);

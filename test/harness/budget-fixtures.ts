@@ -4,11 +4,15 @@
  */
 import { fakeDirective, type FakeAction } from "./fake-model.ts";
 
-/** A child that never stops on its own: every answer says which step it is on and calls a slow tool. */
+/**
+ * A child that never stops on its own: every answer says which step it is on and calls a tool. The first
+ * step's tool takes 3 s (long enough for the TUI to show `turn 1/N`), every later one 20 s, so a budget stop
+ * after step 1 always finds a tool running and must end it.
+ */
 export function loopingTask(usage?: { input: number; output: number }): string {
   const steps: FakeAction[] = Array.from({ length: 12 }, (_, index) => ({
     text: `LOOP-STEP-${index + 1}`,
-    toolCalls: [{ name: "bash", arguments: { command: "sleep 20" } }],
+    toolCalls: [{ name: "bash", arguments: { command: index === 0 ? "sleep 3" : "sleep 20" } }],
     ...(usage ? { usage } : {}),
   }));
   return `Loop forever. ${fakeDirective(steps)}`;
