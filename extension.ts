@@ -11,12 +11,12 @@
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { mayDispatchSubagents } from "./src/shared/depth.ts";
-import { endTaskWhenInputEndsMidRun, startParentWatchdog } from "./src/run/parent-watchdog.ts";
+import { watchParentFromChild } from "./src/run/parent-watchdog.js";
 
 export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> {
-  // In a child pi: end the whole task when the pi that started it is gone (a no-op in the main pi).
-  startParentWatchdog();
-  endTaskWhenInputEndsMidRun(pi);
+  // In a child pi: end the whole task when the pi that started it is gone (a no-op in the main pi, and when
+  // node's preload already does it).
+  watchParentFromChild();
   if (!mayDispatchSubagents()) {
     (await import("./src/tool/depth-gate-tool.ts")).registerDepthGateTool(pi);
     return;

@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:f
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../shared/atomic-file.ts";
 import { subagentSessionsDir } from "../shared/paths.ts";
-import { isIdentityAlive, isSameProcess, ownIdentity, type ProcessIdentity } from "../run/proc-identity.ts";
+import { isIdentityAlive, isSameProcess, ownIdentity, type ProcessIdentity } from "../run/proc-identity.js";
 import { isTaskId } from "../tasks/task-id.ts";
 
 export const OUTBOX_DIR_NAME = ".outbox";

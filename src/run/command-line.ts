@@ -7,9 +7,9 @@
  */
 import { resolve } from "node:path";
 import { AGENT_NAME_ENV, DEFAULT_MAX_DEPTH, DEPTH_ENV, MAX_DEPTH_ENV } from "../shared/depth.ts";
-import { PARENT_ENV } from "./parent-watchdog.ts";
-import { formatIdentity, type ProcessIdentity } from "./proc-identity.ts";
-import { OUTER_TASKS_ENV, outerTasksForChild, TASK_MARKER_ENV } from "./task-marker.ts";
+import { PARENT_ENV } from "./parent-watchdog.js";
+import { formatIdentity, type ProcessIdentity } from "./proc-identity.js";
+import { OUTER_TASKS_ENV, outerTasksForChild, TASK_MARKER_ENV } from "./task-marker.js";
 import type { HostThinkingLevel } from "../shared/thinking.ts";
 import type { ChildMode } from "./child-mode.ts";
 
@@ -18,6 +18,17 @@ export interface PiExecutable {
   command: string;
   /** Arguments before pi's own: the pi entry script when `command` is node. */
   prefixArgs: string[];
+}
+
+/**
+ * This package, as a child's command line needs it: how node preloads the child's watch on its parent, and the
+ * paths by which a parent's `-e` may name the package (so a child that cannot use it is spared loading it).
+ */
+export interface OwnPackage {
+  /** The `--import` value: src/run/child-preload.js as a file URL. */
+  preloadUrl: string;
+  /** Absolute paths that name this package: its root and its entry, as given and with links resolved. */
+  paths: readonly string[];
 }
 
 export interface ChildCommandInput {
@@ -49,6 +60,8 @@ export interface ChildCommandInput {
   maxDepth?: number;
   /** The child starts on a copy of the main agent's conversation (`context: "fork"`): its prompt says so. */
   forked?: boolean;
+  /** When known, a child run through node gets the preload, and one at the depth limit drops this package's `-e`. */
+  ownPackage?: OwnPackage;
 }
 
 export interface ChildCommand {
@@ -86,14 +99,29 @@ export function childTools(tools: string[] | undefined, childDepth: number, maxD
   return [...tools, SUBAGENT_TOOL];
 }
 
+/**
+ * The parent's `-e` extensions the child gets: all of them, but this package for a child at the depth limit
+ * whose watch on its parent node preloads. Such a child may not dispatch, so the package would only register a
+ * refusing tool, at the price of pi's TypeScript loader (the bulk of any extension's start-up cost); without it
+ * the child's model simply has no `subagent` tool. (When the package is installed rather than given with
+ * `-e`, pi loads it in the child anyway, and the tool refuses with the depth-gate message.)
+ */
+export function childExtensions(extensions: readonly string[], ownPackage: OwnPackage | undefined, preloaded: boolean, atDepthLimit: boolean): string[] {
+  if (!ownPackage || !preloaded || !atDepthLimit) return [...extensions];
+  return extensions.filter((extension) => !ownPackage.paths.includes(resolve(extension)));
+}
+
 export function buildChildCommand(input: ChildCommandInput): ChildCommand {
   const mode = input.mode ?? "rpc";
   const modeArgs = mode === "rpc" ? ["--mode", "rpc"] : ["--mode", "json", "-p"];
-  const args = [...input.pi.prefixArgs, ...modeArgs, "--session", input.sessionFile];
-  for (const extension of input.extraExtensions ?? []) args.push("-e", extension);
+  // Node options go before pi's entry script; a `pi` executable takes none.
+  const preload = input.ownPackage && input.pi.prefixArgs.length > 0 ? ["--import", input.ownPackage.preloadUrl] : [];
+  const args = [...preload, ...input.pi.prefixArgs, ...modeArgs, "--session", input.sessionFile];
+  const maxDepth = input.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const atDepthLimit = input.parentDepth + 1 >= maxDepth;
+  for (const extension of childExtensions(input.extraExtensions ?? [], input.ownPackage, preload.length > 0, atDepthLimit)) args.push("-e", extension);
   if (input.model) args.push("--model", input.model);
   if (input.thinking) args.push("--thinking", input.thinking);
-  const maxDepth = input.maxDepth ?? DEFAULT_MAX_DEPTH;
   const tools = childTools(input.tools, input.parentDepth + 1, maxDepth);
   if (tools) args.push("--tools", tools.join(","));
   if (input.skills) {

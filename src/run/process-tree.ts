@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import treeKill from "tree-kill";
-import { processesCarryingMarker } from "./task-marker.ts";
+import { processesCarryingMarker } from "./task-marker.js";
 
 export const DEFAULT_GRACE_MS = 5000;
 

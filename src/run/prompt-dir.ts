@@ -6,7 +6,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isIdentityAlive, ownIdentity, type ProcessIdentity } from "./proc-identity.ts";
+import { isIdentityAlive, ownIdentity, type ProcessIdentity } from "./proc-identity.js";
 
 export const PROMPT_DIR_PREFIX = "pi-subagent-prompt-";
 

@@ -21,7 +21,7 @@ import { toolLinesOf } from "./partial-output.ts";
 import { DEFAULT_GRACE_MS, terminateTree, type TreeTermination } from "./process-tree.ts";
 import { classifyRpcLine, encodeRpcCommand, type RpcCommand } from "./rpc-protocol.ts";
 import { readStopGraceMs, StopSequence } from "./stop-sequence.ts";
-import { TASK_MARKER_ENV } from "./task-marker.ts";
+import { TASK_MARKER_ENV } from "./task-marker.js";
 import type { RunOutcome, RunState, StopCause } from "./types.ts";
 
 export const STDERR_TAIL_CHARS = 4096;

@@ -13,7 +13,7 @@ import { buildEnvelope, type InFlightTask } from "../delivery/envelope.ts";
 import { addToOutbox, pendingFor, removeFromOutbox } from "../delivery/outbox.ts";
 import { RESULT_CUSTOM_TYPE_NAME } from "../delivery/result-type.ts";
 import { SaveFailureReporter } from "../delivery/save-failures.ts";
-import { ownIdentity } from "../run/proc-identity.ts";
+import { ownIdentity } from "../run/proc-identity.js";
 import { onProcessExit } from "../run/child-guard.ts";
 import { startRun as startChildRun } from "../run/runner.ts";
 import { readStopGraceMs } from "../run/stop-sequence.ts";

@@ -14,7 +14,8 @@ import { readChildMode } from "../run/child-mode.ts";
 import { buildChildCommand, childPrompt, extensionArgForChild, extensionArgsOf, type ChildCommand } from "../run/command-line.ts";
 import { promptProblem } from "../run/task-text.ts";
 import { findPiExecutable } from "../run/pi-executable.ts";
-import { ownIdentity } from "../run/proc-identity.ts";
+import { ownIdentity } from "../run/proc-identity.js";
+import { ownPackage } from "../run/own-package.ts";
 import { createPromptDir } from "../run/prompt-dir.ts";
 import { createSessionFile, sessionFileExists, sessionFilePath } from "../run/session-file.ts";
 import { acquireSessionLock } from "../run/session-lock.ts";
@@ -170,6 +171,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       parent: ownIdentity(),
       maxDepth,
       forked: forked !== undefined,
+      ownPackage: ownPackage(),
     });
     return {
       ok: true,

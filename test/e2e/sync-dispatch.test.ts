@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite, WORKER_BODY } from "../harness/e2e-suite.ts";
 import { fakeDirective, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
-import { EXTENSION_ENTRY, FAKE_REASONER, parseJsonLines, runPi } from "../harness/pi-env.ts";
+import { EXTENSION_ENTRY, FAKE_REASONER, parseJsonLines, REPO_ROOT, runPi } from "../harness/pi-env.ts";
 import { waitForFile, waitForNoProcesses } from "../harness/processes.ts";
 import { PiRpc } from "../harness/rpc.ts";
 
@@ -136,10 +136,25 @@ describe("synchronous dispatch in print mode", () => {
     expect(existsSync(join(sessions, id!, "run.lock"))).toBe(false);
   });
 
-  it("gives a child's own subagent call the depth-gate message", async () => {
+  it("spares a child at the depth limit the package given with -e: its model sees no subagent tool", async () => {
     newEnv();
+    const result = await printPi(delegatingPrompt([{ agent: "worker", task: childTask("Look around.", { text: "CHILD-LOOKED" }) }]));
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("CHILD-LOOKED");
+    const parent = suite.fake.requests.find((req) => !isWorkerRequest(req))!;
+    expect(parent.tools).toContain("subagent");
+    const child = suite.fake.requests.find(isWorkerRequest)!;
+    expect(child.tools).toContain("read");
+    expect(child.tools).not.toContain("subagent");
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
+  it("gives a child's own subagent call the depth-gate message when the package is installed", async () => {
+    newEnv();
+    const install = await runPi(["install", REPO_ROOT], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 120_000 });
+    expect(install.code, install.stderr).toBe(0);
     const task = childTask("Try to delegate.", [{ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "nested" } }] }]);
-    const result = await printPi(delegatingPrompt([{ agent: "worker", task }]));
+    const result = await runPi(["-p", delegatingPrompt([{ agent: "worker", task }])], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000 });
     expect(result.code, result.stderr).toBe(0);
     const childFollowUp = suite.fake.requests.filter(isWorkerRequest).at(-1)!;
     expect(childFollowUp.lastRole).toBe("tool");

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { addToOutbox, deliveryRight, outboxDir, pendingFor, takeOver } from "../../../src/delivery/outbox.ts";
-import type { ProcessIdentity } from "../../../src/run/proc-identity.ts";
+import type { ProcessIdentity } from "../../../src/run/proc-identity.js";
 import { newTaskId } from "../../../src/tasks/task-id.ts";
 
 let agentDir: string;

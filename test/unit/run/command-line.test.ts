@@ -217,3 +217,25 @@ describe("buildChildCommand: nesting and fork", () => {
     expect(buildChildCommand(input()).prompt).toBe("Task: Summarise README.md");
   });
 });
+
+describe("buildChildCommand: this package in the child", () => {
+  const OWN = { preloadUrl: "file:///pkg/src/run/child-preload.js", paths: ["/pkg", "/pkg/extension.ts"] };
+
+  it("preloads the watch on the parent ahead of pi's entry, and drops the package's -e at the depth limit", () => {
+    const { args } = buildChildCommand(input({ ownPackage: OWN, extraExtensions: ["/pkg/extension.ts", "/work/other.ts", "/pkg"] }));
+    expect(args.slice(0, 3)).toEqual(["--import", "file:///pkg/src/run/child-preload.js", "/opt/pi/dist/cli.js"]);
+    expect(args.filter((_, i) => args[i - 1] === "-e")).toEqual(["/work/other.ts"]);
+  });
+
+  it("keeps the package for a child that may dispatch itself (below the depth limit)", () => {
+    const { args } = buildChildCommand(input({ ownPackage: OWN, maxDepth: 2, extraExtensions: ["/pkg/extension.ts"] }));
+    expect(args[0]).toBe("--import");
+    expect(valueOf(args, "-e")).toBe("/pkg/extension.ts");
+  });
+
+  it("keeps the package where node cannot preload the watch (a `pi` executable)", () => {
+    const { args } = buildChildCommand(input({ ownPackage: OWN, pi: { command: "/usr/local/bin/pi", prefixArgs: [] }, extraExtensions: ["/pkg/extension.ts"] }));
+    expect(args).not.toContain("--import");
+    expect(valueOf(args, "-e")).toBe("/pkg/extension.ts");
+  });
+});

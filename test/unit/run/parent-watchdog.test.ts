@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { PARENT_ENV, startParentWatchdog, WATCHDOG_INTERVAL_MS, type WatchdogDeps } from "../../../src/run/parent-watchdog.ts";
-import type { ProcessIdentity } from "../../../src/run/proc-identity.ts";
-import { TASK_MARKER_ENV } from "../../../src/run/task-marker.ts";
+import { endTaskWhenInputEnds, isRpcMode, PARENT_ENV, startParentWatchdog, WATCHDOG_INTERVAL_MS, type WatchdogDeps } from "../../../src/run/parent-watchdog.js";
+import type { ProcessIdentity } from "../../../src/run/proc-identity.js";
+import { TASK_MARKER_ENV } from "../../../src/run/task-marker.js";
 
 function fakeDeps(alive: () => boolean) {
   const calls = { ended: [] as Array<string | undefined>, checked: [] as ProcessIdentity[], unref: 0, cleared: 0, intervalMs: 0 };
@@ -44,5 +44,36 @@ describe("parent watchdog", () => {
     tick();
     expect(calls.ended).toEqual(["task-1"]);
     expect(calls.cleared).toBe(1);
+  });
+});
+
+describe("stdin watch of an RPC child", () => {
+  function input() {
+    let listener: (() => void) | undefined;
+    return { once: (_event: "end", l: () => void) => void (listener = l), end: () => listener?.() };
+  }
+
+  it("ends the task's processes when stdin ends and the parent no longer runs", () => {
+    const stdin = input();
+    const ended: Array<string | undefined> = [];
+    const watching = endTaskWhenInputEnds(stdin, { [PARENT_ENV]: "1234:99", [TASK_MARKER_ENV]: "task-1" }, { parentRunning: () => false, endTask: (id) => ended.push(id) });
+    expect(watching).toBe(true);
+    stdin.end();
+    expect(ended).toEqual(["task-1"]);
+  });
+
+  it("leaves everything alone when the parent closed stdin on purpose (it still runs)", () => {
+    const stdin = input();
+    const ended: Array<string | undefined> = [];
+    endTaskWhenInputEnds(stdin, { [PARENT_ENV]: "1234:99", [TASK_MARKER_ENV]: "task-1" }, { parentRunning: () => true, endTask: (id) => ended.push(id) });
+    stdin.end();
+    expect(ended).toEqual([]);
+  });
+
+  it("does not watch without a parent, and knows RPC mode from pi's arguments", () => {
+    expect(endTaskWhenInputEnds(input(), {}, { parentRunning: () => false, endTask: () => {} })).toBe(false);
+    expect(isRpcMode(["/pi/cli.js", "--mode", "rpc", "--session", "s"])).toBe(true);
+    expect(isRpcMode(["/pi/cli.js", "--mode=rpc"])).toBe(true);
+    expect(isRpcMode(["/pi/cli.js", "--mode", "json", "-p", "rpc"])).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { formatIdentity, isIdentityAlive, isSameProcess, ownIdentity, parseIdentity, processStartTime } from "../../../src/run/proc-identity.ts";
+import { formatIdentity, isIdentityAlive, isIdentityRunning, isSameProcess, ownIdentity, parseIdentity, processStartTime } from "../../../src/run/proc-identity.js";
 
 const deadPid = () => Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
 
@@ -21,6 +22,29 @@ describe("process identity", () => {
     // Without a start time (an older lock) only the pid is checked.
     expect(isIdentityAlive({ pid: own.pid })).toBe(true);
     expect(isIdentityAlive({ pid: 0 })).toBe(false);
+  });
+
+  it("runs only while alive and not exiting: a zombie (exited, not yet reaped) does not run", async () => {
+    const own = ownIdentity();
+    expect(isIdentityRunning(own)).toBe(true);
+    expect(isIdentityRunning({ pid: deadPid(), start: own.start })).toBe(false);
+    // `sleep 0` becomes a child of the exec'd `sleep 30`, which never reaps it: a zombie until the sleep ends.
+    const holder = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const zombiePid = await new Promise<number>((resolve) => holder.stdout.once("data", (chunk: Buffer) => resolve(Number(String(chunk).trim()))));
+      const isZombie = () => {
+        const stat = readFileSync(`/proc/${zombiePid}/stat`, "latin1");
+        return stat.slice(stat.lastIndexOf(")")).startsWith(") Z ");
+      };
+      await expect.poll(isZombie, { timeout: 10_000 }).toBe(true);
+      expect(processStartTime(zombiePid)).toBeUndefined();
+      expect(isIdentityRunning({ pid: zombiePid, start: "1" })).toBe(false);
+      // Without a start time the pid still exists, but the zombie holds no memory: not running either.
+      expect(isIdentityAlive({ pid: zombiePid })).toBe(true);
+      expect(isIdentityRunning({ pid: zombiePid })).toBe(false);
+    } finally {
+      holder.kill("SIGKILL");
+    }
   });
 
   it("round-trips through its environment form and rejects anything else", () => {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ownIdentity } from "../../../src/run/proc-identity.ts";
+import { ownIdentity } from "../../../src/run/proc-identity.js";
 import { createPromptDir, promptDirOwner, sweepStalePromptDirs } from "../../../src/run/prompt-dir.ts";
 
 let base: string;

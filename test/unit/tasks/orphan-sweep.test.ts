@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pendingFor } from "../../../src/delivery/outbox.ts";
-import type { ProcessIdentity } from "../../../src/run/proc-identity.ts";
+import type { ProcessIdentity } from "../../../src/run/proc-identity.js";
 import { createSessionFile, taskDir } from "../../../src/run/session-file.ts";
 import { LOCK_FILE_NAME } from "../../../src/run/session-lock.ts";
 import { readRecord, writeRecord } from "../../../src/tasks/record-store.ts";

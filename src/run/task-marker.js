@@ -1,9 +1,12 @@
+// @ts-check
 /**
  * The task marker: every child pi runs with `PI_SUBAGENT_TASK_ID=<task id>` in its environment, and everything
  * it starts inherits it, including a grandchild that left the process tree (`setsid cmd &`, a double fork).
  * Walking the tree cannot find such a daemon; scanning /proc/<pid>/environ for the marker can (Linux only).
- * Only our own processes (same uid) carrying exactly this marker are matched. Small and free of heavy imports:
- * a child pi's watchdog loads it.
+ * Only our own processes (same uid) carrying exactly this marker are matched.
+ *
+ * Plain JavaScript (type-checked through JSDoc) because node loads it directly ahead of a child pi
+ * (src/run/child-preload.js); so it imports nothing but node:fs.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 
@@ -15,14 +18,23 @@ export const TASK_MARKER_ENV = "PI_SUBAGENT_TASK_ID";
  */
 export const OUTER_TASKS_ENV = "PI_SUBAGENT_OUTER_TASK_IDS";
 
-/** The outer-task list for a child of this process: this process's outer tasks and its own task. */
-export function outerTasksForChild(env: NodeJS.ProcessEnv): string | undefined {
+/**
+ * The outer-task list for a child of this process: this process's outer tasks and its own task.
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {string | undefined}
+ */
+export function outerTasksForChild(env) {
   const ids = [...(env[OUTER_TASKS_ENV] ?? "").split(","), env[TASK_MARKER_ENV] ?? ""].map((id) => id.trim()).filter((id) => id !== "");
   return ids.length > 0 ? ids.join(",") : undefined;
 }
 
-/** Whether a NUL-separated environment block marks a process of `taskId` (its own task, or an enclosing one). */
-export function environCarriesTask(environ: string, taskId: string): boolean {
+/**
+ * Whether a NUL-separated environment block marks a process of `taskId` (its own task, or an enclosing one).
+ * @param {string} environ
+ * @param {string} taskId
+ * @returns {boolean}
+ */
+export function environCarriesTask(environ, taskId) {
   if (!environ.includes(taskId)) return false;
   const own = `${TASK_MARKER_ENV}=${taskId}`;
   const outerPrefix = `${OUTER_TASKS_ENV}=`;
@@ -36,17 +48,21 @@ export function environCarriesTask(environ: string, taskId: string): boolean {
 /**
  * Pids of our processes whose environment holds `PI_SUBAGENT_TASK_ID=<taskId>`, or names the task among its
  * outer tasks (a nested child's tree), empty without /proc.
+ * @param {string} taskId
+ * @returns {number[]}
  */
-export function processesCarryingMarker(taskId: string): number[] {
+export function processesCarryingMarker(taskId) {
   if (!taskId) return [];
   const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
-  let entries: string[];
+  /** @type {string[]} */
+  let entries;
   try {
     entries = readdirSync("/proc");
   } catch {
     return [];
   }
-  const found: number[] = [];
+  /** @type {number[]} */
+  const found = [];
   for (const entry of entries) {
     const first = entry.charCodeAt(0);
     if (first < 48 || first > 57) continue;
@@ -61,8 +77,14 @@ export function processesCarryingMarker(taskId: string): number[] {
   return found;
 }
 
-/** Sends `signal` to every process carrying the marker (and each group one of them leads), except `except`. */
-export function signalMarkedProcesses(taskId: string, signal: NodeJS.Signals, except: readonly number[] = []): number[] {
+/**
+ * Sends `signal` to every process carrying the marker (and each group one of them leads), except `except`.
+ * @param {string} taskId
+ * @param {NodeJS.Signals} signal
+ * @param {readonly number[]} [except]
+ * @returns {number[]}
+ */
+export function signalMarkedProcesses(taskId, signal, except = []) {
   const pids = processesCarryingMarker(taskId).filter((pid) => !except.includes(pid));
   for (const pid of pids) {
     for (const target of [-pid, pid]) {
