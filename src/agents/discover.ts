@@ -3,13 +3,13 @@
  * folders, reads only their `*.md` files, and walks up from cwd looking for `.pi/agents`.
  */
 import { join } from "node:path";
-import { findNearestProjectDir } from "../config/paths.ts";
+import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE } from "../config/paths.ts";
 import { agentDir as piAgentDir, BUILTIN_AGENTS_DIR } from "../shared/paths.ts";
 import { mergeAgentTiers, scopeIncludesProject, scopeIncludesUser } from "./merge.ts";
 import { readAgentsDir, type AgentsDirContents } from "./read-dir.ts";
 import type { AgentScope, DiscoveryResult } from "./types.ts";
 
-export const PROJECT_AGENTS_RELATIVE = join(".pi", "agents");
+export { PROJECT_AGENTS_RELATIVE };
 
 export interface DiscoverOptions {
   cwd: string;

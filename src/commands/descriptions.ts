@@ -2,7 +2,10 @@
  * The names and one-line descriptions of the extension's commands, in a module with no dependencies: the light
  * entry registers them at start (src/manifest.ts) and the command modules use the same strings.
  */
-export { CANCEL_ALL_COMMAND, CANCEL_COMMAND, RESULT_COMMAND, WATCH_COMMAND } from "./notices.ts";
+export const CANCEL_COMMAND = "subagent-cancel";
+export const CANCEL_ALL_COMMAND = "subagent-cancel-all";
+export const RESULT_COMMAND = "subagent-result";
+export const WATCH_COMMAND = "subagent-watch";
 
 export const CANCEL_DESCRIPTION = "Cancel a running subagent task (id or 4+ character prefix; no id: pick one)";
 export const CANCEL_ALL_DESCRIPTION = "Cancel every running and queued subagent task of this session";

@@ -6,11 +6,9 @@
 import type { AppMode } from "../shared/mode.ts";
 import { idForMessage } from "../tasks/task-id.ts";
 import { MIN_PREFIX_LENGTH } from "./task-prefix.ts";
+import { CANCEL_ALL_COMMAND, CANCEL_COMMAND, RESULT_COMMAND, WATCH_COMMAND } from "./descriptions.ts";
 
-export const CANCEL_COMMAND = "subagent-cancel";
-export const CANCEL_ALL_COMMAND = "subagent-cancel-all";
-export const RESULT_COMMAND = "subagent-result";
-export const WATCH_COMMAND = "subagent-watch";
+export { CANCEL_ALL_COMMAND, CANCEL_COMMAND, RESULT_COMMAND, WATCH_COMMAND };
 
 /** A task as the notices name it. */
 export interface NamedTask {

@@ -10,6 +10,8 @@ import { agentDir as piAgentDir } from "../shared/paths.ts";
 
 export const CONFIG_FILE_NAME = "subagent-isolation.json";
 export const PROJECT_DIR_NAME = ".pi";
+/** A project's agents folder, relative to the folder it belongs to. */
+export const PROJECT_AGENTS_RELATIVE = join(PROJECT_DIR_NAME, "agents");
 
 function isDirectory(path: string): boolean {
   try {

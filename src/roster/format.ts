@@ -41,11 +41,5 @@ export function buildRosterBlock(agents: readonly RosterAgent[], limits: RosterL
   return [ROSTER_HEADING, "", ROSTER_INTRO, "", ...lines].join("\n");
 }
 
-/** The system prompt with the block at its end, the existing content untouched in front. */
-export function appendRoster(systemPrompt: string, block: string): string {
-  const base = systemPrompt.trimEnd();
-  // pi 1.x runs before_agent_start for every run, also those started by a steer message; should a host hand us a
-  // prompt that already ends with this roster, it is not appended twice.
-  if (base.endsWith(block.trimEnd())) return systemPrompt;
-  return base === "" ? block : `${base}\n\n${block}`;
-}
+/** Kept apart (append.ts) so the start-up path can append a remembered roster without this module's imports. */
+export { appendRoster } from "./append.ts";

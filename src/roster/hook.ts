@@ -1,36 +1,60 @@
 /**
- * The roster's hooks as the light entry registers them: in a subagent at the nesting limit they return at once without loading
- * anything; otherwise the roster builder (agent discovery, frontmatter parsing) is imported on the first
- * `before_agent_start` or `context` and kept for the life of this extension instance (register.ts has the
- * behaviour: the roster in the system prompt, and beside a delivered result on pi 0.73.1).
+ * The roster's hooks as the light entry registers them. In a subagent at the nesting limit they return at once.
+ * Otherwise, on the first `before_agent_start` (the working directory is known only then), the block comes from
+ * the start-up cache when no agent file changed since it was remembered (roster-cache.ts), and is built by the
+ * roster builder (agent discovery, frontmatter parsing: register.ts, imported then) when it did. Either way it is
+ * kept for the life of this extension instance, as register.ts describes. The `context` hook (the roster beside
+ * a delivered result, for pi 0.73.1) loads the builder only for a model call that holds a result.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { RESULT_CUSTOM_TYPE_NAME } from "../delivery/result-type.ts";
 import { mayDispatchSubagents } from "../shared/depth.ts";
+import { appendRoster } from "./append.ts";
+import { cachedRoster, rememberRoster, rosterFingerprint } from "./roster-cache.ts";
 
 type RosterModule = typeof import("./register.ts");
-interface RosterHandlers {
-  beforeAgentStart: ReturnType<RosterModule["createRosterHandler"]>;
-  context: ReturnType<RosterModule["createRosterContextHandler"]>;
+type RosterHandler = ReturnType<RosterModule["createRosterHandler"]>;
+
+/** The handler for a remembered block: the same answer the builder's handler gives for it. */
+function rememberedHandler(block: string | undefined): RosterHandler {
+  return (event) => (block === undefined ? undefined : { systemPrompt: appendRoster(event.systemPrompt, block) });
+}
+
+async function createHandler(cwd: unknown): Promise<RosterHandler> {
+  const fingerprint = typeof cwd === "string" && cwd !== "" ? rosterFingerprint(cwd) : undefined;
+  const remembered = fingerprint === undefined ? undefined : cachedRoster(fingerprint);
+  if (remembered) return rememberedHandler(remembered.block);
+  const roster = await import("./register.ts");
+  return roster.createRosterHandler({
+    onBuilt: (block, warnings) => {
+      if (fingerprint !== undefined && warnings === 0) void rememberRoster(fingerprint, block);
+    },
+  });
+}
+
+function holdsResult(messages: ReadonlyArray<{ role?: unknown; customType?: unknown }>): boolean {
+  return messages.some((message) => message.role === "custom" && message.customType === RESULT_CUSTOM_TYPE_NAME);
 }
 
 export function registerRosterHook(pi: Pick<ExtensionAPI, "on">): void {
-  let handlers: Promise<RosterHandlers | undefined> | undefined;
-  const load = (): Promise<RosterHandlers | undefined> => {
-    handlers ??= import("./register.ts").then(
-      (roster) => {
-        const beforeAgentStart = roster.createRosterHandler();
-        return { beforeAgentStart, context: roster.createRosterContextHandler(beforeAgentStart) };
-      },
-      () => undefined, // the prompt stays as it was, as for any roster failure
-    );
-    return handlers;
+  let handler: Promise<RosterHandler | undefined> | undefined;
+  // Settled once per instance: a failure leaves the prompt as it was, without retrying (as for any roster failure).
+  const load = (cwd: unknown): Promise<RosterHandler | undefined> => {
+    handler ??= createHandler(cwd).catch(() => undefined);
+    return handler;
   };
   pi.on("before_agent_start", async (event, ctx) => {
     if (!mayDispatchSubagents(process.env)) return undefined;
-    return (await load())?.beforeAgentStart(event, ctx);
+    return (await load(ctx.cwd))?.(event, ctx);
   });
   pi.on("context", async (event, ctx) => {
-    if (!mayDispatchSubagents(process.env)) return undefined;
-    return (await load())?.context(event, ctx);
+    if (!mayDispatchSubagents(process.env) || !holdsResult(event.messages)) return undefined;
+    const rosterHandler = await load(ctx.cwd);
+    if (!rosterHandler) return undefined;
+    try {
+      return (await import("./register.ts")).createRosterContextHandler(rosterHandler)(event, ctx);
+    } catch {
+      return undefined;
+    }
   });
 }

@@ -9,7 +9,8 @@ import { discoverAgents } from "../agents/discover.ts";
 import type { DiscoveryResult } from "../agents/types.ts";
 import { formatAgentWarning, reportWarningsOnce, type WarningSink } from "../agents/warnings.ts";
 import { mayDispatchSubagents } from "../shared/depth.ts";
-import { appendRoster, buildRosterBlock } from "./format.ts";
+import { appendRoster } from "./append.ts";
+import { buildRosterBlock } from "./format.ts";
 import { withRosterForResults } from "./roster-for-results.ts";
 
 export interface RosterOptions {
@@ -17,6 +18,8 @@ export interface RosterOptions {
   discover?: (cwd: string) => DiscoveryResult;
   /** The environment that carries PI_SUBAGENT_DEPTH (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Told the block once it is built, with how many warnings discovery gave (the start-up cache keeps clean builds). */
+  onBuilt?: (block: string | undefined, warnings: number) => void;
 }
 
 /** The part of pi's ExtensionContext the roster uses. */
@@ -34,7 +37,9 @@ export function createRosterHandler(
     if (typeof ctx.cwd !== "string" || ctx.cwd === "") return undefined;
     const discovery = discover(ctx.cwd);
     reportWarningsOnce(discovery.warnings.map(formatAgentWarning), ctx);
-    return buildRosterBlock(discovery.agents);
+    const rosterBlock = buildRosterBlock(discovery.agents);
+    options.onBuilt?.(rosterBlock, discovery.warnings.length);
+    return rosterBlock;
   };
 
   return (event, ctx) => {

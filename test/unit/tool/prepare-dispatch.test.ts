@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentDefinition } from "../../../src/agents/types.ts";
 import type { LoadedConfig } from "../../../src/config/load.ts";
@@ -9,6 +10,8 @@ import { sessionFilePath } from "../../../src/run/session-file.ts";
 import { isTaskId } from "../../../src/tasks/task-id.ts";
 import { prepareDispatch, type DispatchEnvironment, type PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
 import type { DispatchRequest } from "../../../src/tool/validate.ts";
+
+const REPO_ROOT = resolve(fileURLToPath(import.meta.url), "../../../..");
 
 let root: string;
 let env: DispatchEnvironment;
@@ -95,7 +98,7 @@ describe("prepareDispatch: the child mode and the task's size", () => {
   it("PI_SUBAGENT_CHILD_MODE=json gives the JSON fallback child", () => {
     const run = ok(prepare(request(), { ...env, baseEnv: { ...env.baseEnv, PI_SUBAGENT_CHILD_MODE: "json" } }));
     expect(run.command.mode).toBe("json");
-    expect(run.command.args.slice(1, 4)).toEqual(["--mode", "json", "-p"]);
+    expect(run.command.args.slice(3, 6)).toEqual(["--mode", "json", "-p"]);
   });
 
   it("a 200 KiB task is accepted for the RPC child", () => {
@@ -119,7 +122,8 @@ describe("prepareDispatch: a fresh session", () => {
     expect(run.sessionFile).toBe(sessionFilePath(env.agentDir, run.taskId));
     expect(JSON.parse(readFileSync(run.sessionFile, "utf8"))).toMatchObject({ type: "session", id: run.taskId, cwd: env.cwd });
     expect(run.command.command).toBe(process.execPath);
-    expect(run.command.args.slice(0, 5)).toEqual([env.argv[1], "--mode", "rpc", "--session", run.sessionFile]);
+    // node preloads the child's watch on its parent (src/run/child-preload.js), then runs pi's entry.
+    expect(run.command.args.slice(0, 7)).toEqual(["--import", pathToFileURL(join(REPO_ROOT, "src/run/child-preload.js")).href, env.argv[1], "--mode", "rpc", "--session", run.sessionFile]);
     expect(run.command.prompt).toBe("Task: Add a test");
     expect(run.command.env).toMatchObject({ PATH: "/usr/bin", PI_SUBAGENT_DEPTH: "1", PI_CURRENT_AGENT_NAME: "coder" });
     expect(run.cwd).toBe(env.cwd);
