@@ -92,3 +92,42 @@ describe("roster injection with the installed package (print mode)", () => {
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 });
+
+describe("the roster remembered across starts", () => {
+  let fake: FakeModel;
+  let env: PiEnv;
+
+  beforeAll(async () => {
+    fake = await new FakeModel().start();
+    env = createPiEnv({ baseUrl: fake.baseUrl });
+    env.writeAgentDirFile("agents/writer.md", agent("writer", "Writes docs and READMEs", "You write."));
+  });
+
+  afterAll(async () => {
+    killProcessesWithMarker(env.marker);
+    await fake.stop();
+    env.cleanup();
+  });
+
+  async function rosterLineOfWriter(tag: string): Promise<string | undefined> {
+    const run = await runPi(["-e", REPO_ROOT, "-p", "--no-session", `${tag} ${fakeDirective({ text: "ok" })}`], { env: env.env, cwd: env.workDir, timeoutMs: 90_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const request = await fake.waitForRequest((req) => req.lastText.startsWith(tag), 10_000, tag);
+    expect(request.system).toContain("## Available Subagents");
+    return request.system.split("\n").find((line) => line.startsWith("- writer "));
+  }
+
+  it("serves an unchanged roster from <agent dir>/subagent-roster-cache.json, and builds it afresh once an agent file changes", async () => {
+    expect(await rosterLineOfWriter("First start.")).toBe("- writer \u2014 Writes docs and READMEs (user)");
+    const cacheFile = join(env.agentDir, "subagent-roster-cache.json");
+    const cached = JSON.parse(readFileSync(cacheFile, "utf8")) as { entries: Array<{ block: string }> };
+    expect(cached.entries).toHaveLength(1);
+    expect(cached.entries[0]!.block).toContain("- writer \u2014 Writes docs and READMEs (user)");
+
+    expect(await rosterLineOfWriter("Second start.")).toBe("- writer \u2014 Writes docs and READMEs (user)");
+
+    env.writeAgentDirFile("agents/writer.md", agent("writer", "Writes changelogs only", "You write."));
+    expect(await rosterLineOfWriter("After the edit.")).toBe("- writer \u2014 Writes changelogs only (user)");
+    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+  });
+});
