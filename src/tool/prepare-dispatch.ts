@@ -29,7 +29,7 @@ import type { ForkedHistory } from "../run/fork-history.ts";
 import { DEFAULT_MAX_DEPTH } from "../shared/depth.ts";
 import { sessionBusyMessage, unknownSessionMessage } from "./texts.ts";
 import type { DispatchRequest } from "./validate.ts";
-import { takeWorktree } from "./take-worktree.ts";
+import type { TakenWorktree } from "./take-worktree.ts";
 import type { WorktreeLease } from "../worktree/lease.ts";
 
 export interface DispatchEnvironment {
@@ -49,7 +49,31 @@ export interface DispatchEnvironment {
   maxDepth?: number;
   /** For `context: "fork"`: the main conversation, written into the new session before the task. */
   forkedHistory?: ForkedHistory;
+  /**
+   * Which worktree the task runs in: take-worktree.ts's takeWorktree where the dispatch may use one (isolation
+   * "worktree", or a resume, whose session may have run in one), else noWorktree. Passed in so that the git and
+   * worktree modules load only for such a dispatch.
+   */
+  takeWorktree: WorktreeTaker;
 }
+
+export type WorktreeTaker = (
+  request: Pick<DispatchRequest, "isolation" | "isolationRequested">,
+  env: { agentDir: string; cwd: string },
+  taskId: string,
+  resumed: boolean,
+) => TakenWorktree;
+
+/** Whether a dispatch may run in a worktree, and so needs take-worktree.ts. */
+export function mayUseWorktree(request: Pick<DispatchRequest, "isolation" | "sessionId">): boolean {
+  return request.isolation === "worktree" || request.sessionId !== undefined;
+}
+
+/** The taker for a dispatch that cannot use a worktree (see mayUseWorktree). */
+export const noWorktree: WorktreeTaker = (request, _env, _taskId, resumed) => {
+  if (request.isolation === "worktree" || resumed) throw new Error("This dispatch may use a worktree: load take-worktree.ts for it.");
+  return { ok: true };
+};
 
 export interface PreparedRun {
   taskId: string;
@@ -103,7 +127,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   const origin: TaskOrigin = { depth: env.parentDepth + 1, maxDepth, context: forked ? "fork" : "fresh" };
   if (forked) origin.forkedMessages = forked.messageCount;
   // A worktree is taken before the session file exists: its header names the folder pi runs the child in.
-  const worktree = takeWorktree(request, env, taskId, resumed);
+  const worktree = env.takeWorktree(request, env, taskId, resumed);
   if (!worktree.ok) return worktree;
   const lease = worktree.lease;
   const cwd = lease?.cwd ?? env.cwd;

@@ -11,13 +11,12 @@ import { loadConfig } from "../config/load.ts";
 import { currentModelRef } from "../config/resolve.ts";
 import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../shared/depth.ts";
 import { resolveDispatchLimits } from "../config/dispatch-limits.ts";
-import { buildForkedHistory, type ForkedHistory } from "../run/fork-history.ts";
-import { forkedConversation } from "./fork-source.ts";
+import type { ForkedHistory } from "../run/fork-history.ts";
 import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../shared/mode.ts";
 import { agentDir } from "../shared/paths.ts";
 import { readRunSettings, runSettingsWarnings } from "../shared/run-settings.ts";
 import { readEnvBudget } from "../budget/env-budget.ts";
-import { prepareDispatch, type PreparedRun } from "./prepare-dispatch.ts";
+import { mayUseWorktree, noWorktree, prepareDispatch, type PreparedRun } from "./prepare-dispatch.ts";
 import { MESSAGE_IN_SYNC_MODE } from "./message-texts.ts";
 import { runSync } from "./run-sync.ts";
 import { subagentParameters, type SubagentParams } from "./schema.ts";
@@ -119,11 +118,14 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     }
     let forkedHistory: ForkedHistory | undefined;
     if (request.context === "fork") {
+      // Loaded for a fork only, as the worktree code below is for a dispatch that may use a worktree.
+      const [{ buildForkedHistory }, { forkedConversation }] = await Promise.all([import("../run/fork-history.ts"), import("./fork-source.ts")]);
       const fork = buildForkedHistory(forkedConversation(ctx.sessionManager), toolCallId, limits.forkMaxChars.value);
       if (!fork.ok) throw new Error(fork.message);
       forkedHistory = fork.history;
     }
     const dir = agentDir();
+    const takeWorktree = mayUseWorktree(request) ? (await import("./take-worktree.ts")).takeWorktree : noWorktree;
     const prepared = prepareDispatch(
       request,
       {
@@ -138,6 +140,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         parentSessionId: ctx.sessionManager.getSessionId(),
         maxDepth: limits.maxDepth.value,
         forkedHistory,
+        takeWorktree,
       },
       config,
     );

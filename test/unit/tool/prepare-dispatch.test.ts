@@ -8,7 +8,8 @@ import type { LoadedConfig } from "../../../src/config/load.ts";
 import { emptyLayer } from "../../../src/config/read-layer.ts";
 import { sessionFilePath } from "../../../src/run/session-file.ts";
 import { isTaskId } from "../../../src/tasks/task-id.ts";
-import { prepareDispatch, type DispatchEnvironment, type PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
+import { mayUseWorktree, noWorktree, prepareDispatch, type DispatchEnvironment, type PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
+import { takeWorktree } from "../../../src/tool/take-worktree.ts";
 import type { DispatchRequest } from "../../../src/tool/validate.ts";
 
 const REPO_ROOT = resolve(fileURLToPath(import.meta.url), "../../../..");
@@ -58,6 +59,7 @@ beforeEach(() => {
     baseEnv: { PATH: "/usr/bin" },
     argv: [process.execPath, entry, "-e", "./ext.ts", "--extension", "/abs/ext.ts", "-e", "lib/ext.ts", "-e", "npm:pi-ext"],
     home: join(root, "home"),
+    takeWorktree,
   };
 });
 
@@ -212,5 +214,19 @@ describe("prepareDispatch: resuming", () => {
     });
     first.release();
     expect(prepare(request({ sessionId: first.taskId })).ok).toBe(true);
+  });
+});
+
+describe("prepareDispatch: the worktree code only where a worktree may be used", () => {
+  it("needs take-worktree.ts for isolation worktree and for a resume, not for a plain new dispatch", () => {
+    expect(mayUseWorktree({ isolation: "none" })).toBe(false);
+    expect(mayUseWorktree({ isolation: "worktree" })).toBe(true);
+    expect(mayUseWorktree({ isolation: "none", sessionId: "0190" })).toBe(true);
+  });
+
+  it("runs a plain dispatch without it, and refuses to pretend for one that needs it", () => {
+    const run = ok(prepare(request(), { ...env, takeWorktree: noWorktree }));
+    expect(run.cwd).toBe(env.cwd);
+    expect(() => noWorktree({ isolation: "worktree", isolationRequested: true }, env, "id", false)).toThrow(/load take-worktree.ts/);
   });
 });
