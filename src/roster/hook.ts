@@ -11,9 +11,12 @@ import { RESULT_CUSTOM_TYPE_NAME } from "../delivery/result-type.ts";
 import { mayDispatchSubagents } from "../shared/depth.ts";
 import { appendRoster } from "./append.ts";
 import { cachedRoster, rememberRoster, rosterFingerprint } from "./roster-cache.ts";
+import { loadOnce } from "../shared/load-once.ts";
 
 type RosterModule = typeof import("./register.ts");
 type RosterHandler = ReturnType<RosterModule["createRosterHandler"]>;
+
+const loadRoster = loadOnce(() => import("./register.ts"));
 
 /** The handler for a remembered block: the same answer the builder's handler gives for it. */
 function rememberedHandler(block: string | undefined): RosterHandler {
@@ -24,7 +27,7 @@ async function createHandler(cwd: unknown): Promise<RosterHandler> {
   const fingerprint = typeof cwd === "string" && cwd !== "" ? rosterFingerprint(cwd) : undefined;
   const remembered = fingerprint === undefined ? undefined : cachedRoster(fingerprint);
   if (remembered) return rememberedHandler(remembered.block);
-  const roster = await import("./register.ts");
+  const roster = await loadRoster();
   return roster.createRosterHandler({
     onBuilt: (block, warnings) => {
       if (fingerprint !== undefined && warnings === 0) void rememberRoster(fingerprint, block);
@@ -52,7 +55,7 @@ export function registerRosterHook(pi: Pick<ExtensionAPI, "on">): void {
     const rosterHandler = await load(ctx.cwd);
     if (!rosterHandler) return undefined;
     try {
-      return (await import("./register.ts")).createRosterContextHandler(rosterHandler)(event, ctx);
+      return (await loadRoster()).createRosterContextHandler(rosterHandler)(event, ctx);
     } catch {
       return undefined;
     }

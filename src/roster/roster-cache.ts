@@ -14,7 +14,10 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE } from "../config/paths.ts";
+import { loadOnce } from "../shared/load-once.ts";
 import { agentDir, BUILTIN_AGENTS_DIR, PACKAGE_ROOT } from "../shared/paths.ts";
+
+const loadAtomicFile = loadOnce(() => import("../shared/atomic-file.ts"));
 
 export const ROSTER_CACHE_FILE_NAME = "subagent-roster-cache.json";
 /** Blocks kept: one per recent project, roughly. */
@@ -103,7 +106,7 @@ export function cachedRoster(fingerprint: string, options: RosterCacheOptions = 
 /** Remembers `block` under `fingerprint`, newest first; a failure to write only costs the next start a build. */
 export async function rememberRoster(fingerprint: string, block: string | undefined, options: RosterCacheOptions = {}): Promise<void> {
   try {
-    const { writeFileAtomicSync } = await import("../shared/atomic-file.ts");
+    const { writeFileAtomicSync } = await loadAtomicFile();
     const entries = [{ fingerprint, block: block ?? null }, ...readEntries(options).filter((entry) => entry.fingerprint !== fingerprint)];
     writeFileAtomicSync(cacheFile(options), `${JSON.stringify({ entries: entries.slice(0, ROSTER_CACHE_ENTRIES) })}\n`);
   } catch {

@@ -17,6 +17,7 @@ import { agentDir } from "../shared/paths.ts";
 import { readRunSettings, runSettingsWarnings } from "../shared/run-settings.ts";
 import { readEnvBudget } from "../budget/env-budget.ts";
 import { mayUseWorktree, noWorktree, prepareDispatch, type PreparedRun } from "./prepare-dispatch.ts";
+import { loadOnce } from "../shared/load-once.ts";
 import { MESSAGE_IN_SYNC_MODE } from "./message-texts.ts";
 import { runSync } from "./run-sync.ts";
 import { subagentParameters, type SubagentParams } from "./schema.ts";
@@ -31,6 +32,11 @@ import { checkDepth, validateDispatch } from "./validate.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 import type { FanOutGate } from "../fanout/fan-out-gate.ts";
 import { resolveFanOutLimits } from "../fanout/limits.ts";
+
+// Loaded only by the dispatches that need them (see ADVANCED.md, "Supported pis and loading cost").
+const loadForkHistory = loadOnce(() => import("../run/fork-history.ts"));
+const loadForkSource = loadOnce(() => import("./fork-source.ts"));
+const loadTakeWorktree = loadOnce(() => import("./take-worktree.ts"));
 
 /** What the background (TUI) path provides; absent until it is wired. */
 export interface BackgroundDispatcher {
@@ -119,13 +125,13 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     let forkedHistory: ForkedHistory | undefined;
     if (request.context === "fork") {
       // Loaded for a fork only, as the worktree code below is for a dispatch that may use a worktree.
-      const [{ buildForkedHistory }, { forkedConversation }] = await Promise.all([import("../run/fork-history.ts"), import("./fork-source.ts")]);
+      const [{ buildForkedHistory }, { forkedConversation }] = await Promise.all([loadForkHistory(), loadForkSource()]);
       const fork = buildForkedHistory(forkedConversation(ctx.sessionManager), toolCallId, limits.forkMaxChars.value);
       if (!fork.ok) throw new Error(fork.message);
       forkedHistory = fork.history;
     }
     const dir = agentDir();
-    const takeWorktree = mayUseWorktree(request) ? (await import("./take-worktree.ts")).takeWorktree : noWorktree;
+    const takeWorktree = mayUseWorktree(request) ? (await loadTakeWorktree()).takeWorktree : noWorktree;
     const prepared = prepareDispatch(
       request,
       {
