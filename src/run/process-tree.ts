@@ -96,7 +96,11 @@ export function taskProcesses(rootPid: number, marker?: string): number[] {
 
 /** Synchronous SIGKILL of a whole tree: the last resort when the parent process itself is exiting. */
 export function killTreeNow(rootPid: number, marker?: string): void {
-  signalTree(taskProcesses(rootPid, marker), "SIGKILL");
+  const first = taskProcesses(rootPid, marker);
+  signalTree(first, "SIGKILL");
+  // A command a shell was starting while the first pass looked (forked, not yet listed) survives its killed
+  // parent: look once more for what carries the marker.
+  if (marker) signalTree(taskProcesses(rootPid, marker).filter((pid) => !first.includes(pid)), "SIGKILL");
 }
 
 export interface TreeTermination {

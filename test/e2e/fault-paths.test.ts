@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, type FakeAction } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, PI_CLI, runPi } from "../harness/pi-env.ts";
-import { processesWithMarker, waitForFile, waitForNoProcesses } from "../harness/processes.ts";
+import { processesWithMarker, waitForFile, waitForNoProcesses, waitForProcess } from "../harness/processes.ts";
 import { skipTuiTests } from "../harness/tmux.ts";
 
 const suite = useE2eSuite();
@@ -54,6 +54,7 @@ describe("kill -9 of pi in print mode", () => {
       onSpawn: (pid) => (piPid = pid),
     });
     await waitForFile(sleeping, 90_000);
+    await waitForProcess(suite.env.marker, "sleep 300", 10_000);
     const [folder] = taskFolders(suite.env.agentDir);
     expect(folder).toBeDefined();
     // The run lock names the child that writes the session, by pid and start time.
@@ -110,6 +111,7 @@ describe.skipIf(skipTuiTests())("the interactive pi killed by a signal it does n
     const { sleeping, task } = sleepingChild();
     await t.submit(delegatingPrompt([{ agent: "worker", task }], "Dispatched, waiting for results."));
     await waitForFile(sleeping, 90_000);
+    await waitForProcess(suite.env.marker, "sleep 300", 10_000);
     const stay = [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim())];
     const piPid = (await t.piPid())!;
     process.kill(piPid, signal);

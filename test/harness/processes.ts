@@ -46,6 +46,18 @@ export async function waitForNoProcesses(marker: string, timeoutMs = 15_000, exc
   }
 }
 
+/**
+ * Waits until a process carrying the marker runs a command line containing `text` (a child's bash tool has
+ * really started that command: a file the command touches first appears a moment before the process does).
+ */
+export async function waitForProcess(marker: string, text: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!processesWithMarker(marker).some((p) => p.cmdline.includes(text))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for a process running ${text}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Kills whatever a failed test left behind, so one failure does not leak into the next test. */
 export function killProcessesWithMarker(marker: string): void {
   for (const { pid } of processesWithMarker(marker)) {
