@@ -2,14 +2,11 @@
  * Agent discovery: the three folders, read and merged. Cheap enough to run on every dispatch: it lists three
  * folders, reads only their `*.md` files, and walks up from cwd looking for `.pi/agents`.
  */
-import { join } from "node:path";
-import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE } from "../config/paths.ts";
+import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir } from "../config/paths.ts";
 import { agentDir as piAgentDir, BUILTIN_AGENTS_DIR } from "../shared/paths.ts";
 import { mergeAgentTiers, scopeIncludesProject, scopeIncludesUser } from "./merge.ts";
 import { readAgentsDir, type AgentsDirContents } from "./read-dir.ts";
 import type { AgentScope, DiscoveryResult } from "./types.ts";
-
-export { PROJECT_AGENTS_RELATIVE };
 
 export interface DiscoverOptions {
   cwd: string;
@@ -23,10 +20,6 @@ export interface DiscoverOptions {
 }
 
 const NOTHING: AgentsDirContents = { agents: [], warnings: [] };
-
-export function userAgentsDir(agentDirPath: string = piAgentDir()): string {
-  return join(agentDirPath, "agents");
-}
 
 export function findProjectAgentsDir(cwd: string, home?: string): string | undefined {
   return findNearestProjectDir(cwd, PROJECT_AGENTS_RELATIVE, home);

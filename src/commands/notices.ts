@@ -8,8 +8,6 @@ import { idForMessage } from "../tasks/task-id.ts";
 import { MIN_PREFIX_LENGTH } from "./task-prefix.ts";
 import { CANCEL_ALL_COMMAND, CANCEL_COMMAND, RESULT_COMMAND, WATCH_COMMAND } from "./descriptions.ts";
 
-export { CANCEL_ALL_COMMAND, CANCEL_COMMAND, RESULT_COMMAND, WATCH_COMMAND };
-
 /** A task as the notices name it. */
 export interface NamedTask {
   taskId: string;

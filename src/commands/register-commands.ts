@@ -9,8 +9,17 @@ import { agentDir } from "../shared/paths.ts";
 import type { BackgroundHandle } from "../tasks/register-background.ts";
 import { cancelAllCommand, cancelCommand } from "./cancel-commands.ts";
 import { taskCompletions } from "./completions.ts";
-import { CANCEL_ALL_DESCRIPTION, CANCEL_DESCRIPTION, RESULT_DESCRIPTION, WATCH_DESCRIPTION } from "./descriptions.ts";
-import { CANCEL_ALL_COMMAND, CANCEL_COMMAND, commandFailed, RESULT_COMMAND, WATCH_COMMAND } from "./notices.ts";
+import {
+  CANCEL_ALL_COMMAND,
+  CANCEL_ALL_DESCRIPTION,
+  CANCEL_COMMAND,
+  CANCEL_DESCRIPTION,
+  RESULT_COMMAND,
+  RESULT_DESCRIPTION,
+  WATCH_COMMAND,
+  WATCH_DESCRIPTION,
+} from "./descriptions.ts";
+import { commandFailed } from "./notices.ts";
 import { MESSAGE_DESCRIPTION } from "./descriptions.ts";
 import { MESSAGE_COMMAND, messageCommand } from "./message-command.ts";
 import { resultCommand } from "./result-command.ts";

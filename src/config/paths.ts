@@ -13,6 +13,11 @@ export const PROJECT_DIR_NAME = ".pi";
 /** A project's agents folder, relative to the folder it belongs to. */
 export const PROJECT_AGENTS_RELATIVE = join(PROJECT_DIR_NAME, "agents");
 
+/** `<agent dir>/agents`: the user's agents folder. */
+export function userAgentsDir(agentDirPath: string = piAgentDir()): string {
+  return join(agentDirPath, "agents");
+}
+
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();

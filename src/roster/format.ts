@@ -41,5 +41,3 @@ export function buildRosterBlock(agents: readonly RosterAgent[], limits: RosterL
   return [ROSTER_HEADING, "", ROSTER_INTRO, "", ...lines].join("\n");
 }
 
-/** Kept apart (append.ts) so the start-up path can append a remembered roster without this module's imports. */
-export { appendRoster } from "./append.ts";

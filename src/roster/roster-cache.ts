@@ -13,7 +13,8 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE } from "../config/paths.ts";
+import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir } from "../config/paths.ts";
+import { identityOf, type FileIdentity } from "../shared/file-identity.ts";
 import { loadOnce } from "../shared/load-once.ts";
 import { agentDir, BUILTIN_AGENTS_DIR, PACKAGE_ROOT } from "../shared/paths.ts";
 
@@ -40,17 +41,16 @@ export interface RosterCacheOptions {
   home?: string;
 }
 
-function identity(path: string): string | null {
+function identity(path: string): FileIdentity | null {
   try {
-    const stat = statSync(path);
-    return `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+    return identityOf(statSync(path));
   } catch {
     return null;
   }
 }
 
 /** `[name, identity]` of each `*.md` entry, in name order; null when the folder cannot be listed. */
-function folderState(dir: string | undefined): Array<[string, string | null]> | null {
+function folderState(dir: string | undefined): Array<[string, FileIdentity | null]> | null {
   if (dir === undefined) return null;
   let names: string[];
   try {
@@ -64,7 +64,7 @@ function folderState(dir: string | undefined): Array<[string, string | null]> | 
 /** Everything the roster for `cwd` is built from, as one string. */
 export function rosterFingerprint(cwd: string, options: RosterCacheOptions = {}): string {
   const builtinDir = options.builtinDir ?? BUILTIN_AGENTS_DIR;
-  const userDir = join(options.agentDir ?? agentDir(), "agents");
+  const userDir = userAgentsDir(options.agentDir ?? agentDir());
   const projectDir = findNearestProjectDir(cwd, PROJECT_AGENTS_RELATIVE, options.home);
   const packageRoot = options.packageRoot ?? PACKAGE_ROOT;
   return JSON.stringify({

@@ -9,14 +9,8 @@
  * `O_NONBLOCK`, which makes opening a FIFO return at once should one appear in between.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from "node:fs";
+import { identityOf, type FileIdentity } from "./file-identity.ts";
 
-/** Identity of a file's content as far as the file system tells: unchanged identity means unchanged text. */
-export interface FileIdentity {
-  ino: number;
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-}
 
 export type RegularFileRead =
   | { ok: true; text: string; identity: FileIdentity }
@@ -26,14 +20,6 @@ export type RegularFileRead =
   | { ok: false; kind: "directory" }
   /** Something that must not be read; `reason` says why, for a warning that names the file. */
   | { ok: false; kind: "refused"; reason: string };
-
-export function identityOf(stats: Stats): FileIdentity {
-  return { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs };
-}
-
-export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
-  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
-}
 
 function errorCode(error: unknown): string {
   if (error && typeof error === "object" && "code" in error && typeof error.code === "string") return error.code;

@@ -6,11 +6,11 @@
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { discoverAgents, findProjectAgentsDir, userAgentsDir } from "../../agents/discover.ts";
+import { discoverAgents, findProjectAgentsDir } from "../../agents/discover.ts";
 import { applyAgentFilePatch, replaceAgentBody, setAgentBody, updateAgentFile, type AgentEditOutcome } from "../../agents/edit-agent-file.ts";
 import type { AgentDefinition } from "../../agents/types.ts";
 import { loadConfig } from "../../config/load.ts";
-import { CONFIG_FILE_NAME, findProjectPiDir, PROJECT_DIR_NAME, projectConfigPath, userConfigPath } from "../../config/paths.ts";
+import { CONFIG_FILE_NAME, findProjectPiDir, PROJECT_DIR_NAME, projectConfigPath, userAgentsDir, userConfigPath } from "../../config/paths.ts";
 import { getProcessOverrides, setProcessOverride, type ModelOverridePatch } from "../../config/process-overrides.ts";
 import { writeModelOverride } from "../../config/write-model-override.ts";
 import { addAvailableModel, removeAvailableModel } from "../../config/write-models-list.ts";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentDefinition, AgentSource } from "../../../src/agents/types.ts";
-import { appendRoster, buildRosterBlock, MAX_ROSTER_AGENTS, overflowLine, rosterLine } from "../../../src/roster/format.ts";
+import { appendRoster } from "../../../src/roster/append.ts";
+import { buildRosterBlock, MAX_ROSTER_AGENTS, overflowLine, rosterLine } from "../../../src/roster/format.ts";
 
 const agent = (name: string, description: string, source: AgentSource): Pick<AgentDefinition, "name" | "description" | "source"> => ({
   name,
