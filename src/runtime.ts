@@ -11,7 +11,7 @@ import { registerLedger } from "./ledger/register-ledger.ts";
 import { registerTaskCommands } from "./commands/register-commands.ts";
 import { registerWorktreesCommand } from "./commands/worktrees-command.ts";
 import { registerSubagentConfigCommand } from "./commands/subagent-config/register.ts";
-import { agentDir } from "./shared/paths.ts";
+import { agentDir } from "./shared/paths.js";
 import { registerBackgroundTasks } from "./tasks/register-background.ts";
 import { createBackgroundDispatcher } from "./tool/background-dispatch.ts";
 import { registerSubagentTool } from "./tool/register-tool.ts";

@@ -2,8 +2,8 @@
  * Agent discovery: the three folders, read and merged. Cheap enough to run on every dispatch: it lists three
  * folders, reads only their `*.md` files, and walks up from cwd looking for `.pi/agents`.
  */
-import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir } from "../config/paths.ts";
-import { agentDir as piAgentDir, BUILTIN_AGENTS_DIR } from "../shared/paths.ts";
+import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir } from "../config/paths.js";
+import { agentDir as piAgentDir, BUILTIN_AGENTS_DIR } from "../shared/paths.js";
 import { mergeAgentTiers, scopeIncludesProject, scopeIncludesUser } from "./merge.ts";
 import { readAgentsDir, type AgentsDirContents } from "./read-dir.ts";
 import type { AgentScope, DiscoveryResult } from "./types.ts";

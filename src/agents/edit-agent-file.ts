@@ -21,7 +21,7 @@
 import { readFile } from "node:fs/promises";
 import { isDeepStrictEqual } from "node:util";
 import { parse as parseYaml } from "yaml";
-import { writeFileAtomic, type AtomicWriteOptions } from "../shared/atomic-file.ts";
+import { writeFileAtomic, type AtomicWriteOptions } from "../shared/atomic-file.js";
 import { withFileLock, type FileLockOptions } from "../shared/file-lock.ts";
 import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../shared/thinking.ts";
 import { WriteBackError } from "../shared/write-back-error.ts";

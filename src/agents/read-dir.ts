@@ -9,7 +9,7 @@
  */
 import { readdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { sameIdentity, type FileIdentity } from "../shared/file-identity.ts";
+import { sameIdentity, type FileIdentity } from "../shared/file-identity.js";
 import { readRegularFileSync, statRegularFile, type RegularFileRead } from "../shared/read-regular-file.ts";
 import { parseAgentFile, quoteForMessage, type ParsedAgentFile } from "./parse.ts";
 import type { AgentDefinition, AgentSource, AgentWarning } from "./types.ts";

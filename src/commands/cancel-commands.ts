@@ -7,7 +7,7 @@
  */
 import { CANCEL_TOO_LATE_STATUS, type TaskSnapshot } from "../tasks/registry.ts";
 import { runningTaskItems } from "../ui/task-picker.ts";
-import { CANCEL_ALL_COMMAND, CANCEL_COMMAND } from "./descriptions.ts";
+import { CANCEL_ALL_COMMAND, CANCEL_COMMAND } from "./descriptions.js";
 import {
   alreadyFinished,
   cancelAlreadyRequested,

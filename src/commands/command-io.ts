@@ -10,7 +10,7 @@
  */
 import { Writable } from "node:stream";
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
-import { detectAppMode, type AppMode } from "../shared/mode.ts";
+import { detectAppMode, type AppMode } from "../shared/mode.js";
 
 /** Where a command's answer goes: the TUI's widgets and dialogs, an RPC client, or the terminal's streams. */
 export type Surface = "tui" | "rpc" | "stdio";

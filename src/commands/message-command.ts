@@ -12,9 +12,9 @@ import type { CommandIo } from "./command-io.ts";
 import { alreadyFinished, noRunningTaskMatches } from "./notices.ts";
 import { pickTask } from "./pick-task.ts";
 import type { TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
-import type { AppMode } from "../shared/mode.ts";
+import type { AppMode } from "../shared/mode.js";
 
-import { MESSAGE_COMMAND } from "./descriptions.ts";
+import { MESSAGE_COMMAND } from "./descriptions.js";
 
 export { MESSAGE_COMMAND };
 export const MESSAGE_PICKER_TITLE = "Send a message to a subagent task";

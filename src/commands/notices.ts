@@ -3,10 +3,10 @@
  * spec's strings (cancel-all counts, a running task, an unknown id, a task with no output) are reproduced to
  * the letter; the others are ours. Pure text, so the notices are tested without pi.
  */
-import type { AppMode } from "../shared/mode.ts";
-import { idForMessage } from "../tasks/task-id.ts";
+import type { AppMode } from "../shared/mode.js";
+import { idForMessage } from "../tasks/task-id.js";
 import { MIN_PREFIX_LENGTH } from "./task-prefix.ts";
-import { CANCEL_ALL_COMMAND, CANCEL_COMMAND, RESULT_COMMAND, WATCH_COMMAND } from "./descriptions.ts";
+import { CANCEL_ALL_COMMAND, CANCEL_COMMAND, RESULT_COMMAND, WATCH_COMMAND } from "./descriptions.js";
 
 /** A task as the notices name it. */
 export interface NamedTask {

@@ -5,7 +5,7 @@
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import type { AutocompleteItem } from "@mariozechner/pi-tui";
-import { agentDir } from "../shared/paths.ts";
+import { agentDir } from "../shared/paths.js";
 import type { BackgroundHandle } from "../tasks/register-background.ts";
 import { cancelAllCommand, cancelCommand } from "./cancel-commands.ts";
 import { taskCompletions } from "./completions.ts";
@@ -18,9 +18,9 @@ import {
   RESULT_DESCRIPTION,
   WATCH_COMMAND,
   WATCH_DESCRIPTION,
-} from "./descriptions.ts";
+} from "./descriptions.js";
 import { commandFailed } from "./notices.ts";
-import { MESSAGE_DESCRIPTION } from "./descriptions.ts";
+import { MESSAGE_DESCRIPTION } from "./descriptions.js";
 import { MESSAGE_COMMAND, messageCommand } from "./message-command.ts";
 import { resultCommand } from "./result-command.ts";
 import { taskCommandDeps, type TaskCommandContext, type TaskCommandDeps } from "./task-command-deps.ts";

@@ -9,7 +9,7 @@ import { isLockLive, readSessionLock } from "../run/session-lock.ts";
 import type { BackgroundTasks } from "../tasks/background-tasks.ts";
 import { listRecentRecords, listTaskIds, readRecord } from "../tasks/record-store.ts";
 import type { TaskSnapshot } from "../tasks/registry.ts";
-import { isTaskId } from "../tasks/task-id.ts";
+import { isTaskId } from "../tasks/task-id.js";
 import type { TaskRecord } from "../tasks/types.ts";
 import type { NamedTask } from "./notices.ts";
 import { resolveTaskPrefix } from "./task-prefix.ts";

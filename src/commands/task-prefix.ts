@@ -4,7 +4,7 @@
  * short, copied or half-typed id never picks the wrong task. Pure: the caller supplies the candidates.
  */
 
-import { isTaskIdPrefix } from "../tasks/task-id.ts";
+import { isTaskIdPrefix } from "../tasks/task-id.js";
 
 /** The shortest prefix accepted: shorter ones would match too much to be a deliberate choice. */
 export const MIN_PREFIX_LENGTH = 4;

@@ -9,7 +9,7 @@ import { FULL_SCREEN } from "../ui/result-viewer.ts";
 import { runningTaskItems } from "../ui/task-picker.ts";
 import { frameOf, WATCH_REFRESH_MS, WatchView } from "../ui/watch-view.ts";
 import type { CommandIo } from "./command-io.ts";
-import { WATCH_COMMAND } from "./descriptions.ts";
+import { WATCH_COMMAND } from "./descriptions.js";
 import {
   alreadyFinished,
   noRunningTaskMatches,

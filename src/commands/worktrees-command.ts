@@ -7,11 +7,11 @@
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { isLockLive, readSessionLock } from "../run/session-lock.ts";
 import { oneLine } from "../shared/format.ts";
-import { agentDir as defaultAgentDir } from "../shared/paths.ts";
+import { agentDir as defaultAgentDir } from "../shared/paths.js";
 import { readRecord } from "../tasks/record-store.ts";
 import { listOurWorktrees, removeListedWorktree, type ListedWorktree } from "../worktree/list.ts";
 import { commandIo, type CommandIo } from "./command-io.ts";
-import { WORKTREES_COMMAND, WORKTREES_DESCRIPTION } from "./descriptions.ts";
+import { WORKTREES_COMMAND, WORKTREES_DESCRIPTION } from "./descriptions.js";
 import { pickTask } from "./pick-task.ts";
 import { resolveTaskPrefix } from "./task-prefix.ts";
 

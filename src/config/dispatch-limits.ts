@@ -3,7 +3,7 @@
  * large a forked conversation may be (`$forkMaxChars`). Each is read from the environment first, then the
  * project file, then the user file, then the default. Pure: the caller passes the environment and the layers.
  */
-import { DEFAULT_MAX_DEPTH, MAX_DEPTH_CAP, MAX_DEPTH_ENV, parseMaxDepth } from "../shared/depth.ts";
+import { DEFAULT_MAX_DEPTH, MAX_DEPTH_CAP, MAX_DEPTH_ENV, parseMaxDepth } from "../shared/depth.js";
 import type { ConfigLayer } from "./types.ts";
 
 export const MAX_DEPTH_KEY = "$maxDepth";

@@ -2,9 +2,9 @@
  * Reads every config layer for a working directory: the user file, the nearest project file and the process
  * memory. Cheap (two small files), so callers read it fresh on each dispatch and each /subagent-config step.
  */
-import { agentDir as piAgentDir } from "../shared/paths.ts";
+import { agentDir as piAgentDir } from "../shared/paths.js";
 import { availableModels } from "./available-models.ts";
-import { projectConfigPath, userConfigPath } from "./paths.ts";
+import { projectConfigPath, userConfigPath } from "./paths.js";
 import { processLayer } from "./process-overrides.ts";
 import { readConfigLayer } from "./read-layer.ts";
 import type { ConfigLayers } from "./resolve.ts";

@@ -5,7 +5,7 @@
  */
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import { writeFileAtomic, type AtomicWriteOptions } from "../shared/atomic-file.ts";
+import { writeFileAtomic, type AtomicWriteOptions } from "../shared/atomic-file.js";
 import { withFileLock, type FileLockOptions } from "../shared/file-lock.ts";
 import { WriteBackError } from "../shared/write-back-error.ts";
 import { isJsonObject, parseJsonDocument, stringifyJsonDocument, type JsonObject } from "./write-json-document.ts";

@@ -10,10 +10,10 @@
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomicSync } from "../shared/atomic-file.ts";
-import { subagentSessionsDir } from "../shared/paths.ts";
+import { writeFileAtomicSync } from "../shared/atomic-file.js";
+import { subagentSessionsDir } from "../shared/paths.js";
 import { isIdentityAlive, isSameProcess, ownIdentity, type ProcessIdentity } from "../run/proc-identity.js";
-import { isTaskId } from "../tasks/task-id.ts";
+import { isTaskId } from "../tasks/task-id.js";
 
 export const OUTBOX_DIR_NAME = ".outbox";
 

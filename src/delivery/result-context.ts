@@ -3,7 +3,7 @@
  * a second time (pi still held the original when it was sent again, or two paths delivered it) stays in pi's
  * session, marked `duplicate` in its details, but is left out of every model call. Pure.
  */
-import { RESULT_CUSTOM_TYPE_NAME } from "./result-type.ts";
+import { RESULT_CUSTOM_TYPE_NAME } from "./result-type.js";
 
 /** The fields of pi's AgentMessage this looks at (custom messages carry customType and details). */
 export interface ContextMessage {

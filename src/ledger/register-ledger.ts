@@ -6,8 +6,8 @@
  */
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { commandIo } from "../commands/command-io.ts";
-import { USAGE_COMMAND, USAGE_DESCRIPTION } from "../commands/descriptions.ts";
-import { detectAppMode } from "../shared/mode.ts";
+import { USAGE_COMMAND, USAGE_DESCRIPTION } from "../commands/descriptions.js";
+import { detectAppMode } from "../shared/mode.js";
 import { UsageView } from "../ui/usage-view.ts";
 import { ledgerEntriesOf, ledgerEntryOf, summarize, type LedgerEntry } from "./ledger.ts";
 import { ledgerFooterText, ledgerReportLines } from "./ledger-text.ts";

@@ -8,8 +8,8 @@ import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, ContextEvent, 
 import { discoverAgents } from "../agents/discover.ts";
 import type { DiscoveryResult } from "../agents/types.ts";
 import { formatAgentWarning, reportWarningsOnce, type WarningSink } from "../agents/warnings.ts";
-import { mayDispatchSubagents } from "../shared/depth.ts";
-import { appendRoster } from "./append.ts";
+import { mayDispatchSubagents } from "../shared/depth.js";
+import { appendRoster } from "./append.js";
 import { buildRosterBlock } from "./format.ts";
 import { withRosterForResults } from "./roster-for-results.ts";
 

@@ -6,7 +6,7 @@
  * listeners. A listener never keeps the process alive: after cleaning up, SIGINT (which pi does not handle) is
  * re-raised, and so is any signal ours is the only listener of, so pi still ends the way it would have.
  */
-import { detectAppMode } from "../shared/mode.ts";
+import { detectAppMode } from "../shared/mode.js";
 import { killTreeNow } from "./process-tree.ts";
 
 /** Live child pids and their task markers. */

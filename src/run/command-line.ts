@@ -6,7 +6,7 @@
  * sent to a queued task can still be appended to it before it starts.
  */
 import { resolve } from "node:path";
-import { AGENT_NAME_ENV, DEFAULT_MAX_DEPTH, DEPTH_ENV, MAX_DEPTH_ENV } from "../shared/depth.ts";
+import { AGENT_NAME_ENV, DEFAULT_MAX_DEPTH, DEPTH_ENV, MAX_DEPTH_ENV } from "../shared/depth.js";
 import { PARENT_ENV } from "./parent-watchdog.js";
 import { formatIdentity, type ProcessIdentity } from "./proc-identity.js";
 import { OUTER_TASKS_ENV, outerTasksForChild, TASK_MARKER_ENV } from "./task-marker.js";

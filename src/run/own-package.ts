@@ -5,7 +5,7 @@
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { PACKAGE_ROOT } from "../shared/paths.ts";
+import { PACKAGE_ROOT } from "../shared/paths.js";
 import type { OwnPackage } from "./command-line.ts";
 
 /** The entry pi loads (package.json's `pi.extensions`). */

@@ -4,8 +4,8 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { subagentSessionsDir } from "../shared/paths.ts";
-import { idForMessage, isTaskId } from "../tasks/task-id.ts";
+import { subagentSessionsDir } from "../shared/paths.js";
+import { idForMessage, isTaskId } from "../tasks/task-id.js";
 
 export const SESSION_FILE_NAME = "session.jsonl";
 

@@ -9,7 +9,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isIdentityAlive, ownIdentity, processStartTime, type ProcessIdentity } from "./proc-identity.js";
 import { taskDir } from "./session-file.ts";
-import { RUN_LOCK_FILE_NAME } from "../tasks/startup-work.ts";
+import { RUN_LOCK_FILE_NAME } from "../tasks/startup-work.js";
 
 export const LOCK_FILE_NAME = RUN_LOCK_FILE_NAME;
 

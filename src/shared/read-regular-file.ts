@@ -9,7 +9,7 @@
  * `O_NONBLOCK`, which makes opening a FIFO return at once should one appear in between.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from "node:fs";
-import { identityOf, type FileIdentity } from "./file-identity.ts";
+import { identityOf, type FileIdentity } from "./file-identity.js";
 
 
 export type RegularFileRead =

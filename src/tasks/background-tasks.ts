@@ -11,7 +11,7 @@
 import { DeliveryTracker, type SendRoute } from "../delivery/delivery-tracker.ts";
 import { buildEnvelope, type InFlightTask } from "../delivery/envelope.ts";
 import { addToOutbox, pendingFor, removeFromOutbox } from "../delivery/outbox.ts";
-import { RESULT_CUSTOM_TYPE_NAME } from "../delivery/result-type.ts";
+import { RESULT_CUSTOM_TYPE_NAME } from "../delivery/result-type.js";
 import { SaveFailureReporter } from "../delivery/save-failures.ts";
 import { ownIdentity } from "../run/proc-identity.js";
 import { onProcessExit } from "../run/child-guard.ts";

@@ -15,10 +15,10 @@ import { killTreeNow } from "../run/process-tree.ts";
 import { sessionFilePath } from "../run/session-file.ts";
 import { childOf, LOCK_FILE_NAME, lockPath, ownerOf, readSessionLock, type LockContent } from "../run/session-lock.ts";
 import { signalMarkedProcesses } from "../run/task-marker.js";
-import { subagentSessionsDir } from "../shared/paths.ts";
+import { subagentSessionsDir } from "../shared/paths.js";
 import type { RunSettings } from "../shared/run-settings.ts";
 import { readRecord, writeRecord } from "./record-store.ts";
-import { lockedTaskIds } from "./startup-work.ts";
+import { lockedTaskIds } from "./startup-work.js";
 import type { TaskRecord } from "./types.ts";
 
 export const OWNER_ENDED_MESSAGE = "its pi process ended";

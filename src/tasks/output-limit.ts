@@ -7,7 +7,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomicSync } from "../shared/atomic-file.ts";
+import { writeFileAtomicSync } from "../shared/atomic-file.js";
 import { stripTerminalControls } from "../shared/terminal-text.ts";
 import { taskDir } from "../run/session-file.ts";
 import type { TaskRecord } from "./types.ts";

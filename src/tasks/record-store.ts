@@ -4,10 +4,10 @@
  */
 import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomicSync } from "../shared/atomic-file.ts";
-import { subagentSessionsDir } from "../shared/paths.ts";
+import { writeFileAtomicSync } from "../shared/atomic-file.js";
+import { subagentSessionsDir } from "../shared/paths.js";
 import { taskDir } from "../run/session-file.ts";
-import { isTaskId } from "./task-id.ts";
+import { isTaskId } from "./task-id.js";
 import type { TaskRecord } from "./types.ts";
 
 export const RECORD_FILE_NAME = "record.json";

@@ -7,8 +7,8 @@
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { withoutDuplicateResults } from "../delivery/result-context.ts";
-import { detectAppMode } from "../shared/mode.ts";
-import { agentDir } from "../shared/paths.ts";
+import { detectAppMode } from "../shared/mode.js";
+import { agentDir } from "../shared/paths.js";
 import { readRunSettings } from "../shared/run-settings.ts";
 import { BackgroundTasks, RESULT_CUSTOM_TYPE } from "./background-tasks.ts";
 

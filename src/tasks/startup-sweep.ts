@@ -1,7 +1,7 @@
 /** The clean-up itself (see register-startup-sweep.ts): stale prompt folders, then runs whose pi died. */
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { sweepStalePromptDirs } from "../run/prompt-dir.ts";
-import { agentDir } from "../shared/paths.ts";
+import { sweepStalePromptDirs } from "../run/prompt-dir.js";
+import { agentDir } from "../shared/paths.js";
 import { readRunSettings } from "../shared/run-settings.ts";
 import { defaultSweepDeps, reapedNotice, reapOrphanedTasks } from "./orphan-sweep.ts";
 

@@ -7,7 +7,7 @@ import { oneLine } from "../shared/format.ts";
 import type { BackgroundTasks } from "../tasks/background-tasks.ts";
 import { CANCEL_TOO_LATE_STATUS } from "../tasks/registry.ts";
 import { readRecord } from "../tasks/record-store.ts";
-import { isTaskId } from "../tasks/task-id.ts";
+import { isTaskId } from "../tasks/task-id.js";
 import {
   CANCEL_NEEDS_REASON,
   CANCEL_NEEDS_TASK_ID,

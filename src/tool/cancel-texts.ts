@@ -4,7 +4,7 @@
  */
 import { formatElapsed, oneLine } from "../shared/format.ts";
 import type { InFlightTask } from "../delivery/envelope.ts";
-import { idForMessage } from "../tasks/task-id.ts";
+import { idForMessage } from "../tasks/task-id.js";
 
 export const CANCEL_NEEDS_TASK_ID =
   'action=cancel needs "taskId": the id from the dispatch receipt (`Dispatched <agent>. taskId: <id>`) of a running background task.';

@@ -5,9 +5,9 @@
  * that may not dispatch loads a handful of modules, not the runtime.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../shared/depth.ts";
+import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../shared/depth.js";
 import { subagentParameters } from "./schema.ts";
-import { SUBAGENT_TOOL_TEXTS } from "./texts.ts";
+import { SUBAGENT_TOOL_TEXTS } from "./texts.js";
 import { checkDepth } from "./validate.ts";
 
 export function registerDepthGateTool(pi: Pick<ExtensionAPI, "registerTool">): void {

@@ -9,15 +9,15 @@ import { discoverAgents } from "../agents/discover.ts";
 import { formatAgentWarning, reportWarningsOnce, type WarningSink } from "../agents/warnings.ts";
 import { loadConfig } from "../config/load.ts";
 import { currentModelRef } from "../config/resolve.ts";
-import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../shared/depth.ts";
+import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../shared/depth.js";
 import { resolveDispatchLimits } from "../config/dispatch-limits.ts";
 import type { ForkedHistory } from "../run/fork-history.ts";
-import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../shared/mode.ts";
-import { agentDir } from "../shared/paths.ts";
+import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../shared/mode.js";
+import { agentDir } from "../shared/paths.js";
 import { readRunSettings, runSettingsWarnings } from "../shared/run-settings.ts";
 import { readEnvBudget } from "../budget/env-budget.ts";
 import { mayUseWorktree, noWorktree, prepareDispatch, type PreparedRun } from "./prepare-dispatch.ts";
-import { loadOnce } from "../shared/load-once.ts";
+import { loadOnce } from "../shared/load-once.js";
 import { MESSAGE_IN_SYNC_MODE } from "./message-texts.ts";
 import { runSync } from "./run-sync.ts";
 import { subagentParameters, type SubagentParams } from "./schema.ts";
@@ -27,7 +27,7 @@ import {
   SUBAGENT_TOOL_TEXTS,
   TOOL_NAME,
   unknownActionMessage,
-} from "./texts.ts";
+} from "./texts.js";
 import { checkDepth, validateDispatch } from "./validate.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 import type { FanOutGate } from "../fanout/fan-out-gate.ts";

@@ -4,7 +4,7 @@
  */
 import type { AgentDefinition, AgentScope, DispatchContext } from "../agents/types.ts";
 import { childTextProblem } from "../run/task-text.ts";
-import { isTaskId } from "../tasks/task-id.ts";
+import { isTaskId } from "../tasks/task-id.js";
 import type { SubagentParams } from "./schema.ts";
 import { BUDGET_KEYS, budgetValueProblem, type BudgetLimits } from "../budget/limits.ts";
 import { isIsolation, type Isolation } from "../worktree/types.ts";
@@ -16,7 +16,7 @@ import {
   invalidSessionIdMessage,
   missingAgentMessage,
   unknownAgentMessage,
-} from "./texts.ts";
+} from "./texts.js";
 
 export interface DispatchRequest {
   kind: "dispatch";

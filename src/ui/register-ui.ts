@@ -8,7 +8,7 @@
  * background tasks are created (`onCreated`), never creating them itself.
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { detectAppMode } from "../shared/mode.ts";
+import { detectAppMode } from "../shared/mode.js";
 import { RESULT_CUSTOM_TYPE } from "../tasks/background-tasks.ts";
 import type { BackgroundHandle } from "../tasks/register-background.ts";
 import type { SubagentToolRenderers } from "../tool/register-tool.ts";

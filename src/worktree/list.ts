@@ -3,7 +3,7 @@
  * `git worktree list --porcelain` reports them, and their removal. Used by `/subagent-worktrees`.
  */
 import { basename } from "node:path";
-import { isTaskId } from "../tasks/task-id.ts";
+import { isTaskId } from "../tasks/task-id.js";
 import { runGit } from "./git.ts";
 import { BRANCH_PREFIX, isInside, worktreesRoot } from "./paths.ts";
 

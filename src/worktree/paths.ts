@@ -4,7 +4,7 @@
  * person finds both by the task id and a test's own agent dir keeps its worktrees to itself.
  */
 import { isAbsolute, join, relative, sep } from "node:path";
-import { idForMessage, isTaskId } from "../tasks/task-id.ts";
+import { idForMessage, isTaskId } from "../tasks/task-id.js";
 
 export const WORKTREES_DIR_NAME = "subagent-worktrees";
 export const BRANCH_PREFIX = "subagent/";

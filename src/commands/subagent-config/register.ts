@@ -8,15 +8,15 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-cod
 import { discoverAgents } from "../../agents/discover.ts";
 import { WARNING_PREFIX } from "../../agents/warnings.ts";
 import { currentModelRef } from "../../config/resolve.ts";
-import { detectAppMode, type AppMode } from "../../shared/mode.ts";
+import { detectAppMode, type AppMode } from "../../shared/mode.js";
 import { rpcDialogs, tuiDialogs } from "./dialogs.ts";
 import { runSubagentConfigFlow } from "./flow.ts";
 import { NON_TUI_WARNING } from "./notices.ts";
 import { createConfigStore, type ConfigStoreOptions } from "./store.ts";
 import type { ConfigDialogs } from "./types.ts";
 
-export { CONFIG_COMMAND as COMMAND_NAME, CONFIG_DESCRIPTION as COMMAND_DESCRIPTION } from "../descriptions.ts";
-import { CONFIG_COMMAND as COMMAND_NAME, CONFIG_DESCRIPTION as COMMAND_DESCRIPTION } from "../descriptions.ts";
+export { CONFIG_COMMAND as COMMAND_NAME, CONFIG_DESCRIPTION as COMMAND_DESCRIPTION } from "../descriptions.js";
+import { CONFIG_COMMAND as COMMAND_NAME, CONFIG_DESCRIPTION as COMMAND_DESCRIPTION } from "../descriptions.js";
 
 export interface SubagentConfigCommandOptions {
   /** How pi runs (default: detected from the command line). */

@@ -10,13 +10,13 @@ import { discoverAgents, findProjectAgentsDir } from "../../agents/discover.ts";
 import { applyAgentFilePatch, replaceAgentBody, setAgentBody, updateAgentFile, type AgentEditOutcome } from "../../agents/edit-agent-file.ts";
 import type { AgentDefinition } from "../../agents/types.ts";
 import { loadConfig } from "../../config/load.ts";
-import { CONFIG_FILE_NAME, findProjectPiDir, PROJECT_DIR_NAME, projectConfigPath, userAgentsDir, userConfigPath } from "../../config/paths.ts";
+import { CONFIG_FILE_NAME, findProjectPiDir, PROJECT_DIR_NAME, projectConfigPath, userAgentsDir, userConfigPath } from "../../config/paths.js";
 import { getProcessOverrides, setProcessOverride, type ModelOverridePatch } from "../../config/process-overrides.ts";
 import { writeModelOverride } from "../../config/write-model-override.ts";
 import { addAvailableModel, removeAvailableModel } from "../../config/write-models-list.ts";
-import { writeFileAtomic } from "../../shared/atomic-file.ts";
+import { writeFileAtomic } from "../../shared/atomic-file.js";
 import { withFileLock } from "../../shared/file-lock.ts";
-import { agentDir as piAgentDir, BUILTIN_AGENTS_DIR } from "../../shared/paths.ts";
+import { agentDir as piAgentDir, BUILTIN_AGENTS_DIR } from "../../shared/paths.js";
 import type { AgentFileChange, ConfigSnapshot, ConfigStore, FileTarget, WriteResult, WriteTarget } from "./types.ts";
 
 export interface ConfigStoreOptions {

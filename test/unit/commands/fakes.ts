@@ -8,7 +8,7 @@ import type { CommandIo, Surface } from "../../../src/commands/command-io.ts";
 import type { LiveTasks, TaskCommandContext, TaskCommandDeps } from "../../../src/commands/task-command-deps.ts";
 import type { TaskSources } from "../../../src/commands/task-lookup.ts";
 import { emptyUsage } from "../../../src/shared/format.ts";
-import type { AppMode } from "../../../src/shared/mode.ts";
+import type { AppMode } from "../../../src/shared/mode.js";
 import { initialRunState } from "../../../src/run/event-reducer.ts";
 import type { TaskSnapshot } from "../../../src/tasks/registry.ts";
 import type { TaskRecord } from "../../../src/tasks/types.ts";

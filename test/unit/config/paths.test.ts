@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { findProjectPiDir, projectConfigPath, userConfigPath } from "../../../src/config/paths.ts";
+import { findProjectPiDir, projectConfigPath, userConfigPath } from "../../../src/config/paths.js";
 import { createTempTree, type TempTree } from "../agents/temp-tree.ts";
 
 let tree: TempTree;

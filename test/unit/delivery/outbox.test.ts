@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { addToOutbox, deliveryRight, outboxDir, pendingFor, takeOver } from "../../../src/delivery/outbox.ts";
 import type { ProcessIdentity } from "../../../src/run/proc-identity.js";
-import { newTaskId } from "../../../src/tasks/task-id.ts";
+import { newTaskId } from "../../../src/tasks/task-id.js";
 
 let agentDir: string;
 beforeEach(() => (agentDir = mkdtempSync(join(tmpdir(), "outbox-"))));

@@ -1,13 +1,16 @@
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import subagentDispatch from "../../../extension.ts";
-import { registerLazily, type LazyManifest } from "../../../src/lazy/lazy-extension.ts";
-import { emptyRegistrations, recordingApi } from "../../../src/lazy/recording-api.ts";
-import { MANIFEST } from "../../../src/manifest.ts";
+import { registerLazily, type LazyManifest } from "../../../src/lazy/lazy-extension.js";
+import { emptyRegistrations, recordingApi } from "../../../src/lazy/recording-api.js";
+import { subagentManifest } from "../../../src/manifest.js";
+import { subagentParameters } from "../../../src/tool/schema.ts";
 import { register } from "../../../src/runtime.ts";
 import { register as registerToolPart } from "../../../src/runtime-tool.ts";
 
 type Fn = (...args: unknown[]) => unknown;
+
+const MANIFEST = subagentManifest(subagentParameters);
 
 /** A fake pi that keeps what is registered with it. */
 function fakePi() {

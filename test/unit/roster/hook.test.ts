@@ -16,14 +16,14 @@ vi.mock("../../../src/roster/register.ts", () => {
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { registerRosterHook } from "../../../src/roster/hook.ts";
-import { cachedRoster, rememberRoster, rosterFingerprint } from "../../../src/roster/roster-cache.ts";
+import { registerRosterHook } from "../../../src/roster/hook.js";
+import { cachedRoster, rememberRoster, rosterFingerprint } from "../../../src/roster/roster-cache.js";
 
 type Handler = (event: { systemPrompt: string }, ctx: unknown) => Promise<{ systemPrompt: string } | undefined>;
 
 function hooks(): Record<string, Handler> {
   const handlers: Record<string, Handler> = {};
-  registerRosterHook({ on: ((name: string, handler: Handler) => (handlers[name] = handler)) as never });
+  registerRosterHook({ on: ((name: string, handler: Handler) => (handlers[name] = handler)) as never }, () => import("../../../src/roster/register.ts"));
   return handlers;
 }
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cachedRoster, rememberRoster, ROSTER_CACHE_ENTRIES, ROSTER_CACHE_FILE_NAME, rosterFingerprint, type RosterCacheOptions } from "../../../src/roster/roster-cache.ts";
+import { cachedRoster, rememberRoster, ROSTER_CACHE_ENTRIES, ROSTER_CACHE_FILE_NAME, rosterFingerprint, type RosterCacheOptions } from "../../../src/roster/roster-cache.js";
 
 let root: string;
 let options: RosterCacheOptions;

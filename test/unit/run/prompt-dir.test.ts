@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ownIdentity } from "../../../src/run/proc-identity.js";
-import { createPromptDir, promptDirOwner, sweepStalePromptDirs } from "../../../src/run/prompt-dir.ts";
+import { createPromptDir, promptDirOwner, sweepStalePromptDirs } from "../../../src/run/prompt-dir.js";
 
 let base: string;
 beforeEach(() => {

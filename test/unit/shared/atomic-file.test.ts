@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { atomicTempPath, writeFileAtomic } from "../../../src/shared/atomic-file.ts";
+import { atomicTempPath, writeFileAtomic } from "../../../src/shared/atomic-file.js";
 
 let dir: string;
 

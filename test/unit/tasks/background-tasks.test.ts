@@ -8,7 +8,7 @@ import type { RunOutcome, StopCause } from "../../../src/run/types.ts";
 import { emptyUsage } from "../../../src/shared/format.ts";
 import { BackgroundTasks, type ResultMessage } from "../../../src/tasks/background-tasks.ts";
 import { readRecord } from "../../../src/tasks/record-store.ts";
-import { newTaskId } from "../../../src/tasks/task-id.ts";
+import { newTaskId } from "../../../src/tasks/task-id.js";
 import type { PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
 
 /** A run whose end the test decides. */

@@ -8,7 +8,7 @@ import { createSessionFile, taskDir } from "../../../src/run/session-file.ts";
 import { LOCK_FILE_NAME } from "../../../src/run/session-lock.ts";
 import { readRecord, writeRecord } from "../../../src/tasks/record-store.ts";
 import { reapedNotice, reapOrphanedTasks, type SweepDeps } from "../../../src/tasks/orphan-sweep.ts";
-import { newTaskId } from "../../../src/tasks/task-id.ts";
+import { newTaskId } from "../../../src/tasks/task-id.js";
 import type { TaskRecord } from "../../../src/tasks/types.ts";
 
 let agentDir: string;

@@ -17,7 +17,7 @@ import {
   readMaxOutputChars,
   saveLongOutput,
 } from "../../../src/tasks/output-limit.ts";
-import { newTaskId } from "../../../src/tasks/task-id.ts";
+import { newTaskId } from "../../../src/tasks/task-id.js";
 import type { TaskRecord } from "../../../src/tasks/types.ts";
 import { syncResultText } from "../../../src/tool/sync-result.ts";
 

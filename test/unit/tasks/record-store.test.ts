@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { emptyUsage } from "../../../src/shared/format.ts";
 import { listRecentRecords, listTaskIds, readRecord, recordPath, writeRecord } from "../../../src/tasks/record-store.ts";
-import { newTaskId } from "../../../src/tasks/task-id.ts";
+import { newTaskId } from "../../../src/tasks/task-id.js";
 import type { TaskRecord } from "../../../src/tasks/types.ts";
 
 let agentDir: string;

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PROMPT_DIR_PREFIX } from "../../../src/run/prompt-dir.ts";
+import { PROMPT_DIR_PREFIX } from "../../../src/run/prompt-dir.js";
 import { LOCK_FILE_NAME } from "../../../src/run/session-lock.ts";
-import { lockedTaskIds, startupSweepHasWork } from "../../../src/tasks/startup-work.ts";
+import { lockedTaskIds, startupSweepHasWork } from "../../../src/tasks/startup-work.js";
 
 const TASK = "0190a0b0-0000-7000-8000-000000000001";
 const OTHER = "0190a0b0-0000-7000-8000-000000000002";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isTaskId, newTaskId } from "../../../src/tasks/task-id.ts";
+import { isTaskId, newTaskId } from "../../../src/tasks/task-id.js";
 
 describe("task ids", () => {
   it("are lowercase UUID v7s that sort by creation time", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isTaskId } from "../../../src/tasks/task-id.ts";
-import { createUuidV7Generator, uuidV7 as processUuidV7 } from "../../../src/tasks/uuid-v7.ts";
+import { isTaskId } from "../../../src/tasks/task-id.js";
+import { createUuidV7Generator, uuidV7 as processUuidV7 } from "../../../src/tasks/uuid-v7.js";
 
 const timeOf = (id: string) => parseInt(id.replace(/-/g, "").slice(0, 12), 16);
 

@@ -7,7 +7,7 @@ import { initialRunState } from "../../../src/run/event-reducer.ts";
 import type { RunOutcome } from "../../../src/run/types.ts";
 import { BackgroundTasks } from "../../../src/tasks/background-tasks.ts";
 import { writeRecord } from "../../../src/tasks/record-store.ts";
-import { newTaskId } from "../../../src/tasks/task-id.ts";
+import { newTaskId } from "../../../src/tasks/task-id.js";
 import { createBackgroundDispatcher, receiptText } from "../../../src/tool/background-dispatch.ts";
 import type { PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
 

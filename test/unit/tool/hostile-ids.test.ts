@@ -15,7 +15,7 @@ import { noRunningTaskMatches, noTaskRecord, prefixTooShort } from "../../../src
 import { resolveTaskPrefix } from "../../../src/commands/task-prefix.ts";
 import { BackgroundTasks } from "../../../src/tasks/background-tasks.ts";
 import { readRecord } from "../../../src/tasks/record-store.ts";
-import { ID_ECHO_MAX, idForMessage, newTaskId } from "../../../src/tasks/task-id.ts";
+import { ID_ECHO_MAX, idForMessage, newTaskId } from "../../../src/tasks/task-id.js";
 import { createBackgroundDispatcher } from "../../../src/tool/background-dispatch.ts";
 import { registerSubagentTool } from "../../../src/tool/register-tool.ts";
 import type { SubagentParams } from "../../../src/tool/schema.ts";

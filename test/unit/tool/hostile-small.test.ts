@@ -22,7 +22,7 @@ import {
 } from "../../../src/shared/run-settings.ts";
 import { BackgroundTasks } from "../../../src/tasks/background-tasks.ts";
 import { readRecord } from "../../../src/tasks/record-store.ts";
-import { newTaskId } from "../../../src/tasks/task-id.ts";
+import { newTaskId } from "../../../src/tasks/task-id.js";
 import type { TaskRecord } from "../../../src/tasks/types.ts";
 import { createBackgroundDispatcher } from "../../../src/tool/background-dispatch.ts";
 import type { PreparedRun } from "../../../src/tool/prepare-dispatch.ts";

@@ -7,7 +7,7 @@ import type { AgentDefinition } from "../../../src/agents/types.ts";
 import type { LoadedConfig } from "../../../src/config/load.ts";
 import { emptyLayer } from "../../../src/config/read-layer.ts";
 import { sessionFilePath } from "../../../src/run/session-file.ts";
-import { isTaskId } from "../../../src/tasks/task-id.ts";
+import { isTaskId } from "../../../src/tasks/task-id.js";
 import { mayUseWorktree, noWorktree, prepareDispatch, type DispatchEnvironment, type PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
 import { takeWorktree } from "../../../src/tool/take-worktree.ts";
 import type { DispatchRequest } from "../../../src/tool/validate.ts";

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
 import { registerSubagentTool, type BackgroundDispatcher, type SubagentToolOptions } from "../../../src/tool/register-tool.ts";
 import type { SubagentParams } from "../../../src/tool/schema.ts";
-import { NO_TASKS_TO_CANCEL_IN_SYNC_MODE, TOOL_DESCRIPTION, TOOL_GUIDELINES, TOOL_SNIPPET } from "../../../src/tool/texts.ts";
+import { NO_TASKS_TO_CANCEL_IN_SYNC_MODE, TOOL_DESCRIPTION, TOOL_GUIDELINES, TOOL_SNIPPET } from "../../../src/tool/texts.js";
 
 interface RegisteredTool {
   name: string;

@@ -7,7 +7,7 @@ import type { AgentDefinition } from "../../../src/agents/types.ts";
 import { createSessionFile } from "../../../src/run/session-file.ts";
 import type { RunSettings } from "../../../src/shared/run-settings.ts";
 import { readRecord, recordPath } from "../../../src/tasks/record-store.ts";
-import { newTaskId } from "../../../src/tasks/task-id.ts";
+import { newTaskId } from "../../../src/tasks/task-id.js";
 import type { PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
 import { trackedChildCount } from "../../../src/run/child-guard.ts";
 import { HEARTBEAT_MS, runSync, type SyncProgress } from "../../../src/tool/run-sync.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import * as texts from "../../../src/tool/texts.ts";
+import * as texts from "../../../src/tool/texts.js";
 
 const EM_DASH = "\u2014";
 

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Whether the start-up sweep has anything to look at: a prompt folder of ours in the temp folder, or a task
  * folder holding a run lock. Two directory listings and a stat per task folder, with nothing beyond Node's own
@@ -6,15 +7,19 @@
 import { existsSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PROMPT_DIR_PREFIX } from "../run/prompt-dir.ts";
-import { subagentSessionsDir } from "../shared/paths.ts";
-import { isTaskId } from "./task-id.ts";
+import { PROMPT_DIR_PREFIX } from "../run/prompt-dir.js";
+import { subagentSessionsDir } from "../shared/paths.js";
+import { isTaskId } from "./task-id.js";
 
 /** The run lock's file name in a task folder (src/run/session-lock.ts writes it). */
 export const RUN_LOCK_FILE_NAME = "run.lock";
 
-/** The tasks of `agentDir` whose folder holds a run lock. */
-export function lockedTaskIds(agentDir: string): string[] {
+/**
+ * The tasks of `agentDir` whose folder holds a run lock.
+ * @param {string} agentDir
+ * @returns {string[]}
+ */
+export function lockedTaskIds(agentDir) {
   const dir = subagentSessionsDir(agentDir);
   let entries;
   try {
@@ -27,7 +32,11 @@ export function lockedTaskIds(agentDir: string): string[] {
     .map((entry) => entry.name);
 }
 
-export function hasPromptDirs(base: string = tmpdir()): boolean {
+/**
+ * @param {string} [base]
+ * @returns {boolean}
+ */
+export function hasPromptDirs(base = tmpdir()) {
   try {
     return readdirSync(base).some((name) => name.startsWith(PROMPT_DIR_PREFIX));
   } catch {
@@ -35,6 +44,11 @@ export function hasPromptDirs(base: string = tmpdir()): boolean {
   }
 }
 
-export function startupSweepHasWork(agentDir: string, tempDir: string = tmpdir()): boolean {
+/**
+ * @param {string} agentDir
+ * @param {string} [tempDir]
+ * @returns {boolean}
+ */
+export function startupSweepHasWork(agentDir, tempDir = tmpdir()) {
   return hasPromptDirs(tempDir) || lockedTaskIds(agentDir).length > 0;
 }

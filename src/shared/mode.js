@@ -1,11 +1,19 @@
+// @ts-check
 /**
  * How pi is running. pi 0.73.1 has no `ctx.mode`; this mirrors its own choice (`resolveAppMode`): `--mode rpc`
  * is rpc, `--mode json` is json, `-p`/`--print` or a non-TTY stdin is print, otherwise interactive.
  */
-export type AppMode = "interactive" | "print" | "json" | "rpc";
 
-export function detectAppMode(argv: readonly string[] = process.argv, stdinIsTTY: boolean = Boolean(process.stdin.isTTY)): AppMode {
-  let mode: string | undefined;
+/** @typedef {"interactive" | "print" | "json" | "rpc"} AppMode */
+
+/**
+ * @param {readonly string[]} [argv]
+ * @param {boolean} [stdinIsTTY]
+ * @returns {AppMode}
+ */
+export function detectAppMode(argv = process.argv, stdinIsTTY = Boolean(process.stdin.isTTY)) {
+  /** @type {string | undefined} */
+  let mode;
   let print = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -22,7 +30,10 @@ export function detectAppMode(argv: readonly string[] = process.argv, stdinIsTTY
 /**
  * Dispatch is asynchronous only in the interactive TUI: print and JSON mode cannot deliver a late message, and
  * RPC mode is driven by a client that expects each tool call to finish.
+ * @param {boolean} hasUI
+ * @param {AppMode} mode
+ * @returns {boolean}
  */
-export function isAsyncDispatchMode(hasUI: boolean, mode: AppMode): boolean {
+export function isAsyncDispatchMode(hasUI, mode) {
   return hasUI && mode === "interactive";
 }

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * UUID version 7 (RFC 9562): a 48-bit Unix time in milliseconds, then random bits. Ours rather than a library's
  * because the id is made in every dispatch and its module is loaded in every pi that loads the extension:
@@ -13,30 +14,43 @@ const SEQUENCE_BITS = 0xfff;
 /** A new millisecond starts its sequence in the lower half, leaving room to count up. */
 const SEQUENCE_START_RANGE = 0x800;
 
-/** A generator with its own clock state; the extension uses one per process (`uuidV7`). */
-export function createUuidV7Generator(): (now?: number) => string {
+/**
+ * A millisecond's first sequence value, from two of the random bytes.
+ * @param {Buffer} random
+ * @returns {number}
+ */
+function sequenceStart(random) {
+  return (((random[8] ?? 0) << 8) | (random[9] ?? 0)) % SEQUENCE_START_RANGE;
+}
+
+/**
+ * A generator with its own clock state; the extension uses one per process (`uuidV7`).
+ * @returns {(now?: number) => string}
+ */
+export function createUuidV7Generator() {
   let lastMs = -1;
   let sequence = 0;
   return (now = Date.now()) => {
     const random = randomBytes(10);
     if (now > lastMs) {
       lastMs = now;
-      sequence = ((random[8]! << 8) | random[9]!) % SEQUENCE_START_RANGE;
+      sequence = sequenceStart(random);
     } else if (sequence < SEQUENCE_BITS) {
       sequence++;
     } else {
       lastMs++;
-      sequence = ((random[8]! << 8) | random[9]!) % SEQUENCE_START_RANGE;
+      sequence = sequenceStart(random);
     }
     const bytes = Buffer.alloc(16);
     bytes.writeUIntBE(lastMs, 0, 6);
     bytes[6] = 0x70 | (sequence >> 8);
     bytes[7] = sequence & 0xff;
     random.copy(bytes, 8, 0, 8);
-    bytes[8] = 0x80 | (bytes[8]! & 0x3f);
+    bytes[8] = 0x80 | ((bytes[8] ?? 0) & 0x3f);
     const hex = bytes.toString("hex");
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   };
 }
 
-export const uuidV7: (now?: number) => string = createUuidV7Generator();
+/** @type {(now?: number) => string} */
+export const uuidV7 = createUuidV7Generator();

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * All-or-nothing file replacement: the new content goes to a temp file in the same folder, is flushed to disk
  * (fsync), and only then renamed over the target. rename() within one file system is atomic, so a reader sees
@@ -9,21 +10,28 @@ import { closeSync, fsyncSync, openSync, realpathSync, renameSync, rmSync, write
 import { open, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
-export interface AtomicWriteOptions {
-  /**
-   * Test hook, called after the temp file is complete and flushed and before the rename. A throw here is a
-   * crash at the worst moment: the target must stay as it was and the temp file must be gone.
-   */
-  beforeRename?: (tempPath: string) => void | Promise<void>;
-}
+/**
+ * @typedef {object} AtomicWriteOptions
+ * @property {(tempPath: string) => void | Promise<void>} [beforeRename] Test hook, called after the temp file is
+ *   complete and flushed and before the rename. A throw here is a crash at the worst moment: the target must stay
+ *   as it was and the temp file must be gone.
+ */
 
-/** The temp file name used next to `filePath` (hidden, unique to this process and call). */
-export function atomicTempPath(filePath: string): string {
+/**
+ * The temp file name used next to `filePath` (hidden, unique to this process and call).
+ * @param {string} filePath
+ * @returns {string}
+ */
+export function atomicTempPath(filePath) {
   return join(dirname(filePath), `.${basename(filePath)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
 }
 
-/** The file a write to `filePath` really replaces: the target of a symlink, so the link itself survives. */
-async function resolveTarget(filePath: string): Promise<string> {
+/**
+ * The file a write to `filePath` really replaces: the target of a symlink, so the link itself survives.
+ * @param {string} filePath
+ * @returns {Promise<string>}
+ */
+async function resolveTarget(filePath) {
   try {
     return await realpath(filePath);
   } catch {
@@ -31,7 +39,11 @@ async function resolveTarget(filePath: string): Promise<string> {
   }
 }
 
-async function existingMode(filePath: string): Promise<number | undefined> {
+/**
+ * @param {string} filePath
+ * @returns {Promise<number | undefined>}
+ */
+async function existingMode(filePath) {
   try {
     return (await stat(filePath)).mode & 0o7777;
   } catch {
@@ -39,8 +51,12 @@ async function existingMode(filePath: string): Promise<number | undefined> {
   }
 }
 
-/** Flushes the folder entry, so the rename itself survives a power cut. Not every file system allows it. */
-async function syncDirectory(dirPath: string): Promise<void> {
+/**
+ * Flushes the folder entry, so the rename itself survives a power cut. Not every file system allows it.
+ * @param {string} dirPath
+ * @returns {Promise<void>}
+ */
+async function syncDirectory(dirPath) {
   try {
     const handle = await open(dirPath, "r");
     try {
@@ -56,8 +72,12 @@ async function syncDirectory(dirPath: string): Promise<void> {
 /**
  * Replaces `filePath` with `content` (UTF-8) atomically. The folder must exist. An existing file keeps its
  * permission bits; a new file gets the default ones (0666 minus the umask).
+ * @param {string} filePath
+ * @param {string} content
+ * @param {AtomicWriteOptions} [options]
+ * @returns {Promise<void>}
  */
-export async function writeFileAtomic(filePath: string, content: string, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(filePath, content, options = {}) {
   const target = await resolveTarget(filePath);
   const tempPath = atomicTempPath(target);
   const mode = await existingMode(target);
@@ -84,8 +104,11 @@ export async function writeFileAtomic(filePath: string, content: string, options
 /**
  * The synchronous twin of `writeFileAtomic`, for the one place that cannot await: recording tasks from a
  * `process.on("exit")` handler while pi is exiting. New files get mode 0600 (task records are private).
+ * @param {string} filePath
+ * @param {string} content
+ * @returns {void}
  */
-export function writeFileAtomicSync(filePath: string, content: string): void {
+export function writeFileAtomicSync(filePath, content) {
   let target = filePath;
   try {
     target = realpathSync(filePath);

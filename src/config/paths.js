@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Where the project-level files live. "Project" means the nearest folder walking up from the working
  * directory, stopping before the home directory: `~/.pi` is the user level (pi's agent dir, `~/.pi/agent`),
@@ -6,19 +7,27 @@
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { agentDir as piAgentDir } from "../shared/paths.ts";
+import { agentDir as piAgentDir } from "../shared/paths.js";
 
 export const CONFIG_FILE_NAME = "subagent-isolation.json";
 export const PROJECT_DIR_NAME = ".pi";
 /** A project's agents folder, relative to the folder it belongs to. */
 export const PROJECT_AGENTS_RELATIVE = join(PROJECT_DIR_NAME, "agents");
 
-/** `<agent dir>/agents`: the user's agents folder. */
-export function userAgentsDir(agentDirPath: string = piAgentDir()): string {
+/**
+ * `<agent dir>/agents`: the user's agents folder.
+ * @param {string} [agentDirPath]
+ * @returns {string}
+ */
+export function userAgentsDir(agentDirPath = piAgentDir()) {
   return join(agentDirPath, "agents");
 }
 
-function isDirectory(path: string): boolean {
+/**
+ * @param {string} path
+ * @returns {boolean}
+ */
+function isDirectory(path) {
   try {
     return statSync(path).isDirectory();
   } catch {
@@ -29,8 +38,12 @@ function isDirectory(path: string): boolean {
 /**
  * The nearest existing folder `<dir>/<relative>` for `dir` = cwd, its parent, and so on up to the root, never
  * looking at the home directory or above it when cwd is inside home.
+ * @param {string} cwd
+ * @param {string} relative
+ * @param {string} [home]
+ * @returns {string | undefined}
  */
-export function findNearestProjectDir(cwd: string, relative: string, home: string = homedir()): string | undefined {
+export function findNearestProjectDir(cwd, relative, home = homedir()) {
   const stop = resolve(home);
   let dir = resolve(cwd);
   for (;;) {
@@ -43,18 +56,32 @@ export function findNearestProjectDir(cwd: string, relative: string, home: strin
   }
 }
 
-/** The nearest `.pi/` folder (the project's pi folder), if any. */
-export function findProjectPiDir(cwd: string, home?: string): string | undefined {
+/**
+ * The nearest `.pi/` folder (the project's pi folder), if any.
+ * @param {string} cwd
+ * @param {string} [home]
+ * @returns {string | undefined}
+ */
+export function findProjectPiDir(cwd, home) {
   return findNearestProjectDir(cwd, PROJECT_DIR_NAME, home);
 }
 
-/** `<agent dir>/subagent-isolation.json`. */
-export function userConfigPath(agentDirPath: string = piAgentDir()): string {
+/**
+ * `<agent dir>/subagent-isolation.json`.
+ * @param {string} [agentDirPath]
+ * @returns {string}
+ */
+export function userConfigPath(agentDirPath = piAgentDir()) {
   return join(agentDirPath, CONFIG_FILE_NAME);
 }
 
-/** `subagent-isolation.json` in the nearest `.pi/` folder; undefined when there is no `.pi/` up to home. */
-export function projectConfigPath(cwd: string, home?: string): string | undefined {
+/**
+ * `subagent-isolation.json` in the nearest `.pi/` folder; undefined when there is no `.pi/` up to home.
+ * @param {string} cwd
+ * @param {string} [home]
+ * @returns {string | undefined}
+ */
+export function projectConfigPath(cwd, home) {
   const piDir = findProjectPiDir(cwd, home);
   return piDir === undefined ? undefined : join(piDir, CONFIG_FILE_NAME);
 }

@@ -1,21 +1,31 @@
+// @ts-check
 /**
  * Identity of a file's content as far as the file system tells: unchanged identity means unchanged text. Kept
  * apart from the reading (read-regular-file.ts) so the roster cache can fingerprint agent files on pi's
  * start-up path without loading more.
  */
-import type { Stats } from "node:fs";
 
-export interface FileIdentity {
-  ino: number;
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-}
+/**
+ * @typedef {object} FileIdentity
+ * @property {number} ino
+ * @property {number} size
+ * @property {number} mtimeMs
+ * @property {number} ctimeMs
+ */
 
-export function identityOf(stats: Stats): FileIdentity {
+/**
+ * @param {import("node:fs").Stats} stats
+ * @returns {FileIdentity}
+ */
+export function identityOf(stats) {
   return { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs };
 }
 
-export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
+/**
+ * @param {FileIdentity} a
+ * @param {FileIdentity} b
+ * @returns {boolean}
+ */
+export function sameIdentity(a, b) {
   return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 }

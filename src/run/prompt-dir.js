@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The private temp folder that holds an agent's body for the child's `--append-system-prompt`. Its name carries
  * the owning pi's identity (`pi-subagent-prompt-<pid>-<start time>-XXXXXX`), so a folder left behind by a pi
@@ -6,17 +7,27 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isIdentityAlive, ownIdentity, type ProcessIdentity } from "./proc-identity.js";
+import { isIdentityAlive, ownIdentity } from "./proc-identity.js";
+
+/** @typedef {import("./proc-identity.js").ProcessIdentity} ProcessIdentity */
 
 export const PROMPT_DIR_PREFIX = "pi-subagent-prompt-";
 
-export function createPromptDir(base: string = tmpdir()): string {
+/**
+ * @param {string} [base]
+ * @returns {string}
+ */
+export function createPromptDir(base = tmpdir()) {
   const owner = ownIdentity();
   return mkdtempSync(join(base, `${PROMPT_DIR_PREFIX}${owner.pid}-${owner.start ?? "0"}-`));
 }
 
-/** The owner named in a prompt folder's name, or undefined for a name that is not ours. */
-export function promptDirOwner(name: string): ProcessIdentity | undefined {
+/**
+ * The owner named in a prompt folder's name, or undefined for a name that is not ours.
+ * @param {string} name
+ * @returns {ProcessIdentity | undefined}
+ */
+export function promptDirOwner(name) {
   const match = /^pi-subagent-prompt-(\d+)-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
   if (!match) return undefined;
   return match[2] === "0" ? { pid: Number(match[1]) } : { pid: Number(match[1]), start: match[2] };
@@ -25,9 +36,13 @@ export function promptDirOwner(name: string): ProcessIdentity | undefined {
 /**
  * Removes prompt folders of ours (our uid) whose owning pi no longer runs. Returns how many it removed.
  * One readdir of the temp folder: cheap, but still run after start-up, never on its path.
+ * @param {string} [base]
+ * @param {(owner: ProcessIdentity) => boolean} [alive]
+ * @returns {number}
  */
-export function sweepStalePromptDirs(base: string = tmpdir(), alive: (owner: ProcessIdentity) => boolean = isIdentityAlive): number {
-  let names: string[];
+export function sweepStalePromptDirs(base = tmpdir(), alive = isIdentityAlive) {
+  /** @type {string[]} */
+  let names;
   try {
     names = readdirSync(base);
   } catch {

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The roster block remembered across pi starts. Building it means loading and running agent discovery and
  * frontmatter parsing, some twenty modules and the largest part of what the package costs a starting pi;
@@ -13,12 +14,12 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir } from "../config/paths.ts";
-import { identityOf, type FileIdentity } from "../shared/file-identity.ts";
-import { loadOnce } from "../shared/load-once.ts";
-import { agentDir, BUILTIN_AGENTS_DIR, PACKAGE_ROOT } from "../shared/paths.ts";
+import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir } from "../config/paths.js";
+import { identityOf } from "../shared/file-identity.js";
+import { writeFileAtomicSync } from "../shared/atomic-file.js";
+import { agentDir, BUILTIN_AGENTS_DIR, PACKAGE_ROOT } from "../shared/paths.js";
 
-const loadAtomicFile = loadOnce(() => import("../shared/atomic-file.ts"));
+/** @typedef {import("../shared/file-identity.js").FileIdentity} FileIdentity */
 
 export const ROSTER_CACHE_FILE_NAME = "subagent-roster-cache.json";
 /** Blocks kept: one per recent project, roughly. */
@@ -28,20 +29,25 @@ const FORMAT_VERSION = 1;
 /** The package's files whose change changes the block (its version, and the modules that write the block). */
 const SHAPING_FILES = ["package.json", join("src", "roster", "format.ts"), join("src", "shared", "format.ts")];
 
-interface CacheEntry {
-  fingerprint: string;
-  /** The block, or null when there are no agents (no roster). */
-  block: string | null;
-}
+/**
+ * @typedef {object} CacheEntry
+ * @property {string} fingerprint
+ * @property {string | null} block The block, or null when there are no agents (no roster).
+ */
 
-export interface RosterCacheOptions {
-  agentDir?: string;
-  builtinDir?: string;
-  packageRoot?: string;
-  home?: string;
-}
+/**
+ * @typedef {object} RosterCacheOptions
+ * @property {string} [agentDir]
+ * @property {string} [builtinDir]
+ * @property {string} [packageRoot]
+ * @property {string} [home]
+ */
 
-function identity(path: string): FileIdentity | null {
+/**
+ * @param {string} path
+ * @returns {FileIdentity | null}
+ */
+function identity(path) {
   try {
     return identityOf(statSync(path));
   } catch {
@@ -49,10 +55,15 @@ function identity(path: string): FileIdentity | null {
   }
 }
 
-/** `[name, identity]` of each `*.md` entry, in name order; null when the folder cannot be listed. */
-function folderState(dir: string | undefined): Array<[string, FileIdentity | null]> | null {
+/**
+ * `[name, identity]` of each `*.md` entry, in name order; null when the folder cannot be listed.
+ * @param {string | undefined} dir
+ * @returns {Array<[string, FileIdentity | null]> | null}
+ */
+function folderState(dir) {
   if (dir === undefined) return null;
-  let names: string[];
+  /** @type {string[]} */
+  let names;
   try {
     names = readdirSync(dir).filter((name) => name.endsWith(".md")).sort();
   } catch {
@@ -61,8 +72,13 @@ function folderState(dir: string | undefined): Array<[string, FileIdentity | nul
   return names.map((name) => [name, identity(join(dir, name))]);
 }
 
-/** Everything the roster for `cwd` is built from, as one string. */
-export function rosterFingerprint(cwd: string, options: RosterCacheOptions = {}): string {
+/**
+ * Everything the roster for `cwd` is built from, as one string.
+ * @param {string} cwd
+ * @param {RosterCacheOptions} [options]
+ * @returns {string}
+ */
+export function rosterFingerprint(cwd, options = {}) {
   const builtinDir = options.builtinDir ?? BUILTIN_AGENTS_DIR;
   const userDir = userAgentsDir(options.agentDir ?? agentDir());
   const projectDir = findNearestProjectDir(cwd, PROJECT_AGENTS_RELATIVE, options.home);
@@ -78,35 +94,61 @@ export function rosterFingerprint(cwd: string, options: RosterCacheOptions = {})
   });
 }
 
-function cacheFile(options: RosterCacheOptions): string {
+/**
+ * @param {RosterCacheOptions} options
+ * @returns {string}
+ */
+function cacheFile(options) {
   return join(options.agentDir ?? agentDir(), ROSTER_CACHE_FILE_NAME);
 }
 
-function readEntries(options: RosterCacheOptions): CacheEntry[] {
-  let parsed: unknown;
+/**
+ * @param {unknown} entry
+ * @returns {entry is CacheEntry}
+ */
+function isCacheEntry(entry) {
+  if (typeof entry !== "object" || entry === null) return false;
+  const { fingerprint, block } = /** @type {{ fingerprint?: unknown, block?: unknown }} */ (entry);
+  return typeof fingerprint === "string" && (typeof block === "string" || block === null);
+}
+
+/**
+ * @param {RosterCacheOptions} options
+ * @returns {CacheEntry[]}
+ */
+function readEntries(options) {
+  /** @type {unknown} */
+  let parsed;
   try {
     parsed = JSON.parse(readFileSync(cacheFile(options), "utf8"));
   } catch {
     return [];
   }
-  const entries = (parsed as { entries?: unknown } | null)?.entries;
+  const entries = typeof parsed === "object" && parsed !== null ? /** @type {{ entries?: unknown }} */ (parsed).entries : undefined;
   if (!Array.isArray(entries)) return [];
-  return entries.filter(
-    (entry): entry is CacheEntry =>
-      typeof entry === "object" && entry !== null && typeof entry.fingerprint === "string" && (typeof entry.block === "string" || entry.block === null),
-  );
+  return entries.filter(isCacheEntry);
 }
 
-/** The remembered block for `fingerprint` (`{ block: undefined }` means: no agents, no roster), if any. */
-export function cachedRoster(fingerprint: string, options: RosterCacheOptions = {}): { block: string | undefined } | undefined {
+/**
+ * The remembered block for `fingerprint` (`{ block: undefined }` means: no agents, no roster), if any.
+ * @param {string} fingerprint
+ * @param {RosterCacheOptions} [options]
+ * @returns {{ block: string | undefined } | undefined}
+ */
+export function cachedRoster(fingerprint, options = {}) {
   const entry = readEntries(options).find((candidate) => candidate.fingerprint === fingerprint);
   return entry ? { block: entry.block ?? undefined } : undefined;
 }
 
-/** Remembers `block` under `fingerprint`, newest first; a failure to write only costs the next start a build. */
-export async function rememberRoster(fingerprint: string, block: string | undefined, options: RosterCacheOptions = {}): Promise<void> {
+/**
+ * Remembers `block` under `fingerprint`, newest first; a failure to write only costs the next start a build.
+ * @param {string} fingerprint
+ * @param {string | undefined} block
+ * @param {RosterCacheOptions} [options]
+ * @returns {void}
+ */
+export function rememberRoster(fingerprint, block, options = {}) {
   try {
-    const { writeFileAtomicSync } = await loadAtomicFile();
     const entries = [{ fingerprint, block: block ?? null }, ...readEntries(options).filter((entry) => entry.fingerprint !== fingerprint)];
     writeFileAtomicSync(cacheFile(options), `${JSON.stringify({ entries: entries.slice(0, ROSTER_CACHE_ENTRIES) })}\n`);
   } catch {

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The names and one-line descriptions of the extension's commands, in a module with no dependencies: the light
  * entry registers them at start (src/manifest.ts) and the command modules use the same strings.

@@ -1,9 +1,10 @@
+// @ts-check
 /**
  * Everything the model reads about the `subagent` tool: description, snippet, guidelines and error messages.
  * Model-facing text uses no em dashes (the roster and the envelope keep the spec's exact strings).
  */
-import { idForMessage } from "../tasks/task-id.ts";
-import { DEPTH_ENV } from "../shared/depth.ts";
+import { idForMessage } from "../tasks/task-id.js";
+import { DEPTH_ENV } from "../shared/depth.js";
 
 export const TOOL_NAME = "subagent";
 export const TOOL_LABEL = "Subagent";
@@ -39,49 +40,88 @@ export const TOOL_GUIDELINES = [
   "Do not use the subagent tool to re-dispatch a task whose `[subagent-result]` says the user cancelled it; ask the user first.",
 ];
 
-export function depthGateMessage(depth: number, maxDepth = 1): string {
+/**
+ * @param {number} depth
+ * @param {number} [maxDepth]
+ * @returns {string}
+ */
+export function depthGateMessage(depth, maxDepth = 1) {
   return `Subagent tool is blocked: depth limit reached (this process runs at ${DEPTH_ENV}=${depth} and the limit is ${maxDepth}). A subagent cannot dispatch or cancel other subagents; finish the task with your own tools.`;
 }
 
 export const FORK_WITH_SESSION_MESSAGE =
   'context "fork" cannot be combined with sessionId: a resumed session continues its own conversation. Omit context to resume, or omit sessionId to start a new forked task.';
 
-export function missingAgentMessage(available: string): string {
+/**
+ * @param {string} available
+ * @returns {string}
+ */
+export function missingAgentMessage(available) {
   return `The "agent" parameter is required for action=dispatch. Available agents: ${available}.`;
 }
 
 export const BLANK_TASK_MESSAGE =
   'The "task" parameter is required for action=dispatch and must not be blank. Describe the background, input, requirements, output format and acceptance criteria.';
 
-export function unknownAgentMessage(name: string, available: string): string {
+/**
+ * @param {string} name
+ * @param {string} available
+ * @returns {string}
+ */
+export function unknownAgentMessage(name, available) {
   return `Unknown agent "${name}". Available agents: ${available}.`;
 }
 
-export function invalidSessionIdMessage(value: string): string {
+/**
+ * @param {string} value
+ * @returns {string}
+ */
+export function invalidSessionIdMessage(value) {
   return `"${idForMessage(value)}" is not a sessionId this tool handed out. Omit sessionId to start a fresh session (an id is generated for you), or pass exactly the taskId from an earlier subagent receipt or the id from a "[subagent session: <id>]" line to resume that session.`;
 }
 
-export function unknownSessionMessage(id: string): string {
+/**
+ * @param {string} id
+ * @returns {string}
+ */
+export function unknownSessionMessage(id) {
   return `No subagent session ${id} exists here. Omit sessionId to start a fresh session, or pass exactly an id that an earlier subagent call returned.`;
 }
 
-export function sessionBusyMessage(id: string, holder: string): string {
+/**
+ * @param {string} id
+ * @param {string} holder
+ * @returns {string}
+ */
+export function sessionBusyMessage(id, holder) {
   return `Session ${id} is already running (${holder}). Wait for its result before resuming it: two runs on one session at the same time would corrupt it.`;
 }
 
 export const NO_TASKS_TO_CANCEL_IN_SYNC_MODE =
   "Nothing to cancel: in print, JSON and RPC mode every subagent call blocks until it finishes, so no background task is running. action=cancel works for background tasks in the interactive TUI.";
 
-export function projectAgentDeclinedMessage(name: string): string {
+/**
+ * @param {string} name
+ * @returns {string}
+ */
+export function projectAgentDeclinedMessage(name) {
   return `The user declined to run the project agent "${name}". Ask the user before trying again, or use another agent.`;
 }
 
-/** An `action` other than dispatch or cancel (pi's schema normally stops it; this tool does not rely on that). */
-export function invalidIsolationMessage(value: unknown): string {
+/**
+ * An `action` other than dispatch or cancel (pi's schema normally stops it; this tool does not rely on that).
+ * @param {unknown} value
+ * @returns {string}
+ */
+export function invalidIsolationMessage(value) {
   return `Invalid isolation ${JSON.stringify(String(value)).slice(0, 80)}: use "none" (share the working tree) or "worktree" (a git worktree of HEAD on its own branch).`;
 }
 
-export function unknownActionMessage(action: unknown): string {
+/**
+ * @param {unknown} action
+ * @returns {string}
+ */
+export function unknownActionMessage(action) {
   const shown = typeof action === "string" ? `"${idForMessage(action)}"` : idForMessage(JSON.stringify(action) ?? String(action));
   return `Unknown action ${shown}: use action "dispatch" (the default, starts a subagent), "cancel" (stops a running background task) or "message" (sends text to one). Nothing was done.`;
 }

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * How the extension stays cheap to load (pi loads it in every session and in every subagent child, and
  * compiles each TypeScript module at every load).
@@ -21,54 +22,72 @@
  * - A unit test (test/unit/lazy/manifest.test.ts) checks that the manifest names every tool, command, event and
  *   renderer the runtime registers, so adding one to the runtime without its manifest line fails a test.
  */
-import type { ExtensionAPI, ToolDefinition } from "@mariozechner/pi-coding-agent";
-import { emptyRegistrations, recordingApi, type AnyToolDefinition, type Registrations } from "./recording-api.ts";
+import { emptyRegistrations, recordingApi } from "./recording-api.js";
 
-/** The module loaded on first use: wires the real parts to the (recording) API it is given. */
-export interface LazyRuntime {
-  register(pi: ExtensionAPI): void;
-}
+/** @typedef {import("@mariozechner/pi-coding-agent").ExtensionAPI} ExtensionAPI */
+/** @typedef {import("@mariozechner/pi-coding-agent").ToolDefinition} ToolDefinition */
+/** @typedef {import("./recording-api.js").AnyToolDefinition} AnyToolDefinition */
+/** @typedef {import("./recording-api.js").Registrations} Registrations */
 
-/** What the entry registers with pi at once. */
-export interface LazyManifest {
-  /** Tool definitions without behaviour: execute and the renderers are forwarded to the runtime's own. */
-  tools: Array<Omit<AnyToolDefinition, "execute" | "renderCall" | "renderResult">>;
-  commands: Array<{ name: string; description: string }>;
-  /** Events forwarded to the runtime once it is loaded. */
-  events: readonly string[];
-  /** Events that load the runtime when they fire and `shouldLoad` says so (e.g. session_start in the TUI). */
-  loadOn?: Partial<Record<string, () => boolean>>;
-  /** Custom message types whose renderer the runtime provides. */
-  messageRenderers: readonly string[];
-}
+/**
+ * The module loaded on first use: wires the real parts to the (recording) API it is given.
+ * @typedef {object} LazyRuntime
+ * @property {(pi: ExtensionAPI) => void} register
+ */
 
-export interface LazyExtension {
-  /** Loads the runtime (once) and returns what it registered. */
-  load(): Promise<Registrations>;
-  /** What the runtime registered, if it is loaded already. */
-  loaded(): Registrations | undefined;
-}
+/**
+ * What the entry registers with pi at once.
+ * @typedef {object} LazyManifest
+ * @property {Array<Omit<AnyToolDefinition, "execute" | "renderCall" | "renderResult">>} tools Tool definitions
+ *   without behaviour: execute and the renderers are forwarded to the runtime's own.
+ * @property {Array<{ name: string, description: string }>} commands
+ * @property {readonly string[]} events Events forwarded to the runtime once it is loaded.
+ * @property {Partial<Record<string, () => boolean>>} [loadOn] Events that load the runtime when they fire and
+ *   `shouldLoad` says so (e.g. session_start in the TUI).
+ * @property {readonly string[]} messageRenderers Custom message types whose renderer the runtime provides.
+ */
+
+/**
+ * @typedef {object} LazyExtension
+ * @property {() => Promise<Registrations>} load Loads the runtime (once) and returns what it registered.
+ * @property {() => Registrations | undefined} loaded What the runtime registered, if it is loaded already.
+ */
 
 // Handlers and renderers are forwarded with pi's own arguments untouched; their exact types vary per event.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyArgs = any[];
+/** @typedef {any[]} AnyArgs */
 
-/** Where the runtime comes from: the whole of it, and optionally a part that serves the tool alone. */
-export interface LazyRuntimes {
-  all: () => Promise<LazyRuntime>;
-  /** Loaded instead of `all` for a tool call while `all` is not loaded (absent: a tool call loads `all`). */
-  toolOnly?: () => Promise<LazyRuntime>;
-}
+/**
+ * Where the runtime comes from: the whole of it, and optionally a part that serves the tool alone.
+ * @typedef {object} LazyRuntimes
+ * @property {() => Promise<LazyRuntime>} all
+ * @property {() => Promise<LazyRuntime>} [toolOnly] Loaded instead of `all` for a tool call while `all` is not
+ *   loaded (absent: a tool call loads `all`).
+ */
 
-export function registerLazily(pi: ExtensionAPI, manifest: LazyManifest, runtimes: LazyRuntimes | (() => Promise<LazyRuntime>)): LazyExtension {
+/**
+ * @param {ExtensionAPI} pi
+ * @param {LazyManifest} manifest
+ * @param {LazyRuntimes | (() => Promise<LazyRuntime>)} runtimes
+ * @returns {LazyExtension}
+ */
+export function registerLazily(pi, manifest, runtimes) {
   const { all, toolOnly } = typeof runtimes === "function" ? { all: runtimes, toolOnly: undefined } : runtimes;
   /** What events, renderers and completions go to: the whole runtime's registrations once loaded, else the tool part's. */
-  let registrations: Registrations | undefined;
+  /** @type {Registrations | undefined} */
+  let registrations;
   let wholeLoaded = false;
-  let loadingAll: Promise<Registrations> | undefined;
-  let loadingToolOnly: Promise<Registrations> | undefined;
+  /** @type {Promise<Registrations> | undefined} */
+  let loadingAll;
+  /** @type {Promise<Registrations> | undefined} */
+  let loadingToolOnly;
 
-  const importInto = (importRuntime: () => Promise<LazyRuntime>, whole: boolean, forget: () => void): Promise<Registrations> =>
+  /**
+   * @param {() => Promise<LazyRuntime>} importRuntime
+   * @param {boolean} whole
+   * @param {() => void} forget
+   * @returns {Promise<Registrations>}
+   */
+  const importInto = (importRuntime, whole, forget) =>
     importRuntime().then(
       (runtime) => {
         const into = emptyRegistrations();
@@ -78,56 +97,73 @@ export function registerLazily(pi: ExtensionAPI, manifest: LazyManifest, runtime
         if (whole) wholeLoaded = true;
         return into;
       },
-      (error: unknown) => {
+      (/** @type {unknown} */ error) => {
         forget(); // let the next use try again
         throw error;
       },
     );
 
-  const load = (): Promise<Registrations> => {
+  /** @returns {Promise<Registrations>} */
+  const load = () => {
     loadingAll ??= importInto(all, true, () => (loadingAll = undefined));
     return loadingAll;
   };
-  const loadForTool = (): Promise<Registrations> => {
+  /** @returns {Promise<Registrations>} */
+  const loadForTool = () => {
     if (loadingAll || !toolOnly) return load();
     loadingToolOnly ??= importInto(toolOnly, false, () => (loadingToolOnly = undefined));
     return loadingToolOnly;
   };
 
-  const runHandlers = async (table: Registrations, event: string, args: AnyArgs): Promise<unknown> => {
-    let result: unknown;
+  /**
+   * @param {Registrations} table
+   * @param {string} event
+   * @param {AnyArgs} args
+   * @returns {Promise<unknown>}
+   */
+  const runHandlers = async (table, event, args) => {
+    /** @type {unknown} */
+    let result;
     for (const handler of table.handlers.get(event) ?? []) {
-      const value: unknown = await handler(...args);
+      /** @type {unknown} */
+      const value = await handler(...args);
       if (value !== undefined) result = value;
     }
     return result;
   };
 
   for (const tool of manifest.tools) {
-    const recordedTool = (table: Registrations): AnyToolDefinition => {
+    /**
+     * @param {Registrations} table
+     * @returns {AnyToolDefinition}
+     */
+    const recordedTool = (table) => {
       const found = table.tools.get(tool.name);
       if (!found) throw new Error(`subagent extension: the runtime did not register the tool ${tool.name}`);
       return found;
     };
-    const definition: AnyToolDefinition = {
+    /** @type {AnyToolDefinition} */
+    const definition = {
       ...tool,
-      execute: async (...args: AnyArgs) => recordedTool(await loadForTool()).execute(...(args as Parameters<AnyToolDefinition["execute"]>)),
-      renderCall: (...args: AnyArgs) => {
+      execute: async (/** @type {AnyArgs} */ ...args) =>
+        recordedTool(await loadForTool()).execute(.../** @type {Parameters<AnyToolDefinition["execute"]>} */ (args)),
+      renderCall: (/** @type {AnyArgs} */ ...args) => {
         const table = registrations;
         const render = table && recordedTool(table).renderCall;
-        return render ? render(...(args as Parameters<NonNullable<AnyToolDefinition["renderCall"]>>)) : fallbackComponent();
+        return render ? render(.../** @type {Parameters<NonNullable<AnyToolDefinition["renderCall"]>>} */ (args)) : fallbackComponent();
       },
-      renderResult: (...args: AnyArgs) => {
+      renderResult: (/** @type {AnyArgs} */ ...args) => {
         const table = registrations;
         const render = table && recordedTool(table).renderResult;
-        return render ? render(...(args as Parameters<NonNullable<AnyToolDefinition["renderResult"]>>)) : fallbackComponent();
+        return render ? render(.../** @type {Parameters<NonNullable<AnyToolDefinition["renderResult"]>>} */ (args)) : fallbackComponent();
       },
     };
-    pi.registerTool(definition as ToolDefinition);
+    pi.registerTool(/** @type {ToolDefinition} */ (definition));
   }
 
   for (const command of manifest.commands) {
-    const recordedCommand = (table: Registrations) => {
+    /** @param {Registrations} table */
+    const recordedCommand = (table) => {
       const found = table.commands.get(command.name);
       if (!found) throw new Error(`subagent extension: the runtime did not register /${command.name}`);
       return found;
@@ -142,7 +178,7 @@ export function registerLazily(pi: ExtensionAPI, manifest: LazyManifest, runtime
   for (const event of manifest.events) {
     const shouldLoad = manifest.loadOn?.[event];
     // pi's `on` is overloaded per event name; the forwarder passes pi's arguments through unchanged.
-    (pi.on as (event: string, handler: (...args: AnyArgs) => unknown) => void)(event, async (...args: AnyArgs) => {
+    /** @type {(event: string, handler: (...args: AnyArgs) => unknown) => void} */ (pi.on)(event, async (...args) => {
       if (registrations) return runHandlers(registrations, event, args);
       if (shouldLoad?.()) return runHandlers(await load(), event, args);
       return undefined;
@@ -150,7 +186,7 @@ export function registerLazily(pi: ExtensionAPI, manifest: LazyManifest, runtime
   }
 
   for (const customType of manifest.messageRenderers) {
-    pi.registerMessageRenderer(customType, (...args: AnyArgs) => {
+    pi.registerMessageRenderer(customType, (/** @type {AnyArgs} */ ...args) => {
       const render = registrations?.messageRenderers.get(customType);
       return render ? render(...args) : undefined;
     });
@@ -159,7 +195,10 @@ export function registerLazily(pi: ExtensionAPI, manifest: LazyManifest, runtime
   return { load, loaded: () => registrations };
 }
 
-/** What a tool row shows in the rare case pi draws it before the runtime is loaded: nothing of ours. */
-function fallbackComponent(): { render(width: number): string[]; invalidate(): void } {
+/**
+ * What a tool row shows in the rare case pi draws it before the runtime is loaded: nothing of ours.
+ * @returns {{ render(width: number): string[], invalidate(): void }}
+ */
+function fallbackComponent() {
   return { render: () => [], invalidate: () => {} };
 }

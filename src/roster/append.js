@@ -1,5 +1,11 @@
-/** The system prompt with the roster block at its end, the existing content untouched in front. Pure. */
-export function appendRoster(systemPrompt: string, block: string): string {
+// @ts-check
+/**
+ * The system prompt with the roster block at its end, the existing content untouched in front. Pure.
+ * @param {string} systemPrompt
+ * @param {string} block
+ * @returns {string}
+ */
+export function appendRoster(systemPrompt, block) {
   const base = systemPrompt.trimEnd();
   // pi 1.x runs before_agent_start for every run, also those started by a steer message; should a host hand us a
   // prompt that already ends with this roster, it is not appended twice.

@@ -1,0 +1,42 @@
+// @ts-check
+/**
+ * What the entry registers in a pi that may dispatch (the main agent): the start-up sweep, the roster hooks and
+ * the lazily loaded runtime behind the manifest (src/lazy/lazy-extension.js explains the pattern). Without the
+ * TUI a tool call loads only the tool's part of the runtime (src/runtime-tool.ts).
+ *
+ * This module and everything it imports are plain JavaScript that Node loads itself (ADVANCED.md, "Modules on
+ * pi's start-up path"), so they cannot import TypeScript: the entry, which pi loads through its TypeScript
+ * loader, hands over the TypeScript parts as `import()` thunks.
+ */
+import { registerLazily } from "../lazy/lazy-extension.js";
+import { subagentManifest } from "../manifest.js";
+import { registerRosterHook } from "../roster/hook.js";
+import { detectAppMode } from "../shared/mode.js";
+import { registerStartupSweep } from "../tasks/register-startup-sweep.js";
+
+/**
+ * The TypeScript parts, imported by the entry on first use.
+ * @typedef {object} MainPiParts
+ * @property {import("../lazy/lazy-extension.js").LazyManifest["tools"][number]["parameters"]} toolParameters
+ *   The `subagent` tool's parameter schema (src/tool/schema.ts).
+ * @property {() => Promise<import("../lazy/lazy-extension.js").LazyRuntime>} runtime The whole runtime (src/runtime.ts).
+ * @property {() => Promise<import("../lazy/lazy-extension.js").LazyRuntime>} runtimeTool The tool's part
+ *   (src/runtime-tool.ts).
+ * @property {() => Promise<typeof import("../roster/register.ts")>} roster The roster builder.
+ * @property {() => Promise<typeof import("../tasks/startup-sweep.ts")>} startupSweep The start-up clean-up.
+ */
+
+/**
+ * @param {import("@mariozechner/pi-coding-agent").ExtensionAPI} pi
+ * @param {MainPiParts} parts
+ * @returns {void}
+ */
+export function registerMainPi(pi, parts) {
+  // Once per process, after the first session_start: runs left by a pi that was killed hard (loads on demand).
+  registerStartupSweep(pi, parts.startupSweep);
+  registerRosterHook(pi, parts.roster);
+  registerLazily(pi, subagentManifest(parts.toolParameters), {
+    all: parts.runtime,
+    toolOnly: detectAppMode() === "interactive" ? undefined : parts.runtimeTool,
+  });
+}
