@@ -2,7 +2,7 @@
  * The runtime's tool part alone, for pi without the TUI (print, JSON and RPC mode): there a dispatch blocks
  * until its child ends, so it needs neither the background tasks nor the UI nor the command bodies, about half
  * of the runtime's modules (src/runtime.ts has the whole). The light entry loads this on the first tool call in
- * those modes; a command loads the whole runtime, which then takes over (src/lazy/lazy-extension.ts).
+ * those modes; a command loads the whole runtime, which then takes over (src/lazy/lazy-extension.js).
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { FanOutGate } from "./fanout/fan-out-gate.ts";

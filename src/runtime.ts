@@ -1,7 +1,7 @@
 /**
  * The extension's runtime: every part that does the work (dispatch, background tasks, UI, command bodies, the
  * config editor), wired to pi exactly as an eager extension would wire them. The entry (extension.ts) imports
- * this module on first use only; see src/lazy/lazy-extension.ts for when, and src/manifest.ts for what pi sees
+ * this module on first use only; see src/lazy/lazy-extension.js for when, and src/manifest.js for what pi sees
  * before. Whatever is registered here (a tool, a command, an event hook, a message renderer) needs its line
  * in the manifest too; test/unit/lazy/manifest.test.ts checks that.
  */

@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The names and one-line descriptions of the extension's commands, in a module with no dependencies: the light
- * entry registers them at start (src/manifest.ts) and the command modules use the same strings.
+ * entry registers them at start (src/manifest.js) and the command modules use the same strings.
  */
 export const CANCEL_COMMAND = "subagent-cancel";
 export const CANCEL_ALL_COMMAND = "subagent-cancel-all";

@@ -1,4 +1,4 @@
-/** The clean-up itself (see register-startup-sweep.ts): stale prompt folders, then runs whose pi died. */
+/** The clean-up itself (see register-startup-sweep.js): stale prompt folders, then runs whose pi died. */
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { sweepStalePromptDirs } from "../run/prompt-dir.js";
 import { agentDir } from "../shared/paths.js";
