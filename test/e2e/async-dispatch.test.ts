@@ -215,7 +215,12 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     expect(record).toMatchObject({ status: "cancelled", stopReason: "killed_on_shutdown", delivered: true });
     // A second reload finds nothing left to deliver.
     const before = suite.fake.requests.length;
+    const reloadDone = /^\s*ok\s*$[\s\S]*Reloaded keybindings/m;
+    expect(await t.screen()).not.toMatch(reloadDone);
     await t.submit("/reload");
+    // Typed while pi is still reloading, a prompt can be lost: wait until the reload is done. The first reload's
+    // notice stands above the model's "ok"; the second rebuilds the chat and puts its own notice below it.
+    await t.waitForText(reloadDone, 30_000);
     await t.submit(`Still there? ${fakeDirective({ text: "STILL-HERE" })}`);
     await t.waitForText("STILL-HERE", 30_000);
     const later = suite.fake.requests.slice(before);
