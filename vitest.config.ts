@@ -25,8 +25,8 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 60_000,
-          // Node 22 (pi 1.x) keeps the compiled code of pi's modules here between the suite's hundreds of pi starts
-          // (about 15% of each start); Node 20 ignores it. Only the tests set it: the bench measures pi as people run it.
+          // pi 1.x's bin turns on Node's compile cache (in its default folder, as for anyone running `pi`); the tests keep
+          // theirs apart, here. Node 20 (pi 0.73.1) has no compile cache and ignores the variable.
           env: { NODE_COMPILE_CACHE: join(tmpdir(), "pi-subagent-dispatch-e2e-compile-cache") },
         },
       },
