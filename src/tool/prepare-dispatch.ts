@@ -29,7 +29,7 @@ import type { ForkedHistory } from "../run/fork-history.ts";
 import { DEFAULT_MAX_DEPTH } from "../shared/depth.js";
 import { sessionBusyMessage, unknownSessionMessage } from "./texts.js";
 import type { DispatchRequest } from "./validate.ts";
-import type { TakenWorktree } from "./take-worktree.ts";
+import type { takeWorktree } from "./take-worktree.ts";
 import type { WorktreeLease } from "../worktree/lease.ts";
 
 export interface DispatchEnvironment {
@@ -57,12 +57,8 @@ export interface DispatchEnvironment {
   takeWorktree: WorktreeTaker;
 }
 
-export type WorktreeTaker = (
-  request: Pick<DispatchRequest, "isolation" | "isolationRequested">,
-  env: { agentDir: string; cwd: string },
-  taskId: string,
-  resumed: boolean,
-) => TakenWorktree;
+/** take-worktree.ts's `takeWorktree`, or `noWorktree` for a dispatch that cannot use one (its module is not loaded then). */
+export type WorktreeTaker = typeof takeWorktree;
 
 /** Whether a dispatch may run in a worktree, and so needs take-worktree.ts. */
 export function mayUseWorktree(request: Pick<DispatchRequest, "isolation" | "sessionId">): boolean {
