@@ -14,8 +14,11 @@ export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..
 
 export const BUILTIN_AGENTS_DIR = join(PACKAGE_ROOT, "agents");
 
-/** @returns {string} */
-function defaultAgentDir() {
+/**
+ * pi's rule for its agent dir, used until the entry hands over pi's own `getAgentDir`.
+ * @returns {string}
+ */
+export function agentDirByPiRule() {
   const fromEnv = process.env.PI_CODING_AGENT_DIR;
   if (fromEnv) {
     if (fromEnv === "~") return homedir();
@@ -25,7 +28,7 @@ function defaultAgentDir() {
 }
 
 /** @type {() => string} */
-let resolveAgentDir = defaultAgentDir;
+let resolveAgentDir = agentDirByPiRule;
 
 /**
  * Makes `agentDir()` pi's own answer (the entry passes pi's `getAgentDir`).
