@@ -13,6 +13,7 @@ import { subagentManifest } from "../manifest.js";
 import { registerRosterHook } from "../roster/hook.js";
 import { detectAppMode } from "../shared/mode.js";
 import { registerStartupSweep } from "../tasks/register-startup-sweep.js";
+import { TOOL_NAME } from "../tool/texts.js";
 
 /**
  * The TypeScript parts, imported by the entry on first use.
@@ -35,8 +36,27 @@ export function registerMainPi(pi, parts) {
   // Once per process, after the first session_start: runs left by a pi that was killed hard (loads on demand).
   registerStartupSweep(pi, parts.startupSweep);
   registerRosterHook(pi, parts.roster);
-  registerLazily(pi, subagentManifest(parts.toolParameters), {
+  const interactive = detectAppMode() === "interactive";
+  const lazy = registerLazily(pi, subagentManifest(parts.toolParameters), {
     all: parts.runtime,
-    toolOnly: detectAppMode() === "interactive" ? undefined : parts.runtimeTool,
+    toolOnly: interactive ? undefined : parts.runtimeTool,
   });
+  // Without the TUI nothing of the runtime is loaded before the first call. A model streams a call's name before its
+  // arguments (the task, often hundreds of tokens), so the load starts then and overlaps the rest of the stream.
+  if (!interactive) {
+    pi.on("message_update", (event) => {
+      if (startsSubagentCall(event.assistantMessageEvent)) lazy.prefetchForTool();
+    });
+  }
+}
+
+/**
+ * Whether a streamed assistant-message event opens a `subagent` tool call.
+ * @param {{ type: string, contentIndex?: number, partial?: { content?: ReadonlyArray<{ type: string, name?: string }> } }} update
+ * @returns {boolean}
+ */
+export function startsSubagentCall(update) {
+  if (update.type !== "toolcall_start" || update.contentIndex === undefined) return false;
+  const block = update.partial?.content?.[update.contentIndex];
+  return block?.type === "toolCall" && block.name === TOOL_NAME;
 }

@@ -51,6 +51,9 @@ import { emptyRegistrations, recordingApi } from "./recording-api.js";
  * @typedef {object} LazyExtension
  * @property {() => Promise<Registrations>} load Loads the runtime (once) and returns what it registered.
  * @property {() => Registrations | undefined} loaded What the runtime registered, if it is loaded already.
+ * @property {() => void} prefetchForTool Starts loading what a tool call needs (the tool's part, or the whole runtime
+ *   when there is no such part), without waiting; the call itself then finds it loaded or loading. A failure is left
+ *   to the call, which tries again.
  */
 
 // Handlers and renderers are forwarded with pi's own arguments untouched; their exact types vary per event.
@@ -192,7 +195,11 @@ export function registerLazily(pi, manifest, runtimes) {
     });
   }
 
-  return { load, loaded: () => registrations };
+  const prefetchForTool = () => {
+    loadForTool().catch(() => undefined);
+  };
+
+  return { load, loaded: () => registrations, prefetchForTool };
 }
 
 /**

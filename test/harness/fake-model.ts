@@ -33,6 +33,8 @@ export interface FakeAction {
   chunkChars?: number;
   /** Wait this long between streamed text chunks. */
   chunkDelayMs?: number;
+  /** Stream each tool call's name first and its arguments this long after (as a real model streams a long task). */
+  toolCallArgumentsDelayMs?: number;
   /** Token usage reported in the final chunk. */
   usage?: { input: number; output: number };
   /** Answer with an HTTP error instead of a stream. */
@@ -306,16 +308,19 @@ export class FakeModel {
         if (closed) return;
       }
     }
-    (action.toolCalls ?? []).forEach((call, index) => {
-      send(
-        {
-          tool_calls: [
-            { index, id: `call_${req.seq}_${index}`, type: "function", function: { name: call.name, arguments: JSON.stringify(call.arguments) } },
-          ],
-        },
-        null,
-      );
-    });
+    const argumentsDelay = action.toolCallArgumentsDelayMs ?? 0;
+    for (const [index, call] of (action.toolCalls ?? []).entries()) {
+      const id = `call_${req.seq}_${index}`;
+      const args = JSON.stringify(call.arguments);
+      if (argumentsDelay > 0) {
+        send({ tool_calls: [{ index, id, type: "function", function: { name: call.name, arguments: "" } }] }, null);
+        await wait(argumentsDelay);
+        if (closed) return;
+        send({ tool_calls: [{ index, function: { arguments: args } }] }, null);
+      } else {
+        send({ tool_calls: [{ index, id, type: "function", function: { name: call.name, arguments: args } }] }, null);
+      }
+    }
     const finish = action.finishReason ?? (action.toolCalls?.length ? "tool_calls" : "stop");
     const usage = action.usage ?? { input: 100, output: 20 };
     send({}, finish, { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output });

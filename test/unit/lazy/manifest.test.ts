@@ -4,6 +4,7 @@ import subagentDispatch from "../../../extension.ts";
 import { registerLazily, type LazyManifest } from "../../../src/lazy/lazy-extension.js";
 import { emptyRegistrations, recordingApi } from "../../../src/lazy/recording-api.js";
 import { subagentManifest } from "../../../src/manifest.js";
+import { registerMainPi, startsSubagentCall } from "../../../src/entry/main-pi.js";
 import { subagentParameters } from "../../../src/tool/schema.ts";
 import { register } from "../../../src/runtime.ts";
 import { register as registerToolPart } from "../../../src/runtime-tool.ts";
@@ -78,7 +79,8 @@ describe("the light entry's manifest", () => {
     }
     expect([...fake.tools.keys()]).toEqual(["subagent"]);
     expect([...fake.commands.keys()].sort()).toEqual(["subagent-cancel", "subagent-cancel-all", "subagent-config", "subagent-message", "subagent-result", "subagent-usage", "subagent-watch", "subagent-worktrees"]);
-    expect([...fake.on.keys()].sort()).toEqual(["agent_end", "agent_settled", "agent_start", "before_agent_start", "context", "message_end", "message_start", "session_shutdown", "session_start", "tool_result"]);
+    // message_update: without the TUI (as here), a streamed subagent call starts loading the tool's part early.
+    expect([...fake.on.keys()].sort()).toEqual(["agent_end", "agent_settled", "agent_start", "before_agent_start", "context", "message_end", "message_start", "message_update", "session_shutdown", "session_start", "tool_result"]);
     expect([...fake.renderers.keys()]).toEqual(["subagent-result"]);
   });
 });
@@ -174,6 +176,52 @@ describe("registerLazily", () => {
     const result = (await (fake.tools.get("t")!.execute as Fn)("b")) as { content: Array<{ text: string }> };
     expect(result.content[0]!.text).toBe("ran b");
     expect(imports()).toBe(2);
+  });
+});
+
+describe("the main pi without the TUI", () => {
+  it("starts loading the tool's part when the model's stream opens a subagent call, once, and the call uses that load", async () => {
+    const fake = fakePi();
+    const loads: string[] = [];
+    let release: () => void = () => undefined;
+    const loaded = new Promise<void>((resolve) => (release = resolve));
+    registerMainPi(fake.pi, {
+      toolParameters: subagentParameters,
+      runtime: async () => {
+        loads.push("all");
+        return { register: () => undefined };
+      },
+      runtimeTool: async () => {
+        loads.push("tool");
+        await loaded;
+        return { register: registerToolPart };
+      },
+      roster: () => import("../../../src/roster/register.ts"),
+      startupSweep: () => import("../../../src/tasks/startup-sweep.ts"),
+    });
+    const update = fake.on.get("message_update")![0]!;
+    const streamed = (assistantMessageEvent: Record<string, unknown>) => update({ type: "message_update", assistantMessageEvent }, {});
+    const partial = { content: [{ type: "text", text: "Let me delegate." }, { type: "toolCall", name: "read" }, { type: "toolCall", name: "subagent" }] };
+    streamed({ type: "text_delta", contentIndex: 0, delta: "Let me", partial });
+    streamed({ type: "toolcall_start", contentIndex: 1, partial });
+    expect(loads).toEqual([]);
+    streamed({ type: "toolcall_start", contentIndex: 2, partial });
+    streamed({ type: "toolcall_delta", contentIndex: 2, delta: "{", partial });
+    streamed({ type: "toolcall_start", contentIndex: 2, partial });
+    expect(loads).toEqual(["tool"]);
+    release();
+    await expect((fake.tools.get("subagent")!.execute as Fn)("call", { action: "frobnicate" }, undefined, undefined, {})).rejects.toThrow(/Unknown action "frobnicate"/);
+    expect(loads).toEqual(["tool"]);
+  });
+
+  it("tells a subagent call's start from every other streamed event", () => {
+    const partial = { content: [{ type: "toolCall", name: "subagent" }, { type: "toolCall", name: "bash" }, { type: "text" }] };
+    expect(startsSubagentCall({ type: "toolcall_start", contentIndex: 0, partial })).toBe(true);
+    expect(startsSubagentCall({ type: "toolcall_start", contentIndex: 1, partial })).toBe(false);
+    expect(startsSubagentCall({ type: "toolcall_start", contentIndex: 2, partial })).toBe(false);
+    expect(startsSubagentCall({ type: "toolcall_start", contentIndex: 5, partial })).toBe(false);
+    expect(startsSubagentCall({ type: "toolcall_end", contentIndex: 0, partial })).toBe(false);
+    expect(startsSubagentCall({ type: "start" })).toBe(false);
   });
 });
 
