@@ -75,8 +75,10 @@ import { emptyRegistrations, recordingApi } from "./recording-api.js";
  */
 export function registerLazily(pi, manifest, runtimes) {
   const { all, toolOnly } = typeof runtimes === "function" ? { all: runtimes, toolOnly: undefined } : runtimes;
-  /** What events, renderers and completions go to: the whole runtime's registrations once loaded, else the tool part's. */
-  /** @type {Registrations | undefined} */
+  /**
+   * What events, renderers and completions go to: the whole runtime's registrations once loaded, else the tool part's.
+   * @type {Registrations | undefined}
+   */
   let registrations;
   let wholeLoaded = false;
   /** @type {Promise<Registrations> | undefined} */

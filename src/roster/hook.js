@@ -37,7 +37,7 @@ async function createHandler(cwd, loadRoster) {
   const roster = await loadRoster();
   return roster.createRosterHandler({
     onBuilt: (block, warnings) => {
-      if (fingerprint !== undefined && warnings === 0) rememberRoster(fingerprint, block);
+      if (fingerprint !== undefined && warnings === 0) void rememberRoster(fingerprint, block);
     },
   });
 }

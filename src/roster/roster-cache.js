@@ -16,7 +16,6 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir } from "../config/paths.js";
 import { identityOf } from "../shared/file-identity.js";
-import { writeFileAtomicSync } from "../shared/atomic-file.js";
 import { agentDir, BUILTIN_AGENTS_DIR, PACKAGE_ROOT } from "../shared/paths.js";
 
 /** @typedef {import("../shared/file-identity.js").FileIdentity} FileIdentity */
@@ -144,11 +143,13 @@ export function cachedRoster(fingerprint, options = {}) {
  * Remembers `block` under `fingerprint`, newest first; a failure to write only costs the next start a build.
  * @param {string} fingerprint
  * @param {string | undefined} block
+ * The atomic writer is imported only here, so a start that finds its block remembered never loads it.
  * @param {RosterCacheOptions} [options]
- * @returns {void}
+ * @returns {Promise<void>}
  */
-export function rememberRoster(fingerprint, block, options = {}) {
+export async function rememberRoster(fingerprint, block, options = {}) {
   try {
+    const { writeFileAtomicSync } = await import("../shared/atomic-file.js");
     const entries = [{ fingerprint, block: block ?? null }, ...readEntries(options).filter((entry) => entry.fingerprint !== fingerprint)];
     writeFileAtomicSync(cacheFile(options), `${JSON.stringify({ entries: entries.slice(0, ROSTER_CACHE_ENTRIES) })}\n`);
   } catch {
