@@ -16,7 +16,7 @@ import { getAgentDir, type ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { mayDispatchSubagents } from "./src/shared/depth.js";
 import { useAgentDirResolver } from "./src/shared/paths.js";
 import { watchParentFromChild } from "./src/run/parent-watchdog.js";
-import { subagentParameters } from "./src/tool/schema.ts";
+import { toolPiParts } from "./src/tool/pi-parts.ts";
 
 export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> {
   // In a child pi: end the whole task when the pi that started it is gone (a no-op in the main pi, and when
@@ -28,9 +28,9 @@ export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> 
     return;
   }
   (await import("./src/entry/main-pi.js")).registerMainPi(pi, {
-    toolParameters: subagentParameters,
+    toolParameters: toolPiParts.parameters,
     runtime: () => import("./src/runtime.ts"),
-    runtimeTool: () => import("./src/runtime-tool.ts"),
+    runtimeTool: async () => (await import("./src/runtime-tool.js")).toolPart(toolPiParts),
     roster: () => import("./src/roster/register.ts"),
     startupSweep: () => import("./src/tasks/startup-sweep.ts"),
   });

@@ -11,11 +11,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionAPI, ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
-import { readRunSettings } from "../src/shared/run-settings.ts";
+import { readRunSettings } from "../src/shared/run-settings.js";
 import { BackgroundTasks, type ResultMessage } from "../src/tasks/background-tasks.ts";
-import { sessionHeaderLine } from "../src/run/session-file.ts";
+import { sessionHeaderLine } from "../src/run/session-file.js";
 import { createBackgroundDispatcher } from "../src/tool/background-dispatch.ts";
-import { registerSubagentTool } from "../src/tool/register-tool.ts";
+import { toolPiParts } from "../src/tool/pi-parts.ts";
+import { registerSubagentTool } from "../src/tool/register-tool.js";
 import { FakeModel, fakeDirective } from "../test/harness/fake-model.ts";
 import { createPiEnv, EXTENSION_ENTRY, PI_CLI, runPi, type PiEnv } from "../test/harness/pi-env.ts";
 import { killProcessesWithMarker } from "../test/harness/processes.ts";
@@ -98,7 +99,7 @@ function inProcessTool(env: PiEnv): InProcessTool {
   });
   let tool: ToolDefinition | undefined;
   const pi = { registerTool: (definition: ToolDefinition) => (tool = definition), on: () => {} } as unknown as ExtensionAPI;
-  registerSubagentTool(pi, {
+  registerSubagentTool(pi, toolPiParts, {
     background: createBackgroundDispatcher(() => tasks, () => env.agentDir),
     appMode: "interactive",
     argv: [process.execPath, PI_CLI, "-e", EXTENSION_ENTRY],

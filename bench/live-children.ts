@@ -8,9 +8,9 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { markedMessage } from "../src/run/rpc-protocol.ts";
-import { startRun } from "../src/run/runner.ts";
-import { sessionHeaderLine } from "../src/run/session-file.ts";
+import { markedMessage } from "../src/run/rpc-protocol.js";
+import { startRun } from "../src/run/runner.js";
+import { sessionHeaderLine } from "../src/run/session-file.js";
 import { FakeModel, fakeDirective, messageText } from "../test/harness/fake-model.ts";
 import { createPiEnv, EXTENSION_ENTRY, PI_CLI, runPi } from "../test/harness/pi-env.ts";
 import { killProcessesWithMarker } from "../test/harness/processes.ts";

@@ -13,8 +13,8 @@ import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { applyLine, initialRunState } from "../src/run/event-reducer.ts";
-import { DEFAULT_MAX_LINE_CHARS, LineSplitter } from "../src/run/line-splitter.ts";
+import { applyLine, initialRunState } from "../src/run/event-reducer.js";
+import { DEFAULT_MAX_LINE_CHARS, LineSplitter } from "../src/run/line-splitter.js";
 import type { RunState } from "../src/run/types.ts";
 
 const MB = 1024 * 1024;

@@ -6,7 +6,7 @@
  * in the manifest too; test/unit/lazy/manifest.test.ts checks that.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { FanOutGate } from "./fanout/fan-out-gate.ts";
+import { FanOutGate } from "./fanout/fan-out-gate.js";
 import { registerLedger } from "./ledger/register-ledger.ts";
 import { registerTaskCommands } from "./commands/register-commands.ts";
 import { registerWorktreesCommand } from "./commands/worktrees-command.ts";
@@ -14,7 +14,8 @@ import { registerSubagentConfigCommand } from "./commands/subagent-config/regist
 import { agentDir } from "./shared/paths.js";
 import { registerBackgroundTasks } from "./tasks/register-background.ts";
 import { createBackgroundDispatcher } from "./tool/background-dispatch.ts";
-import { registerSubagentTool } from "./tool/register-tool.ts";
+import { toolPiParts } from "./tool/pi-parts.ts";
+import { registerSubagentTool } from "./tool/register-tool.js";
 import { registerUi } from "./ui/register-ui.ts";
 
 export function register(pi: ExtensionAPI): void {
@@ -29,5 +30,5 @@ export function register(pi: ExtensionAPI): void {
   const ui = registerUi(pi, background);
   registerTaskCommands(pi, background);
   registerWorktreesCommand(pi);
-  registerSubagentTool(pi, { background: createBackgroundDispatcher(background.tasks, agentDir), renderers: ui.toolRenderers, onRecorded: (record) => ledger.record(record), fanOutGate });
+  registerSubagentTool(pi, toolPiParts, { background: createBackgroundDispatcher(background.tasks, agentDir), renderers: ui.toolRenderers, onRecorded: (record) => ledger.record(record), fanOutGate });
 }

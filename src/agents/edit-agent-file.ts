@@ -23,7 +23,7 @@ import { isDeepStrictEqual } from "node:util";
 import { parse as parseYaml } from "yaml";
 import { writeFileAtomic, type AtomicWriteOptions } from "../shared/atomic-file.js";
 import { withFileLock, type FileLockOptions } from "../shared/file-lock.ts";
-import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../shared/thinking.ts";
+import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../shared/thinking.js";
 import { WriteBackError } from "../shared/write-back-error.ts";
 import { formatYamlScalar } from "./yaml-scalar.ts";
 

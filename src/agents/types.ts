@@ -1,5 +1,5 @@
-import type { ThinkingLevel } from "../shared/thinking.ts";
-import type { Isolation } from "../worktree/types.ts";
+import type { ThinkingLevel } from "../shared/thinking.js";
+import type { Isolation } from "../worktree/types.js";
 
 /** What a child starts from: only its task (`fresh`) or a copy of the main agent's conversation (`fork`). */
 export type DispatchContext = "fresh" | "fork";
@@ -23,7 +23,7 @@ export interface AgentDefinition {
    * off in the child (`--no-skills`) and only these are loaded.
    */
   skills?: string[];
-  /** Budget limits from the frontmatter (src/budget/limits.ts); absent: no limit of its own. */
+  /** Budget limits from the frontmatter (src/budget/limits.js); absent: no limit of its own. */
   maxTurns?: number;
   maxTokens?: number;
   maxCost?: number;

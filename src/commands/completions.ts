@@ -5,7 +5,7 @@
  * The finished list is read from disk at most once every few seconds, since pi asks on every key.
  */
 import type { AutocompleteItem } from "@mariozechner/pi-tui";
-import { formatElapsed, oneLine } from "../shared/format.ts";
+import { formatElapsed, oneLine } from "../shared/format.js";
 import type { TaskSnapshot } from "../tasks/registry.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 import { statusWithCause } from "./result-text.ts";

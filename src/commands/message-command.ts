@@ -6,7 +6,7 @@
  */
 import type { MessageOutcome } from "../tasks/registry.ts";
 import { runningTaskItems } from "../ui/task-picker.ts";
-import { childTextProblem } from "../run/task-text.ts";
+import { childTextProblem } from "../run/task-text.js";
 import { chooseRunningTask } from "./choose-running.ts";
 import type { CommandIo } from "./command-io.ts";
 import { alreadyFinished, noRunningTaskMatches } from "./notices.ts";

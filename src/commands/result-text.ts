@@ -3,11 +3,11 @@
  * `pi -p "/subagent-result <id>"` prints (metadata lines, a `---` line, then the full output, so a script can
  * split at the first `---` line), and the JSON line printed in JSON mode. Pure.
  */
-import { formatDuration, formatUsage, oneLine } from "../shared/format.ts";
-import { budgetAwareStatus, budgetSummary } from "../budget/record-text.ts";
-import { messageBlock, shownOutput } from "../tasks/record-output.ts";
+import { formatDuration, formatUsage, oneLine } from "../shared/format.js";
+import { budgetAwareStatus, budgetSummary } from "../budget/record-text.js";
+import { messageBlock, shownOutput } from "../tasks/record-output.js";
 import type { TaskRecord } from "../tasks/types.ts";
-import { worktreeChangesLines, worktreeSummary } from "../worktree/report-text.ts";
+import { worktreeChangesLines, worktreeSummary } from "../worktree/report-text.js";
 
 /** `succeeded`, or `cancelled by user` / `timed out (activity_timeout)` where the bare status hides why. */
 export function statusWithCause(record: Pick<TaskRecord, "status" | "cancelledBy" | "stopReason" | "errorMessage">): string {

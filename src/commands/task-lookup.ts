@@ -5,9 +5,9 @@
  * live process is still running, possibly in another pi. The lookups turn a typed id or prefix into one of
  * these, or into the reason it is none.
  */
-import { isLockLive, readSessionLock } from "../run/session-lock.ts";
+import { isLockLive, readSessionLock } from "../run/session-lock.js";
 import type { BackgroundTasks } from "../tasks/background-tasks.ts";
-import { listRecentRecords, listTaskIds, readRecord } from "../tasks/record-store.ts";
+import { listRecentRecords, listTaskIds, readRecord } from "../tasks/record-store.js";
 import type { TaskSnapshot } from "../tasks/registry.ts";
 import { isTaskId } from "../tasks/task-id.js";
 import type { TaskRecord } from "../tasks/types.ts";

@@ -5,10 +5,10 @@
  * task is still running is never removed.
  */
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
-import { isLockLive, readSessionLock } from "../run/session-lock.ts";
-import { oneLine } from "../shared/format.ts";
+import { isLockLive, readSessionLock } from "../run/session-lock.js";
+import { oneLine } from "../shared/format.js";
 import { agentDir as defaultAgentDir } from "../shared/paths.js";
-import { readRecord } from "../tasks/record-store.ts";
+import { readRecord } from "../tasks/record-store.js";
 import { listOurWorktrees, removeListedWorktree, type ListedWorktree } from "../worktree/list.ts";
 import { commandIo, type CommandIo } from "./command-io.ts";
 import { WORKTREES_COMMAND, WORKTREES_DESCRIPTION } from "./descriptions.js";

@@ -1,11 +1,11 @@
-import type { FanOutSettings } from "../fanout/limits.ts";
-import type { ThinkingLevel } from "../shared/thinking.ts";
+import type { FanOutSettings } from "../fanout/limits.js";
+import type { ThinkingLevel } from "../shared/thinking.js";
 
 /** One agent's entry in subagent-isolation.json (a plain string in the file means `{ model }`). */
 export interface ModelOverride {
   model?: string;
   thinking?: ThinkingLevel;
-  /** Budget limits for the agent's tasks (src/budget/limits.ts). */
+  /** Budget limits for the agent's tasks (src/budget/limits.js). */
   maxTurns?: number;
   maxTokens?: number;
   maxCost?: number;

@@ -8,11 +8,11 @@
  * with neither `model` nor `thinking` nor a budget is removed as a whole key (it would otherwise still shadow lower layers
  * wholesale); clearing an entry that does not exist changes nothing and creates no file.
  */
-import { agentNameProblem } from "../agents/names.ts";
-import { isThinkingLevel, THINKING_LEVELS } from "../shared/thinking.ts";
+import { agentNameProblem } from "../agents/names.js";
+import { isThinkingLevel, THINKING_LEVELS } from "../shared/thinking.js";
 import { WriteBackError } from "../shared/write-back-error.ts";
-import { BUDGET_KEYS, budgetValueProblem } from "../budget/limits.ts";
-import type { ModelOverridePatch } from "./process-overrides.ts";
+import { BUDGET_KEYS, budgetValueProblem } from "../budget/limits.js";
+import type { ModelOverridePatch } from "./process-overrides.js";
 import { applyJsonObjectEdit, editJsonObjectFile, type EditOutcome, type JsonFileWriteOptions } from "./write-json-file.ts";
 import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from "./write-json-document.ts";
 

@@ -7,7 +7,7 @@
  * user list from a project file. Every other key is written back as it was; an invalid-JSON file is refused.
  */
 import { WriteBackError } from "../shared/write-back-error.ts";
-import { cleanModelList, MODELS_KEY } from "./read-layer.ts";
+import { cleanModelList, MODELS_KEY } from "./read-layer.js";
 import { applyJsonObjectEdit, editJsonObjectFile, type EditOutcome, type JsonFileWriteOptions } from "./write-json-file.ts";
 import type { JsonObject } from "./write-json-document.ts";
 

@@ -3,13 +3,13 @@
  * title, trigger line, metadata lines and in-flight block follow the spec to the letter; it is built only
  * from the task's record and the in-flight snapshot taken when the task ended.
  */
-import { formatDuration, formatSeconds, formatUsage, oneLine } from "../shared/format.ts";
-import { budgetAwareStatus, budgetSummary } from "../budget/record-text.ts";
-import { stripTerminalControls } from "../shared/terminal-text.ts";
-import { limitedOutput } from "../tasks/output-limit.ts";
-import { isPartialRecord, shownOutput } from "../tasks/record-output.ts";
+import { formatDuration, formatSeconds, formatUsage, oneLine } from "../shared/format.js";
+import { budgetAwareStatus, budgetSummary } from "../budget/record-text.js";
+import { stripTerminalControls } from "../shared/terminal-text.js";
+import { limitedOutput } from "../tasks/output-limit.js";
+import { isPartialRecord, shownOutput } from "../tasks/record-output.js";
 import type { TaskRecord } from "../tasks/types.ts";
-import { worktreeChangesLines, worktreeSummary } from "../worktree/report-text.ts";
+import { worktreeChangesLines, worktreeSummary } from "../worktree/report-text.js";
 
 export const ENVELOPE_TAG = "[subagent-result]";
 

@@ -2,7 +2,7 @@
 /**
  * What the entry registers in a pi that may dispatch (the main agent): the start-up sweep, the roster hooks and
  * the lazily loaded runtime behind the manifest (src/lazy/lazy-extension.js explains the pattern). Without the
- * TUI a tool call loads only the tool's part of the runtime (src/runtime-tool.ts).
+ * TUI a tool call loads only the tool's part of the runtime (src/runtime-tool.js).
  *
  * This module and everything it imports are plain JavaScript that Node loads itself (ADVANCED.md, "Modules on
  * pi's start-up path"), so they cannot import TypeScript: the entry, which pi loads through its TypeScript
@@ -22,7 +22,7 @@ import { TOOL_NAME } from "../tool/texts.js";
  *   The `subagent` tool's parameter schema (src/tool/schema.ts).
  * @property {() => Promise<import("../lazy/lazy-extension.js").LazyRuntime>} runtime The whole runtime (src/runtime.ts).
  * @property {() => Promise<import("../lazy/lazy-extension.js").LazyRuntime>} runtimeTool The tool's part
- *   (src/runtime-tool.ts).
+ *   (src/runtime-tool.js).
  * @property {() => Promise<typeof import("../roster/register.ts")>} roster The roster builder.
  * @property {() => Promise<typeof import("../tasks/startup-sweep.ts")>} startupSweep The start-up clean-up.
  */

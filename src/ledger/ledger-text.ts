@@ -3,8 +3,8 @@
  * TUI view and on stdout in print mode). Pure. Token counts are printed whole, and cost with four decimal
  * places (as every envelope prints it), so the report can be checked against the envelopes by hand.
  */
-import { formatTokens } from "../shared/format.ts";
-import type { LedgerSummary, LedgerTotals } from "./ledger.ts";
+import { formatTokens } from "../shared/format.js";
+import type { LedgerSummary, LedgerTotals } from "./ledger.js";
 
 /** `$0.0420` from micro-units (integer arithmetic up to the rounding of the last place). */
 export function formatMicros(micros: number): string {

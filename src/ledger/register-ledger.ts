@@ -9,9 +9,9 @@ import { commandIo } from "../commands/command-io.ts";
 import { USAGE_COMMAND, USAGE_DESCRIPTION } from "../commands/descriptions.js";
 import { detectAppMode } from "../shared/mode.js";
 import { UsageView } from "../ui/usage-view.ts";
-import { ledgerEntriesOf, ledgerEntryOf, summarize, type LedgerEntry } from "./ledger.ts";
+import { ledgerEntriesOf, ledgerEntryOf, summarize, type LedgerEntry } from "./ledger.js";
 import { ledgerFooterText, ledgerReportLines } from "./ledger-text.ts";
-import { appendLedgerEntry } from "./append-ledger-entry.ts";
+import { appendLedgerEntry } from "./append-ledger-entry.js";
 
 export const LEDGER_STATUS_KEY = "subagent-usage";
 

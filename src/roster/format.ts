@@ -4,7 +4,7 @@
  * however many agents exist.
  */
 import type { AgentDefinition } from "../agents/types.ts";
-import { oneLine } from "../shared/format.ts";
+import { oneLine } from "../shared/format.js";
 
 export const ROSTER_HEADING = "## Available Subagents";
 export const ROSTER_INTRO = "Delegate tasks to these specialized subagents via the `subagent` tool:";

@@ -5,9 +5,9 @@
  * subagent at the nesting limit (PI_SUBAGENT_MAX_DEPTH) nothing is added. Whatever goes wrong, the prompt is left as it was and nothing is thrown.
  */
 import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, ContextEvent, ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { discoverAgents } from "../agents/discover.ts";
+import { discoverAgents } from "../agents/discover.js";
 import type { DiscoveryResult } from "../agents/types.ts";
-import { formatAgentWarning, reportWarningsOnce, type WarningSink } from "../agents/warnings.ts";
+import { formatAgentWarning, reportWarningsOnce, type WarningSink } from "../agents/warnings.js";
 import { mayDispatchSubagents } from "../shared/depth.js";
 import { appendRoster } from "./append.js";
 import { buildRosterBlock } from "./format.ts";

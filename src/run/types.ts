@@ -1,6 +1,6 @@
-import type { BudgetHit } from "../budget/limits.ts";
-import type { PartialOutput } from "./partial-output.ts";
-import type { UsageTotals } from "../shared/format.ts";
+import type { BudgetHit } from "../budget/limits.js";
+import type { PartialOutput } from "./partial-output.js";
+import type { UsageTotals } from "../shared/format.js";
 
 /** What the child is doing right now, as shown in the widget and progress updates. */
 export type RunPhase = "starting" | "thinking" | "writing" | "tool" | "waiting" | "retrying" | "done";

@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * Identity of a file's content as far as the file system tells: unchanged identity means unchanged text. Kept
- * apart from the reading (read-regular-file.ts) so the roster cache can fingerprint agent files on pi's
+ * apart from the reading (read-regular-file.js) so the roster cache can fingerprint agent files on pi's
  * start-up path without loading more.
  */
 

@@ -10,20 +10,20 @@
  */
 import { DeliveryTracker, type SendRoute } from "../delivery/delivery-tracker.ts";
 import { buildEnvelope, type InFlightTask } from "../delivery/envelope.ts";
-import { addToOutbox, pendingFor, removeFromOutbox } from "../delivery/outbox.ts";
+import { addToOutbox, pendingFor, removeFromOutbox } from "../delivery/outbox.js";
 import { RESULT_CUSTOM_TYPE_NAME } from "../delivery/result-type.js";
-import { SaveFailureReporter } from "../delivery/save-failures.ts";
+import { SaveFailureReporter } from "../delivery/save-failures.js";
 import { ownIdentity } from "../run/proc-identity.js";
-import { onProcessExit } from "../run/child-guard.ts";
-import { startRun as startChildRun } from "../run/runner.ts";
-import { readStopGraceMs } from "../run/stop-sequence.ts";
+import { onProcessExit } from "../run/child-guard.js";
+import { startRun as startChildRun } from "../run/runner.js";
+import { readStopGraceMs } from "../run/stop-sequence.js";
 import type { RunOutcome } from "../run/types.ts";
-import { MAX_TIMER_MS, type RunSettings } from "../shared/run-settings.ts";
-import type { PreparedRun } from "../tool/prepare-dispatch.ts";
-import { detailsFromRecord, type SubagentResultDetails } from "./details.ts";
-import { recordFromOutcome } from "./record-from-outcome.ts";
-import { readMaxOutputChars, saveLongOutput } from "./output-limit.ts";
-import { readRecord, writeRecord } from "./record-store.ts";
+import { MAX_TIMER_MS, type RunSettings } from "../shared/run-settings.js";
+import type { PreparedRun } from "../tool/prepare-dispatch.js";
+import { detailsFromRecord, type SubagentResultDetails } from "./details.js";
+import { recordFromOutcome } from "./record-from-outcome.js";
+import { readMaxOutputChars, saveLongOutput } from "./output-limit.js";
+import { readRecord, writeRecord } from "./record-store.js";
 import { TaskRegistry, type EnqueueResult, type FinishedTask, type TaskSnapshot } from "./registry.ts";
 import type { CancelledBy, TaskRecord } from "./types.ts";
 
@@ -39,7 +39,7 @@ export interface ResultMessage {
 export interface BackgroundTasksOptions {
   agentDir: string;
   settings: RunSettings;
-  /** How much of the output the main agent gets (default: PI_SUBAGENT_MAX_OUTPUT_CHARS, see output-limit.ts). */
+  /** How much of the output the main agent gets (default: PI_SUBAGENT_MAX_OUTPUT_CHARS, see output-limit.js). */
   maxOutputChars?: number;
   /** pi.sendMessage with steer delivery; throws when pi's context is stale. */
   send: (message: ResultMessage) => void;

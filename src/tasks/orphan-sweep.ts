@@ -9,15 +9,15 @@
 import { renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildEnvelope } from "../delivery/envelope.ts";
-import { addToOutbox } from "../delivery/outbox.ts";
+import { addToOutbox } from "../delivery/outbox.js";
 import { isIdentityAlive, type ProcessIdentity } from "../run/proc-identity.js";
-import { killTreeNow } from "../run/process-tree.ts";
-import { sessionFilePath } from "../run/session-file.ts";
-import { childOf, LOCK_FILE_NAME, lockPath, ownerOf, readSessionLock, type LockContent } from "../run/session-lock.ts";
+import { killTreeNow } from "../run/process-tree.js";
+import { sessionFilePath } from "../run/session-file.js";
+import { childOf, LOCK_FILE_NAME, lockPath, ownerOf, readSessionLock, type LockContent } from "../run/session-lock.js";
 import { signalMarkedProcesses } from "../run/task-marker.js";
 import { subagentSessionsDir } from "../shared/paths.js";
-import type { RunSettings } from "../shared/run-settings.ts";
-import { readRecord, writeRecord } from "./record-store.ts";
+import type { RunSettings } from "../shared/run-settings.js";
+import { readRecord, writeRecord } from "./record-store.js";
 import { lockedTaskIds } from "./startup-work.js";
 import type { TaskRecord } from "./types.ts";
 

@@ -9,7 +9,7 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 import { withoutDuplicateResults } from "../delivery/result-context.ts";
 import { detectAppMode } from "../shared/mode.js";
 import { agentDir } from "../shared/paths.js";
-import { readRunSettings } from "../shared/run-settings.ts";
+import { readRunSettings } from "../shared/run-settings.js";
 import { BackgroundTasks, RESULT_CUSTOM_TYPE } from "./background-tasks.ts";
 
 export interface BackgroundHandle {

@@ -4,13 +4,13 @@
  * `onFinished` with a snapshot of the tasks still in flight. It knows nothing of pi: delivery, records and UI
  * are the caller's.
  */
-import type { BudgetLimits } from "../budget/limits.ts";
-import { outcomeAtExit } from "../run/outcome-at-exit.ts";
-import type { RunHandle, RunSpec } from "../run/runner.ts";
+import type { BudgetLimits } from "../budget/limits.js";
+import { outcomeAtExit } from "../run/outcome-at-exit.js";
+import type { RunHandle, RunSpec } from "../run/runner.js";
 import type { RunOutcome, RunState, StopCause } from "../run/types.ts";
-import { markedMessage, type MessageSender } from "../run/rpc-protocol.ts";
+import { markedMessage, type MessageSender } from "../run/rpc-protocol.js";
 import type { CancelledBy, TaskMessage, TaskOrigin } from "./types.ts";
-import type { WorktreeFinisher } from "./record-from-outcome.ts";
+import type { WorktreeFinisher } from "./record-from-outcome.js";
 
 /** What the registry needs to start one task (prepared by the dispatch path). */
 export interface TaskLaunch {

@@ -2,7 +2,7 @@
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { sweepStalePromptDirs } from "../run/prompt-dir.js";
 import { agentDir } from "../shared/paths.js";
-import { readRunSettings } from "../shared/run-settings.ts";
+import { readRunSettings } from "../shared/run-settings.js";
 import { defaultSweepDeps, reapedNotice, reapOrphanedTasks } from "./orphan-sweep.ts";
 
 export function runStartupSweep(ctx: Pick<ExtensionContext, "hasUI" | "ui">): void {

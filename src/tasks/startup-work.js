@@ -11,7 +11,7 @@ import { PROMPT_DIR_PREFIX } from "../run/prompt-dir.js";
 import { subagentSessionsDir } from "../shared/paths.js";
 import { isTaskId } from "./task-id.js";
 
-/** The run lock's file name in a task folder (src/run/session-lock.ts writes it). */
+/** The run lock's file name in a task folder (src/run/session-lock.js writes it). */
 export const RUN_LOCK_FILE_NAME = "run.lock";
 
 /**

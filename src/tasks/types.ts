@@ -1,7 +1,7 @@
-import type { BudgetLimits } from "../budget/limits.ts";
-import type { UsageTotals } from "../shared/format.ts";
+import type { BudgetLimits } from "../budget/limits.js";
+import type { UsageTotals } from "../shared/format.js";
 import type { RunStatus } from "../run/types.ts";
-import type { WorktreeReport } from "../worktree/types.ts";
+import type { WorktreeReport } from "../worktree/types.js";
 
 /** Who ended a cancelled task: the person (/subagent-cancel), the main agent (action=cancel), or nobody (shutdown). */
 export type CancelledBy = "user" | "agent" | "none";

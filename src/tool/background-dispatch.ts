@@ -3,10 +3,10 @@
  * receipt; a cancel goes through the two-step challenge and confirmation.
  */
 import type { AgentToolResult, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { oneLine } from "../shared/format.ts";
+import { oneLine } from "../shared/format.js";
 import type { BackgroundTasks } from "../tasks/background-tasks.ts";
 import { CANCEL_TOO_LATE_STATUS } from "../tasks/registry.ts";
-import { readRecord } from "../tasks/record-store.ts";
+import { readRecord } from "../tasks/record-store.js";
 import { isTaskId } from "../tasks/task-id.js";
 import {
   CANCEL_NEEDS_REASON,
@@ -25,11 +25,11 @@ import {
   messageToFinished,
   messageToUnknown,
   messageUnsupported,
-} from "./message-texts.ts";
-import { childTextProblem } from "../run/task-text.ts";
-import type { PreparedRun } from "./prepare-dispatch.ts";
-import { worktreeReceiptNote } from "../worktree/texts.ts";
-import type { BackgroundDispatcher } from "./register-tool.ts";
+} from "./message-texts.js";
+import { childTextProblem } from "../run/task-text.js";
+import type { PreparedRun } from "./prepare-dispatch.js";
+import { worktreeReceiptNote } from "../worktree/texts.js";
+import type { BackgroundDispatcher } from "./register-tool.js";
 import type { SubagentParams } from "./schema.ts";
 
 /** The longest cancel reason kept (it is quoted in the cancelled task's envelope). */

@@ -2,7 +2,7 @@
  * What the main agent reads when it cancels a background task with `action: "cancel"`: the challenge of the
  * first call (nothing changes), the confirmation of the second, and the refusals. No em dashes.
  */
-import { formatElapsed, oneLine } from "../shared/format.ts";
+import { formatElapsed, oneLine } from "../shared/format.js";
 import type { InFlightTask } from "../delivery/envelope.ts";
 import { idForMessage } from "../tasks/task-id.js";
 

@@ -8,11 +8,11 @@
  *    ● 01912345-a0b1  writer  thinking · last tool read: README.md  00:41
  *    ○ 01912346-0c2d  coder   queued (#1 in line)                   00:05
  */
-import { stripTerminalControls } from "../shared/terminal-text.ts";
+import { stripTerminalControls } from "../shared/terminal-text.js";
 import { truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
-import { budgetUseText } from "../budget/limits.ts";
-import { phaseLabel } from "../run/phase-label.ts";
-import { formatElapsed } from "../shared/format.ts";
+import { budgetUseText } from "../budget/limits.js";
+import { phaseLabel } from "../run/phase-label.js";
+import { formatElapsed } from "../shared/format.js";
 import type { TaskSnapshot } from "../tasks/registry.ts";
 import { shortTaskId, shortTaskIds } from "./short-id.ts";
 import type { Styler } from "./styler.ts";

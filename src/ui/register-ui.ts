@@ -11,7 +11,7 @@ import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-age
 import { detectAppMode } from "../shared/mode.js";
 import { RESULT_CUSTOM_TYPE } from "../tasks/background-tasks.ts";
 import type { BackgroundHandle } from "../tasks/register-background.ts";
-import type { SubagentToolRenderers } from "../tool/register-tool.ts";
+import type { SubagentToolRenderers } from "../tool/register-tool.js";
 import { ProgressController, type ProgressUi } from "./progress-controller.ts";
 import { renderResultCard } from "./result-card.ts";
 import { renderSubagentCall, renderSubagentResult } from "./tool-row.ts";

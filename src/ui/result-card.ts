@@ -10,9 +10,9 @@
  */
 import { getMarkdownTheme, type Theme, type ThemeColor } from "@mariozechner/pi-coding-agent";
 import { Box, Markdown, Spacer, Text, type Component } from "@mariozechner/pi-tui";
-import { formatDuration, formatUsage, oneLine } from "../shared/format.ts";
-import { stripTerminalControls } from "../shared/terminal-text.ts";
-import type { SubagentResultDetails } from "../tasks/details.ts";
+import { formatDuration, formatUsage, oneLine } from "../shared/format.js";
+import { stripTerminalControls } from "../shared/terminal-text.js";
+import type { SubagentResultDetails } from "../tasks/details.js";
 import { expandHint } from "./expand-hint.ts";
 import { shortTaskId } from "./short-id.ts";
 import type { Styler } from "./styler.ts";

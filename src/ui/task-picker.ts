@@ -8,7 +8,7 @@
  */
 import { DynamicBorder, type Theme } from "@mariozechner/pi-coding-agent";
 import { Container, SelectList, Text, type Component, type SelectItem, type SelectListTheme } from "@mariozechner/pi-tui";
-import { formatElapsed, oneLine } from "../shared/format.ts";
+import { formatElapsed, oneLine } from "../shared/format.js";
 import type { TaskSnapshot } from "../tasks/registry.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 import { statusWithCause } from "../commands/result-text.ts";

@@ -9,11 +9,11 @@
  */
 import type { AgentToolResult, Theme, ToolRenderResultOptions } from "@mariozechner/pi-coding-agent";
 import { Container, Spacer, Text, type Component } from "@mariozechner/pi-tui";
-import { formatElapsed, oneLine } from "../shared/format.ts";
-import { stripTerminalControls } from "../shared/terminal-text.ts";
-import type { SubagentResultDetails } from "../tasks/details.ts";
+import { formatElapsed, oneLine } from "../shared/format.js";
+import { stripTerminalControls } from "../shared/terminal-text.js";
+import type { SubagentResultDetails } from "../tasks/details.js";
 import type { ReceiptDetails } from "../tool/background-dispatch.ts";
-import type { SyncProgress } from "../tool/run-sync.ts";
+import type { SyncProgress } from "../tool/run-sync.js";
 import type { SubagentParams } from "../tool/schema.ts";
 import { expandHint } from "./expand-hint.ts";
 import { cardText, headerLine, outputComponent } from "./result-card.ts";

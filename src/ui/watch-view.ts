@@ -16,11 +16,11 @@
  *   ── q/Esc close ────────────────
  *   live · refreshed every second
  */
-import { stripTerminalControls } from "../shared/terminal-text.ts";
+import { stripTerminalControls } from "../shared/terminal-text.js";
 import type { Theme, ThemeColor } from "@mariozechner/pi-coding-agent";
 import { Key, matchesKey, truncateToWidth, wrapTextWithAnsi, type Component } from "@mariozechner/pi-tui";
-import { emptyUsage, formatElapsed, formatUsage, oneLine, type UsageTotals } from "../shared/format.ts";
-import { budgetUseText, type BudgetLimits } from "../budget/limits.ts";
+import { emptyUsage, formatElapsed, formatUsage, oneLine, type UsageTotals } from "../shared/format.js";
+import { budgetUseText, type BudgetLimits } from "../budget/limits.js";
 import type { ActivityLine, RunPhase } from "../run/types.ts";
 import type { TaskSnapshot } from "../tasks/registry.ts";
 import type { TaskMessage } from "../tasks/types.ts";

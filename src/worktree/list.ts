@@ -4,8 +4,8 @@
  */
 import { basename } from "node:path";
 import { isTaskId } from "../tasks/task-id.js";
-import { runGit } from "./git.ts";
-import { BRANCH_PREFIX, isInside, worktreesRoot } from "./paths.ts";
+import { runGit } from "./git.js";
+import { BRANCH_PREFIX, isInside, worktreesRoot } from "./paths.js";
 
 export interface ListedWorktree {
   taskId: string;

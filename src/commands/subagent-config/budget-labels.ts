@@ -3,10 +3,10 @@
  * limits with their values and sources, the input and target titles, and the notices after a write.
  */
 import type { AgentDefinition } from "../../agents/types.ts";
-import { readEnvBudget } from "../../budget/env-budget.ts";
-import { BUDGET_KEYS, formatCost, type BudgetKey } from "../../budget/limits.ts";
-import { resolveConfiguredBudget, type ResolvedBudget } from "../../budget/resolve-budget.ts";
-import type { ConfigLayers } from "../../config/resolve.ts";
+import { readEnvBudget } from "../../budget/env-budget.js";
+import { BUDGET_KEYS, formatCost, type BudgetKey } from "../../budget/limits.js";
+import { resolveConfiguredBudget, type ResolvedBudget } from "../../budget/resolve-budget.js";
+import type { ConfigLayers } from "../../config/resolve.js";
 import { ANNOTATION_SEPARATOR, NOT_SET, PROCESS_TARGET_LABEL, type Choice } from "./labels.ts";
 import type { ConfigSnapshot, WriteTarget } from "./types.ts";
 

@@ -14,9 +14,9 @@
  * manager), with every annotation recomputed from disk and memory. Back-off paths recompute nothing.
  */
 import type { AgentDefinition } from "../../agents/types.ts";
-import { governingEntry, resolveModelConfig } from "../../config/resolve.ts";
+import { governingEntry, resolveModelConfig } from "../../config/resolve.js";
 import type { ResolvedModelConfig } from "../../config/types.ts";
-import type { ThinkingLevel } from "../../shared/thinking.ts";
+import type { ThinkingLevel } from "../../shared/thinking.js";
 import {
   agentModelView,
   agentPickerChoices,
@@ -65,7 +65,7 @@ import {
   unchangedNotice,
   unknownAgentNotice,
 } from "./notices.ts";
-import { budgetValue } from "../../budget/limits.ts";
+import { budgetValue } from "../../budget/limits.js";
 import { agentBudget, budgetInputTitle, budgetKeyChoices, budgetKeyTitle, budgetTargetTitle, budgetWrittenNotice, invalidBudgetNotice } from "./budget-labels.ts";
 import type { AgentFileChange, ConfigDialogs, ConfigSnapshot, ConfigStore, FileTarget, WriteResult, WriteTarget } from "./types.ts";
 

@@ -4,10 +4,10 @@
  * so an annotation (a current value, a source, `(current)`, `[saved: ...]`) never ends up in a written value.
  */
 import type { AgentDefinition } from "../../agents/types.ts";
-import { governingEntry, resolveModelConfig, resolveSavedModelConfig, type ConfigLayers } from "../../config/resolve.ts";
+import { governingEntry, resolveModelConfig, resolveSavedModelConfig, type ConfigLayers } from "../../config/resolve.js";
 import type { AvailableModels, ResolvedModelConfig, ResolvedValue } from "../../config/types.ts";
-import { oneLine } from "../../shared/format.ts";
-import { THINKING_LEVELS, type ThinkingLevel } from "../../shared/thinking.ts";
+import { oneLine } from "../../shared/format.js";
+import { THINKING_LEVELS, type ThinkingLevel } from "../../shared/thinking.js";
 import type { ConfigSnapshot, FileTarget, WriteTarget } from "./types.ts";
 
 /** One option of a menu and what choosing it means. */

@@ -5,9 +5,9 @@
  */
 import type { AutocompleteItem } from "@mariozechner/pi-tui";
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
-import { discoverAgents } from "../../agents/discover.ts";
-import { WARNING_PREFIX } from "../../agents/warnings.ts";
-import { currentModelRef } from "../../config/resolve.ts";
+import { discoverAgents } from "../../agents/discover.js";
+import { WARNING_PREFIX } from "../../agents/warnings.js";
+import { currentModelRef } from "../../config/resolve.js";
 import { detectAppMode, type AppMode } from "../../shared/mode.js";
 import { rpcDialogs, tuiDialogs } from "./dialogs.ts";
 import { runSubagentConfigFlow } from "./flow.ts";

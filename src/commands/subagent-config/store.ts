@@ -6,12 +6,12 @@
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { discoverAgents, findProjectAgentsDir } from "../../agents/discover.ts";
+import { discoverAgents, findProjectAgentsDir } from "../../agents/discover.js";
 import { applyAgentFilePatch, replaceAgentBody, setAgentBody, updateAgentFile, type AgentEditOutcome } from "../../agents/edit-agent-file.ts";
 import type { AgentDefinition } from "../../agents/types.ts";
-import { loadConfig } from "../../config/load.ts";
+import { loadConfig } from "../../config/load.js";
 import { CONFIG_FILE_NAME, findProjectPiDir, PROJECT_DIR_NAME, projectConfigPath, userAgentsDir, userConfigPath } from "../../config/paths.js";
-import { getProcessOverrides, setProcessOverride, type ModelOverridePatch } from "../../config/process-overrides.ts";
+import { getProcessOverrides, setProcessOverride, type ModelOverridePatch } from "../../config/process-overrides.js";
 import { writeModelOverride } from "../../config/write-model-override.ts";
 import { addAvailableModel, removeAvailableModel } from "../../config/write-models-list.ts";
 import { writeFileAtomic } from "../../shared/atomic-file.js";
@@ -40,7 +40,7 @@ export function projectPiDirForWriting(cwd: string, home: string): string | unde
   return resolve(cwd) === resolve(home) ? undefined : join(resolve(cwd), PROJECT_DIR_NAME);
 }
 
-import { BUDGET_KEYS } from "../../budget/limits.ts";
+import { BUDGET_KEYS } from "../../budget/limits.js";
 function sameEntry(a: ModelOverridePatch | undefined, b: ModelOverridePatch | undefined): boolean {
   return a?.model === b?.model && a?.thinking === b?.thinking && BUDGET_KEYS.every((key) => a?.[key] === b?.[key]);
 }

@@ -4,8 +4,8 @@
  * (flow.ts) only talks to these ports, so it runs the same under pi's TUI, under RPC and in unit tests.
  */
 import type { AgentDefinition } from "../../agents/types.ts";
-import type { ModelOverridePatch } from "../../config/process-overrides.ts";
-import type { ConfigLayers } from "../../config/resolve.ts";
+import type { ModelOverridePatch } from "../../config/process-overrides.js";
+import type { ConfigLayers } from "../../config/resolve.js";
 import type { AvailableModels } from "../../config/types.ts";
 
 /** Where a model & thinking edit goes: the process memory or one of the two config files. */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readAgentsDir } from "../../../src/agents/read-dir.ts";
+import { readAgentsDir } from "../../../src/agents/read-dir.js";
 import { BUILTIN_AGENTS_DIR } from "../../../src/shared/paths.js";
 
 const READ_ONLY_TOOLS = ["read", "grep", "find", "ls"];

@@ -1,8 +1,8 @@
 import { symlinkSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { discoverAgents, findProjectAgentsDir } from "../../../src/agents/discover.ts";
-import { mergeAgentTiers } from "../../../src/agents/merge.ts";
-import { readAgentsDir } from "../../../src/agents/read-dir.ts";
+import { discoverAgents, findProjectAgentsDir } from "../../../src/agents/discover.js";
+import { mergeAgentTiers } from "../../../src/agents/merge.js";
+import { readAgentsDir } from "../../../src/agents/read-dir.js";
 import type { AgentDefinition, AgentSource } from "../../../src/agents/types.ts";
 import { agentFile, createTempTree, type TempTree } from "./temp-tree.ts";
 

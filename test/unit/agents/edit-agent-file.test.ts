@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { applyAgentFilePatch, replaceAgentBody, setAgentBody, updateAgentFile, type AgentFilePatch } from "../../../src/agents/edit-agent-file.ts";
-import { parseAgentFile } from "../../../src/agents/parse.ts";
+import { parseAgentFile } from "../../../src/agents/parse.js";
 import { WriteBackError } from "../../../src/shared/write-back-error.ts";
 
 let dir: string;

@@ -5,9 +5,9 @@
 import { execFileSync } from "node:child_process";
 import { symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FRONTMATTER_MAX_CHARS } from "../../../src/agents/parse.ts";
-import { AGENT_FILE_MAX_BYTES, agentFileParsesForTests, clearAgentParseCacheForTests, readAgentsDir } from "../../../src/agents/read-dir.ts";
-import { CONFIG_FILE_MAX_BYTES, readConfigLayer } from "../../../src/config/read-layer.ts";
+import { FRONTMATTER_MAX_CHARS } from "../../../src/agents/parse.js";
+import { AGENT_FILE_MAX_BYTES, agentFileParsesForTests, clearAgentParseCacheForTests, readAgentsDir } from "../../../src/agents/read-dir.js";
+import { CONFIG_FILE_MAX_BYTES, readConfigLayer } from "../../../src/config/read-layer.js";
 import { agentFile, createTempTree, type TempTree } from "./temp-tree.ts";
 
 let tree: TempTree;

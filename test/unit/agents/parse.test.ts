@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseAgentFile, type ParsedAgentFile } from "../../../src/agents/parse.ts";
-import { agentNameProblem } from "../../../src/agents/names.ts";
+import { parseAgentFile, type ParsedAgentFile } from "../../../src/agents/parse.js";
+import { agentNameProblem } from "../../../src/agents/names.js";
 
 const FILE = "/agents/x.md";
 

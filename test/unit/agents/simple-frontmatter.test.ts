@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { splitFrontmatter } from "../../../src/agents/frontmatter.ts";
-import { parseSimpleFrontmatter } from "../../../src/agents/simple-frontmatter.ts";
+import { splitFrontmatter } from "../../../src/agents/frontmatter.js";
+import { parseSimpleFrontmatter } from "../../../src/agents/simple-frontmatter.js";
 
 describe("parseSimpleFrontmatter", () => {
   it("reads one plain `key: text` per line, as the YAML library does", () => {

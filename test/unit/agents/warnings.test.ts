@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { formatAgentWarning, reportWarningsOnce, resetReportedWarningsForTests } from "../../../src/agents/warnings.ts";
+import { formatAgentWarning, reportWarningsOnce, resetReportedWarningsForTests } from "../../../src/agents/warnings.js";
 
 beforeEach(() => resetReportedWarningsForTests());
 afterEach(() => vi.restoreAllMocks());

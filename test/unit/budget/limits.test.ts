@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { budgetHitText, budgetReached, budgetUseText, budgetValue, budgetValueProblem, describeLimits, formatCost } from "../../../src/budget/limits.ts";
-import { readEnvBudget } from "../../../src/budget/env-budget.ts";
-import { applyCallBudget, resolveConfiguredBudget } from "../../../src/budget/resolve-budget.ts";
-import { budgetAwareStatus, budgetSummary } from "../../../src/budget/record-text.ts";
-import { emptyLayer } from "../../../src/config/read-layer.ts";
-import { emptyUsage, type UsageTotals } from "../../../src/shared/format.ts";
+import { budgetHitText, budgetReached, budgetUseText, budgetValue, budgetValueProblem, describeLimits, formatCost } from "../../../src/budget/limits.js";
+import { readEnvBudget } from "../../../src/budget/env-budget.js";
+import { applyCallBudget, resolveConfiguredBudget } from "../../../src/budget/resolve-budget.js";
+import { budgetAwareStatus, budgetSummary } from "../../../src/budget/record-text.js";
+import { emptyLayer } from "../../../src/config/read-layer.js";
+import { emptyUsage, type UsageTotals } from "../../../src/shared/format.js";
 
 function usage(fields: Partial<UsageTotals>): UsageTotals {
   return { ...emptyUsage(), ...fields };

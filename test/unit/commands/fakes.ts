@@ -7,9 +7,9 @@ import type { Theme } from "@mariozechner/pi-coding-agent";
 import type { CommandIo, Surface } from "../../../src/commands/command-io.ts";
 import type { LiveTasks, TaskCommandContext, TaskCommandDeps } from "../../../src/commands/task-command-deps.ts";
 import type { TaskSources } from "../../../src/commands/task-lookup.ts";
-import { emptyUsage } from "../../../src/shared/format.ts";
+import { emptyUsage } from "../../../src/shared/format.js";
 import type { AppMode } from "../../../src/shared/mode.js";
-import { initialRunState } from "../../../src/run/event-reducer.ts";
+import { initialRunState } from "../../../src/run/event-reducer.js";
 import type { TaskSnapshot } from "../../../src/tasks/registry.ts";
 import type { TaskRecord } from "../../../src/tasks/types.ts";
 

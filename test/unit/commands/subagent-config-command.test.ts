@@ -16,7 +16,7 @@ import {
   registerSubagentConfigCommand,
   runSubagentConfigCommand,
 } from "../../../src/commands/subagent-config/register.ts";
-import { resetProcessOverridesForTests } from "../../../src/config/process-overrides.ts";
+import { resetProcessOverridesForTests } from "../../../src/config/process-overrides.js";
 import { PrefilledInputComponent } from "../../../src/ui/prefilled-input.ts";
 import { createWorld, WORKER_TEXT, type World } from "./subagent-config-fixtures.ts";
 

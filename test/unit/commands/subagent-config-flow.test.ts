@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSubagentConfigFlow } from "../../../src/commands/subagent-config/flow.ts";
 import { PROCESS_WRITE_NOTE } from "../../../src/commands/subagent-config/notices.ts";
-import { getProcessOverrides, resetProcessOverridesForTests, setProcessOverride } from "../../../src/config/process-overrides.ts";
+import { getProcessOverrides, resetProcessOverridesForTests, setProcessOverride } from "../../../src/config/process-overrides.js";
 import {
   bodyEdit,
   choose,

@@ -23,8 +23,8 @@ import {
   PROCESS_WRITE_NOTE,
   unknownAgentNotice,
 } from "../../../src/commands/subagent-config/notices.ts";
-import { emptyLayer, parseConfigLayer } from "../../../src/config/read-layer.ts";
-import type { ConfigLayers } from "../../../src/config/resolve.ts";
+import { emptyLayer, parseConfigLayer } from "../../../src/config/read-layer.js";
+import type { ConfigLayers } from "../../../src/config/resolve.js";
 import type { ConfigLayer } from "../../../src/config/types.ts";
 
 function agent(fields: Partial<AgentDefinition> & { name: string }): AgentDefinition {

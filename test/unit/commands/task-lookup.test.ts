@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { lookupResult, lookupRunning, taskSources } from "../../../src/commands/task-lookup.ts";
-import { writeRecord } from "../../../src/tasks/record-store.ts";
+import { writeRecord } from "../../../src/tasks/record-store.js";
 import { FakeSources, ID_A, ID_B, ID_C, ID_OLD, record, snapshot } from "./fakes.ts";
 
 describe("finding a task to cancel or watch", () => {

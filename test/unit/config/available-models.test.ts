@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { availableModels } from "../../../src/config/available-models.ts";
-import { parseConfigLayer } from "../../../src/config/read-layer.ts";
+import { availableModels } from "../../../src/config/available-models.js";
+import { parseConfigLayer } from "../../../src/config/read-layer.js";
 
 const user = (value: unknown) => parseConfigLayer(JSON.stringify({ $models: value }), "user");
 const project = (value: unknown) => parseConfigLayer(JSON.stringify({ $models: value }), "project");

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../../src/config/load.ts";
-import { resetProcessOverridesForTests, setProcessOverride } from "../../../src/config/process-overrides.ts";
-import { resolveModelConfig } from "../../../src/config/resolve.ts";
+import { loadConfig } from "../../../src/config/load.js";
+import { resetProcessOverridesForTests, setProcessOverride } from "../../../src/config/process-overrides.js";
+import { resolveModelConfig } from "../../../src/config/resolve.js";
 import { createTempTree, type TempTree } from "../agents/temp-tree.ts";
 
 let tree: TempTree;

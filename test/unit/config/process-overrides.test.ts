@@ -5,8 +5,8 @@ import {
   processLayer,
   resetProcessOverridesForTests,
   setProcessOverride,
-} from "../../../src/config/process-overrides.ts";
-import type { ThinkingLevel } from "../../../src/shared/thinking.ts";
+} from "../../../src/config/process-overrides.js";
+import type { ThinkingLevel } from "../../../src/shared/thinking.js";
 
 beforeEach(() => resetProcessOverridesForTests());
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseConfigLayer } from "../../../src/config/read-layer.ts";
+import { parseConfigLayer } from "../../../src/config/read-layer.js";
 import {
   currentModelRef,
   governingEntry,
@@ -7,8 +7,8 @@ import {
   resolveModelConfig,
   resolveSavedModelConfig,
   type ConfigLayers,
-} from "../../../src/config/resolve.ts";
-import { emptyLayer } from "../../../src/config/read-layer.ts";
+} from "../../../src/config/resolve.js";
+import { emptyLayer } from "../../../src/config/read-layer.js";
 import type { ConfigLayer } from "../../../src/config/types.ts";
 
 function layer(name: "user" | "project" | "process", entries: Record<string, unknown>): ConfigLayer {

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseConfigLayer } from "../../../src/config/read-layer.ts";
+import { parseConfigLayer } from "../../../src/config/read-layer.js";
 import { applyModelOverridePatch, writeModelOverride, type ModelOverridePatch } from "../../../src/config/write-model-override.ts";
 import { WriteBackError } from "../../../src/shared/write-back-error.ts";
 

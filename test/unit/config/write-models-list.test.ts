@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseConfigLayer } from "../../../src/config/read-layer.ts";
+import { parseConfigLayer } from "../../../src/config/read-layer.js";
 import { addAvailableModel, applyModelsListEdit, editModelsList, removeAvailableModel } from "../../../src/config/write-models-list.ts";
 import { WriteBackError } from "../../../src/shared/write-back-error.ts";
 

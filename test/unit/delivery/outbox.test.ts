@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { addToOutbox, deliveryRight, outboxDir, pendingFor, takeOver } from "../../../src/delivery/outbox.ts";
+import { addToOutbox, deliveryRight, outboxDir, pendingFor, takeOver } from "../../../src/delivery/outbox.js";
 import type { ProcessIdentity } from "../../../src/run/proc-identity.js";
 import { newTaskId } from "../../../src/tasks/task-id.js";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { FanOutGate } from "../../../src/fanout/fan-out-gate.ts";
-import { fanOutHit, fanOutRefusal } from "../../../src/fanout/gate.ts";
-import { resolveFanOutLimits } from "../../../src/fanout/limits.ts";
-import { parseConfigLayer } from "../../../src/config/read-layer.ts";
+import { FanOutGate } from "../../../src/fanout/fan-out-gate.js";
+import { fanOutHit, fanOutRefusal } from "../../../src/fanout/gate.js";
+import { resolveFanOutLimits } from "../../../src/fanout/limits.js";
+import { parseConfigLayer } from "../../../src/config/read-layer.js";
 
 const running = [{ taskId: "01912345-6789-7abc-8def-0123456789ab", agent: "worker", task: "Count the files", status: "running" as const }];
 

@@ -7,7 +7,8 @@ import { subagentManifest } from "../../../src/manifest.js";
 import { registerMainPi, startsSubagentCall } from "../../../src/entry/main-pi.js";
 import { subagentParameters } from "../../../src/tool/schema.ts";
 import { register } from "../../../src/runtime.ts";
-import { register as registerToolPart } from "../../../src/runtime-tool.ts";
+import { toolPart } from "../../../src/runtime-tool.js";
+import { toolPiParts } from "../../../src/tool/pi-parts.ts";
 
 type Fn = (...args: unknown[]) => unknown;
 
@@ -58,7 +59,7 @@ describe("the light entry's manifest", () => {
     const whole = emptyRegistrations();
     register(recordingApi(fakePi().pi, whole));
     const part = emptyRegistrations();
-    registerToolPart(recordingApi(fakePi().pi, part));
+    toolPart(toolPiParts).register(recordingApi(fakePi().pi, part));
     expect([...part.tools.keys()]).toEqual(["subagent"]);
     const { execute: _a, renderCall: _b, renderResult: _c, ...partTool } = part.tools.get("subagent")!;
     const { execute: _d, renderCall: _e, renderResult: _f, ...wholeTool } = whole.tools.get("subagent")!;
@@ -194,7 +195,7 @@ describe("the main pi without the TUI", () => {
       runtimeTool: async () => {
         loads.push("tool");
         await loaded;
-        return { register: registerToolPart };
+        return toolPart(toolPiParts);
       },
       roster: () => import("../../../src/roster/register.ts"),
       startupSweep: () => import("../../../src/tasks/startup-sweep.ts"),

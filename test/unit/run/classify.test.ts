@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { classifyRun, type ExitFacts } from "../../../src/run/classify.ts";
-import { initialRunState } from "../../../src/run/event-reducer.ts";
+import { classifyRun, type ExitFacts } from "../../../src/run/classify.js";
+import { initialRunState } from "../../../src/run/event-reducer.js";
 import type { RunState } from "../../../src/run/types.ts";
 
 function state(fields: Partial<RunState>): RunState {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildChildCommand, extensionArgForChild, extensionArgsOf, taskPrompt, type ChildCommandInput } from "../../../src/run/command-line.ts";
-import { toHostThinkingLevel } from "../../../src/shared/thinking.ts";
+import { buildChildCommand, extensionArgForChild, extensionArgsOf, taskPrompt, type ChildCommandInput } from "../../../src/run/command-line.js";
+import { toHostThinkingLevel } from "../../../src/shared/thinking.js";
 
 const NODE_PI = { command: "/usr/bin/node", prefixArgs: ["/opt/pi/dist/cli.js"] };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { classifyRun } from "../../../src/run/classify.ts";
-import { applyEvent, applyLine, initialRunState, MAX_ACTIVITY_LINES, STREAM_TAIL_CHARS } from "../../../src/run/event-reducer.ts";
-import { LineSplitter } from "../../../src/run/line-splitter.ts";
+import { classifyRun } from "../../../src/run/classify.js";
+import { applyEvent, applyLine, initialRunState, MAX_ACTIVITY_LINES, STREAM_TAIL_CHARS } from "../../../src/run/event-reducer.js";
+import { LineSplitter } from "../../../src/run/line-splitter.js";
 import type { RunState } from "../../../src/run/types.ts";
 import {
   agentEnd,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildForkedHistory, historyBeforeCall, type ForkMessage } from "../../../src/run/fork-history.ts";
+import { buildForkedHistory, historyBeforeCall, type ForkMessage } from "../../../src/run/fork-history.js";
 
 const user = (text: string): ForkMessage => ({ role: "user", content: [{ type: "text", text }], timestamp: 1_700_000_000_000 });
 const assistant = (text: string, calls: string[] = []): ForkMessage => ({

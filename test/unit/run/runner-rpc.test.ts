@@ -5,8 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChildCommand } from "../../../src/run/command-line.ts";
-import { startRun, type RunSpec } from "../../../src/run/runner.ts";
+import type { ChildCommand } from "../../../src/run/command-line.js";
+import { startRun, type RunSpec } from "../../../src/run/runner.js";
 import { MARKER_VAR } from "../../harness/pi-env.ts";
 import { killProcessesWithMarker, waitForNoProcesses } from "../../harness/processes.ts";
 

@@ -5,9 +5,9 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChildCommand } from "../../../src/run/command-line.ts";
-import { trackedChildCount } from "../../../src/run/child-guard.ts";
-import { startRun, type RunSpec } from "../../../src/run/runner.ts";
+import type { ChildCommand } from "../../../src/run/command-line.js";
+import { trackedChildCount } from "../../../src/run/child-guard.js";
+import { startRun, type RunSpec } from "../../../src/run/runner.js";
 import type { RunState } from "../../../src/run/types.ts";
 import { MARKER_VAR } from "../../harness/pi-env.ts";
 import { killProcessesWithMarker, processesWithMarker, waitForNoProcesses } from "../../harness/processes.ts";

@@ -57,7 +57,7 @@ describe("nested task markers", () => {
 
 describe("ending a child's tree ends its nested tasks", () => {
   it("terminateTree of a child also ends a grandchild task that left the tree (found by its outer-task list)", async () => {
-    const { terminateTree } = await import("../../../src/run/process-tree.ts");
+    const { terminateTree } = await import("../../../src/run/process-tree.js");
     const { OUTER_TASKS_ENV } = await import("../../../src/run/task-marker.js");
     const childTask = randomUUID();
     const grandTask = randomUUID();

@@ -5,7 +5,7 @@ import {
   KILL_GRACE_ENV,
   MAX_CONCURRENT_ENV,
   readRunSettings,
-} from "../../../src/shared/run-settings.ts";
+} from "../../../src/shared/run-settings.js";
 
 describe("readRunSettings", () => {
   it("uses the spec's variable names", () => {

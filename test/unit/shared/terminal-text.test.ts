@@ -3,10 +3,10 @@
  * the viewer, the widget or a warning.
  */
 import { describe, expect, it } from "vitest";
-import { formatAgentWarning, reportWarningsOnce, resetReportedWarningsForTests } from "../../../src/agents/warnings.ts";
-import { oneLine } from "../../../src/shared/format.ts";
-import { stripTerminalControls } from "../../../src/shared/terminal-text.ts";
-import type { SubagentResultDetails } from "../../../src/tasks/details.ts";
+import { formatAgentWarning, reportWarningsOnce, resetReportedWarningsForTests } from "../../../src/agents/warnings.js";
+import { oneLine } from "../../../src/shared/format.js";
+import { stripTerminalControls } from "../../../src/shared/terminal-text.js";
+import type { SubagentResultDetails } from "../../../src/tasks/details.js";
 import { cardLines, renderResultCard } from "../../../src/ui/result-card.ts";
 import { widgetLines } from "../../../src/ui/progress-rows.ts";
 import { renderSubagentCall, renderSubagentResult } from "../../../src/ui/tool-row.ts";

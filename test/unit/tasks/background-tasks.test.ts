@@ -2,14 +2,14 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { initialRunState } from "../../../src/run/event-reducer.ts";
-import type { RunHandle, RunSpec } from "../../../src/run/runner.ts";
+import { initialRunState } from "../../../src/run/event-reducer.js";
+import type { RunHandle, RunSpec } from "../../../src/run/runner.js";
 import type { RunOutcome, StopCause } from "../../../src/run/types.ts";
-import { emptyUsage } from "../../../src/shared/format.ts";
+import { emptyUsage } from "../../../src/shared/format.js";
 import { BackgroundTasks, type ResultMessage } from "../../../src/tasks/background-tasks.ts";
-import { readRecord } from "../../../src/tasks/record-store.ts";
+import { readRecord } from "../../../src/tasks/record-store.js";
 import { newTaskId } from "../../../src/tasks/task-id.js";
-import type { PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
+import type { PreparedRun } from "../../../src/tool/prepare-dispatch.js";
 
 /** A run whose end the test decides. */
 class FakeRun {

@@ -2,11 +2,11 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { pendingFor } from "../../../src/delivery/outbox.ts";
+import { pendingFor } from "../../../src/delivery/outbox.js";
 import type { ProcessIdentity } from "../../../src/run/proc-identity.js";
-import { createSessionFile, taskDir } from "../../../src/run/session-file.ts";
-import { LOCK_FILE_NAME } from "../../../src/run/session-lock.ts";
-import { readRecord, writeRecord } from "../../../src/tasks/record-store.ts";
+import { createSessionFile, taskDir } from "../../../src/run/session-file.js";
+import { LOCK_FILE_NAME } from "../../../src/run/session-lock.js";
+import { readRecord, writeRecord } from "../../../src/tasks/record-store.js";
 import { reapedNotice, reapOrphanedTasks, type SweepDeps } from "../../../src/tasks/orphan-sweep.ts";
 import { newTaskId } from "../../../src/tasks/task-id.js";
 import type { TaskRecord } from "../../../src/tasks/types.ts";

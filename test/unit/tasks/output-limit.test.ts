@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resultPlainText } from "../../../src/commands/result-text.ts";
 import { buildEnvelope } from "../../../src/delivery/envelope.ts";
-import { detailsFromRecord } from "../../../src/tasks/details.ts";
+import { detailsFromRecord } from "../../../src/tasks/details.js";
 import {
   DEFAULT_MAX_OUTPUT_CHARS,
   headOf,
@@ -16,10 +16,10 @@ import {
   MAX_OUTPUT_ENV,
   readMaxOutputChars,
   saveLongOutput,
-} from "../../../src/tasks/output-limit.ts";
+} from "../../../src/tasks/output-limit.js";
 import { newTaskId } from "../../../src/tasks/task-id.js";
 import type { TaskRecord } from "../../../src/tasks/types.ts";
-import { syncResultText } from "../../../src/tool/sync-result.ts";
+import { syncResultText } from "../../../src/tool/sync-result.js";
 
 let agentDir: string;
 beforeEach(() => {

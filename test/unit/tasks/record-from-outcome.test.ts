@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { RunOutcome } from "../../../src/run/types.ts";
-import { emptyUsage } from "../../../src/shared/format.ts";
-import { detailsFromRecord } from "../../../src/tasks/details.ts";
-import { recordFromOutcome, type RecordContext } from "../../../src/tasks/record-from-outcome.ts";
+import { emptyUsage } from "../../../src/shared/format.js";
+import { detailsFromRecord } from "../../../src/tasks/details.js";
+import { recordFromOutcome, type RecordContext } from "../../../src/tasks/record-from-outcome.js";
 
 const ID = "01912345-6789-7abc-8def-0123456789ab";
 

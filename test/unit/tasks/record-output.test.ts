@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { resultMetadataLines, resultPlainText } from "../../../src/commands/result-text.ts";
 import { buildEnvelope } from "../../../src/delivery/envelope.ts";
-import { initialRunState } from "../../../src/run/event-reducer.ts";
-import { messageBlock, shownOutput } from "../../../src/tasks/record-output.ts";
-import { syncResultText } from "../../../src/tool/sync-result.ts";
+import { initialRunState } from "../../../src/run/event-reducer.js";
+import { messageBlock, shownOutput } from "../../../src/tasks/record-output.js";
+import { syncResultText } from "../../../src/tool/sync-result.js";
 import { frameOf } from "../../../src/ui/watch-view.ts";
 import { ID_A, record, snapshot } from "../commands/fakes.ts";
 

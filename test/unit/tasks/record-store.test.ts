@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, sy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { emptyUsage } from "../../../src/shared/format.ts";
-import { listRecentRecords, listTaskIds, readRecord, recordPath, writeRecord } from "../../../src/tasks/record-store.ts";
+import { emptyUsage } from "../../../src/shared/format.js";
+import { listRecentRecords, listTaskIds, readRecord, recordPath, writeRecord } from "../../../src/tasks/record-store.js";
 import { newTaskId } from "../../../src/tasks/task-id.js";
 import type { TaskRecord } from "../../../src/tasks/types.ts";
 

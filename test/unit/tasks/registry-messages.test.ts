@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { initialRunState } from "../../../src/run/event-reducer.ts";
-import type { RunHandle, RunSpec, SteerResult } from "../../../src/run/runner.ts";
+import { initialRunState } from "../../../src/run/event-reducer.js";
+import type { RunHandle, RunSpec, SteerResult } from "../../../src/run/runner.js";
 import type { RunOutcome, StopCause } from "../../../src/run/types.ts";
 import { promptWithQueuedMessages, TaskRegistry, type FinishedTask, type TaskLaunch } from "../../../src/tasks/registry.ts";
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PROMPT_DIR_PREFIX } from "../../../src/run/prompt-dir.js";
-import { LOCK_FILE_NAME } from "../../../src/run/session-lock.ts";
+import { LOCK_FILE_NAME } from "../../../src/run/session-lock.js";
 import { lockedTaskIds, startupSweepHasWork } from "../../../src/tasks/startup-work.js";
 
 const TASK = "0190a0b0-0000-7000-8000-000000000001";

@@ -8,18 +8,19 @@ import { join } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentDefinition } from "../../../src/agents/types.ts";
-import { initialRunState } from "../../../src/run/event-reducer.ts";
-import { taskDir } from "../../../src/run/session-file.ts";
+import { initialRunState } from "../../../src/run/event-reducer.js";
+import { taskDir } from "../../../src/run/session-file.js";
 import type { RunOutcome } from "../../../src/run/types.ts";
 import { noRunningTaskMatches, noTaskRecord, prefixTooShort } from "../../../src/commands/notices.ts";
 import { resolveTaskPrefix } from "../../../src/commands/task-prefix.ts";
 import { BackgroundTasks } from "../../../src/tasks/background-tasks.ts";
-import { readRecord } from "../../../src/tasks/record-store.ts";
+import { readRecord } from "../../../src/tasks/record-store.js";
 import { ID_ECHO_MAX, idForMessage, newTaskId } from "../../../src/tasks/task-id.js";
 import { createBackgroundDispatcher } from "../../../src/tool/background-dispatch.ts";
-import { registerSubagentTool } from "../../../src/tool/register-tool.ts";
+import { toolPiParts } from "../../../src/tool/pi-parts.ts";
+import { registerSubagentTool } from "../../../src/tool/register-tool.js";
 import type { SubagentParams } from "../../../src/tool/schema.ts";
-import { validateDispatch } from "../../../src/tool/validate.ts";
+import { validateDispatch } from "../../../src/tool/validate.js";
 
 let root: string;
 beforeEach(() => {
@@ -124,7 +125,7 @@ describe("action", () => {
     try {
       let execute: ((...args: unknown[]) => Promise<unknown>) | undefined;
       const pi = { registerTool: (tool: { execute: typeof execute }) => (execute = tool.execute), on: () => {} } as unknown as ExtensionAPI;
-      registerSubagentTool(pi, { appMode: "print" });
+      registerSubagentTool(pi, toolPiParts, { appMode: "print" });
       const toolCtx = { cwd: root, hasUI: false, ui: { notify: () => {} }, sessionManager: { getSessionId: () => "p" } };
       const params = { action: "delete", agent: "explore", task: "x" } as unknown as SubagentParams;
       await expect(execute!("t1", params, undefined, undefined, toolCtx)).rejects.toThrow(

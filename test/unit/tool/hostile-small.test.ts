@@ -10,8 +10,8 @@ import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentDefinition } from "../../../src/agents/types.ts";
 import { buildEnvelope } from "../../../src/delivery/envelope.ts";
-import { createSessionFile } from "../../../src/run/session-file.ts";
-import { formatSeconds } from "../../../src/shared/format.ts";
+import { createSessionFile } from "../../../src/run/session-file.js";
+import { formatSeconds } from "../../../src/shared/format.js";
 import {
   ACTIVITY_TIMEOUT_ENV,
   HARD_TIMEOUT_ENV,
@@ -19,15 +19,15 @@ import {
   MAX_TIMER_MS,
   readRunSettings,
   runSettingsWarnings,
-} from "../../../src/shared/run-settings.ts";
+} from "../../../src/shared/run-settings.js";
 import { BackgroundTasks } from "../../../src/tasks/background-tasks.ts";
-import { readRecord } from "../../../src/tasks/record-store.ts";
+import { readRecord } from "../../../src/tasks/record-store.js";
 import { newTaskId } from "../../../src/tasks/task-id.js";
 import type { TaskRecord } from "../../../src/tasks/types.ts";
 import { createBackgroundDispatcher } from "../../../src/tool/background-dispatch.ts";
-import type { PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
-import { HEARTBEAT_MS, runSync } from "../../../src/tool/run-sync.ts";
-import { syncResultText } from "../../../src/tool/sync-result.ts";
+import type { PreparedRun } from "../../../src/tool/prepare-dispatch.js";
+import { HEARTBEAT_MS, runSync } from "../../../src/tool/run-sync.js";
+import { syncResultText } from "../../../src/tool/sync-result.js";
 import { MARKER_VAR } from "../../harness/pi-env.ts";
 import { killProcessesWithMarker, waitForNoProcesses } from "../../harness/processes.ts";
 import { BASH_TOOL_STREAM } from "../fixtures/pi-events.ts";

@@ -4,13 +4,13 @@ import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentDefinition } from "../../../src/agents/types.ts";
-import type { LoadedConfig } from "../../../src/config/load.ts";
-import { emptyLayer } from "../../../src/config/read-layer.ts";
-import { sessionFilePath } from "../../../src/run/session-file.ts";
+import type { LoadedConfig } from "../../../src/config/load.js";
+import { emptyLayer } from "../../../src/config/read-layer.js";
+import { sessionFilePath } from "../../../src/run/session-file.js";
 import { isTaskId } from "../../../src/tasks/task-id.js";
-import { mayUseWorktree, noWorktree, prepareDispatch, type DispatchEnvironment, type PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
-import { takeWorktree } from "../../../src/tool/take-worktree.ts";
-import type { DispatchRequest } from "../../../src/tool/validate.ts";
+import { mayUseWorktree, noWorktree, prepareDispatch, type DispatchEnvironment, type PreparedRun } from "../../../src/tool/prepare-dispatch.js";
+import { takeWorktree } from "../../../src/tool/take-worktree.js";
+import type { DispatchRequest } from "../../../src/tool/validate.js";
 
 const REPO_ROOT = resolve(fileURLToPath(import.meta.url), "../../../..");
 
@@ -218,7 +218,7 @@ describe("prepareDispatch: resuming", () => {
 });
 
 describe("prepareDispatch: the worktree code only where a worktree may be used", () => {
-  it("needs take-worktree.ts for isolation worktree and for a resume, not for a plain new dispatch", () => {
+  it("needs take-worktree.js for isolation worktree and for a resume, not for a plain new dispatch", () => {
     expect(mayUseWorktree({ isolation: "none" })).toBe(false);
     expect(mayUseWorktree({ isolation: "worktree" })).toBe(true);
     expect(mayUseWorktree({ isolation: "none", sessionId: "0190" })).toBe(true);
@@ -227,6 +227,6 @@ describe("prepareDispatch: the worktree code only where a worktree may be used",
   it("runs a plain dispatch without it, and refuses to pretend for one that needs it", () => {
     const run = ok(prepare(request(), { ...env, takeWorktree: noWorktree }));
     expect(run.cwd).toBe(env.cwd);
-    expect(() => noWorktree({ isolation: "worktree", isolationRequested: true }, env, "id", false)).toThrow(/load take-worktree.ts/);
+    expect(() => noWorktree({ isolation: "worktree", isolationRequested: true }, env, "id", false)).toThrow(/load take-worktree.js/);
   });
 });

@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
-import { registerSubagentTool, type BackgroundDispatcher, type SubagentToolOptions } from "../../../src/tool/register-tool.ts";
+import type { PreparedRun } from "../../../src/tool/prepare-dispatch.js";
+import { toolPiParts } from "../../../src/tool/pi-parts.ts";
+import { registerSubagentTool, type BackgroundDispatcher, type SubagentToolOptions } from "../../../src/tool/register-tool.js";
 import type { SubagentParams } from "../../../src/tool/schema.ts";
 import { NO_TASKS_TO_CANCEL_IN_SYNC_MODE, TOOL_DESCRIPTION, TOOL_GUIDELINES, TOOL_SNIPPET } from "../../../src/tool/texts.js";
 
@@ -28,7 +29,7 @@ function fakePi(options: SubagentToolOptions = {}) {
     registerTool: (tool: RegisteredTool) => tools.push(tool),
     on: (event: string, handler: ToolResultHandler) => handlers.set(event, handler),
   } as unknown as ExtensionAPI;
-  registerSubagentTool(pi, options);
+  registerSubagentTool(pi, toolPiParts, options);
   return { tool: tools[0]!, toolResult: handlers.get("tool_result")! };
 }
 

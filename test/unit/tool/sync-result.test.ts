@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { emptyUsage } from "../../../src/shared/format.ts";
+import { emptyUsage } from "../../../src/shared/format.js";
 import type { TaskRecord } from "../../../src/tasks/types.ts";
-import { sessionLine, syncResultText } from "../../../src/tool/sync-result.ts";
+import { sessionLine, syncResultText } from "../../../src/tool/sync-result.js";
 
 const ID = "01912345-6789-7abc-8def-0123456789ab";
 const LIMITS = { activityTimeoutMs: 600_000, hardTimeoutMs: 0 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentDefinition } from "../../../src/agents/types.ts";
-import { checkDepth, describeAvailable, validateDispatch } from "../../../src/tool/validate.ts";
+import { checkDepth, describeAvailable, validateDispatch } from "../../../src/tool/validate.js";
 import type { SubagentParams } from "../../../src/tool/schema.ts";
 
 function agent(name: string, source: AgentDefinition["source"]): AgentDefinition {

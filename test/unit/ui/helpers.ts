@@ -2,7 +2,7 @@
  * Helpers for the UI tests: a plain styler (formatters' output is then plain text), pi's real dark theme for
  * rendering pi-tui components, ANSI stripping, and task snapshots.
  */
-import { initialRunState } from "../../../src/run/event-reducer.ts";
+import { initialRunState } from "../../../src/run/event-reducer.js";
 import { initTheme, type Theme } from "@mariozechner/pi-coding-agent";
 import type { RunState } from "../../../src/run/types.ts";
 import type { TaskSnapshot } from "../../../src/tasks/registry.ts";

@@ -1,6 +1,6 @@
 import { visibleWidth } from "@mariozechner/pi-tui";
 import { describe, expect, it } from "vitest";
-import type { SubagentResultDetails } from "../../../src/tasks/details.ts";
+import type { SubagentResultDetails } from "../../../src/tasks/details.js";
 import { cardLines, cardText, renderResultCard } from "../../../src/ui/result-card.ts";
 import { darkTheme, plain, plainLines } from "./helpers.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { SubagentResultDetails } from "../../../src/tasks/details.ts";
-import type { SyncProgress } from "../../../src/tool/run-sync.ts";
+import type { SubagentResultDetails } from "../../../src/tasks/details.js";
+import type { SyncProgress } from "../../../src/tool/run-sync.js";
 import {
   callText,
   classifyResult,

@@ -4,8 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createWorktree, resumeWorktree } from "../../../src/worktree/lease.ts";
-import { worktreePath } from "../../../src/worktree/paths.ts";
+import { createWorktree, resumeWorktree } from "../../../src/worktree/lease.js";
+import { worktreePath } from "../../../src/worktree/paths.js";
 
 const TASK = "01900000-0000-7000-8000-00000000abcd";
 const OTHER = "01900000-0000-7000-8000-00000000ef01";

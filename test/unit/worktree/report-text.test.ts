@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { boundDiffStat, commitMessage, parseNameStatus } from "../../../src/worktree/finish.ts";
-import { worktreeBlock, worktreeChangesLines, worktreeSummary } from "../../../src/worktree/report-text.ts";
-import type { WorktreeReport } from "../../../src/worktree/types.ts";
+import { boundDiffStat, commitMessage, parseNameStatus } from "../../../src/worktree/finish.js";
+import { worktreeBlock, worktreeChangesLines, worktreeSummary } from "../../../src/worktree/report-text.js";
+import type { WorktreeReport } from "../../../src/worktree/types.js";
 
 const KEPT: WorktreeReport = {
   branch: "subagent/t1",

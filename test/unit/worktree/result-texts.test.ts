@@ -2,10 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { resultPlainText } from "../../../src/commands/result-text.ts";
 import { buildEnvelope } from "../../../src/delivery/envelope.ts";
-import { emptyUsage } from "../../../src/shared/format.ts";
+import { emptyUsage } from "../../../src/shared/format.js";
 import type { TaskRecord } from "../../../src/tasks/types.ts";
-import { syncResultText } from "../../../src/tool/sync-result.ts";
-import type { WorktreeReport } from "../../../src/worktree/types.ts";
+import { syncResultText } from "../../../src/tool/sync-result.js";
+import type { WorktreeReport } from "../../../src/worktree/types.js";
 
 const ID = "01912345-6789-7abc-8def-0123456789ab";
 const LIMITS = { activityTimeoutMs: 600_000, hardTimeoutMs: 0 };

@@ -1,0 +1,85 @@
+// @ts-check
+/**
+ * The budget a task runs with, each limit with its source. Pure.
+ *
+ * Configured limits follow the model's layering (src/config/resolve.js): the governing config entry (process >
+ * project > user) wins, a limit it leaves unset falls through to the agent's frontmatter, then to the
+ * session-wide environment default. A call's own limit can only lower a configured one: a lower value wins, a
+ * higher one is capped at the configured limit and a note says so; with nothing configured the call's value is
+ * used as given.
+ */
+import { governingEntry } from "../config/resolve.js";
+import { BUDGET_ENV } from "./env-budget.js";
+import { BUDGET_KEYS, formatCost } from "./limits.js";
+/** @import { ConfigLayers } from "../config/resolve.js" */
+/** @import { ValueSource } from "../config/types.ts" */
+/** @import { BudgetKey, BudgetLimits } from "./limits.js" */
+
+/** @typedef {Exclude<ValueSource, "inherited"> | "env" | "call"} BudgetSource */
+
+/**
+ * @typedef {object} ResolvedBudget
+ * @property {BudgetLimits} limits
+ * @property {Partial<Record<BudgetKey, BudgetSource>>} sources
+ * @property {string[]} capped One sentence per call value that was above the configured limit and was capped.
+ */
+
+/**
+ * @param {BudgetKey} key
+ * @param {number} value
+ * @returns {string}
+ */
+function show(key, value) {
+  return key === "maxCost" ? formatCost(value) : String(value);
+}
+
+/**
+ * The configured limits (config entry, frontmatter, env) of an agent, ignoring any call.
+ * @param {{ name: string } & BudgetLimits} agent
+ * @param {ConfigLayers} layers
+ * @param {BudgetLimits} envLimits
+ * @returns {ResolvedBudget}
+ */
+export function resolveConfiguredBudget(agent, layers, envLimits) {
+  const governing = governingEntry(agent.name, layers);
+  /** @type {ResolvedBudget} */
+  const resolved = { limits: {}, sources: {}, capped: [] };
+  for (const key of BUDGET_KEYS) {
+    const fromConfig = governing?.entry[key];
+    if (fromConfig !== undefined && governing) {
+      resolved.limits[key] = fromConfig;
+      resolved.sources[key] = governing.source;
+    } else if (agent[key] !== undefined) {
+      resolved.limits[key] = agent[key];
+      resolved.sources[key] = "frontmatter";
+    } else if (envLimits[key] !== undefined) {
+      resolved.limits[key] = envLimits[key];
+      resolved.sources[key] = "env";
+    }
+  }
+  return resolved;
+}
+
+/**
+ * Applies a call's limits to the configured ones (see the file comment).
+ * @param {ResolvedBudget} configured
+ * @param {BudgetLimits} call
+ * @returns {ResolvedBudget}
+ */
+export function applyCallBudget(configured, call) {
+  /** @type {ResolvedBudget} */
+  const resolved = { limits: { ...configured.limits }, sources: { ...configured.sources }, capped: [...configured.capped] };
+  for (const key of BUDGET_KEYS) {
+    const asked = call[key];
+    if (asked === undefined) continue;
+    const limit = configured.limits[key];
+    if (limit === undefined || asked <= limit) {
+      resolved.limits[key] = asked;
+      resolved.sources[key] = "call";
+    } else {
+      const where = configured.sources[key] === "env" ? BUDGET_ENV[key] : (configured.sources[key] ?? "config");
+      resolved.capped.push(`${key} ${show(key, asked)} was capped at the configured ${show(key, limit)} (${where}); a call can only lower a budget`);
+    }
+  }
+  return resolved;
+}

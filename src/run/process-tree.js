@@ -1,0 +1,188 @@
+// @ts-check
+/**
+ * Ending a child and everything it started. A child pi runs in its own process group, but its bash tool puts
+ * each command in a group of its own, so killing one group is not enough: we take a snapshot of all
+ * descendants (from /proc on Linux) and signal each of them and each group they lead. SIGTERM first, so pi can
+ * end its own tool processes; SIGKILL for whatever is still there after the grace period.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import treeKill from "tree-kill";
+import { processesCarryingMarker } from "./task-marker.js";
+
+export const DEFAULT_GRACE_MS = 5000;
+
+const hasProc = (() => {
+  try {
+    readdirSync("/proc/self");
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * Parent pid of every process, read from /proc (Linux); empty elsewhere.
+ * @returns {Map<number, number[]>}
+ */
+function parentMap() {
+  /** @type {Map<number, number[]>} */
+  const children = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
+    /** @type {string} */
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+    } catch {
+      continue;
+    }
+    // The command name in parentheses may contain spaces; fields after the last ')' are fixed.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ppid = Number(fields[1]);
+    const list = children.get(ppid);
+    if (list) list.push(Number(entry));
+    else children.set(ppid, [Number(entry)]);
+  }
+  return children;
+}
+
+/**
+ * The pid and all its descendants (synchronous; Linux /proc).
+ * @param {number} rootPid
+ * @returns {number[]}
+ */
+export function descendantsOf(rootPid) {
+  if (!hasProc) return [rootPid];
+  const children = parentMap();
+  /** @type {number[]} */
+  const found = [];
+  const queue = [rootPid];
+  while (queue.length > 0) {
+    const pid = /** @type {number} */ (queue.shift());
+    found.push(pid);
+    for (const child of children.get(pid) ?? []) queue.push(child);
+  }
+  return found;
+}
+
+/**
+ * @param {number} target
+ * @param {NodeJS.Signals} signal
+ * @returns {void}
+ */
+function signalQuietly(target, signal) {
+  try {
+    process.kill(target, signal);
+  } catch {
+    // already gone, or not ours
+  }
+}
+
+/**
+ * @param {number} pid
+ * @returns {boolean}
+ */
+export function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return /** @type {NodeJS.ErrnoException} */ (error).code === "EPERM";
+  }
+}
+
+/**
+ * Signals every process of the snapshot and every process group they lead. Synchronous.
+ * @param {readonly number[]} pids
+ * @param {NodeJS.Signals} signal
+ * @returns {void}
+ */
+export function signalTree(pids, signal) {
+  for (const pid of pids) {
+    signalQuietly(-pid, signal);
+    signalQuietly(pid, signal);
+  }
+}
+
+/**
+ * The tree of `rootPid` plus every process carrying the task marker (a daemonized grandchild left the tree but
+ * kept the marker in its environment), each with its own descendants.
+ * @param {number} rootPid
+ * @param {string} [marker]
+ * @returns {number[]}
+ */
+export function taskProcesses(rootPid, marker) {
+  const pids = new Set(descendantsOf(rootPid));
+  if (marker) {
+    for (const pid of processesCarryingMarker(marker)) {
+      if (pids.has(pid)) continue;
+      for (const descendant of descendantsOf(pid)) pids.add(descendant);
+    }
+  }
+  return [...pids];
+}
+
+/**
+ * Synchronous SIGKILL of a whole tree: the last resort when the parent process itself is exiting.
+ * @param {number} rootPid
+ * @param {string} [marker]
+ * @returns {void}
+ */
+export function killTreeNow(rootPid, marker) {
+  const first = taskProcesses(rootPid, marker);
+  signalTree(first, "SIGKILL");
+  // A command a shell was starting while the first pass looked (forked, not yet listed) survives its killed
+  // parent: look once more for what carries the marker.
+  if (marker) signalTree(taskProcesses(rootPid, marker).filter((pid) => !first.includes(pid)), "SIGKILL");
+}
+
+/**
+ * @typedef {object} TreeTermination
+ * @property {() => void} killNow SIGKILL everything of the tree now (skipping the rest of the grace period).
+ * @property {() => void} rootExited Call when the root has exited: if nothing of the tree is left, the pending
+ *   SIGKILL is cancelled.
+ */
+
+/**
+ * SIGTERM to the tree, then SIGKILL to anything left after `graceMs`. The timer is unref'd, so it never keeps
+ * pi alive, and it is cancelled once the whole tree is gone (so a recycled pid is never signalled).
+ * @param {number} rootPid
+ * @param {number} [graceMs=DEFAULT_GRACE_MS]
+ * @param {string} [marker]
+ * @returns {TreeTermination}
+ */
+export function terminateTree(rootPid, graceMs = DEFAULT_GRACE_MS, marker) {
+  if (!hasProc) {
+    // Without /proc, tree-kill walks the tree with ps.
+    treeKill(rootPid, "SIGTERM");
+    const timer = setTimeout(() => treeKill(rootPid, "SIGKILL"), graceMs);
+    timer.unref();
+    return { killNow: () => treeKill(rootPid, "SIGKILL"), rootExited: () => {} };
+  }
+  let snapshot = taskProcesses(rootPid, marker);
+  signalTree(snapshot, "SIGTERM");
+  const killNow = () => {
+    clearTimeout(timer);
+    // Anything the tree started since the first snapshot is included too.
+    const grown = [...snapshot.flatMap((pid) => (isAlive(pid) ? descendantsOf(pid) : [])), ...(marker ? taskProcesses(rootPid, marker) : [])];
+    snapshot = [...new Set([...snapshot, ...grown])];
+    signalTree(snapshot, "SIGKILL");
+  };
+  const timer = setTimeout(killNow, graceMs);
+  timer.unref();
+  return {
+    killNow,
+    rootExited: () => {
+      // A stop that lands as the child's tool starts can miss what the tool spawns after the first snapshot;
+      // the task marker finds those, so the kill timer stays armed while anything of the task still runs.
+      const late = marker ? taskProcesses(rootPid, marker).filter((pid) => pid !== rootPid && !snapshot.includes(pid)) : [];
+      if (late.length > 0) {
+        snapshot = [...snapshot, ...late];
+        signalTree(late, "SIGTERM");
+      }
+      // With a marker the timer stays armed: a tool the child started in its last moments (after the snapshot,
+      // or after the root exited) still gets its SIGKILL from killNow's fresh scan.
+      if (!marker && !snapshot.some((pid) => pid !== rootPid && isAlive(pid))) clearTimeout(timer);
+    },
+  };
+}

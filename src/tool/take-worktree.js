@@ -1,0 +1,53 @@
+// @ts-check
+/**
+ * The dispatch's side of worktree isolation: which worktree (if any) a task runs in. A new task with
+ * isolation "worktree" gets a new one; a resumed task runs where its session started, which re-takes its
+ * worktree when it had one (see resumeWorktree). No isolation and no worktree session: nothing to take.
+ */
+import { readRecord } from "../tasks/record-store.js";
+import { sessionFilePath } from "../run/session-file.js";
+import { createWorktree, resumeWorktree } from "../worktree/lease.js";
+import { sessionHeaderCwd } from "../worktree/session-cwd.js";
+/** @import { WorktreeLease } from "../worktree/lease.js" */
+/** @import { DispatchRequest } from "./validate.js" */
+
+/** @typedef {{ ok: true; lease?: WorktreeLease } | { ok: false; message: string }} TakenWorktree */
+
+/**
+ * @param {Pick<DispatchRequest, "isolation" | "isolationRequested">} request
+ * @param {{ agentDir: string; cwd: string }} env
+ * @param {string} taskId
+ * @param {boolean} resumed
+ * @returns {TakenWorktree}
+ */
+export function takeWorktree(request, env, taskId, resumed) {
+  if (!resumed) {
+    if (request.isolation !== "worktree") return { ok: true };
+    const created = createWorktree({ cwd: env.cwd, agentDir: env.agentDir, taskId });
+    return created.ok ? { ok: true, lease: created.lease } : created;
+  }
+  const sessionCwd = sessionHeaderCwd(sessionFilePath(env.agentDir, taskId));
+  if (sessionCwd === undefined) return { ok: true };
+  /** @type {string | undefined} */
+  let recordedBase;
+  /** @type {string | undefined} */
+  let recordedRepoRoot;
+  try {
+    const recorded = readRecord(env.agentDir, taskId)?.worktree;
+    recordedBase = recorded?.base;
+    recordedRepoRoot = recorded?.repoRoot;
+  } catch {
+    // no readable record: the base is worked out from git instead
+  }
+  const taken = resumeWorktree({
+    cwd: env.cwd,
+    agentDir: env.agentDir,
+    taskId,
+    sessionCwd,
+    recordedBase,
+    recordedRepoRoot,
+    requested: request.isolationRequested === true,
+  });
+  if (taken === undefined) return { ok: true };
+  return taken.ok ? { ok: true, lease: taken.lease } : taken;
+}

@@ -1,0 +1,104 @@
+/**
+ * The package's `.js` modules are not loaded by vite or by pi's TypeScript loader: pi's loader hands a `.js` file of
+ * a `"type": "module"` package to Node as it is (ADVANCED.md, "Modules Node loads itself"). So every one of them must
+ * load in a bare Node, and none may import, at run time, a TypeScript file or a package Node cannot resolve from an
+ * installed copy of this package (pi's packages and TypeBox are pi's loader's to resolve). A lazy `import()` that only
+ * a rare path takes counts too: the tests here would never run it natively.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../../harness/pi-env.ts";
+
+const SRC = join(REPO_ROOT, "src");
+
+function jsModules(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return jsModules(path);
+    return entry.name.endsWith(".js") ? [path] : [];
+  });
+}
+
+/** Run-time module specifiers of a source: static imports and re-exports, side-effect imports, `import()`. */
+function runtimeSpecifiers(source: string): string[] {
+  // JSDoc (`@import`, `import("…")` in a type) is erased: only code counts.
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  const found: string[] = [];
+  const patterns = [
+    /^\s*(?:import|export)\s+(?!type\s)[^;]*?\sfrom\s*["']([^"']+)["']/gm,
+    /^\s*import\s*["']([^"']+)["']/gm,
+    /\bimport\(\s*["']([^"']+)["']\s*\)/g,
+  ];
+  for (const pattern of patterns) for (const match of code.matchAll(pattern)) found.push(match[1]!);
+  return found;
+}
+
+const packageJson = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+const dependencies = new Set(Object.keys(packageJson.dependencies ?? {}));
+
+/** Why Node could not load `specifier` from `file` in an installed copy, or undefined when it can. */
+function nativeImportProblem(file: string, specifier: string): string | undefined {
+  if (specifier.startsWith("node:")) return undefined;
+  if (specifier.startsWith(".")) {
+    if (!specifier.endsWith(".js")) return "names a module Node cannot load itself (only .js is handed over as it is)";
+    return existsSync(resolve(dirname(file), specifier)) ? undefined : "names a file that does not exist";
+  }
+  const name = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!;
+  return dependencies.has(name) ? undefined : "names a package that is not one of this package's dependencies";
+}
+
+describe("modules Node loads itself", () => {
+  const modules = jsModules(SRC);
+
+  it("covers the tool's path and the start-up path", () => {
+    const names = modules.map((file) => relative(REPO_ROOT, file));
+    expect(names).toEqual(expect.arrayContaining(["src/entry/main-pi.js", "src/run/runner.js", "src/tool/prepare-dispatch.js"]));
+  });
+
+  it("finds run-time imports and skips type-only ones", () => {
+    const source = [
+      "// @ts-check",
+      '/** @import { A } from "./types.ts" */',
+      '/** @type {import("./b.ts").B} */',
+      'import { x } from "./x.js";',
+      'export { y } from "../y.js";',
+      'import "./side.js";',
+      'const lazy = () => import("./lazy.ts");',
+      '// import { z } from "./commented.ts";',
+    ].join("\n");
+    expect(runtimeSpecifiers(source)).toEqual(["./x.js", "../y.js", "./side.js", "./lazy.ts"]);
+  });
+
+  it("import nothing that Node cannot load from an installed copy, not even lazily", () => {
+    const problems = modules.flatMap((file) =>
+      runtimeSpecifiers(readFileSync(file, "utf8")).flatMap((specifier) => {
+        const problem = nativeImportProblem(file, specifier);
+        return problem ? [`${relative(REPO_ROOT, file)}: "${specifier}" ${problem}`] : [];
+      }),
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it("all load in a bare node", () => {
+    // One node for all: each module imported on its own, so one failure cannot hide another.
+    const script = `
+      const failures = [];
+      for (const url of JSON.parse(process.argv[1])) {
+        try { await import(url); } catch (error) { failures.push(url + ": " + (error && error.message)); }
+      }
+      process.stdout.write(JSON.stringify(failures));
+    `;
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("PI_SUBAGENT_")));
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script, JSON.stringify(modules.map((file) => pathToFileURL(file).href))], {
+      cwd: REPO_ROOT,
+      env,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual([]);
+  });
+});
