@@ -6,9 +6,10 @@
  *   nothing else of ours: no roster, no commands, no runtime;
  * - the main pi gets src/entry/main-pi.js: the manifest (src/manifest.js: tool definition, command names, event
  *   hooks, message renderer) in front of the runtime (src/runtime.ts), imported on first use.
- * The modules on pi's start-up path are plain JavaScript with JSDoc types, which pi's TypeScript loader hands to
- * Node as they are (ADVANCED.md, "Modules on pi's start-up path"). They cannot import TypeScript or pi, so this
- * entry passes them pi's agent-dir resolution, the tool's TypeBox schema and the TypeScript parts as thunks.
+ * The modules on pi's start-up path and on the tool's path are plain JavaScript with JSDoc types, which pi's
+ * TypeScript loader hands to Node as they are (ADVANCED.md, "Modules Node loads itself"). They cannot import
+ * TypeScript or pi, so this entry passes them pi's agent-dir resolution, the tool's parts from pi's packages
+ * (src/tool/pi-parts.ts) and the TypeScript parts as thunks.
  * A new command, tool action or hook goes into the runtime (one line) and the manifest (one line); a part that
  * must run at start in every process (a child's watchdog, say) gets its own line below, kept light.
  */

@@ -4,8 +4,8 @@
  * the lazily loaded runtime behind the manifest (src/lazy/lazy-extension.js explains the pattern). Without the
  * TUI a tool call loads only the tool's part of the runtime (src/runtime-tool.js).
  *
- * This module and everything it imports are plain JavaScript that Node loads itself (ADVANCED.md, "Modules on
- * pi's start-up path"), so they cannot import TypeScript: the entry, which pi loads through its TypeScript
+ * This module and everything it imports are plain JavaScript that Node loads itself (ADVANCED.md, "Modules Node
+ * loads itself"), so they cannot import TypeScript: the entry, which pi loads through its TypeScript
  * loader, hands over the TypeScript parts as `import()` thunks.
  */
 import { registerLazily } from "../lazy/lazy-extension.js";

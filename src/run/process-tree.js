@@ -6,7 +6,7 @@
  * end its own tool processes; SIGKILL for whatever is still there after the grace period.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import treeKill from "tree-kill";
+import { createRequire } from "node:module";
 import { processesCarryingMarker } from "./task-marker.js";
 
 export const DEFAULT_GRACE_MS = 5000;
@@ -144,6 +144,15 @@ export function killTreeNow(rootPid, marker) {
  */
 
 /**
+ * The tree-kill package, required when first needed rather than imported: only a system without /proc needs it,
+ * and Node's import of a CommonJS package would cost every first tool call a few milliseconds.
+ * @returns {typeof import("tree-kill")}
+ */
+export function treeKillLibrary() {
+  return /** @type {typeof import("tree-kill")} */ (createRequire(import.meta.url)("tree-kill"));
+}
+
+/**
  * SIGTERM to the tree, then SIGKILL to anything left after `graceMs`. The timer is unref'd, so it never keeps
  * pi alive, and it is cancelled once the whole tree is gone (so a recycled pid is never signalled).
  * @param {number} rootPid
@@ -154,6 +163,7 @@ export function killTreeNow(rootPid, marker) {
 export function terminateTree(rootPid, graceMs = DEFAULT_GRACE_MS, marker) {
   if (!hasProc) {
     // Without /proc, tree-kill walks the tree with ps.
+    const treeKill = treeKillLibrary();
     treeKill(rootPid, "SIGTERM");
     const timer = setTimeout(() => treeKill(rootPid, "SIGKILL"), graceMs);
     timer.unref();

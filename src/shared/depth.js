@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * Environment variables that carry the subagent nesting across processes. Plain JavaScript with JSDoc types (on
- * pi's start-up path: see "Modules on pi's start-up path" in ADVANCED.md).
+ * pi's start-up path: see "Modules Node loads itself" in ADVANCED.md).
  */
 export const DEPTH_ENV = "PI_SUBAGENT_DEPTH";
 export const AGENT_NAME_ENV = "PI_CURRENT_AGENT_NAME";

@@ -2,7 +2,7 @@
 /**
  * Where the package and pi's agent dir are. pi's own resolution of its agent dir (`getAgentDir`) is given by the
  * entry (extension.ts), since this module is loaded by Node itself and cannot import pi (ADVANCED.md, "Modules
- * on pi's start-up path"); until then (unit tests, scripts) the same rule as pi's is used: `PI_CODING_AGENT_DIR`
+ * Node loads itself"); until then (unit tests, scripts) the same rule as pi's is used: `PI_CODING_AGENT_DIR`
  * with a leading `~` expanded, else `~/.pi/agent`.
  */
 import { homedir } from "node:os";
