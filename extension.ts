@@ -32,7 +32,6 @@ export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> 
     toolParameters: toolPiParts.parameters,
     runtime: () => import("./src/runtime.ts"),
     runtimeTool: async () => (await import("./src/runtime-tool.js")).toolPart(toolPiParts),
-    roster: () => import("./src/roster/register.ts"),
     startupSweep: () => import("./src/tasks/startup-sweep.ts"),
   });
 }

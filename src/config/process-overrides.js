@@ -1,13 +1,15 @@
 // @ts-check
 /**
  * The process layer: per-agent model/thinking overrides that live only in this process's memory (the
- * `this process` write target). Never written to disk; gone when pi exits or reloads the extension (pi
- * re-evaluates extension modules on /reload, which empties this module's state).
+ * `this process` write target). Never written to disk; gone when pi exits or loads the extension again (/reload;
+ * on pi 1.x also /new, /resume and /fork). Node keeps this module loaded across those, so the layer remembers the
+ * load it belongs to (src/shared/extension-instance.js) and starts empty under a new one.
  */
 import { agentNameProblem } from "../agents/names.js";
 import { isThinkingLevel, THINKING_LEVELS } from "../shared/thinking.js";
 import { emptyLayer } from "./read-layer.js";
 import { BUDGET_KEYS, budgetValueProblem } from "../budget/limits.js";
+import { currentExtensionLoad } from "../shared/extension-instance.js";
 /** @import { ThinkingLevel } from "../shared/thinking.js" */
 /** @import { ConfigLayer, ModelOverride } from "./types.ts" */
 
@@ -22,7 +24,21 @@ import { BUDGET_KEYS, budgetValueProblem } from "../budget/limits.js";
  */
 
 /** @type {Map<string, ModelOverride>} */
-const overrides = new Map();
+let overridesOfLoad = new Map();
+let overridesLoad = currentExtensionLoad();
+
+/**
+ * The layer of the current load of the extension.
+ * @returns {Map<string, ModelOverride>}
+ */
+function currentOverrides() {
+  const load = currentExtensionLoad();
+  if (load !== overridesLoad) {
+    overridesOfLoad = new Map();
+    overridesLoad = load;
+  }
+  return overridesOfLoad;
+}
 
 /**
  * Applies a patch to one agent's in-memory override. All checks run before anything changes; an invalid
@@ -34,6 +50,7 @@ const overrides = new Map();
 export function setProcessOverride(agentName, patch) {
   const nameProblem = agentNameProblem(agentName);
   if (nameProblem) throw new Error(`Cannot override ${JSON.stringify(agentName)}: ${nameProblem}.`);
+  const overrides = currentOverrides();
   /** @type {ModelOverride} */
   const next = { ...overrides.get(agentName) };
   if (patch.model !== undefined) {
@@ -63,7 +80,7 @@ export function setProcessOverride(agentName, patch) {
  */
 export function getProcessOverrides() {
   const copy = /** @type {Record<string, ModelOverride>} */ (Object.create(null));
-  for (const [name, entry] of overrides) copy[name] = { ...entry };
+  for (const [name, entry] of currentOverrides()) copy[name] = { ...entry };
   return copy;
 }
 
@@ -73,7 +90,7 @@ export function getProcessOverrides() {
  * @returns {void}
  */
 export function clearProcessOverride(agentName) {
-  overrides.delete(agentName);
+  currentOverrides().delete(agentName);
 }
 
 /**
@@ -81,7 +98,7 @@ export function clearProcessOverride(agentName) {
  * @returns {void}
  */
 export function resetProcessOverridesForTests() {
-  overrides.clear();
+  currentOverrides().clear();
 }
 
 /**

@@ -11,19 +11,19 @@
 import { registerLazily } from "../lazy/lazy-extension.js";
 import { subagentManifest } from "../manifest.js";
 import { registerRosterHook } from "../roster/hook.js";
+import { beginExtensionLoad } from "../shared/extension-instance.js";
 import { detectAppMode } from "../shared/mode.js";
 import { registerStartupSweep } from "../tasks/register-startup-sweep.js";
 import { TOOL_NAME } from "../tool/texts.js";
 
 /**
- * The TypeScript parts, imported by the entry on first use.
+ * What the entry hands over: the parts from pi's packages and the TypeScript parts, imported on first use.
  * @typedef {object} MainPiParts
  * @property {import("../lazy/lazy-extension.js").LazyManifest["tools"][number]["parameters"]} toolParameters
  *   The `subagent` tool's parameter schema (src/tool/schema.ts).
  * @property {() => Promise<import("../lazy/lazy-extension.js").LazyRuntime>} runtime The whole runtime (src/runtime.ts).
  * @property {() => Promise<import("../lazy/lazy-extension.js").LazyRuntime>} runtimeTool The tool's part
  *   (src/runtime-tool.js).
- * @property {() => Promise<typeof import("../roster/register.ts")>} roster The roster builder.
  * @property {() => Promise<typeof import("../tasks/startup-sweep.ts")>} startupSweep The start-up clean-up.
  */
 
@@ -33,9 +33,11 @@ import { TOOL_NAME } from "../tool/texts.js";
  * @returns {void}
  */
 export function registerMainPi(pi, parts) {
+  // A new load of the extension (start-up, /reload): what lives only as long as one load starts afresh.
+  beginExtensionLoad();
   // Once per process, after the first session_start: runs left by a pi that was killed hard (loads on demand).
   registerStartupSweep(pi, parts.startupSweep);
-  registerRosterHook(pi, parts.roster);
+  registerRosterHook(pi, () => import("../roster/register.js"));
   const interactive = detectAppMode() === "interactive";
   const lazy = registerLazily(pi, subagentManifest(parts.toolParameters), {
     all: parts.runtime,

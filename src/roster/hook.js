@@ -3,8 +3,8 @@
  * The roster's hooks as the light entry registers them. In a subagent at the nesting limit they return at once.
  * Otherwise, on the first `before_agent_start` (the working directory is known only then), the block comes from
  * the start-up cache when no agent file changed since it was remembered (roster-cache.js), and is built by the
- * roster builder (agent discovery, frontmatter parsing: register.ts, imported then) when it did. Either way it is
- * kept for the life of this extension instance, as register.ts describes. The `context` hook (the roster beside
+ * roster builder (agent discovery, frontmatter parsing: register.js, imported then) when it did. Either way it is
+ * kept for the life of this extension instance, as register.js describes. The `context` hook (the roster beside
  * a delivered result, for pi 0.73.1) loads the builder only for a model call that holds a result.
  */
 import { RESULT_CUSTOM_TYPE_NAME } from "../delivery/result-type.js";
@@ -13,7 +13,7 @@ import { appendRoster } from "./append.js";
 import { cachedRoster, rememberRoster, rosterFingerprint } from "./roster-cache.js";
 import { loadOnce } from "../shared/load-once.js";
 
-/** @typedef {typeof import("./register.ts")} RosterModule */
+/** @typedef {typeof import("./register.js")} RosterModule */
 /** @typedef {ReturnType<RosterModule["createRosterHandler"]>} RosterHandler */
 
 /**
@@ -52,8 +52,8 @@ function holdsResult(messages) {
 
 /**
  * @param {Pick<import("@mariozechner/pi-coding-agent").ExtensionAPI, "on">} pi
- * @param {() => Promise<RosterModule>} importRoster The roster builder (src/roster/register.ts), imported by the
- *   caller: this module is loaded by Node itself and cannot import TypeScript.
+ * @param {() => Promise<RosterModule>} importRoster Imports the roster builder (src/roster/register.js); called when
+ *   the cache cannot answer (a parameter, so tests can count and fail the import).
  * @returns {void}
  */
 export function registerRosterHook(pi, importRoster) {

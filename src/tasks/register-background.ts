@@ -6,7 +6,7 @@
  * a result that entered twice kept from the model.
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { withoutDuplicateResults } from "../delivery/result-context.ts";
+import { withoutDuplicateResults } from "../delivery/result-context.js";
 import { detectAppMode } from "../shared/mode.js";
 import { agentDir } from "../shared/paths.js";
 import { readRunSettings } from "../shared/run-settings.js";

@@ -13,6 +13,8 @@ import { delegateKnownTasks, KNOWN_TOTAL_LINE, loopingTask } from "../harness/bu
 
 const RESULT_TITLE = /^## \[subagent-result\] worker /;
 const isParent = (req: FakeRequest) => !isWorkerRequest(req);
+/** pi's notice once a /reload is done (both pis). */
+const RELOADED = "Reloaded keybindings";
 const resultsIn = (req: FakeRequest) => req.messages.filter((m) => m.role === "user" && RESULT_TITLE.test(messageText(m))).map(messageText);
 
 const suite = useE2eSuite();
@@ -60,7 +62,10 @@ describe("budgets, ledger and fan-out gate in the TUI", () => {
     expect(screen.replace(/\s+/g, " ")).toContain(KNOWN_TOTAL_LINE.replace(/\s+/g, " ").slice(0, 60));
     await t.press("Escape");
     await t.waitForNoText("Subagent usage in this session", 10_000);
+    expect(await t.screen()).not.toContain(RELOADED);
     await t.submit("/reload");
+    // Typed while pi is still reloading, a prompt can be lost: wait until the reload is done.
+    await t.waitForText(RELOADED, 30_000);
     // A turn after the reload proves the footer on screen is the reloaded extension's, rebuilt from the session.
     await t.submit(`Still there? ${fakeDirective({ text: "AFTER-RELOAD" })}`);
     await t.waitForText("AFTER-RELOAD", 60_000);

@@ -6,6 +6,7 @@ import {
   resetProcessOverridesForTests,
   setProcessOverride,
 } from "../../../src/config/process-overrides.js";
+import { beginExtensionLoad } from "../../../src/shared/extension-instance.js";
 import type { ThinkingLevel } from "../../../src/shared/thinking.js";
 
 beforeEach(() => resetProcessOverridesForTests());
@@ -75,6 +76,15 @@ describe("the process layer", () => {
     setProcessOverride("a", { model: "p/1" });
     resetProcessOverridesForTests();
     expect(getProcessOverrides()).toEqual({});
+  });
+
+  it("starts empty under a new load of the extension (/reload), though Node keeps the module loaded", () => {
+    setProcessOverride("a", { model: "p/1" });
+    expect(getProcessOverrides()).toEqual({ a: { model: "p/1" } });
+    beginExtensionLoad();
+    expect(getProcessOverrides()).toEqual({});
+    setProcessOverride("b", { thinking: "low" });
+    expect(processLayer().entries).toEqual({ b: { thinking: "low" } });
   });
 
   it("processLayer presents it like a file layer", () => {

@@ -197,7 +197,6 @@ describe("the main pi without the TUI", () => {
         await loaded;
         return toolPart(toolPiParts);
       },
-      roster: () => import("../../../src/roster/register.ts"),
       startupSweep: () => import("../../../src/tasks/startup-sweep.ts"),
     });
     const update = fake.on.get("message_update")![0]!;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentDefinition, AgentSource } from "../../../src/agents/types.ts";
 import { appendRoster } from "../../../src/roster/append.js";
-import { buildRosterBlock, MAX_ROSTER_AGENTS, overflowLine, rosterLine } from "../../../src/roster/format.ts";
+import { buildRosterBlock, MAX_ROSTER_AGENTS, overflowLine, rosterLine } from "../../../src/roster/format.js";
 
 const agent = (name: string, description: string, source: AgentSource): Pick<AgentDefinition, "name" | "description" | "source"> => ({
   name,

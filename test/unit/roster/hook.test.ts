@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 const state = vi.hoisted(() => ({ loaded: 0 }));
-vi.mock("../../../src/roster/register.ts", () => {
+vi.mock("../../../src/roster/register.js", () => {
   state.loaded += 1;
   return {
     createRosterHandler: () => (event: { systemPrompt: string }) => ({ systemPrompt: `${event.systemPrompt}\n## Available Subagents` }),
@@ -23,7 +23,7 @@ type Handler = (event: { systemPrompt: string }, ctx: unknown) => Promise<{ syst
 
 function hooks(): Record<string, Handler> {
   const handlers: Record<string, Handler> = {};
-  registerRosterHook({ on: ((name: string, handler: Handler) => (handlers[name] = handler)) as never }, () => import("../../../src/roster/register.ts"));
+  registerRosterHook({ on: ((name: string, handler: Handler) => (handlers[name] = handler)) as never }, () => import("../../../src/roster/register.js"));
   return handlers;
 }
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import type { AgentDefinition, DiscoveryResult } from "../../../src/agents/types.ts";
 import { resetReportedWarningsForTests } from "../../../src/agents/warnings.js";
-import { createRosterHandler, registerRoster, type RosterOptions } from "../../../src/roster/register.ts";
+import { createRosterHandler, registerRoster, type RosterOptions } from "../../../src/roster/register.js";
 import { agentFile, createTempTree, type TempTree } from "../agents/temp-tree.ts";
 import { discoverAgents } from "../../../src/agents/discover.js";
 

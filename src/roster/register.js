@@ -1,39 +1,54 @@
+// @ts-check
 /**
  * Wires the roster into pi: on `before_agent_start` the main agent's system prompt gets the roster block at
  * its end. The block is built once, on the first trigger (the working directory is only known then), and kept
  * in this closure; pi runs the extension factory again on /reload, which builds a fresh one. Inside a
  * subagent at the nesting limit (PI_SUBAGENT_MAX_DEPTH) nothing is added. Whatever goes wrong, the prompt is left as it was and nothing is thrown.
  */
-import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, ContextEvent, ExtensionAPI } from "@mariozechner/pi-coding-agent";
+/** @import { BeforeAgentStartEvent, BeforeAgentStartEventResult, ContextEvent, ExtensionAPI } from "@mariozechner/pi-coding-agent" */
 import { discoverAgents } from "../agents/discover.js";
-import type { DiscoveryResult } from "../agents/types.ts";
-import { formatAgentWarning, reportWarningsOnce, type WarningSink } from "../agents/warnings.js";
+/** @import { DiscoveryResult } from "../agents/types.ts" */
+import { formatAgentWarning, reportWarningsOnce } from "../agents/warnings.js";
+/** @import { WarningSink } from "../agents/warnings.js" */
 import { mayDispatchSubagents } from "../shared/depth.js";
 import { appendRoster } from "./append.js";
-import { buildRosterBlock } from "./format.ts";
-import { withRosterForResults } from "./roster-for-results.ts";
+import { buildRosterBlock } from "./format.js";
+import { withRosterForResults } from "./roster-for-results.js";
 
-export interface RosterOptions {
-  /** Discovery for a working directory (default: the real three tiers, scope `both`). */
-  discover?: (cwd: string) => DiscoveryResult;
-  /** The environment that carries PI_SUBAGENT_DEPTH (default: process.env). */
-  env?: NodeJS.ProcessEnv;
-  /** Told the block once it is built, with how many warnings discovery gave (the start-up cache keeps clean builds). */
-  onBuilt?: (block: string | undefined, warnings: number) => void;
-}
+/**
+ * @typedef {object} RosterOptions
+ * @property {(cwd: string) => DiscoveryResult} [discover] Discovery for a working directory (default: the real three
+ *   tiers, scope `both`).
+ * @property {NodeJS.ProcessEnv} [env] The environment that carries PI_SUBAGENT_DEPTH (default: process.env).
+ * @property {(block: string | undefined, warnings: number) => void} [onBuilt] Told the block once it is built, with
+ *   how many warnings discovery gave (the start-up cache keeps clean builds).
+ */
 
-/** The part of pi's ExtensionContext the roster uses. */
-type RosterContext = WarningSink & { cwd: string };
+/**
+ * The part of pi's ExtensionContext the roster uses.
+ * @typedef {WarningSink & { cwd: string }} RosterContext
+ */
 
-/** The handler itself, separate from pi so tests can call it directly. */
-export function createRosterHandler(
-  options: RosterOptions = {},
-): (event: Pick<BeforeAgentStartEvent, "systemPrompt">, ctx: RosterContext) => BeforeAgentStartEventResult | undefined {
-  const discover = options.discover ?? ((cwd: string) => discoverAgents({ cwd }));
+/**
+ * @typedef {(event: Pick<BeforeAgentStartEvent, "systemPrompt">, ctx: RosterContext) => BeforeAgentStartEventResult | undefined} RosterHandler
+ */
+
+/**
+ * The handler itself, separate from pi so tests can call it directly.
+ * @param {RosterOptions} [options]
+ * @returns {RosterHandler}
+ */
+export function createRosterHandler(options = {}) {
+  const discover = options.discover ?? ((/** @type {string} */ cwd) => discoverAgents({ cwd }));
   let built = false;
-  let block: string | undefined;
+  /** @type {string | undefined} */
+  let block;
 
-  const build = (ctx: RosterContext): string | undefined => {
+  /**
+   * @param {RosterContext} ctx
+   * @returns {string | undefined}
+   */
+  const build = (ctx) => {
     if (typeof ctx.cwd !== "string" || ctx.cwd === "") return undefined;
     const discovery = discover(ctx.cwd);
     reportWarningsOnce(discovery.warnings.map(formatAgentWarning), ctx);
@@ -62,10 +77,10 @@ export function createRosterHandler(
  * pi 0.73.1 runs no before_agent_start for a turn a message starts (a delivered result): such a turn keeps
  * the last system prompt, which in a fresh process (or after /reload) has no roster. The roster then rides
  * along with the result the model is about to digest; on pi 1.x, which runs the hook, the prompt has it.
+ * @param {RosterHandler} handler
+ * @returns {(event: { messages: ContextEvent["messages"] }, ctx: RosterContext & { getSystemPrompt(): string }) => { messages: ContextEvent["messages"] } | undefined}
  */
-export function createRosterContextHandler(
-  handler: ReturnType<typeof createRosterHandler>,
-): (event: { messages: ContextEvent["messages"] }, ctx: RosterContext & { getSystemPrompt(): string }) => { messages: ContextEvent["messages"] } | undefined {
+export function createRosterContextHandler(handler) {
   return (event, ctx) => {
     try {
       const rostered = handler({ systemPrompt: "" }, ctx);
@@ -79,7 +94,12 @@ export function createRosterContextHandler(
   };
 }
 
-export function registerRoster(pi: Pick<ExtensionAPI, "on">, options: RosterOptions = {}): void {
+/**
+ * @param {Pick<ExtensionAPI, "on">} pi
+ * @param {RosterOptions} [options]
+ * @returns {void}
+ */
+export function registerRoster(pi, options = {}) {
   const handler = createRosterHandler(options);
   const onContext = createRosterContextHandler(handler);
   pi.on("before_agent_start", (event, ctx) => handler(event, ctx));

@@ -1,9 +1,10 @@
+// @ts-check
 /**
  * The `## Available Subagents` block appended to the main agent's system prompt. Pure. The heading, intro line
  * and `name — description (source)` lines follow the spec to the character; the caps keep the block small
  * however many agents exist.
  */
-import type { AgentDefinition } from "../agents/types.ts";
+/** @import { AgentDefinition } from "../agents/types.ts" */
 import { oneLine } from "../shared/format.js";
 
 export const ROSTER_HEADING = "## Available Subagents";
@@ -13,31 +14,46 @@ export const MAX_ROSTER_AGENTS = 40;
 /** Characters of description per line, after flattening it to one line. */
 export const MAX_ROSTER_DESCRIPTION = 200;
 
-export interface RosterLimits {
-  maxAgents: number;
-  maxDescription: number;
-}
+/**
+ * @typedef {object} RosterLimits
+ * @property {number} maxAgents
+ * @property {number} maxDescription
+ */
 
-const DEFAULT_LIMITS: RosterLimits = { maxAgents: MAX_ROSTER_AGENTS, maxDescription: MAX_ROSTER_DESCRIPTION };
+/** @type {RosterLimits} */
+const DEFAULT_LIMITS = { maxAgents: MAX_ROSTER_AGENTS, maxDescription: MAX_ROSTER_DESCRIPTION };
 
-type RosterAgent = Pick<AgentDefinition, "name" | "description" | "source">;
+/** @typedef {Pick<AgentDefinition, "name" | "description" | "source">} RosterAgent */
 
-/** `- name — description (source)`, the description flattened to one line and capped. */
-export function rosterLine(agent: RosterAgent, maxDescription: number = MAX_ROSTER_DESCRIPTION): string {
+/**
+ * `- name — description (source)`, the description flattened to one line and capped.
+ * @param {RosterAgent} agent
+ * @param {number} [maxDescription]
+ * @returns {string}
+ */
+export function rosterLine(agent, maxDescription = MAX_ROSTER_DESCRIPTION) {
   return `- ${agent.name} \u2014 ${oneLine(agent.description, maxDescription)} (${agent.source})`;
 }
 
-export function overflowLine(hidden: number): string {
+/**
+ * @param {number} hidden
+ * @returns {string}
+ */
+export function overflowLine(hidden) {
   const noun = hidden === 1 ? "subagent is" : "subagents are";
   return `(${hidden} more ${noun} not listed here; calling the \`subagent\` tool with an unknown agent name returns an error that lists every available name.)`;
 }
 
-/** The block for these agents (in the order given), or undefined when there are none. */
-export function buildRosterBlock(agents: readonly RosterAgent[], limits: RosterLimits = DEFAULT_LIMITS): string | undefined {
+/**
+ * The block for these agents (in the order given), or undefined when there are none.
+ * @param {readonly RosterAgent[]} agents
+ * @param {RosterLimits} [limits]
+ * @returns {string | undefined}
+ */
+export function buildRosterBlock(agents, limits = DEFAULT_LIMITS) {
   if (agents.length === 0) return undefined;
   const shown = agents.slice(0, limits.maxAgents);
   const lines = shown.map((agent) => rosterLine(agent, limits.maxDescription));
   if (agents.length > shown.length) lines.push(overflowLine(agents.length - shown.length));
   return [ROSTER_HEADING, "", ROSTER_INTRO, "", ...lines].join("\n");
 }
-
