@@ -27,6 +27,7 @@ import {
 } from "./commands/descriptions.js";
 import { SUBAGENT_TOOL_TEXTS } from "./tool/texts.js";
 import { RESULT_CUSTOM_TYPE_NAME } from "./delivery/result-type.js";
+import { holdsSubagentActivity } from "./shared/session-activity.js";
 
 /**
  * The manifest, with the `subagent` tool's parameter schema.
@@ -52,8 +53,26 @@ export function subagentManifest(toolParameters) {
       { name: WORKTREES_COMMAND, description: WORKTREES_DESCRIPTION },
     ],
     events: ["session_start", "agent_start", "agent_end", "agent_settled", "message_start", "message_end", "context", "session_shutdown", "tool_result"],
-    // The TUI needs the runtime from the start: the progress widget, redelivery of undelivered results, renderers.
-    loadOn: { session_start: () => detectAppMode() === "interactive" },
+    // The TUI needs the runtime from the start (progress widget, redelivery of undelivered results, renderers), and
+    // before a session's history is drawn when it holds subagent calls; a session without any opens first.
+    loadOn: { session_start: (_event, ctx) => (detectAppMode() !== "interactive" ? undefined : tuiLoadTiming(ctx)) },
+    replayOnLoad: ["session_start"],
     messageRenderers: [RESULT_CUSTOM_TYPE_NAME],
   };
+}
+
+/**
+ * When the TUI loads the runtime at a session's start: at once when the session holds subagent calls (its history
+ * is drawn with the runtime's renderers, undelivered results go out, the footer shows the usage), else right after
+ * pi's start-up, so a new session opens without waiting for it. Unknown: at once, as before.
+ * @param {{ sessionManager?: { getEntries(): ReadonlyArray<unknown> } } | undefined} ctx
+ * @returns {import("./lazy/lazy-extension.js").LoadTiming}
+ */
+export function tuiLoadTiming(ctx) {
+  try {
+    const entries = ctx?.sessionManager?.getEntries();
+    return entries && !holdsSubagentActivity(entries) ? "soon" : "now";
+  } catch {
+    return "now";
+  }
 }

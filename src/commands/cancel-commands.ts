@@ -5,7 +5,7 @@
  * background tasks as for any other end. Background tasks exist only in the interactive TUI; elsewhere both
  * commands say so.
  */
-import { CANCEL_TOO_LATE_STATUS, type TaskSnapshot } from "../tasks/registry.ts";
+import { CANCEL_TOO_LATE_STATUS, type TaskSnapshot } from "../tasks/registry.js";
 import { runningTaskItems } from "../ui/task-picker.ts";
 import { CANCEL_ALL_COMMAND, CANCEL_COMMAND } from "./descriptions.js";
 import {
@@ -17,12 +17,12 @@ import {
   noRunningTaskMatches,
   NOTHING_TO_CANCEL,
   type NamedTask,
-} from "./notices.ts";
+} from "./notices.js";
 import { chooseRunningTask } from "./choose-running.ts";
 import { pickTask } from "./pick-task.ts";
-import type { CommandIo } from "./command-io.ts";
+import type { CommandIo } from "./command-io.js";
 import type { TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
-import { normalizeTaskInput } from "./task-prefix.ts";
+import { normalizeTaskInput } from "./task-prefix.js";
 
 export const CANCEL_PICKER_TITLE = "Cancel a subagent task";
 

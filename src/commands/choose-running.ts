@@ -5,11 +5,11 @@
  * ends in a notice that says why.
  */
 import { runningTaskItems } from "../ui/task-picker.ts";
-import type { CommandIo } from "./command-io.ts";
-import { alreadyFinished, noRunningTaskMatches, prefixAmbiguous, prefixTooShort, runsElsewhere } from "./notices.ts";
+import type { CommandIo } from "./command-io.js";
+import { alreadyFinished, noRunningTaskMatches, prefixAmbiguous, prefixTooShort, runsElsewhere } from "./notices.js";
 import { pickTask } from "./pick-task.ts";
 import type { TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
-import { lookupRunning } from "./task-lookup.ts";
+import { lookupRunning } from "./task-lookup.js";
 
 export interface RunningChoice {
   /** The command's name, for the "nothing matches" notice. */

@@ -4,12 +4,12 @@
  * its next step (an RPC steer, marked as coming from the user); a queued one reads it with its task. Without an
  * id a picker opens; without text pi's input dialog asks for it. Outside the TUI the command explains itself.
  */
-import type { MessageOutcome } from "../tasks/registry.ts";
+import type { MessageOutcome } from "../tasks/registry.js";
 import { runningTaskItems } from "../ui/task-picker.ts";
 import { childTextProblem } from "../run/task-text.js";
 import { chooseRunningTask } from "./choose-running.ts";
-import type { CommandIo } from "./command-io.ts";
-import { alreadyFinished, noRunningTaskMatches } from "./notices.ts";
+import type { CommandIo } from "./command-io.js";
+import { alreadyFinished, noRunningTaskMatches } from "./notices.js";
 import { pickTask } from "./pick-task.ts";
 import type { TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
 import type { AppMode } from "../shared/mode.js";

@@ -6,9 +6,9 @@
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import type { AutocompleteItem } from "@mariozechner/pi-tui";
 import { agentDir } from "../shared/paths.js";
-import type { BackgroundHandle } from "../tasks/register-background.ts";
+import type { BackgroundHandle } from "../tasks/register-background.js";
 import { cancelAllCommand, cancelCommand } from "./cancel-commands.ts";
-import { taskCompletions } from "./completions.ts";
+import { taskCompletions } from "./completions.js";
 import {
   CANCEL_ALL_COMMAND,
   CANCEL_ALL_DESCRIPTION,
@@ -19,7 +19,7 @@ import {
   WATCH_COMMAND,
   WATCH_DESCRIPTION,
 } from "./descriptions.js";
-import { commandFailed } from "./notices.ts";
+import { commandFailed } from "./notices.js";
 import { MESSAGE_DESCRIPTION } from "./descriptions.js";
 import { MESSAGE_COMMAND, messageCommand } from "./message-command.ts";
 import { resultCommand } from "./result-command.ts";

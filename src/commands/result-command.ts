@@ -8,8 +8,8 @@
 import type { TaskRecord } from "../tasks/types.ts";
 import { FULL_SCREEN, ResultViewer } from "../ui/result-viewer.ts";
 import { finishedTaskItems, namedTaskItems } from "../ui/task-picker.ts";
-import type { CommandIo } from "./command-io.ts";
-import { RECENT_FINISHED_MAX } from "./completions.ts";
+import type { CommandIo } from "./command-io.js";
+import { RECENT_FINISHED_MAX } from "./completions.js";
 import {
   NO_FINISHED_TASKS,
   noFinalOutput,
@@ -18,12 +18,12 @@ import {
   prefixTooShort,
   RESULT_STILL_RUNNING,
   RESULT_USAGE,
-} from "./notices.ts";
+} from "./notices.js";
 import { pickTask } from "./pick-task.ts";
-import { recentResultLines, resultJsonLine, resultPlainText } from "./result-text.ts";
+import { recentResultLines, resultJsonLine, resultPlainText } from "./result-text.js";
 import type { TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
-import { lookupResult } from "./task-lookup.ts";
-import { normalizeTaskInput } from "./task-prefix.ts";
+import { lookupResult } from "./task-lookup.js";
+import { normalizeTaskInput } from "./task-prefix.js";
 
 export const RESULT_PICKER_TITLE = "Subagent results (newest first)";
 

@@ -8,19 +8,19 @@ import type { Component } from "@mariozechner/pi-tui";
 import { FULL_SCREEN } from "../ui/result-viewer.ts";
 import { runningTaskItems } from "../ui/task-picker.ts";
 import { frameOf, WATCH_REFRESH_MS, WatchView } from "../ui/watch-view.ts";
-import type { CommandIo } from "./command-io.ts";
+import type { CommandIo } from "./command-io.js";
 import { WATCH_COMMAND } from "./descriptions.js";
 import {
   alreadyFinished,
   noRunningTaskMatches,
   NOTHING_TO_WATCH,
   watchOutsideTui,
-} from "./notices.ts";
+} from "./notices.js";
 import { chooseRunningTask } from "./choose-running.ts";
 import { pickTask } from "./pick-task.ts";
-import { statusWithCause } from "./result-text.ts";
+import { statusWithCause } from "./result-text.js";
 import type { LiveTasks, TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
-import { normalizeTaskInput } from "./task-prefix.ts";
+import { normalizeTaskInput } from "./task-prefix.js";
 
 export const WATCH_PICKER_TITLE = "Watch a running subagent task";
 

@@ -9,11 +9,11 @@ import { isLockLive, readSessionLock } from "../run/session-lock.js";
 import { oneLine } from "../shared/format.js";
 import { agentDir as defaultAgentDir } from "../shared/paths.js";
 import { readRecord } from "../tasks/record-store.js";
-import { listOurWorktrees, removeListedWorktree, type ListedWorktree } from "../worktree/list.ts";
-import { commandIo, type CommandIo } from "./command-io.ts";
+import { listOurWorktrees, removeListedWorktree, type ListedWorktree } from "../worktree/list.js";
+import { commandIo, type CommandIo } from "./command-io.js";
 import { WORKTREES_COMMAND, WORKTREES_DESCRIPTION } from "./descriptions.js";
 import { pickTask } from "./pick-task.ts";
-import { resolveTaskPrefix } from "./task-prefix.ts";
+import { resolveTaskPrefix } from "./task-prefix.js";
 
 export const NO_WORKTREES = "No subagent worktrees in this repository.";
 export const WORKTREES_USAGE = `Usage: /${WORKTREES_COMMAND} (list; in the TUI pick one to remove) or /${WORKTREES_COMMAND} remove <task id or 4+ character prefix>`;

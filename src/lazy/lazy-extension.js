@@ -42,8 +42,10 @@ import { emptyRegistrations, recordingApi } from "./recording-api.js";
  *   without behaviour: execute and the renderers are forwarded to the runtime's own.
  * @property {Array<{ name: string, description: string }>} commands
  * @property {readonly string[]} events Events forwarded to the runtime once it is loaded.
- * @property {Partial<Record<string, () => boolean>>} [loadOn] Events that load the runtime when they fire and
- *   `shouldLoad` says so (e.g. session_start in the TUI).
+ * @property {Partial<Record<string, (...args: AnyArgs) => LoadTiming>>} [loadOn] Events that load the runtime
+ *   when they fire, as the function (given the event's arguments) says (e.g. session_start in the TUI).
+ * @property {readonly string[]} [replayOnLoad] Events whose latest arguments are kept while the runtime is not
+ *   loaded and handed to its handlers once it is (session_start: the runtime keeps the session's context).
  * @property {readonly string[]} messageRenderers Custom message types whose renderer the runtime provides.
  */
 
@@ -58,6 +60,12 @@ import { emptyRegistrations, recordingApi } from "./recording-api.js";
 
 // Handlers and renderers are forwarded with pi's own arguments untouched; their exact types vary per event.
 /** @typedef {any[]} AnyArgs */
+
+/**
+ * When an event loads the runtime: `now` (pi waits for it, as for drawing a session's history with the runtime's
+ * renderers), `soon` (after pi's handlers, without keeping pi waiting), or `undefined` (not at all).
+ * @typedef {"now" | "soon" | undefined} LoadTiming
+ */
 
 /**
  * Where the runtime comes from: the whole of it, and optionally a part that serves the tool alone.
@@ -85,6 +93,12 @@ export function registerLazily(pi, manifest, runtimes) {
   let loadingAll;
   /** @type {Promise<Registrations> | undefined} */
   let loadingToolOnly;
+  /**
+   * The latest arguments of each `replayOnLoad` event that fired while the runtime was not loaded.
+   * @type {Map<string, AnyArgs>}
+   */
+  const missed = new Map();
+  const replayed = new Set(manifest.replayOnLoad ?? []);
 
   /**
    * @param {() => Promise<LazyRuntime>} importRuntime
@@ -94,9 +108,17 @@ export function registerLazily(pi, manifest, runtimes) {
    */
   const importInto = (importRuntime, whole, forget) =>
     importRuntime().then(
-      (runtime) => {
+      async (runtime) => {
         const into = emptyRegistrations();
         runtime.register(recordingApi(pi, into));
+        // What the runtime missed while it was not loaded, so it knows the session it runs in.
+        for (const [event, args] of missed) {
+          try {
+            await runHandlers(into, event, args);
+          } catch {
+            // as a failing handler at the event itself would have: the rest of the runtime works on
+          }
+        }
         // The whole runtime replaces the tool's part (it registers the same tool and hooks); never the reverse.
         if (whole || !wholeLoaded) registrations = into;
         if (whole) wholeLoaded = true;
@@ -185,8 +207,15 @@ export function registerLazily(pi, manifest, runtimes) {
     // pi's `on` is overloaded per event name; the forwarder passes pi's arguments through unchanged.
     /** @type {(event: string, handler: (...args: AnyArgs) => unknown) => void} */ (pi.on)(event, async (...args) => {
       if (registrations) return runHandlers(registrations, event, args);
-      if (shouldLoad?.()) return runHandlers(await load(), event, args);
-      return undefined;
+      // The session ended: what was kept of it is stale.
+      if (event === "session_shutdown") missed.clear();
+      if (replayed.has(event)) missed.set(event, args);
+      const timing = shouldLoad?.(...args);
+      if (timing === "soon") setImmediate(() => load().catch(() => undefined));
+      if (timing !== "now") return undefined;
+      const table = await load();
+      // A kept event reached the runtime as it loaded.
+      return replayed.has(event) ? undefined : runHandlers(table, event, args);
     });
   }
 

@@ -5,12 +5,12 @@
  * the whole report (a TUI view, plain text on stdout in print mode, one JSON line in JSON mode).
  */
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { commandIo } from "../commands/command-io.ts";
+import { commandIo } from "../commands/command-io.js";
 import { USAGE_COMMAND, USAGE_DESCRIPTION } from "../commands/descriptions.js";
 import { detectAppMode } from "../shared/mode.js";
 import { UsageView } from "../ui/usage-view.ts";
 import { ledgerEntriesOf, ledgerEntryOf, summarize, type LedgerEntry } from "./ledger.js";
-import { ledgerFooterText, ledgerReportLines } from "./ledger-text.ts";
+import { ledgerFooterText, ledgerReportLines } from "./ledger-text.js";
 import { appendLedgerEntry } from "./append-ledger-entry.js";
 
 export const LEDGER_STATUS_KEY = "subagent-usage";

@@ -8,7 +8,7 @@
  */
 import { renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { buildEnvelope } from "../delivery/envelope.ts";
+import { buildEnvelope } from "../delivery/envelope.js";
 import { addToOutbox } from "../delivery/outbox.js";
 import { isIdentityAlive, type ProcessIdentity } from "../run/proc-identity.js";
 import { killTreeNow } from "../run/process-tree.js";

@@ -10,10 +10,10 @@
  * - Without a UI (print/JSON mode, before `session_start`, after `session_shutdown`) nothing is drawn.
  */
 import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
-import type { Counts } from "../tasks/background-tasks.ts";
-import type { TaskSnapshot } from "../tasks/registry.ts";
+import type { Counts } from "../tasks/background-tasks.js";
+import type { TaskSnapshot } from "../tasks/registry.js";
 import { ProgressWidget, WIDGET_KEY } from "./progress-widget.ts";
-import { STATUS_KEY, styledStatus } from "./status-segment.ts";
+import { STATUS_KEY, styledStatus } from "./status-segment.js";
 
 /** What the controller reads from the background tasks. */
 export interface TaskSource {

@@ -13,8 +13,8 @@ import { truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import { budgetUseText } from "../budget/limits.js";
 import { phaseLabel } from "../run/phase-label.js";
 import { formatElapsed } from "../shared/format.js";
-import type { TaskSnapshot } from "../tasks/registry.ts";
-import { shortTaskId, shortTaskIds } from "./short-id.ts";
+import type { TaskSnapshot } from "../tasks/registry.js";
+import { shortTaskId, shortTaskIds } from "./short-id.js";
 import type { Styler } from "./styler.ts";
 
 /** Rows for tasks (the `+N more` line included) below the title. */

@@ -3,7 +3,7 @@
  * each time pi draws it, so a redraw (a tick or a change) is all it takes to refresh it.
  */
 import type { Component } from "@mariozechner/pi-tui";
-import type { TaskSnapshot } from "../tasks/registry.ts";
+import type { TaskSnapshot } from "../tasks/registry.js";
 import { widgetLines, WIDGET_MAX_ROWS } from "./progress-rows.ts";
 import type { Styler } from "./styler.ts";
 

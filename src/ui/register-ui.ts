@@ -9,8 +9,8 @@
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { detectAppMode } from "../shared/mode.js";
-import { RESULT_CUSTOM_TYPE } from "../tasks/background-tasks.ts";
-import type { BackgroundHandle } from "../tasks/register-background.ts";
+import { RESULT_CUSTOM_TYPE } from "../tasks/background-tasks.js";
+import type { BackgroundHandle } from "../tasks/register-background.js";
 import type { SubagentToolRenderers } from "../tool/register-tool.js";
 import { ProgressController, type ProgressUi } from "./progress-controller.ts";
 import { renderResultCard } from "./result-card.ts";

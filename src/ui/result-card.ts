@@ -14,7 +14,7 @@ import { formatDuration, formatUsage, oneLine } from "../shared/format.js";
 import { stripTerminalControls } from "../shared/terminal-text.js";
 import type { SubagentResultDetails } from "../tasks/details.js";
 import { expandHint } from "./expand-hint.ts";
-import { shortTaskId } from "./short-id.ts";
+import { shortTaskId } from "./short-id.js";
 import type { Styler } from "./styler.ts";
 
 const TASK_PREVIEW_MAX = 160;
@@ -128,7 +128,7 @@ export function duplicateLine(taskId: string): string {
 export function renderResultCard(message: { details?: unknown }, options: { expanded: boolean }, theme: Theme): Component | undefined {
   const details = message.details;
   if (!isResultDetails(details)) return undefined;
-  // A second copy of a result already in the conversation (see src/delivery/delivery-tracker.ts): one dim line.
+  // A second copy of a result already in the conversation (see src/delivery/delivery-tracker.js): one dim line.
   if ((details as { duplicate?: unknown }).duplicate === true) return new Text(theme.fg("dim", duplicateLine(details.taskId)), 0, 0);
   const box = new Box(1, 1, (text: string) => theme.bg("customMessageBg", text));
   box.addChild(new Text(cardLines(details, options.expanded, theme, expandHint(theme)).join("\n"), 0, 0));

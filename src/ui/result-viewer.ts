@@ -19,7 +19,7 @@ import type { Theme } from "@mariozechner/pi-coding-agent";
 import { Key, Markdown, matchesKey, truncateToWidth, type Component, type MarkdownTheme, type OverlayOptions } from "@mariozechner/pi-tui";
 import { oneLine } from "../shared/format.js";
 import type { TaskRecord } from "../tasks/types.ts";
-import { resultStatusLine } from "../commands/result-text.ts";
+import { resultStatusLine } from "../commands/result-text.js";
 import { messageBlock, shownOutput } from "../tasks/record-output.js";
 
 export type ViewerTheme = Pick<Theme, "fg" | "bold">;

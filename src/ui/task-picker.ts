@@ -9,9 +9,9 @@
 import { DynamicBorder, type Theme } from "@mariozechner/pi-coding-agent";
 import { Container, SelectList, Text, type Component, type SelectItem, type SelectListTheme } from "@mariozechner/pi-tui";
 import { formatElapsed, oneLine } from "../shared/format.js";
-import type { TaskSnapshot } from "../tasks/registry.ts";
+import type { TaskSnapshot } from "../tasks/registry.js";
 import type { TaskRecord } from "../tasks/types.ts";
-import { statusWithCause } from "../commands/result-text.ts";
+import { statusWithCause } from "../commands/result-text.js";
 
 /** The part of pi's theme the picker uses (unit tests pass one that leaves text unchanged). */
 export type PickerTheme = Pick<Theme, "fg" | "bold">;

@@ -12,12 +12,12 @@ import { Container, Spacer, Text, type Component } from "@mariozechner/pi-tui";
 import { formatElapsed, oneLine } from "../shared/format.js";
 import { stripTerminalControls } from "../shared/terminal-text.js";
 import type { SubagentResultDetails } from "../tasks/details.js";
-import type { ReceiptDetails } from "../tool/background-dispatch.ts";
+import type { ReceiptDetails } from "../tool/background-dispatch.js";
 import type { SyncProgress } from "../tool/run-sync.js";
 import type { SubagentParams } from "../tool/schema.ts";
 import { expandHint } from "./expand-hint.ts";
 import { cardText, headerLine, outputComponent } from "./result-card.ts";
-import { shortTaskId } from "./short-id.ts";
+import { shortTaskId } from "./short-id.js";
 import type { Styler } from "./styler.ts";
 
 /** What the renderers read of pi's tool render context (a subset, so tests can pass a plain object). */

@@ -1,6 +1,6 @@
 /**
  * The TUI view of /subagent-usage: the ledger's report between two rules, in pi's theme colours, closed with
- * Esc, q or Enter. The lines are the ones print mode writes to stdout (src/ledger/ledger-text.ts).
+ * Esc, q or Enter. The lines are the ones print mode writes to stdout (src/ledger/ledger-text.js).
  */
 import type { Theme } from "@mariozechner/pi-coding-agent";
 import { Key, matchesKey, truncateToWidth, type Component } from "@mariozechner/pi-tui";

@@ -22,9 +22,9 @@ import { Key, matchesKey, truncateToWidth, wrapTextWithAnsi, type Component } fr
 import { emptyUsage, formatElapsed, formatUsage, oneLine, type UsageTotals } from "../shared/format.js";
 import { budgetUseText, type BudgetLimits } from "../budget/limits.js";
 import type { ActivityLine, RunPhase } from "../run/types.ts";
-import type { TaskSnapshot } from "../tasks/registry.ts";
+import type { TaskSnapshot } from "../tasks/registry.js";
 import type { TaskMessage } from "../tasks/types.ts";
-import { watchEnded } from "../commands/notices.ts";
+import { watchEnded } from "../commands/notices.js";
 
 export type WatchTheme = Pick<Theme, "fg" | "bold">;
 

@@ -7,7 +7,7 @@
  */
 import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
 import { showPrefilledInput } from "../../ui/prefilled-input.ts";
-import { runEditorOnText, runEditorOutsideTui } from "./external-editor.ts";
+import { runEditorOnText, runEditorOutsideTui } from "./external-editor.js";
 import type { BodyEditOutcome, ConfigDialogs } from "./types.ts";
 
 type DialogUI = Pick<ExtensionUIContext, "select" | "confirm" | "custom" | "editor" | "notify">;

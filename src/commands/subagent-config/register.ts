@@ -10,9 +10,9 @@ import { WARNING_PREFIX } from "../../agents/warnings.js";
 import { currentModelRef } from "../../config/resolve.js";
 import { detectAppMode, type AppMode } from "../../shared/mode.js";
 import { rpcDialogs, tuiDialogs } from "./dialogs.ts";
-import { runSubagentConfigFlow } from "./flow.ts";
-import { NON_TUI_WARNING } from "./notices.ts";
-import { createConfigStore, type ConfigStoreOptions } from "./store.ts";
+import { runSubagentConfigFlow } from "./flow.js";
+import { NON_TUI_WARNING } from "./notices.js";
+import { createConfigStore, type ConfigStoreOptions } from "./store.js";
 import type { ConfigDialogs } from "./types.ts";
 
 export { CONFIG_COMMAND as COMMAND_NAME, CONFIG_DESCRIPTION as COMMAND_DESCRIPTION } from "../descriptions.js";

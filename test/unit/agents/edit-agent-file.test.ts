@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { applyAgentFilePatch, replaceAgentBody, setAgentBody, updateAgentFile, type AgentFilePatch } from "../../../src/agents/edit-agent-file.ts";
+import { applyAgentFilePatch, replaceAgentBody, setAgentBody, updateAgentFile, type AgentFilePatch } from "../../../src/agents/edit-agent-file.js";
 import { parseAgentFile } from "../../../src/agents/parse.js";
-import { WriteBackError } from "../../../src/shared/write-back-error.ts";
+import { WriteBackError } from "../../../src/shared/write-back-error.js";
 
 let dir: string;
 let file: string;

@@ -4,13 +4,13 @@
  */
 import type { MarkdownTheme } from "@mariozechner/pi-tui";
 import type { Theme } from "@mariozechner/pi-coding-agent";
-import type { CommandIo, Surface } from "../../../src/commands/command-io.ts";
+import type { CommandIo, Surface } from "../../../src/commands/command-io.js";
 import type { LiveTasks, TaskCommandContext, TaskCommandDeps } from "../../../src/commands/task-command-deps.ts";
-import type { TaskSources } from "../../../src/commands/task-lookup.ts";
+import type { TaskSources } from "../../../src/commands/task-lookup.js";
 import { emptyUsage } from "../../../src/shared/format.js";
 import type { AppMode } from "../../../src/shared/mode.js";
 import { initialRunState } from "../../../src/run/event-reducer.js";
-import type { TaskSnapshot } from "../../../src/tasks/registry.ts";
+import type { TaskSnapshot } from "../../../src/tasks/registry.js";
 import type { TaskRecord } from "../../../src/tasks/types.ts";
 
 export const KEY = {

@@ -12,7 +12,7 @@ import {
   RESULT_STILL_RUNNING,
   watchEnded,
   watchOutsideTui,
-} from "../../../src/commands/notices.ts";
+} from "../../../src/commands/notices.js";
 
 describe("the spec's notices, to the letter", () => {
   it("cancel-all", () => {

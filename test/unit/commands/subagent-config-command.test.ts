@@ -8,8 +8,8 @@ import { join } from "node:path";
 import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { editBodyInTui } from "../../../src/commands/subagent-config/dialogs.ts";
-import { editorCommand, runEditorOnText, runEditorOutsideTui, splitCommand } from "../../../src/commands/subagent-config/external-editor.ts";
-import { NON_TUI_WARNING } from "../../../src/commands/subagent-config/notices.ts";
+import { editorCommand, runEditorOnText, runEditorOutsideTui, splitCommand } from "../../../src/commands/subagent-config/external-editor.js";
+import { NON_TUI_WARNING } from "../../../src/commands/subagent-config/notices.js";
 import {
   agentNameCompletions,
   COMMAND_NAME,

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { createConfigStore } from "../../../src/commands/subagent-config/store.ts";
+import { createConfigStore } from "../../../src/commands/subagent-config/store.js";
 import type { BodyEditOutcome, ConfigDialogs, ConfigStore, NoticeLevel } from "../../../src/commands/subagent-config/types.ts";
 import { createTempTree, type TempTree } from "../agents/temp-tree.ts";
 

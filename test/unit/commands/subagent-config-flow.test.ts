@@ -5,8 +5,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runSubagentConfigFlow } from "../../../src/commands/subagent-config/flow.ts";
-import { PROCESS_WRITE_NOTE } from "../../../src/commands/subagent-config/notices.ts";
+import { runSubagentConfigFlow } from "../../../src/commands/subagent-config/flow.js";
+import { PROCESS_WRITE_NOTE } from "../../../src/commands/subagent-config/notices.js";
 import { getProcessOverrides, resetProcessOverridesForTests, setProcessOverride } from "../../../src/config/process-overrides.js";
 import {
   bodyEdit,

@@ -14,7 +14,7 @@ import {
   modelValueChoices,
   thinkingChoices,
   writeTargetChoices,
-} from "../../../src/commands/subagent-config/labels.ts";
+} from "../../../src/commands/subagent-config/labels.js";
 import {
   editorProblemNotice,
   fallbackText,
@@ -22,7 +22,7 @@ import {
   modelWrittenNotice,
   PROCESS_WRITE_NOTE,
   unknownAgentNotice,
-} from "../../../src/commands/subagent-config/notices.ts";
+} from "../../../src/commands/subagent-config/notices.js";
 import { emptyLayer, parseConfigLayer } from "../../../src/config/read-layer.js";
 import type { ConfigLayers } from "../../../src/config/resolve.js";
 import type { ConfigLayer } from "../../../src/config/types.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CANCEL_PICKER_TITLE, cancelAllCommand, cancelCommand } from "../../../src/commands/cancel-commands.ts";
-import { commandIo, surfaceOf } from "../../../src/commands/command-io.ts";
+import { commandIo, surfaceOf } from "../../../src/commands/command-io.js";
 import { guarded, registerTaskCommands } from "../../../src/commands/register-commands.ts";
 import { RESULT_PICKER_TITLE, resultCommand } from "../../../src/commands/result-command.ts";
 import { WATCH_PICKER_TITLE, watchCommand } from "../../../src/commands/watch-command.ts";

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { lookupResult, lookupRunning, taskSources } from "../../../src/commands/task-lookup.ts";
+import { lookupResult, lookupRunning, taskSources } from "../../../src/commands/task-lookup.js";
 import { writeRecord } from "../../../src/tasks/record-store.js";
 import { FakeSources, ID_A, ID_B, ID_C, ID_OLD, record, snapshot } from "./fakes.ts";
 

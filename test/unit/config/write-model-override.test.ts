@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfigLayer } from "../../../src/config/read-layer.js";
-import { applyModelOverridePatch, writeModelOverride, type ModelOverridePatch } from "../../../src/config/write-model-override.ts";
-import { WriteBackError } from "../../../src/shared/write-back-error.ts";
+import { applyModelOverridePatch, writeModelOverride, type ModelOverridePatch } from "../../../src/config/write-model-override.js";
+import { WriteBackError } from "../../../src/shared/write-back-error.js";
 
 let dir: string;
 let file: string;

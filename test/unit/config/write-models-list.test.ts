@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfigLayer } from "../../../src/config/read-layer.js";
-import { addAvailableModel, applyModelsListEdit, editModelsList, removeAvailableModel } from "../../../src/config/write-models-list.ts";
-import { WriteBackError } from "../../../src/shared/write-back-error.ts";
+import { addAvailableModel, applyModelsListEdit, editModelsList, removeAvailableModel } from "../../../src/config/write-models-list.js";
+import { WriteBackError } from "../../../src/shared/write-back-error.js";
 
 let dir: string;
 let file: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DeliveryTracker } from "../../../src/delivery/delivery-tracker.ts";
+import { DeliveryTracker } from "../../../src/delivery/delivery-tracker.js";
 
 describe("acknowledged delivery", () => {
   it("sends again, after a normal end, every queued result pi dropped (Esc's dequeue cleared its queue)", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildEnvelope, envelopeTitle, inFlightBlock, TRIGGER_LINE } from "../../../src/delivery/envelope.ts";
+import { buildEnvelope, envelopeTitle, inFlightBlock, TRIGGER_LINE } from "../../../src/delivery/envelope.js";
 import type { TaskRecord } from "../../../src/tasks/types.ts";
 
 const ID = "01912345-6789-7abc-8def-0123456789ab";

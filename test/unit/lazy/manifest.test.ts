@@ -1,7 +1,7 @@
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import subagentDispatch from "../../../extension.ts";
-import { registerLazily, type LazyManifest } from "../../../src/lazy/lazy-extension.js";
+import { registerLazily, type LazyManifest, type LoadTiming } from "../../../src/lazy/lazy-extension.js";
 import { emptyRegistrations, recordingApi } from "../../../src/lazy/recording-api.js";
 import { subagentManifest } from "../../../src/manifest.js";
 import { registerMainPi, startsSubagentCall } from "../../../src/entry/main-pi.js";
@@ -117,8 +117,10 @@ describe("registerLazily", () => {
   const manifest: LazyManifest = {
     tools: [{ name: "t", label: "T", description: "d", parameters: {} as never }],
     commands: [{ name: "c", description: "cd" }],
-    events: ["session_start", "message_end"],
-    loadOn: { session_start: () => true },
+    events: ["session_start", "message_end", "session_shutdown"],
+    // The test's context says when: { timing: "now" | "soon" } (absent: not at all).
+    loadOn: { session_start: (_event: unknown, ctx: { timing?: LoadTiming }) => ctx.timing },
+    replayOnLoad: ["session_start"],
     messageRenderers: ["m"],
   };
 
@@ -133,7 +135,7 @@ describe("registerLazily", () => {
         register(api: ExtensionAPI) {
           api.registerTool({ name: "t", label: "T", description: "d", parameters: {} as never, execute: async (id: string) => ({ content: [{ type: "text", text: `ran ${id}` }], details: undefined }) });
           api.registerCommand("c", { description: "cd", handler: async (args) => void calls.push(`c ${args}`), getArgumentCompletions: (p) => [{ value: `${p}!`, label: p }] });
-          api.on("session_start", () => void calls.push("session_start"));
+          api.on("session_start", (_event, ctx) => void calls.push(`session_start ${(ctx as { id?: string }).id ?? ""}`.trim()));
           api.on("message_end", () => ({ seen: true }) as never);
           api.registerMessageRenderer("m", () => ({ render: () => ["card"], invalidate: () => {} }));
           api.sendMessage({ customType: "x", content: "hi", display: true });
@@ -164,11 +166,36 @@ describe("registerLazily", () => {
     expect(fake.sent).toHaveLength(1);
   });
 
-  it("loads on an event whose loadOn says so", async () => {
+  it("loads on an event whose loadOn says now, before the event returns, and the runtime hears it once", async () => {
     const { fake, calls, imports } = setUp();
-    await fake.on.get("session_start")![0]!({}, {});
+    await fake.on.get("session_start")![0]!({}, { timing: "now", id: "s1" });
     expect(imports()).toBe(1);
-    expect(calls).toEqual(["session_start"]);
+    expect(calls).toEqual(["session_start s1"]);
+  });
+
+  it("loads on an event whose loadOn says soon without keeping pi waiting; the runtime then hears the event", async () => {
+    const { fake, lazy, calls, imports } = setUp();
+    await fake.on.get("session_start")![0]!({}, { timing: "soon", id: "s1" });
+    expect(imports()).toBe(0);
+    expect(lazy.loaded()).toBeUndefined();
+    await new Promise((resolve) => setImmediate(resolve));
+    await lazy.load();
+    expect(imports()).toBe(1);
+    expect(calls).toEqual(["session_start s1"]);
+  });
+
+  it("hands the latest kept session_start to a runtime loaded later (a tool call), and forgets it at session_shutdown", async () => {
+    const { fake, calls } = setUp();
+    await fake.on.get("session_start")![0]!({}, { id: "s1" });
+    await fake.on.get("session_start")![0]!({}, { id: "s2" });
+    await (fake.tools.get("t")!.execute as Fn)("a");
+    expect(calls).toEqual(["session_start s2"]);
+
+    const second = setUp();
+    await second.fake.on.get("session_start")![0]!({}, { id: "s1" });
+    await second.fake.on.get("session_shutdown")![0]!({}, {});
+    await (second.fake.tools.get("t")!.execute as Fn)("a");
+    expect(second.calls).toEqual([]);
   });
 
   it("tries again after a failed load", async () => {

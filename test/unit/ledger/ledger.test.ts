@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LEDGER_ENTRY_TYPE, ledgerEntriesOf, ledgerEntryOf, summarize } from "../../../src/ledger/ledger.js";
-import { formatMicros, ledgerFooterText, ledgerReportLines, NO_USAGE_YET } from "../../../src/ledger/ledger-text.ts";
+import { formatMicros, ledgerFooterText, ledgerReportLines, NO_USAGE_YET } from "../../../src/ledger/ledger-text.js";
 import { emptyUsage, formatUsage } from "../../../src/shared/format.js";
 
 function ended(taskId: string, agent: string, status: string, usage: Partial<ReturnType<typeof emptyUsage>>, model = "fake/fake-model") {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSessionFile, sessionFileExists, sessionFilePath, sessionHeaderLine, taskDir } from "../../../src/run/session-file.js";
-import { taskSources } from "../../../src/commands/task-lookup.ts";
+import { taskSources } from "../../../src/commands/task-lookup.js";
 import { processStartTime } from "../../../src/run/proc-identity.js";
 import { acquireSessionLock, isLockLive, LOCK_FILE_NAME, readSessionLock } from "../../../src/run/session-lock.js";
 

@@ -6,7 +6,7 @@ import { initialRunState } from "../../../src/run/event-reducer.js";
 import type { RunHandle, RunSpec } from "../../../src/run/runner.js";
 import type { RunOutcome, StopCause } from "../../../src/run/types.ts";
 import { emptyUsage } from "../../../src/shared/format.js";
-import { BackgroundTasks, type ResultMessage } from "../../../src/tasks/background-tasks.ts";
+import { BackgroundTasks, type ResultMessage } from "../../../src/tasks/background-tasks.js";
 import { readRecord } from "../../../src/tasks/record-store.js";
 import { newTaskId } from "../../../src/tasks/task-id.js";
 import type { PreparedRun } from "../../../src/tool/prepare-dispatch.js";

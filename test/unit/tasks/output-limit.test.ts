@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { resultPlainText } from "../../../src/commands/result-text.ts";
-import { buildEnvelope } from "../../../src/delivery/envelope.ts";
+import { resultPlainText } from "../../../src/commands/result-text.js";
+import { buildEnvelope } from "../../../src/delivery/envelope.js";
 import { detailsFromRecord } from "../../../src/tasks/details.js";
 import {
   DEFAULT_MAX_OUTPUT_CHARS,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { resultMetadataLines, resultPlainText } from "../../../src/commands/result-text.ts";
-import { buildEnvelope } from "../../../src/delivery/envelope.ts";
+import { resultMetadataLines, resultPlainText } from "../../../src/commands/result-text.js";
+import { buildEnvelope } from "../../../src/delivery/envelope.js";
 import { initialRunState } from "../../../src/run/event-reducer.js";
 import { messageBlock, shownOutput } from "../../../src/tasks/record-output.js";
 import { syncResultText } from "../../../src/tool/sync-result.js";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { initialRunState } from "../../../src/run/event-reducer.js";
 import type { RunHandle, RunSpec, SteerResult } from "../../../src/run/runner.js";
 import type { RunOutcome, StopCause } from "../../../src/run/types.ts";
-import { promptWithQueuedMessages, TaskRegistry, type FinishedTask, type TaskLaunch } from "../../../src/tasks/registry.ts";
+import { promptWithQueuedMessages, TaskRegistry, type FinishedTask, type TaskLaunch } from "../../../src/tasks/registry.js";
 
 /** A run the test drives: `over` makes it refuse stops and steers, as a run whose answer is complete does. */
 class ScriptedRun {

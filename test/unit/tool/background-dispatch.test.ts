@@ -5,10 +5,10 @@ import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { initialRunState } from "../../../src/run/event-reducer.js";
 import type { RunOutcome } from "../../../src/run/types.ts";
-import { BackgroundTasks } from "../../../src/tasks/background-tasks.ts";
+import { BackgroundTasks } from "../../../src/tasks/background-tasks.js";
 import { writeRecord } from "../../../src/tasks/record-store.js";
 import { newTaskId } from "../../../src/tasks/task-id.js";
-import { createBackgroundDispatcher, receiptText } from "../../../src/tool/background-dispatch.ts";
+import { createBackgroundDispatcher, receiptText } from "../../../src/tool/background-dispatch.js";
 import type { PreparedRun } from "../../../src/tool/prepare-dispatch.js";
 
 let agentDir: string;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentDefinition } from "../../../src/agents/types.ts";
-import { buildEnvelope } from "../../../src/delivery/envelope.ts";
+import { buildEnvelope } from "../../../src/delivery/envelope.js";
 import { createSessionFile } from "../../../src/run/session-file.js";
 import { formatSeconds } from "../../../src/shared/format.js";
 import {
@@ -20,11 +20,11 @@ import {
   readRunSettings,
   runSettingsWarnings,
 } from "../../../src/shared/run-settings.js";
-import { BackgroundTasks } from "../../../src/tasks/background-tasks.ts";
+import { BackgroundTasks } from "../../../src/tasks/background-tasks.js";
 import { readRecord } from "../../../src/tasks/record-store.js";
 import { newTaskId } from "../../../src/tasks/task-id.js";
 import type { TaskRecord } from "../../../src/tasks/types.ts";
-import { createBackgroundDispatcher } from "../../../src/tool/background-dispatch.ts";
+import { createBackgroundDispatcher } from "../../../src/tool/background-dispatch.js";
 import type { PreparedRun } from "../../../src/tool/prepare-dispatch.js";
 import { HEARTBEAT_MS, runSync } from "../../../src/tool/run-sync.js";
 import { syncResultText } from "../../../src/tool/sync-result.js";

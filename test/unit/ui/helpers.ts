@@ -5,7 +5,7 @@
 import { initialRunState } from "../../../src/run/event-reducer.js";
 import { initTheme, type Theme } from "@mariozechner/pi-coding-agent";
 import type { RunState } from "../../../src/run/types.ts";
-import type { TaskSnapshot } from "../../../src/tasks/registry.ts";
+import type { TaskSnapshot } from "../../../src/tasks/registry.js";
 import type { Styler } from "../../../src/ui/styler.ts";
 
 export const plain: Styler = { fg: (_colour, text) => text, bold: (text) => text };

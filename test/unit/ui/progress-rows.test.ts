@@ -7,7 +7,7 @@ import {
   widgetTitle,
   WIDGET_MAX_ROWS,
 } from "../../../src/ui/progress-rows.ts";
-import { shortTaskIds } from "../../../src/ui/short-id.ts";
+import { shortTaskIds } from "../../../src/ui/short-id.js";
 import { darkTheme, plain, plainLines, queuedTask, runningTask, runState } from "./helpers.ts";
 
 const MINUTE = 60_000;

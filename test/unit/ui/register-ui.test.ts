@@ -1,7 +1,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import type { BackgroundTasks } from "../../../src/tasks/background-tasks.ts";
-import type { BackgroundHandle } from "../../../src/tasks/register-background.ts";
+import type { BackgroundTasks } from "../../../src/tasks/background-tasks.js";
+import type { BackgroundHandle } from "../../../src/tasks/register-background.js";
 import { registerUi } from "../../../src/ui/register-ui.ts";
 import { renderResultCard } from "../../../src/ui/result-card.ts";
 import { renderSubagentCall, renderSubagentResult } from "../../../src/ui/tool-row.ts";

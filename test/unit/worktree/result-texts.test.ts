@@ -1,7 +1,7 @@
 /** Where a worktree report shows up: the envelope, the blocking result and /subagent-result. */
 import { describe, expect, it } from "vitest";
-import { resultPlainText } from "../../../src/commands/result-text.ts";
-import { buildEnvelope } from "../../../src/delivery/envelope.ts";
+import { resultPlainText } from "../../../src/commands/result-text.js";
+import { buildEnvelope } from "../../../src/delivery/envelope.js";
 import { emptyUsage } from "../../../src/shared/format.js";
 import type { TaskRecord } from "../../../src/tasks/types.ts";
 import { syncResultText } from "../../../src/tool/sync-result.js";

@@ -1,0 +1,423 @@
+// @ts-check
+/**
+ * The registry of background tasks: queued and running ones, in dispatch order. It owns the concurrency limit
+ * (a FIFO queue; a task starts as a slot frees), starts runs, and on each end hands the finished task to
+ * `onFinished` with a snapshot of the tasks still in flight. It knows nothing of pi: delivery, records and UI
+ * are the caller's.
+ */
+/** @import { BudgetLimits } from "../budget/limits.js" */
+import { outcomeAtExit } from "../run/outcome-at-exit.js";
+/** @import { RunHandle, RunSpec } from "../run/runner.js" */
+/** @import { RunOutcome, RunState } from "../run/types.ts" */
+import { markedMessage } from "../run/rpc-protocol.js";
+/** @import { MessageSender } from "../run/rpc-protocol.js" */
+/** @import { CancelledBy, TaskMessage, TaskOrigin } from "./types.ts" */
+/** @import { WorktreeFinisher } from "./record-from-outcome.js" */
+
+/**
+ * What the registry needs to start one task (prepared by the dispatch path).
+ * @typedef {object} TaskLaunch
+ * @property {string} taskId
+ * @property {string} agent
+ * @property {string} task
+ * @property {string} [parentSessionId]
+ * @property {string} sessionFile
+ * @property {string} cwd
+ * @property {TaskOrigin} [origin] Depth and context, kept in the task's record.
+ * @property {() => Omit<RunSpec, "onUpdate">} spec Builds the run spec; called when the task leaves the queue.
+ * @property {BudgetLimits} [budget] The task's budget limits and any capped call value (shown in rows and kept in
+ *   its record).
+ * @property {string[]} [budgetNotes]
+ * @property {() => void} release Frees what the dispatch took (temp prompt file, session lock); called once the task
+ *   has ended.
+ * @property {WorktreeFinisher} [worktree] isolation "worktree": the task's worktree, finished when its record is
+ *   made.
+ */
+
+/**
+ * @typedef {object} TaskSnapshot
+ * @property {string} taskId
+ * @property {string} agent
+ * @property {string} task
+ * @property {"queued" | "running"} status
+ * @property {number} dispatchedAt
+ * @property {number} [startedAt]
+ * @property {RunState} [state] Live run state (absent while queued).
+ * @property {{ by: CancelledBy; reason?: string }} [cancelRequested]
+ * @property {readonly TaskMessage[]} [messages] Messages sent to it so far, oldest first.
+ * @property {BudgetLimits} [budget] Its budget limits, if any (the rows show use against them).
+ */
+
+/**
+ * @typedef {object} FinishedTask
+ * @property {TaskLaunch} launch
+ * @property {number} dispatchedAt
+ * @property {RunOutcome} [outcome] Absent when the task never started (cancelled or dropped while queued).
+ * @property {CancelledBy} [cancelledBy]
+ * @property {string} [cancelReason]
+ * @property {TaskMessage[]} [messages]
+ * @property {TaskSnapshot[]} inFlight The tasks still queued or running when this one ended (never itself).
+ */
+
+/**
+ * @typedef {object} RegistryOptions
+ * @property {number} maxConcurrent
+ * @property {(spec: RunSpec) => RunHandle} startRun
+ * @property {(finished: FinishedTask) => void} onFinished
+ * @property {() => void} [onChange] Called whenever a task is added, starts, progresses or ends.
+ * @property {() => number} [now]
+ */
+
+/**
+ * @typedef {object} Entry
+ * @property {TaskLaunch} launch
+ * @property {number} dispatchedAt
+ * @property {RunHandle} [handle]
+ * @property {{ by: CancelledBy; reason?: string }} [cancel]
+ * @property {TaskMessage[]} messages
+ */
+
+/**
+ * What became of a message: `steered` to the running child, `queued` with the task's prompt, or refused:
+ * `finished` (the run is over or being stopped), `unknown` (not in flight here), `unsupported` (a JSON child).
+ * @typedef {"steered" | "queued" | "finished" | "unknown" | "unsupported"} MessageOutcome
+ */
+
+/**
+ * A queued task's prompt with the messages it received while waiting, each marked as not part of the task.
+ * @param {string} prompt
+ * @param {readonly TaskMessage[]} messages
+ * @returns {string}
+ */
+export function promptWithQueuedMessages(prompt, messages) {
+  return [prompt, ...messages.map((message) => markedMessage(message.text, message.from, "queued"))].join("\n\n");
+}
+
+/** The status a refused cancel names: the run's answer was complete before the cancel arrived (its result follows). */
+export const CANCEL_TOO_LATE_STATUS = "its answer was complete before the cancel arrived";
+
+/**
+ * The last form: the run could not even be started (its failed result is recorded and delivered like any other).
+ * @typedef {{ started: true }
+ *   | { started: false; position: number; running: number }
+ *   | { started: false; failed: true; errorMessage: string }} EnqueueResult
+ */
+
+export class TaskRegistry {
+  /**
+   * @private
+   * @readonly
+   * @type {RegistryOptions}
+   */
+  options;
+  /**
+   * @private
+   * @readonly
+   * @type {Map<string, Entry>}
+   */
+  entries = new Map();
+  /**
+   * @private
+   * @readonly
+   * @type {string[]}
+   */
+  queue = [];
+  /**
+   * Why a task that was just enqueued could not start (read and cleared by enqueue).
+   * @private
+   * @readonly
+   * @type {Map<string, string>}
+   */
+  startFailures = new Map();
+  /**
+   * @private
+   * @type {string | undefined}
+   */
+  enqueueing;
+  /**
+   * @private
+   * @readonly
+   * @type {() => number}
+   */
+  now;
+
+  /** @param {RegistryOptions} options */
+  constructor(options) {
+    this.options = options;
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * @param {string} taskId
+   * @returns {boolean}
+   */
+  has(taskId) {
+    return this.entries.has(taskId);
+  }
+
+  /** @returns {number} */
+  get size() {
+    return this.entries.size;
+  }
+
+  /** @returns {number} */
+  runningCount() {
+    let running = 0;
+    for (const entry of this.entries.values()) if (entry.handle) running++;
+    return running;
+  }
+
+  /**
+   * @param {TaskLaunch} launch
+   * @returns {EnqueueResult}
+   */
+  enqueue(launch) {
+    if (this.entries.has(launch.taskId)) throw new Error(`task ${launch.taskId} is already in flight`);
+    this.entries.set(launch.taskId, { launch, dispatchedAt: this.now(), messages: [] });
+    this.queue.push(launch.taskId);
+    this.enqueueing = launch.taskId;
+    try {
+      this.pump();
+    } finally {
+      this.enqueueing = undefined;
+    }
+    this.options.onChange?.();
+    const failure = this.startFailures.get(launch.taskId);
+    if (failure !== undefined) {
+      this.startFailures.delete(launch.taskId);
+      return { started: false, failed: true, errorMessage: failure };
+    }
+    const position = this.queue.indexOf(launch.taskId);
+    return position < 0 ? { started: true } : { started: false, position: position + 1, running: this.runningCount() };
+  }
+
+  /**
+   * Queued and running tasks in dispatch order.
+   * @param {string} [except]
+   * @returns {TaskSnapshot[]}
+   */
+  snapshot(except) {
+    /** @type {TaskSnapshot[]} */
+    const list = [];
+    for (const [taskId, entry] of this.entries) {
+      if (taskId === except) continue;
+      list.push({
+        taskId,
+        agent: entry.launch.agent,
+        task: entry.launch.task,
+        status: entry.handle ? "running" : "queued",
+        dispatchedAt: entry.dispatchedAt,
+        startedAt: entry.handle?.startedAt,
+        state: entry.handle?.state,
+        cancelRequested: entry.cancel,
+        messages: entry.messages,
+        budget: entry.launch.budget,
+      });
+    }
+    return list;
+  }
+
+  /**
+   * @param {string} taskId
+   * @returns {TaskSnapshot | undefined}
+   */
+  get(taskId) {
+    return this.snapshot().find((task) => task.taskId === taskId);
+  }
+
+  /**
+   * Cancels a queued or running task. A running one is stopped (its tree killed) and ends through the normal
+   * path; a queued one ends at once. Returns false when the id is not in flight.
+   * @param {string} taskId
+   * @param {CancelledBy} by
+   * @param {string} [reason]
+   * @returns {boolean}
+   */
+  cancel(taskId, by, reason) {
+    const entry = this.entries.get(taskId);
+    if (!entry) return false;
+    if (entry.cancel) return true;
+    if (entry.handle) {
+      // A run whose answer is already complete is not cancelled: its result says what it did (never both).
+      if (!entry.handle.stop(by === "none" ? "killed_on_shutdown" : "aborted")) return false;
+      entry.cancel = { by, reason };
+    } else {
+      entry.cancel = { by, reason };
+      this.queue.splice(this.queue.indexOf(taskId), 1);
+      this.finish(taskId, undefined);
+    }
+    this.options.onChange?.();
+    return true;
+  }
+
+  /**
+   * Cancels everything in flight; returns how many tasks were cancelled.
+   * @param {CancelledBy} by
+   * @param {string} [reason]
+   * @returns {number}
+   */
+  cancelAll(by, reason) {
+    let cancelled = 0;
+    for (const id of [...this.entries.keys()]) if (this.cancel(id, by, reason)) cancelled += 1;
+    return cancelled;
+  }
+
+  /**
+   * Whether a cancel of this task would be refused because its run is over (its answer is complete).
+   * @param {string} taskId
+   * @returns {boolean}
+   */
+  isOver(taskId) {
+    return this.entries.get(taskId)?.handle?.over === true;
+  }
+
+  /**
+   * Sends a message to a queued or running task and records it.
+   * @param {string} taskId
+   * @param {MessageSender} from
+   * @param {string} text
+   * @returns {MessageOutcome}
+   */
+  message(taskId, from, text) {
+    const entry = this.entries.get(taskId);
+    if (!entry) return "unknown";
+    if (entry.cancel) return "finished";
+    if (!entry.handle) {
+      entry.messages.push({ at: this.now(), from, text, delivery: "queued" });
+      this.options.onChange?.();
+      return "queued";
+    }
+    const sent = entry.handle.steer(markedMessage(text, from, "running"));
+    if (sent === "unsupported") return "unsupported";
+    if (sent === "ended") return "finished";
+    entry.messages.push({ at: this.now(), from, text, delivery: "steer" });
+    this.options.onChange?.();
+    return "steered";
+  }
+
+  /**
+   * Running tasks' handles (for the shutdown path, which must wait for or force their end).
+   * @returns {RunHandle[]}
+   */
+  runningHandles() {
+    return [...this.entries.values()].flatMap((entry) => (entry.handle ? [entry.handle] : []));
+  }
+
+  /**
+   * For a process that is exiting: ends every task at once, synchronously, as cancelled by shutdown, with what
+   * each run had produced so far. The caller records them; the child guard kills the trees right after. Later
+   * `done` events of those runs are ignored.
+   * @returns {FinishedTask[]}
+   */
+  drainForExit() {
+    /** @type {FinishedTask[]} */
+    const finished = [];
+    const at = this.now();
+    for (const [taskId, entry] of this.entries) {
+      this.entries.delete(taskId);
+      try {
+        entry.launch.release();
+      } catch {
+        // exiting anyway
+      }
+      const handle = entry.handle;
+      finished.push({
+        launch: entry.launch,
+        dispatchedAt: entry.dispatchedAt,
+        outcome: handle ? outcomeAtExit(handle, at) : undefined,
+        cancelledBy: "none",
+        messages: entry.messages,
+        inFlight: [],
+      });
+    }
+    this.queue.length = 0;
+    return finished;
+  }
+
+  /**
+   * Notifies listeners that live run state changed.
+   * @returns {void}
+   */
+  touch() {
+    this.options.onChange?.();
+  }
+
+  /**
+   * @private
+   * @returns {void}
+   */
+  pump() {
+    while (this.queue.length > 0 && this.runningCount() < this.options.maxConcurrent) {
+      const taskId = /** @type {string} */ (this.queue.shift());
+      const entry = this.entries.get(taskId);
+      if (!entry) continue;
+      /** @type {RunHandle} */
+      let handle;
+      try {
+        const spec = entry.launch.spec();
+        const command = entry.messages.length > 0 ? { ...spec.command, prompt: promptWithQueuedMessages(spec.command.prompt, entry.messages) } : spec.command;
+        handle = this.options.startRun({ ...spec, command, onUpdate: () => this.options.onChange?.() });
+      } catch (error) {
+        // Nothing ran: end the task as failed without an outcome-less gap in the record.
+        const outcome = failedToStart(this.now(), error);
+        if (taskId === this.enqueueing) this.startFailures.set(taskId, outcome.errorMessage ?? "");
+        this.finish(taskId, outcome);
+        continue;
+      }
+      entry.handle = handle;
+      handle.done.then((outcome) => this.finish(taskId, outcome));
+    }
+  }
+
+  /**
+   * @private
+   * @param {string} taskId
+   * @param {RunOutcome | undefined} outcome
+   * @returns {void}
+   */
+  finish(taskId, outcome) {
+    const entry = this.entries.get(taskId);
+    if (!entry) return;
+    this.entries.delete(taskId);
+    try {
+      entry.launch.release();
+    } finally {
+      /** @type {FinishedTask} */
+      const finished = {
+        launch: entry.launch,
+        dispatchedAt: entry.dispatchedAt,
+        outcome,
+        cancelledBy: entry.cancel?.by,
+        cancelReason: entry.cancel?.reason,
+        messages: entry.messages,
+        inFlight: this.snapshot(),
+      };
+      this.pump();
+      this.options.onFinished(finished);
+      this.options.onChange?.();
+    }
+  }
+}
+
+/**
+ * @param {number} now
+ * @param {unknown} error
+ * @returns {RunOutcome}
+ */
+function failedToStart(now, error) {
+  return {
+    status: "failed",
+    exitCode: null,
+    signal: null,
+    stopReason: "error",
+    errorMessage: `could not start the subagent process: ${error instanceof Error ? error.message : String(error)}`,
+    output: "",
+    usage: { turns: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextTokens: 0 },
+    startedAt: now,
+    finishedAt: now,
+    durationMs: 0,
+    stderrTail: "",
+  };
+}
+
+/** @typedef {import("../run/types.ts").StopCause} StopCause */
