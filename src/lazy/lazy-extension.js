@@ -94,10 +94,11 @@ export function registerLazily(pi, manifest, runtimes) {
   /** @type {Promise<Registrations> | undefined} */
   let loadingToolOnly;
   /**
-   * The latest arguments of each `replayOnLoad` event that fired while the runtime was not loaded.
+   * The latest arguments of each `replayOnLoad` event, for a part of the runtime loaded after it fired (also the
+   * whole runtime after the tool's part: each new part must learn the current session).
    * @type {Map<string, AnyArgs>}
    */
-  const missed = new Map();
+  const kept = new Map();
   const replayed = new Set(manifest.replayOnLoad ?? []);
 
   /**
@@ -111,8 +112,8 @@ export function registerLazily(pi, manifest, runtimes) {
       async (runtime) => {
         const into = emptyRegistrations();
         runtime.register(recordingApi(pi, into));
-        // What the runtime missed while it was not loaded, so it knows the session it runs in.
-        for (const [event, args] of missed) {
+        // What fired before this part was loaded, so it knows the session it runs in.
+        for (const [event, args] of kept) {
           try {
             await runHandlers(into, event, args);
           } catch {
@@ -206,10 +207,10 @@ export function registerLazily(pi, manifest, runtimes) {
     const shouldLoad = manifest.loadOn?.[event];
     // pi's `on` is overloaded per event name; the forwarder passes pi's arguments through unchanged.
     /** @type {(event: string, handler: (...args: AnyArgs) => unknown) => void} */ (pi.on)(event, async (...args) => {
-      if (registrations) return runHandlers(registrations, event, args);
       // The session ended: what was kept of it is stale.
-      if (event === "session_shutdown") missed.clear();
-      if (replayed.has(event)) missed.set(event, args);
+      if (event === "session_shutdown") kept.clear();
+      if (replayed.has(event)) kept.set(event, args);
+      if (registrations) return runHandlers(registrations, event, args);
       const timing = shouldLoad?.(...args);
       if (timing === "soon") setImmediate(() => load().catch(() => undefined));
       if (timing !== "now") return undefined;

@@ -256,13 +256,15 @@ describe("registerLazily with a tool part", () => {
   const manifest: LazyManifest = {
     tools: [{ name: "t", label: "T", description: "d", parameters: {} as never }],
     commands: [{ name: "c", description: "cd" }],
-    events: ["tool_result"],
+    events: ["tool_result", "session_start"],
+    replayOnLoad: ["session_start"],
     messageRenderers: [],
   };
-  const runtime = (label: string, loads: string[]) => async () => {
+  const runtime = (label: string, loads: string[], sessions: string[] = []) => async () => {
     loads.push(label);
     return {
       register(api: ExtensionAPI) {
+        api.on("session_start", (_event, ctx) => void sessions.push(`${label} ${(ctx as { id?: string }).id}`));
         api.registerTool({ name: "t", label: "T", description: "d", parameters: {} as never, execute: async () => ({ content: [{ type: "text", text: `${label} ran` }], details: undefined }) });
         if (label === "all") api.registerCommand("c", { description: "cd", handler: async () => undefined });
         api.on("tool_result", () => ({ from: label }) as never);
@@ -284,6 +286,20 @@ describe("registerLazily with a tool part", () => {
     expect(await fake.on.get("tool_result")![0]!({}, {})).toEqual({ from: "all" });
     expect(await run()).toBe("all ran");
     expect(loads).toEqual(["tool", "all"]);
+  });
+
+  it("each part loaded later learns the current session: the tool part, then the whole runtime after a new session", async () => {
+    const fake = fakePi();
+    const loads: string[] = [];
+    const sessions: string[] = [];
+    registerLazily(fake.pi, manifest, { all: runtime("all", loads, sessions), toolOnly: runtime("tool", loads, sessions) });
+    await fake.on.get("session_start")![0]!({}, { id: "s1" });
+    await (fake.tools.get("t")!.execute as Fn)("x");
+    expect(sessions).toEqual(["tool s1"]);
+    // A new session while only the tool part is loaded: the part hears it, and the whole runtime loaded later too.
+    await fake.on.get("session_start")![0]!({}, { id: "s2" });
+    await fake.commands.get("c")!.handler("", {});
+    expect(sessions).toEqual(["tool s1", "tool s2", "all s2"]);
   });
 
   it("without a tool part, a tool call loads the whole runtime", async () => {
