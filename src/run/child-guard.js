@@ -45,6 +45,15 @@ export function onProcessExit(hook) {
   return () => exitHooks.delete(hook);
 }
 
+/**
+ * For tests: forgets every exit hook, so fake runs a test left unfinished are not recorded (into a folder the test
+ * already removed) when the test process exits.
+ * @returns {void}
+ */
+export function forgetExitHooksForTests() {
+  exitHooks.clear();
+}
+
 /** @typedef {"SIGTERM" | "SIGHUP" | "SIGINT"} GuardedSignal */
 
 /**

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { forgetExitHooksForTests } from "../../../src/run/child-guard.js";
 import { initialRunState } from "../../../src/run/event-reducer.js";
 import type { RunHandle, RunSpec } from "../../../src/run/runner.js";
 import type { RunOutcome, StopCause } from "../../../src/run/types.ts";
@@ -118,7 +119,10 @@ beforeEach(() => {
   notes = [];
   idle = false;
 });
-afterEach(() => rmSync(agentDir, { recursive: true, force: true }));
+afterEach(() => {
+  forgetExitHooksForTests();
+  rmSync(agentDir, { recursive: true, force: true });
+});
 
 describe("background tasks", () => {
   it("records a finished task on disk before delivering it, and confirms delivery when the message lands", async () => {

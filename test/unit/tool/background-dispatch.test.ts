@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { forgetExitHooksForTests } from "../../../src/run/child-guard.js";
 import { initialRunState } from "../../../src/run/event-reducer.js";
 import type { RunOutcome } from "../../../src/run/types.ts";
 import { BackgroundTasks } from "../../../src/tasks/background-tasks.js";
@@ -58,7 +59,10 @@ beforeEach(() => {
     now: () => clock,
   });
 });
-afterEach(() => rmSync(agentDir, { recursive: true, force: true }));
+afterEach(() => {
+  forgetExitHooksForTests();
+  rmSync(agentDir, { recursive: true, force: true });
+});
 
 describe("the dispatch receipt", () => {
   it("is the spec's single line, and says so in one line when the task is queued", () => {

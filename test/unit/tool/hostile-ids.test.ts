@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { forgetExitHooksForTests } from "../../../src/run/child-guard.js";
 import type { AgentDefinition } from "../../../src/agents/types.ts";
 import { initialRunState } from "../../../src/run/event-reducer.js";
 import { taskDir } from "../../../src/run/session-file.js";
@@ -26,7 +27,10 @@ let root: string;
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "hostile-ids-"));
 });
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => {
+  forgetExitHooksForTests();
+  rmSync(root, { recursive: true, force: true });
+});
 
 /** A record.json planted outside the store, where `../../project` from the store's folder points. */
 function plantRecordOutside(agentDir: string): void {

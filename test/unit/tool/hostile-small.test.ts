@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { forgetExitHooksForTests } from "../../../src/run/child-guard.js";
 import type { AgentDefinition } from "../../../src/agents/types.ts";
 import { buildEnvelope } from "../../../src/delivery/envelope.js";
 import { createSessionFile } from "../../../src/run/session-file.js";
@@ -39,6 +40,7 @@ beforeEach(() => {
   marker = randomUUID();
 });
 afterEach(async () => {
+  forgetExitHooksForTests();
   const left = await waitForNoProcesses(marker, 5000);
   killProcessesWithMarker(marker);
   rmSync(agentDir, { recursive: true, force: true });
