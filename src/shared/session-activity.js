@@ -15,11 +15,11 @@ import { TOOL_NAME } from "../tool/texts.js";
 export function holdsSubagentActivity(entries) {
   return entries.some((raw) => {
     const entry = /** @type {{ type?: unknown, customType?: unknown, message?: { role?: unknown, toolName?: unknown, content?: unknown } }} */ (raw);
+    // pi stores a custom message (a delivered result) as a `custom_message` entry, on both pis.
     if (entry?.type === "custom_message") return entry.customType === RESULT_CUSTOM_TYPE_NAME;
     if (entry?.type !== "message" || !entry.message) return false;
     const { role, toolName, content } = entry.message;
     if (role === "toolResult") return toolName === TOOL_NAME;
-    if (role === "custom") return /** @type {{ customType?: unknown }} */ (entry.message).customType === RESULT_CUSTOM_TYPE_NAME;
     if (role !== "assistant" || !Array.isArray(content)) return false;
     return content.some((block) => block?.type === "toolCall" && block.name === TOOL_NAME);
   });

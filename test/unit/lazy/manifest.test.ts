@@ -179,6 +179,8 @@ describe("registerLazily", () => {
     expect(imports()).toBe(0);
     expect(lazy.loaded()).toBeUndefined();
     await new Promise((resolve) => setImmediate(resolve));
+    // The load started by itself, right after the event.
+    expect(imports()).toBe(1);
     await lazy.load();
     expect(imports()).toBe(1);
     expect(calls).toEqual(["session_start s1"]);
