@@ -189,7 +189,8 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     expect(screen).toMatch(/^ 88-121 of 121 · /m);
     // g goes to the top (the heading, rendered without its #), G back to the end.
     await t.type("g");
-    screen = await t.waitForText(row("01"), 10_000);
+    // Until the repaint reached the status line: a capture mid-repaint can hold the new top and the old bottom.
+    screen = await t.waitForScreen((now) => row("01").test(now) && /^ 1-\d+ of 121 · /m.test(now), 10_000, "the top of the output");
     expect(screen).not.toMatch(row("60"));
     expect(screen).toMatch(/^ Report\s*$/m);
     await t.type("G");
