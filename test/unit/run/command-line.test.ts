@@ -25,11 +25,11 @@ function valueOf(args: string[], flag: string): string | undefined {
 }
 
 describe("buildChildCommand: the minimal command line", () => {
-  it("runs the parent's node and pi entry in RPC mode on our session file, the prompt kept apart for stdin", () => {
+  it("runs the parent's node and pi entry in RPC mode, offline, on our session file, the prompt kept apart for stdin", () => {
     const command = buildChildCommand(input());
     expect(command.command).toBe("/usr/bin/node");
     expect(command.mode).toBe("rpc");
-    expect(command.args).toEqual(["/opt/pi/dist/cli.js", "--mode", "rpc", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
+    expect(command.args).toEqual(["/opt/pi/dist/cli.js", "--mode", "rpc", "--offline", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
     expect(command.prompt).toBe("Task: Summarise README.md");
   });
 
@@ -43,7 +43,7 @@ describe("buildChildCommand: the minimal command line", () => {
   it("runs a pi found on PATH without prefix arguments", () => {
     const command = buildChildCommand(input({ pi: { command: "/usr/local/bin/pi", prefixArgs: [] } }));
     expect(command.command).toBe("/usr/local/bin/pi");
-    expect(command.args.slice(0, 4)).toEqual(["--mode", "rpc", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
+    expect(command.args.slice(0, 5)).toEqual(["--mode", "rpc", "--offline", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
   });
 
   it("passes none of the optional flags when nothing asks for them", () => {
@@ -94,7 +94,7 @@ describe("buildChildCommand: every optional flag", () => {
   });
 
   it("keeps the fixed part first", () => {
-    expect(full.args.slice(0, 5)).toEqual(["/opt/pi/dist/cli.js", "--mode", "rpc", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
+    expect(full.args.slice(0, 6)).toEqual(["/opt/pi/dist/cli.js", "--mode", "rpc", "--offline", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
   });
 });
 

@@ -125,7 +125,7 @@ describe("prepareDispatch: a fresh session", () => {
     expect(JSON.parse(readFileSync(run.sessionFile, "utf8"))).toMatchObject({ type: "session", id: run.taskId, cwd: env.cwd });
     expect(run.command.command).toBe(process.execPath);
     // node preloads the child's watch on its parent (src/run/child-preload.js), then runs pi's entry.
-    expect(run.command.args.slice(0, 7)).toEqual(["--import", pathToFileURL(join(REPO_ROOT, "src/run/child-preload.js")).href, env.argv[1], "--mode", "rpc", "--session", run.sessionFile]);
+    expect(run.command.args.slice(0, 8)).toEqual(["--import", pathToFileURL(join(REPO_ROOT, "src/run/child-preload.js")).href, env.argv[1], "--mode", "rpc", "--offline", "--session", run.sessionFile]);
     expect(run.command.prompt).toBe("Task: Add a test");
     expect(run.command.env).toMatchObject({ PATH: "/usr/bin", PI_SUBAGENT_DEPTH: "1", PI_CURRENT_AGENT_NAME: "coder" });
     expect(run.cwd).toBe(env.cwd);
