@@ -5,6 +5,9 @@
  *  - one delegation: `pi -p` whose model calls `subagent` once (the child answers at once), with this package
  *    ÷ with pi's official subagent example (`examples/extensions/subagent` inside that pi's package);
  *  - 8 delegations in one turn: the same with 8 tool calls in one assistant message;
+ *  - the same 8 delegations as a user runs them: PI_OFFLINE unset and API keys of three providers in auth.json
+ *    (dummy keys; nothing here calls those providers), where pi 1.x's RPC mode would refresh model catalogs over
+ *    the network at start (our children run with --offline);
  *  - peak memory of the largest process during one delegation (GNU time's maximum resident set size, which
  *    covers the parent and every child it waited for).
  * Each round runs every pair back to back (alternating which side goes first) and the table shows the median
@@ -21,6 +24,8 @@ import { median } from "./startup.ts";
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const TIME = "/usr/bin/time";
+/** Keys that make three providers "configured", as for a user; no request ever reaches those providers. */
+const DUMMY_KEYS = JSON.stringify({ anthropic: { type: "api_key", key: "bench-dummy" }, openai: { type: "api_key", key: "bench-dummy" }, google: { type: "api_key", key: "bench-dummy" } });
 const WORKER = "---\nname: worker\ndescription: Bench worker\n---\nYou are the bench worker. Answer briefly.\n";
 
 /** The goals of issue 12: each figure's largest acceptable value. */
@@ -37,9 +42,10 @@ interface PiFigures {
   startup: number[];
   delegation: number[];
   parallel: number[];
+  online: number[];
   memoryOurs: number[];
   memoryOfficial: number[];
-  wall: { startupWith: number[]; startupWithout: number[]; oursOne: number[]; officialOne: number[]; oursEight: number[]; officialEight: number[] };
+  wall: { startupWith: number[]; startupWithout: number[]; oursOne: number[]; officialOne: number[]; oursEight: number[]; officialEight: number[]; oursOnline: number[]; officialOnline: number[] };
 }
 
 /** Runs pi under GNU time and returns wall time, CPU time and the largest resident set size. */
@@ -78,18 +84,23 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
   const without = createPiEnv({ baseUrl: fake.baseUrl });
   const installed = createPiEnv({ baseUrl: fake.baseUrl });
   const delegating = createPiEnv({ baseUrl: fake.baseUrl });
-  const envs = [without, installed, delegating];
+  const online = createPiEnv({ baseUrl: fake.baseUrl });
+  delete online.env.PI_OFFLINE;
+  online.writeAgentDirFile("auth.json", DUMMY_KEYS);
+  const envs = [without, installed, delegating, online];
   const official = join(pi.packageRoot, "examples/extensions/subagent/index.ts");
   // The user-level agents folder: the official example's default scope, and one of ours.
   delegating.writeAgentDirFile("agents/worker.md", WORKER);
+  online.writeAgentDirFile("agents/worker.md", WORKER);
   const figures: PiFigures = {
     pi,
     startup: [],
     delegation: [],
     parallel: [],
+    online: [],
     memoryOurs: [],
     memoryOfficial: [],
-    wall: { startupWith: [], startupWithout: [], oursOne: [], officialOne: [], oursEight: [], officialEight: [] },
+    wall: { startupWith: [], startupWithout: [], oursOne: [], officialOne: [], oursEight: [], officialEight: [], oursOnline: [], officialOnline: [] },
   };
   try {
     const install = await runProcess(pi.node, [pi.cli, "install", REPO_ROOT], { env: withPiPath(installed.env, pi), cwd: installed.workDir, timeoutMs: 120_000 });
@@ -98,9 +109,9 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
     if (!settings.packages?.length) throw new Error(`${pi.label}: pi install wrote no packages entry`);
 
     const hello = (env: PiEnv) => timedPi(pi, env, ["-p", "--no-session", `hello ${fakeDirective({ text: "hi" })}`], "hi");
-    const delegate = (extension: string, count: number, tag: string) => {
+    const delegate = (extension: string, count: number, tag: string, env: PiEnv = delegating) => {
       const { prompt, expect } = delegationPrompt(count, tag);
-      return timedPi(pi, delegating, ["-e", extension, "-p", "--no-session", prompt], expect);
+      return timedPi(pi, env, ["-e", extension, "-p", "--no-session", prompt], expect);
     };
 
     // Warm-up: the first run of each set-up pays one-off costs (jiti's transpile cache, auth.json, compile cache).
@@ -125,9 +136,14 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
       figures.wall.oursEight.push(oursEight.wallMs);
       figures.wall.officialEight.push(officialEight.wallMs);
 
+      const [oursOnline, officialOnline] = await pair(round, () => delegate(EXTENSION_ENTRY, 8, `N${round}`, online), () => delegate(official, 8, `Y${round}`, online));
+      figures.online.push(oursOnline.wallMs / officialOnline.wallMs);
+      figures.wall.oursOnline.push(oursOnline.wallMs);
+      figures.wall.officialOnline.push(officialOnline.wallMs);
+
       log(
         `  ${pi.label} round ${round + 1}/${ROUNDS}: start-up ${withPackage.wallMs}/${withoutPackage.wallMs} ms, one ${oursOne.wallMs}/${officialOne.wallMs} ms, ` +
-          `eight ${oursEight.wallMs}/${officialEight.wallMs} ms, peak ${Math.round(oursOne.maxRssKiB / 1024)}/${Math.round(officialOne.maxRssKiB / 1024)} MiB`,
+          `eight ${oursEight.wallMs}/${officialEight.wallMs} ms, online ${oursOnline.wallMs}/${officialOnline.wallMs} ms, peak ${Math.round(oursOne.maxRssKiB / 1024)}/${Math.round(officialOne.maxRssKiB / 1024)} MiB`,
       );
     }
     return figures;
@@ -152,6 +168,7 @@ export function formatVersusTable(all: PiFigures[]): string {
     row("start-up with the package ÷ without (`pi -p hello`)", (f) => `${ratio(f.startup)} (${Math.round(median(f.wall.startupWith))} vs ${Math.round(median(f.wall.startupWithout))} ms)`, `≤ ${GOALS.startup}`),
     row("one delegation, ours ÷ official example", (f) => `${ratio(f.delegation)} (${Math.round(median(f.wall.oursOne))} vs ${Math.round(median(f.wall.officialOne))} ms)`, `≤ ${GOALS.delegation.toFixed(2)}`),
     row("8 delegations in one turn, ours ÷ official", (f) => `${ratio(f.parallel)} (${Math.round(median(f.wall.oursEight))} vs ${Math.round(median(f.wall.officialEight))} ms)`, `≤ ${GOALS.parallel.toFixed(2)}`),
+    row("the same 8, pi not offline, API keys in auth.json", (f) => `${ratio(f.online)} (${Math.round(median(f.wall.oursOnline))} vs ${Math.round(median(f.wall.officialOnline))} ms)`, `≤ ${GOALS.parallel.toFixed(2)}`),
     row("peak memory of the largest process, one delegation", (f) => `${mib(f.memoryOurs)} vs ${mib(f.memoryOfficial)} MiB`, "≤ official"),
   ].join("\n");
 }
@@ -161,6 +178,7 @@ function meetsGoals(f: PiFigures): boolean {
     median(f.startup) <= GOALS.startup &&
     median(f.delegation) <= GOALS.delegation &&
     median(f.parallel) <= GOALS.parallel &&
+    median(f.online) <= GOALS.parallel &&
     median(f.memoryOurs) <= median(f.memoryOfficial)
   );
 }
