@@ -89,9 +89,13 @@ export function isIdentityAlive(identity) {
  * @returns {boolean}
  */
 export function isIdentityRunning(identity) {
-  if (!isIdentityAlive(identity)) return false;
+  if (!Number.isInteger(identity.pid) || identity.pid <= 0) return false;
+  // One read of /proc answers both questions (the watchdog asks every second).
   const fields = statFields(identity.pid);
-  return fields === undefined || fields[23 - 3] !== "0";
+  if (!fields) return !hasProcFs() && pidExists(identity.pid);
+  if (fields[0] === "Z" || fields[0] === "X") return false;
+  if (identity.start !== undefined && fields[22 - 3] !== identity.start) return false;
+  return fields[23 - 3] !== "0";
 }
 
 /** @type {boolean | undefined} */

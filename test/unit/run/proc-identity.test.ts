@@ -27,7 +27,11 @@ describe("process identity", () => {
   it("runs only while alive and not exiting: a zombie (exited, not yet reaped) does not run", async () => {
     const own = ownIdentity();
     expect(isIdentityRunning(own)).toBe(true);
+    expect(isIdentityRunning({ pid: own.pid })).toBe(true);
+    // The same pid with another start time is a later process, not the one named.
+    expect(isIdentityRunning({ pid: own.pid, start: String(Number(own.start) + 1) })).toBe(false);
     expect(isIdentityRunning({ pid: deadPid(), start: own.start })).toBe(false);
+    expect(isIdentityRunning({ pid: 0 })).toBe(false);
     // `sleep 0` becomes a child of the exec'd `sleep 30`, which never reaps it: a zombie until the sleep ends.
     const holder = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
     try {
