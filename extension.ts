@@ -2,7 +2,7 @@
  * pi-subagent-dispatch: the entry pi loads, in every session and in every subagent child. It registers at once
  * only what pi needs at start and loads the rest on first use, so the package costs next to nothing where it
  * is not used (src/lazy/lazy-extension.js explains the pattern; ADVANCED.md says what each part does).
- * - a subagent at the depth limit (PI_SUBAGENT_MAX_DEPTH, passed down by its parent) gets the `subagent` tool refusing every call (src/tool/depth-gate-tool.ts) and
+ * - a subagent at the depth limit (PI_SUBAGENT_MAX_DEPTH, passed down by its parent) gets the `subagent` tool refusing every call (src/tool/depth-gate-tool.js) and
  *   nothing else of ours: no roster, no commands, no runtime;
  * - the main pi gets src/entry/main-pi.js: the manifest (src/manifest.js: tool definition, command names, event
  *   hooks, message renderer) in front of the runtime (src/runtime.ts), imported on first use.
@@ -25,7 +25,7 @@ export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> 
   watchParentFromChild();
   useAgentDirResolver(getAgentDir);
   if (!mayDispatchSubagents()) {
-    (await import("./src/tool/depth-gate-tool.ts")).registerDepthGateTool(pi);
+    (await import("./src/tool/depth-gate-tool.js")).registerDepthGateTool(pi, toolPiParts.parameters);
     return;
   }
   (await import("./src/entry/main-pi.js")).registerMainPi(pi, {

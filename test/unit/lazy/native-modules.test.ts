@@ -102,3 +102,29 @@ describe("modules Node loads itself", () => {
     expect(JSON.parse(run.stdout)).toEqual([]);
   });
 });
+
+/** Every module `entry` loads at run time (static and lazy imports alike), as paths relative to the repository. */
+function loadedFrom(entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const specifier of runtimeSpecifiers(readFileSync(file, "utf8"))) {
+      if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
+    }
+  };
+  visit(entry);
+  return [...seen].map((file) => relative(REPO_ROOT, file)).sort();
+}
+
+describe("a subagent at the depth limit", () => {
+  it("loads, besides the entry's own imports, only the depth variables and the tool's texts (pi loads an installed package in every child)", () => {
+    expect(loadedFrom(join(SRC, "tool/depth-gate-tool.js"))).toEqual([
+      "src/shared/depth.js",
+      "src/tasks/task-id.js",
+      "src/tasks/uuid-v7.js",
+      "src/tool/depth-gate-tool.js",
+      "src/tool/texts.js",
+    ]);
+  });
+});
