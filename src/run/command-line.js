@@ -128,7 +128,7 @@ export function childExtensions(extensions, ownPackage, preloaded, atDepthLimit)
  * catalog over the network when it starts (JSON print mode does not), and a child still waiting on it exits
  * late: with the network blocked, 3 of 8 parallel children exited about 5 s after their answer, and a result
  * waits for its child's exit. `--offline` ("disable startup network operations", pi 0.73.1 and 1.x) skips that
- * refresh; the parent pi keeps the catalogs fresh in the agent dir the child reads them from.
+ * refresh; the child reads the catalogs pi keeps in the agent dir, as a JSON child (which never refreshes) does.
  */
 export const RPC_CHILD_FLAGS = Object.freeze(["--offline"]);
 
