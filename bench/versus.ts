@@ -155,7 +155,17 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
   }
 }
 
-const ratio = (values: number[]) => median(values).toFixed(2);
+/** The value at fraction `q` of the sorted values (linear between neighbours). */
+function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (sorted.length - 1) * q;
+  const low = Math.floor(at);
+  const high = Math.ceil(at);
+  return sorted[low]! + (sorted[high]! - sorted[low]!) * (at - low);
+}
+
+/** The median ratio and, in brackets, the middle half of the rounds' ratios: how far one run can be trusted. */
+const ratio = (values: number[]) => `${median(values).toFixed(2)} [${quantile(values, 0.25).toFixed(2)}–${quantile(values, 0.75).toFixed(2)}]`;
 const mib = (values: number[]) => `${Math.round(median(values) / 1024)}`;
 
 export function formatVersusTable(all: PiFigures[]): string {
@@ -170,6 +180,8 @@ export function formatVersusTable(all: PiFigures[]): string {
     row("8 delegations in one turn, ours ÷ official", (f) => `${ratio(f.parallel)} (${Math.round(median(f.wall.oursEight))} vs ${Math.round(median(f.wall.officialEight))} ms)`, `≤ ${GOALS.parallel.toFixed(2)}`),
     row("the same 8, pi not offline, API keys in auth.json", (f) => `${ratio(f.online)} (${Math.round(median(f.wall.oursOnline))} vs ${Math.round(median(f.wall.officialOnline))} ms)`, `≤ ${GOALS.parallel.toFixed(2)}`),
     row("peak memory of the largest process, one delegation", (f) => `${mib(f.memoryOurs)} vs ${mib(f.memoryOfficial)} MiB`, "≤ official"),
+    "",
+    "[a–b]: the middle half (quartiles) of the rounds' ratios; the median is what the goal is checked against.",
   ].join("\n");
 }
 
