@@ -124,13 +124,14 @@ export function childExtensions(extensions, ownPackage, preloaded, atDepthLimit)
 }
 
 /**
- * What an RPC child gets besides `--mode rpc`. pi 1.x's RPC mode refreshes every configured provider's model
- * catalog over the network when it starts (JSON print mode does not), and a child still waiting on it exits
- * late: with the network blocked, 3 of 8 parallel children exited about 5 s after their answer, and a result
- * waits for its child's exit. `--offline` ("disable startup network operations", pi 0.73.1 and 1.x) skips that
- * refresh; the child reads the catalogs pi keeps in the agent dir, as a JSON child (which never refreshes) does.
+ * Every child starts with `--offline` ("disable startup network operations", pi 0.73.1 and 1.x): its parent pi
+ * already did that work, and a child doing it again costs each delegation. pi 1.x's RPC mode refreshes every
+ * configured provider's model catalog over the network when it starts, and a child still waiting on it exits late:
+ * with the network blocked, 3 of 8 parallel children exited about 5 s after their answer, and a result waits for
+ * its child's exit. In both modes it also skips re-fetching a parent's `-e git:` extension and installing missing
+ * packages. The child reads the catalogs pi keeps in the agent dir, as it always did in JSON mode.
  */
-export const RPC_CHILD_FLAGS = Object.freeze(["--offline"]);
+export const CHILD_FLAGS = Object.freeze(["--offline"]);
 
 /**
  * @param {ChildCommandInput} input
@@ -138,7 +139,7 @@ export const RPC_CHILD_FLAGS = Object.freeze(["--offline"]);
  */
 export function buildChildCommand(input) {
   const mode = input.mode ?? "rpc";
-  const modeArgs = mode === "rpc" ? ["--mode", "rpc", ...RPC_CHILD_FLAGS] : ["--mode", "json", "-p"];
+  const modeArgs = [...(mode === "rpc" ? ["--mode", "rpc"] : ["--mode", "json", "-p"]), ...CHILD_FLAGS];
   // Node options go before pi's entry script; a `pi` executable takes none.
   const preload = input.ownPackage && input.pi.prefixArgs.length > 0 ? ["--import", input.ownPackage.preloadUrl] : [];
   const args = [...preload, ...input.pi.prefixArgs, ...modeArgs, "--session", input.sessionFile];

@@ -162,13 +162,17 @@ describe("synchronous dispatch in print mode", () => {
     expect(result.stdout).toContain("Subagent tool is blocked: depth limit reached");
   });
 
-  it("starts an RPC child with --offline even when the parent pi is online", async () => {
+  it.each(["rpc", "json"])("a child in %s mode starts with --offline even when the parent pi is online", async (childMode) => {
     newEnv();
     // pi 1.x's RPC mode refreshes model catalogs over the network at start unless offline; the parent here is
     // not offline, so a child that reports PI_OFFLINE=1 got it from its own --offline (pi sets it from the flag).
     const { PI_OFFLINE: _offline, ...online } = suite.env.env;
     const task = childTask("Report.", [{ toolCalls: [{ name: "bash", arguments: { command: "echo child-offline=${PI_OFFLINE:-unset}" } }] }, { text: "CHILD-REPORTED" }]);
-    const result = await runPi(["-e", EXTENSION_ENTRY, "-p", delegatingPrompt([{ agent: "worker", task }])], { env: online, cwd: suite.env.workDir, timeoutMs: 90_000 });
+    const result = await runPi(["-e", EXTENSION_ENTRY, "-p", delegatingPrompt([{ agent: "worker", task }])], {
+      env: { ...online, PI_SUBAGENT_CHILD_MODE: childMode },
+      cwd: suite.env.workDir,
+      timeoutMs: 90_000,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("CHILD-REPORTED");
     const childFollowUp = suite.fake.requests.filter(isWorkerRequest).at(-1)!;

@@ -33,10 +33,10 @@ describe("buildChildCommand: the minimal command line", () => {
     expect(command.prompt).toBe("Task: Summarise README.md");
   });
 
-  it("in the JSON fallback mode runs `--mode json -p`; the runner appends the prompt", () => {
+  it("in the JSON fallback mode runs `--mode json -p`, offline too; the runner appends the prompt", () => {
     const command = buildChildCommand(input({ mode: "json" }));
     expect(command.mode).toBe("json");
-    expect(command.args).toEqual(["/opt/pi/dist/cli.js", "--mode", "json", "-p", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
+    expect(command.args).toEqual(["/opt/pi/dist/cli.js", "--mode", "json", "-p", "--offline", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
     expect(command.prompt).toBe("Task: Summarise README.md");
   });
 

@@ -100,7 +100,7 @@ describe("prepareDispatch: the child mode and the task's size", () => {
   it("PI_SUBAGENT_CHILD_MODE=json gives the JSON fallback child", () => {
     const run = ok(prepare(request(), { ...env, baseEnv: { ...env.baseEnv, PI_SUBAGENT_CHILD_MODE: "json" } }));
     expect(run.command.mode).toBe("json");
-    expect(run.command.args.slice(3, 6)).toEqual(["--mode", "json", "-p"]);
+    expect(run.command.args.slice(3, 7)).toEqual(["--mode", "json", "-p", "--offline"]);
   });
 
   it("a 200 KiB task is accepted for the RPC child", () => {
