@@ -10,7 +10,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isIdentityAlive, ownIdentity, processStartTime } from "./proc-identity.js";
 import { taskDir } from "./session-file.js";
-import { RUN_LOCK_FILE_NAME } from "../tasks/startup-work.js";
+import { markRunning, RUN_LOCK_FILE_NAME, unmarkRunning } from "../tasks/startup-work.js";
 /** @import { ProcessIdentity } from "./proc-identity.js" */
 
 export const LOCK_FILE_NAME = RUN_LOCK_FILE_NAME;
@@ -135,6 +135,8 @@ export function acquireSessionLock(agentDir, taskId, agent, details = {}) {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       writeFileSync(file, JSON.stringify(content), { flag: "wx", mode: 0o600 });
+      // The start-up sweep finds a lock through the running index (src/tasks/startup-work.js).
+      markRunning(agentDir, taskId);
       let released = false;
       return {
         acquired: true,
@@ -142,6 +144,7 @@ export function acquireSessionLock(agentDir, taskId, agent, details = {}) {
           if (released) return;
           released = true;
           rmSync(file, { force: true });
+          unmarkRunning(agentDir, taskId);
         },
         childStarted: (pid) => {
           if (released) return;

@@ -18,7 +18,7 @@ import { signalMarkedProcesses } from "../run/task-marker.js";
 import { subagentSessionsDir } from "../shared/paths.js";
 import type { RunSettings } from "../shared/run-settings.js";
 import { readRecord, writeRecord } from "./record-store.js";
-import { lockedTaskIds } from "./startup-work.js";
+import { indexedTaskIds, lockedTaskIds, unmarkRunning } from "./startup-work.js";
 import type { TaskRecord } from "./types.ts";
 
 export const OWNER_ENDED_MESSAGE = "its pi process ended";
@@ -71,8 +71,6 @@ function failedRecord(agentDir: string, taskId: string, lock: LockContent, at: n
   };
 }
 
-/** Task folders that hold a run lock: one readdir and one existence check a folder (no reads, no throws). */
-
 /** Claims, ends and records every run of `agentDir` whose owning pi is gone. Returns the runs it recorded. */
 export function reapOrphanedTasks(agentDir: string, deps: SweepDeps): ReapedTask[] {
   const reaped: ReapedTask[] = [];
@@ -103,6 +101,9 @@ export function reapOrphanedTasks(agentDir: string, deps: SweepDeps): ReapedTask
       rmSync(claimed, { force: true });
     }
   }
+  // What is left in the running index without a lock: the runs just reaped, and any whose pi was killed between
+  // removing its lock and its entry. Runs still live keep theirs.
+  for (const taskId of indexedTaskIds(agentDir) ?? []) unmarkRunning(agentDir, taskId);
   return reaped;
 }
 

@@ -1,10 +1,16 @@
 // @ts-check
 /**
- * Whether the start-up sweep has anything to look at: a prompt folder of ours in the temp folder, or a task
- * folder holding a run lock. Two directory listings and a stat per task folder, with nothing beyond Node's own
- * modules, so a start with nothing left over (nearly every start) never loads the clean-up's modules at all.
+ * Whether the start-up sweep has anything to look at: a prompt folder of ours in the temp folder, or a run whose
+ * lock may have outlived its pi. With nothing beyond Node's own modules, so a start with nothing left over (nearly
+ * every start) never loads the clean-up's modules at all.
+ *
+ * Task folders are kept for good, so looking into each of them at every start would cost more the longer pi is
+ * used (5000 folders: about 30 ms, at every start of the main pi). So a run that takes its lock also leaves an
+ * empty file named after its task in the running index (`subagent-sessions/.running/`), and removes it after its
+ * lock: the check lists that folder alone. Before the index exists (an agent dir last used by a version without
+ * it), every task folder is looked at once; finding no lock there, the check starts the index.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROMPT_DIR_PREFIX } from "../run/prompt-dir.js";
@@ -13,13 +19,74 @@ import { isTaskId } from "./task-id.js";
 
 /** The run lock's file name in a task folder (src/run/session-lock.js writes it). */
 export const RUN_LOCK_FILE_NAME = "run.lock";
+/** The running index's folder name in `subagent-sessions/`. */
+export const RUNNING_INDEX_NAME = ".running";
 
 /**
- * The tasks of `agentDir` whose folder holds a run lock.
+ * @param {string} agentDir
+ * @returns {string}
+ */
+export function runningIndexDir(agentDir) {
+  return join(subagentSessionsDir(agentDir), RUNNING_INDEX_NAME);
+}
+
+/**
+ * @param {string} agentDir
+ * @param {string} taskId
+ * @returns {string}
+ */
+function runLockPath(agentDir, taskId) {
+  return join(subagentSessionsDir(agentDir), taskId, RUN_LOCK_FILE_NAME);
+}
+
+/**
+ * The task ids in the running index, or undefined when there is no index yet.
+ * @param {string} agentDir
+ * @returns {string[] | undefined}
+ */
+export function indexedTaskIds(agentDir) {
+  try {
+    return readdirSync(runningIndexDir(agentDir)).filter(isTaskId);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Puts a task in the running index; called once its run holds the lock. A failure is ignored: the run goes on,
+ * and only a hard kill of its pi would then go unnoticed at the next start.
+ * @param {string} agentDir
+ * @param {string} taskId
+ * @returns {void}
+ */
+export function markRunning(agentDir, taskId) {
+  try {
+    mkdirSync(runningIndexDir(agentDir), { recursive: true, mode: 0o700 });
+    writeFileSync(join(runningIndexDir(agentDir), taskId), "", { mode: 0o600 });
+  } catch {
+    // see above
+  }
+}
+
+/**
+ * Takes a task out of the running index once its lock is gone; kept while a lock is there (a new run of the
+ * same session may hold it already).
+ * @param {string} agentDir
+ * @param {string} taskId
+ * @returns {void}
+ */
+export function unmarkRunning(agentDir, taskId) {
+  if (existsSync(runLockPath(agentDir, taskId))) return;
+  rmSync(join(runningIndexDir(agentDir), taskId), { force: true });
+}
+
+/**
+ * Every task folder holding a run lock: one readdir and one existence check a folder. Only for an agent dir
+ * without the running index.
  * @param {string} agentDir
  * @returns {string[]}
  */
-export function lockedTaskIds(agentDir) {
+function scanTaskFolders(agentDir) {
   const dir = subagentSessionsDir(agentDir);
   let entries;
   try {
@@ -30,6 +97,18 @@ export function lockedTaskIds(agentDir) {
   return entries
     .filter((entry) => entry.isDirectory() && isTaskId(entry.name) && existsSync(join(dir, entry.name, RUN_LOCK_FILE_NAME)))
     .map((entry) => entry.name);
+}
+
+/**
+ * The tasks of `agentDir` whose folder holds a run lock: those of the running index, or, without one, those a
+ * look into every task folder finds.
+ * @param {string} agentDir
+ * @returns {string[]}
+ */
+export function lockedTaskIds(agentDir) {
+  const indexed = indexedTaskIds(agentDir);
+  if (!indexed) return scanTaskFolders(agentDir);
+  return indexed.filter((taskId) => existsSync(runLockPath(agentDir, taskId)));
 }
 
 /**
@@ -45,10 +124,32 @@ export function hasPromptDirs(base = tmpdir()) {
 }
 
 /**
+ * Whether the start-up sweep has work. Any entry of the running index counts: a lock to look at, or an entry
+ * whose lock is gone (its pi was killed between removing the one and the other) to drop. Without an index, a
+ * look into every task folder that finds no lock starts the index (only where `subagent-sessions` exists).
  * @param {string} agentDir
  * @param {string} [tempDir]
  * @returns {boolean}
  */
 export function startupSweepHasWork(agentDir, tempDir = tmpdir()) {
-  return hasPromptDirs(tempDir) || lockedTaskIds(agentDir).length > 0;
+  if (hasPromptDirs(tempDir)) return true;
+  const indexed = indexedTaskIds(agentDir);
+  if (indexed) return indexed.length > 0;
+  if (scanTaskFolders(agentDir).length > 0) return true;
+  startRunningIndex(agentDir);
+  return false;
+}
+
+/**
+ * Creates the running index in an existing `subagent-sessions` (never the folder itself). Called when no lock is
+ * left outside it: after a look into every task folder found none, or after the sweep reaped them.
+ * @param {string} agentDir
+ * @returns {void}
+ */
+export function startRunningIndex(agentDir) {
+  try {
+    mkdirSync(runningIndexDir(agentDir), { mode: 0o700 });
+  } catch {
+    // already there, or no subagent-sessions yet (the first run creates both)
+  }
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -53,6 +53,14 @@ describe("acquireSessionLock", () => {
     const content = JSON.parse(readFileSync(lockFile(), "utf8"));
     expect(content).toMatchObject({ pid: process.pid, agent: "coder" });
     expect(typeof content.since).toBe("number");
+  });
+
+  it("puts the task in the running index while it holds the lock, and takes it out on release", () => {
+    const index = join(agentDir, "subagent-sessions", ".running");
+    const lock = acquireSessionLock(agentDir, TASK, "coder");
+    expect(readdirSync(index)).toEqual([TASK]);
+    if (lock.acquired) lock.release();
+    expect(readdirSync(index)).toEqual([]);
   });
 
   it("refuses a second run while the first holds it, naming the holder", () => {

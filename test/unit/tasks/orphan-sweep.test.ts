@@ -8,6 +8,7 @@ import { createSessionFile, taskDir } from "../../../src/run/session-file.js";
 import { LOCK_FILE_NAME } from "../../../src/run/session-lock.js";
 import { readRecord, writeRecord } from "../../../src/tasks/record-store.js";
 import { reapedNotice, reapOrphanedTasks, type SweepDeps } from "../../../src/tasks/orphan-sweep.ts";
+import { markRunning, startupSweepHasWork } from "../../../src/tasks/startup-work.js";
 import { newTaskId } from "../../../src/tasks/task-id.js";
 import type { TaskRecord } from "../../../src/tasks/types.ts";
 
@@ -65,6 +66,16 @@ describe("reapOrphanedTasks", () => {
     expect(reapedNotice({ taskId, agent: "worker", task: "Long job" })).toBe(
       `Subagent task ${taskId} (worker) failed: its pi process ended while it was running.`,
     );
+  });
+
+  it("with the running index: reaps the dead pi's run, drops entries whose lock is gone, keeps a live run's", () => {
+    const dead = lockedTask(DEAD_OWNER);
+    const live = lockedTask(LIVE_OWNER);
+    const gone = newTaskId();
+    for (const taskId of [dead, live, gone]) markRunning(agentDir, taskId);
+    expect(reapOrphanedTasks(agentDir, deps()).map((task) => task.taskId)).toEqual([dead]);
+    expect(readdirSync(join(agentDir, "subagent-sessions", ".running"))).toEqual([live]);
+    expect(startupSweepHasWork(agentDir, agentDir)).toBe(true);
   });
 
   it("leaves runs of a live pi alone", () => {
