@@ -93,6 +93,15 @@ describe("record store", () => {
     expect(listRecentRecords(agentDir, 5).map((r) => r.taskId)).toEqual([id]);
   });
 
+  it("counts a task folder reached through a link, as the folder itself", () => {
+    const id = newTaskId();
+    const elsewhere = join(agentDir, "moved-task");
+    mkdirSync(elsewhere);
+    mkdirSync(join(agentDir, "subagent-sessions"), { recursive: true });
+    symlinkSync(elsewhere, join(agentDir, "subagent-sessions", id));
+    expect(listTaskIds(agentDir)).toEqual([id]);
+  });
+
   it("lists nothing when no task ever ran", () => {
     expect(listTaskIds(agentDir)).toEqual([]);
     expect(listRecentRecords(agentDir, 5)).toEqual([]);
