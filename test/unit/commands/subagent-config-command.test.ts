@@ -10,12 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { editBodyInTui } from "../../../src/commands/subagent-config/dialogs.ts";
 import { editorCommand, runEditorOnText, runEditorOutsideTui, splitCommand } from "../../../src/commands/subagent-config/external-editor.js";
 import { NON_TUI_WARNING } from "../../../src/commands/subagent-config/notices.js";
-import {
-  agentNameCompletions,
-  COMMAND_NAME,
-  registerSubagentConfigCommand,
-  runSubagentConfigCommand,
-} from "../../../src/commands/subagent-config/register.ts";
+import { agentNameCompletions, COMMAND_NAME, registerSubagentConfigCommand } from "../../../src/commands/subagent-config/register.ts";
+import { runSubagentConfigCommand } from "../../../src/commands/subagent-config/run.ts";
 import { resetProcessOverridesForTests } from "../../../src/config/process-overrides.js";
 import { PrefilledInputComponent } from "../../../src/ui/prefilled-input.ts";
 import { createWorld, WORKER_TEXT, type World } from "./subagent-config-fixtures.ts";

@@ -22,15 +22,18 @@ function jsModules(dir: string): string[] {
   });
 }
 
-/** Run-time module specifiers of a source: static imports and re-exports, side-effect imports, `import()`. */
-function runtimeSpecifiers(source: string): string[] {
+/**
+ * Run-time module specifiers of a source: static imports and re-exports, side-effect imports, and (unless
+ * `staticOnly`) `import()`.
+ */
+function runtimeSpecifiers(source: string, staticOnly = false): string[] {
   // JSDoc (`@import`, `import("…")` in a type) is erased: only code counts.
   const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
   const found: string[] = [];
   const patterns = [
     /^\s*(?:import|export)\s+(?!type\s)[^;]*?\sfrom\s*["']([^"']+)["']/gm,
     /^\s*import\s*["']([^"']+)["']/gm,
-    /\bimport\(\s*["']([^"']+)["']\s*\)/g,
+    ...(staticOnly ? [] : [/\bimport\(\s*["']([^"']+)["']\s*\)/g]),
   ];
   for (const pattern of patterns) for (const match of code.matchAll(pattern)) found.push(match[1]!);
   return found;
@@ -103,18 +106,22 @@ describe("modules Node loads itself", () => {
   });
 });
 
-/** Every module `entry` loads at run time (static and lazy imports alike), as paths relative to the repository. */
-function loadedFrom(entry: string): string[] {
+/**
+ * Every module `entry` loads at run time (static and lazy imports alike, or static ones only), as paths relative to
+ * the repository, and the packages they import.
+ */
+function loadedFrom(entry: string, staticOnly = false): string[] {
   const seen = new Set<string>();
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const specifier of runtimeSpecifiers(readFileSync(file, "utf8"))) {
+    for (const specifier of runtimeSpecifiers(readFileSync(file, "utf8"), staticOnly)) {
       if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
+      else if (!specifier.startsWith("node:")) seen.add(`package:${specifier}`);
     }
   };
   visit(entry);
-  return [...seen].map((file) => relative(REPO_ROOT, file)).sort();
+  return [...seen].map((file) => (file.startsWith("package:") ? file : relative(REPO_ROOT, file))).sort();
 }
 
 describe("a subagent at the depth limit", () => {
@@ -126,5 +133,15 @@ describe("a subagent at the depth limit", () => {
       "src/tool/depth-gate-tool.js",
       "src/tool/texts.js",
     ]);
+  });
+});
+
+describe("the TUI's runtime", () => {
+  it("does not load the YAML library or the config editor's body with it: /subagent-config imports them when it first runs", () => {
+    const loaded = loadedFrom(join(SRC, "runtime.ts"), true);
+    expect(loaded).toContain("src/commands/subagent-config/register.ts");
+    expect(loaded).not.toContain("package:yaml");
+    expect(loaded).not.toContain("src/commands/subagent-config/run.ts");
+    expect(loadedFrom(join(SRC, "commands/subagent-config/run.ts"), true)).toContain("package:yaml");
   });
 });
