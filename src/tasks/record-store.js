@@ -3,12 +3,12 @@
  * Task records on disk, one `record.json` in each task's session folder. Writes are atomic (temp file, fsync,
  * rename), so a reader never sees half a record and a crash leaves the previous one.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../shared/atomic-file.js";
-import { subagentSessionsDir } from "../shared/paths.js";
 import { taskDir } from "../run/session-file.js";
 import { isTaskId } from "./task-id.js";
+import { taskFolderIds } from "./startup-work.js";
 /** @import { TaskRecord } from "./types.ts" */
 
 export const RECORD_FILE_NAME = "record.json";
@@ -59,39 +59,12 @@ export function readRecord(agentDir, taskId) {
 }
 
 /**
- * @param {string} path
- * @returns {boolean}
- */
-function isDirectory(path) {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    // removed since the listing, or a dangling link: not a task folder (and no reason to hide the others)
-    return false;
-  }
-}
-
-/**
  * Ids of every task folder (running or finished), newest first (UUID v7 ids sort by time).
  * @param {string} agentDir
  * @returns {string[]}
  */
 export function listTaskIds(agentDir) {
-  const dir = subagentSessionsDir(agentDir);
-  /** @type {import("node:fs").Dirent[]} */
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  // The listing's own file types, so thousands of kept task folders cost no stat each (5000: ~4 ms, not ~20);
-  // only a link is followed.
-  return entries
-    .filter((entry) => isTaskId(entry.name) && (entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(join(dir, entry.name)))))
-    .map((entry) => entry.name)
-    .sort()
-    .reverse();
+  return taskFolderIds(agentDir).sort().reverse();
 }
 
 /**
