@@ -33,5 +33,6 @@ export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> 
     runtime: () => import("./src/runtime.ts"),
     runtimeTool: async () => (await import("./src/runtime-tool.js")).toolPart(toolPiParts),
     startupSweep: () => import("./src/tasks/startup-sweep.ts"),
+    drawPart: async () => (await import("./src/ui/draw-part.ts")).drawPart,
   });
 }

@@ -8,8 +8,7 @@
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { FanOutGate } from "./fanout/fan-out-gate.js";
 import { registerLedger } from "./ledger/register-ledger.ts";
-import { registerTaskCommands } from "./commands/register-commands.ts";
-import { registerWorktreesCommand } from "./commands/worktrees-command.ts";
+import { registerTaskCommands, registerWorktreesCommand } from "./commands/register-commands.ts";
 import { registerSubagentConfigCommand } from "./commands/subagent-config/register.ts";
 import { agentDir } from "./shared/paths.js";
 import { registerBackgroundTasks } from "./tasks/register-background.js";

@@ -1,32 +1,48 @@
 /**
  * Registers the person's controls of subagent tasks: /subagent-cancel, /subagent-cancel-all,
- * /subagent-result and /subagent-watch, with argument completion of task ids. A command never throws: a
- * failure becomes a notice (on stderr outside the TUI), so `pi -p` never exits on one.
+ * /subagent-message, /subagent-result and /subagent-watch, with argument completion of task ids, and
+ * /subagent-worktrees. A command never throws: a failure becomes a notice (on stderr outside the TUI), so
+ * `pi -p` never exits on one.
+ * Each command's body (its pickers, viewers and texts) is imported when the command first runs, not with the
+ * runtime, which the TUI loads at every start (ADVANCED.md, "Supported pis and loading cost").
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import type { AutocompleteItem } from "@mariozechner/pi-tui";
 import { agentDir } from "../shared/paths.js";
 import type { BackgroundHandle } from "../tasks/register-background.js";
-import { cancelAllCommand, cancelCommand } from "./cancel-commands.ts";
+import { loadOnce } from "../shared/load-once.js";
 import { taskCompletions } from "./completions.js";
 import {
   CANCEL_ALL_COMMAND,
   CANCEL_ALL_DESCRIPTION,
   CANCEL_COMMAND,
   CANCEL_DESCRIPTION,
+  MESSAGE_COMMAND,
+  MESSAGE_DESCRIPTION,
   RESULT_COMMAND,
   RESULT_DESCRIPTION,
   WATCH_COMMAND,
   WATCH_DESCRIPTION,
+  WORKTREES_COMMAND,
+  WORKTREES_DESCRIPTION,
 } from "./descriptions.js";
+import { commandIo } from "./command-io.js";
 import { commandFailed } from "./notices.js";
-import { MESSAGE_DESCRIPTION } from "./descriptions.js";
-import { MESSAGE_COMMAND, messageCommand } from "./message-command.ts";
-import { resultCommand } from "./result-command.ts";
 import { taskCommandDeps, type TaskCommandContext, type TaskCommandDeps } from "./task-command-deps.ts";
-import { watchCommand } from "./watch-command.ts";
+import type { WorktreesDeps } from "./worktrees-command.ts";
 
 type Handler = (args: string, ctx: TaskCommandContext, deps: TaskCommandDeps) => Promise<void>;
+
+const cancelBodies = loadOnce(() => import("./cancel-commands.ts"));
+const messageBody = loadOnce(() => import("./message-command.ts"));
+const resultBody = loadOnce(() => import("./result-command.ts"));
+const watchBody = loadOnce(() => import("./watch-command.ts"));
+const worktreesBody = loadOnce(() => import("./worktrees-command.ts"));
+
+/** A handler whose module is imported on its first run (a failed import is a failed command, tried again next time). */
+function loadedHandler<M>(load: () => Promise<M>, pick: (module: M) => Handler): Handler {
+  return async (args, ctx, deps) => pick(await load())(args, ctx, deps);
+}
 
 /** Runs a handler so that nothing escapes it: an error is reported where the command's notices go. */
 export function guarded(command: string, handler: Handler, deps: TaskCommandDeps): (args: string, ctx: TaskCommandContext) => Promise<void> {
@@ -60,25 +76,40 @@ export function registerTaskCommands(pi: ExtensionAPI, background: BackgroundHan
   pi.registerCommand(CANCEL_COMMAND, {
     description: CANCEL_DESCRIPTION,
     getArgumentCompletions: safeCompletions(completions.running),
-    handler: guarded(CANCEL_COMMAND, cancelCommand, deps),
+    handler: guarded(CANCEL_COMMAND, loadedHandler(cancelBodies, (body) => body.cancelCommand), deps),
   });
   pi.registerCommand(CANCEL_ALL_COMMAND, {
     description: CANCEL_ALL_DESCRIPTION,
-    handler: guarded(CANCEL_ALL_COMMAND, cancelAllCommand, deps),
+    handler: guarded(CANCEL_ALL_COMMAND, loadedHandler(cancelBodies, (body) => body.cancelAllCommand), deps),
   });
   pi.registerCommand(MESSAGE_COMMAND, {
     description: MESSAGE_DESCRIPTION,
     getArgumentCompletions: safeCompletions((typed) => (/\s/.test(typed.trimStart()) ? null : completions.running(typed))),
-    handler: guarded(MESSAGE_COMMAND, messageCommand, deps),
+    handler: guarded(MESSAGE_COMMAND, loadedHandler(messageBody, (body) => body.messageCommand), deps),
   });
   pi.registerCommand(RESULT_COMMAND, {
     description: RESULT_DESCRIPTION,
     getArgumentCompletions: safeCompletions(completions.runningAndRecent),
-    handler: guarded(RESULT_COMMAND, resultCommand, deps),
+    handler: guarded(RESULT_COMMAND, loadedHandler(resultBody, (body) => body.resultCommand), deps),
   });
   pi.registerCommand(WATCH_COMMAND, {
     description: WATCH_DESCRIPTION,
     getArgumentCompletions: safeCompletions(completions.running),
-    handler: guarded(WATCH_COMMAND, watchCommand, deps),
+    handler: guarded(WATCH_COMMAND, loadedHandler(watchBody, (body) => body.watchCommand), deps),
+  });
+}
+
+export function registerWorktreesCommand(pi: ExtensionAPI, deps: WorktreesDeps = { agentDir, io: (ctx) => commandIo(ctx) }): void {
+  pi.registerCommand(WORKTREES_COMMAND, {
+    description: WORKTREES_DESCRIPTION,
+    handler: async (args, ctx) => {
+      try {
+        await (await worktreesBody()).worktreesCommand(args, ctx, deps);
+      } catch (error) {
+        const io = deps.io(ctx);
+        io.notice(`/${WORKTREES_COMMAND} failed: ${error instanceof Error ? error.message : String(error)}`, "error");
+        io.failed();
+      }
+    },
   });
 }

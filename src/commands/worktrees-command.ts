@@ -2,16 +2,16 @@
  * `/subagent-worktrees`: the kept worktrees of subagent tasks in this repository. Without arguments the TUI
  * shows a picker (Enter removes the picked one, after a confirmation) and print mode lists them on stdout, one
  * a line; `remove <task id or prefix>` removes one (its folder and its `subagent/<id>` branch). A worktree whose
- * task is still running is never removed.
+ * task is still running is never removed. Registered by src/commands/register-commands.ts, which imports this
+ * body when the command first runs.
  */
-import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { isLockLive, readSessionLock } from "../run/session-lock.js";
 import { oneLine } from "../shared/format.js";
-import { agentDir as defaultAgentDir } from "../shared/paths.js";
 import { readRecord } from "../tasks/record-store.js";
 import { listOurWorktrees, removeListedWorktree, type ListedWorktree } from "../worktree/list.js";
-import { commandIo, type CommandIo } from "./command-io.js";
-import { WORKTREES_COMMAND, WORKTREES_DESCRIPTION } from "./descriptions.js";
+import type { CommandIo } from "./command-io.js";
+import { WORKTREES_COMMAND } from "./descriptions.js";
 import { pickTask } from "./pick-task.ts";
 import { resolveTaskPrefix } from "./task-prefix.js";
 
@@ -112,19 +112,4 @@ export async function worktreesCommand(args: string, ctx: ExtensionCommandContex
   const branch = worktree.branch ? ` and delete branch ${worktree.branch}` : "";
   const ok = await ctx.ui.confirm("Remove the subagent worktree?", `Remove ${worktree.path}${branch}? Commits only on that branch are lost.`);
   if (ok) removeOne(ctx, io, agentDir, worktree);
-}
-
-export function registerWorktreesCommand(pi: ExtensionAPI, deps: WorktreesDeps = { agentDir: defaultAgentDir, io: (ctx) => commandIo(ctx) }): void {
-  pi.registerCommand(WORKTREES_COMMAND, {
-    description: WORKTREES_DESCRIPTION,
-    handler: async (args, ctx) => {
-      try {
-        await worktreesCommand(args, ctx, deps);
-      } catch (error) {
-        const io = deps.io(ctx);
-        io.notice(`/${WORKTREES_COMMAND} failed: ${error instanceof Error ? error.message : String(error)}`, "error");
-        io.failed();
-      }
-    },
-  });
 }

@@ -25,6 +25,8 @@ import { TOOL_NAME } from "../tool/texts.js";
  * @property {() => Promise<import("../lazy/lazy-extension.js").LazyRuntime>} runtimeTool The tool's part
  *   (src/runtime-tool.js).
  * @property {() => Promise<typeof import("../tasks/startup-sweep.ts")>} startupSweep The start-up clean-up.
+ * @property {() => Promise<import("../lazy/lazy-extension.js").DrawPart>} [drawPart] The renderers alone
+ *   (src/ui/draw-part.ts), what the TUI waits for before drawing a session that holds subagent calls.
  */
 
 /**
@@ -42,6 +44,7 @@ export function registerMainPi(pi, parts) {
   const lazy = registerLazily(pi, subagentManifest(parts.toolParameters), {
     all: parts.runtime,
     toolOnly: interactive ? undefined : parts.runtimeTool,
+    draw: interactive ? parts.drawPart : undefined,
   });
   // Without the TUI nothing of the runtime is loaded before the first call. A model streams a call's name before its
   // arguments (the task, often hundreds of tokens), so the load starts then and overlaps the rest of the stream.

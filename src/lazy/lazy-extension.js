@@ -14,11 +14,14 @@
  *     - without the TUI (print, JSON, RPC) a tool call loads only the tool's part (`LazyRuntimes.toolOnly`,
  *       about half the modules): a dispatch there blocks, so background tasks, UI and command bodies are not
  *       needed for it. A command loads the whole runtime, which then takes over from the tool's part;
- *     - `session_start` in the interactive TUI → load (its widget, result delivery and renderers need it);
+ *     - `session_start` in the interactive TUI → load (its widget, result delivery and renderers need it). When
+ *       the session holds subagent calls, pi waits only for the "draw part" (`LazyRuntimes.draw`: the renderers
+ *       of the tool's rows and the result cards, a few modules) so the history it draws is ours, and the whole
+ *       runtime follows right after pi's start-up, hearing the kept `session_start` then;
  *     - any other event reaches the runtime only once it is loaded: before that there is nothing of ours
  *       (no task, no widget) for it to act on;
  *     - renderers and completions are synchronous or cheap questions: answered by the runtime once loaded,
- *       by pi's default (or nothing) before.
+ *       by the draw part while only it is, by pi's default (or nothing) before.
  * - A unit test (test/unit/lazy/manifest.test.ts) checks that the manifest names every tool, command, event and
  *   renderer the runtime registers, so adding one to the runtime without its manifest line fails a test.
  */
@@ -28,6 +31,7 @@ import { emptyRegistrations, recordingApi } from "./recording-api.js";
 /** @typedef {import("@mariozechner/pi-coding-agent").ToolDefinition} ToolDefinition */
 /** @typedef {import("./recording-api.js").AnyToolDefinition} AnyToolDefinition */
 /** @typedef {import("./recording-api.js").Registrations} Registrations */
+/** @typedef {import("./recording-api.js").AnyFunction} AnyFunction */
 
 /**
  * The module loaded on first use: wires the real parts to the (recording) API it is given.
@@ -68,11 +72,25 @@ import { emptyRegistrations, recordingApi } from "./recording-api.js";
  */
 
 /**
- * Where the runtime comes from: the whole of it, and optionally a part that serves the tool alone.
+ * The renderers alone, for drawing a session's history before the rest of the runtime is loaded. They must be the
+ * same functions the whole runtime registers (a unit test checks it), since a row drawn by one may be drawn again
+ * by the other.
+ * @typedef {object} DrawPart
+ * @property {Record<string, { renderCall?: AnyFunction, renderResult?: AnyFunction }>} toolRenderers By tool name
+ *   (each tool's renderers take that tool's own parameters, hence no narrower type here).
+ * @property {Record<string, (...args: AnyArgs) => unknown>} messageRenderers By custom message type.
+ */
+
+/**
+ * Where the runtime comes from: the whole of it, and optionally a part that serves the tool alone and one that
+ * draws.
  * @typedef {object} LazyRuntimes
  * @property {() => Promise<LazyRuntime>} all
  * @property {() => Promise<LazyRuntime>} [toolOnly] Loaded instead of `all` for a tool call while `all` is not
  *   loaded (absent: a tool call loads `all`).
+ * @property {() => Promise<DrawPart>} [draw] What an event whose `loadOn` says `now` waits for instead of `all`,
+ *   which then loads right after (absent, or if it fails to load: the event waits for `all`). Only for events
+ *   in `replayOnLoad`, so the whole runtime still hears the event.
  */
 
 /**
@@ -82,7 +100,7 @@ import { emptyRegistrations, recordingApi } from "./recording-api.js";
  * @returns {LazyExtension}
  */
 export function registerLazily(pi, manifest, runtimes) {
-  const { all, toolOnly } = typeof runtimes === "function" ? { all: runtimes, toolOnly: undefined } : runtimes;
+  const { all, toolOnly, draw } = typeof runtimes === "function" ? { all: runtimes, toolOnly: undefined, draw: undefined } : runtimes;
   /**
    * What events, renderers and completions go to: the whole runtime's registrations once loaded, else the tool part's.
    * @type {Registrations | undefined}
@@ -100,6 +118,13 @@ export function registerLazily(pi, manifest, runtimes) {
    */
   const kept = new Map();
   const replayed = new Set(manifest.replayOnLoad ?? []);
+  /**
+   * The draw part, once loaded: what renderers answer with while the whole runtime is not loaded.
+   * @type {DrawPart | undefined}
+   */
+  let drawn;
+  /** @type {Promise<DrawPart> | undefined} */
+  let loadingDraw;
 
   /**
    * @param {() => Promise<LazyRuntime>} importRuntime
@@ -135,6 +160,20 @@ export function registerLazily(pi, manifest, runtimes) {
   const load = () => {
     loadingAll ??= importInto(all, true, () => (loadingAll = undefined));
     return loadingAll;
+  };
+  /**
+   * @param {() => Promise<DrawPart>} importDraw
+   * @returns {Promise<DrawPart>}
+   */
+  const loadDraw = (importDraw) => {
+    loadingDraw ??= importDraw().then(
+      (part) => (drawn = part),
+      (/** @type {unknown} */ error) => {
+        loadingDraw = undefined;
+        throw error;
+      },
+    );
+    return loadingDraw;
   };
   /** @returns {Promise<Registrations>} */
   const loadForTool = () => {
@@ -177,12 +216,12 @@ export function registerLazily(pi, manifest, runtimes) {
         recordedTool(await loadForTool()).execute(.../** @type {Parameters<AnyToolDefinition["execute"]>} */ (args)),
       renderCall: (/** @type {AnyArgs} */ ...args) => {
         const table = registrations;
-        const render = table && recordedTool(table).renderCall;
+        const render = table ? recordedTool(table).renderCall : /** @type {AnyToolDefinition["renderCall"]} */ (drawn?.toolRenderers[tool.name]?.renderCall);
         return render ? render(.../** @type {Parameters<NonNullable<AnyToolDefinition["renderCall"]>>} */ (args)) : fallbackComponent();
       },
       renderResult: (/** @type {AnyArgs} */ ...args) => {
         const table = registrations;
-        const render = table && recordedTool(table).renderResult;
+        const render = table ? recordedTool(table).renderResult : /** @type {AnyToolDefinition["renderResult"]} */ (drawn?.toolRenderers[tool.name]?.renderResult);
         return render ? render(.../** @type {Parameters<NonNullable<AnyToolDefinition["renderResult"]>>} */ (args)) : fallbackComponent();
       },
     };
@@ -214,6 +253,16 @@ export function registerLazily(pi, manifest, runtimes) {
       const timing = shouldLoad?.(...args);
       if (timing === "soon") setImmediate(() => load().catch(() => undefined));
       if (timing !== "now") return undefined;
+      if (draw && replayed.has(event)) {
+        try {
+          // pi waits only for what drawing needs; the whole runtime follows and hears the kept event.
+          await loadDraw(draw);
+          setImmediate(() => load().catch(() => undefined));
+          return undefined;
+        } catch {
+          // no draw part: wait for the whole runtime, as without one
+        }
+      }
       const table = await load();
       // A kept event reached the runtime as it loaded.
       return replayed.has(event) ? undefined : runHandlers(table, event, args);
@@ -222,7 +271,7 @@ export function registerLazily(pi, manifest, runtimes) {
 
   for (const customType of manifest.messageRenderers) {
     pi.registerMessageRenderer(customType, (/** @type {AnyArgs} */ ...args) => {
-      const render = registrations?.messageRenderers.get(customType);
+      const render = registrations ? registrations.messageRenderers.get(customType) : drawn?.messageRenderers[customType];
       return render ? render(...args) : undefined;
     });
   }

@@ -8,12 +8,15 @@ import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@m
 import { commandIo } from "../commands/command-io.js";
 import { USAGE_COMMAND, USAGE_DESCRIPTION } from "../commands/descriptions.js";
 import { detectAppMode } from "../shared/mode.js";
-import { UsageView } from "../ui/usage-view.ts";
+import { loadOnce } from "../shared/load-once.js";
 import { ledgerEntriesOf, ledgerEntryOf, summarize, type LedgerEntry } from "./ledger.js";
 import { ledgerFooterText, ledgerReportLines } from "./ledger-text.js";
 import { appendLedgerEntry } from "./append-ledger-entry.js";
 
 export const LEDGER_STATUS_KEY = "subagent-usage";
+
+// The report's TUI view, imported when /subagent-usage first opens it (not with the runtime).
+const loadUsageView = loadOnce(() => import("../ui/usage-view.ts"));
 
 type Ended = Parameters<typeof ledgerEntryOf>[0];
 
@@ -59,6 +62,7 @@ export function registerLedger(pi: ExtensionAPI): LedgerHandle {
         const summary = summarize(sessionEntries(ctx));
         const lines = ledgerReportLines(summary);
         if (io.surface === "tui") {
+          const { UsageView } = await loadUsageView();
           await ctx.ui.custom<void>((_tui, theme, _keybindings, done) => new UsageView(lines, theme, () => done()));
         } else if (io.surface === "rpc") {
           io.notice(lines.join("\n"));

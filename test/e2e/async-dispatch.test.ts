@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TRIGGER_LINE } from "../../src/delivery/envelope.js";
+import { EXTENSION_ENTRY } from "../harness/pi-env.ts";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
 import { processesWithMarker, waitForFile, waitForNoProcesses } from "../harness/processes.ts";
@@ -196,6 +197,33 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
       expect(processesWithMarker(suite.env.marker).some((p) => p.cmdline.includes("sleep 300"))).toBe(false);
     });
   }
+
+  it("pi -c draws the session's subagent rows and cards as ours, then the usage footer and the commands work", async () => {
+    const t = await startTui();
+    suite.fake.on({ when: (r) => isChild(r), reply: { text: "RESUMED-RESULT-MARKER" } });
+    await t.submit(dispatchPrompt([{ agent: "worker", task: "Write the resume report." }]));
+    await t.waitForText("View full result: /subagent-result", 90_000);
+    await t.waitForText(/^\s*ok\s*$/m, 30_000);
+    expect(await t.quit()).toBe(0);
+    await t.dispose();
+
+    // pi waits only for the renderers before drawing the history; the rest of the runtime (footer, delivery,
+    // command registrations, whose bodies load on first run) comes right after.
+    const resumed = await suite.startTui({ args: ["-e", EXTENSION_ENTRY, "-c"] });
+    // The history as ours: the tool row (name and agent, the task below) and the result card, not pi's defaults
+    // (the call's JSON arguments, the envelope's raw text).
+    const screen = await resumed.waitForText("View full result: /subagent-result", 30_000);
+    expect(screen).toMatch(/subagent worker\s*\n\s*Write the resume report\./);
+    expect(screen).toMatch(/✓ worker succeeded · [0-9a-f]{8}-[0-9a-f]{4} · /);
+    expect(screen).not.toContain("[subagent-result] worker succeeded (taskId:");
+    // The rest of the runtime came right after: the session's usage in the footer, the commands.
+    await resumed.waitForText(/subagents: 1 task · ↑/, 30_000);
+    await resumed.submit("/subagent-result");
+    await resumed.waitForText("Subagent results (newest first)", 30_000);
+    await resumed.press("Escape");
+    await resumed.waitForNoText("Subagent results (newest first)", 30_000);
+    expect(await resumed.quit()).toBe(0);
+  });
 
   it("delivers a result that could not be delivered once, after /reload, and never twice", async () => {
     const t = await startTui();

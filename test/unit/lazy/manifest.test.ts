@@ -9,6 +9,7 @@ import { subagentParameters } from "../../../src/tool/schema.ts";
 import { register } from "../../../src/runtime.ts";
 import { toolPart } from "../../../src/runtime-tool.js";
 import { toolPiParts } from "../../../src/tool/pi-parts.ts";
+import { drawPart } from "../../../src/ui/draw-part.ts";
 
 type Fn = (...args: unknown[]) => unknown;
 
@@ -53,6 +54,18 @@ describe("the light entry's manifest", () => {
     );
     expect([...MANIFEST.events].sort()).toEqual([...recorded.handlers.keys()].sort());
     expect([...MANIFEST.messageRenderers].sort()).toEqual([...recorded.messageRenderers.keys()].sort());
+  });
+
+  it("the draw part holds the very renderers the whole runtime registers, for every tool and message renderer", () => {
+    const whole = emptyRegistrations();
+    register(recordingApi(fakePi().pi, whole));
+    expect(Object.keys(drawPart.toolRenderers)).toEqual(MANIFEST.tools.map((tool) => tool.name));
+    for (const [name, renderers] of Object.entries(drawPart.toolRenderers)) {
+      expect(renderers.renderCall).toBe(whole.tools.get(name)!.renderCall);
+      expect(renderers.renderResult).toBe(whole.tools.get(name)!.renderResult);
+    }
+    expect(Object.keys(drawPart.messageRenderers)).toEqual([...MANIFEST.messageRenderers]);
+    for (const [type, renderer] of Object.entries(drawPart.messageRenderers)) expect(renderer).toBe(whole.messageRenderers.get(type));
   });
 
   it("the tool part registers the same tool as the whole runtime, its error flag hook and the fan-out count", () => {
@@ -302,6 +315,66 @@ describe("registerLazily with a tool part", () => {
     await fake.on.get("session_start")![0]!({}, { id: "s2" });
     await fake.commands.get("c")!.handler("", {});
     expect(sessions).toEqual(["tool s1", "tool s2", "all s2"]);
+  });
+
+  it("with a draw part, an event that loads now waits for the renderers only; the whole runtime follows and hears it", async () => {
+    const fake = fakePi();
+    const loads: string[] = [];
+    const sessions: string[] = [];
+    const drawn = {
+      toolRenderers: { t: { renderCall: () => ({ render: () => ["drawn call"], invalidate: () => {} }), renderResult: () => ({ render: () => ["drawn result"], invalidate: () => {} }) } },
+      messageRenderers: { m: () => ({ render: () => ["drawn card"], invalidate: () => {} }) },
+    };
+    const whole = runtime("all", loads, sessions);
+    const lazy = registerLazily(fake.pi, { ...manifest, loadOn: { session_start: () => "now" }, messageRenderers: ["m"] }, {
+      all: async () => {
+        const part = await whole();
+        return {
+          register(api: ExtensionAPI) {
+            part.register(api);
+            api.registerMessageRenderer("m", () => ({ render: () => ["whole card"], invalidate: () => {} }));
+          },
+        };
+      },
+      draw: async () => {
+        loads.push("draw");
+        return drawn;
+      },
+    });
+    const rendered = (component: unknown) => (component as { render(width: number): string[] }).render(80);
+    // Before anything is loaded: pi's default (nothing of ours).
+    expect(rendered((fake.tools.get("t")!.renderCall as Fn)({}, {}, {}))).toEqual([]);
+
+    await fake.on.get("session_start")![0]!({}, { id: "s1" });
+    expect(loads).toEqual(["draw"]);
+    expect(lazy.loaded()).toBeUndefined();
+    expect(rendered((fake.tools.get("t")!.renderCall as Fn)({}, {}, {}))).toEqual(["drawn call"]);
+    expect(rendered((fake.tools.get("t")!.renderResult as Fn)({}, {}, {}, {}))).toEqual(["drawn result"]);
+    expect(rendered(fake.renderers.get("m")!({}, {}, {}))).toEqual(["drawn card"]);
+
+    // Right after pi's start-up the whole runtime loads by itself and hears the session it missed.
+    await new Promise((resolve) => setImmediate(resolve));
+    await lazy.load();
+    expect(loads).toEqual(["draw", "all"]);
+    expect(sessions).toEqual(["all s1"]);
+    expect(rendered(fake.renderers.get("m")!({}, {}, {}))).toEqual(["whole card"]);
+    expect(await fake.on.get("tool_result")![0]!({}, {})).toEqual({ from: "all" });
+  });
+
+  it("when the draw part fails to load, the event waits for the whole runtime, as without one", async () => {
+    const fake = fakePi();
+    const loads: string[] = [];
+    const sessions: string[] = [];
+    registerLazily(fake.pi, { ...manifest, loadOn: { session_start: () => "now" } }, {
+      all: runtime("all", loads, sessions),
+      draw: async () => {
+        loads.push("draw");
+        throw new Error("draw part missing");
+      },
+    });
+    await fake.on.get("session_start")![0]!({}, { id: "s1" });
+    expect(loads).toEqual(["draw", "all"]);
+    expect(sessions).toEqual(["all s1"]);
   });
 
   it("without a tool part, a tool call loads the whole runtime", async () => {

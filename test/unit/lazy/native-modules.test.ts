@@ -144,4 +144,43 @@ describe("the TUI's runtime", () => {
     expect(loaded).not.toContain("src/commands/subagent-config/run.ts");
     expect(loadedFrom(join(SRC, "commands/subagent-config/run.ts"), true)).toContain("package:yaml");
   });
+
+  it("registers the task commands without their bodies (pickers, viewers), which each imports when it first runs", () => {
+    const loaded = loadedFrom(join(SRC, "runtime.ts"), true);
+    expect(loaded).toContain("src/commands/register-commands.ts");
+    const bodies = [
+      "src/commands/cancel-commands.ts",
+      "src/commands/message-command.ts",
+      "src/commands/result-command.ts",
+      "src/commands/watch-command.ts",
+      "src/commands/worktrees-command.ts",
+      "src/ui/task-picker.ts",
+      "src/ui/result-viewer.ts",
+      "src/ui/watch-view.ts",
+      "src/ui/usage-view.ts",
+    ];
+    expect(loaded.filter((file) => bodies.includes(file))).toEqual([]);
+    // Each body is reached through a lazy import of the module that registers it.
+    const lazily = loadedFrom(join(SRC, "runtime.ts"));
+    for (const body of bodies) expect(lazily).toContain(body);
+  });
+
+  it("draws a resumed session with the renderers alone: the draw part loads neither the widget nor the commands nor the runner", () => {
+    expect(loadedFrom(join(SRC, "ui/draw-part.ts"))).toEqual([
+      "package:@mariozechner/pi-coding-agent",
+      "package:@mariozechner/pi-tui",
+      "src/delivery/result-type.js",
+      "src/shared/depth.js",
+      "src/shared/format.js",
+      "src/shared/terminal-text.js",
+      "src/tasks/task-id.js",
+      "src/tasks/uuid-v7.js",
+      "src/tool/texts.js",
+      "src/ui/draw-part.ts",
+      "src/ui/expand-hint.ts",
+      "src/ui/result-card.ts",
+      "src/ui/short-id.js",
+      "src/ui/tool-row.ts",
+    ]);
+  });
 });

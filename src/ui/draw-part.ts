@@ -1,0 +1,17 @@
+/**
+ * What the TUI needs to draw a session's subagent tool rows and result cards, and nothing else: the renderers.
+ * When the TUI opens a session that holds subagent calls (`pi -c`, `/resume`), pi waits for this part only, so
+ * the history it draws is ours, and the rest of the runtime (src/runtime.ts: background tasks, widget, commands,
+ * ledger, the tool) loads right after pi's start-up (src/lazy/lazy-extension.js, `LazyRuntimes.draw`). The
+ * renderers are the ones src/ui/register-ui.ts registers; a unit test checks they are the same functions.
+ */
+import { RESULT_CUSTOM_TYPE_NAME } from "../delivery/result-type.js";
+import type { DrawPart } from "../lazy/lazy-extension.js";
+import { TOOL_NAME } from "../tool/texts.js";
+import { renderResultCard } from "./result-card.ts";
+import { renderSubagentCall, renderSubagentResult } from "./tool-row.ts";
+
+export const drawPart: DrawPart = {
+  toolRenderers: { [TOOL_NAME]: { renderCall: renderSubagentCall, renderResult: renderSubagentResult } },
+  messageRenderers: { [RESULT_CUSTOM_TYPE_NAME]: renderResultCard },
+};
