@@ -6,7 +6,7 @@
  * Each command's body (its pickers, viewers and texts) is imported when the command first runs, not with the
  * runtime, which the TUI loads at every start (ADVANCED.md, "Supported pis and loading cost").
  */
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import type { AutocompleteItem } from "@mariozechner/pi-tui";
 import { agentDir } from "../shared/paths.js";
 import type { BackgroundHandle } from "../tasks/register-background.js";
@@ -26,7 +26,7 @@ import {
   WORKTREES_COMMAND,
   WORKTREES_DESCRIPTION,
 } from "./descriptions.js";
-import { commandIo } from "./command-io.js";
+import { commandIo, type CommandIo } from "./command-io.js";
 import { commandFailed } from "./notices.js";
 import { taskCommandDeps, type TaskCommandContext, type TaskCommandDeps } from "./task-command-deps.ts";
 import type { WorktreesDeps } from "./worktrees-command.ts";
@@ -45,7 +45,11 @@ function loadedHandler<M>(load: () => Promise<M>, pick: (module: M) => Handler):
 }
 
 /** Runs a handler so that nothing escapes it: an error is reported where the command's notices go. */
-export function guarded(command: string, handler: Handler, deps: TaskCommandDeps): (args: string, ctx: TaskCommandContext) => Promise<void> {
+export function guarded<Ctx, Deps extends { io(ctx: Ctx): CommandIo }>(
+  command: string,
+  handler: (args: string, ctx: Ctx, deps: Deps) => Promise<void>,
+  deps: Deps,
+): (args: string, ctx: Ctx) => Promise<void> {
   return async (args, ctx) => {
     try {
       await handler(args, ctx, deps);
@@ -102,14 +106,6 @@ export function registerTaskCommands(pi: ExtensionAPI, background: BackgroundHan
 export function registerWorktreesCommand(pi: ExtensionAPI, deps: WorktreesDeps = { agentDir, io: (ctx) => commandIo(ctx) }): void {
   pi.registerCommand(WORKTREES_COMMAND, {
     description: WORKTREES_DESCRIPTION,
-    handler: async (args, ctx) => {
-      try {
-        await (await worktreesBody()).worktreesCommand(args, ctx, deps);
-      } catch (error) {
-        const io = deps.io(ctx);
-        io.notice(`/${WORKTREES_COMMAND} failed: ${error instanceof Error ? error.message : String(error)}`, "error");
-        io.failed();
-      }
-    },
+    handler: guarded(WORKTREES_COMMAND, async (args, ctx: ExtensionCommandContext, worktreesDeps: WorktreesDeps) => (await worktreesBody()).worktreesCommand(args, ctx, worktreesDeps), deps),
   });
 }

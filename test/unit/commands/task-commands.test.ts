@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CANCEL_PICKER_TITLE, cancelAllCommand, cancelCommand } from "../../../src/commands/cancel-commands.ts";
 import { commandIo, surfaceOf } from "../../../src/commands/command-io.js";
-import { guarded, registerTaskCommands } from "../../../src/commands/register-commands.ts";
+import { guarded, registerTaskCommands, registerWorktreesCommand } from "../../../src/commands/register-commands.ts";
 import { RESULT_PICKER_TITLE, resultCommand } from "../../../src/commands/result-command.ts";
 import { WATCH_PICKER_TITLE, watchCommand } from "../../../src/commands/watch-command.ts";
 import { FULL_SCREEN } from "../../../src/ui/result-viewer.ts";
@@ -326,6 +326,26 @@ describe("wiring", () => {
     }, fakeDeps(new FakeSources(), io, undefined));
     await expect(handler("x", fakeCtx())).resolves.toBeUndefined();
     expect(texts(io)).toEqual(["/subagent-result failed: disk on fire"]);
+    expect(io.failures).toBe(1);
+  });
+
+  it("/subagent-worktrees runs its body (imported on the first run) and reports a failure as a notice", async () => {
+    const commands = new Map<string, { handler: (args: string, ctx: unknown) => Promise<void>; description?: string }>();
+    const pi = { registerCommand: (name: string, options: never) => void commands.set(name, options) } as never;
+    const io = recordingIo("stdio", "print");
+    let agentDirCalls = 0;
+    registerWorktreesCommand(pi, {
+      agentDir: () => {
+        agentDirCalls++;
+        throw new Error("no agent dir");
+      },
+      io: () => io,
+    });
+    expect([...commands.keys()]).toEqual(["subagent-worktrees"]);
+    expect(commands.get("subagent-worktrees")!.description).toMatch(/worktree/i);
+    await expect(commands.get("subagent-worktrees")!.handler("", { cwd: process.cwd(), hasUI: false })).resolves.toBeUndefined();
+    expect(agentDirCalls).toBe(1);
+    expect(texts(io)).toEqual(["/subagent-worktrees failed: no agent dir"]);
     expect(io.failures).toBe(1);
   });
 
