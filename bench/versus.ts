@@ -9,7 +9,10 @@
  *    (dummy keys; nothing here calls those providers), where pi 1.x's RPC mode would refresh model catalogs over
  *    the network at start (our children run with --offline);
  *  - peak memory of the largest process during one delegation (GNU time's maximum resident set size, which
- *    covers the parent and every child it waited for).
+ *    covers the parent and every child it waited for);
+ *  - a working delegation: one whose child runs 20 tool steps (a bash command printing 40 KB each) before it
+ *    answers, as a real task does: its time ratio and peak memory. (The one-delegation rows measure a child that
+ *    answers at once, where the package's fixed cost, its code, weighs most.)
  * Each round runs every pair back to back (alternating which side goes first) and the table shows the median
  * of the per-round ratios, so load from anything else on the machine hits both sides of a pair alike.
  * `BENCH_ROUNDS` (default 5) sets the rounds; `BENCH_PIS=1` or `=0.73` measures one pi only.
@@ -27,6 +30,9 @@ const TIME = "/usr/bin/time";
 /** Keys that make three providers "configured", as for a user; no request ever reaches those providers. */
 const DUMMY_KEYS = JSON.stringify({ anthropic: { type: "api_key", key: "bench-dummy" }, openai: { type: "api_key", key: "bench-dummy" }, google: { type: "api_key", key: "bench-dummy" } });
 const WORKER = "---\nname: worker\ndescription: Bench worker\n---\nYou are the bench worker. Answer briefly.\n";
+/** The working delegation's child: this many tool steps, each printing this many bytes, then its answer. */
+const WORK_STEPS = 20;
+const WORK_STEP_BYTES = 40_000;
 
 /** The goals of issue 12: each figure's largest acceptable value. */
 export const GOALS = { startup: 1.03, delegation: 1.0, parallel: 1.0, memory: 1.0 };
@@ -45,7 +51,10 @@ interface PiFigures {
   online: number[];
   memoryOurs: number[];
   memoryOfficial: number[];
-  wall: { startupWith: number[]; startupWithout: number[]; oursOne: number[]; officialOne: number[]; oursEight: number[]; officialEight: number[]; oursOnline: number[]; officialOnline: number[] };
+  working: number[];
+  workingMemoryOurs: number[];
+  workingMemoryOfficial: number[];
+  wall: { startupWith: number[]; startupWithout: number[]; oursOne: number[]; officialOne: number[]; oursEight: number[]; officialEight: number[]; oursOnline: number[]; officialOnline: number[]; oursWorking: number[]; officialWorking: number[] };
 }
 
 /** Runs pi under GNU time and returns wall time, CPU time and the largest resident set size. */
@@ -62,10 +71,13 @@ async function timedPi(pi: PiUnderTest, env: PiEnv, args: string[], expect: stri
   return { wallMs: result.durationMs, cpuMs: (Number(measured[1]) + Number(measured[2])) * 1000, maxRssKiB: Number(measured[3]) };
 }
 
-function delegationPrompt(count: number, tag: string): { prompt: string; expect: string } {
+function delegationPrompt(count: number, tag: string, steps = 0): { prompt: string; expect: string } {
+  const work = Array.from({ length: steps }, (_, step) => ({
+    toolCalls: [{ name: "bash", arguments: { command: `head -c ${WORK_STEP_BYTES} /dev/zero | tr '\\0' x; echo; echo step ${step}` } }],
+  }));
   const calls = Array.from({ length: count }, (_, index) => ({
     name: "subagent",
-    arguments: { agent: "worker", task: `Bench task ${index}. ${fakeDirective({ text: `CHILD-${tag}-${index}` })}` },
+    arguments: { agent: "worker", task: `Bench task ${index}. ${fakeDirective([...work, { text: `CHILD-${tag}-${index}` }])}` },
   }));
   return { prompt: `Delegate. ${fakeDirective([{ toolCalls: calls }, { text: `DONE-${tag}` }])}`, expect: `DONE-${tag}` };
 }
@@ -100,7 +112,10 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
     online: [],
     memoryOurs: [],
     memoryOfficial: [],
-    wall: { startupWith: [], startupWithout: [], oursOne: [], officialOne: [], oursEight: [], officialEight: [], oursOnline: [], officialOnline: [] },
+    working: [],
+    workingMemoryOurs: [],
+    workingMemoryOfficial: [],
+    wall: { startupWith: [], startupWithout: [], oursOne: [], officialOne: [], oursEight: [], officialEight: [], oursOnline: [], officialOnline: [], oursWorking: [], officialWorking: [] },
   };
   try {
     const install = await runProcess(pi.node, [pi.cli, "install", REPO_ROOT], { env: withPiPath(installed.env, pi), cwd: installed.workDir, timeoutMs: 120_000 });
@@ -109,8 +124,8 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
     if (!settings.packages?.length) throw new Error(`${pi.label}: pi install wrote no packages entry`);
 
     const hello = (env: PiEnv) => timedPi(pi, env, ["-p", "--no-session", `hello ${fakeDirective({ text: "hi" })}`], "hi");
-    const delegate = (extension: string, count: number, tag: string, env: PiEnv = delegating) => {
-      const { prompt, expect } = delegationPrompt(count, tag);
+    const delegate = (extension: string, count: number, tag: string, env: PiEnv = delegating, steps = 0) => {
+      const { prompt, expect } = delegationPrompt(count, tag, steps);
       return timedPi(pi, env, ["-e", extension, "-p", "--no-session", prompt], expect);
     };
 
@@ -141,9 +156,17 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
       figures.wall.oursOnline.push(oursOnline.wallMs);
       figures.wall.officialOnline.push(officialOnline.wallMs);
 
+      const [oursWorking, officialWorking] = await pair(round, () => delegate(EXTENSION_ENTRY, 1, `W${round}`, delegating, WORK_STEPS), () => delegate(official, 1, `Z${round}`, delegating, WORK_STEPS));
+      figures.working.push(oursWorking.wallMs / officialWorking.wallMs);
+      figures.workingMemoryOurs.push(oursWorking.maxRssKiB);
+      figures.workingMemoryOfficial.push(officialWorking.maxRssKiB);
+      figures.wall.oursWorking.push(oursWorking.wallMs);
+      figures.wall.officialWorking.push(officialWorking.wallMs);
+
       log(
         `  ${pi.label} round ${round + 1}/${ROUNDS}: start-up ${withPackage.wallMs}/${withoutPackage.wallMs} ms, one ${oursOne.wallMs}/${officialOne.wallMs} ms, ` +
-          `eight ${oursEight.wallMs}/${officialEight.wallMs} ms, online ${oursOnline.wallMs}/${officialOnline.wallMs} ms, peak ${Math.round(oursOne.maxRssKiB / 1024)}/${Math.round(officialOne.maxRssKiB / 1024)} MiB`,
+          `eight ${oursEight.wallMs}/${officialEight.wallMs} ms, online ${oursOnline.wallMs}/${officialOnline.wallMs} ms, peak ${Math.round(oursOne.maxRssKiB / 1024)}/${Math.round(officialOne.maxRssKiB / 1024)} MiB, ` +
+          `working ${oursWorking.wallMs}/${officialWorking.wallMs} ms and ${Math.round(oursWorking.maxRssKiB / 1024)}/${Math.round(officialWorking.maxRssKiB / 1024)} MiB`,
       );
     }
     return figures;
@@ -180,6 +203,8 @@ export function formatVersusTable(all: PiFigures[]): string {
     row("8 delegations in one turn, ours ÷ official", (f) => `${ratio(f.parallel)} (${Math.round(median(f.wall.oursEight))} vs ${Math.round(median(f.wall.officialEight))} ms)`, `≤ ${GOALS.parallel.toFixed(2)}`),
     row("the same 8, pi not offline, API keys in auth.json", (f) => `${ratio(f.online)} (${Math.round(median(f.wall.oursOnline))} vs ${Math.round(median(f.wall.officialOnline))} ms)`, `≤ ${GOALS.parallel.toFixed(2)}`),
     row("peak memory of the largest process, one delegation", (f) => `${mib(f.memoryOurs)} vs ${mib(f.memoryOfficial)} MiB`, "≤ official"),
+    row(`a working delegation (the child runs ${WORK_STEPS} tool steps), ours ÷ official`, (f) => `${ratio(f.working)} (${Math.round(median(f.wall.oursWorking))} vs ${Math.round(median(f.wall.officialWorking))} ms)`, "(shown, not checked)"),
+    row("peak memory of the largest process, that working delegation", (f) => `${mib(f.workingMemoryOurs)} vs ${mib(f.workingMemoryOfficial)} MiB`, "(shown, not checked)"),
     "",
     "[a–b]: the middle half (quartiles) of the rounds' ratios; the median is what the goal is checked against.",
   ].join("\n");
