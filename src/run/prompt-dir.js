@@ -1,26 +1,18 @@
 // @ts-check
 /**
- * The private temp folder that holds an agent's body for the child's `--append-system-prompt`. Its name carries
- * the owning pi's identity (`pi-subagent-prompt-<pid>-<start time>-XXXXXX`), so a folder left behind by a pi
- * that was killed hard can be recognised as ours and stale, and swept at a later start.
+ * Prompt folders in the temp folder, as earlier versions of the package made them for an agent's body
+ * (`pi-subagent-prompt-<pid>-<start time>-XXXXXX`; the body now lives in the task's folder, src/run/prompt-file.js).
+ * One left by a pi of such a version that was killed hard is recognised by the owner its name carries and swept
+ * when the start-up clean-up runs.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isIdentityAlive, ownIdentity } from "./proc-identity.js";
+import { isIdentityAlive } from "./proc-identity.js";
 
 /** @typedef {import("./proc-identity.js").ProcessIdentity} ProcessIdentity */
 
 export const PROMPT_DIR_PREFIX = "pi-subagent-prompt-";
-
-/**
- * @param {string} [base]
- * @returns {string}
- */
-export function createPromptDir(base = tmpdir()) {
-  const owner = ownIdentity();
-  return mkdtempSync(join(base, `${PROMPT_DIR_PREFIX}${owner.pid}-${owner.start ?? "0"}-`));
-}
 
 /**
  * The owner named in a prompt folder's name, or undefined for a name that is not ours.
@@ -35,7 +27,8 @@ export function promptDirOwner(name) {
 
 /**
  * Removes prompt folders of ours (our uid) whose owning pi no longer runs. Returns how many it removed.
- * One readdir of the temp folder: cheap, but still run after start-up, never on its path.
+ * One readdir of the temp folder, only when the start-up clean-up runs for a run to reap (never on start-up's
+ * path: a crowded temp folder costs several ms to list).
  * @param {string} [base]
  * @param {(owner: ProcessIdentity) => boolean} [alive]
  * @returns {number}

@@ -12,6 +12,7 @@ import { buildEnvelope } from "../delivery/envelope.js";
 import { addToOutbox } from "../delivery/outbox.js";
 import { isIdentityAlive, type ProcessIdentity } from "../run/proc-identity.js";
 import { killTreeNow } from "../run/process-tree.js";
+import { removeAgentPrompt } from "../run/prompt-file.js";
 import { sessionFilePath } from "../run/session-file.js";
 import { childOf, LOCK_FILE_NAME, lockPath, ownerOf, readSessionLock, type LockContent } from "../run/session-lock.js";
 import { signalMarkedProcesses } from "../run/task-marker.js";
@@ -98,6 +99,12 @@ export function reapOrphanedTasks(agentDir: string, deps: SweepDeps): ReapedTask
       }
       reaped.push({ taskId, agent: lock.agent, task: record.task });
     } finally {
+      // The agent's body the run was started with goes with its lock (the file is there only for a run).
+      try {
+        removeAgentPrompt(agentDir, taskId);
+      } catch {
+        // left for the next clean-up; the lock below still goes
+      }
       rmSync(claimed, { force: true });
     }
   }

@@ -1,9 +1,10 @@
 // @ts-check
 /**
  * Clean-up of what an earlier pi left when it was killed hard: its runs still locked (ended, recorded as
- * failed, reported once) and its temp prompt folders. Done once per process, after the first `session_start`
- * (setImmediate), so it is never on pi's start-up path; the clean-up's modules are imported only then. Only
- * the main pi does it, never a subagent. Registered by the light entry, so it runs in every mode.
+ * failed, reported once; the agent body each was started with goes too). Done once per process, after the
+ * first `session_start` (setImmediate), so it is never on pi's start-up path; the clean-up's modules are
+ * imported only then. Only the main pi does it, never a subagent. Registered by the light entry, so it runs in
+ * every mode.
  */
 import { isInsideSubagent } from "../shared/depth.js";
 import { agentDir } from "../shared/paths.js";

@@ -28,7 +28,7 @@ import { markedMessage } from "../run/rpc-protocol.js";
  * @property {BudgetLimits} [budget] The task's budget limits and any capped call value (shown in rows and kept in
  *   its record).
  * @property {string[]} [budgetNotes]
- * @property {() => void} release Frees what the dispatch took (temp prompt file, session lock); called once the task
+ * @property {() => void} release Frees what the dispatch took (the agent's prompt file, session lock); called once the task
  *   has ended.
  * @property {WorktreeFinisher} [worktree] isolation "worktree": the task's worktree, finished when its record is
  *   made.

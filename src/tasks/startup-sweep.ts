@@ -1,4 +1,7 @@
-/** The clean-up itself (see register-startup-sweep.js): stale prompt folders, then runs whose pi died. */
+/**
+ * The clean-up itself (see register-startup-sweep.js): runs whose pi died (with the agent's body each was started
+ * with), and the temp prompt folders earlier versions of the package left behind.
+ */
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { sweepStalePromptDirs } from "../run/prompt-dir.js";
 import { agentDir } from "../shared/paths.js";

@@ -1,8 +1,9 @@
 // @ts-check
 /**
- * Whether the start-up sweep has anything to look at: a prompt folder of ours in the temp folder, or a run whose
- * lock may have outlived its pi. With nothing beyond Node's own modules, so a start with nothing left over (nearly
- * every start) never loads the clean-up's modules at all.
+ * Whether the start-up sweep has anything to look at: a run whose lock may have outlived its pi (the agent's body a
+ * run was started with lies beside its lock and goes with it). With nothing beyond Node's own modules, so a start
+ * with nothing left over (nearly every start) never loads the clean-up's modules at all, and never lists the temp
+ * folder (a crowded one, 10 000 entries, takes about 6 ms to list).
  *
  * Task folders are kept for good, so looking into each of them at every start would cost more the longer pi is
  * used (5000 folders: about 30 ms, at every start of the main pi). So a run that takes its lock also leaves an
@@ -11,9 +12,7 @@
  * it), every task folder is looked at once; finding no lock there, the check starts the index.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PROMPT_DIR_PREFIX } from "../run/prompt-dir.js";
 import { subagentSessionsDir } from "../shared/paths.js";
 import { isTaskId } from "./task-id.js";
 
@@ -136,27 +135,13 @@ export function lockedTaskIds(agentDir) {
 }
 
 /**
- * @param {string} [base]
- * @returns {boolean}
- */
-export function hasPromptDirs(base = tmpdir()) {
-  try {
-    return readdirSync(base).some((name) => name.startsWith(PROMPT_DIR_PREFIX));
-  } catch {
-    return false;
-  }
-}
-
-/**
  * Whether the start-up sweep has work. Any entry of the running index counts: a lock to look at, or an entry
  * whose lock is gone (its pi was killed between removing the one and the other) to drop. Without an index, a
  * look into every task folder that finds no lock starts the index (only where `subagent-sessions` exists).
  * @param {string} agentDir
- * @param {string} [tempDir]
  * @returns {boolean}
  */
-export function startupSweepHasWork(agentDir, tempDir = tmpdir()) {
-  if (hasPromptDirs(tempDir)) return true;
+export function startupSweepHasWork(agentDir) {
   const indexed = indexedTaskIds(agentDir);
   if (indexed) return indexed.length > 0;
   if (scanTaskFolders(agentDir).length > 0) return true;

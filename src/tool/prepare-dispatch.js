@@ -5,8 +5,7 @@
  * agent body in a private temp file, skill paths, and the child's command line. Nothing is left behind on
  * failure: a refused dispatch releases what it took.
  */
-import { rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { statSync } from "node:fs";
 /** @import { AgentDefinition } from "../agents/types.ts" */
 /** @import { LoadedConfig } from "../config/load.js" */
 import { resolveModelConfig } from "../config/resolve.js";
@@ -18,7 +17,7 @@ import { promptProblem } from "../run/task-text.js";
 import { findPiExecutable } from "../run/pi-executable.js";
 import { ownIdentity } from "../run/proc-identity.js";
 import { ownPackage } from "../run/own-package.js";
-import { createPromptDir } from "../run/prompt-dir.js";
+import { removeAgentPrompt, writeAgentPrompt } from "../run/prompt-file.js";
 import { createSessionFile, sessionFileExists, sessionFilePath } from "../run/session-file.js";
 import { acquireSessionLock } from "../run/session-lock.js";
 import { resolveSkillPaths } from "../run/skill-paths.js";
@@ -91,7 +90,7 @@ export const noWorktree = (request, _env, _taskId, resumed) => {
  * @property {ResolvedBudget} [budget] The task's budget: limits with their sources, and any call value that was capped.
  * @property {TaskOrigin} [origin] Its depth in the tree, the tree's limit, and whether it was forked.
  * @property {string[]} notes Things the person or model should know (a dropped skill path, `max` passed as `xhigh`).
- * @property {() => void} release Removes the temp prompt file and releases the session's run lock. Idempotent.
+ * @property {() => void} release Removes the agent's prompt file and releases the session's run lock. Idempotent.
  * @property {(pid: number) => void} [childStarted] Names the spawned child in the run lock (the process that really
  *   writes the session).
  * @property {WorktreeLease} [worktree] isolation "worktree": the task's git worktree (`cwd` is in it); finished by
@@ -161,11 +160,11 @@ export function prepareDispatch(request, env, config) {
     return { ok: false, message: sessionBusyMessage(taskId, lock.holder) };
   }
 
-  /** @type {string | undefined} */
-  let promptDir;
+  // Whether this run wrote the agent's body into the task's folder (removed before the lock is released).
+  let promptWritten = false;
   const release = () => {
-    if (promptDir) rmSync(promptDir, { recursive: true, force: true });
-    promptDir = undefined;
+    if (promptWritten) removeAgentPrompt(env.agentDir, taskId);
+    promptWritten = false;
     lock.release();
   };
   try {
@@ -179,9 +178,8 @@ export function prepareDispatch(request, env, config) {
     /** @type {string | undefined} */
     let systemPromptFile;
     if (request.agent.body.trim()) {
-      promptDir = createPromptDir();
-      systemPromptFile = join(promptDir, "agent-prompt.md");
-      writeFileSync(systemPromptFile, request.agent.body, { mode: 0o600 });
+      promptWritten = true;
+      systemPromptFile = writeAgentPrompt(env.agentDir, taskId, request.agent.body);
     }
 
     /** @type {string[] | undefined} */

@@ -113,7 +113,7 @@ export async function runSync(prepared, options) {
   let ticker;
   let outcome;
   // Everything from the spawn on is inside the try: a spawn that throws still releases the run lock and the
-  // temp prompt folder.
+  // agent's prompt file.
   try {
     const handle = startRun({
       command: prepared.command,

@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { useE2eSuite } from "../harness/e2e-suite.ts";
+import { useE2eSuite, WORKER_BODY_MARKER } from "../harness/e2e-suite.ts";
 import { fakeDirective, type FakeAction } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, PI_CLI, runPi } from "../harness/pi-env.ts";
 import { processesWithMarker, waitForFile, waitForNoProcesses, waitForProcess } from "../harness/processes.ts";
@@ -62,6 +62,8 @@ describe("kill -9 of pi in print mode", () => {
     expect(lock).toMatchObject({ pid: piPid, agent: "worker", mode: "sync" });
     expect(typeof lock.childPid).toBe("number");
     expect(lock.childStart).toMatch(/^\d+$/);
+    // The agent's body the child was started with lies beside the lock (nothing of the run in the temp folder).
+    expect(readFileSync(join(folder!, "agent-prompt.md"), "utf8")).toContain(WORKER_BODY_MARKER);
 
     process.kill(piPid, "SIGKILL");
     expect((await run).signal).toBe("SIGKILL");
@@ -77,6 +79,7 @@ describe("kill -9 of pi in print mode", () => {
     expect(taskId, next.stderr).toBe(folder!.split("/").at(-1));
     expect(recordIn(folder!)).toMatchObject({ taskId, agent: "worker", status: "failed", errorMessage: "its pi process ended", stopReason: "owner_ended" });
     expect(existsSync(join(folder!, "run.lock"))).toBe(false);
+    expect(existsSync(join(folder!, "agent-prompt.md"))).toBe(false);
 
     // Reported once: a third start says nothing more.
     const third = await runPi(["-e", EXTENSION_ENTRY, "-p", "Hello again."], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000 });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pendingFor } from "../../../src/delivery/outbox.js";
 import type { ProcessIdentity } from "../../../src/run/proc-identity.js";
+import { agentPromptPath, writeAgentPrompt } from "../../../src/run/prompt-file.js";
 import { createSessionFile, taskDir } from "../../../src/run/session-file.js";
 import { LOCK_FILE_NAME } from "../../../src/run/session-lock.js";
 import { readRecord, writeRecord } from "../../../src/tasks/record-store.js";
@@ -75,7 +76,16 @@ describe("reapOrphanedTasks", () => {
     for (const taskId of [dead, live, gone]) markRunning(agentDir, taskId);
     expect(reapOrphanedTasks(agentDir, deps()).map((task) => task.taskId)).toEqual([dead]);
     expect(readdirSync(join(agentDir, "subagent-sessions", ".running"))).toEqual([live]);
-    expect(startupSweepHasWork(agentDir, agentDir)).toBe(true);
+    expect(startupSweepHasWork(agentDir)).toBe(true);
+  });
+
+  it("removes the agent's body a reaped run was started with, with its lock, and keeps a live run's", () => {
+    const dead = lockedTask(DEAD_OWNER);
+    const live = lockedTask(LIVE_OWNER);
+    for (const taskId of [dead, live]) writeAgentPrompt(agentDir, taskId, "You are the worker.\n");
+    expect(reapOrphanedTasks(agentDir, deps()).map((task) => task.taskId)).toEqual([dead]);
+    expect(existsSync(agentPromptPath(agentDir, dead))).toBe(false);
+    expect(existsSync(agentPromptPath(agentDir, live))).toBe(true);
   });
 
   it("leaves runs of a live pi alone", () => {

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentDefinition } from "../../../src/agents/types.ts";
 import type { LoadedConfig } from "../../../src/config/load.js";
 import { emptyLayer } from "../../../src/config/read-layer.js";
-import { sessionFilePath } from "../../../src/run/session-file.js";
+import { sessionFilePath, taskDir } from "../../../src/run/session-file.js";
 import { isTaskId } from "../../../src/tasks/task-id.js";
 import { mayUseWorktree, noWorktree, prepareDispatch, type DispatchEnvironment, type PreparedRun } from "../../../src/tool/prepare-dispatch.js";
 import { takeWorktree } from "../../../src/tool/take-worktree.js";
@@ -137,9 +137,10 @@ describe("prepareDispatch: a fresh session", () => {
     expect(extensions).toEqual([resolve(process.cwd(), "./ext.ts"), "/abs/ext.ts", resolve(process.cwd(), "lib/ext.ts"), "npm:pi-ext"]);
   });
 
-  it("writes the agent body to a private temp file that release removes", () => {
+  it("writes the agent body to a private file in the task's folder (never the temp folder) that release removes", () => {
     const run = ok(prepare());
     const file = flagValue(run.command.args, "--append-system-prompt")!;
+    expect(file).toBe(join(taskDir(env.agentDir, run.taskId), "agent-prompt.md"));
     expect(readFileSync(file, "utf8")).toBe("You are a careful coder.\n");
     expect(statSync(file).mode & 0o777).toBe(0o600);
     run.release();
