@@ -158,7 +158,13 @@ export function registerLazily(pi, manifest, runtimes) {
 
   /** @returns {Promise<Registrations>} */
   const load = () => {
-    loadingAll ??= importInto(all, true, () => (loadingAll = undefined));
+    // After the draw part, never beside it: both import the renderers' modules, and a TypeScript module one import
+    // is still evaluating is seen half-made by the other (src/shared/load-once.js).
+    const afterDraw = async () => {
+      await loadingDraw?.catch(() => undefined);
+      return all();
+    };
+    loadingAll ??= importInto(afterDraw, true, () => (loadingAll = undefined));
     return loadingAll;
   };
   /**

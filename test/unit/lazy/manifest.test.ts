@@ -361,6 +361,30 @@ describe("registerLazily with a tool part", () => {
     expect(await fake.on.get("tool_result")![0]!({}, {})).toEqual({ from: "all" });
   });
 
+  it("a tool call while the draw part is still loading waits for it before loading the whole runtime (never both at once)", async () => {
+    const fake = fakePi();
+    const loads: string[] = [];
+    let finishDraw: () => void = () => undefined;
+    const drawGate = new Promise<void>((resolve) => (finishDraw = resolve));
+    registerLazily(fake.pi, { ...manifest, loadOn: { session_start: () => "now" } }, {
+      all: runtime("all", loads),
+      draw: async () => {
+        loads.push("draw started");
+        await drawGate;
+        loads.push("draw done");
+        return { toolRenderers: {}, messageRenderers: {} };
+      },
+    });
+    const started = fake.on.get("session_start")![0]!({}, { id: "s1" });
+    const call = (fake.tools.get("t")!.execute as Fn)("x") as Promise<{ content: Array<{ text: string }> }>;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(loads).toEqual(["draw started"]);
+    finishDraw();
+    await started;
+    expect((await call).content[0]!.text).toBe("all ran");
+    expect(loads).toEqual(["draw started", "draw done", "all"]);
+  });
+
   it("when the draw part fails to load, the event waits for the whole runtime, as without one", async () => {
     const fake = fakePi();
     const loads: string[] = [];
