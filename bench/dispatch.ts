@@ -11,12 +11,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionAPI, ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
-import { readRunSettings } from "../src/shared/run-settings.js";
-import { BackgroundTasks, type ResultMessage } from "../src/tasks/background-tasks.js";
-import { sessionHeaderLine } from "../src/run/session-file.js";
-import { createBackgroundDispatcher } from "../src/tool/background-dispatch.js";
-import { toolPiParts } from "../src/tool/pi-parts.ts";
-import { registerSubagentTool } from "../src/tool/register-tool.js";
+import { readRunSettings } from "../src/core/shared/run-settings.ts";
+import { BackgroundTasks, type ResultMessage } from "../src/io/tasks/background-tasks.ts";
+import { sessionHeaderLine } from "../src/io/run/session-file.ts";
+import { createBackgroundDispatcher } from "../src/pi/tool/background-dispatch.ts";
+import { registerSubagentTool } from "../src/pi/tool/register-tool.ts";
 import { FakeModel, fakeDirective } from "../test/harness/fake-model.ts";
 import { createPiEnv, EXTENSION_ENTRY, PI_CLI, runPi, type PiEnv } from "../test/harness/pi-env.ts";
 import { killProcessesWithMarker } from "../test/harness/processes.ts";
@@ -99,7 +98,7 @@ function inProcessTool(env: PiEnv): InProcessTool {
   });
   let tool: ToolDefinition | undefined;
   const pi = { registerTool: (definition: ToolDefinition) => (tool = definition), on: () => {} } as unknown as ExtensionAPI;
-  registerSubagentTool(pi, toolPiParts, {
+  registerSubagentTool(pi, {
     background: createBackgroundDispatcher(() => tasks, () => env.agentDir),
     appMode: "interactive",
     argv: [process.execPath, PI_CLI, "-e", EXTENSION_ENTRY],

@@ -41,8 +41,8 @@ describe("the package packed and installed into node_modules", () => {
   it("brings no pi with it, and delegates from node_modules after pi install", async () => {
     const modules = join(installedPackage, "..");
     // Its own dependencies only: pi and TypeBox are the host's, never installed beside the package.
-    expect(readdirSync(modules).filter((name) => !name.startsWith("."))).toEqual(["pi-subagent-dispatch", "tree-kill", "yaml"]);
-    expect(existsSync(join(installedPackage, "src", "entry", "main-pi.js"))).toBe(true);
+    expect(readdirSync(modules).filter((name) => !name.startsWith("."))).toEqual(["pi-subagent-dispatch", "tree-kill", "uuid", "yaml"]);
+    expect(existsSync(join(installedPackage, "src", "start", "main-pi.ts"))).toBe(true);
 
     const env = suite.newEnv();
     const install = await runPi(["install", installedPackage], { env: env.env, cwd: env.workDir, timeoutMs: 120_000 });

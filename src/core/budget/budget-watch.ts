@@ -1,0 +1,30 @@
+/**
+ * The runner's per-line budget check, kept cheap: one integer comparison per line of the child's stream, and
+ * the limits compared only once per finished turn. Only a turn that goes on (a tool call follows) can be
+ * stopped: a final answer is complete and is kept as it is.
+ */
+import { budgetReached, hasAnyLimit } from "./limits.ts";
+import type { RunState } from "../run/types.ts";
+import type { BudgetHit, BudgetLimits } from "./limits.ts";
+
+export class BudgetWatch {
+  private readonly limits: BudgetLimits;
+
+  private checkedTurns = 0;
+
+  constructor(limits: BudgetLimits) {
+    this.limits = limits;
+  }
+
+  /** A watch for the limits, or undefined when there is nothing to watch. */
+  static of(limits: BudgetLimits | undefined): BudgetWatch | undefined {
+    return hasAnyLimit(limits) ? new BudgetWatch(limits) : undefined;
+  }
+
+  /** Call after each line was applied to `state`: the budget the run has just reached, if any. */
+  afterLine(state: RunState): BudgetHit | undefined {
+    if (state.usage.turns === this.checkedTurns) return undefined;
+    this.checkedTurns = state.usage.turns;
+    return state.stopReason === "toolUse" ? budgetReached(this.limits, state.usage) : undefined;
+  }
+}

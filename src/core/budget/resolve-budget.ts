@@ -1,0 +1,66 @@
+/**
+ * The budget a task runs with, each limit with its source. Pure.
+ *
+ * Configured limits follow the model's layering (src/core/config/resolve.ts): the governing config entry (process >
+ * project > user) wins, a limit it leaves unset falls through to the agent's frontmatter, then to the
+ * session-wide environment default. A call's own limit can only lower a configured one: a lower value wins, a
+ * higher one is capped at the configured limit and a note says so; with nothing configured the call's value is
+ * used as given.
+ */
+import { governingEntry } from "../config/resolve.ts";
+import { BUDGET_ENV } from "./env-budget.ts";
+import { BUDGET_KEYS, formatCost } from "./limits.ts";
+import type { ConfigLayers } from "../config/resolve.ts";
+import type { ValueSource } from "../config/types.ts";
+import type { BudgetKey, BudgetLimits } from "./limits.ts";
+
+export type BudgetSource = Exclude<ValueSource, "inherited"> | "env" | "call";
+
+export interface ResolvedBudget {
+  limits: BudgetLimits;
+  sources: Partial<Record<BudgetKey, BudgetSource>>;
+  /** One sentence per call value that was above the configured limit and was capped. */
+  capped: string[];
+}
+
+function show(key: BudgetKey, value: number): string {
+  return key === "maxCost" ? formatCost(value) : String(value);
+}
+
+/** The configured limits (config entry, frontmatter, env) of an agent, ignoring any call. */
+export function resolveConfiguredBudget(agent: { name: string } & BudgetLimits, layers: ConfigLayers, envLimits: BudgetLimits): ResolvedBudget {
+  const governing = governingEntry(agent.name, layers);
+  const resolved: ResolvedBudget = { limits: {}, sources: {}, capped: [] };
+  for (const key of BUDGET_KEYS) {
+    const fromConfig = governing?.entry[key];
+    if (fromConfig !== undefined && governing) {
+      resolved.limits[key] = fromConfig;
+      resolved.sources[key] = governing.source;
+    } else if (agent[key] !== undefined) {
+      resolved.limits[key] = agent[key];
+      resolved.sources[key] = "frontmatter";
+    } else if (envLimits[key] !== undefined) {
+      resolved.limits[key] = envLimits[key];
+      resolved.sources[key] = "env";
+    }
+  }
+  return resolved;
+}
+
+/** Applies a call's limits to the configured ones (see the file comment). */
+export function applyCallBudget(configured: ResolvedBudget, call: BudgetLimits): ResolvedBudget {
+  const resolved: ResolvedBudget = { limits: { ...configured.limits }, sources: { ...configured.sources }, capped: [...configured.capped] };
+  for (const key of BUDGET_KEYS) {
+    const asked = call[key];
+    if (asked === undefined) continue;
+    const limit = configured.limits[key];
+    if (limit === undefined || asked <= limit) {
+      resolved.limits[key] = asked;
+      resolved.sources[key] = "call";
+    } else {
+      const where = configured.sources[key] === "env" ? BUDGET_ENV[key] : (configured.sources[key] ?? "config");
+      resolved.capped.push(`${key} ${show(key, asked)} was capped at the configured ${show(key, limit)} (${where}); a call can only lower a budget`);
+    }
+  }
+  return resolved;
+}

@@ -1,0 +1,263 @@
+/**
+ * Every menu of /subagent-config as data: the option labels with their annotations, each paired with the value
+ * it stands for. Pure. The flow shows the labels and maps the chosen label back by its position in the list,
+ * so an annotation (a current value, a source, `(current)`, `[saved: ...]`) never ends up in a written value.
+ */
+import type { AgentDefinition } from "../../agents/types.ts";
+import { governingEntry, resolveModelConfig, resolveSavedModelConfig } from "../../config/resolve.ts";
+import type { ConfigLayers } from "../../config/resolve.ts";
+import type { AvailableModels, ResolvedModelConfig, ResolvedValue } from "../../config/types.ts";
+import { oneLine } from "../../shared/format.ts";
+import { THINKING_LEVELS } from "../../shared/thinking.ts";
+import type { ThinkingLevel } from "../../shared/thinking.ts";
+import type { ConfigSnapshot, FileTarget, WriteTarget } from "./types.ts";
+
+import { budgetFieldValue } from "./budget-labels.ts";
+/** One option of a menu and what choosing it means. */
+export interface Choice<T> {
+  label: string;
+  value: T;
+}
+
+export const NOT_SET = "not set";
+export const CURRENT_MARK = "(current)";
+export const PROCESS_BADGE = "(process)";
+/** Between an option's name and its current value. */
+export const ANNOTATION_SEPARATOR = " — ";
+
+export const MANAGE_MODELS_ENTRY = "Manage available model list ($models)";
+export const EDIT_MODEL_THINKING = "edit model & thinking";
+export const CLEAR_MODEL_THINKING = "clear model & thinking (reset to frontmatter)";
+export const PROCESS_TARGET_LABEL = "this process";
+export const ADD_MODEL_ENTRY = "add a model";
+export const REMOVE_MODEL_ENTRY = "remove a model";
+
+export const AGENT_FIELDS = (["description", "tools", "skills", "body", "model & thinking", "budget"] as const);
+export type AgentField = (typeof AGENT_FIELDS)[number];
+
+/** How long a current value may get inside an option before it is cut (the dialog wraps, but stays readable). */
+const VALUE_PREVIEW_CHARS = 72;
+const BODY_PREVIEW_CHARS = 72;
+
+function withCurrentMark(label: string, isCurrent: boolean): string {
+  return isCurrent ? `${label} ${CURRENT_MARK}` : label;
+}
+
+/** `value (source)`, or `not set` with no source. */
+export function formatSourcedValue(resolved: ResolvedValue<string>): string {
+  return resolved.value === undefined ? NOT_SET : `${resolved.value} (${resolved.source ?? NOT_SET})`;
+}
+
+/** `<model> (<source>) / <thinking> (<source>)`, each slot `not set` when nothing sets it. */
+export function formatModelThinking(resolved: ResolvedModelConfig): string {
+  return `${formatSourcedValue(resolved.model)} / ${formatSourcedValue(resolved.thinking)}`;
+}
+
+/** The `[saved: ...]` fragment: what the config files and frontmatter say, without the process layer. */
+export function formatSavedFragment(saved: ResolvedModelConfig): string {
+  return `[saved: ${formatModelThinking(saved)}]`;
+}
+
+/** What the annotations of one agent are computed from. Inheritance is left out: unset shows as `not set`. */
+export interface AgentModelView {
+  effective: ResolvedModelConfig;
+  /** Present only when the agent has a process-level override: the values without it. */
+  saved?: ResolvedModelConfig;
+  /** The layer whose entry governs the agent (`(current)` in the write-target menu), if any. */
+  governing?: WriteTarget;
+}
+
+export function agentModelView(agent: AgentDefinition, layers: ConfigLayers): AgentModelView {
+  const view: AgentModelView = { effective: resolveModelConfig(agent, layers) };
+  if (layers.process && Object.hasOwn(layers.process.entries, agent.name)) view.saved = resolveSavedModelConfig(agent, layers);
+  const governing = governingEntry(agent.name, layers);
+  if (governing) view.governing = governing.source;
+  return view;
+}
+
+function savedSuffix(view: AgentModelView): string {
+  return view.saved ? ` ${formatSavedFragment(view.saved)}` : "";
+}
+
+/** `<name> (<source>) — <model> (<thinking>)`, plus ` (process) [saved: ...]` with a process override. */
+export function agentPickerLine(agent: AgentDefinition, layers: ConfigLayers): string {
+  const view = agentModelView(agent, layers);
+  const model = view.effective.model.value ?? NOT_SET;
+  const thinking = view.effective.thinking.value ?? NOT_SET;
+  const badge = view.saved ? ` ${PROCESS_BADGE}${savedSuffix(view)}` : "";
+  return `${agent.name} (${agent.source})${ANNOTATION_SEPARATOR}${model} (${thinking})${badge}`;
+}
+
+export type PickerValue = { kind: "agent"; name: string } | { kind: "models" };
+
+/** The agent picker: one line per agent (in discovery order), then the `$models` entry, always last. */
+export function agentPickerChoices(snapshot: Pick<ConfigSnapshot, "agents" | "layers">): Choice<PickerValue>[] {
+  const choices: Choice<PickerValue>[] = snapshot.agents.map((agent) => ({
+    label: agentPickerLine(agent, snapshot.layers),
+    value: { kind: "agent", name: agent.name },
+  }));
+  choices.push({ label: MANAGE_MODELS_ENTRY, value: { kind: "models" } });
+  return choices;
+}
+
+function listValue(list: readonly string[] | undefined, emptyMeaning: string): string {
+  if (list === undefined) return NOT_SET;
+  if (list.length === 0) return emptyMeaning;
+  return oneLine(list.join(", "), VALUE_PREVIEW_CHARS);
+}
+
+/** A one-line preview of the body: its first non-blank line and its size. */
+export function bodySummary(body: string): string {
+  const lines = body.split("\n");
+  const first = lines.find((line) => line.trim() !== "") ?? "";
+  if (first === "") return "(empty)";
+  const count = lines.length === 1 ? "1 line" : `${lines.length} lines`;
+  return `${oneLine(first, BODY_PREVIEW_CHARS)} (${count})`;
+}
+
+/** The six fields, each with its current value. */
+export function fieldChoices(agent: AgentDefinition, layers: ConfigLayers): Choice<AgentField>[] {
+  const view = agentModelView(agent, layers);
+  const values: Record<AgentField, string> = {
+    description: oneLine(agent.description, VALUE_PREVIEW_CHARS),
+    tools: listValue(agent.tools, NOT_SET),
+    // An empty skills key is not "unset": it turns the global skills off for this agent.
+    skills: listValue(agent.skills, "none (global skills off)"),
+    body: bodySummary(agent.body),
+    "model & thinking": `${formatModelThinking(view.effective)}${savedSuffix(view)}`,
+    budget: budgetFieldValue(agent, layers),
+  };
+  return AGENT_FIELDS.map((field) => ({ label: `${field}${ANNOTATION_SEPARATOR}${values[field]}`, value: field }));
+}
+
+export type ModelAction = "edit" | "clear";
+
+/** The action layer of the model & thinking sub-flow. */
+export function modelActionChoices(agent: AgentDefinition, layers: ConfigLayers): Choice<ModelAction>[] {
+  const view = agentModelView(agent, layers);
+  return [
+    { label: `${EDIT_MODEL_THINKING}${ANNOTATION_SEPARATOR}${formatModelThinking(view.effective)}${savedSuffix(view)}`, value: "edit" },
+    { label: CLEAR_MODEL_THINKING, value: "clear" },
+  ];
+}
+
+/** The `$models` list as a select, the effective model marked `(current)`. */
+export function modelValueChoices(models: readonly string[], currentModel: string | undefined): Choice<string>[] {
+  return models.map((model) => ({ label: withCurrentMark(model, model === currentModel), value: model }));
+}
+
+/** The seven levels, then `not set` (null: the key is dropped); the effective level, or unset, is `(current)`. */
+export function thinkingChoices(current: ThinkingLevel | undefined): Choice<ThinkingLevel | null>[] {
+  const levels: Choice<ThinkingLevel | null>[] = THINKING_LEVELS.map((level) => ({
+    label: withCurrentMark(level, level === current),
+    value: level,
+  }));
+  levels.push({ label: withCurrentMark(NOT_SET, current === undefined), value: null });
+  return levels;
+}
+
+/** `this process` / `user` / `project`, the layer that governs the agent now marked `(current)`. */
+export function writeTargetChoices(governing: WriteTarget | undefined): Choice<WriteTarget>[] {
+  return [
+    { label: withCurrentMark(PROCESS_TARGET_LABEL, governing === "process"), value: "process" },
+    { label: withCurrentMark("user", governing === "user"), value: "user" },
+    { label: withCurrentMark("project", governing === "project"), value: "project" },
+  ];
+}
+
+/** `user` / `project` for `$models` edits, the file the list in force comes from marked `(current)`. */
+export function modelsTargetChoices(source: AvailableModels["source"]): Choice<FileTarget>[] {
+  return [
+    { label: withCurrentMark("user", source === "user"), value: "user" },
+    { label: withCurrentMark("project", source === "project"), value: "project" },
+  ];
+}
+
+export type ModelsAction = "add" | "remove";
+
+export function modelsManagerChoices(): Choice<ModelsAction>[] {
+  return [
+    { label: ADD_MODEL_ENTRY, value: "add" },
+    { label: REMOVE_MODEL_ENTRY, value: "remove" },
+  ];
+}
+
+/** Where a built-in agent can be copied before it is edited. */
+export function copyDestinationChoices(agentDirs: ConfigSnapshot["agentDirs"]): Choice<FileTarget>[] {
+  const choices: Choice<FileTarget>[] = [{ label: `user agents folder (${agentDirs.user})`, value: "user" }];
+  if (agentDirs.project !== undefined) choices.push({ label: `project agents folder (${agentDirs.project})`, value: "project" });
+  return choices;
+}
+
+// Titles. They carry the context an option cannot (paths, what a target means); none of them is ever written.
+
+export function agentPickerTitle(agentCount: number): string {
+  return agentCount === 0 ? "Configure subagents (no agents found: only the model list can be managed)" : "Configure subagents: pick an agent";
+}
+
+export function fieldSelectTitle(agent: AgentDefinition): string {
+  return `Configure ${agent.name} (${agent.source}): ${agent.filePath}`;
+}
+
+export function modelActionTitle(agent: AgentDefinition): string {
+  return `${agent.name}: model & thinking`;
+}
+
+export function modelValueTitle(agent: AgentDefinition, models: AvailableModels): string {
+  return `${agent.name}: model (from $models, ${models.source ?? "user"} list)`;
+}
+
+export function modelInputTitle(agent: AgentDefinition): string {
+  return `${agent.name}: model (provider/model-id)`;
+}
+
+export function thinkingTitle(agent: AgentDefinition): string {
+  return `${agent.name}: thinking level (not set: no thinking key in the entry)`;
+}
+
+function targetLines(paths: ConfigSnapshot["configPaths"]): string[] {
+  return [
+    `  ${PROCESS_TARGET_LABEL}: memory only, nothing written to disk; gone when pi exits or on /reload`,
+    `  user: ${paths.user}`,
+    `  project: ${paths.project ?? "no project folder here"}`,
+  ];
+}
+
+export function writeTargetTitle(agent: AgentDefinition, paths: ConfigSnapshot["configPaths"], action: ModelAction): string {
+  const head = action === "edit" ? `${agent.name}: write model & thinking to` : `${agent.name}: clear model & thinking in`;
+  return [head, ...targetLines(paths)].join("\n");
+}
+
+export function copyDestinationTitle(agent: AgentDefinition): string {
+  return `${agent.name} is a built-in agent (part of the package) and is not edited in place. Copy it to (the copy then shadows the built-in):`;
+}
+
+export function modelsManagerTitle(models: AvailableModels, paths: ConfigSnapshot["configPaths"]): string {
+  if (models.models.length === 0 || models.source === undefined) {
+    const head = models.source === undefined ? "The list is empty ($models is not set in the user or project file)." : `The list is empty (an empty $models in the ${models.source} file).`;
+    return `Available models ($models)\n${head}`;
+  }
+  const file = models.source === "project" ? paths.project : paths.user;
+  return [`Available models ($models), from the ${models.source} file (${file ?? "?"}):`, ...models.models.map((model) => `  ${model}`)].join("\n");
+}
+
+export function modelToAddTitle(): string {
+  return "Model to add to $models (provider/model-id)";
+}
+
+export function modelToRemoveTitle(): string {
+  return "Model to remove from $models";
+}
+
+export function modelsTargetTitle(action: ModelsAction, model: string, paths: ConfigSnapshot["configPaths"]): string {
+  const head = action === "add" ? `Add ${model} to $models in` : `Remove ${model} from $models in`;
+  return [head, `  user: ${paths.user}`, `  project: ${paths.project ?? "no project folder here"}`].join("\n");
+}
+
+export function descriptionTitle(agent: AgentDefinition): string {
+  return `${agent.name}: description (one line)`;
+}
+
+export function listFieldTitle(agent: AgentDefinition, field: "tools" | "skills"): string {
+  return `${agent.name}: ${field} (comma-separated; leave empty to remove the ${field} key)`;
+}

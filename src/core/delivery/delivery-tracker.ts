@@ -1,0 +1,93 @@
+/**
+ * Acknowledged delivery of `[subagent-result]` messages, as a pure state machine. A result counts as delivered
+ * only once pi reports its message entering the conversation (`message_end` of the custom message); until then
+ * it is "awaiting". pi can lose a message it was handed: Esc and the dequeue key clear pi's steer queue, and
+ * a prompt pi refuses is only logged. pi can also hold one: after a failed or aborted model call the steer
+ * queue keeps its messages until the next run starts, and that run then injects them.
+ *
+ * So at each safe moment (a run of the main agent ended, observed through `agent_end`) the tracker says which
+ * awaiting results to send again:
+ * - after a run that ended normally, pi's loop has drained its steer queue, so every awaiting result that
+ *   was queued during it (or was the prompt of it) was dropped: all of them are sent again;
+ * - after a failed or aborted run, an awaiting result may have been dropped (Esc) or may still sit in pi's
+ *   queue: only the oldest is sent again, as a probe. Its run drains whatever pi still held (those are then
+ *   acknowledged), and the end of that run, a normal one, sends the rest.
+ * A copy that still arrives twice (the probe and a held original) is acknowledged as a duplicate, so the caller
+ * can keep it from the model. Each result is sent again at most `maxResends` times in one process; after that
+ * it waits in the outbox for the next session start.
+ */
+
+export const MAX_RESENDS = 3;
+
+/** How pi took the message: as the prompt of a new run (agent idle) or into the steer queue (agent busy). */
+export type SendRoute = "prompt" | "queue";
+
+export interface Awaiting {
+  order: number;
+  route: SendRoute;
+  /**
+   * For a prompt: a run started after it was sent (so that run's end is the moment to
+   * judge it).
+   */
+  runSeen: boolean;
+  resends: number;
+}
+
+export class DeliveryTracker {
+  private readonly maxResends: number;
+  private readonly awaiting: Map<string, Awaiting> = new Map();
+  private readonly acknowledged: Set<string> = new Set();
+  private order = 0;
+
+  constructor(maxResends: number = MAX_RESENDS) {
+    this.maxResends = maxResends;
+  }
+
+  /** A result was handed to pi (first send or a resend). */
+  sent(taskId: string, route: SendRoute): void {
+    if (this.acknowledged.has(taskId)) return;
+    const previous = this.awaiting.get(taskId);
+    this.awaiting.set(taskId, { order: this.order++, route, runSeen: false, resends: previous ? previous.resends : 0 });
+  }
+
+  /** pi reported the result entering the conversation. A second report of the same result is a duplicate. */
+  acknowledge(taskId: string): "first" | "duplicate" {
+    if (this.acknowledged.has(taskId)) return "duplicate";
+    this.acknowledged.add(taskId);
+    this.awaiting.delete(taskId);
+    return "first";
+  }
+
+  isAcknowledged(taskId: string): boolean {
+    return this.acknowledged.has(taskId);
+  }
+
+  /** Handed to pi and not yet seen entering the conversation. */
+  isAwaiting(taskId: string): boolean {
+    return this.awaiting.has(taskId);
+  }
+
+  /** A run of the main agent started (`agent_start`): prompts sent before it are judged at its end. */
+  runStarted(): void {
+    for (const entry of this.awaiting.values()) entry.runSeen = true;
+  }
+
+  /**
+   * A run ended (`agent_end`); `abnormal` when its last model call failed or was aborted. Returns the results
+   * to send again now, oldest first, and counts those resends.
+   */
+  runEnded(abnormal: boolean): string[] {
+    const candidates = [...this.awaiting.entries()]
+      .filter(([, entry]) => (entry.route === "queue" || entry.runSeen) && entry.resends < this.maxResends)
+      .sort(([, a], [, b]) => a.order - b.order)
+      .map(([taskId]) => taskId);
+    const chosen = abnormal ? candidates.slice(0, 1) : candidates;
+    for (const taskId of chosen) (this.awaiting.get(taskId) as Awaiting).resends += 1;
+    return chosen;
+  }
+
+  /** Forgets a result that will not be sent again by this process (for example its session went away). */
+  drop(taskId: string): void {
+    this.awaiting.delete(taskId);
+  }
+}

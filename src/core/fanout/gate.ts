@@ -1,0 +1,48 @@
+/**
+ * The fan-out gate's decision (pure): may one more task be dispatched, given the caps, what this run of the
+ * main agent has dispatched so far, and what is in flight? And the refusal the model reads when not: the cap,
+ * where it is set, and what is running, so it can wait for results or cancel instead of retrying blindly.
+ */
+import { oneLine } from "../shared/format.ts";
+import { MAX_IN_FLIGHT_ENV, MAX_IN_FLIGHT_KEY, MAX_PER_TURN_ENV, MAX_PER_TURN_KEY } from "./limits.ts";
+import type { FanOutLimits } from "./limits.ts";
+
+export type FanOutHit = { cap: "turn", limit: number } | { cap: "in-flight", limit: number };
+
+export interface InFlightTaskLine {
+  taskId: string;
+  agent: string;
+  task: string;
+  status: "running" | "queued";
+}
+
+export function fanOutHit(limits: FanOutLimits, dispatchedThisTurn: number, inFlight: number): FanOutHit | undefined {
+  if (dispatchedThisTurn >= limits.perTurn) return { cap: "turn", limit: limits.perTurn };
+  if (inFlight >= limits.inFlight) return { cap: "in-flight", limit: limits.inFlight };
+  return undefined;
+}
+
+/** Most tasks listed in a refusal (the rest are counted). */
+const LISTED_MAX = 10;
+
+export function fanOutRefusal(hit: FanOutHit, inFlight: readonly InFlightTaskLine[], blockingInFlight: number): string {
+  const cap =
+    hit.cap === "turn"
+      ? `Fan-out cap reached: at most ${hit.limit} subagent tasks may be dispatched in one run of the main agent (${MAX_PER_TURN_ENV} or "${MAX_PER_TURN_KEY}" in subagent-isolation.json), and this run has dispatched ${hit.limit}.`
+      : `Fan-out cap reached: at most ${hit.limit} subagent tasks may be in flight (running or queued) at once (${MAX_IN_FLIGHT_ENV} or "${MAX_IN_FLIGHT_KEY}" in subagent-isolation.json).`;
+  const total = inFlight.length + blockingInFlight;
+  const lines = [cap, `In flight now: ${total} ${total === 1 ? "task" : "tasks"}.`];
+  for (const task of inFlight.slice(0, LISTED_MAX)) lines.push(`- ${task.taskId} (${task.agent}, ${task.status}): ${oneLine(task.task, 100)}`);
+  if (inFlight.length > LISTED_MAX) lines.push(`- and ${inFlight.length - LISTED_MAX} more`);
+  if (blockingInFlight > 0) lines.push(`- ${blockingInFlight} blocking ${blockingInFlight === 1 ? "call" : "calls"} of this run`);
+  lines.push("Nothing was dispatched. Wait for the results in flight, or cancel tasks you no longer need, and combine the remaining work into fewer tasks.");
+  return lines.join("\n");
+}
+
+export const FAN_OUT_CONFIRM_TITLE = "Allow more subagents?";
+
+export function fanOutQuestion(hit: FanOutHit): string {
+  return hit.cap === "turn"
+    ? `The model wants to dispatch more than ${hit.limit} subagent tasks in this run. Allow more until this run ends?`
+    : `The model wants more than ${hit.limit} subagent tasks in flight at once. Allow more until this run ends?`;
+}

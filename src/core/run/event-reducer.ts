@@ -1,0 +1,294 @@
+/**
+ * Turns a child pi's JSON-mode event stream (`pi --mode json -p`) into a RunState.
+ *
+ * pi repeats the whole partial message in every `message_update` and the whole output so far in every
+ * `tool_execution_update`, so the stream grows much faster than the answer. To stay fast and bounded, the
+ * event type is read from the line's prefix and only the few events that matter are parsed in full; streaming
+ * deltas are read straight out of the line without parsing the partial message behind them. Anything that is
+ * not a JSON event is skipped and counted.
+ */
+import { emptyUsage, oneLine } from "../shared/format.ts";
+import type { SplitLine } from "./line-splitter.ts";
+import { summarizeToolArgs } from "./tool-summary.ts";
+import type { ActivityLine, RunState } from "./types.ts";
+
+export const STREAM_TAIL_CHARS = 4096;
+export const MAX_ACTIVITY_LINES = 50;
+
+export function initialRunState(now: number): RunState {
+  return {
+    phase: "starting",
+    toolCalls: 0,
+    usage: emptyUsage(),
+    finalText: "",
+    lastText: "",
+    streamTail: "",
+    activity: [],
+    retryPending: false,
+    retryAttempts: 0,
+    lastEventAt: now,
+    events: 0,
+    skippedLines: 0,
+  };
+}
+
+const TYPE_PREFIX = '{"type":"';
+
+/** The event type from a line that starts the way pi writes events, or undefined. */
+function peekType(text: string): string | undefined {
+  if (!text.startsWith(TYPE_PREFIX)) return undefined;
+  const end = text.indexOf('"', TYPE_PREFIX.length);
+  return end < 0 ? undefined : text.slice(TYPE_PREFIX.length, end);
+}
+
+/** Reads the JSON string literal that starts at `quote` (the opening quote); undefined if malformed. */
+function readStringLiteral(text: string, quote: number): string | undefined {
+  for (let i = quote + 1; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 92 /* backslash */) {
+      i++;
+      continue;
+    }
+    if (ch === 34 /* quote */) {
+      try {
+        return (JSON.parse(text.slice(quote, i + 1)) as string);
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+const ASSISTANT_EVENT_KEY = '"assistantMessageEvent":{"type":"';
+const DELTA_KEY = '"delta":';
+
+function pushActivity(state: RunState, line: ActivityLine): void {
+  state.activity.push(line);
+  if (state.activity.length > MAX_ACTIVITY_LINES) state.activity.splice(0, state.activity.length - MAX_ACTIVITY_LINES);
+}
+
+function appendStreamText(state: RunState, text: string): void {
+  const joined = state.streamTail + text;
+  state.streamTail = joined.length > STREAM_TAIL_CHARS ? joined.slice(-STREAM_TAIL_CHARS) : joined;
+}
+
+/** Fast path for `message_update`: phase and text deltas without parsing the partial message. */
+function applyMessageUpdate(state: RunState, text: string): boolean {
+  const at = text.indexOf(ASSISTANT_EVENT_KEY);
+  if (at < 0 || at > 200) return false;
+  const typeStart = at + ASSISTANT_EVENT_KEY.length;
+  const typeEnd = text.indexOf('"', typeStart);
+  if (typeEnd < 0) return false;
+  const eventType = text.slice(typeStart, typeEnd);
+  if (eventType.startsWith("thinking")) {
+    state.phase = "thinking";
+    return true;
+  }
+  if (eventType.startsWith("toolcall")) {
+    state.phase = "writing";
+    return true;
+  }
+  if (eventType === "text_start") {
+    state.phase = "writing";
+    if (state.streamTail && !state.streamTail.endsWith("\n")) appendStreamText(state, "\n");
+    return true;
+  }
+  if (eventType === "text_delta") {
+    state.phase = "writing";
+    const deltaAt = text.indexOf(DELTA_KEY, typeEnd);
+    if (deltaAt < 0 || deltaAt > typeEnd + 64) return false;
+    const delta = readStringLiteral(text, deltaAt + DELTA_KEY.length);
+    if (delta === undefined) return false;
+    appendStreamText(state, delta);
+    return true;
+  }
+  return true;
+}
+
+export interface ContentBlock {
+  type?: string;
+  text?: string;
+}
+
+export interface AssistantMessage {
+  role?: string;
+  content?: ContentBlock[] | string;
+  provider?: string;
+  model?: string;
+  stopReason?: string;
+  errorMessage?: string;
+  usage?: {
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  totalTokens?: number;
+  cost?: { total?: number };
+};
+}
+
+function textOf(message: AssistantMessage): string {
+  if (typeof message.content === "string") return message.content;
+  return (message.content ?? [])
+    .filter((block) => block.type === "text" && typeof block.text === "string")
+    .map((block) => block.text)
+    .join("");
+}
+
+function num(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+
+function applyAssistantMessageEnd(state: RunState, message: AssistantMessage, now: number): void {
+  const usage = message.usage ?? {};
+  state.usage.turns += 1;
+  state.usage.input += num(usage.input);
+  state.usage.output += num(usage.output);
+  state.usage.cacheRead += num(usage.cacheRead);
+  state.usage.cacheWrite += num(usage.cacheWrite);
+  state.usage.cost += num(usage.cost?.total);
+  const context = num(usage.totalTokens) || num(usage.input) + num(usage.output) + num(usage.cacheRead) + num(usage.cacheWrite);
+  if (context > 0) state.usage.contextTokens = context;
+  if (message.provider) state.provider = message.provider;
+  if (message.model) state.model = message.model;
+  state.stopReason = message.stopReason;
+  state.errorMessage = message.errorMessage || undefined;
+  state.finalText = textOf(message);
+  if (state.finalText.trim()) state.lastText = state.finalText;
+  state.phase = message.stopReason === "toolUse" ? "tool" : "waiting";
+  if (message.stopReason === "error") {
+    pushActivity(state, { at: now, kind: "error", text: oneLine(message.errorMessage ?? "model error", 200) });
+  } else if (state.finalText.trim()) {
+    pushActivity(state, { at: now, kind: "text", text: oneLine(state.finalText, 200) });
+  }
+}
+
+/** Applies one parsed event. Mutates and returns `state` (the reducer owns it; callers only read). */
+export function applyEvent(state: RunState, event: Record<string, unknown>, now: number): RunState {
+  state.events += 1;
+  state.lastEventAt = now;
+  switch (event.type) {
+    case "session":
+      if (typeof event.id === "string") state.sessionId = event.id;
+      break;
+    case "agent_start":
+    case "turn_start":
+      state.phase = "thinking";
+      // A pending retry has now started its request: from here on, silence is a hang again.
+      state.retryPending = false;
+      break;
+    case "message_update": {
+      const update = (event.assistantMessageEvent as { type?: string; delta?: unknown } | undefined);
+      const type = update?.type ?? "";
+      if (type.startsWith("thinking")) state.phase = "thinking";
+      else if (type === "text_delta" && typeof update?.delta === "string") {
+        state.phase = "writing";
+        appendStreamText(state, update.delta);
+      } else if (type.startsWith("text") || type.startsWith("toolcall")) state.phase = "writing";
+      break;
+    }
+    case "message_end": {
+      const message = (event.message as AssistantMessage | undefined);
+      if (message?.role === "assistant") applyAssistantMessageEnd(state, message, now);
+      break;
+    }
+    case "tool_execution_start": {
+      const name = typeof event.toolName === "string" ? event.toolName : "tool";
+      const tool = { name, summary: summarizeToolArgs(name, event.args), at: now };
+      state.currentTool = tool;
+      state.lastTool = tool;
+      state.toolCalls += 1;
+      state.phase = "tool";
+      pushActivity(state, { at: now, kind: "tool", text: tool.summary ? `${name}: ${tool.summary}` : name });
+      break;
+    }
+    case "tool_execution_end":
+      applyToolEnd(state, typeof event.toolName === "string" ? event.toolName : "tool", event.isError === true, now);
+      break;
+    case "agent_end":
+      state.phase = "waiting";
+      if (event.willRetry === true) state.retryPending = true;
+      break;
+    case "auto_retry_start":
+      state.retryPending = true;
+      state.retryAttempts += 1;
+      state.phase = "retrying";
+      pushActivity(state, {
+        at: now,
+        kind: "retry",
+        text: oneLine(`retrying (${num(event.attempt)}/${num(event.maxAttempts)}): ${String(event.errorMessage ?? "")}`, 200),
+      });
+      break;
+    case "auto_retry_end":
+      state.retryPending = false;
+      if (event.success === false && typeof event.finalError === "string") state.errorMessage = event.finalError;
+      break;
+    default:
+      break;
+  }
+  return state;
+}
+
+function applyToolEnd(state: RunState, toolName: string, isError: boolean, now: number): void {
+  state.currentTool = undefined;
+  state.phase = "waiting";
+  if (isError) pushActivity(state, { at: now, kind: "tool-result", text: `${toolName} failed` });
+}
+
+/** Events whose content we never need (they repeat what other events carry). */
+const SKIPPED_TYPES = new Set(["message_start", "turn_end", "tool_execution_update"]);
+
+/** Applies one line of the child's stdout. Malformed or partial lines are skipped and counted. */
+export function applyLine(state: RunState, line: SplitLine, now: number): RunState {
+  const text = line.text ?? line.head ?? "";
+  if (text.trim() === "") return state;
+  const type = peekType(text);
+  if (type !== undefined) {
+    if (SKIPPED_TYPES.has(type)) {
+      state.events += 1;
+      state.lastEventAt = now;
+      return state;
+    }
+    if (type === "message_update" && applyMessageUpdate(state, text)) {
+      state.events += 1;
+      state.lastEventAt = now;
+      return state;
+    }
+    if (type === "agent_end") {
+      // The whole conversation rides along; only a trailing willRetry flag matters.
+      const end = line.text ?? line.tail ?? "";
+      return applyEvent(state, { type, willRetry: end.slice(-64).includes('"willRetry":true') }, now);
+    }
+    if (type === "tool_execution_end") {
+      const nameMatch = /"toolName":"([^"]*)"/.exec(text.slice(0, 300));
+      const end = line.text ?? line.tail ?? "";
+      state.events += 1;
+      state.lastEventAt = now;
+      applyToolEnd(state, nameMatch?.[1] ?? "tool", end.slice(-32).includes('"isError":true'), now);
+      return state;
+    }
+  }
+  if (line.text === undefined) {
+    // An oversized line that is not a streaming event cannot be parsed from its head and tail.
+    state.skippedLines += 1;
+    if (type === "message_end" && /"role":"assistant"/.test(text.slice(0, 200))) {
+      // The last answer was too large to keep: never report the previous message's text as the result.
+      state.finalText = "";
+      state.errorMessage = `the subagent's final answer (${line.length} characters) was too large to keep; read it in its session file`;
+    }
+    return state;
+  }
+  let event: unknown;
+  try {
+    event = JSON.parse(line.text);
+  } catch {
+    state.skippedLines += 1;
+    return state;
+  }
+  if (!event || typeof event !== "object" || typeof (event as { type?: unknown }).type !== "string") {
+    state.skippedLines += 1;
+    return state;
+  }
+  return applyEvent(state, (event as Record<string, unknown>), now);
+}

@@ -1,0 +1,51 @@
+/**
+ * Environment variables that carry the subagent nesting across processes (read on pi's start-up path, by the entry).
+ */
+export const DEPTH_ENV = "PI_SUBAGENT_DEPTH";
+/** The pi that started this one, as `<pid>:<start time>`: set in every child, which watches that pi. */
+export const PARENT_ENV = "PI_SUBAGENT_PARENT";
+export const AGENT_NAME_ENV = "PI_CURRENT_AGENT_NAME";
+
+/** The nesting depth of this process: 0 for the main agent; a missing or non-numeric value counts as 0. */
+export function readSubagentDepth(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[DEPTH_ENV];
+  if (raw === undefined || raw.trim() === "") return 0;
+  const depth = Number(raw);
+  return Number.isFinite(depth) && depth > 0 ? Math.floor(depth) : 0;
+}
+
+/** A subagent (depth >= 1) may neither dispatch nor cancel subagents, nor see the roster. */
+export function isInsideSubagent(env: NodeJS.ProcessEnv = process.env): boolean {
+  return readSubagentDepth(env) >= 1;
+}
+
+/**
+ * Bounded nesting. `PI_SUBAGENT_MAX_DEPTH` is how deep the tree of subagents may go: 1 (the default) lets only
+ * the main agent dispatch; 2 lets its children dispatch too (their children cannot), and so on. A parent writes
+ * the limit it resolved (environment, then config `$maxDepth`) into each child's environment, so the whole tree
+ * runs under the root's limit and a child never reads the config to know it.
+ */
+export const MAX_DEPTH_ENV = "PI_SUBAGENT_MAX_DEPTH";
+export const DEFAULT_MAX_DEPTH = 1;
+/** The deepest tree allowed, whatever is asked: each level is a pi process and a model bill. */
+export const MAX_DEPTH_CAP = 5;
+
+/** A max-depth value as written (env or config), or undefined when it is not a whole number from 1 to the cap. */
+export function parseMaxDepth(raw: unknown): number | undefined {
+  const value = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : typeof raw === "number" ? raw : Number.NaN;
+  return Number.isInteger(value) && value >= 1 && value <= MAX_DEPTH_CAP ? value : undefined;
+}
+
+/** The limit set in the environment, if it is valid (invalid values are reported by the dispatch path). */
+export function readMaxDepthEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  return parseMaxDepth(env[MAX_DEPTH_ENV]);
+}
+
+/**
+ * Whether this process may dispatch subagents (and so gets the roster). The environment alone decides: the
+ * main agent always may; a child may when its parent passed a limit deeper than the child's own depth.
+ */
+export function mayDispatchSubagents(env: NodeJS.ProcessEnv = process.env): boolean {
+  const depth = readSubagentDepth(env);
+  return depth < (readMaxDepthEnv(env) ?? DEFAULT_MAX_DEPTH);
+}

@@ -1,0 +1,70 @@
+import { hasAnyLimit } from "../budget/limits.ts";
+import type { BudgetLimits } from "../budget/limits.ts";
+import type { RunOutcome } from "../run/types.ts";
+import type { CancelledBy, DispatchMode, TaskMessage, TaskOrigin, TaskRecord } from "./types.ts";
+import type { WorktreeReport } from "../worktree/types.ts";
+
+export interface RecordContext {
+  taskId: string;
+  agent: string;
+  task: string;
+  mode: DispatchMode;
+  sessionFile: string;
+  cwd: string;
+  dispatchedAt: number;
+  parentSessionId?: string;
+  cancelledBy?: CancelledBy;
+  cancelReason?: string;
+  messages?: readonly TaskMessage[];
+  budget?: BudgetLimits;
+  budgetNotes?: readonly string[];
+  origin?: TaskOrigin;
+  /** The task's worktree, finished (committed or removed) as the record is made. */
+  worktree?: WorktreeFinisher;
+}
+
+/** Ends a task's worktree and says what became of it (see src/io/worktree/lease.ts). */
+export type WorktreeFinisher = {
+  finish(run: { taskId: string; agent: string; task: string; status: string }): WorktreeReport;
+};
+
+/**
+ * The durable record of a run that ended. Pure, except that a task with a worktree has it finished here (its
+ * changes committed on its branch, or the unchanged worktree removed), so every way a task ends does it.
+ */
+export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): TaskRecord {
+  const record: TaskRecord = {
+    version: 1,
+    taskId: context.taskId,
+    agent: context.agent,
+    task: context.task,
+    mode: context.mode,
+    status: outcome.status,
+    exitCode: outcome.exitCode,
+    stopReason: outcome.stopReason,
+    errorMessage: outcome.errorMessage,
+    usage: outcome.usage,
+    model: outcome.model,
+    durationMs: outcome.durationMs,
+    dispatchedAt: context.dispatchedAt,
+    startedAt: outcome.startedAt,
+    finishedAt: outcome.finishedAt,
+    output: outcome.output,
+    stderrTail: outcome.stderrTail || undefined,
+    sessionFile: context.sessionFile,
+    cwd: context.cwd,
+    parentSessionId: context.parentSessionId,
+    delivered: false,
+  };
+  if (context.origin) record.origin = { ...context.origin };
+  if (context.messages && context.messages.length > 0) record.messages = [...context.messages];
+  if (hasAnyLimit(context.budget)) record.budget = { ...context.budget };
+  if (context.budgetNotes && context.budgetNotes.length > 0) record.budgetNotes = [...context.budgetNotes];
+  if (outcome.partial) record.partialTools = outcome.partial.tools;
+  if (context.worktree) record.worktree = context.worktree.finish({ taskId: record.taskId, agent: record.agent, task: record.task, status: record.status });
+  if (outcome.status === "cancelled") {
+    record.cancelledBy = context.cancelledBy ?? (outcome.stopReason === "killed_on_shutdown" ? "none" : "user");
+    if (context.cancelReason) record.cancelReason = context.cancelReason;
+  }
+  return record;
+}

@@ -1,0 +1,54 @@
+/**
+ * How a task's worktree reads in its envelope, its blocking result and `/subagent-result`: where the change
+ * is (branch, folder, commit), what changed (a diff stat, or the file list when git gave none), and the git
+ * commands to review, merge or drop it. Pure.
+ */
+import { stripTerminalControls } from "../shared/terminal-text.ts";
+import type { WorktreeReport } from "./types.ts";
+
+function shortSha(sha: string): string {
+  return sha.slice(0, 12);
+}
+
+function countText(report: WorktreeReport): string {
+  const total = report.filesTotal ?? report.files?.length;
+  if (total === undefined) return "changes";
+  return `${total} ${total === 1 ? "file" : "files"} changed`;
+}
+
+/** One line: `kept at <path> on branch <branch> (commit …, 2 files changed); not merged` or `removed (…)`. */
+export function worktreeSummary(report: WorktreeReport): string {
+  if (!report.kept) {
+    const why = report.problem ?? "the subagent changed nothing";
+    return `removed (${why}; worktree and branch ${report.branch} deleted)`;
+  }
+  const commit = report.commit ? `commit ${report.commit}, ` : "";
+  const problem = report.problem ? `; ${report.problem}` : "";
+  return `kept at ${report.path} on branch ${report.branch} (${commit}${countText(report)}); not merged into your branch${problem}`;
+}
+
+/** The changes and how to act on them; empty when nothing was kept. */
+export function worktreeChangesLines(report: WorktreeReport): string[] {
+  if (!report.kept) return [];
+  const lines = [`Changes on branch ${report.branch} since ${shortSha(report.base)} (your working tree is untouched):`];
+  if (report.diffStat) lines.push(...report.diffStat.split("\n"));
+  else if (report.files && report.files.length > 0) {
+    for (const file of report.files) lines.push(` ${file.status}\t${file.path}`);
+    const more = (report.filesTotal ?? report.files.length) - report.files.length;
+    if (more > 0) lines.push(` ... and ${more} more`);
+  } else lines.push(" (no committed difference)");
+  for (const note of report.notes ?? []) lines.push(`Note: ${note}`);
+  lines.push(
+    `Review: git diff ${shortSha(report.base)} ${report.branch}`,
+    `Merge: git merge ${report.branch}`,
+    `Drop: git worktree remove --force ${report.path} && git branch -D ${report.branch}`,
+  );
+  // File names come from the child's work: none may drive the terminal that shows them.
+  return lines.map((line) => stripTerminalControls(line));
+}
+
+/** The block appended to a result the model reads (envelope or blocking result). */
+export function worktreeBlock(report: WorktreeReport): string {
+  const changes = worktreeChangesLines(report);
+  return [`Worktree: ${stripTerminalControls(worktreeSummary(report))}`, ...changes].join("\n");
+}

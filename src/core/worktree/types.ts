@@ -1,0 +1,40 @@
+/** Types of the git worktree isolation (`isolation: "worktree"`). */
+
+export type Isolation = "none" | "worktree";
+export const ISOLATIONS: readonly Isolation[] = ["none", "worktree"];
+
+export function isIsolation(value: unknown): value is Isolation {
+  return value === "none" || value === "worktree";
+}
+
+/** One changed file of a subagent branch, as `git diff --name-status` reports it (A, M, D, R100, ...). */
+export interface ChangedFile {
+  status: string;
+  path: string;
+}
+
+/** What became of a task's worktree when the task ended; kept in the task's record. */
+export interface WorktreeReport {
+  /** `subagent/<task id>` */
+  branch: string;
+  /** The worktree folder (removed again when `kept` is false). */
+  path: string;
+  /** The commit the worktree started from (the project's HEAD at dispatch). */
+  base: string;
+  /** The repository's main working tree (where the person works). */
+  repoRoot: string;
+  /** False: the subagent changed nothing, and the worktree and branch were removed. */
+  kept: boolean;
+  /** The subagent branch's tip after the task (holding the child's changes), short form. */
+  commit?: string;
+  /** Changed files between base and the branch, at most MAX_LISTED_FILES of them. */
+  files?: ChangedFile[];
+  /** How many files changed in all (files may list fewer). */
+  filesTotal?: number;
+  /** `git diff --stat` between base and the branch, cut to a bounded number of lines. */
+  diffStat?: string;
+  /** Something went wrong while finishing; everything was kept so nothing is lost. */
+  problem?: string;
+  /** Said when the worktree was made (uncommitted changes it does not have). */
+  notes?: string[];
+}

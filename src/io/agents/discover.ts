@@ -1,0 +1,49 @@
+/**
+ * Agent discovery: the three folders, read and merged. Cheap enough to run on every dispatch: it lists three
+ * folders, reads only their `*.md` files, and walks up from cwd looking for `.pi/agents`.
+ */
+import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir } from "../config/paths.ts";
+import { agentDir as piAgentDir, BUILTIN_AGENTS_DIR } from "../shared/paths.ts";
+import { mergeAgentTiers, scopeIncludesProject, scopeIncludesUser } from "./merge.ts";
+import { readAgentsDir } from "./read-dir.ts";
+import type { AgentsDirContents } from "./read-dir.ts";
+import type { AgentScope, DiscoveryResult } from "../../core/agents/types.ts";
+
+export interface DiscoverOptions {
+  cwd: string;
+  scope?: AgentScope;
+  /** pi's agent dir (default: `PI_CODING_AGENT_DIR` or `~/.pi/agent`). */
+  agentDir?: string;
+  /** The package's built-in agents (default: this package's `agents/`). */
+  builtinDir?: string;
+  /** Where the walk up from cwd stops (default: the home directory). */
+  home?: string;
+}
+
+const NOTHING: AgentsDirContents = { agents: [], warnings: [] };
+
+export function findProjectAgentsDir(cwd: string, home?: string): string | undefined {
+  return findNearestProjectDir(cwd, PROJECT_AGENTS_RELATIVE, home);
+}
+
+export function discoverAgents(options: DiscoverOptions): DiscoveryResult {
+  const scope = options.scope ?? "both";
+  const builtinDir = options.builtinDir ?? BUILTIN_AGENTS_DIR;
+  const userDir = userAgentsDir(options.agentDir ?? piAgentDir());
+  let projectDir = findProjectAgentsDir(options.cwd, options.home);
+  // When pi's agent dir is itself a project's `.pi` folder, the two tiers are one folder: read it once, as user.
+  if (projectDir === userDir) projectDir = undefined;
+
+  const builtin = readAgentsDir(builtinDir, "builtin");
+  const user = scopeIncludesUser(scope) ? readAgentsDir(userDir, "user") : NOTHING;
+  const project = scopeIncludesProject(scope) && projectDir !== undefined ? readAgentsDir(projectDir, "project") : NOTHING;
+
+  const result: DiscoveryResult = {
+    agents: mergeAgentTiers({ builtin: builtin.agents, user: user.agents, project: project.agents }, scope),
+    warnings: [...builtin.warnings, ...user.warnings, ...project.warnings],
+    userAgentsDir: userDir,
+    builtinAgentsDir: builtinDir,
+  };
+  if (projectDir !== undefined) result.projectAgentsDir = projectDir;
+  return result;
+}

@@ -1,0 +1,38 @@
+/**
+ * Reads every config layer for a working directory: the user file, the nearest project file and the process
+ * memory. Cheap (two small files), so callers read it fresh on each dispatch and each /subagent-config step.
+ */
+import { agentDir as piAgentDir } from "../shared/paths.ts";
+import { availableModels } from "../../core/config/available-models.ts";
+import { projectConfigPath, userConfigPath } from "./paths.ts";
+import { processLayer } from "./process-overrides.ts";
+import { readConfigLayer } from "./read-layer.ts";
+import type { ConfigLayers } from "../../core/config/resolve.ts";
+import type { AvailableModels, ConfigLayer } from "../../core/config/types.ts";
+
+/** `warnings`: Every problem found in the two files, ready to show (see reportWarningsOnce). */
+export type LoadedConfig = Required<ConfigLayers> & { models: AvailableModels, warnings: string[] };
+
+export interface LoadConfigOptions {
+  cwd: string;
+  agentDir?: string;
+  /** Where the walk up from cwd stops (default: the home directory). */
+  home?: string;
+}
+
+export function loadConfig(options: LoadConfigOptions): LoadedConfig {
+  const userPath = userConfigPath(options.agentDir ?? piAgentDir());
+  let projectPath = projectConfigPath(options.cwd, options.home);
+  // pi's agent dir may itself be a project's `.pi` folder; one file is then one layer (user), not two.
+  if (projectPath === userPath) projectPath = undefined;
+  const user: ConfigLayer = readConfigLayer(userPath, "user");
+  const project: ConfigLayer = readConfigLayer(projectPath, "project");
+  const process = processLayer();
+  return {
+    user,
+    project,
+    process,
+    models: availableModels({ user, project }),
+    warnings: [...user.warnings, ...project.warnings],
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * Telling the person, once, that a result could not be saved. A failed record or outbox write (read-only or
+ * full disk, a file where a folder should be) must not stop delivery, which goes on from memory; but the person
+ * should know that the result is not on disk, and where the write failed, because a result only in memory is
+ * lost if pi exits before it reaches the conversation. One notice per place that failed, not one per task.
+ */
+import { dirname } from "node:path";
+import { outboxDir } from "./outbox.ts";
+import { recordPath } from "../tasks/record-store.ts";
+import type { TaskRecord } from "../../core/tasks/types.ts";
+
+function reason(error: unknown): string {
+  // Node's fs messages start with the code already ("EROFS: read-only file system, open '…'").
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** What still happens to the result, by path: sent from memory (background) or returned by the tool (blocking). */
+export const FROM_MEMORY = "The result is still delivered, from memory; it is not on disk, so it is lost if pi exits before it arrives.";
+export const RETURNED = "The result is still returned to the model; only the record on disk (for /subagent-result) is missing.";
+
+/** The notice text (exact; ADVANCED.md quotes it). */
+export function saveFailureNotice(what: "record" | "outbox entry", record: Pick<TaskRecord, "agent" | "taskId">, path: string, error: unknown, outcome: string = FROM_MEMORY): string {
+  return `subagent: could not save the ${what} of ${record.agent} task ${record.taskId} at ${path} (${reason(error)}). ${outcome}`;
+}
+
+const LATER = "Later save failures there are not reported again.";
+
+export class SaveFailureReporter {
+  private readonly agentDir: string;
+
+  private readonly notify: (text: string) => void;
+
+  private readonly reported: Set<string> = new Set();
+
+  constructor(agentDir: string, notify: (text: string) => void) {
+    this.agentDir = agentDir;
+    this.notify = notify;
+  }
+
+  record(record: TaskRecord, error: unknown): void {
+    const path = recordPath(this.agentDir, record.taskId);
+    // Every task folder has its own path: the place that failed is the folder holding them all.
+    this.report(`record:${dirname(dirname(path))}`, `${saveFailureNotice("record", record, path, error)} ${LATER}`);
+  }
+
+  outbox(record: TaskRecord, error: unknown): void {
+    const dir = outboxDir(this.agentDir);
+    this.report(`outbox:${dir}`, `${saveFailureNotice("outbox entry", record, dir, error)} ${LATER}`);
+  }
+
+  private report(place: string, text: string): void {
+    if (this.reported.has(place)) return;
+    this.reported.add(place);
+    try {
+      this.notify(text);
+    } catch {
+      // no UI to tell (a stale context): the record's deliveryError and the result itself still say it
+    }
+  }
+}

@@ -1,0 +1,313 @@
+/**
+ * Runs one child pi: spawns it in its own process group, feeds its event stream to the reducer, enforces the
+ * activity and hard timeouts, and stops it through the one stop sequence (ask it to abort, keep what it
+ * produced, then end the whole process tree). Both the synchronous and the asynchronous dispatch paths use
+ * this one runner.
+ *
+ * An RPC child (the default) gets its task as an RPC `prompt` on stdin, can be steered while it works, and is
+ * ended cleanly by closing its stdin once its run is over (`agent_end` with no retry pending): pi's RPC mode
+ * shuts down and exits 0 when its input ends (verified in pi 0.73.1 and 1.x, `modes/rpc/rpc-mode.js`). A JSON
+ * child (`PI_SUBAGENT_CHILD_MODE=json`) gets the task as its last argument and exits by itself.
+ */
+import { spawn } from "node:child_process";
+import { BudgetWatch } from "../../core/budget/budget-watch.ts";
+import type { BudgetHit, BudgetLimits } from "../../core/budget/limits.ts";
+import { classifyRun } from "../../core/run/classify.ts";
+import { trackChild, untrackChild } from "./child-guard.ts";
+import type { ChildCommand } from "./command-line.ts";
+import { applyLine, initialRunState } from "../../core/run/event-reducer.ts";
+import { LineSplitter } from "../../core/run/line-splitter.ts";
+import type { SplitLine } from "../../core/run/line-splitter.ts";
+import { toolLinesOf } from "../../core/run/partial-output.ts";
+import { DEFAULT_GRACE_MS, terminateTree } from "./process-tree.ts";
+import type { TreeTermination } from "./process-tree.ts";
+import { classifyRpcLine, encodeRpcCommand } from "../../core/run/rpc-protocol.ts";
+import type { RpcCommand } from "../../core/run/rpc-protocol.ts";
+import { readStopGraceMs, StopSequence } from "../../core/run/stop-sequence.ts";
+import { TASK_MARKER_ENV } from "./task-marker.ts";
+import type { RunOutcome, RunState, StopCause } from "../../core/run/types.ts";
+
+export const STDERR_TAIL_CHARS = 4096;
+/** How long to wait for the child's pipes to drain after it exited (a grandchild may hold them open). */
+const DRAIN_AFTER_EXIT_MS = 2000;
+/** How long an RPC child may take to exit after its input was closed before its tree is ended. */
+const EXIT_AFTER_INPUT_END_MS = 10_000;
+
+export interface RunSpec {
+  command: ChildCommand;
+  cwd: string;
+  /**
+   * No output on stdout or stderr for this long ends the run (`activity_timeout`);
+   * <= 0 disables.
+   */
+  activityTimeoutMs: number;
+  /** Absolute limit (`hard_timeout`); <= 0 disables. */
+  hardTimeoutMs: number;
+  /** Kill grace: SIGTERM to SIGKILL. */
+  graceMs?: number;
+  /**
+   * How long a stop waits for an RPC child to end its turn after `abort` (default:
+   * PI_SUBAGENT_STOP_GRACE_MS).
+   */
+  stopGraceMs?: number;
+  /**
+   * Limits on turns, tokens and cost: reaching one (when the child is about to go on)
+   * stops the run as `stopped`.
+   */
+  budget?: BudgetLimits;
+  /** Ends the run as `aborted` (Esc in pi for a synchronous call). */
+  signal?: AbortSignal;
+  /**
+   * Called after each chunk of output was applied (the caller throttles
+   * what it shows).
+   */
+  onUpdate?: (state: RunState) => void;
+  /**
+   * Called with the child's pid right after the spawn (the run lock names
+   * it).
+   */
+  onSpawned?: (pid: number) => void;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+/** What became of a message sent to a running child. */
+export type SteerResult = "sent" | "ended" | "unsupported";
+
+/**
+ * A running child. Its members (a type literal, so that the read-only ones stay read-only):
+ * - `stop(cause)`: Stops the run from outside; the outcome records `cause`. Returns false, changing nothing, when
+ *  the run is already over (its answer is complete, or the child has exited), so a stop never contradicts the
+ *  result. A second stop also returns false (the first cause wins).
+ * - `over`: True once the run can no longer be stopped or steered (its answer is complete or the child is gone).
+ * - `steer(text)`: Sends text to the child as a steer (delivered before its next model call).
+ */
+export type RunHandle = {
+  readonly pid: number | undefined;
+  readonly state: RunState;
+  readonly startedAt: number;
+  readonly done: Promise<RunOutcome>;
+  stop(cause: StopCause): boolean;
+  readonly over: boolean;
+  steer(text: string): SteerResult;
+};
+
+const AGENT_END_PREFIX = '{"type":"agent_end"';
+
+export function startRun(spec: RunSpec): RunHandle {
+  const now = spec.now ?? Date.now;
+  const startedAt = now();
+  const state = initialRunState(startedAt);
+  const rpc = spec.command.mode === "rpc";
+  const killGraceMs = spec.graceMs ?? DEFAULT_GRACE_MS;
+  let stderrTail = "";
+  let termination: TreeTermination | undefined;
+  let lastActivity = startedAt;
+  let activityTimer: NodeJS.Timeout | undefined;
+  let hardTimer: NodeJS.Timeout | undefined;
+  let exitFallbackTimer: NodeJS.Timeout | undefined;
+  /** The child's run is over: `agent_end` with no retry pending, or the prompt was refused. */
+  let runOver = false;
+  let exited = false;
+  let finished = false;
+  let inputOpen = rpc;
+  let promptRefusal: string | undefined;
+  const budgetWatch = BudgetWatch.of(spec.budget);
+  let budgetHit: BudgetHit | undefined;
+
+  const args = rpc ? spec.command.args : [...spec.command.args, spec.command.prompt];
+  const child = spawn(spec.command.command, args, {
+    cwd: spec.cwd,
+    env: spec.command.env,
+    stdio: [rpc ? "pipe" : "ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const pid = child.pid;
+  // The task marker in the child's environment also finds what left its tree (`setsid cmd &`).
+  const marker = spec.command.env?.[TASK_MARKER_ENV];
+  if (pid !== undefined) {
+    trackChild(pid, marker);
+    spec.onSpawned?.(pid);
+  }
+  // A child that died early closes its stdin: a late write must not crash pi with EPIPE.
+  child.stdin?.on("error", () => {
+    inputOpen = false;
+  });
+
+  const send = (command: RpcCommand): boolean => {
+    if (!inputOpen || !child.stdin) return false;
+    child.stdin.write(encodeRpcCommand(command));
+    return true;
+  };
+  const closeInput = () => {
+    if (!inputOpen) return;
+    inputOpen = false;
+    child.stdin?.end();
+    // pi exits on its own when its input ends; if it does not, end its tree (the answer is already complete).
+    exitFallbackTimer = setTimeout(() => {
+      if (!exited && pid !== undefined) termination ??= terminateTree(pid, killGraceMs, marker);
+    }, EXIT_AFTER_INPUT_END_MS);
+    exitFallbackTimer.unref();
+  };
+
+  const stopSequence: StopSequence<StopCause> = new StopSequence(
+    {
+      requestAbort: () => send({ type: "abort" }),
+      terminateTree: () => {
+        if (pid !== undefined && !exited) termination ??= terminateTree(pid, killGraceMs, marker);
+      },
+      setTimer: (callback, ms) => {
+        const timer = setTimeout(callback, ms);
+        timer.unref();
+        return timer;
+      },
+      clearTimer: (timer) => clearTimeout((timer as NodeJS.Timeout)),
+    },
+    rpc ? (spec.stopGraceMs ?? readStopGraceMs()) : 0,
+  );
+
+  const stop = (why: StopCause): boolean => {
+    if (runOver || exited || finished) return false;
+    return stopSequence.begin(why);
+  };
+
+  const armActivityTimer = (delay: number) => {
+    activityTimer = setTimeout(onActivityTimer, delay);
+  };
+  const onActivityTimer = () => {
+    if (state.retryPending) {
+      // pi is waiting out a retry delay on purpose; silence is expected.
+      lastActivity = now();
+      return armActivityTimer(spec.activityTimeoutMs);
+    }
+    const idle = now() - lastActivity;
+    if (idle >= spec.activityTimeoutMs) stop("activity_timeout");
+    else armActivityTimer(spec.activityTimeoutMs - idle);
+  };
+  if (spec.activityTimeoutMs > 0) armActivityTimer(spec.activityTimeoutMs);
+  if (spec.hardTimeoutMs > 0) hardTimer = setTimeout(() => stop("hard_timeout"), spec.hardTimeoutMs);
+
+  const onAbort = () => stop("aborted");
+  if (spec.signal?.aborted) queueMicrotask(onAbort);
+  else spec.signal?.addEventListener("abort", onAbort, { once: true });
+
+  const onLine = (line: SplitLine) => {
+    const text = line.text ?? line.head ?? "";
+    if (rpc && line.text !== undefined) {
+      const rpcLine = classifyRpcLine(line.text);
+      if (rpcLine.kind === "dialog") {
+        // Nobody can answer a dialog inside a subagent: cancel it so the child does not wait forever.
+        send({ type: "extension_ui_response", id: rpcLine.id, cancelled: true });
+        return;
+      }
+      if (rpcLine.kind === "response") {
+        if (rpcLine.command === "prompt" && !rpcLine.success) {
+          promptRefusal = `pi refused the task: ${rpcLine.error ?? "no reason given"}`;
+          runOver = true;
+          closeInput();
+        }
+        return;
+      }
+    }
+    applyLine(state, line, now());
+    const hit = budgetWatch?.afterLine(state);
+    if (hit && stop("budget")) budgetHit = hit;
+    if (text.startsWith(AGENT_END_PREFIX) && !state.retryPending) {
+      if (stopSequence.phase === "asking") stopSequence.turnEnded();
+      else if (stopSequence.phase === "idle") runOver = true;
+      closeInput();
+    }
+  };
+
+  const splitter = new LineSplitter(onLine);
+  // Both pipes were requested above, so they exist.
+  (child.stdout as NonNullable<typeof child.stdout>).setEncoding("utf8").on("data", (chunk: string) => {
+    lastActivity = now();
+    splitter.push(chunk);
+    spec.onUpdate?.(state);
+  });
+  (child.stderr as NonNullable<typeof child.stderr>).setEncoding("utf8").on("data", (chunk: string) => {
+    lastActivity = now();
+    stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+  });
+
+  if (rpc) send({ type: "prompt", message: spec.command.prompt });
+
+  const done: Promise<RunOutcome> = new Promise((resolve) => {
+    let spawnError: string | undefined;
+    const finish = (exitCode: number | null, signal: string | null) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(activityTimer);
+      clearTimeout(hardTimer);
+      clearTimeout(exitFallbackTimer);
+      spec.signal?.removeEventListener("abort", onAbort);
+      if (pid !== undefined) untrackChild(pid);
+      splitter.end();
+      state.phase = "done";
+      if (promptRefusal && !state.errorMessage) state.errorMessage = promptRefusal;
+      const finishedAt = now();
+      const cause = stopSequence.cause;
+      // A run whose answer was complete is judged by its answer, not by how its process was made to exit.
+      const effectiveExit = runOver && !cause && !promptRefusal && exitCode !== 0 ? 0 : exitCode;
+      const verdict = classifyRun(state, { exitCode: effectiveExit, signal, cause, spawnError, budgetHit });
+      resolve({
+        status: verdict.status,
+        exitCode,
+        signal,
+        stopReason: verdict.stopReason,
+        errorMessage: verdict.errorMessage,
+        output: cause ? state.lastText : state.finalText,
+        usage: { ...state.usage },
+        model: state.provider && state.model ? `${state.provider}/${state.model}` : state.model,
+        startedAt,
+        finishedAt,
+        durationMs: finishedAt - startedAt,
+        stderrTail: stderrTail.trim(),
+        partial: cause ? { text: state.lastText, tools: toolLinesOf(state.activity) } : undefined,
+        budgetHit: cause === "budget" ? budgetHit : undefined,
+      });
+    };
+    child.on("error", (error) => {
+      spawnError = `could not start the subagent process: ${error.message}`;
+      exited = true;
+      inputOpen = false;
+      stopSequence.childExited();
+      finish(null, null);
+    });
+    child.on("exit", (exitCode, signal) => {
+      exited = true;
+      inputOpen = false;
+      stopSequence.childExited();
+      termination?.rootExited();
+      // Let the pipes drain, but do not wait for a grandchild that keeps them open.
+      const drain = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish(exitCode, signal);
+      }, DRAIN_AFTER_EXIT_MS);
+      child.once("close", () => {
+        clearTimeout(drain);
+        finish(exitCode, signal);
+      });
+    });
+  });
+
+  const steer = (text: string): SteerResult => {
+    if (!rpc) return "unsupported";
+    if (runOver || exited || finished || stopSequence.phase !== "idle") return "ended";
+    return send({ type: "steer", message: text }) ? "sent" : "ended";
+  };
+
+  return {
+    pid,
+    state,
+    startedAt,
+    done,
+    stop,
+    steer,
+    get over() {
+      return runOver || exited || finished || stopSequence.phase !== "idle";
+    },
+  };
+}

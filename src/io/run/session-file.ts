@@ -1,0 +1,39 @@
+/**
+ * The child's session file. pi 0.73.1 has no `--session-id`, so we write the one-line session header
+ * ourselves and start the child with `--session <file>`: pi then uses our id, and the same path resumes it.
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { subagentSessionsDir } from "../shared/paths.ts";
+import { idForMessage, isTaskId } from "../../core/tasks/task-id.ts";
+
+export const SESSION_FILE_NAME = "session.jsonl";
+
+/** A task's folder. Throws for anything but a task id: an id must never reach the disk as a path (`../x`). */
+export function taskDir(agentDir: string, taskId: string): string {
+  if (!isTaskId(taskId)) throw new Error(`not a task id: ${JSON.stringify(idForMessage(taskId))}`);
+  return join(subagentSessionsDir(agentDir), taskId);
+}
+
+export function sessionFilePath(agentDir: string, taskId: string): string {
+  return join(taskDir(agentDir, taskId), SESSION_FILE_NAME);
+}
+
+export function sessionHeaderLine(taskId: string, cwd: string, now: Date): string {
+  return `${JSON.stringify({ type: "session", version: 3, id: taskId, timestamp: now.toISOString(), cwd })}\n`;
+}
+
+/**
+ * Creates a new session file for `taskId` (refusing to overwrite one that exists). `history` (session entry
+ * lines, see run/fork-history.ts) follows the header for a child that starts on a forked conversation.
+ */
+export function createSessionFile(agentDir: string, taskId: string, cwd: string, now: Date = new Date(), history: string = ""): string {
+  const file = sessionFilePath(agentDir, taskId);
+  mkdirSync(taskDir(agentDir, taskId), { recursive: true, mode: 0o700 });
+  writeFileSync(file, sessionHeaderLine(taskId, cwd, now) + history, { flag: "wx", mode: 0o600 });
+  return file;
+}
+
+export function sessionFileExists(agentDir: string, taskId: string): boolean {
+  return existsSync(sessionFilePath(agentDir, taskId));
+}

@@ -1,0 +1,20 @@
+/**
+ * The one home of state that outlives a load of the extension. pi evaluates the package's modules afresh at every
+ * load (start-up, /reload, and on pi 1.x /new, /resume and /fork), so a module's own state ends with its load, as
+ * pi's /reload contract wants. A few things belong to the process instead, and each is named here:
+ * - "child-guard": the live child trees and exit hooks, and the one set of exit and signal listeners that ends them
+ *   (src/io/run/child-guard.ts); a second set per load would see only its own children;
+ * - "child-watch": whether this child pi already watches its parent (src/io/run/parent-watchdog.ts);
+ * - "reported-warnings": agent-file warnings already shown (src/core/agents/warnings.ts), so a reload does not
+ *   repeat them;
+ * - "startup-sweep": whether the clean-up of a hard-killed pi's runs already ran (src/start/register-startup-sweep.ts).
+ */
+export type PerProcessName = "child-guard" | "child-watch" | "reported-warnings" | "startup-sweep";
+
+/** The process's value for `name`, made by `create` on first use. */
+export function perProcess<T>(name: PerProcessName, create: () => T): T {
+  const key = Symbol.for(`pi-subagent-dispatch.${name}`);
+  const holder = globalThis as typeof globalThis & Record<symbol, unknown>;
+  if (!(key in holder)) holder[key] = create();
+  return holder[key] as T;
+}

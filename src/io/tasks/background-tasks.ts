@@ -1,0 +1,375 @@
+/**
+ * Background (TUI) subagent tasks: the registry plus what happens around it. Every ended task is recorded on
+ * disk first (record + outbox entry), then its `[subagent-result]` envelope is sent with steer delivery; a
+ * record counts as delivered only once the message is seen entering the conversation (the delivery tracker),
+ * so a result is never lost (an unacknowledged one is sent again at the next safe moment, and undelivered ones
+ * when their session starts) and never reaches the model twice.
+ *
+ * Disk is a safety net, never a precondition: when a record or outbox write fails (read-only or full disk, a
+ * file where a folder should be), the result is still delivered from memory and the person is told once.
+ */
+import { DeliveryTracker } from "../../core/delivery/delivery-tracker.ts";
+import type { SendRoute } from "../../core/delivery/delivery-tracker.ts";
+import { buildEnvelope } from "../delivery/envelope.ts";
+import type { InFlightTask } from "../delivery/envelope.ts";
+import { addToOutbox, pendingFor, removeFromOutbox } from "../delivery/outbox.ts";
+import { RESULT_CUSTOM_TYPE_NAME } from "../../core/delivery/result-type.ts";
+import { SaveFailureReporter } from "../delivery/save-failures.ts";
+import { ownIdentity } from "../run/proc-identity.ts";
+import { onProcessExit } from "../run/child-guard.ts";
+import { startRun as startChildRun } from "../run/runner.ts";
+import { readStopGraceMs } from "../../core/run/stop-sequence.ts";
+import type { RunOutcome } from "../../core/run/types.ts";
+import { MAX_TIMER_MS } from "../../core/shared/run-settings.ts";
+import type { RunSettings } from "../../core/shared/run-settings.ts";
+import type { PreparedRun } from "../tool/prepare-dispatch.ts";
+import { detailsFromRecord } from "./details.ts";
+import type { SubagentResultDetails } from "./details.ts";
+import { recordFromOutcome } from "../../core/tasks/record-from-outcome.ts";
+import { readMaxOutputChars, saveLongOutput } from "./output-limit.ts";
+import { readRecord, writeRecord } from "./record-store.ts";
+import { TaskRegistry } from "../../core/tasks/registry.ts";
+import type { EnqueueResult, FinishedTask, TaskSnapshot } from "../../core/tasks/registry.ts";
+import type { CancelledBy, TaskRecord } from "../../core/tasks/types.ts";
+
+export const RESULT_CUSTOM_TYPE = RESULT_CUSTOM_TYPE_NAME;
+
+export interface ResultMessage {
+  customType: typeof RESULT_CUSTOM_TYPE;
+  content: string;
+  display: true;
+  details: SubagentResultDetails;
+}
+
+export interface BackgroundTasksOptions {
+  agentDir: string;
+  settings: RunSettings;
+  /**
+   * How much of the output the main agent gets (default:
+   * PI_SUBAGENT_MAX_OUTPUT_CHARS, see output-limit.ts).
+   */
+  maxOutputChars?: number;
+  /**
+   * pi.sendMessage with steer delivery; throws when pi's context is
+   * stale.
+   */
+  send: (message: ResultMessage) => void;
+  /**
+   * True while the main agent is idle (a message then starts a run of its own
+   * instead of being queued).
+   */
+  isIdle?: () => boolean;
+  /**
+   * Tells the person something (a write that failed); called at most once
+   * per place that failed.
+   */
+  notify?: (text: string) => void;
+  startRun?: typeof startChildRun;
+  now?: () => number;
+}
+
+export interface Counts {
+  running: number;
+  queued: number;
+  /** Tasks of this extension instance that ended (delivered or not). */
+  done: number;
+}
+
+export class BackgroundTasks {
+  private readonly options: BackgroundTasksOptions;
+  readonly registry: TaskRegistry;
+  private readonly listeners: Set<() => void> = new Set();
+  private readonly recordListeners: Set<(record: TaskRecord) => void> = new Set();
+  private readonly now: () => number;
+  private shuttingDown = false;
+  private doneCount = 0;
+  private readonly removeExitHook: () => void;
+  readonly delivery = new DeliveryTracker();
+  /** Results not yet acknowledged, kept in memory so delivery never depends on the disk. */
+  private readonly undelivered: Map<string, TaskRecord> = new Map();
+  private readonly saveFailures: SaveFailureReporter;
+
+  constructor(options: BackgroundTasksOptions) {
+    this.options = options;
+    this.now = options.now ?? Date.now;
+    this.saveFailures = new SaveFailureReporter(options.agentDir, (text) => options.notify?.(text));
+    this.registry = new TaskRegistry({
+      maxConcurrent: options.settings.maxConcurrent,
+      startRun: options.startRun ?? startChildRun,
+      onFinished: (finished) => this.onFinished(finished),
+      onChange: () => this.emitChange(),
+      now: this.now,
+    });
+    this.removeExitHook = onProcessExit(() => this.recordAllForExit());
+  }
+
+  /** Hears of every ended task's record (the session ledger adds its usage). */
+  onRecord(listener: (record: TaskRecord) => void): () => void {
+    this.recordListeners.add(listener);
+    return () => this.recordListeners.delete(listener);
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emitChange(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  counts(): Counts {
+    const running = this.registry.runningCount();
+    return { running, queued: this.registry.size - running, done: this.doneCount };
+  }
+
+  snapshot(): TaskSnapshot[] {
+    return this.registry.snapshot();
+  }
+
+  /** Starts (or queues) a prepared run in the background. */
+  dispatch(prepared: PreparedRun, parentSessionId: string | undefined): EnqueueResult {
+    return this.registry.enqueue({
+      taskId: prepared.taskId,
+      agent: prepared.agent.name,
+      task: prepared.task,
+      parentSessionId,
+      sessionFile: prepared.sessionFile,
+      cwd: prepared.cwd,
+      origin: prepared.origin,
+      release: prepared.release,
+      budget: prepared.budget?.limits,
+      budgetNotes: prepared.budget?.capped,
+      worktree: prepared.worktree,
+      spec: () => ({
+        command: prepared.command,
+        cwd: prepared.cwd,
+        activityTimeoutMs: this.options.settings.activityTimeoutMs,
+        hardTimeoutMs: this.options.settings.hardTimeoutMs,
+        graceMs: this.options.settings.killGraceMs,
+        onSpawned: prepared.childStarted,
+        budget: prepared.budget?.limits,
+        now: this.now,
+      }),
+    });
+  }
+
+  cancel(taskId: string, by: CancelledBy, reason?: string): boolean {
+    return this.registry.cancel(taskId, by, reason);
+  }
+
+  cancelAll(by: CancelledBy): number {
+    return this.registry.cancelAll(by);
+  }
+
+  /** Records (and, unless shutting down, delivers) a task that ended. Never throws: it runs from a promise. */
+  private onFinished(finished: FinishedTask): void {
+    this.doneCount += 1;
+    const record = this.recordOf(finished);
+    saveLongOutput(this.options.agentDir, record, this.options.maxOutputChars ?? readMaxOutputChars());
+    record.envelope = buildEnvelope(record, finished.inFlight.map(toInFlight), this.options.settings);
+    this.undelivered.set(record.taskId, record);
+    this.saveRecord(record);
+    for (const listener of this.recordListeners) {
+      try {
+        listener(record);
+      } catch {
+        // A listener's failure (the ledger's session write) must not cost the result its delivery.
+      }
+    }
+    try {
+      addToOutbox(this.options.agentDir, {
+        taskId: record.taskId,
+        parentSessionId: record.parentSessionId,
+        finishedAt: record.finishedAt,
+        owner: ownIdentity(),
+      });
+    } catch (error) {
+      this.saveFailures.outbox(record, error);
+    }
+    if (!this.shuttingDown) this.send(record);
+  }
+
+  /** Writes a record; a failure is reported (once per place) and otherwise ignored: memory still has it. */
+  private saveRecord(record: TaskRecord): void {
+    try {
+      writeRecord(this.options.agentDir, record);
+    } catch (error) {
+      this.saveFailures.record(record, error);
+    }
+  }
+
+  private recordOf(finished: FinishedTask): TaskRecord {
+    const launch = finished.launch;
+    const context = {
+      taskId: launch.taskId,
+      agent: launch.agent,
+      task: launch.task,
+      mode: ("async" as const),
+      sessionFile: launch.sessionFile,
+      cwd: launch.cwd,
+      dispatchedAt: finished.dispatchedAt,
+      parentSessionId: launch.parentSessionId,
+      cancelledBy: finished.cancelledBy,
+      cancelReason: finished.cancelReason,
+      messages: finished.messages,
+      budget: launch.budget,
+      budgetNotes: launch.budgetNotes,
+      origin: launch.origin,
+      worktree: launch.worktree,
+    };
+    return recordFromOutcome(context, finished.outcome ?? this.neverStarted(finished));
+  }
+
+  /** A task cancelled while queued never ran: its duration counts from dispatch. */
+  private neverStarted(finished: FinishedTask): RunOutcome {
+    const at = this.now();
+    return {
+      status: "cancelled",
+      exitCode: null,
+      signal: null,
+      stopReason: finished.cancelledBy === "none" ? "killed_on_shutdown" : "aborted",
+      output: "",
+      usage: { turns: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextTokens: 0 },
+      startedAt: finished.dispatchedAt,
+      finishedAt: at,
+      durationMs: at - finished.dispatchedAt,
+      stderrTail: "",
+    };
+  }
+
+  private send(record: TaskRecord): boolean {
+    if (!record.envelope) return false;
+    let route: SendRoute = "queue";
+    try {
+      route = this.options.isIdle?.() ? "prompt" : "queue";
+    } catch {
+      // a stale context: the send below fails the same way
+    }
+    try {
+      this.options.send({ customType: RESULT_CUSTOM_TYPE, content: record.envelope, display: true, details: detailsFromRecord(record) });
+    } catch (error) {
+      record.deliveryError = error instanceof Error ? error.message : String(error);
+      this.saveRecord(record);
+      return false;
+    }
+    this.delivery.sent(record.taskId, route);
+    return true;
+  }
+
+  /** Outbox entries this process may deliver plus results only memory holds (their outbox write failed). */
+  private pendingIds(parentSessionId: string): string[] {
+    const ids = new Set(pendingFor(this.options.agentDir, parentSessionId));
+    for (const record of this.undelivered.values()) if (record.parentSessionId === parentSessionId) ids.add(record.taskId);
+    const finishedAt = (taskId: string) => this.undelivered.get(taskId)?.finishedAt ?? 0;
+    return [...ids].sort((a, b) => finishedAt(a) - finishedAt(b) || (a < b ? -1 : 1));
+  }
+
+  /** The record of a result not yet delivered: from memory, else from disk. */
+  private undeliveredRecord(taskId: string): TaskRecord | undefined {
+    return this.undelivered.get(taskId) ?? readRecord(this.options.agentDir, taskId);
+  }
+
+  /**
+   * Called when a `subagent-result` message entered the conversation. The first time, the result is now
+   * delivered; a later copy of the same result (pi held one that was also sent again) is a duplicate, which
+   * the caller keeps from the model.
+   */
+  confirmDelivered(taskId: string): "first" | "duplicate" {
+    const ack = this.delivery.acknowledge(taskId);
+    if (ack === "duplicate") return ack;
+    const record = this.undeliveredRecord(taskId);
+    this.undelivered.delete(taskId);
+    if (record && !record.delivered) {
+      record.delivered = true;
+      record.deliveredAt = this.now();
+      record.deliveryError = undefined;
+      this.saveRecord(record);
+    }
+    try {
+      removeFromOutbox(this.options.agentDir, taskId);
+    } catch (error) {
+      if (record) this.saveFailures.outbox(record, error);
+    }
+    return ack;
+  }
+
+  /**
+   * A safe moment: a run of the main agent ended (`abnormal` when its model call failed or was aborted) and
+   * pi is idle. Sends again what pi dropped (see DeliveryTracker), then, after a normal end, anything of this
+   * session waiting in the outbox that this process may deliver. Returns how many results were sent.
+   */
+  afterRun(parentSessionId: string | undefined, abnormal: boolean): number {
+    if (this.shuttingDown) return 0;
+    let sent = 0;
+    for (const taskId of this.delivery.runEnded(abnormal)) {
+      const record = this.undeliveredRecord(taskId);
+      if (!record || record.delivered) {
+        this.delivery.drop(taskId);
+        continue;
+      }
+      if (this.send(record)) sent += 1;
+    }
+    if (!abnormal && parentSessionId) sent += this.redeliver(parentSessionId);
+    return sent;
+  }
+
+  /**
+   * Sends, oldest first, the results of `parentSessionId` that were recorded but never delivered and that this
+   * process may deliver (its own, or those of a pi process that died). Results already handed to pi and not
+   * yet seen are left to the delivery tracker.
+   */
+  redeliver(parentSessionId: string): number {
+    let sent = 0;
+    for (const taskId of this.pendingIds(parentSessionId)) {
+      if (this.registry.has(taskId) || this.delivery.isAwaiting(taskId)) continue;
+      const record = this.undeliveredRecord(taskId);
+      if (!record || record.delivered || this.delivery.isAcknowledged(taskId)) {
+        try {
+          removeFromOutbox(this.options.agentDir, taskId);
+        } catch {
+          // harmless: the record says delivered, and the next start tries again
+        }
+        continue;
+      }
+      if (this.send(record)) sent += 1;
+    }
+    return sent;
+  }
+
+  /**
+   * `session_shutdown`: every running child tree is stopped and every queued task dropped, all recorded as
+   * cancelled by shutdown. Results are not sent to a session that is going away: they stay in the outbox and
+   * are delivered when that session starts again.
+   */
+  async shutdown(): Promise<void> {
+    this.shuttingDown = true;
+    const handles = this.registry.runningHandles();
+    this.registry.cancelAll("none");
+    // A stop may take the stop grace (the child ends its turn) plus the kill grace; never longer, and never
+    // above what a timer can wait (a longer delay would fire at once).
+    const grace = Math.min(readStopGraceMs() + this.options.settings.killGraceMs + 1000, MAX_TIMER_MS);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(handles.map((handle) => handle.done)),
+      (new Promise((resolve) => {
+        timer = setTimeout(resolve, grace);
+        timer.unref();
+      }) as Promise<void>),
+    ]);
+    clearTimeout(timer);
+    // Anything still not ended is recorded now; the exit hook would otherwise do it.
+    this.recordAllForExit();
+    this.removeExitHook();
+  }
+
+  /** Synchronous: records every task still in flight as cancelled by shutdown (pi is exiting). */
+  private recordAllForExit(): void {
+    this.shuttingDown = true;
+    for (const finished of this.registry.drainForExit()) this.onFinished(finished);
+  }
+}
+
+function toInFlight(task: TaskSnapshot): InFlightTask {
+  return { taskId: task.taskId, agent: task.agent, task: task.task };
+}

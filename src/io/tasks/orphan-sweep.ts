@@ -1,0 +1,118 @@
+/**
+ * Runs whose pi died without recording them (kill -9, a crash, SIGINT to the TUI). Their run lock is still in
+ * the task folder, naming an owner that no longer runs. At a later start in the same agent dir each such run
+ * is claimed (the lock renamed, so two pi starting together never both take it), anything of it that still
+ * runs is killed (its child, and every process carrying its task marker), and it is recorded as failed with
+ * `its pi process ended`. A background run's result also goes to the outbox, so its main session hears of it
+ * when it is next open. Each run is reported exactly once: by the pi that claimed it.
+ */
+import { renameSync, rmSync } from "node:fs";
+import { buildEnvelope } from "../delivery/envelope.ts";
+import { addToOutbox } from "../delivery/outbox.ts";
+import { isIdentityAlive, type ProcessIdentity } from "../run/proc-identity.ts";
+import { killTreeNow } from "../run/process-tree.ts";
+import { removeAgentPrompt } from "../run/prompt-file.ts";
+import { sessionFilePath } from "../run/session-file.ts";
+import { childOf, lockPath, ownerOf, readSessionLock, type LockContent } from "../run/session-lock.ts";
+import { signalMarkedProcesses } from "../run/task-marker.ts";
+import type { RunSettings } from "../../core/shared/run-settings.ts";
+import { readRecord, writeRecord } from "./record-store.ts";
+import { indexedTaskIds, lockedTaskIds, unmarkRunning } from "./startup-work.ts";
+import type { TaskRecord } from "../../core/tasks/types.ts";
+
+export const OWNER_ENDED_MESSAGE = "its pi process ended";
+export const OWNER_ENDED_STOP_REASON = "owner_ended";
+
+export interface ReapedTask {
+  taskId: string;
+  agent: string;
+  task: string;
+}
+
+export interface SweepDeps {
+  now: () => number;
+  alive: (identity: ProcessIdentity) => boolean;
+  /** Ends whatever of the task still runs. */
+  killTask: (taskId: string, child: ProcessIdentity | undefined) => void;
+  settings: RunSettings;
+}
+
+function killTaskNow(taskId: string, child: ProcessIdentity | undefined): void {
+  if (child && isIdentityAlive(child)) killTreeNow(child.pid, taskId);
+  signalMarkedProcesses(taskId, "SIGKILL", [process.pid]);
+}
+
+export function defaultSweepDeps(settings: RunSettings): SweepDeps {
+  return { now: Date.now, alive: isIdentityAlive, killTask: killTaskNow, settings };
+}
+
+function failedRecord(agentDir: string, taskId: string, lock: LockContent, at: number): TaskRecord {
+  return {
+    version: 1,
+    taskId,
+    agent: lock.agent,
+    task: lock.task ?? "",
+    mode: lock.mode ?? "sync",
+    status: "failed",
+    exitCode: null,
+    stopReason: OWNER_ENDED_STOP_REASON,
+    errorMessage: OWNER_ENDED_MESSAGE,
+    usage: { turns: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextTokens: 0 },
+    durationMs: Math.max(0, at - lock.since),
+    dispatchedAt: lock.since,
+    startedAt: lock.since,
+    finishedAt: at,
+    output: "",
+    sessionFile: sessionFilePath(agentDir, taskId),
+    cwd: lock.cwd ?? "",
+    parentSessionId: lock.parentSessionId,
+    delivered: false,
+  };
+}
+
+/** Claims, ends and records every run of `agentDir` whose owning pi is gone. Returns the runs it recorded. */
+export function reapOrphanedTasks(agentDir: string, deps: SweepDeps): ReapedTask[] {
+  const reaped: ReapedTask[] = [];
+  for (const taskId of lockedTaskIds(agentDir)) {
+    const lock = readSessionLock(agentDir, taskId);
+    if (!lock || deps.alive(ownerOf(lock))) continue;
+    const file = lockPath(agentDir, taskId);
+    const claimed = `${file}.reaping-${process.pid}`;
+    try {
+      renameSync(file, claimed);
+    } catch {
+      continue; // another pi claimed it first, or a resume took it over
+    }
+    try {
+      deps.killTask(taskId, childOf(lock));
+      const existing = readRecord(agentDir, taskId);
+      // The owner recorded this run before dying (it only failed to remove the lock): nothing to report.
+      if (existing && existing.finishedAt >= lock.since) continue;
+      const at = deps.now();
+      const record = failedRecord(agentDir, taskId, lock, at);
+      if (record.mode === "async") record.envelope = buildEnvelope(record, [], deps.settings);
+      writeRecord(agentDir, record);
+      if (record.mode === "async" && record.parentSessionId) {
+        addToOutbox(agentDir, { taskId, parentSessionId: record.parentSessionId, finishedAt: at });
+      }
+      reaped.push({ taskId, agent: lock.agent, task: record.task });
+    } finally {
+      // The agent's body the run was started with goes with its lock (the file is there only for a run).
+      try {
+        removeAgentPrompt(agentDir, taskId);
+      } catch {
+        // left for the next clean-up; the lock below still goes
+      }
+      rmSync(claimed, { force: true });
+    }
+  }
+  // What is left in the running index without a lock: the runs just reaped, and any whose pi was killed between
+  // removing its lock and its entry. Runs still live keep theirs.
+  for (const taskId of indexedTaskIds(agentDir) ?? []) unmarkRunning(agentDir, taskId);
+  return reaped;
+}
+
+/** The one line the person sees for each reaped run. */
+export function reapedNotice(task: ReapedTask): string {
+  return `Subagent task ${task.taskId} (${task.agent}) failed: ${OWNER_ENDED_MESSAGE} while it was running.`;
+}

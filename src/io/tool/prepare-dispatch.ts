@@ -1,0 +1,197 @@
+/**
+ * Everything between a validated dispatch and a spawn: the working directory and executable checks, the task
+ * id (new, or the resumed session's), the session file and its run lock, the resolved model and thinking, the
+ * agent body in a private temp file, skill paths, and the child's command line. Nothing is left behind on
+ * failure: a refused dispatch releases what it took.
+ */
+import { statSync } from "node:fs";
+import type { AgentDefinition } from "../../core/agents/types.ts";
+import type { LoadedConfig } from "../config/load.ts";
+import { resolveModelConfig } from "../../core/config/resolve.ts";
+import type { ResolvedModelConfig } from "../../core/config/types.ts";
+import { readChildMode } from "../../core/run/child-mode.ts";
+import { buildChildCommand, childPrompt, extensionArgForChild } from "../run/command-line.ts";
+import { extensionArgsOf } from "../shared/own-package.ts";
+import type { ChildCommand } from "../run/command-line.ts";
+import { promptProblem } from "../../core/run/task-text.ts";
+import { findPiExecutable } from "../run/pi-executable.ts";
+import { ownIdentity } from "../run/proc-identity.ts";
+import { removeAgentPrompt, writeAgentPrompt } from "../run/prompt-file.ts";
+import { createSessionFile, sessionFileExists, sessionFilePath } from "../run/session-file.ts";
+import { acquireSessionLock } from "../run/session-lock.ts";
+import { resolveSkillPaths } from "../../core/run/skill-paths.ts";
+import { toHostThinkingLevel } from "../../core/shared/thinking.ts";
+import { newTaskId } from "../tasks/new-task-id.ts";
+import { readEnvBudget } from "../../core/budget/env-budget.ts";
+import { applyCallBudget, resolveConfiguredBudget } from "../../core/budget/resolve-budget.ts";
+import type { ResolvedBudget } from "../../core/budget/resolve-budget.ts";
+import type { TaskOrigin } from "../../core/tasks/types.ts";
+import type { ForkedHistory } from "../../core/run/fork-history.ts";
+import { DEFAULT_MAX_DEPTH } from "../../core/shared/depth.ts";
+import { sessionBusyMessage, unknownSessionMessage } from "../../core/tool/texts.ts";
+import type { DispatchRequest } from "../../core/tool/validate.ts";
+import { takeWorktree } from "./take-worktree.ts";
+import type { WorktreeLease } from "../worktree/lease.ts";
+
+export interface DispatchEnvironment {
+  agentDir: string;
+  cwd: string;
+  /** The main agent's current model as `provider/id` (the fallback model). */
+  inheritedModel?: string;
+  parentDepth: number;
+  baseEnv: NodeJS.ProcessEnv;
+  argv: readonly string[];
+  home: string;
+  /**
+   * Blocking or background; kept in the run lock so a run whose pi died can be
+   * recorded later.
+   */
+  mode?: "sync" | "async";
+  /** The main agent's session, kept in the run lock for the same reason. */
+  parentSessionId?: string;
+  /** The tree's nesting limit the child gets (default 1: the child cannot dispatch). */
+  maxDepth?: number;
+  /**
+   * For `context: "fork"`: the main conversation, written into the new
+   * session before the task.
+   */
+  forkedHistory?: ForkedHistory;
+}
+
+export interface PreparedRun {
+  taskId: string;
+  agent: AgentDefinition;
+  task: string;
+  resumed: boolean;
+  sessionFile: string;
+  cwd: string;
+  command: ChildCommand;
+  resolved: ResolvedModelConfig;
+  /** The task's budget: limits with their sources, and any call value that was capped. */
+  budget?: ResolvedBudget;
+  /** Its depth in the tree, the tree's limit, and whether it was forked. */
+  origin?: TaskOrigin;
+  /** Things the person or model should know (a dropped skill path, `max` passed as `xhigh`). */
+  notes: string[];
+  /** Removes the agent's prompt file and releases the session's run lock. Idempotent. */
+  release: () => void;
+  /**
+   * Names the spawned child in the run lock (the process that really
+   * writes the session).
+   */
+  childStarted?: (pid: number) => void;
+  /**
+   * isolation "worktree": the task's git worktree (`cwd` is in it); finished by
+   * whoever records the result.
+   */
+  worktree?: WorktreeLease;
+}
+
+export type Prepared = { ok: true; run: PreparedRun } | { ok: false; message: string };
+
+function checkWorkingDirectory(cwd: string): string | undefined {
+  try {
+    if (!statSync(cwd).isDirectory()) return `Cannot start the subagent: the working directory ${cwd} is not a directory.`;
+  } catch {
+    return `Cannot start the subagent: the working directory ${cwd} does not exist.`;
+  }
+  return undefined;
+}
+
+export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironment, config: LoadedConfig): Prepared {
+  const cwdProblem = checkWorkingDirectory(env.cwd);
+  if (cwdProblem) return { ok: false, message: cwdProblem };
+  const executable = findPiExecutable(env.argv);
+  if (!executable.ok) return { ok: false, message: executable.message };
+  const childMode = readChildMode(env.baseEnv);
+  const promptTrouble = promptProblem(childPrompt(request.task, env.forkedHistory !== undefined && request.sessionId === undefined), childMode);
+  if (promptTrouble) return { ok: false, message: promptTrouble };
+
+  const resumed = request.sessionId !== undefined;
+  const taskId = request.sessionId ?? newTaskId();
+  if (resumed && !sessionFileExists(env.agentDir, taskId)) return { ok: false, message: unknownSessionMessage(taskId) };
+  // A fork applies to a new session only (validation never asks for one on resume).
+  const forked = resumed ? undefined : env.forkedHistory;
+  const maxDepth = env.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const origin: TaskOrigin = { depth: env.parentDepth + 1, maxDepth, context: forked ? "fork" : "fresh" };
+  if (forked) origin.forkedMessages = forked.messageCount;
+  // A worktree is taken before the session file exists: its header names the folder pi runs the child in.
+  const worktree = takeWorktree(request, env, taskId, resumed);
+  if (!worktree.ok) return worktree;
+  const lease = worktree.lease;
+  const cwd = lease?.cwd ?? env.cwd;
+  let sessionFile: string;
+  try {
+    sessionFile = resumed ? sessionFilePath(env.agentDir, taskId) : createSessionFile(env.agentDir, taskId, cwd, new Date(), forked?.lines);
+  } catch (error) {
+    lease?.discard();
+    throw error;
+  }
+  const lock = acquireSessionLock(env.agentDir, taskId, request.agent.name, {
+    task: request.task,
+    mode: env.mode,
+    parentSessionId: env.parentSessionId,
+    cwd,
+  });
+  if (!lock.acquired) {
+    // Another run of this session holds the worktree: it is theirs to finish, never ours to remove.
+    return { ok: false, message: sessionBusyMessage(taskId, lock.holder) };
+  }
+
+  // Whether this run wrote the agent's body into the task's folder (removed before the lock is released).
+  let promptWritten = false;
+  const release = () => {
+    if (promptWritten) removeAgentPrompt(env.agentDir, taskId);
+    promptWritten = false;
+    lock.release();
+  };
+  try {
+    const notes: string[] = [...(lease?.notes ?? [])];
+    const resolved = resolveModelConfig(request.agent, config, env.inheritedModel);
+    const budget = applyCallBudget(resolveConfiguredBudget(request.agent, config, readEnvBudget(env.baseEnv).limits), request.budget ?? {});
+    const thinking = resolved.thinking.value;
+    if (thinking === "max") notes.push("thinking level max was passed to pi as xhigh, the strongest level pi 0.73.1 accepts");
+
+    let systemPromptFile: string | undefined;
+    if (request.agent.body.trim()) {
+      promptWritten = true;
+      systemPromptFile = writeAgentPrompt(env.agentDir, taskId, request.agent.body);
+    }
+
+    let skills: string[] | undefined;
+    if (request.agent.skills !== undefined) {
+      const resolution = resolveSkillPaths(request.agent.skills, cwd, env.home);
+      skills = resolution.paths;
+      notes.push(...resolution.warnings);
+    }
+
+    const command = buildChildCommand({
+      pi: executable.pi,
+      sessionFile,
+      model: resolved.model.value,
+      thinking: thinking ? toHostThinkingLevel(thinking) : undefined,
+      tools: request.agent.tools,
+      skills,
+      systemPromptFile,
+      // A relative `-e x.ts` was relative to the parent's cwd; the child gets the absolute path.
+      extraExtensions: extensionArgsOf(env.argv).map((path) => extensionArgForChild(path, process.cwd())),
+      task: request.task,
+      mode: childMode,
+      agentName: request.agent.name,
+      parentDepth: env.parentDepth,
+      baseEnv: env.baseEnv,
+      taskId,
+      parent: ownIdentity(),
+      maxDepth,
+      forked: forked !== undefined,
+    });
+    return {
+      ok: true,
+      run: { taskId, agent: request.agent, task: request.task, resumed, sessionFile, cwd, command, resolved, budget, origin, notes, release, childStarted: lock.childStarted, worktree: lease },
+    };
+  } catch (error) {
+    release();
+    lease?.discard();
+    throw error;
+  }
+}

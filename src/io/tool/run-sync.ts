@@ -1,0 +1,136 @@
+/**
+ * A blocking dispatch (print, JSON and RPC mode): run the child to the end while streaming progress to the
+ * caller, record the result on disk, and return it as the tool's result.
+ */
+import { formatElapsed, formatUsage } from "../../core/shared/format.ts";
+import type { RunSettings } from "../../core/shared/run-settings.ts";
+import { phaseLabel } from "../../core/run/phase-label.ts";
+import { onProcessExit } from "../run/child-guard.ts";
+import { outcomeAtExit } from "../../core/run/outcome-at-exit.ts";
+import { startRun } from "../run/runner.ts";
+import type { RunState } from "../../core/run/types.ts";
+import { detailsFromRecord } from "../tasks/details.ts";
+import type { SubagentResultDetails } from "../tasks/details.ts";
+import { readMaxOutputChars, saveLongOutput } from "../tasks/output-limit.ts";
+import { recordFromOutcome } from "../../core/tasks/record-from-outcome.ts";
+import { RETURNED, saveFailureNotice } from "../delivery/save-failures.ts";
+import { recordPath } from "../tasks/record-store.ts";
+import { saveRecordQuietly } from "../tasks/save-record.ts";
+import type { TaskRecord } from "../../core/tasks/types.ts";
+import type { PreparedRun } from "./prepare-dispatch.ts";
+import { syncResultText } from "./sync-result.ts";
+
+/** How often the caller hears from a blocking run even when nothing changed (a heartbeat). */
+export const HEARTBEAT_MS = 10_000;
+const PROGRESS_TICK_MS = 1000;
+
+export interface SyncProgress {
+  taskId: string;
+  agent: string;
+  phase: string;
+  elapsedMs: number;
+  lastTool?: string;
+  usage: string;
+}
+
+export interface SyncRunOptions {
+  agentDir: string;
+  settings: RunSettings;
+  signal?: AbortSignal;
+  parentSessionId?: string;
+  onProgress?: (text: string, progress: SyncProgress) => void;
+  now?: () => number;
+  /**
+   * How much of the output the model gets (default: PI_SUBAGENT_MAX_OUTPUT_CHARS,
+   * see output-limit.ts).
+   */
+  maxOutputChars?: number;
+}
+
+export function progressText(agent: string, state: RunState, elapsedMs: number): string {
+  return `${agent}: ${phaseLabel(state)} (${formatElapsed(elapsedMs)})`;
+}
+
+export async function runSync(prepared: PreparedRun, options: SyncRunOptions): Promise<{ text: string; details: SubagentResultDetails; record: TaskRecord }> {
+  const now = options.now ?? Date.now;
+  const dispatchedAt = now();
+  let lastEvents = -1;
+  let lastSentAt = 0;
+  const report = (state: RunState, force: boolean) => {
+    if (!options.onProgress) return;
+    const at = now();
+    if (!force && state.events === lastEvents && at - lastSentAt < HEARTBEAT_MS) return;
+    lastEvents = state.events;
+    lastSentAt = at;
+    const elapsedMs = at - dispatchedAt;
+    const tool = state.lastTool;
+    try {
+      options.onProgress(progressText(prepared.agent.name, state, elapsedMs), {
+        taskId: prepared.taskId,
+        agent: prepared.agent.name,
+        phase: phaseLabel(state),
+        elapsedMs,
+        lastTool: tool ? (tool.summary ? `${tool.name}: ${tool.summary}` : tool.name) : undefined,
+        usage: formatUsage(state.usage),
+      });
+    } catch {
+      // Progress is a courtesy: a listener that throws (inside the heartbeat interval, where nothing would
+      // catch it and pi would crash) must not end the run or lose its result.
+    }
+  };
+  const context = {
+    taskId: prepared.taskId,
+    agent: prepared.agent.name,
+    task: prepared.task,
+    mode: ("sync" as const),
+    sessionFile: prepared.sessionFile,
+    cwd: prepared.cwd,
+    dispatchedAt,
+    parentSessionId: options.parentSessionId,
+    budget: prepared.budget?.limits,
+    budgetNotes: prepared.budget?.capped,
+    origin: prepared.origin,
+    worktree: prepared.worktree,
+  };
+  let removeExitHook: (() => void) | undefined;
+  let ticker: NodeJS.Timeout | undefined;
+  let outcome;
+  // Everything from the spawn on is inside the try: a spawn that throws still releases the run lock and the
+  // agent's prompt file.
+  try {
+    const handle = startRun({
+      command: prepared.command,
+      cwd: prepared.cwd,
+      activityTimeoutMs: options.settings.activityTimeoutMs,
+      hardTimeoutMs: options.settings.hardTimeoutMs,
+      graceMs: options.settings.killGraceMs,
+      signal: options.signal,
+      onSpawned: prepared.childStarted,
+      budget: prepared.budget?.limits,
+      now,
+    });
+    // If pi itself is killed mid-run (Ctrl+C on `pi -p`, SIGTERM), the record is still written, synchronously,
+    // before the child guard ends the child's tree.
+    removeExitHook = onProcessExit(() => {
+      const record = recordFromOutcome({ ...context, cancelledBy: "none" }, outcomeAtExit(handle, now()));
+      saveRecordQuietly(options.agentDir, record);
+      prepared.release();
+    });
+    report(handle.state, true);
+    ticker = setInterval(() => report(handle.state, false), PROGRESS_TICK_MS);
+    outcome = await handle.done;
+  } finally {
+    removeExitHook?.();
+    clearInterval(ticker);
+    prepared.release();
+  }
+  const record = recordFromOutcome(context, outcome);
+  saveLongOutput(options.agentDir, record, options.maxOutputChars ?? readMaxOutputChars());
+  // A blocking result is delivered as the tool's return value, right after this write.
+  record.delivered = true;
+  record.deliveredAt = now();
+  // A failed write (read-only or full disk) must not cost the result: it is returned all the same.
+  const saveError = saveRecordQuietly(options.agentDir, record);
+  if (saveError) process.stderr.write(`${saveFailureNotice("record", record, recordPath(options.agentDir, record.taskId), saveError, RETURNED)}\n`);
+  return { text: syncResultText(record, options.settings), details: detailsFromRecord(record), record };
+}

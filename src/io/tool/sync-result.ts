@@ -1,0 +1,55 @@
+/**
+ * The text a blocking (print/JSON/RPC) dispatch returns to the model. Success is the subagent's final answer
+ * followed by the session line; anything else is a short diagnosis the model can act on, with whatever output
+ * exists and the same session line (so the session can still be resumed or inspected).
+ */
+import { formatDuration, formatSeconds, formatUsage } from "../../core/shared/format.ts";
+import { budgetAwareStatus, budgetSummary } from "../../core/budget/record-text.ts";
+import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
+import { limitedOutput } from "../tasks/output-limit.ts";
+import { isPartialRecord, shownOutput } from "../../core/tasks/record-output.ts";
+import type { TaskRecord } from "../../core/tasks/types.ts";
+import { worktreeBlock } from "../../core/worktree/report-text.ts";
+
+export function sessionLine(taskId: string): string {
+  return `[subagent session: ${taskId}]`;
+}
+
+function stopReasonText(record: TaskRecord, activityTimeoutMs: number, hardTimeoutMs: number): string | undefined {
+  switch (record.stopReason) {
+    case "activity_timeout":
+      return `activity_timeout (no output for ${formatSeconds(activityTimeoutMs)})`;
+    case "hard_timeout":
+      return `hard_timeout (ran longer than ${formatSeconds(hardTimeoutMs)})`;
+    case "aborted":
+      return "aborted (the call was interrupted)";
+    default:
+      return record.stopReason;
+  }
+}
+
+export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: number; hardTimeoutMs: number }): string {
+  const output = limitedOutput(record);
+  const budget = budgetSummary(record);
+  const cappedNote = record.budgetNotes && record.budgetNotes.length > 0 ? `\n[subagent budget: ${budget}]` : "";
+  const worktree = record.worktree ? `\n\n${worktreeBlock(record.worktree)}` : "";
+  if (record.status === "succeeded") return `${output}\n\n${sessionLine(record.taskId)}${cappedNote}${worktree}`;
+  const lines = [`Subagent ${record.agent} ${budgetAwareStatus(record)}.`];
+  const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
+  if (reason) lines.push(`- Stop reason: ${reason}`);
+  if (record.errorMessage && record.status !== "stopped") lines.push(`- Error: ${record.errorMessage}`);
+  if (budget) lines.push(`- Budget: ${budget}`);
+  lines.push(`- Duration: ${formatDuration(record.durationMs)} · Usage: ${formatUsage(record.usage)}`);
+  if (record.stderrTail) {
+    const tail = record.stderrTail.split("\n").slice(-10).join("\n");
+    lines.push("- Stderr (last lines):", tail);
+  }
+  if (isPartialRecord(record)) {
+    const partial = shownOutput({ ...record, output });
+    if (partial) lines.push("", partial);
+  } else if (output.trim()) lines.push("", "Output so far:", output);
+  lines.push("", sessionLine(record.taskId));
+  if (record.worktree) lines.push("", worktreeBlock(record.worktree));
+  // The error and stderr come from the child: nothing in them may drive the terminal that shows this.
+  return stripTerminalControls(lines.join("\n"));
+}

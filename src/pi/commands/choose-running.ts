@@ -1,0 +1,57 @@
+/**
+ * Turns a command's id argument into one running task, for the commands that act on running tasks
+ * (/subagent-cancel, /subagent-watch): a full id or unique prefix resolves at once; an ambiguous prefix opens
+ * a picker of just the matching tasks; every other case (too short, finished, running in another pi, unknown)
+ * ends in a notice that says why.
+ */
+import { runningTaskItems } from "../ui/task-picker.ts";
+import type { CommandIo } from "./command-io.ts";
+import { alreadyFinished, noRunningTaskMatches, prefixAmbiguous, prefixTooShort, runsElsewhere } from "../../core/commands/notices.ts";
+import { pickTask } from "./pick-task.ts";
+import type { TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
+import { lookupRunning } from "../../io/commands/task-lookup.ts";
+
+export interface RunningChoice {
+  /** The command's name, for the "nothing matches" notice. */
+  command: string;
+  /** What the command does, for the "runs in another pi" notice. */
+  verb: "cancel" | "watch" | "message";
+  /** The picker's last words after an ambiguous prefix, e.g. `Pick the one to cancel:`. */
+  pickPrompt: string;
+}
+
+/** The full id of the chosen running task, or undefined when a notice was given (or the picker left). */
+export async function chooseRunningTask(
+  args: string,
+  ctx: TaskCommandContext,
+  io: CommandIo,
+  deps: TaskCommandDeps,
+  choice: RunningChoice,
+): Promise<string | undefined> {
+  const found = lookupRunning(args, deps.sources);
+  switch (found.kind) {
+    case "running":
+      return found.task.taskId;
+    case "ambiguous": {
+      const matches = deps.sources.running().filter((task) => found.matches.some((match) => match.taskId === task.taskId));
+      const title = `${prefixAmbiguous(found.prefix, found.matches)} ${choice.pickPrompt}`;
+      return pickTask(ctx, { title, items: runningTaskItems(matches, deps.now()) });
+    }
+    case "too-short":
+      io.notice(prefixTooShort(found.prefix), "warning");
+      return undefined;
+    case "finished":
+      io.notice(alreadyFinished(found.record.taskId, found.record.status), "warning");
+      return undefined;
+    case "elsewhere":
+      io.notice(runsElsewhere(found.taskId, choice.verb), "warning");
+      return undefined;
+    case "unknown": {
+      const running = deps.sources.running().map((task) => ({ taskId: task.taskId, agent: task.agent }));
+      io.notice(noRunningTaskMatches(found.prefix, choice.command, running), "warning");
+      return undefined;
+    }
+    case "empty":
+      return undefined;
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * What the task commands need from the rest of the extension, as narrow ports: the live tasks of this pi (to
+ * cancel and watch), where tasks are read from (registry and disk), how to answer in the current mode, the
+ * clock and the Markdown theme. `taskCommandDeps` wires them to the real parts; unit tests pass fakes.
+ */
+import { getMarkdownTheme, type ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import type { MarkdownTheme } from "@mariozechner/pi-tui";
+import type { BackgroundTasks } from "../../io/tasks/background-tasks.ts";
+import type { MessageOutcome, TaskSnapshot } from "../../core/tasks/registry.ts";
+import { commandIo, type CommandIo } from "./command-io.ts";
+import { taskSources, type TaskSources } from "../../io/commands/task-lookup.ts";
+
+/** The part of a command's context the task commands use. */
+export type TaskCommandContext = Pick<ExtensionCommandContext, "hasUI" | "ui">;
+
+/** This pi's in-flight background tasks, as the commands act on them. */
+export interface LiveTasks {
+  get(taskId: string): TaskSnapshot | undefined;
+  /** Cheap: whether the task is still queued or running. */
+  has(taskId: string): boolean;
+  /** A user cancel (`cancelledBy: user`); false when the task is no longer in flight. */
+  cancelByUser(taskId: string): boolean;
+  /** A person's message to a queued or running task (absent in fakes that do not need it). */
+  messageByUser?(taskId: string, text: string): MessageOutcome;
+  onChange(listener: () => void): () => void;
+}
+
+export interface TaskCommandDeps {
+  sources: TaskSources;
+  /** Undefined until the first background dispatch of this session (and always outside the TUI). */
+  live: () => LiveTasks | undefined;
+  io: (ctx: TaskCommandContext) => CommandIo;
+  now: () => number;
+  markdownTheme: () => MarkdownTheme;
+}
+
+export function liveTasksOf(tasks: BackgroundTasks): LiveTasks {
+  return {
+    get: (taskId) => tasks.registry.get(taskId),
+    has: (taskId) => tasks.registry.has(taskId),
+    cancelByUser: (taskId) => tasks.cancel(taskId, "user"),
+    messageByUser: (taskId, text) => tasks.registry.message(taskId, "user", text),
+    onChange: (listener) => tasks.onChange(listener),
+  };
+}
+
+export function taskCommandDeps(background: () => BackgroundTasks | undefined, agentDir: () => string): TaskCommandDeps {
+  return {
+    sources: taskSources(background, agentDir),
+    live: () => {
+      const tasks = background();
+      return tasks ? liveTasksOf(tasks) : undefined;
+    },
+    io: (ctx) => commandIo(ctx),
+    now: Date.now,
+    markdownTheme: getMarkdownTheme,
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * `/subagent-worktrees`: the kept worktrees of subagent tasks in this repository. Without arguments the TUI
+ * shows a picker (Enter removes the picked one, after a confirmation) and print mode lists them on stdout, one
+ * a line; `remove <task id or prefix>` removes one (its folder and its `subagent/<id>` branch). A worktree whose
+ * task is still running is never removed. Registered by src/pi/commands/register-commands.ts, which imports this
+ * body when the command first runs.
+ */
+import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import { isLockLive, readSessionLock } from "../../io/run/session-lock.ts";
+import { oneLine } from "../../core/shared/format.ts";
+import { readRecord } from "../../io/tasks/record-store.ts";
+import { listOurWorktrees, removeListedWorktree, type ListedWorktree } from "../../io/worktree/list.ts";
+import type { CommandIo } from "./command-io.ts";
+import { WORKTREES_COMMAND } from "../../core/commands/descriptions.ts";
+import { pickTask } from "./pick-task.ts";
+import { resolveTaskPrefix } from "../../core/commands/task-prefix.ts";
+
+export const NO_WORKTREES = "No subagent worktrees in this repository.";
+export const WORKTREES_USAGE = `Usage: /${WORKTREES_COMMAND} (list; in the TUI pick one to remove) or /${WORKTREES_COMMAND} remove <task id or 4+ character prefix>`;
+
+export interface WorktreesDeps {
+  agentDir: () => string;
+  io: (ctx: ExtensionCommandContext) => CommandIo;
+}
+
+function isRunning(agentDir: string, taskId: string): boolean {
+  const lock = readSessionLock(agentDir, taskId);
+  return lock !== undefined && isLockLive(lock);
+}
+
+/** `0190…  subagent/0190…  worker · succeeded · 2 files changed · Add the parser  /path` */
+export function worktreeLine(worktree: ListedWorktree, agentDir: string): string {
+  const record = (() => {
+    try {
+      return readRecord(agentDir, worktree.taskId);
+    } catch {
+      return undefined;
+    }
+  })();
+  const facts: string[] = [];
+  if (record) facts.push(record.agent, record.status);
+  if (isRunning(agentDir, worktree.taskId)) facts.push("running");
+  const files = record?.worktree?.filesTotal;
+  if (files !== undefined) facts.push(`${files} ${files === 1 ? "file" : "files"} changed`);
+  if (worktree.prunable) facts.push("folder missing");
+  if (record) facts.push(oneLine(record.task, 60));
+  return [worktree.taskId, worktree.branch ?? "(no subagent branch)", facts.join(" · ") || "no record", worktree.path].join("  ");
+}
+
+function removeOne(ctx: ExtensionCommandContext, io: CommandIo, agentDir: string, worktree: ListedWorktree): void {
+  if (isRunning(agentDir, worktree.taskId)) {
+    io.notice(`Subagent task ${worktree.taskId} is still running in ${worktree.path}; cancel it first (/subagent-cancel).`, "warning");
+    io.failed();
+    return;
+  }
+  const problem = removeListedWorktree(ctx.cwd, worktree);
+  if (problem) {
+    io.notice(`Could not remove the worktree of ${worktree.taskId}: ${problem}`, "error");
+    io.failed();
+    return;
+  }
+  const branch = worktree.branch ? ` and deleted branch ${worktree.branch}` : "";
+  io.notice(`Removed worktree ${worktree.path}${branch}.`, "info");
+}
+
+export async function worktreesCommand(args: string, ctx: ExtensionCommandContext, deps: WorktreesDeps): Promise<void> {
+  const io = deps.io(ctx);
+  const agentDir = deps.agentDir();
+  const listing = listOurWorktrees(ctx.cwd, agentDir);
+  if (!listing.ok) {
+    io.notice(listing.message, "warning");
+    io.failed();
+    return;
+  }
+  const worktrees = listing.worktrees;
+  const [verb = "", target = "", ...rest] = args.trim().split(/\s+/).filter(Boolean);
+
+  if (verb === "remove") {
+    const found = rest.length === 0 ? resolveTaskPrefix(target, worktrees) : { kind: "empty" as const };
+    if (found.kind !== "found") {
+      const why = found.kind === "ambiguous" ? `"${found.prefix}" matches ${found.matches.length} worktrees` : target ? `no subagent worktree matches "${oneLine(target, 60)}"` : "name the task id";
+      io.notice(`${why}. ${WORKTREES_USAGE}`, "warning");
+      io.failed();
+      return;
+    }
+    if (io.surface === "tui") {
+      const branch = found.task.branch ? ` and delete branch ${found.task.branch}` : "";
+      const ok = await ctx.ui.confirm("Remove the subagent worktree?", `Remove ${found.task.path}${branch}? Commits only on that branch are lost.`);
+      if (!ok) return;
+    }
+    removeOne(ctx, io, agentDir, found.task);
+    return;
+  }
+  if (verb) {
+    io.notice(WORKTREES_USAGE, "warning");
+    io.failed();
+    return;
+  }
+  if (worktrees.length === 0) {
+    if (io.surface === "stdio") io.stdout(`${NO_WORKTREES}\n`);
+    else io.notice(NO_WORKTREES, "info");
+    return;
+  }
+  if (io.surface !== "tui") {
+    io.stdout(`${worktrees.map((worktree) => worktreeLine(worktree, agentDir)).join("\n")}\n`);
+    return;
+  }
+  const items = worktrees.map((worktree) => ({ value: worktree.taskId, label: worktreeLine(worktree, agentDir) }));
+  const picked = await pickTask(ctx, { title: "Subagent worktrees (Enter: remove one)", items });
+  const worktree = worktrees.find((candidate) => candidate.taskId === picked);
+  if (!worktree) return;
+  const branch = worktree.branch ? ` and delete branch ${worktree.branch}` : "";
+  const ok = await ctx.ui.confirm("Remove the subagent worktree?", `Remove ${worktree.path}${branch}? Commits only on that branch are lost.`);
+  if (ok) removeOne(ctx, io, agentDir, worktree);
+}

@@ -1,0 +1,88 @@
+/**
+ * Wires the roster into pi: on `before_agent_start` the main agent's system prompt gets the roster block at
+ * its end. The block is built once, on the first trigger (the working directory is only known then), and kept
+ * in this closure; pi runs the extension factory again on /reload, which builds a fresh one. Inside a
+ * subagent at the nesting limit (PI_SUBAGENT_MAX_DEPTH) nothing is added. Whatever goes wrong, the prompt is left as it was and nothing is thrown.
+ */
+import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, ContextEvent, ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { discoverAgents } from "../../io/agents/discover.ts";
+import type { DiscoveryResult } from "../../core/agents/types.ts";
+import { formatAgentWarning, reportWarningsOnce } from "../../io/agents/warnings.ts";
+import type { WarningSink } from "../../io/agents/warnings.ts";
+import { mayDispatchSubagents } from "../../core/shared/depth.ts";
+import { appendRoster } from "../../core/roster/append.ts";
+import { buildRosterBlock } from "../../core/roster/format.ts";
+import { withRosterForResults } from "../../core/roster/roster-for-results.ts";
+
+export interface RosterOptions {
+  /** Discovery for a working directory (default: the real three tiers, scope `both`). */
+  discover?: (cwd: string) => DiscoveryResult;
+  /** The environment that carries PI_SUBAGENT_DEPTH (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Told the block once it is built, with how many warnings discovery gave (the start-up cache keeps clean builds).
+   */
+  onBuilt?: (block: string | undefined, warnings: number) => void;
+}
+
+/** The part of pi's ExtensionContext the roster uses. */
+export type RosterContext = WarningSink & { cwd: string };
+
+export type RosterHandler = (event: Pick<BeforeAgentStartEvent, "systemPrompt">, ctx: RosterContext) => BeforeAgentStartEventResult | undefined;
+
+/** The handler itself, separate from pi so tests can call it directly. */
+export function createRosterHandler(options: RosterOptions = {}): RosterHandler {
+  const discover = options.discover ?? ((cwd: string) => discoverAgents({ cwd }));
+  let built = false;
+  let block: string | undefined;
+
+  const build = (ctx: RosterContext): string | undefined => {
+    if (typeof ctx.cwd !== "string" || ctx.cwd === "") return undefined;
+    const discovery = discover(ctx.cwd);
+    reportWarningsOnce(discovery.warnings.map(formatAgentWarning), ctx);
+    const rosterBlock = buildRosterBlock(discovery.agents);
+    options.onBuilt?.(rosterBlock, discovery.warnings.length);
+    return rosterBlock;
+  };
+
+  return (event, ctx) => {
+    try {
+      if (!mayDispatchSubagents(options.env ?? process.env)) return undefined;
+      if (!built) {
+        // Settled before building: a failure stays an empty roster for this instance, without retrying.
+        built = true;
+        block = build(ctx);
+      }
+      if (block === undefined) return undefined;
+      return { systemPrompt: appendRoster(event.systemPrompt, block) };
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/**
+ * pi 0.73.1 runs no before_agent_start for a turn a message starts (a delivered result): such a turn keeps
+ * the last system prompt, which in a fresh process (or after /reload) has no roster. The roster then rides
+ * along with the result the model is about to digest; on pi 1.x, which runs the hook, the prompt has it.
+ */
+export function createRosterContextHandler(handler: RosterHandler): (event: { messages: ContextEvent["messages"] }, ctx: RosterContext & { getSystemPrompt(): string }) => { messages: ContextEvent["messages"] } | undefined {
+  return (event, ctx) => {
+    try {
+      const rostered = handler({ systemPrompt: "" }, ctx);
+      const block = rostered?.systemPrompt;
+      if (!block) return undefined;
+      const messages = withRosterForResults(event.messages, ctx.getSystemPrompt(), block);
+      return messages ? { messages } : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+export function registerRoster(pi: Pick<ExtensionAPI, "on">, options: RosterOptions = {}): void {
+  const handler = createRosterHandler(options);
+  const onContext = createRosterContextHandler(handler);
+  pi.on("before_agent_start", (event, ctx) => handler(event, ctx));
+  pi.on("context", (event, ctx) => onContext(event, ctx));
+}

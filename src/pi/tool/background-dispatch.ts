@@ -1,0 +1,139 @@
+/**
+ * The `subagent` tool's background path (interactive TUI): a dispatch answers at once with the one-line
+ * receipt; a cancel goes through the two-step challenge and confirmation.
+ */
+import type { AgentToolResult, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { oneLine } from "../../core/shared/format.ts";
+import type { BackgroundTasks } from "../../io/tasks/background-tasks.ts";
+import { CANCEL_TOO_LATE_STATUS } from "../../core/tasks/registry.ts";
+import { readRecord } from "../../io/tasks/record-store.ts";
+import { isTaskId } from "../../core/tasks/task-id.ts";
+import {
+  CANCEL_NEEDS_REASON,
+  CANCEL_NEEDS_TASK_ID,
+  cancelAlreadyFinished,
+  cancelChallenge,
+  cancelInvalidTaskId,
+  cancelRequested,
+  cancelUnknownTask,
+} from "../../core/tool/cancel-texts.ts";
+import {
+  MESSAGE_NEEDS_TASK_ID,
+  MESSAGE_NEEDS_TEXT,
+  messageQueued,
+  messageSteered,
+  messageToFinished,
+  messageToUnknown,
+  messageUnsupported,
+} from "../../core/tool/message-texts.ts";
+import { childTextProblem } from "../../core/run/task-text.ts";
+import type { PreparedRun } from "../../io/tool/prepare-dispatch.ts";
+import { worktreeReceiptNote } from "../../core/worktree/texts.ts";
+import type { BackgroundDispatcher } from "./register-tool.ts";
+import type { SubagentParams } from "./schema.ts";
+
+/** The longest cancel reason kept (it is quoted in the cancelled task's envelope). */
+export const CANCEL_REASON_MAX = 500;
+
+export function receiptText(agent: string, taskId: string, queue?: { position: number; running: number }): string {
+  const receipt = `Dispatched ${agent}. taskId: ${taskId}`;
+  if (!queue) return receipt;
+  const running = `${queue.running} ${queue.running === 1 ? "subagent" : "subagents"} already running`;
+  return `${receipt} (queued: ${running}, this one is number ${queue.position} in line and starts when a slot frees)`;
+}
+
+export function couldNotStartMessage(agent: string, taskId: string, errorMessage: string): string {
+  return `Subagent ${agent} was not dispatched: ${errorMessage}. Nothing is running for taskId ${taskId}; its failed result is recorded and also arrives as a [subagent-result] notification.`;
+}
+
+export interface ReceiptDetails {
+  receipt: true;
+  taskId: string;
+  agent: string;
+  task: string;
+  queued: boolean;
+}
+
+export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDir: () => string, now: () => number = Date.now): BackgroundDispatcher {
+  return {
+    dispatch(prepared: PreparedRun, ctx: ExtensionContext): AgentToolResult<unknown> {
+      const result = tasks().dispatch(prepared, ctx.sessionManager.getSessionId());
+      // Never a "Dispatched" receipt for a task that is not running: the call fails, saying why.
+      if ("failed" in result) throw new Error(couldNotStartMessage(prepared.agent.name, prepared.taskId, result.errorMessage));
+      const details: ReceiptDetails = {
+        receipt: true,
+        taskId: prepared.taskId,
+        agent: prepared.agent.name,
+        task: prepared.task,
+        queued: !result.started,
+      };
+      const receipt = receiptText(prepared.agent.name, prepared.taskId, result.started ? undefined : result);
+      const text = prepared.worktree ? `${receipt}${worktreeReceiptNote(prepared.worktree)}` : receipt;
+      return { content: [{ type: "text", text }], details };
+    },
+
+    cancel(params: SubagentParams): AgentToolResult<unknown> {
+      const taskId = (params.taskId ?? "").trim();
+      if (!taskId) throw new Error(CANCEL_NEEDS_TASK_ID);
+      if (!isTaskId(taskId)) throw new Error(cancelInvalidTaskId(taskId));
+      const running = tasks().registry.get(taskId);
+      if (!running) {
+        const record = readRecord(agentDir(), taskId);
+        throw new Error(record ? cancelAlreadyFinished(taskId, record.status) : cancelUnknownTask(taskId));
+      }
+      if (params.confirm !== true) {
+        const lastEventAt = running.state && running.state.events > 0 ? running.state.lastEventAt : undefined;
+        const text = cancelChallenge({
+          taskId,
+          agent: running.agent,
+          task: running.task,
+          elapsedMs: now() - running.dispatchedAt,
+          lastProgressAgeMs: lastEventAt === undefined ? undefined : now() - lastEventAt,
+          queued: running.status === "queued",
+        });
+        return { content: [{ type: "text", text }], details: { confirmRequired: true, taskId, agent: running.agent } };
+      }
+      // One line, bounded: the reason is repeated in the envelope, where a line break or `---` would break its shape.
+      const reason = oneLine(params.reason ?? "", CANCEL_REASON_MAX);
+      if (!reason) throw new Error(CANCEL_NEEDS_REASON);
+      if (!tasks().cancel(taskId, "agent", reason)) throw new Error(cancelAlreadyFinished(taskId, CANCEL_TOO_LATE_STATUS));
+      const others = tasks()
+        .snapshot()
+        .filter((task) => task.taskId !== taskId)
+        .map((task) => ({ taskId: task.taskId, agent: task.agent, task: task.task }));
+      return {
+        content: [{ type: "text", text: cancelRequested(taskId, running.agent, others) }],
+        details: { cancelRequested: true, taskId, agent: running.agent, reason },
+      };
+    },
+
+    message(params: SubagentParams): AgentToolResult<unknown> {
+      const taskId = (params.taskId ?? "").trim();
+      if (!taskId) throw new Error(MESSAGE_NEEDS_TASK_ID);
+      const text = params.message ?? "";
+      if (!text.trim()) throw new Error(MESSAGE_NEEDS_TEXT);
+      const textProblem = childTextProblem(text, "message");
+      if (textProblem) throw new Error(textProblem);
+      // An id that is no task id never touches the disk, and is echoed cut short.
+      if (!isTaskId(taskId)) throw new Error(messageToUnknown(oneLine(taskId, 60)));
+      const task = tasks().registry.get(taskId);
+      const outcome = tasks().registry.message(taskId, "agent", text);
+      switch (outcome) {
+        case "steered":
+        case "queued": {
+          const agent = task?.agent ?? "subagent";
+          const line = outcome === "steered" ? messageSteered(taskId, agent) : messageQueued(taskId, agent);
+          return { content: [{ type: "text", text: line }], details: { messageSent: outcome, taskId, agent } };
+        }
+        case "finished":
+          throw new Error(messageToFinished(taskId, readRecord(agentDir(), taskId)?.status));
+        case "unsupported":
+          throw new Error(messageUnsupported(taskId));
+        case "unknown": {
+          const record = readRecord(agentDir(), taskId);
+          throw new Error(record ? messageToFinished(taskId, record.status) : messageToUnknown(taskId));
+        }
+      }
+    },
+  };
+}

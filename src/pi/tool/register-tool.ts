@@ -1,0 +1,188 @@
+/**
+ * Registers the `subagent` tool with pi and routes each call: the depth gate, then cancel or dispatch;
+ * dispatch validates, discovers the agent, resolves its config, prepares the child, and then either blocks
+ * until it finishes (print/JSON/RPC) or hands it to the background dispatcher (interactive TUI).
+ */
+import { homedir } from "node:os";
+import { discoverAgents } from "../../io/agents/discover.ts";
+import { formatAgentWarning, reportWarningsOnce } from "../../io/agents/warnings.ts";
+import { loadConfig } from "../../io/config/load.ts";
+import { currentModelRef } from "../../core/config/resolve.ts";
+import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../../core/shared/depth.ts";
+import { resolveDispatchLimits } from "../../core/config/dispatch-limits.ts";
+import { detectAppMode, isAsyncDispatchMode } from "../../io/shared/mode.ts";
+import { agentDir } from "../../io/shared/paths.ts";
+import { readRunSettings, runSettingsWarnings } from "../../core/shared/run-settings.ts";
+import { readEnvBudget } from "../../core/budget/env-budget.ts";
+import { prepareDispatch } from "../../io/tool/prepare-dispatch.ts";
+import { buildForkedHistory } from "../../core/run/fork-history.ts";
+import { forkedConversation } from "./fork-source.ts";
+import { MESSAGE_IN_SYNC_MODE } from "../../core/tool/message-texts.ts";
+import { runSync } from "../../io/tool/run-sync.ts";
+import {
+  NO_TASKS_TO_CANCEL_IN_SYNC_MODE,
+  projectAgentDeclinedMessage,
+  SUBAGENT_TOOL_TEXTS,
+  TOOL_NAME,
+  unknownActionMessage,
+} from "../../core/tool/texts.ts";
+import { checkDepth, validateDispatch } from "../../core/tool/validate.ts";
+import { resolveFanOutLimits } from "../../core/fanout/limits.ts";
+import type { AgentToolResult, AgentToolUpdateCallback, ExtensionAPI, ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
+import type { WarningSink } from "../../io/agents/warnings.ts";
+import type { ForkedHistory } from "../../core/run/fork-history.ts";
+import type { AppMode } from "../../io/shared/mode.ts";
+import type { PreparedRun } from "../../io/tool/prepare-dispatch.ts";
+import { subagentParameters, type SubagentParams } from "./schema.ts";
+import type { TaskRecord } from "../../core/tasks/types.ts";
+import type { FanOutGate } from "../../core/fanout/fan-out-gate.ts";
+
+// Loaded only by the dispatches that need them (see ADVANCED.md, "Supported pis and loading cost").
+
+/** What the background (TUI) path provides; absent until it is wired. */
+export interface BackgroundDispatcher {
+  dispatch: (prepared: PreparedRun, ctx: ExtensionContext) => AgentToolResult<unknown>;
+  cancel: (params: SubagentParams, ctx: ExtensionContext) => AgentToolResult<unknown>;
+  message: (params: SubagentParams, ctx: ExtensionContext) => AgentToolResult<unknown>;
+}
+
+/** How the tool's row is drawn in the TUI (provided by the UI part); pi's default rendering when absent. */
+export type SubagentToolRenderers = Pick<ToolDefinition<typeof subagentParameters>, "renderCall" | "renderResult">;
+
+export interface SubagentToolOptions {
+  background?: BackgroundDispatcher;
+  renderers?: SubagentToolRenderers;
+  /** How pi runs (default: read from this process, as pi decides it). */
+  appMode?: AppMode;
+  /**
+   * The parent's command line, for the child's pi entry and `-e` flags (default:
+   * `process.argv`).
+   */
+  argv?: readonly string[];
+  /**
+   * Caps how many tasks a run of the main agent dispatches and how many are in
+   * flight (absent: no caps).
+   */
+  fanOutGate?: FanOutGate;
+  /** Hears of every blocking run's record once it ended (the session ledger). */
+  onRecorded?: (record: TaskRecord) => void;
+}
+
+export type ToolResult = AgentToolResult<unknown>;
+
+function textResult(text: string, details: unknown = undefined): ToolResult {
+  return { content: [{ type: "text", text }], details };
+}
+
+function warningSink(ctx: ExtensionContext): WarningSink {
+  return ctx.hasUI ? { hasUI: true, ui: ctx.ui } : { hasUI: false, ui: { notify: () => {} } };
+}
+
+export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOptions = {}): void {
+  const appMode = options.appMode ?? detectAppMode();
+  const argv = options.argv ?? process.argv;
+
+  const execute = async (toolCallId: string, params: SubagentParams, signal: AbortSignal | undefined, onUpdate: AgentToolUpdateCallback<unknown> | undefined, ctx: ExtensionContext): Promise<ToolResult> => {
+    // A child's limit is in its environment (its parent wrote it); the main agent (depth 0) may always dispatch.
+    const depthCheck = checkDepth(readSubagentDepth(), readMaxDepthEnv() ?? DEFAULT_MAX_DEPTH);
+    if (!depthCheck.ok) throw new Error(depthCheck.message);
+    const background = isAsyncDispatchMode(ctx.hasUI, appMode) ? options.background : undefined;
+
+    const action = ((params.action ?? "dispatch") as unknown);
+    if (action !== "dispatch" && action !== "cancel" && action !== "message") throw new Error(unknownActionMessage(action));
+    if (action === "cancel") {
+      if (!background) return textResult(NO_TASKS_TO_CANCEL_IN_SYNC_MODE);
+      return background.cancel(params, ctx);
+    }
+    if (action === "message") {
+      if (!background) return textResult(MESSAGE_IN_SYNC_MODE);
+      return background.message(params, ctx);
+    }
+
+    const discovery = discoverAgents({ cwd: ctx.cwd, scope: params.agentScope ?? "both" });
+    reportWarningsOnce(discovery.warnings.map(formatAgentWarning), warningSink(ctx));
+    const validation = validateDispatch(params, discovery.agents);
+    if (!validation.ok) throw new Error(validation.message);
+    const request = validation.value;
+
+    if (request.confirmProjectAgents && request.agent.source === "project" && ctx.hasUI) {
+      const approved = await ctx.ui.confirm(
+        "Run a project agent?",
+        `The model wants to run "${request.agent.name}", defined in this project at ${request.agent.filePath}.`,
+      );
+      if (!approved) throw new Error(projectAgentDeclinedMessage(request.agent.name));
+    }
+
+    const config = loadConfig({ cwd: ctx.cwd });
+    const limits = resolveDispatchLimits(process.env, config);
+    reportWarningsOnce([...config.warnings, ...runSettingsWarnings(), ...readEnvBudget().warnings, ...limits.warnings], warningSink(ctx));
+    if (options.fanOutGate) {
+      const fanOut = resolveFanOutLimits(process.env, { user: config.user.fanOut, project: config.project.fanOut });
+      reportWarningsOnce(fanOut.warnings, warningSink(ctx));
+      // Only the TUI asks the person; elsewhere nobody could answer.
+      const refusal = await options.fanOutGate.admit(fanOut.limits, ctx, background !== undefined);
+      if (refusal) throw new Error(refusal);
+    }
+    let forkedHistory: ForkedHistory | undefined;
+    if (request.context === "fork") {
+      const fork = buildForkedHistory(forkedConversation(ctx.sessionManager), toolCallId, limits.forkMaxChars.value);
+      if (!fork.ok) throw new Error(fork.message);
+      forkedHistory = fork.history;
+    }
+    const dir = agentDir();
+    const prepared = prepareDispatch(
+      request,
+      {
+        agentDir: dir,
+        cwd: ctx.cwd,
+        inheritedModel: currentModelRef(ctx.model),
+        parentDepth: readSubagentDepth(),
+        baseEnv: process.env,
+        argv,
+        home: homedir(),
+        mode: background ? "async" : "sync",
+        parentSessionId: ctx.sessionManager.getSessionId(),
+        maxDepth: limits.maxDepth.value,
+        forkedHistory,
+      },
+      config,
+    );
+    if (!prepared.ok) throw new Error(prepared.message);
+    reportWarningsOnce(prepared.run.notes.map((note) => `${request.agent.name}: ${note}`), warningSink(ctx));
+
+    if (background) return background.dispatch(prepared.run, ctx);
+
+    // A blocking run counts against the fan-out caps while it runs.
+    const endBlocking = options.fanOutGate?.beginBlockingRun();
+    let result: Awaited<ReturnType<typeof runSync>>;
+    try {
+      result = await runSync(prepared.run, {
+        agentDir: dir,
+        settings: readRunSettings(),
+        signal,
+        parentSessionId: ctx.sessionManager.getSessionId(),
+        onProgress: (text, progress) => onUpdate?.({ content: [{ type: "text", text }], details: { progress } }),
+      });
+    } finally {
+      endBlocking?.();
+    }
+    options.onRecorded?.(result.record);
+    return textResult(result.text, result.details);
+  };
+
+  pi.registerTool({
+    ...SUBAGENT_TOOL_TEXTS,
+    parameters: subagentParameters,
+    execute,
+    ...options.renderers,
+  });
+
+  // pi marks a tool result as an error only when execute throws, which would drop `details`; a run that did not
+  // succeed keeps its structured details and is flagged as an error here instead.
+  pi.on("tool_result", (event) => {
+    if (event.toolName !== TOOL_NAME) return undefined;
+    const details = (event.details as { status?: string } | undefined);
+    if (details && typeof details.status === "string" && details.status !== "succeeded") return { isError: true };
+    return undefined;
+  });
+}

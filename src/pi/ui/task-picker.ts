@@ -1,0 +1,119 @@
+/**
+ * The task picker of /subagent-cancel, /subagent-watch and /subagent-result when no id (or an ambiguous
+ * prefix) is given: pi-tui's SelectList between two borders, a title and a key hint, shown in place of the
+ * editor. ↑↓ move, Enter picks, Esc (or Ctrl+C) leaves. The rows are built by pure functions:
+ *
+ *   worker · running 01:23 · Refactor the auth middleware to use async/await.
+ *   writer · succeeded · Update the README.
+ */
+import { DynamicBorder, type Theme } from "@mariozechner/pi-coding-agent";
+import { Container, SelectList, Text, type Component, type SelectItem, type SelectListTheme } from "@mariozechner/pi-tui";
+import { formatElapsed, oneLine } from "../../core/shared/format.ts";
+import type { TaskSnapshot } from "../../core/tasks/registry.ts";
+import type { TaskRecord } from "../../core/tasks/types.ts";
+import { statusWithCause } from "../../core/commands/result-text.ts";
+
+/** The part of pi's theme the picker uses (unit tests pass one that leaves text unchanged). */
+export type PickerTheme = Pick<Theme, "fg" | "bold">;
+
+const TASK_PREVIEW_MAX = 200;
+/** Rows shown at once; longer lists scroll (SelectList shows `(i/n)` under them). */
+export const PICKER_VISIBLE_ROWS = 10;
+
+export const PICKER_HINT = "↑↓ move · Enter select · Esc close";
+
+/** One row per queued or running task: `agent · running MM:SS · task` (value: the task id). */
+export function runningTaskItems(tasks: readonly TaskSnapshot[], now: number): SelectItem[] {
+  return tasks.map((task) => {
+    const status = task.cancelRequested
+      ? "cancelling"
+      : task.status === "queued"
+        ? "queued"
+        : `running ${formatElapsed(now - (task.startedAt ?? task.dispatchedAt))}`;
+    return { value: task.taskId, label: `${task.agent} · ${status} · ${oneLine(task.task, TASK_PREVIEW_MAX)}` };
+  });
+}
+
+/** One row per finished task, in the order given (newest first): `agent · status · task`. */
+export function finishedTaskItems(records: readonly TaskRecord[]): SelectItem[] {
+  return records.map((record) => ({
+    value: record.taskId,
+    label: `${record.agent} · ${statusWithCause(record)} · ${oneLine(record.task, TASK_PREVIEW_MAX)}`,
+  }));
+}
+
+/** Rows for tasks known only by id and (maybe) agent, as after an ambiguous prefix. */
+export function namedTaskItems(tasks: ReadonlyArray<{ taskId: string; agent?: string }>): SelectItem[] {
+  return tasks.map((task) => ({ value: task.taskId, label: task.agent ? `${task.taskId} · ${task.agent}` : task.taskId }));
+}
+
+export function selectListTheme(theme: PickerTheme): SelectListTheme {
+  return {
+    selectedPrefix: (text) => theme.fg("accent", text),
+    selectedText: (text) => theme.fg("accent", text),
+    description: (text) => theme.fg("muted", text),
+    scrollInfo: (text) => theme.fg("dim", text),
+    noMatch: (text) => theme.fg("warning", text),
+  };
+}
+
+export interface TaskPickerOptions {
+  title: string;
+  items: SelectItem[];
+  theme: PickerTheme;
+  /** The row selected when the picker opens (a task id); the first row when absent or gone. */
+  initialTaskId?: string;
+  onPick: (taskId: string) => void;
+  onCancel: () => void;
+  /** Asks pi to draw again after a key changed the selection. */
+  requestRender?: () => void;
+}
+
+export class TaskPicker implements Component {
+  private readonly container = new Container();
+  private readonly list: SelectList;
+  private readonly titleText = new Text("", 1, 0);
+  private readonly hintText = new Text("", 1, 0);
+
+  constructor(private readonly options: TaskPickerOptions) {
+    const { theme, items } = options;
+    this.list = new SelectList(items, Math.min(Math.max(items.length, 1), PICKER_VISIBLE_ROWS), selectListTheme(theme));
+    const initial = options.initialTaskId ? items.findIndex((item) => item.value === options.initialTaskId) : -1;
+    if (initial > 0) this.list.setSelectedIndex(initial);
+    this.list.onSelect = (item) => options.onPick(item.value);
+    this.list.onCancel = () => options.onCancel();
+    const border = () => new DynamicBorder((text: string) => theme.fg("accent", text));
+    this.container.addChild(border());
+    this.container.addChild(this.titleText);
+    this.container.addChild(this.list);
+    this.container.addChild(this.hintText);
+    this.container.addChild(border());
+    this.restyle();
+  }
+
+  /** The task id of the selected row. */
+  selectedTaskId(): string | undefined {
+    return this.list.getSelectedItem()?.value;
+  }
+
+  handleInput(data: string): void {
+    this.list.handleInput(data);
+    this.options.requestRender?.();
+  }
+
+  render(width: number): string[] {
+    return this.container.render(width);
+  }
+
+  invalidate(): void {
+    this.restyle();
+    this.container.invalidate();
+  }
+
+  /** Theme colours are baked into the two texts, so they are rebuilt when the theme changes. */
+  private restyle(): void {
+    const { theme } = this.options;
+    this.titleText.setText(theme.fg("accent", theme.bold(this.options.title)));
+    this.hintText.setText(theme.fg("dim", PICKER_HINT));
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Clean-up of what an earlier pi left when it was killed hard: its runs still locked (ended, recorded as
+ * failed, reported once; the agent body each was started with goes too). Done once per process, after the
+ * first `session_start` (setImmediate), so it is never on pi's start-up path; the clean-up's modules are
+ * imported only then. Only the main pi does it, never a subagent. Registered by the light entry, so it runs in
+ * every mode.
+ */
+import { isInsideSubagent } from "../core/shared/depth.ts";
+import { agentDir } from "../io/shared/paths.ts";
+import { perProcess } from "../io/shared/per-process.ts";
+import { startupSweepHasWork } from "../io/tasks/startup-work.ts";
+
+/** @param importSweep The clean-up's module (src/pi/tasks/startup-sweep.ts); a parameter so tests can hand in a fake. */
+export function registerStartupSweep(
+  pi: Pick<import("@mariozechner/pi-coding-agent").ExtensionAPI, "on">,
+  importSweep: () => Promise<typeof import("../pi/tasks/startup-sweep.ts")> = () => import("../pi/tasks/startup-sweep.ts"),
+): void {
+  if (isInsideSubagent()) return;
+  const sweep = perProcess("startup-sweep", () => ({ done: false }));
+  pi.on("session_start", (_event, ctx) => {
+    if (sweep.done) return;
+    sweep.done = true;
+    setImmediate(() => {
+      // Nearly every start finds nothing: then the clean-up's modules are never loaded.
+      if (!startupSweepHasWork(agentDir())) return;
+      void importSweep().then(
+        (sweep) => sweep.runStartupSweep(ctx),
+        () => undefined, // the modules could not load: nothing to clean up with; the next start tries again
+      );
+    });
+  });
+}

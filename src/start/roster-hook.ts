@@ -1,0 +1,65 @@
+/**
+ * The roster's hooks as the light entry registers them. In a subagent at the nesting limit they return at once.
+ * Otherwise, on the first `before_agent_start` (the working directory is known only then), the block comes from
+ * the start-up cache when no agent file changed since it was remembered (roster-cache.ts), and is built by the
+ * roster builder (agent discovery, frontmatter parsing: register.ts, imported then) when it did. Either way it is
+ * kept for the life of this extension instance, as register.ts describes. The `context` hook (the roster beside
+ * a delivered result, for pi 0.73.1) loads the builder only for a model call that holds a result.
+ */
+import { RESULT_CUSTOM_TYPE_NAME } from "../core/delivery/result-type.ts";
+import { mayDispatchSubagents } from "../core/shared/depth.ts";
+import { appendRoster } from "../core/roster/append.ts";
+import { cachedRoster, rememberRoster, rosterFingerprint } from "../io/roster/roster-cache.ts";
+import { loadOnce } from "../core/shared/load-once.ts";
+
+export type RosterModule = typeof import("../pi/roster/register.ts");
+export type RosterHandler = ReturnType<RosterModule["createRosterHandler"]>;
+
+/** The handler for a remembered block: the same answer the builder's handler gives for it. */
+function rememberedHandler(block: string | undefined): RosterHandler {
+  return (event) => (block === undefined ? undefined : { systemPrompt: appendRoster(event.systemPrompt, block) });
+}
+
+async function createHandler(cwd: unknown, loadRoster: () => Promise<RosterModule>): Promise<RosterHandler> {
+  const fingerprint = typeof cwd === "string" && cwd !== "" ? rosterFingerprint(cwd) : undefined;
+  const remembered = fingerprint === undefined ? undefined : cachedRoster(fingerprint);
+  if (remembered) return rememberedHandler(remembered.block);
+  const roster = await loadRoster();
+  return roster.createRosterHandler({
+    onBuilt: (block, warnings) => {
+      if (fingerprint !== undefined && warnings === 0) void rememberRoster(fingerprint, block);
+    },
+  });
+}
+
+function holdsResult(messages: ReadonlyArray<{ role?: unknown; customType?: unknown }>): boolean {
+  return messages.some((message) => message.role === "custom" && message.customType === RESULT_CUSTOM_TYPE_NAME);
+}
+
+/**
+ * @param importRoster Imports the roster builder (src/pi/roster/register.ts); called when
+ *   the cache cannot answer (a parameter, so tests can count and fail the import).
+ */
+export function registerRosterHook(pi: Pick<import("@mariozechner/pi-coding-agent").ExtensionAPI, "on">, importRoster: () => Promise<RosterModule>): void {
+  const loadRoster = loadOnce(importRoster);
+  let handler: Promise<RosterHandler | undefined> | undefined;
+  // Settled once per instance: a failure leaves the prompt as it was, without retrying (as for any roster failure).
+  const load = (cwd: unknown): Promise<RosterHandler | undefined> => {
+    handler ??= createHandler(cwd, loadRoster).catch(() => undefined);
+    return handler;
+  };
+  pi.on("before_agent_start", async (event, ctx) => {
+    if (!mayDispatchSubagents(process.env)) return undefined;
+    return (await load(ctx.cwd))?.(event, ctx);
+  });
+  pi.on("context", async (event, ctx) => {
+    if (!mayDispatchSubagents(process.env) || !holdsResult(event.messages)) return undefined;
+    const rosterHandler = await load(ctx.cwd);
+    if (!rosterHandler) return undefined;
+    try {
+      return (await loadRoster()).createRosterContextHandler(rosterHandler)(event, ctx);
+    } catch {
+      return undefined;
+    }
+  });
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { boundDiffStat, commitMessage, parseNameStatus } from "../../../../src/io/worktree/finish.ts";
+import { worktreeBlock, worktreeChangesLines, worktreeSummary } from "../../../../src/core/worktree/report-text.ts";
+import type { WorktreeReport } from "../../../../src/core/worktree/types.ts";
+
+const KEPT: WorktreeReport = {
+  branch: "subagent/t1",
+  path: "/agent/subagent-worktrees/t1",
+  base: "0123456789abcdef0123",
+  repoRoot: "/repo",
+  kept: true,
+  commit: "fedcba987654",
+  files: [{ status: "A", path: "hello.txt" }],
+  filesTotal: 1,
+  diffStat: " hello.txt | 1 +\n 1 file changed, 1 insertion(+)",
+};
+
+describe("worktree report texts", () => {
+  it("a kept worktree: where, which branch and commit, how many files, not merged", () => {
+    expect(worktreeSummary(KEPT)).toBe(
+      "kept at /agent/subagent-worktrees/t1 on branch subagent/t1 (commit fedcba987654, 1 file changed); not merged into your branch",
+    );
+    expect(worktreeChangesLines(KEPT)).toEqual([
+      "Changes on branch subagent/t1 since 0123456789ab (your working tree is untouched):",
+      " hello.txt | 1 +",
+      " 1 file changed, 1 insertion(+)",
+      "Review: git diff 0123456789ab subagent/t1",
+      "Merge: git merge subagent/t1",
+      "Drop: git worktree remove --force /agent/subagent-worktrees/t1 && git branch -D subagent/t1",
+    ]);
+  });
+
+  it("a removed worktree says why, and lists no changes", () => {
+    const removed = { ...KEPT, kept: false, commit: undefined, files: undefined, filesTotal: undefined, diffStat: undefined };
+    expect(worktreeSummary(removed)).toBe("removed (the subagent changed nothing; worktree and branch subagent/t1 deleted)");
+    expect(worktreeChangesLines(removed)).toEqual([]);
+    expect(worktreeBlock(removed)).toBe("Worktree: removed (the subagent changed nothing; worktree and branch subagent/t1 deleted)");
+  });
+
+  it("falls back to the file list when there is no diff stat, and says a problem", () => {
+    const lines = worktreeChangesLines({ ...KEPT, diffStat: undefined, filesTotal: 3, problem: "git commit failed: x" });
+    expect(lines).toContain(" A\thello.txt");
+    expect(lines).toContain(" ... and 2 more");
+    expect(worktreeSummary({ ...KEPT, problem: "git commit failed: x" })).toMatch(/; git commit failed: x$/);
+  });
+
+  it("repeats the notes made when the worktree was taken", () => {
+    const lines = worktreeChangesLines({ ...KEPT, notes: ["the worktree starts from HEAD (0123456789ab): uncommitted changes in your working tree are not in it"] });
+    expect(lines).toContain("Note: the worktree starts from HEAD (0123456789ab): uncommitted changes in your working tree are not in it");
+  });
+
+  it("strips terminal controls from file names", () => {
+    const block = worktreeBlock({ ...KEPT, diffStat: " evil\u001b]0;title\u0007.txt | 1 +" });
+    expect(block).not.toMatch(/\u001b|\u0007/);
+  });
+});
+
+describe("git output parsing", () => {
+  it("reads name-status -z, renames with both paths", () => {
+    expect(parseNameStatus("A\0new.txt\0R100\0old.txt\0moved.txt\0D\0gone.txt\0")).toEqual([
+      { status: "A", path: "new.txt" },
+      { status: "R100", path: "old.txt -> moved.txt" },
+      { status: "D", path: "gone.txt" },
+    ]);
+    expect(parseNameStatus("")).toEqual([]);
+  });
+
+  it("bounds a long diff stat and keeps its summary", () => {
+    const lines = Array.from({ length: 100 }, (_, i) => ` f${i} | 1 +`);
+    const stat = boundDiffStat([...lines, " 100 files changed, 100 insertions(+)"].join("\n"), 10);
+    const out = stat.split("\n");
+    expect(out).toHaveLength(11);
+    expect(out[9]).toBe(" ... (91 more files)");
+    expect(out[10]).toBe(" 100 files changed, 100 insertions(+)");
+  });
+
+  it("commit message names the agent and the task", () => {
+    const message = commitMessage({ taskId: "t1", agent: "coder", task: "Fix the bug\nin two lines", status: "succeeded" });
+    expect(message.split("\n")[0]).toBe("subagent coder: Fix the bug in two lines");
+    expect(message).toContain("task t1, succeeded");
+  });
+});

@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { parseWorktreeList } from "../../../../src/io/worktree/list.ts";
+
+const ID = "01900000-0000-7000-8000-00000000abcd";
+const ROOT = "/agent/subagent-worktrees";
+
+describe("parseWorktreeList", () => {
+  it("keeps only our worktrees (under the root, named by a task id), with branch and prunable state", () => {
+    const porcelain = [
+      "worktree /repo\nHEAD aaa\nbranch refs/heads/main",
+      `worktree ${ROOT}/${ID}\nHEAD bbb\nbranch refs/heads/subagent/${ID}`,
+      `worktree ${ROOT}/not-an-id\nHEAD ccc\nbranch refs/heads/x`,
+      "worktree /elsewhere/wt\nHEAD ddd\ndetached",
+      `worktree ${ROOT}/01900000-0000-7000-8000-00000000ef01\nHEAD eee\ndetached\nprunable gitdir file points to non-existent location`,
+      "",
+    ].join("\n\n");
+    expect(parseWorktreeList(porcelain, ROOT)).toEqual([
+      { taskId: ID, path: `${ROOT}/${ID}`, branch: `subagent/${ID}`, head: "bbb", prunable: false },
+      { taskId: "01900000-0000-7000-8000-00000000ef01", path: `${ROOT}/01900000-0000-7000-8000-00000000ef01`, branch: undefined, head: "eee", prunable: true },
+    ]);
+  });
+});

@@ -1,0 +1,181 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { PreparedRun } from "../../../../src/io/tool/prepare-dispatch.ts";
+import { registerSubagentTool, type BackgroundDispatcher, type SubagentToolOptions } from "../../../../src/pi/tool/register-tool.ts";
+import type { SubagentParams } from "../../../../src/pi/tool/schema.ts";
+import { NO_TASKS_TO_CANCEL_IN_SYNC_MODE, TOOL_DESCRIPTION, TOOL_GUIDELINES, TOOL_SNIPPET } from "../../../../src/core/tool/texts.ts";
+
+interface RegisteredTool {
+  name: string;
+  label: string;
+  description: string;
+  promptSnippet: string;
+  promptGuidelines: string[];
+  parameters: { properties: Record<string, unknown> };
+  execute(id: string, params: SubagentParams, signal: AbortSignal | undefined, onUpdate: undefined, ctx: ExtensionContext): Promise<{ content: Array<{ text: string }> }>;
+}
+
+type ToolResultHandler = (event: { toolName: string; details: unknown }) => { isError: boolean } | undefined;
+
+function fakePi(options: SubagentToolOptions = {}) {
+  const tools: RegisteredTool[] = [];
+  const handlers = new Map<string, ToolResultHandler>();
+  const pi = {
+    registerTool: (tool: RegisteredTool) => tools.push(tool),
+    on: (event: string, handler: ToolResultHandler) => handlers.set(event, handler),
+  } as unknown as ExtensionAPI;
+  registerSubagentTool(pi, options);
+  return { tool: tools[0]!, toolResult: handlers.get("tool_result")! };
+}
+
+/** The TUI path with a background dispatcher that records what it was handed (nothing is spawned). */
+function tuiTool(answer: boolean) {
+  const dispatched: PreparedRun[] = [];
+  const questions: string[] = [];
+  const background: BackgroundDispatcher = {
+    dispatch: (prepared) => {
+      dispatched.push(prepared);
+      prepared.release();
+      return { content: [{ type: "text", text: `Dispatched ${prepared.agent.name}. taskId: ${prepared.taskId}` }], details: undefined };
+    },
+    cancel: () => ({ content: [], details: undefined }),
+    message: () => ({ content: [], details: undefined }),
+  };
+  const { tool } = fakePi({ background, appMode: "interactive", argv: [process.execPath, fileURLToPath(import.meta.url)] });
+  const tuiCtx = {
+    ...ctx(),
+    hasUI: true,
+    ui: {
+      notify: () => {},
+      confirm: async (title: string, message: string) => {
+        questions.push(`${title} ${message}`);
+        return answer;
+      },
+    },
+  } as unknown as ExtensionContext;
+  return { tool, tuiCtx, dispatched, questions };
+}
+
+const PROJECT_AGENT = "---\nname: local-helper\ndescription: A project agent\n---\nYou help locally.\n";
+
+let root: string;
+const savedEnv = { ...process.env };
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "pi-subagent-register-"));
+  mkdirSync(join(root, "agent"));
+  mkdirSync(join(root, "work"));
+  process.env.PI_CODING_AGENT_DIR = join(root, "agent");
+  delete process.env.PI_SUBAGENT_DEPTH;
+});
+
+afterEach(() => {
+  process.env = { ...savedEnv };
+  rmSync(root, { recursive: true, force: true });
+});
+
+function ctx(): ExtensionContext {
+  return {
+    cwd: join(root, "work"),
+    hasUI: false,
+    ui: { notify: () => {} },
+    model: undefined,
+    sessionManager: { getSessionId: () => "parent" },
+  } as unknown as ExtensionContext;
+}
+
+describe("registerSubagentTool", () => {
+  it("registers the subagent tool with its texts and parameters", () => {
+    const { tool } = fakePi();
+    expect(tool).toMatchObject({ name: "subagent", label: "Subagent", description: TOOL_DESCRIPTION, promptSnippet: TOOL_SNIPPET, promptGuidelines: TOOL_GUIDELINES });
+    expect(Object.keys(tool.parameters.properties).sort()).toEqual(
+      ["action", "agent", "agentScope", "confirm", "confirmProjectAgents", "context", "isolation", "maxCost", "maxTokens", "maxTurns", "message", "reason", "sessionId", "task", "taskId"].sort(),
+    );
+  });
+
+  it("blocks every action inside a subagent (depth gate first)", async () => {
+    process.env.PI_SUBAGENT_DEPTH = "1";
+    const { tool } = fakePi();
+    await expect(tool.execute("t1", { agent: "explore", task: "look" }, undefined, undefined, ctx())).rejects.toThrow(
+      /^Subagent tool is blocked: depth limit reached/,
+    );
+    await expect(tool.execute("t2", { action: "cancel", taskId: "x" }, undefined, undefined, ctx())).rejects.toThrow(/depth limit reached/);
+    // Even an invalid call gets the depth message, not a validation message.
+    await expect(tool.execute("t3", {}, undefined, undefined, ctx())).rejects.toThrow(/depth limit reached/);
+  });
+
+  it("answers a message in a blocking mode with what to do instead", async () => {
+    const { tool } = fakePi();
+    const result = await tool.execute("m1", { action: "message", taskId: "x", message: "hi" }, undefined, undefined, ctx());
+    expect(result.content).toEqual([{ type: "text", text: expect.stringMatching(/^action=message reaches background subagent tasks, which exist only in the interactive TUI\./) }]);
+  });
+
+  it("refuses a task with a NUL before anything starts", async () => {
+    const { tool } = fakePi();
+    await expect(tool.execute("n1", { agent: "explore", task: "look\0here" }, undefined, undefined, ctx())).rejects.toThrow(/^The task contains a NUL character/);
+  });
+
+  it("answers a cancel in a blocking mode with nothing to cancel", async () => {
+    const { tool } = fakePi();
+    const result = await tool.execute("t1", { action: "cancel", taskId: "x" }, undefined, undefined, ctx());
+    expect(result.content[0]!.text).toBe(NO_TASKS_TO_CANCEL_IN_SYNC_MODE);
+  });
+
+  it("rejects invalid dispatches with the validation messages, listing the built-in agents", async () => {
+    const { tool } = fakePi();
+    await expect(tool.execute("t1", { agent: "explore", task: "  " }, undefined, undefined, ctx())).rejects.toThrow(/^The "task" parameter is required/);
+    await expect(tool.execute("t2", { agent: "nobody", task: "x" }, undefined, undefined, ctx())).rejects.toThrow(
+      /^Unknown agent "nobody"\. Available agents: .*explore \(builtin\)/,
+    );
+    await expect(tool.execute("t3", { agent: "explore", task: "x", sessionId: "not-an-id" }, undefined, undefined, ctx())).rejects.toThrow(
+      /^"not-an-id" is not a sessionId this tool handed out/,
+    );
+  });
+
+  it("asks before running a project agent when confirmProjectAgents is set, and runs nothing when declined", async () => {
+    mkdirSync(join(root, "work", ".pi", "agents"), { recursive: true });
+    writeFileSync(join(root, "work", ".pi", "agents", "local-helper.md"), PROJECT_AGENT);
+    const declined = tuiTool(false);
+    await expect(
+      declined.tool.execute("t1", { agent: "local-helper", task: "x", confirmProjectAgents: true }, undefined, undefined, declined.tuiCtx),
+    ).rejects.toThrow('The user declined to run the project agent "local-helper".');
+    expect(declined.questions).toHaveLength(1);
+    expect(declined.questions[0]).toContain(join(root, "work", ".pi", "agents", "local-helper.md"));
+    expect(declined.dispatched).toEqual([]);
+    expect(existsSync(join(root, "agent", "subagent-sessions"))).toBe(false);
+
+    const accepted = tuiTool(true);
+    const receipt = await accepted.tool.execute("t2", { agent: "local-helper", task: "x", confirmProjectAgents: true }, undefined, undefined, accepted.tuiCtx);
+    expect(receipt.content[0]!.text).toMatch(/^Dispatched local-helper\. taskId: /);
+    expect(accepted.dispatched.map((run) => run.agent.source)).toEqual(["project"]);
+
+    // Without the flag (the default) nobody is asked; a built-in agent is never asked about.
+    const quiet = tuiTool(false);
+    await quiet.tool.execute("t3", { agent: "local-helper", task: "x" }, undefined, undefined, quiet.tuiCtx);
+    await quiet.tool.execute("t4", { agent: "explore", task: "x", confirmProjectAgents: true }, undefined, undefined, quiet.tuiCtx);
+    expect(quiet.questions).toEqual([]);
+    expect(quiet.dispatched.map((run) => run.agent.name)).toEqual(["local-helper", "explore"]);
+  });
+
+  it("narrows the agents to the user tier with agentScope user (project agents are then unknown)", async () => {
+    mkdirSync(join(root, "work", ".pi", "agents"), { recursive: true });
+    writeFileSync(join(root, "work", ".pi", "agents", "local-helper.md"), PROJECT_AGENT);
+    const { tool, tuiCtx } = tuiTool(true);
+    await expect(tool.execute("t1", { agent: "local-helper", task: "x", agentScope: "user" }, undefined, undefined, tuiCtx)).rejects.toThrow(
+      /^Unknown agent "local-helper"\. Available agents: explore \(builtin\), general-purpose \(builtin\), planner \(builtin\), reviewer \(builtin\)\.$/,
+    );
+  });
+
+  it("flags a result that did not succeed as an error, keeping its details", () => {
+    const { toolResult } = fakePi();
+    expect(toolResult({ toolName: "subagent", details: { status: "failed" } })).toEqual({ isError: true });
+    expect(toolResult({ toolName: "subagent", details: { status: "timed out" } })).toEqual({ isError: true });
+    expect(toolResult({ toolName: "subagent", details: { status: "succeeded" } })).toBeUndefined();
+    expect(toolResult({ toolName: "subagent", details: undefined })).toBeUndefined();
+    expect(toolResult({ toolName: "bash", details: { status: "failed" } })).toBeUndefined();
+  });
+});
