@@ -20,12 +20,8 @@ export interface ModelOverridePatch {
   maxCost?: number | null;
 }
 
+/** The layer of this load of the extension (a new load evaluates this module, and so this map, afresh). */
 const overrides: Map<string, ModelOverride> = new Map();
-
-/** The layer of this load of the extension. */
-function currentOverrides(): Map<string, ModelOverride> {
-  return overrides;
-}
 
 /**
  * Applies a patch to one agent's in-memory override. All checks run before anything changes; an invalid
@@ -34,7 +30,6 @@ function currentOverrides(): Map<string, ModelOverride> {
 export function setProcessOverride(agentName: string, patch: ModelOverridePatch): void {
   const nameProblem = agentNameProblem(agentName);
   if (nameProblem) throw new Error(`Cannot override ${JSON.stringify(agentName)}: ${nameProblem}.`);
-  const overrides = currentOverrides();
   const next: ModelOverride = { ...overrides.get(agentName) };
   if (patch.model !== undefined) {
     if (patch.model === null) delete next.model;
@@ -60,18 +55,18 @@ export function setProcessOverride(agentName: string, patch: ModelOverridePatch)
 /** A copy of every in-memory override; changing it changes nothing. */
 export function getProcessOverrides(): Record<string, ModelOverride> {
   const copy = (Object.create(null) as Record<string, ModelOverride>);
-  for (const [name, entry] of currentOverrides()) copy[name] = { ...entry };
+  for (const [name, entry] of overrides) copy[name] = { ...entry };
   return copy;
 }
 
 /** Removes one agent's in-memory override (a missing entry is fine). */
 export function clearProcessOverride(agentName: string): void {
-  currentOverrides().delete(agentName);
+  overrides.delete(agentName);
 }
 
 /** Empties the layer, as a process exit or /reload would. For tests. */
 export function resetProcessOverridesForTests(): void {
-  currentOverrides().clear();
+  overrides.clear();
 }
 
 /** The process layer in the same shape as the file layers. */
