@@ -20,8 +20,19 @@ function rememberedHandler(block: string | undefined): RosterHandler {
   return (event) => (block === undefined ? undefined : { systemPrompt: appendRoster(event.systemPrompt, block) });
 }
 
-async function createHandler(cwd: unknown, loadRoster: () => Promise<RosterModule>): Promise<RosterHandler> {
-  const fingerprint = typeof cwd === "string" && cwd !== "" ? rosterFingerprint(cwd) : undefined;
+/** pi 1.x's trust decision for the session, as the roster depends on it; undefined on pi 0.73.1. */
+function projectTrusted(ctx: { isProjectTrusted?: () => boolean }): boolean | undefined {
+  try {
+    return typeof ctx.isProjectTrusted === "function" ? ctx.isProjectTrusted() : undefined;
+  } catch {
+    return false;
+  }
+}
+
+async function createHandler(ctx: { cwd?: unknown; isProjectTrusted?: () => boolean }, loadRoster: () => Promise<RosterModule>): Promise<RosterHandler> {
+  const cwd = ctx.cwd;
+  const trusted = projectTrusted(ctx);
+  const fingerprint = typeof cwd === "string" && cwd !== "" ? rosterFingerprint(cwd, trusted === undefined ? {} : { projectTrusted: trusted }) : undefined;
   const remembered = fingerprint === undefined ? undefined : cachedRoster(fingerprint);
   if (remembered) return rememberedHandler(remembered.block);
   const roster = await loadRoster();
@@ -44,17 +55,17 @@ export function registerRosterHook(pi: Pick<import("@mariozechner/pi-coding-agen
   const loadRoster = loadOnce(importRoster);
   let handler: Promise<RosterHandler | undefined> | undefined;
   // Settled once per instance: a failure leaves the prompt as it was, without retrying (as for any roster failure).
-  const load = (cwd: unknown): Promise<RosterHandler | undefined> => {
-    handler ??= createHandler(cwd, loadRoster).catch(() => undefined);
+  const load = (ctx: { cwd?: unknown; isProjectTrusted?: () => boolean }): Promise<RosterHandler | undefined> => {
+    handler ??= createHandler(ctx, loadRoster).catch(() => undefined);
     return handler;
   };
   pi.on("before_agent_start", async (event, ctx) => {
     if (!mayDispatchSubagents(process.env)) return undefined;
-    return (await load(ctx.cwd))?.(event, ctx);
+    return (await load(ctx))?.(event, ctx);
   });
   pi.on("context", async (event, ctx) => {
     if (!mayDispatchSubagents(process.env) || !holdsResult(event.messages)) return undefined;
-    const rosterHandler = await load(ctx.cwd);
+    const rosterHandler = await load(ctx);
     if (!rosterHandler) return undefined;
     try {
       return (await loadRoster()).createRosterContextHandler(rosterHandler)(event, ctx);

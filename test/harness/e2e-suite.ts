@@ -4,6 +4,9 @@
  * process the test started killed before the next one. Call `useE2eSuite()` once at the top of a file (or of a
  * describe block) and use what it returns inside the tests.
  */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { FakeModel, type FakeRequest } from "./fake-model.ts";
 import { createPiEnv, EXTENSION_ENTRY, type PiEnv } from "./pi-env.ts";
@@ -27,6 +30,20 @@ export interface NewEnvOptions {
   workerFrontmatter?: string;
   /** Leave the worker agent out. */
   noWorker?: boolean;
+  /** Do not record the person's first-use approval of the worker (the TUI then asks before its first run). */
+  workerUnapproved?: boolean;
+}
+
+/**
+ * Records, as the person's Yes to the first-use question would, that the agent file's current text may run:
+ * `<agent dir>/subagent-trusted-agents.json` (ADVANCED.md, "Trust and authority"), keyed by the file's real path.
+ */
+export function approveProjectAgent(env: Pick<PiEnv, "agentDir">, agentFile: string): void {
+  const path = join(env.agentDir, "subagent-trusted-agents.json");
+  const approvals = existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>) : {};
+  const text = readFileSync(agentFile, "utf8");
+  approvals[realpathSync(agentFile)] = { sha256: createHash("sha256").update(text).digest("hex"), name: "test", approvedAt: new Date().toISOString() };
+  writeFileSync(path, JSON.stringify(approvals, null, 2));
 }
 
 export interface E2eSuite {
@@ -80,7 +97,11 @@ export function useE2eSuite(): E2eSuite {
     },
     newEnv(options = {}) {
       env = createPiEnv({ baseUrl: suite.fake.baseUrl });
-      if (!options.noWorker) env.writeWorkFile(".pi/agents/worker.md", workerAgentFile(options.workerFrontmatter));
+      if (!options.noWorker) {
+        const file = env.writeWorkFile(".pi/agents/worker.md", workerAgentFile(options.workerFrontmatter));
+        // The person approved this worker before (first-use trust), so a TUI test of another feature is not asked.
+        if (!options.workerUnapproved) approveProjectAgent(env, file);
+      }
       return env;
     },
     async startTui({ extraEnv, ...options } = {}) {

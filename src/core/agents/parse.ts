@@ -3,6 +3,7 @@
  * file system, no pi. Required fields that are wrong skip the file; optional fields that are wrong are
  * dropped with a note, and the agent still loads.
  */
+import { createHash } from "node:crypto";
 import { isThinkingLevel, THINKING_LEVELS } from "../shared/thinking.ts";
 import type { ThinkingLevel } from "../shared/thinking.ts";
 import { splitFrontmatter } from "./frontmatter.ts";
@@ -74,6 +75,11 @@ function readList(data: Record<string, unknown>, key: string): ListField {
  */
 export const FRONTMATTER_MAX_CHARS = 16 * 1024;
 
+/** The digest a first-use approval is remembered for: the file's whole text, so any edit asks again. */
+export function contentDigest(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
 export function parseAgentFile(text: string, filePath: string, source: AgentSource): ParsedAgentFile {
   const split = splitFrontmatter(text);
   if (!split.ok) return split;
@@ -91,7 +97,7 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
   const description = requiredString(data, "description");
   if ("reason" in description) return { ok: false, reason: description.reason };
 
-  const agent: AgentDefinition = { name: name.value, description: description.value, body: split.body, source, filePath };
+  const agent: AgentDefinition = { name: name.value, description: description.value, body: split.body, source, filePath, contentSha256: contentDigest(text) };
   const ignored: string[] = [];
 
   const tools = readList(data, "tools");

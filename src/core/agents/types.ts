@@ -36,6 +36,8 @@ export interface AgentDefinition {
   source: AgentSource;
   /** Absolute path of the .md file. */
   filePath: string;
+  /** SHA-256 of the file's text as parsed: what a first-use approval of a project agent is remembered for. */
+  contentSha256?: string;
 }
 
 /** A file that discovery skipped, and why (shown to the person once, never breaks pi). */
@@ -52,6 +54,8 @@ export interface DiscoveryResult {
   warnings: AgentWarning[];
   /** The project agents folder in use (nearest `.pi/agents` walking up), if any. */
   projectAgentsDir?: string;
+  /** The project agents folder that was found but not read (the project is not trusted, or the person said never). */
+  projectAgentsSkipped?: string;
   userAgentsDir: string;
   builtinAgentsDir: string;
 }

@@ -25,6 +25,8 @@ export interface TaskOrigin {
   maxDepth: number;
   context: "fresh" | "fork";
   forkedMessages?: number;
+  /** `tools not granted: bash (the main session has read-only tools)`: what the tool ceiling cut. */
+  toolsNotGranted?: string;
 }
 
 /** How the task was dispatched: blocking (print/JSON/RPC) or in the background (TUI). */

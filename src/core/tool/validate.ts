@@ -32,6 +32,8 @@ export interface DispatchRequest {
   context?: DispatchContext;
   agentScope: AgentScope;
   confirmProjectAgents: boolean;
+  /** The call's `tools`: narrows the agent's, never widens them (src/core/authority/tool-ceiling.ts). */
+  tools?: string[];
   /**
    * The call's own budget limits (applied to the configured ones when the dispatch
    * is prepared).
@@ -69,6 +71,16 @@ export function checkDepth(depth: number, maxDepth: number = 1): Validation<void
   return depth >= maxDepth ? { ok: false, message: depthGateMessage(depth, maxDepth) } : { ok: true, value: undefined };
 }
 
+/** A tool name pi could take in `--tools`: letters, digits, `_`, `-`, `.`, `:` (no comma, no space). */
+const TOOL_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+function callToolsProblem(value: unknown): string | undefined {
+  if (!Array.isArray(value)) return `Invalid tools ${JSON.stringify(value)?.slice(0, 80)}: give an array of tool names, for example ["read", "grep"].`;
+  const bad = value.find((name) => typeof name !== "string" || !TOOL_NAME.test(name.trim()));
+  if (bad !== undefined) return `Invalid tool name ${JSON.stringify(bad)?.slice(0, 80)} in tools: give plain tool names, for example ["read", "grep"].`;
+  return undefined;
+}
+
 export function validateDispatch(params: SubagentParams, agents: readonly AgentDefinition[]): Validation<DispatchRequest> {
   const task = params.task ?? "";
   if (!task.trim()) return { ok: false, message: BLANK_TASK_MESSAGE };
@@ -94,6 +106,13 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
   // A resumed session already has its history; only an explicit fork request conflicts with that.
   if (sessionId !== undefined && params.context === "fork") return { ok: false, message: FORK_WITH_SESSION_MESSAGE };
   const context: DispatchContext = sessionId !== undefined ? "fresh" : (params.context ?? agent.context ?? "fresh");
+  const toolsParam: unknown = params.tools;
+  let tools: string[] | undefined;
+  if (toolsParam !== undefined) {
+    const problem = callToolsProblem(toolsParam);
+    if (problem) return { ok: false, message: problem };
+    tools = (toolsParam as string[]).map((name) => name.trim());
+  }
   const isolationParam: unknown = params.isolation;
   if (isolationParam !== undefined && !isIsolation(isolationParam)) {
     return { ok: false, message: invalidIsolationMessage(isolationParam) };
@@ -109,6 +128,7 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
       context,
       agentScope: params.agentScope ?? "both",
       confirmProjectAgents: params.confirmProjectAgents ?? false,
+      ...(tools ? { tools } : {}),
       isolation: isolationParam ?? agent.isolation ?? "none",
       isolationRequested: isolationParam === "worktree",
     },

@@ -18,6 +18,11 @@ export interface DiscoverOptions {
   builtinDir?: string;
   /** Where the walk up from cwd stops (default: the home directory). */
   home?: string;
+  /**
+   * False when the project's agents must not count (an untrusted project, or the person's `$projectAgents:
+   * "never"`): the folder is not read, and the result names it as skipped.
+   */
+  projectAgents?: boolean;
 }
 
 const NOTHING: AgentsDirContents = { agents: [], warnings: [] };
@@ -36,7 +41,8 @@ export function discoverAgents(options: DiscoverOptions): DiscoveryResult {
 
   const builtin = readAgentsDir(builtinDir, "builtin");
   const user = scopeIncludesUser(scope) ? readAgentsDir(userDir, "user") : NOTHING;
-  const project = scopeIncludesProject(scope) && projectDir !== undefined ? readAgentsDir(projectDir, "project") : NOTHING;
+  const projectAllowed = options.projectAgents !== false;
+  const project = projectAllowed && scopeIncludesProject(scope) && projectDir !== undefined ? readAgentsDir(projectDir, "project") : NOTHING;
 
   const result: DiscoveryResult = {
     agents: mergeAgentTiers({ builtin: builtin.agents, user: user.agents, project: project.agents }, scope),
@@ -44,6 +50,7 @@ export function discoverAgents(options: DiscoverOptions): DiscoveryResult {
     userAgentsDir: userDir,
     builtinAgentsDir: builtinDir,
   };
-  if (projectDir !== undefined) result.projectAgentsDir = projectDir;
+  if (projectDir !== undefined && projectAllowed) result.projectAgentsDir = projectDir;
+  if (projectDir !== undefined && !projectAllowed) result.projectAgentsSkipped = projectDir;
   return result;
 }

@@ -2,6 +2,7 @@
  * Reads every config layer for a working directory: the user file, the nearest project file and the process
  * memory. Cheap (two small files), so callers read it fresh on each dispatch and each /subagent-config step.
  */
+import { existsSync } from "node:fs";
 import { agentDir as piAgentDir } from "../shared/paths.ts";
 import { availableModels } from "../../core/config/available-models.ts";
 import { projectConfigPath, userConfigPath } from "./paths.ts";
@@ -11,13 +12,20 @@ import type { ConfigLayers } from "../../core/config/resolve.ts";
 import type { AvailableModels, ConfigLayer } from "../../core/config/types.ts";
 
 /** `warnings`: Every problem found in the two files, ready to show (see reportWarningsOnce). */
-export type LoadedConfig = Required<ConfigLayers> & { models: AvailableModels, warnings: string[] };
+export type LoadedConfig = Required<ConfigLayers> & {
+  models: AvailableModels;
+  warnings: string[];
+  /** The project file that exists but was not read (an untrusted project). */
+  projectSkipped?: string;
+};
 
 export interface LoadConfigOptions {
   cwd: string;
   agentDir?: string;
   /** Where the walk up from cwd stops (default: the home directory). */
   home?: string;
+  /** False in a project pi does not trust: its file counts for nothing (the layer is empty, `skipped` names it). */
+  project?: boolean;
 }
 
 export function loadConfig(options: LoadConfigOptions): LoadedConfig {
@@ -25,10 +33,13 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   let projectPath = projectConfigPath(options.cwd, options.home);
   // pi's agent dir may itself be a project's `.pi` folder; one file is then one layer (user), not two.
   if (projectPath === userPath) projectPath = undefined;
+  const skipped = options.project === false && projectPath !== undefined && existsSync(projectPath) ? projectPath : undefined;
+  if (options.project === false) projectPath = undefined;
   const user: ConfigLayer = readConfigLayer(userPath, "user");
   const project: ConfigLayer = readConfigLayer(projectPath, "project");
   const process = processLayer();
   return {
+    ...(skipped ? { projectSkipped: skipped } : {}),
     user,
     project,
     process,

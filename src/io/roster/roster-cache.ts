@@ -13,7 +13,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir } from "../config/paths.ts";
+import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir, userConfigPath } from "../config/paths.ts";
 import { identityOf } from "../shared/file-identity.ts";
 import { agentDir, BUILTIN_AGENTS_DIR, PACKAGE_ROOT } from "../shared/paths.ts";
 
@@ -23,7 +23,7 @@ export const ROSTER_CACHE_FILE_NAME = "subagent-roster-cache.json";
 /** Blocks kept: one per recent project, roughly. */
 export const ROSTER_CACHE_ENTRIES = 8;
 /** Raised when the way a block is built changes in a way the package files below would not show. */
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
 /** The package's files whose change changes the block (its version, and the modules that write the block). */
 const SHAPING_FILES = ["package.json", join("src", "core", "roster", "format.ts"), join("src", "core", "shared", "format.ts")];
 
@@ -34,6 +34,11 @@ export interface CacheEntry {
 }
 
 export interface RosterCacheOptions {
+  /**
+   * pi 1.x: whether the session trusts the project (an untrusted project's agents are not listed); absent on pi
+   * 0.73.1.
+   */
+  projectTrusted?: boolean;
   agentDir?: string;
   builtinDir?: string;
   packageRoot?: string;
@@ -63,12 +68,16 @@ function folderState(dir: string | undefined): Array<[string, FileIdentity | nul
 /** Everything the roster for `cwd` is built from, as one string. */
 export function rosterFingerprint(cwd: string, options: RosterCacheOptions = {}): string {
   const builtinDir = options.builtinDir ?? BUILTIN_AGENTS_DIR;
-  const userDir = userAgentsDir(options.agentDir ?? agentDir());
+  const dir = options.agentDir ?? agentDir();
+  const userDir = userAgentsDir(dir);
   const projectDir = findNearestProjectDir(cwd, PROJECT_AGENTS_RELATIVE, options.home);
   const packageRoot = options.packageRoot ?? PACKAGE_ROOT;
   return JSON.stringify({
     v: FORMAT_VERSION,
     package: SHAPING_FILES.map((file) => [file, identity(join(packageRoot, file))]),
+    // The project's agents are listed only in a trusted project and unless the user file says never.
+    trusted: options.projectTrusted ?? null,
+    userConfig: identity(userConfigPath(dir)),
     folders: [
       [builtinDir, folderState(builtinDir)],
       [userDir, folderState(userDir)],

@@ -64,6 +64,8 @@ export interface ChildCommandInput {
    * prompt says so.
    */
   forked?: boolean;
+  /** pi 1.x: the parent's project-trust decision, so the child sees the project as the parent does. */
+  trustFlag?: "--approve" | "--no-approve";
 }
 
 export interface ChildCommand {
@@ -125,7 +127,9 @@ export function buildChildCommand(input: ChildCommandInput): ChildCommand {
   if (input.model) args.push("--model", input.model);
   if (input.thinking) args.push("--thinking", input.thinking);
   const tools = childTools(input.tools, input.parentDepth + 1, maxDepth);
-  if (tools) args.push("--tools", tools.join(","));
+  // An empty list (every tool the agent names was cut) is no tools at all, not pi's defaults.
+  if (tools) args.push(...(tools.length > 0 ? ["--tools", tools.join(",")] : ["--no-tools"]));
+  if (input.trustFlag) args.push(input.trustFlag);
   if (input.skills) {
     args.push("--no-skills");
     for (const skill of input.skills) args.push("--skill", skill);

@@ -32,6 +32,8 @@ import { sessionBusyMessage, unknownSessionMessage } from "../../core/tool/texts
 import type { DispatchRequest } from "../../core/tool/validate.ts";
 import { takeWorktree } from "./take-worktree.ts";
 import type { WorktreeLease } from "../worktree/lease.ts";
+import { toolsNotGrantedText } from "../../core/authority/tool-ceiling.ts";
+import type { ToolGrant } from "../../core/authority/tool-ceiling.ts";
 
 export interface DispatchEnvironment {
   agentDir: string;
@@ -56,6 +58,10 @@ export interface DispatchEnvironment {
    * session before the task.
    */
   forkedHistory?: ForkedHistory;
+  /** The tools the ceiling grants the child (absent: the agent's own list, unchecked, as in tests of other parts). */
+  toolGrant?: ToolGrant;
+  /** pi 1.x: the flag that hands the session's project-trust decision down. */
+  trustFlag?: "--approve" | "--no-approve";
 }
 
 export interface PreparedRun {
@@ -115,6 +121,8 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   const maxDepth = env.maxDepth ?? DEFAULT_MAX_DEPTH;
   const origin: TaskOrigin = { depth: env.parentDepth + 1, maxDepth, context: forked ? "fork" : "fresh" };
   if (forked) origin.forkedMessages = forked.messageCount;
+  const notGranted = env.toolGrant ? toolsNotGrantedText(env.toolGrant) : undefined;
+  if (notGranted) origin.toolsNotGranted = notGranted;
   // A worktree is taken before the session file exists: its header names the folder pi runs the child in.
   const worktree = takeWorktree(request, env, taskId, resumed);
   if (!worktree.ok) return worktree;
@@ -170,7 +178,8 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       sessionFile,
       model: resolved.model.value,
       thinking: thinking ? toHostThinkingLevel(thinking) : undefined,
-      tools: request.agent.tools,
+      tools: env.toolGrant ? env.toolGrant.tools : request.agent.tools,
+      trustFlag: env.trustFlag,
       skills,
       systemPromptFile,
       // A relative `-e x.ts` was relative to the parent's cwd; the child gets the absolute path.

@@ -13,10 +13,22 @@ import { mayDispatchSubagents } from "../../core/shared/depth.ts";
 import { appendRoster } from "../../core/roster/append.ts";
 import { buildRosterBlock } from "../../core/roster/format.ts";
 import { withRosterForResults } from "../../core/roster/roster-for-results.ts";
+import { decideProjectAuthority } from "../../core/authority/project-trust.ts";
+import type { ProjectAuthority } from "../../core/authority/project-trust.ts";
+import { readAuthoritySettings } from "../../core/authority/user-settings.ts";
+import { projectSkippedNotice } from "../../core/authority/texts.ts";
+import { readConfigLayer } from "../../io/config/read-layer.ts";
+import { userConfigPath } from "../../io/config/paths.ts";
+import { agentDir } from "../../io/shared/paths.ts";
+import { readPiTrust } from "../authority/session-authority.ts";
+import type { TrustContext } from "../authority/session-authority.ts";
 
 export interface RosterOptions {
-  /** Discovery for a working directory (default: the real three tiers, scope `both`). */
-  discover?: (cwd: string) => DiscoveryResult;
+  /**
+   * Discovery for a working directory (default: the real three tiers, scope `both`); `projectAgents` false when
+   * the project's agents must not be listed (pi does not trust the project, or the person said never).
+   */
+  discover?: (cwd: string, projectAgents: boolean) => DiscoveryResult;
   /** The environment that carries PI_SUBAGENT_DEPTH (default: process.env). */
   env?: NodeJS.ProcessEnv;
   /**
@@ -25,21 +37,33 @@ export interface RosterOptions {
   onBuilt?: (block: string | undefined, warnings: number) => void;
 }
 
-/** The part of pi's ExtensionContext the roster uses. */
-export type RosterContext = WarningSink & { cwd: string };
+/** The part of pi's ExtensionContext the roster uses (`isProjectTrusted`: pi 1.x only). */
+export type RosterContext = WarningSink & TrustContext;
+
+/** Whether the project's agents are listed: pi's trust decision and the person's `$projectAgents`. */
+function rosterAuthority(ctx: RosterContext): ProjectAuthority {
+  const dir = agentDir();
+  const trust = readPiTrust(ctx, process.argv, dir);
+  const user = readConfigLayer(userConfigPath(dir), "user");
+  return decideProjectAuthority(trust, readAuthoritySettings({ user, project: {} }).projectAgents);
+}
 
 export type RosterHandler = (event: Pick<BeforeAgentStartEvent, "systemPrompt">, ctx: RosterContext) => BeforeAgentStartEventResult | undefined;
 
 /** The handler itself, separate from pi so tests can call it directly. */
 export function createRosterHandler(options: RosterOptions = {}): RosterHandler {
-  const discover = options.discover ?? ((cwd: string) => discoverAgents({ cwd }));
+  const discover = options.discover ?? ((cwd: string, projectAgents: boolean) => discoverAgents({ cwd, projectAgents }));
   let built = false;
   let block: string | undefined;
 
   const build = (ctx: RosterContext): string | undefined => {
     if (typeof ctx.cwd !== "string" || ctx.cwd === "") return undefined;
-    const discovery = discover(ctx.cwd);
+    const authority = rosterAuthority(ctx);
+    const discovery = discover(ctx.cwd, authority.projectAgents);
     reportWarningsOnce(discovery.warnings.map(formatAgentWarning), ctx);
+    if (authority.hiddenBecause && discovery.projectAgentsSkipped) {
+      reportWarningsOnce([projectSkippedNotice(authority.hiddenBecause, [`${discovery.projectAgentsSkipped}/`])], ctx);
+    }
     const rosterBlock = buildRosterBlock(discovery.agents);
     options.onBuilt?.(rosterBlock, discovery.warnings.length);
     return rosterBlock;

@@ -68,7 +68,9 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
         queued: !result.started,
       };
       const receipt = receiptText(prepared.agent.name, prepared.taskId, result.started ? undefined : result);
-      const text = prepared.worktree ? `${receipt}${worktreeReceiptNote(prepared.worktree)}` : receipt;
+      const placed = prepared.worktree ? `${receipt}${worktreeReceiptNote(prepared.worktree)}` : receipt;
+      // What the tool ceiling cut is said at once, so the main agent does not expect the child to edit or run.
+      const text = prepared.origin?.toolsNotGranted ? `${placed}\n${prepared.origin.toolsNotGranted}` : placed;
       return { content: [{ type: "text", text }], details };
     },
 

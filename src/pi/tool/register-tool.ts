@@ -34,6 +34,14 @@ import type { ForkedHistory } from "../../core/run/fork-history.ts";
 import type { AppMode } from "../../io/shared/mode.ts";
 import type { PreparedRun } from "../../io/tool/prepare-dispatch.ts";
 import { subagentParameters, type SubagentParams } from "./schema.ts";
+import { decideProjectAuthority } from "../../core/authority/project-trust.ts";
+import type { ProjectAuthority } from "../../core/authority/project-trust.ts";
+import { readAuthoritySettings } from "../../core/authority/user-settings.ts";
+import { grantTools } from "../../core/authority/tool-ceiling.ts";
+import { projectAgentsHiddenNote, projectSkippedNotice } from "../../core/authority/texts.ts";
+import type { DiscoveryResult } from "../../core/agents/types.ts";
+import { readPiTrust, readSessionTools } from "../authority/session-authority.ts";
+import { admitProjectAgent } from "./project-agent-gate.ts";
 import type { TaskRecord } from "../../core/tasks/types.ts";
 import type { FanOutGate } from "../../core/fanout/fan-out-gate.ts";
 
@@ -78,6 +86,21 @@ function warningSink(ctx: ExtensionContext): WarningSink {
   return ctx.hasUI ? { hasUI: true, ui: ctx.ui } : { hasUI: false, ui: { notify: () => {} } };
 }
 
+/** The once-a-session notice naming what of the project's was left out, if anything was. */
+function projectSkippedNotices(authority: ProjectAuthority, agentsDir: string | undefined, configFile: string | undefined): string[] {
+  if (!authority.hiddenBecause) return [];
+  const skipped = [agentsDir ? `${agentsDir}/` : undefined, authority.hiddenBecause === "untrusted" ? configFile : undefined].filter((item) => item !== undefined);
+  return skipped.length > 0 ? [projectSkippedNotice(authority.hiddenBecause, skipped)] : [];
+}
+
+/** An unknown agent in a project whose agents were left out: the refusal says why, and who can change it. */
+function unknownAgentNote(params: SubagentParams, discovery: DiscoveryResult, authority: ProjectAuthority): string {
+  const name = (params.agent ?? "").trim();
+  if (!authority.hiddenBecause || !discovery.projectAgentsSkipped || name === "") return "";
+  if (discovery.agents.some((agent) => agent.name === name)) return "";
+  return projectAgentsHiddenNote(authority.hiddenBecause);
+}
+
 export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOptions = {}): void {
   const appMode = options.appMode ?? detectAppMode();
   const argv = options.argv ?? process.argv;
@@ -99,10 +122,17 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       return background.message(params, ctx);
     }
 
-    const discovery = discoverAgents({ cwd: ctx.cwd, scope: params.agentScope ?? "both" });
+    const dir = agentDir();
+    // Authority first: what pi lets this session see of the project decides what is read at all.
+    const trust = readPiTrust(ctx, argv, dir);
+    const config = loadConfig({ cwd: ctx.cwd, project: trust.kind !== "untrusted" });
+    const settings = readAuthoritySettings(config);
+    const authority = decideProjectAuthority(trust, settings.projectAgents);
+    const discovery = discoverAgents({ cwd: ctx.cwd, scope: params.agentScope ?? "both", projectAgents: authority.projectAgents });
     reportWarningsOnce(discovery.warnings.map(formatAgentWarning), warningSink(ctx));
+    reportWarningsOnce(projectSkippedNotices(authority, discovery.projectAgentsSkipped, config.projectSkipped), warningSink(ctx));
     const validation = validateDispatch(params, discovery.agents);
-    if (!validation.ok) throw new Error(validation.message);
+    if (!validation.ok) throw new Error(`${validation.message}${unknownAgentNote(params, discovery, authority)}`);
     const request = validation.value;
 
     if (request.confirmProjectAgents && request.agent.source === "project" && ctx.hasUI) {
@@ -111,11 +141,13 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         `The model wants to run "${request.agent.name}", defined in this project at ${request.agent.filePath}.`,
       );
       if (!approved) throw new Error(projectAgentDeclinedMessage(request.agent.name));
+    } else {
+      const refusal = await admitProjectAgent(request.agent, authority, { canAsk: background !== undefined, ui: ctx.ui, agentDir: dir });
+      if (refusal) throw new Error(refusal);
     }
 
-    const config = loadConfig({ cwd: ctx.cwd });
     const limits = resolveDispatchLimits(process.env, config);
-    reportWarningsOnce([...config.warnings, ...runSettingsWarnings(), ...readEnvBudget().warnings, ...limits.warnings], warningSink(ctx));
+    reportWarningsOnce([...config.warnings, ...settings.warnings, ...runSettingsWarnings(), ...readEnvBudget().warnings, ...limits.warnings], warningSink(ctx));
     if (options.fanOutGate) {
       const fanOut = resolveFanOutLimits(process.env, { user: config.user.fanOut, project: config.project.fanOut });
       reportWarningsOnce(fanOut.warnings, warningSink(ctx));
@@ -129,7 +161,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       if (!fork.ok) throw new Error(fork.message);
       forkedHistory = fork.history;
     }
-    const dir = agentDir();
+    const toolGrant = grantTools({ agentTools: request.agent.tools, callTools: request.tools, session: readSessionTools(pi), ceiling: settings.toolCeiling });
     const prepared = prepareDispatch(
       request,
       {
@@ -144,6 +176,8 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         parentSessionId: ctx.sessionManager.getSessionId(),
         maxDepth: limits.maxDepth.value,
         forkedHistory,
+        toolGrant,
+        trustFlag: authority.childTrustFlag,
       },
       config,
     );

@@ -44,6 +44,11 @@ export const subagentParameters = Type.Object({
         "worktree runs the subagent in its own git worktree of HEAD on branch subagent/<taskId>, so its edits never touch the working tree; its changes come back as that branch (default: the agent's isolation, else none)",
     }),
   ),
+  tools: Type.Optional(
+    Type.Array(Type.String(), {
+      description: "Narrow the agent's tools for this call (only tools it would have anyway; never adds one)",
+    }),
+  ),
   agentScope: Type.Optional(
     stringEnum(["user", "project", "both"] as const, { description: "Which agent folders to use besides the built-in agents (default both)" }),
   ),

@@ -192,7 +192,7 @@ export class SubagentConfigFlow {
         value = parsed;
       }
       const governing = agentModelView(agent, this.snapshot.layers).governing;
-      const target = await this.choose(budgetTargetTitle(agent, this.snapshot.configPaths, key), writeTargetChoices(governing));
+      const target = await this.choose(budgetTargetTitle(agent, this.snapshot.configPaths, key), writeTargetChoices(governing, !this.snapshot.projectUntrusted));
       if (target === undefined) continue;
       let result: WriteResult;
       try {
@@ -316,7 +316,7 @@ export class SubagentConfigFlow {
 
   private async chooseWriteTarget(agent: AgentDefinition, action: ModelAction): Promise<WriteTarget | undefined> {
     const governing = agentModelView(agent, this.snapshot.layers).governing;
-    return this.choose(writeTargetTitle(agent, this.snapshot.configPaths, action), writeTargetChoices(governing));
+    return this.choose(writeTargetTitle(agent, this.snapshot.configPaths, action), writeTargetChoices(governing, !this.snapshot.projectUntrusted));
   }
 
   private async chooseModel(agent: AgentDefinition, current: string | undefined): Promise<string | undefined> {
@@ -420,7 +420,7 @@ export class SubagentConfigFlow {
       this.dialogs.notify("The model cannot be empty (provider/model-id); nothing written.", "error");
       return;
     }
-    const target = await this.choose(modelsTargetTitle("add", model, this.snapshot.configPaths), modelsTargetChoices(this.snapshot.models.source));
+    const target = await this.choose(modelsTargetTitle("add", model, this.snapshot.configPaths), modelsTargetChoices(this.snapshot.models.source, !this.snapshot.projectUntrusted));
     if (target === undefined) return;
     let result: WriteResult;
     try {
@@ -441,7 +441,7 @@ export class SubagentConfigFlow {
     }
     const model = await this.choose(modelToRemoveTitle(), modelValueChoices(models, undefined));
     if (model === undefined) return;
-    const target = await this.choose(modelsTargetTitle("remove", model, this.snapshot.configPaths), modelsTargetChoices(this.snapshot.models.source));
+    const target = await this.choose(modelsTargetTitle("remove", model, this.snapshot.configPaths), modelsTargetChoices(this.snapshot.models.source, !this.snapshot.projectUntrusted));
     if (target === undefined) return;
     const filePath = target === "user" ? this.snapshot.configPaths.user : this.snapshot.configPaths.project;
     if (!(await this.dialogs.confirm("Remove a model from $models", removeConfirmMessage(model, target, filePath)))) return;

@@ -157,20 +157,21 @@ export function thinkingChoices(current: ThinkingLevel | undefined): Choice<Thin
 }
 
 /** `this process` / `user` / `project`, the layer that governs the agent now marked `(current)`. */
-export function writeTargetChoices(governing: WriteTarget | undefined): Choice<WriteTarget>[] {
-  return [
+export function writeTargetChoices(governing: WriteTarget | undefined, offerProject: boolean = true): Choice<WriteTarget>[] {
+  const choices: Choice<WriteTarget>[] = [
     { label: withCurrentMark(PROCESS_TARGET_LABEL, governing === "process"), value: "process" },
     { label: withCurrentMark("user", governing === "user"), value: "user" },
-    { label: withCurrentMark("project", governing === "project"), value: "project" },
   ];
+  // An untrusted project's file counts for nothing: writing to it would only look like it worked.
+  if (offerProject) choices.push({ label: withCurrentMark("project", governing === "project"), value: "project" });
+  return choices;
 }
 
 /** `user` / `project` for `$models` edits, the file the list in force comes from marked `(current)`. */
-export function modelsTargetChoices(source: AvailableModels["source"]): Choice<FileTarget>[] {
-  return [
-    { label: withCurrentMark("user", source === "user"), value: "user" },
-    { label: withCurrentMark("project", source === "project"), value: "project" },
-  ];
+export function modelsTargetChoices(source: AvailableModels["source"], offerProject: boolean = true): Choice<FileTarget>[] {
+  const choices: Choice<FileTarget>[] = [{ label: withCurrentMark("user", source === "user"), value: "user" }];
+  if (offerProject) choices.push({ label: withCurrentMark("project", source === "project"), value: "project" });
+  return choices;
 }
 
 export type ModelsAction = "add" | "remove";

@@ -26,6 +26,8 @@ export interface ConfigSnapshot {
   agentDirs: { user: string; project?: string };
   /** The main agent's current model (`provider/id`), offered as the prefill when nothing sets a model. */
   inheritedModel?: string;
+  /** True when pi does not trust the project in this session: nothing of the project's is shown or offered. */
+  projectUntrusted?: boolean;
 }
 
 /** How an external body edit ended. */

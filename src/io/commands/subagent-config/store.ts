@@ -30,6 +30,8 @@ export interface ConfigStoreOptions {
   builtinDir?: string;
   /** The main agent's current model as `provider/id`. */
   inheritedModel?: string;
+  /** False when pi does not trust the project in this session: its agents and file are neither read nor offered. */
+  projectTrusted?: boolean;
 }
 
 /**
@@ -43,6 +45,7 @@ export function projectPiDirForWriting(cwd: string, home: string): string | unde
 }
 
 import { BUDGET_KEYS } from "../../../core/budget/limits.ts";
+import { TRUST_HOW_TO } from "../../../core/authority/texts.ts";
 function sameEntry(a: ModelOverridePatch | undefined, b: ModelOverridePatch | undefined): boolean {
   return a?.model === b?.model && a?.thinking === b?.thinking && BUDGET_KEYS.every((key) => a?.[key] === b?.[key]);
 }
@@ -89,10 +92,11 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
   };
 
   const load = (): ConfigSnapshot => {
-    const discovery = discoverAgents({ cwd: options.cwd, agentDir: agentDirPath, home, builtinDir });
-    const config = loadConfig({ cwd: options.cwd, agentDir: agentDirPath, home });
-    const projectConfig = projectConfigForWriting();
-    const projectAgents = projectAgentsForWriting();
+    const trusted = options.projectTrusted !== false;
+    const discovery = discoverAgents({ cwd: options.cwd, agentDir: agentDirPath, home, builtinDir, projectAgents: trusted });
+    const config = loadConfig({ cwd: options.cwd, agentDir: agentDirPath, home, project: trusted });
+    const projectConfig = trusted ? projectConfigForWriting() : undefined;
+    const projectAgents = trusted ? projectAgentsForWriting() : undefined;
     const snapshot: ConfigSnapshot = {
       agents: discovery.agents,
       layers: { user: config.user, project: config.project, process: config.process },
@@ -103,11 +107,13 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
     if (projectConfig !== undefined) snapshot.configPaths.project = projectConfig;
     if (projectAgents !== undefined) snapshot.agentDirs.project = projectAgents;
     if (options.inheritedModel !== undefined) snapshot.inheritedModel = options.inheritedModel;
+    if (!trusted) snapshot.projectUntrusted = true;
     return snapshot;
   };
 
   const configPath = (target: FileTarget): string => {
     if (target === "user") return userConfigPath(agentDirPath);
+    if (options.projectTrusted === false) throw new Error(`Not saved: this project is not trusted in this session, so its subagent-isolation.json counts for nothing (${TRUST_HOW_TO}).`);
     const path = projectConfigForWriting();
     if (path === undefined) throw noProjectError();
     return path;

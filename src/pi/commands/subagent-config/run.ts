@@ -13,6 +13,8 @@ import { rpcDialogs, tuiDialogs } from "./dialogs.ts";
 import { runSubagentConfigFlow } from "../../../core/commands/subagent-config/flow.ts";
 import { NON_TUI_WARNING } from "../../../core/commands/subagent-config/notices.ts";
 import { createConfigStore, type ConfigStoreOptions } from "../../../io/commands/subagent-config/store.ts";
+import { readPiTrust } from "../../authority/session-authority.ts";
+import { agentDir } from "../../../io/shared/paths.ts";
 import type { ConfigDialogs } from "../../../core/commands/subagent-config/types.ts";
 
 export interface SubagentConfigCommandOptions {
@@ -41,6 +43,7 @@ export async function runSubagentConfigCommand(args: string, ctx: CommandContext
     ...options.paths,
     cwd: ctx.cwd,
     ...(inheritedModel !== undefined ? { inheritedModel } : {}),
+    ...(readPiTrust(ctx, process.argv, options.paths?.agentDir ?? agentDir()).kind === "untrusted" ? { projectTrusted: false } : {}),
   });
   await runSubagentConfigFlow(dialogs, store, args);
 }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { parseAgentFile, type ParsedAgentFile } from "../../../../src/core/agents/parse.ts";
 import { agentNameProblem } from "../../../../src/core/agents/names.ts";
@@ -22,7 +23,7 @@ function agentOf(text: string) {
 
 describe("parseAgentFile: a valid file", () => {
   it("reads every field and keeps the body as the system prompt", () => {
-    const parsed = agentOf(
+    const text =
       [
         "---",
         "name: coder",
@@ -37,8 +38,8 @@ describe("parseAgentFile: a valid file", () => {
         "",
         "Prefer small changes.",
         "",
-      ].join("\n"),
-    );
+      ].join("\n");
+    const parsed = agentOf(text);
     expect(parsed.ignored).toEqual([]);
     expect(parsed.agent).toEqual({
       name: "coder",
@@ -50,12 +51,14 @@ describe("parseAgentFile: a valid file", () => {
       body: "You are a senior engineer.\n\nPrefer small changes.",
       source: "user",
       filePath: FILE,
+      contentSha256: createHash("sha256").update(text).digest("hex"),
     });
   });
 
   it("leaves optional fields out when they are not written", () => {
-    const { agent } = agentOf("---\nname: a\ndescription: b\n---\n");
-    expect(agent).toEqual({ name: "a", description: "b", body: "", source: "user", filePath: FILE });
+    const text = "---\nname: a\ndescription: b\n---\n";
+    const { agent } = agentOf(text);
+    expect(agent).toEqual({ name: "a", description: "b", body: "", source: "user", filePath: FILE, contentSha256: createHash("sha256").update(text).digest("hex") });
     expect("tools" in agent || "skills" in agent || "model" in agent || "thinking" in agent).toBe(false);
   });
 

@@ -35,7 +35,7 @@ describe("roster injection", () => {
   it("appends the roster to the end of the system prompt", () => {
     const { handler, discover } = handlerWith(() => discovery([{ name: "coder", source: "project" }, { name: "explore", source: "builtin" }]));
     const result = handler({ systemPrompt: BASE }, fakeCtx("/repo").ctx);
-    expect(discover).toHaveBeenCalledWith("/repo");
+    expect(discover).toHaveBeenCalledWith("/repo", true);
     expect(result).toEqual({
       systemPrompt: [
         BASE,

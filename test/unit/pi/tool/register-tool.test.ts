@@ -26,6 +26,9 @@ function fakePi(options: SubagentToolOptions = {}) {
   const handlers = new Map<string, ToolResultHandler>();
   const pi = {
     registerTool: (tool: RegisteredTool) => tools.push(tool),
+    // A session with pi's default tools: the ceiling cuts nothing.
+    getActiveTools: () => ["read", "bash", "edit", "write"],
+    getAllTools: () => ["read", "bash", "edit", "write"].map((name) => ({ name, sourceInfo: { source: "builtin" } })),
     on: (event: string, handler: ToolResultHandler) => handlers.set(event, handler),
   } as unknown as ExtensionAPI;
   registerSubagentTool(pi, options);
@@ -93,7 +96,7 @@ describe("registerSubagentTool", () => {
     const { tool } = fakePi();
     expect(tool).toMatchObject({ name: "subagent", label: "Subagent", description: TOOL_DESCRIPTION, promptSnippet: TOOL_SNIPPET, promptGuidelines: TOOL_GUIDELINES });
     expect(Object.keys(tool.parameters.properties).sort()).toEqual(
-      ["action", "agent", "agentScope", "confirm", "confirmProjectAgents", "context", "isolation", "maxCost", "maxTokens", "maxTurns", "message", "reason", "sessionId", "task", "taskId"].sort(),
+      ["action", "agent", "agentScope", "confirm", "confirmProjectAgents", "context", "isolation", "maxCost", "maxTokens", "maxTurns", "message", "reason", "sessionId", "task", "taskId", "tools"].sort(),
     );
   });
 
@@ -153,12 +156,36 @@ describe("registerSubagentTool", () => {
     expect(receipt.content[0]!.text).toMatch(/^Dispatched local-helper\. taskId: /);
     expect(accepted.dispatched.map((run) => run.agent.source)).toEqual(["project"]);
 
-    // Without the flag (the default) nobody is asked; a built-in agent is never asked about.
-    const quiet = tuiTool(false);
-    await quiet.tool.execute("t3", { agent: "local-helper", task: "x" }, undefined, undefined, quiet.tuiCtx);
-    await quiet.tool.execute("t4", { agent: "explore", task: "x", confirmProjectAgents: true }, undefined, undefined, quiet.tuiCtx);
-    expect(quiet.questions).toEqual([]);
-    expect(quiet.dispatched.map((run) => run.agent.name)).toEqual(["local-helper", "explore"]);
+    // A built-in agent is never asked about.
+    const builtin = tuiTool(false);
+    await builtin.tool.execute("t4", { agent: "explore", task: "x", confirmProjectAgents: true }, undefined, undefined, builtin.tuiCtx);
+    expect(builtin.questions).toEqual([]);
+    expect(builtin.dispatched.map((run) => run.agent.name)).toEqual(["explore"]);
+  });
+
+  it("without the flag, asks once before the first run of each version of a project agent's file (pi 0.73.1: no trust system)", async () => {
+    const file = join(root, "work", ".pi", "agents", "local-helper.md");
+    mkdirSync(join(root, "work", ".pi", "agents"), { recursive: true });
+    writeFileSync(file, PROJECT_AGENT);
+    const declined = tuiTool(false);
+    await expect(declined.tool.execute("t1", { agent: "local-helper", task: "x" }, undefined, undefined, declined.tuiCtx)).rejects.toThrow(
+      `The person declined to run the project agent "local-helper" (${file}). Do not retry it`,
+    );
+    expect(declined.questions).toHaveLength(1);
+    expect(declined.dispatched).toEqual([]);
+
+    const accepted = tuiTool(true);
+    await accepted.tool.execute("t2", { agent: "local-helper", task: "x" }, undefined, undefined, accepted.tuiCtx);
+    await accepted.tool.execute("t3", { agent: "local-helper", task: "again" }, undefined, undefined, accepted.tuiCtx);
+    expect(accepted.questions).toHaveLength(1);
+    expect(accepted.questions[0]).toContain(file);
+    expect(accepted.dispatched.map((run) => run.task)).toEqual(["x", "again"]);
+
+    // An edited file is another version: asked again.
+    writeFileSync(file, PROJECT_AGENT.replace(/\n*$/, "\nOne more line.\n"));
+    const edited = tuiTool(false);
+    await expect(edited.tool.execute("t4", { agent: "local-helper", task: "x" }, undefined, undefined, edited.tuiCtx)).rejects.toThrow(/declined/);
+    expect(edited.questions).toHaveLength(1);
   });
 
   it("narrows the agents to the user tier with agentScope user (project agents are then unknown)", async () => {

@@ -1,0 +1,92 @@
+/**
+ * The tool ceiling: a child never gets a tool the main session lacks at the moment of dispatch. Read-only
+ * built-ins are always allowed; `edit` and `write` need a tool that can already change files (edit, write or
+ * bash); bash needs bash; any other tool needs itself. Pure: the caller passes the session's tools as pi
+ * reports them (`getActiveTools`, `getAllTools`) and the agent's and call's lists.
+ */
+
+/** pi's built-ins that only read: a child may always have them. */
+export const READ_ONLY_BUILTINS: readonly string[] = Object.freeze(["read", "grep", "find", "ls"]);
+/** What a pi child has when no `--tools` list is given (pi 0.73.1 and 1.x), besides its extensions' tools. */
+export const PI_DEFAULT_TOOLS: readonly string[] = Object.freeze(["read", "bash", "edit", "write"]);
+/** The package's own tool: a child's list gets it from the nesting rule (command-line.ts), never from here. */
+const SUBAGENT_TOOL = "subagent";
+const FILE_CHANGING = ["edit", "write", "bash"];
+
+/** `session` (the default): the ceiling holds. `off`: lifted by the person in the user-level config. */
+export type ToolCeilingSetting = "session" | "off";
+
+export interface SessionTools {
+  /** The main session's active tools at the moment of dispatch. */
+  active: readonly string[];
+  /** The extension tools the session has (active or not): a child without a tools list would get them all. */
+  extensionTools: readonly string[];
+}
+
+export interface ToolGrantInput {
+  /** The agent's `tools` list; absent: pi's defaults and every extension tool. */
+  agentTools?: readonly string[];
+  /** The call's `tools`: may only narrow the agent's. */
+  callTools?: readonly string[];
+  session: SessionTools;
+  ceiling: ToolCeilingSetting;
+}
+
+export interface ToolGrant {
+  /** The child's `--tools` list; absent: no list (pi's defaults, as the agent asked). */
+  tools?: string[];
+  /** Tools the agent would have had that the ceiling cut, in the agent's order. */
+  notGranted: string[];
+  /** Why, in a few words, when something was cut. */
+  reason?: string;
+}
+
+/** Whether a session whose active tools are `active` may give `tool` to a child. */
+export function ceilingAllows(tool: string, active: ReadonlySet<string>): boolean {
+  if (READ_ONLY_BUILTINS.includes(tool)) return true;
+  if (tool === "edit" || tool === "write") return FILE_CHANGING.some((name) => active.has(name));
+  return active.has(tool);
+}
+
+function unique(names: readonly string[]): string[] {
+  return [...new Set(names.map((name) => name.trim()).filter((name) => name !== ""))];
+}
+
+/** The tools a child without a tools list would start with. */
+function defaultChildTools(session: SessionTools): string[] {
+  return unique([...PI_DEFAULT_TOOLS, ...session.extensionTools]).filter((name) => name !== SUBAGENT_TOOL);
+}
+
+function cutReason(active: ReadonlySet<string>): string {
+  return FILE_CHANGING.some((name) => active.has(name)) ? "not active in the main session" : "the main session has read-only tools";
+}
+
+export function grantTools(input: ToolGrantInput): ToolGrant {
+  const active = new Set(input.session.active);
+  const narrowTo = input.callTools === undefined ? undefined : new Set(unique(input.callTools));
+  const listed = input.agentTools !== undefined ? unique(input.agentTools) : undefined;
+  const wanted = (listed ?? defaultChildTools(input.session)).filter((name) => narrowTo === undefined || narrowTo.has(name));
+  if (input.ceiling === "off") {
+    return listed === undefined && narrowTo === undefined ? { notGranted: [] } : { tools: wanted, notGranted: [] };
+  }
+  const granted = wanted.filter((name) => ceilingAllows(name, active));
+  const notGranted = wanted.filter((name) => !ceilingAllows(name, active));
+  if (notGranted.length === 0) {
+    // Nothing cut and nothing narrowed: the agent's own list, or none at all (pi's defaults), as before.
+    return listed === undefined && narrowTo === undefined ? { notGranted: [] } : { tools: granted, notGranted: [] };
+  }
+  // A child without a list that lost tools keeps the session's read-only built-ins, so it can still search.
+  const searchTools = listed === undefined && narrowTo === undefined ? READ_ONLY_BUILTINS.filter((name) => active.has(name)) : [];
+  return { tools: unique([...granted, ...searchTools]), notGranted, reason: cutReason(active) };
+}
+
+/** `tools not granted: bash (the main session has read-only tools)`; undefined when nothing was cut. */
+export function toolsNotGrantedText(grant: Pick<ToolGrant, "notGranted" | "reason">): string | undefined {
+  if (grant.notGranted.length === 0) return undefined;
+  return `tools not granted: ${grant.notGranted.join(", ")} (${grant.reason ?? "not active in the main session"})`;
+}
+
+/** `$toolCeiling` as the user file writes it; anything else keeps the ceiling (and says so). */
+export function parseToolCeiling(raw: unknown): ToolCeilingSetting | undefined {
+  return raw === "session" || raw === "off" ? raw : undefined;
+}

@@ -1,0 +1,35 @@
+/**
+ * Whether a project agent may run now. pi's "no" was already applied (its agents are not discovered); here the
+ * first-use rule: where pi has no decision, the TUI asks the person before the first run of each version of a
+ * project agent's file, and a Yes is remembered for that exact text. Where nobody can be asked it runs, or is
+ * refused under `"$projectAgents": "ask-or-refuse"`. Returns the refusal, or undefined to go on.
+ */
+import type { AgentDefinition } from "../../core/agents/types.ts";
+import type { ProjectAuthority } from "../../core/authority/project-trust.ts";
+import { FIRST_USE_TITLE, firstUseDeclinedMessage, firstUseQuestion, firstUseRefusedUnaskedMessage } from "../../core/authority/texts.ts";
+import { isApproved, rememberApproval } from "../../io/authority/first-use-approvals.ts";
+
+export interface GateContext {
+  /** True in the interactive TUI, where a person can answer. */
+  canAsk: boolean;
+  ui: { confirm(title: string, message: string): Promise<boolean>; notify(message: string, type?: "info" | "warning" | "error"): void };
+  agentDir: string;
+}
+
+export async function admitProjectAgent(agent: AgentDefinition, authority: ProjectAuthority, ctx: GateContext): Promise<string | undefined> {
+  if (agent.source !== "project" || authority.gate === "run") return undefined;
+  const digest = agent.contentSha256;
+  if (digest !== undefined && isApproved(ctx.agentDir, agent.filePath, digest)) return undefined;
+  if (!ctx.canAsk) return authority.gate === "first-use-or-refuse" ? firstUseRefusedUnaskedMessage(agent.name, agent.filePath) : undefined;
+  const approved = await ctx.ui.confirm(FIRST_USE_TITLE, firstUseQuestion(agent.name, agent.filePath));
+  if (!approved) return firstUseDeclinedMessage(agent.name, agent.filePath);
+  if (digest !== undefined) {
+    try {
+      await rememberApproval(ctx.agentDir, agent.filePath, digest, agent.name);
+    } catch (error) {
+      // The person said yes: the run goes on; only the memory of it is lost, and they are told.
+      ctx.ui.notify(`pi-subagent-dispatch: could not remember the approval of ${agent.filePath} (${error instanceof Error ? error.message : String(error)}); you will be asked again`, "warning");
+    }
+  }
+  return undefined;
+}

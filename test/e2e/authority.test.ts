@@ -1,0 +1,213 @@
+/**
+ * Authority flows down, never up, with the real pi (both lines) against the fake model: the tool ceiling (a
+ * read-only session's child gets no bash, edit or write, and the result says what was cut; an extension that
+ * narrows the session with `setActiveTools` narrows the next child), pi 1.x project trust (`--no-approve`: no
+ * project agent listed or runnable and no project config applied; `--approve`: the child sees the project's skill
+ * and config), and trust on first use in the TUI (asked once per version of a project agent's file).
+ */
+import { appendFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
+import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
+import { EXTENSION_ENTRY, FAKE_REASONER, REPO_ROOT, runPi } from "../harness/pi-env.ts";
+import { parsePiLine, PI_LINE_VAR } from "../harness/pi-under-test.ts";
+import { waitForNoProcesses } from "../harness/processes.ts";
+import { skipTuiTests } from "../harness/tmux.ts";
+
+const suite = useE2eSuite();
+const onPi1 = parsePiLine(process.env[PI_LINE_VAR]) === "1";
+const LOCKDOWN = join(REPO_ROOT, "test", "e2e", "fixtures", "lockdown-tool.ts");
+
+function task(text: string, actions: FakeAction | FakeAction[]): string {
+  return `${text} ${fakeDirective(actions)}`;
+}
+
+function subagentCall(args: Record<string, unknown>): FakeAction {
+  return { toolCalls: [{ name: "subagent", arguments: args }] };
+}
+
+/** A child's first request: its prompt is the task. */
+const childAsked = (tag: string) => (req: FakeRequest) => req.lastRole === "user" && req.lastText.startsWith("Task: ") && req.lastText.includes(tag);
+
+function printPi(args: string[], prompt: string) {
+  return runPi(["-e", EXTENSION_ENTRY, ...args, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000 });
+}
+
+/** The tool results the main agent's model received, as text. */
+function toolResults(): string[] {
+  return suite.fake.requests.flatMap((req) => req.messages.filter((m) => m.role === "tool").map(messageText));
+}
+
+describe("the tool ceiling (print mode)", () => {
+  it("gives general-purpose no bash, edit or write in a read-only session, and says so in the result", async () => {
+    suite.newEnv();
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "general-purpose", task: task("Look around. GP-READONLY", { text: "GP-DONE" }) })])}`;
+    const run = await printPi(["--tools", "read,grep,find,ls,subagent"], prompt);
+    expect(run.code, run.stderr).toBe(0);
+    const child = await suite.fake.waitForRequest(childAsked("GP-READONLY"), 30_000, "the general-purpose child");
+    expect(child.tools).toEqual(expect.arrayContaining(["read", "grep", "find", "ls"]));
+    for (const tool of ["bash", "edit", "write"]) expect(child.tools).not.toContain(tool);
+    const result = toolResults().find((text) => text.includes("GP-DONE"));
+    expect(result).toContain("[subagent tools not granted: bash, edit, write (the main session has read-only tools)]");
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
+  it("cuts a listed tool the session lacks from an agent's own list", async () => {
+    suite.newEnv({ workerFrontmatter: "tools: read, bash" });
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task("List. WORKER-CUT", { text: "WORKER-CUT-DONE" }) })])}`;
+    const run = await printPi(["--tools", "read,edit,subagent"], prompt);
+    expect(run.code, run.stderr).toBe(0);
+    const child = await suite.fake.waitForRequest((req) => isWorkerRequest(req) && req.lastText.includes("WORKER-CUT"), 30_000, "the worker child");
+    expect(child.tools).toEqual(["read"]);
+    expect(toolResults().find((text) => text.includes("WORKER-CUT-DONE"))).toContain("[subagent tools not granted: bash (not active in the main session)]");
+  });
+
+  it("leaves an unrestricted session's child its bash, edit and write", async () => {
+    suite.newEnv();
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "general-purpose", task: task("Work. GP-FULL", { text: "GP-FULL-DONE" }) })])}`;
+    const run = await printPi([], prompt);
+    expect(run.code, run.stderr).toBe(0);
+    const child = await suite.fake.waitForRequest(childAsked("GP-FULL"), 30_000, "the general-purpose child");
+    expect(child.tools).toEqual(expect.arrayContaining(["read", "bash", "edit", "write"]));
+    expect(toolResults().find((text) => text.includes("GP-FULL-DONE"))).not.toContain("tools not granted");
+  });
+
+  it("follows the session's tools at the moment of dispatch: after an extension's setActiveTools, the next child is narrowed too", async () => {
+    suite.newEnv();
+    const before = subagentCall({ agent: "general-purpose", task: task("First. GP-BEFORE", { text: "BEFORE-DONE" }) });
+    const after = subagentCall({ agent: "general-purpose", task: task("Second. GP-AFTER", { text: "AFTER-DONE" }) });
+    const prompt = `Delegate twice. ${fakeDirective([before, { toolCalls: [{ name: "lockdown", arguments: {} }] }, after, { text: "all done" }])}`;
+    const run = await printPi(["-e", LOCKDOWN], prompt);
+    expect(run.code, run.stderr).toBe(0);
+    const first = await suite.fake.waitForRequest(childAsked("GP-BEFORE"), 30_000, "the first child");
+    const second = await suite.fake.waitForRequest(childAsked("GP-AFTER"), 30_000, "the second child");
+    expect(first.tools).toContain("bash");
+    expect(second.tools).not.toContain("bash");
+    expect(second.tools).not.toContain("edit");
+    expect(second.tools).not.toContain("lockdown");
+    expect(toolResults().find((text) => text.includes("AFTER-DONE"))).toContain("tools not granted: bash, edit, write, lockdown (the main session has read-only tools)");
+  });
+});
+
+const SKILL = "---\nname: proj-skill\ndescription: PROJECT-SKILL-MARKER the project's own skill\n---\nUse it.\n";
+
+// Each pi gets the tests of its own trust model (pi 0.73.1 has none), so neither pass counts skipped tests.
+if (!onPi1) {
+  describe("pi 0.73.1: no trust system (print mode)", () => {
+    it("runs a project agent unasked with the project's config (nobody can be asked, and pi has no decision to follow)", async () => {
+      suite.newEnv({ workerUnapproved: true });
+      suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { model: `fake/${FAKE_REASONER}` } }));
+      const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task("Work. OLD-PI-WORKER", { text: "OLD-PI-DONE" }) })])}`;
+      const run = await printPi([], prompt);
+      expect(run.code, run.stderr).toBe(0);
+      const child = await suite.fake.waitForRequest((req) => isWorkerRequest(req) && req.lastText.includes("OLD-PI-WORKER"), 30_000, "the worker child");
+      expect(child.model).toBe(FAKE_REASONER);
+      expect(toolResults().find((text) => text.includes("OLD-PI-DONE"))).toBeDefined();
+    });
+
+    it('refuses it where nobody can be asked under the user-level "$projectAgents": "ask-or-refuse"', async () => {
+      suite.newEnv({ workerUnapproved: true });
+      suite.env.writeAgentDirFile("subagent-isolation.json", JSON.stringify({ $projectAgents: "ask-or-refuse" }));
+      const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "Should never run. REFUSED-WORKER" })])}`;
+      const run = await printPi([], prompt);
+      expect(run.code, run.stderr).toBe(0);
+      expect(toolResults().find((text) => text.includes('The project agent "worker"'))).toContain("runs only after the person approves it in the interactive TUI");
+      expect(suite.fake.requests.some((req) => isWorkerRequest(req))).toBe(false);
+    });
+  });
+}
+
+if (onPi1) describe("pi 1.x project trust (print mode)", () => {
+  it("--no-approve: no project agent in the roster or runnable, and no project config applied", async () => {
+    suite.newEnv();
+    suite.env.writeWorkFile(".pi/skills/proj-skill/SKILL.md", SKILL);
+    suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ explore: { model: `fake/${FAKE_REASONER}` } }));
+    const prompt = `Delegate both. ${fakeDirective([
+      { toolCalls: [
+        { name: "subagent", arguments: { agent: "worker", task: "Should never run. NOAPPROVE-WORKER" } },
+        { name: "subagent", arguments: { agent: "explore", task: task("Look. NOAPPROVE-EXPLORE", { text: "EXPLORE-DONE" }) } },
+      ] },
+    ])}`;
+    const run = await printPi(["--no-approve"], prompt);
+    expect(run.code, run.stderr).toBe(0);
+    const main = suite.fake.requests.find((req) => req.lastText.startsWith("Delegate both."));
+    expect(main?.system).toContain("## Available Subagents");
+    expect(main?.system).not.toContain("- worker ");
+    const refusal = toolResults().find((text) => text.startsWith('Unknown agent "worker"'));
+    expect(refusal).toContain("not available because this project is not trusted in this session");
+    expect(refusal).toContain("--approve");
+    expect(suite.fake.requests.some((req) => req.lastText.includes("NOAPPROVE-WORKER") && req.lastText.startsWith("Task: "))).toBe(false);
+    const explore = await suite.fake.waitForRequest(childAsked("NOAPPROVE-EXPLORE"), 30_000, "the explore child");
+    expect(explore.model).toBe("fake-model");
+    // The child was told the same decision: the project's skill is not in its prompt either.
+    expect(explore.system).not.toContain("PROJECT-SKILL-MARKER");
+    expect(run.stderr).toContain("pi-subagent-dispatch: this project is not trusted, so its subagent files are not used");
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
+  it("--approve: the project's agent runs with the project's config, and the child sees the project's skill", async () => {
+    suite.newEnv();
+    suite.env.writeWorkFile(".pi/skills/proj-skill/SKILL.md", SKILL);
+    suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { model: `fake/${FAKE_REASONER}` } }));
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task("Work. APPROVE-WORKER", { text: "APPROVED-DONE" }) })])}`;
+    const run = await printPi(["--approve"], prompt);
+    expect(run.code, run.stderr).toBe(0);
+    const child = await suite.fake.waitForRequest((req) => isWorkerRequest(req) && req.lastText.includes("APPROVE-WORKER"), 30_000, "the worker child");
+    expect(child.model).toBe(FAKE_REASONER);
+    expect(child.system).toContain("PROJECT-SKILL-MARKER");
+    expect(toolResults().find((text) => text.includes("APPROVED-DONE"))).toBeDefined();
+  });
+
+  it("without a flag, a project with guarded files is untrusted in print mode (pi cannot ask): its agents do not run", async () => {
+    suite.newEnv();
+    suite.env.writeWorkFile(".pi/skills/proj-skill/SKILL.md", SKILL);
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "Should never run. UNASKED-WORKER" })])}`;
+    const run = await printPi([], prompt);
+    expect(run.code, run.stderr).toBe(0);
+    expect(toolResults().find((text) => text.startsWith('Unknown agent "worker"'))).toContain("not trusted");
+  });
+});
+
+describe.skipIf(skipTuiTests())("trust on first use of a project agent (TUI)", () => {
+  it("asks once with the agent's name and file, remembers Yes, asks again for a changed file, and No refuses", async () => {
+    const env = suite.newEnv({ workerUnapproved: true });
+    const workerFile = join(env.workDir, ".pi", "agents", "worker.md");
+    // Results the child delivers start a turn of the parent: answer those plainly.
+    suite.fake.on({ when: (r) => !isWorkerRequest(r) && r.lastRole === "user" && r.lastText.startsWith("## [subagent-result]"), reply: { text: "noted" } });
+    const t = await suite.startTui();
+    const dispatch = (tag: string) =>
+      t.submit(`Go ${tag}. ${fakeDirective([subagentCall({ agent: "worker", task: task(`Job ${tag}.`, { text: `${tag}-DONE` }) }), { text: "dispatched" }])}`);
+
+    await dispatch("TOFU1");
+    await t.waitForText("Run a project agent?", 60_000);
+    const question = await t.screen();
+    expect(question).toContain('the subagent "worker"');
+    expect(question.replace(/\s+/g, "")).toContain(workerFile.replace(/\s+/g, ""));
+    await t.press("Enter"); // Yes, the first option
+    await suite.fake.waitForRequest((r) => isWorkerRequest(r) && r.lastText.includes("TOFU1"), 60_000, "the approved child");
+    await suite.fake.waitForRequest((r) => r.lastText.startsWith("## [subagent-result] worker succeeded") && r.lastText.includes("TOFU1-DONE"), 60_000, "its result");
+
+    // Unchanged file: no question, the child just runs.
+    await t.waitForNoText("Run a project agent?", 30_000);
+    await dispatch("TOFU2");
+    await suite.fake.waitForRequest((r) => isWorkerRequest(r) && r.lastText.includes("TOFU2"), 60_000, "the second child, unasked");
+    expect(await t.screen()).not.toContain("Run a project agent?");
+    await suite.fake.waitForRequest((r) => r.lastText.startsWith("## [subagent-result] worker succeeded") && r.lastText.includes("TOFU2-DONE"), 60_000, "its result");
+    expect(readFileSync(join(env.agentDir, "subagent-trusted-agents.json"), "utf8")).toContain(workerFile);
+
+    // A changed file asks again; No refuses with a message the model can act on.
+    appendFileSync(workerFile, "One more instruction.\n");
+    await dispatch("TOFU3");
+    await t.waitForText("Run a project agent?", 60_000);
+    await t.press("Down");
+    await t.press("Enter");
+    const refused = await suite.fake.waitForRequest(
+      (r) => r.lastRole === "tool" && r.lastText.includes('The person declined to run the project agent "worker"'),
+      60_000,
+      "the refusal",
+    );
+    expect(refused.lastText).toContain("Do not retry it");
+    expect(suite.fake.requests.some((r) => isWorkerRequest(r) && r.lastText.includes("TOFU3"))).toBe(false);
+  });
+});
