@@ -26,7 +26,7 @@ import type { WorktreeReport } from "../../core/worktree/types.ts";
  * - `cwd`: where the child runs: the worktree, or the same subfolder of it the person's pi runs in.
  * - `notes`: things worth telling (uncommitted changes that the worktree does not have).
  * - `finish`: commits or removes, once; later calls return the first report.
- * - `discard`: removes the worktree and branch without looking (the dispatch failed before the child ran).
+ * - `discard`: the dispatch failed before the child ran: removes what taking the lease made (never a kept worktree or branch).
  */
 export type WorktreeLease = WorktreeSite & {
   cwd: string;
@@ -56,7 +56,14 @@ function findRepository(cwd: string): { ok: true; repo: Repository } | { ok: fal
   return { ok: true, repo: { root, prefix: prefix.replace(/\/$/, ""), head: head.stdout.trim() } };
 }
 
-function makeLease(site: WorktreeSite, cwd: string, notes: string[]): WorktreeLease {
+/**
+ * What taking the lease made, so a discard removes only that: a new worktree on a new branch, a new worktree
+ * of a branch that already held the task's commits, or nothing (a kept worktree taken again, which may hold
+ * work of an earlier run that was never committed).
+ */
+type Made = "worktree and branch" | "worktree" | "nothing";
+
+function makeLease(site: WorktreeSite, cwd: string, notes: string[], made: Made): WorktreeLease {
   let report: WorktreeReport | undefined;
   return {
     ...site,
@@ -68,10 +75,12 @@ function makeLease(site: WorktreeSite, cwd: string, notes: string[]): WorktreeLe
     },
     discard() {
       if (report) return;
-      report = { ...site, kept: false };
+      report = { ...site, kept: made !== "worktree and branch" };
+      if (made === "nothing") return;
+      // Just checked out and never run in: nothing of anyone's is in the folder.
       runGit(site.repoRoot, ["worktree", "remove", "--force", site.path]);
       runGit(site.repoRoot, ["worktree", "prune"]);
-      runGit(site.repoRoot, ["branch", "-D", site.branch]);
+      if (made === "worktree and branch") runGit(site.repoRoot, ["branch", "-D", site.branch]);
     },
   };
 }
@@ -106,9 +115,9 @@ export function createWorktree(options: NewWorktreeOptions): LeaseResult {
   if (dirty.ok && dirty.stdout.trim()) notes.push(uncommittedChangesNote(repo.head));
   const site: WorktreeSite = { branch, path, base: repo.head, repoRoot: repo.root };
   try {
-    return { ok: true, lease: makeLease(site, childCwd(path, repo.prefix), notes) };
+    return { ok: true, lease: makeLease(site, childCwd(path, repo.prefix), notes, "worktree and branch") };
   } catch (error) {
-    makeLease(site, path, notes).discard();
+    makeLease(site, path, notes, "worktree and branch").discard();
     return { ok: false, message: gitFailedMessage("creating the subfolder in the worktree", error instanceof Error ? error.message : String(error)) };
   }
 }
@@ -148,7 +157,7 @@ export function resumeWorktree(options: ResumeOptions): LeaseResult | undefined 
   const prefix = relative(path, options.sessionCwd);
   if (existsSync(path)) {
     const site: WorktreeSite = { branch, path, base: options.recordedBase ?? mergeBase(repo, branch), repoRoot: repo.root };
-    return { ok: true, lease: makeLease(site, childCwd(path, prefix), []) };
+    return { ok: true, lease: makeLease(site, childCwd(path, prefix), [], "nothing") };
   }
   runGit(repo.root, ["worktree", "prune"]);
   const branchExists = runGit(repo.root, ["rev-parse", "--verify", "-q", `refs/heads/${branch}`]).ok;
@@ -159,7 +168,7 @@ export function resumeWorktree(options: ResumeOptions): LeaseResult | undefined 
   if (!added.ok) return { ok: false, message: gitFailedMessage("git worktree add", added.message) };
   const base = branchExists ? (options.recordedBase ?? mergeBase(repo, branch)) : repo.head;
   const site: WorktreeSite = { branch, path, base, repoRoot: repo.root };
-  return { ok: true, lease: makeLease(site, childCwd(path, prefix), []) };
+  return { ok: true, lease: makeLease(site, childCwd(path, prefix), [], branchExists ? "worktree" : "worktree and branch") };
 }
 
 /** Where a kept branch left the person's line of work (when no record says). */
