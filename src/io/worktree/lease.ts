@@ -4,8 +4,8 @@
  * from HEAD when it was removed). Every refusal comes before anything exists; the lease then owns the worktree:
  * `finish` once the task ended, `discard` when the dispatch failed before the child started.
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, lstatSync, mkdirSync, realpathSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { runGit } from "./git.ts";
 import { finishWorktree } from "./finish.ts";
 import { branchName, isInside, worktreePath, worktreesRoot } from "../../core/worktree/paths.ts";
@@ -15,6 +15,7 @@ import {
   noCommitMessage,
   notARepositoryMessage,
   notAWorkingTreeMessage,
+  notTheTaskWorktreeMessage,
   resumeOutsideWorktreeMessage,
   uncommittedChangesNote,
 } from "../../core/worktree/texts.ts";
@@ -156,6 +157,7 @@ export function resumeWorktree(options: ResumeOptions): LeaseResult | undefined 
   const branch = branchName(options.taskId);
   const prefix = relative(path, options.sessionCwd);
   if (existsSync(path)) {
+    if (!isWorktreeOf(path, repo)) return { ok: false, message: notTheTaskWorktreeMessage(path, repo.root) };
     const site: WorktreeSite = { branch, path, base: options.recordedBase ?? mergeBase(repo, branch), repoRoot: repo.root };
     return { ok: true, lease: makeLease(site, childCwd(path, prefix), [], "nothing") };
   }
@@ -169,6 +171,33 @@ export function resumeWorktree(options: ResumeOptions): LeaseResult | undefined 
   const base = branchExists ? (options.recordedBase ?? mergeBase(repo, branch)) : repo.head;
   const site: WorktreeSite = { branch, path, base, repoRoot: repo.root };
   return { ok: true, lease: makeLease(site, childCwd(path, prefix), [], branchExists ? "worktree" : "worktree and branch") };
+}
+
+function realFolder(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The task's folder is still a worktree of this repository: a real folder (not a link to, say, your working
+ * tree) that git sees as the top of a working tree sharing the repository's git directory.
+ */
+function isWorktreeOf(path: string, repo: Repository): boolean {
+  try {
+    if (!lstatSync(path).isDirectory()) return false;
+  } catch {
+    return false;
+  }
+  const there = runGit(path, ["rev-parse", "--show-toplevel", "--git-common-dir"]);
+  const here = runGit(repo.root, ["rev-parse", "--git-common-dir"]);
+  if (!there.ok || !here.ok) return false;
+  const [top = "", common = ""] = there.stdout.split("\n");
+  const sameTop = realFolder(top) !== undefined && realFolder(top) === realFolder(path);
+  const sameRepository = realFolder(resolve(path, common)) !== undefined && realFolder(resolve(path, common)) === realFolder(resolve(repo.root, here.stdout.trim()));
+  return sameTop && sameRepository;
 }
 
 /** Where a kept branch left the person's line of work (when no record says). */

@@ -1,6 +1,6 @@
 /** The worktree lease against a real git repository in a temp folder (git only, no pi). */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -313,5 +313,25 @@ describe("what finishing and discarding never lose", () => {
     expect(report).toMatchObject({ kept: true, leftAsIs: true, problem: "a merge is in progress in the worktree; nothing was committed", uncommitted: 1 });
     expect(git(repo, "rev-parse", `subagent/${TASK}`).trim()).toBe(ours);
     expect(readFileSync(join(lease.path, "a.txt"), "utf8")).toContain("<<<<<<<");
+  });
+});
+
+describe("resuming into a task folder that is no longer its worktree", () => {
+  it("refuses a folder replaced by a link to your working tree, or unlinked from git, and changes nothing", () => {
+    const first = createWorktree({ cwd: repo, agentDir, taskId: TASK });
+    if (!first.ok) throw new Error(first.message);
+    const path = first.lease.path;
+    git(repo, "worktree", "remove", "--force", path);
+    symlinkSync(repo, path);
+    const options = { cwd: repo, agentDir, taskId: TASK, sessionCwd: path, requested: false };
+    const linked = resumeWorktree(options);
+    expect(linked).toEqual({ ok: false, message: expect.stringContaining(`${path} is no longer a git worktree of ${repo}`) });
+    expect(git(repo, "status", "--porcelain")).toBe("");
+
+    rmSync(path);
+    mkdirSync(path);
+    writeFileSync(join(path, "keep.txt"), "mine\n");
+    expect(resumeWorktree(options)).toEqual({ ok: false, message: expect.stringContaining("Nothing was started and nothing there was changed") });
+    expect(readFileSync(join(path, "keep.txt"), "utf8")).toBe("mine\n");
   });
 });
