@@ -18,6 +18,12 @@ function uncommittedText(report: WorktreeReport): string | undefined {
   return report.uncommitted ? `${files(report.uncommitted)} left uncommitted` : undefined;
 }
 
+function ignoredText(report: WorktreeReport): string {
+  const named = report.ignoredRemoved ?? [];
+  const more = (report.ignoredRemovedTotal ?? named.length) - named.length;
+  return `ignored files went with it: ${named.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
 function countText(report: WorktreeReport): string {
   const total = report.filesTotal ?? report.files?.length;
   const committed = total === undefined ? "changes" : `${files(total)} changed`;
@@ -27,7 +33,7 @@ function countText(report: WorktreeReport): string {
 /** One line: `kept at <path> on branch <branch> (commit …, 2 files changed); not merged` or `removed (…)`. */
 export function worktreeSummary(report: WorktreeReport): string {
   if (!report.kept) {
-    const why = report.problem ?? "the subagent changed nothing";
+    const why = report.problem ?? (report.ignoredRemovedTotal ? `the subagent changed nothing git tracks; ${ignoredText(report)}` : "the subagent changed nothing");
     return `removed (${why}; worktree and branch ${report.branch} deleted)`;
   }
   if (report.leftAsIs) {

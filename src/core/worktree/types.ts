@@ -42,6 +42,10 @@ export interface WorktreeReport {
   leftAsIs?: boolean;
   /** Where the subagent left the worktree's HEAD when that was not its branch: `branch <name>` or `a detached HEAD at <sha12>`. */
   leftOn?: string;
+  /** Ignored entries (build output, dependencies) removed with an unchanged worktree: at most 10 named. */
+  ignoredRemoved?: string[];
+  /** How many ignored entries were removed in all (ignoredRemoved may name fewer). */
+  ignoredRemovedTotal?: number;
   /** Files (status entries) left uncommitted in the kept worktree, when some are. */
   uncommitted?: number;
   /** Said when the worktree was made (uncommitted changes it does not have). */

@@ -95,6 +95,15 @@ function changesReport(site: WorktreeSite, report: WorktreeReport): WorktreeRepo
   return report;
 }
 
+/** Ignored entries named in the report of a removed worktree. */
+const MAX_NAMED_IGNORED = 10;
+
+/** What git ignores in the worktree (a folder of ignored files counts once, as `dist/`): it goes with the worktree. */
+function ignoredEntries(path: string): string[] {
+  const listed = runGit(path, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]);
+  return listed.ok ? listed.stdout.split("\0").filter(Boolean) : [];
+}
+
 /** Counts the entries of `git status --porcelain=v1 -z` (a rename or copy carries a second path). */
 export function countStatusEntries(output: string): number {
   const fields = output.split("\0");
@@ -214,8 +223,12 @@ export function finishWorktree(site: WorktreeSite, run: FinishedRun): WorktreeRe
   if (!read.ok) return { ...report, problem: read.problem };
   const decision = decideFinish(read.state, site);
   if (decision.action === "remove") {
+    const ignored = ignoredEntries(site.path);
     const problem = removeWorktree(site);
-    return problem ? { ...report, problem } : { ...report, kept: false };
+    if (problem) return { ...report, problem };
+    const removed: WorktreeReport = { ...report, kept: false };
+    if (ignored.length > 0) Object.assign(removed, { ignoredRemoved: ignored.slice(0, MAX_NAMED_IGNORED), ignoredRemovedTotal: ignored.length });
+    return removed;
   }
   if (decision.action === "leave") {
     const left: WorktreeReport = { ...report, leftAsIs: true, problem: decision.problem };

@@ -49,6 +49,13 @@ describe("worktree report texts", () => {
     expect(lines).toContain("Note: the worktree starts from HEAD (0123456789ab): uncommitted changes in your working tree are not in it");
   });
 
+  it("a removed worktree names the ignored files that went with it, at most ten", () => {
+    const removed = { ...KEPT, kept: false, ignoredRemoved: ["dist/", "node_modules/"], ignoredRemovedTotal: 12 };
+    expect(worktreeSummary(removed)).toBe(
+      "removed (the subagent changed nothing git tracks; ignored files went with it: dist/, node_modules/ and 10 more; worktree and branch subagent/t1 deleted)",
+    );
+  });
+
   it("counts files left uncommitted after a failed commit, beside the committed ones", () => {
     const report = { ...KEPT, uncommitted: 2, problem: "git add failed: x" };
     expect(worktreeSummary(report)).toBe(

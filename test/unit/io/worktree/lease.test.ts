@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createWorktree, resumeWorktree } from "../../../../src/io/worktree/lease.ts";
 import { worktreePath } from "../../../../src/core/worktree/paths.ts";
+import { worktreeSummary } from "../../../../src/core/worktree/report-text.ts";
 
 const TASK = "01900000-0000-7000-8000-00000000abcd";
 const OTHER = "01900000-0000-7000-8000-00000000ef01";
@@ -110,7 +111,7 @@ describe("finishing a worktree", () => {
     return taken.lease;
   }
 
-  it("removes an unchanged worktree and its branch (ignored build output does not count)", () => {
+  it("removes an unchanged worktree and its branch (ignored build output does not count, and is named)", () => {
     writeFileSync(join(repo, ".gitignore"), "build/\n");
     git(repo, "add", ".gitignore");
     git(repo, "-c", "user.name=P", "-c", "user.email=p@example.invalid", "commit", "--quiet", "-m", "ignore");
@@ -118,8 +119,9 @@ describe("finishing a worktree", () => {
     mkdirSync(join(lease.path, "build"));
     writeFileSync(join(lease.path, "build", "out.js"), "x");
     const report = lease.finish(run());
-    expect(report).toMatchObject({ kept: false, branch: `subagent/${TASK}` });
+    expect(report).toMatchObject({ kept: false, branch: `subagent/${TASK}`, ignoredRemoved: ["build/"], ignoredRemovedTotal: 1 });
     expect(report.problem).toBeUndefined();
+    expect(worktreeSummary(report)).toBe(`removed (the subagent changed nothing git tracks; ignored files went with it: build/; worktree and branch subagent/${TASK} deleted)`);
     expect(existsSync(lease.path)).toBe(false);
     expect(branches()).toEqual([]);
     expect(git(repo, "worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(1);
