@@ -259,7 +259,7 @@ describe("worktree isolation: what the child does to git costs no work and write
     // /subagent-worktrees names the branch the child switched to; removing it deletes only the task's branch.
     const listed = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-worktrees"], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toContain(`${switched}  (on branch feature, not subagent/${switched})  worker · succeeded`);
+    expect(listed.stdout).toContain(`${switched}  (on branch feature, not subagent/${switched})  worker · succeeded · 2 files left uncommitted · Switch.`);
     expect(listed.stdout).toContain(`${detached}  (on a detached HEAD at ${mainTip.slice(0, 12)}, not subagent/${detached})  worker · succeeded`);
     const removed = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-worktrees remove ${switched}`], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
     expect(removed.code, removed.stderr).toBe(0);

@@ -176,7 +176,7 @@ function tipHeldElsewhere(site: WorktreeSite, tip: string): boolean {
   return runGit(site.repoRoot, ["merge-base", "--is-ancestor", tip, "HEAD"]).ok;
 }
 
-type StateRead = { ok: true; state: WorktreeState; statusEntries: number } | { ok: false; problem: string };
+type StateRead = { ok: true; state: WorktreeState } | { ok: false; problem: string };
 
 function readState(site: WorktreeSite): StateRead {
   const top = runGit(site.path, ["rev-parse", "--show-toplevel"]);
@@ -187,7 +187,7 @@ function readState(site: WorktreeSite): StateRead {
   const ref = runGit(site.path, ["symbolic-ref", "-q", "HEAD"]);
   const base = { isWorktreeTop, head: head.stdout.trim(), headRef: ref.ok ? ref.stdout.trim() : undefined };
   // Outside its own worktree git would answer for another repository: nothing more is asked there.
-  if (!isWorktreeTop) return { ok: true, statusEntries: 0, state: { ...base, changedEntries: 0, filesInSubmoduleFolders: [], tipHeldElsewhere: false } };
+  if (!isWorktreeTop) return { ok: true, state: { ...base, changedEntries: 0, filesInSubmoduleFolders: [], tipHeldElsewhere: false } };
   const status = runGit(site.path, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
   if (!status.ok) return { ok: false, problem: `git status failed: ${status.message}` };
   const held = filesInSubmoduleFolders(site.path);
@@ -200,7 +200,7 @@ function readState(site: WorktreeSite): StateRead {
     filesInSubmoduleFolders: held,
     tipHeldElsewhere: changedEntries === 0 && base.head === site.base && tipHeldElsewhere(site, base.head),
   };
-  return { ok: true, state, statusEntries: changedEntries };
+  return { ok: true, state };
 }
 
 /** How many files are left uncommitted in the worktree, counted again after a failed commit. */
@@ -233,14 +233,14 @@ export function finishWorktree(site: WorktreeSite, run: FinishedRun): WorktreeRe
   if (decision.action === "leave") {
     const left: WorktreeReport = { ...report, leftAsIs: true, problem: decision.problem };
     if (decision.leftOn) left.leftOn = decision.leftOn;
-    if (read.statusEntries > 0) left.uncommitted = read.statusEntries;
+    if (read.state.changedEntries > 0) left.uncommitted = read.state.changedEntries;
     return left;
   }
   const kept: WorktreeReport = decision.problem ? { ...report, problem: decision.problem } : report;
   if (decision.commit) {
     const failed = commitChanges(site, run, read.state.head);
     if (failed) {
-      const uncommitted = uncommittedNow(site.path) ?? read.statusEntries;
+      const uncommitted = uncommittedNow(site.path) ?? read.state.changedEntries;
       return changesReport(site, { ...kept, uncommitted, problem: [failed, decision.problem].filter(Boolean).join("; ") });
     }
   }

@@ -42,6 +42,8 @@ export function worktreeLine(worktree: ListedWorktree, agentDir: string): string
   if (isRunning(agentDir, worktree.taskId)) facts.push("running");
   const files = record?.worktree?.filesTotal;
   if (files !== undefined) facts.push(`${files} ${files === 1 ? "file" : "files"} changed`);
+  const uncommitted = record?.worktree?.uncommitted;
+  if (uncommitted) facts.push(`${uncommitted} ${uncommitted === 1 ? "file" : "files"} left uncommitted`);
   if (worktree.prunable) facts.push("folder missing");
   if (record) facts.push(oneLine(record.task, 60));
   const where = worktree.branch ?? (worktree.leftOn ? `(on ${worktree.leftOn}, not subagent/${worktree.taskId})` : "(no subagent branch)");
