@@ -6,7 +6,7 @@
  * resumed worktree task continues on its branch; in the TUI the envelope reports the worktree.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
@@ -205,6 +205,113 @@ describe("worktree isolation in print mode", () => {
     expect(git(dir, "rev-list", "--count", `main..${branch}`).trim()).toBe("2");
     expect(second.stdout).toMatch(/2 files changed/);
     expect(existsSync(join(dir, "two.txt"))).toBe(false);
+  });
+});
+
+function bashThenAnswer(command: string, answer: string): FakeAction[] {
+  return [{ toolCalls: [{ name: "bash", arguments: { command } }] }, { text: answer }];
+}
+
+function readRecordOf(id: string): Record<string, any> {
+  return JSON.parse(readFileSync(join(suite.env.agentDir, "subagent-sessions", id, "record.json"), "utf8")) as Record<string, any>;
+}
+
+describe("worktree isolation: what the child does to git costs no work and writes nowhere else", () => {
+  it("commits nothing when the child switched its worktree to one of the person's branches or detached HEAD, and keeps everything", async () => {
+    suite.newEnv();
+    const dir = gitProject();
+    git(dir, "branch", "feature");
+    const mainTip = git(dir, "rev-parse", "main").trim();
+    const result = await printPi(
+      delegatingPrompt([
+        { agent: "worker", isolation: "worktree", task: childTask("Switch.", bashThenAnswer("git checkout -q feature && echo mine > stray.txt && echo more >> README.md", "SWITCHED")) },
+        { agent: "worker", isolation: "worktree", task: childTask("Detach.", bashThenAnswer("git checkout -q --detach && echo loose > loose.txt", "DETACHED")) },
+      ]),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("SWITCHED");
+    expect(result.stdout).toContain("DETACHED");
+    const [switched, detached] = sessionIdsIn(result.stdout);
+    const switchedPath = join(suite.env.agentDir, "subagent-worktrees", switched!);
+    const detachedPath = join(suite.env.agentDir, "subagent-worktrees", detached!);
+
+    // The person's branches did not move; nothing was staged or committed anywhere.
+    expect(git(dir, "rev-parse", "feature").trim()).toBe(mainTip);
+    expect(git(dir, "rev-parse", "main").trim()).toBe(mainTip);
+    expect(git(dir, "rev-parse", `subagent/${switched}`).trim()).toBe(mainTip);
+    expect(git(dir, "rev-parse", `subagent/${detached}`).trim()).toBe(mainTip);
+    expect(git(dir, "status", "--porcelain")).toBe("");
+    // The child's edits are still in its worktrees, uncommitted, on the HEAD it chose.
+    expect(git(switchedPath, "status", "--porcelain").split("\n").filter(Boolean).sort()).toEqual([" M README.md", "?? stray.txt"]);
+    expect(git(switchedPath, "symbolic-ref", "HEAD").trim()).toBe("refs/heads/feature");
+    expect(readFileSync(join(detachedPath, "loose.txt"), "utf8")).toBe("loose\n");
+
+    // The result says what happened, truthfully.
+    expect(result.stdout).toContain(
+      `Worktree: kept as it is at ${switchedPath} (2 files left uncommitted); not merged into your branch; the subagent left the worktree on branch feature, not on subagent/${switched}; nothing was committed`,
+    );
+    expect(result.stdout).toContain(
+      `Worktree: kept as it is at ${detachedPath} (1 file left uncommitted); not merged into your branch; the subagent left the worktree on a detached HEAD at ${mainTip.slice(0, 12)}, not on subagent/${detached}; nothing was committed`,
+    );
+    expect(result.stdout).not.toMatch(/0 files changed/);
+    expect(readRecordOf(switched!).worktree).toMatchObject({ kept: true, leftAsIs: true, leftOn: "branch feature", uncommitted: 2 });
+
+    // /subagent-worktrees names the branch the child switched to; removing it deletes only the task's branch.
+    const listed = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-worktrees"], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(`${switched}  (on branch feature, not subagent/${switched})  worker · succeeded · 2 files left uncommitted · Switch.`);
+    expect(listed.stdout).toContain(`${detached}  (on a detached HEAD at ${mainTip.slice(0, 12)}, not subagent/${detached})  worker · succeeded`);
+    const removed = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-worktrees remove ${switched}`], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stderr).toContain(`Removed worktree ${switchedPath} and deleted branch subagent/${switched}.`);
+    expect(git(dir, "rev-parse", "feature").trim()).toBe(mainTip);
+    expect(subagentBranches(dir)).toEqual([`subagent/${detached}`]);
+  });
+
+  it("keeps a worktree whose only change is files inside an uninitialised submodule folder", async () => {
+    suite.newEnv();
+    const dir = gitProject();
+    git(dir, "update-index", "--add", "--cacheinfo", `160000,${"1".repeat(40)},vendor/lib`);
+    git(dir, "-c", "user.name=Person", "-c", "user.email=person@example.invalid", "commit", "--quiet", "-m", "submodule");
+    const result = await printPi(delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("Vendor.", bashThenAnswer("echo precious > vendor/lib/notes.txt", "VENDORED")) }]));
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("VENDORED");
+    const [id] = sessionIdsIn(result.stdout);
+    const path = join(suite.env.agentDir, "subagent-worktrees", id!);
+    expect(readFileSync(join(path, "vendor", "lib", "notes.txt"), "utf8")).toBe("precious\n");
+    expect(subagentBranches(dir)).toEqual([`subagent/${id}`]);
+    expect(result.stdout).toContain(`Worktree: kept at ${path} on branch subagent/${id} (commit `);
+    expect(result.stdout).toContain("; files git does not track are kept in submodule folders: vendor/lib");
+  });
+
+  it("says how many files are left uncommitted when git add fails, and keeps them", async () => {
+    suite.newEnv();
+    gitProject();
+    // An empty nested repository makes `git add -A` fail ("does not have a commit checked out").
+    const result = await printPi(delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("Nest.", bashThenAnswer("mkdir nested && git -C nested init -q && echo x > a.txt", "NESTED")) }]));
+    expect(result.code, result.stderr).toBe(0);
+    const [id] = sessionIdsIn(result.stdout);
+    const path = join(suite.env.agentDir, "subagent-worktrees", id!);
+    expect(result.stdout).toMatch(new RegExp(`Worktree: kept at \\S+ on branch subagent/${id} \\(commit [0-9a-f]{12}, 0 files changed, 2 files left uncommitted\\); not merged into your branch; git add failed: `));
+    expect(result.stdout).toContain(`Uncommitted: 2 files left uncommitted in the worktree (git -C ${path} status)`);
+    expect(readFileSync(join(path, "a.txt"), "utf8")).toBe("x\n");
+    expect(readRecordOf(id!).worktree).toMatchObject({ kept: true, uncommitted: 2 });
+  });
+
+  it("runs none of the repository's hooks when it makes and commits the worktree", async () => {
+    suite.newEnv();
+    const dir = gitProject();
+    const ran = join(suite.env.root, "hooks-ran");
+    for (const hook of ["post-checkout", "prepare-commit-msg", "commit-msg", "pre-commit", "post-commit"]) {
+      suite.env.writeWorkFile(`.git/hooks/${hook}`, `#!/bin/sh\necho ${hook} >> ${ran}\n`);
+      chmodSync(join(dir, ".git", "hooks", hook), 0o755);
+    }
+    const result = await printPi(delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("Add hello.", writeThenAnswer("hello.txt", "HI\n", "WROTE-IT")) }]));
+    expect(result.code, result.stderr).toBe(0);
+    const [id] = sessionIdsIn(result.stdout);
+    expect(git(dir, "show", `subagent/${id}:hello.txt`)).toBe("HI\n");
+    expect(git(dir, "log", "-1", "--format=%s", `subagent/${id}`)).toMatch(/^subagent worker: Add hello\./);
+    expect(existsSync(ran) ? readFileSync(ran, "utf8") : "").toBe("");
   });
 });
 

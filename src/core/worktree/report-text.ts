@@ -10,17 +10,35 @@ function shortSha(sha: string): string {
   return sha.slice(0, 12);
 }
 
+function files(count: number): string {
+  return `${count} ${count === 1 ? "file" : "files"}`;
+}
+
+function uncommittedText(report: WorktreeReport): string | undefined {
+  return report.uncommitted ? `${files(report.uncommitted)} left uncommitted` : undefined;
+}
+
+function ignoredText(report: WorktreeReport): string {
+  const named = report.ignoredRemoved ?? [];
+  const more = (report.ignoredRemovedTotal ?? named.length) - named.length;
+  return `ignored files went with it: ${named.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
 function countText(report: WorktreeReport): string {
   const total = report.filesTotal ?? report.files?.length;
-  if (total === undefined) return "changes";
-  return `${total} ${total === 1 ? "file" : "files"} changed`;
+  const committed = total === undefined ? "changes" : `${files(total)} changed`;
+  return [committed, uncommittedText(report)].filter(Boolean).join(", ");
 }
 
 /** One line: `kept at <path> on branch <branch> (commit …, 2 files changed); not merged` or `removed (…)`. */
 export function worktreeSummary(report: WorktreeReport): string {
   if (!report.kept) {
-    const why = report.problem ?? "the subagent changed nothing";
+    const why = report.problem ?? (report.ignoredRemovedTotal ? `the subagent changed nothing git tracks; ${ignoredText(report)}` : "the subagent changed nothing");
     return `removed (${why}; worktree and branch ${report.branch} deleted)`;
+  }
+  if (report.leftAsIs) {
+    const counted = uncommittedText(report) ?? "no uncommitted file";
+    return `kept as it is at ${report.path} (${counted}); not merged into your branch; ${report.problem ?? "nothing was committed"}`;
   }
   const commit = report.commit ? `commit ${report.commit}, ` : "";
   const problem = report.problem ? `; ${report.problem}` : "";
@@ -30,6 +48,7 @@ export function worktreeSummary(report: WorktreeReport): string {
 /** The changes and how to act on them; empty when nothing was kept. */
 export function worktreeChangesLines(report: WorktreeReport): string[] {
   if (!report.kept) return [];
+  if (report.leftAsIs) return leftAsIsLines(report);
   const lines = [`Changes on branch ${report.branch} since ${shortSha(report.base)} (your working tree is untouched):`];
   if (report.diffStat) lines.push(...report.diffStat.split("\n"));
   else if (report.files && report.files.length > 0) {
@@ -37,6 +56,8 @@ export function worktreeChangesLines(report: WorktreeReport): string[] {
     const more = (report.filesTotal ?? report.files.length) - report.files.length;
     if (more > 0) lines.push(` ... and ${more} more`);
   } else lines.push(" (no committed difference)");
+  const uncommitted = uncommittedText(report);
+  if (uncommitted) lines.push(`Uncommitted: ${uncommitted} in the worktree (git -C ${report.path} status)`);
   for (const note of report.notes ?? []) lines.push(`Note: ${note}`);
   lines.push(
     `Review: git diff ${shortSha(report.base)} ${report.branch}`,
@@ -44,6 +65,21 @@ export function worktreeChangesLines(report: WorktreeReport): string[] {
     `Drop: git worktree remove --force ${report.path} && git branch -D ${report.branch}`,
   );
   // File names come from the child's work: none may drive the terminal that shows them.
+  return lines.map((line) => stripTerminalControls(line));
+}
+
+/** A worktree left as the subagent left it: nothing was committed, so there is no branch diff to show. */
+function leftAsIsLines(report: WorktreeReport): string[] {
+  const lines = [
+    `The worktree is left as the subagent left it${report.leftOn ? `, on ${report.leftOn}` : ""}: nothing was committed and nothing removed (your working tree is untouched).`,
+  ];
+  const uncommitted = uncommittedText(report);
+  if (uncommitted) lines.push(`Uncommitted: ${uncommitted} in the worktree`);
+  for (const note of report.notes ?? []) lines.push(`Note: ${note}`);
+  lines.push(
+    `Look: git -C ${report.path} status`,
+    `Drop: git worktree remove --force ${report.path} && git branch -D ${report.branch}`,
+  );
   return lines.map((line) => stripTerminalControls(line));
 }
 

@@ -26,6 +26,10 @@ export function resumeOutsideWorktreeMessage(taskId: string): string {
   return `${WORKTREE_REFUSAL}: session ${taskId} did not run in a worktree, and a resumed session always runs in the folder it started in. Nothing was started. Resume it without isolation, or dispatch a new task with isolation "worktree".`;
 }
 
+export function notTheTaskWorktreeMessage(path: string, repoRoot: string): string {
+  return `${WORKTREE_REFUSAL}: ${path} is no longer a git worktree of ${repoRoot} (it was replaced, moved or unlinked from git), so the task cannot be resumed in it. Nothing was started and nothing there was changed. Look at the folder, move it away, and resume again.`;
+}
+
 export function uncommittedChangesNote(base: string): string {
   return `the worktree starts from HEAD (${base.slice(0, 12)}): uncommitted changes in your working tree are not in it`;
 }

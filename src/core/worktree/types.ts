@@ -33,8 +33,21 @@ export interface WorktreeReport {
   filesTotal?: number;
   /** `git diff --stat` between base and the branch, cut to a bounded number of lines. */
   diffStat?: string;
-  /** Something went wrong while finishing; everything was kept so nothing is lost. */
+  /** Something went wrong while finishing, or something was kept on purpose; nothing is lost. */
   problem?: string;
+  /**
+   * True when the worktree was left exactly as the subagent left it and nothing was committed (it was not on
+   * its own branch, or a merge or rebase was half done; `problem` says which).
+   */
+  leftAsIs?: boolean;
+  /** Where the subagent left the worktree's HEAD when that was not its branch: `branch <name>` or `a detached HEAD at <sha12>`. */
+  leftOn?: string;
+  /** Ignored entries (build output, dependencies) removed with an unchanged worktree: at most 10 named. */
+  ignoredRemoved?: string[];
+  /** How many ignored entries were removed in all (ignoredRemoved may name fewer). */
+  ignoredRemovedTotal?: number;
+  /** Files (status entries) left uncommitted in the kept worktree, when some are. */
+  uncommitted?: number;
   /** Said when the worktree was made (uncommitted changes it does not have). */
   notes?: string[];
 }

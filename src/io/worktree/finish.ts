@@ -4,8 +4,10 @@
  * the subagent branch (never on the person's), and the worktree and branch are kept for review. When git fails
  * on the way, everything is kept and the problem is reported: nothing the child did is ever thrown away.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { oneLine } from "../../core/shared/format.ts";
+import { decideFinish, type WorktreeState } from "../../core/worktree/finish-decision.ts";
 import { runGit } from "./git.ts";
 import type { ChangedFile, WorktreeReport } from "../../core/worktree/types.ts";
 
@@ -69,7 +71,7 @@ function identityEnvironment(cwd: string): Record<string, string> {
 }
 
 function removeWorktree(site: WorktreeSite): string | undefined {
-  // --force: ignored files (build output) may be there; tracked and untracked changes were ruled out just before.
+  // --force: ignored files (build output) may be there; everything else was ruled out just before.
   const removed = runGit(site.repoRoot, ["worktree", "remove", "--force", site.path]);
   if (!removed.ok && existsSync(site.path)) return `git worktree remove failed: ${removed.message}`;
   runGit(site.repoRoot, ["worktree", "prune"]);
@@ -93,6 +95,120 @@ function changesReport(site: WorktreeSite, report: WorktreeReport): WorktreeRepo
   return report;
 }
 
+/** Ignored entries named in the report of a removed worktree. */
+const MAX_NAMED_IGNORED = 10;
+
+/** What git ignores in the worktree (a folder of ignored files counts once, as `dist/`): it goes with the worktree. */
+function ignoredEntries(path: string): string[] {
+  const listed = runGit(path, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]);
+  return listed.ok ? listed.stdout.split("\0").filter(Boolean) : [];
+}
+
+/** Counts the entries of `git status --porcelain=v1 -z` (a rename or copy carries a second path). */
+export function countStatusEntries(output: string): number {
+  const fields = output.split("\0");
+  let count = 0;
+  for (let i = 0; i < fields.length; i++) {
+    const entry = fields[i] ?? "";
+    if (entry.length < 4) continue;
+    count++;
+    if (entry[0] === "R" || entry[0] === "C") i++;
+  }
+  return count;
+}
+
+/** The paths of gitlinks (submodule entries, mode 160000) in `git ls-files -s -z` output. */
+export function gitlinkPaths(output: string): string[] {
+  const paths: string[] = [];
+  for (const entry of output.split("\0")) {
+    const tab = entry.indexOf("\t");
+    if (tab > 0 && entry.startsWith("160000 ")) paths.push(entry.slice(tab + 1));
+  }
+  return paths;
+}
+
+/** The most `git ls-files -s` may print (about 80 bytes a file): enough for a very large repository. */
+const INDEX_LISTING_MAX_BYTES = 256 * 1024 * 1024;
+
+/** Submodule folders that hold anything: git status does not look inside an uninitialised one. */
+function filesInSubmoduleFolders(path: string): string[] | undefined {
+  const listed = runGit(path, ["ls-files", "-s", "-z"], {}, INDEX_LISTING_MAX_BYTES);
+  if (!listed.ok) return undefined;
+  return gitlinkPaths(listed.stdout).filter((link) => {
+    try {
+      return readdirSync(join(path, link)).length > 0;
+    } catch {
+      return false; // no folder there: nothing to lose
+    }
+  });
+}
+
+/** A git operation the subagent left half done, read from the files git keeps while it runs. */
+const OPERATION_MARKERS: ReadonlyArray<[string, string]> = [
+  ["rebase-merge", "a rebase"],
+  ["rebase-apply", "a rebase or git am"],
+  ["MERGE_HEAD", "a merge"],
+  ["CHERRY_PICK_HEAD", "a cherry-pick"],
+  ["REVERT_HEAD", "a revert"],
+  ["BISECT_LOG", "a bisect"],
+];
+
+function operationInProgress(path: string): string | undefined {
+  const where = runGit(path, ["rev-parse", ...OPERATION_MARKERS.flatMap(([marker]) => ["--git-path", marker])]);
+  if (!where.ok) return "an unknown git state (git rev-parse --git-path failed)";
+  const paths = where.stdout.split("\n");
+  const index = OPERATION_MARKERS.findIndex((_, i) => paths[i] !== undefined && existsSync(resolve(path, paths[i]!)));
+  return index < 0 ? undefined : OPERATION_MARKERS[index]![1];
+}
+
+function sameFolder(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+/** The branch's tip is on another branch, a tag or the person's HEAD: deleting the branch loses no commit. */
+function tipHeldElsewhere(site: WorktreeSite, tip: string): boolean {
+  const refs = runGit(site.repoRoot, ["for-each-ref", "--contains", tip, "--format=%(refname)", "refs/heads", "refs/tags"]);
+  if (refs.ok && refs.stdout.split("\n").some((ref) => ref && ref !== `refs/heads/${site.branch}`)) return true;
+  return runGit(site.repoRoot, ["merge-base", "--is-ancestor", tip, "HEAD"]).ok;
+}
+
+type StateRead = { ok: true; state: WorktreeState } | { ok: false; problem: string };
+
+function readState(site: WorktreeSite): StateRead {
+  const top = runGit(site.path, ["rev-parse", "--show-toplevel"]);
+  if (!top.ok) return { ok: false, problem: `git rev-parse failed: ${top.message}` };
+  const isWorktreeTop = sameFolder(top.stdout.trim(), site.path);
+  const head = runGit(site.path, ["rev-parse", "--verify", "-q", "HEAD"]);
+  if (!head.ok) return { ok: false, problem: `git rev-parse HEAD failed: ${head.message}` };
+  const ref = runGit(site.path, ["symbolic-ref", "-q", "HEAD"]);
+  const base = { isWorktreeTop, head: head.stdout.trim(), headRef: ref.ok ? ref.stdout.trim() : undefined };
+  // Outside its own worktree git would answer for another repository: nothing more is asked there.
+  if (!isWorktreeTop) return { ok: true, state: { ...base, changedEntries: 0, filesInSubmoduleFolders: [], tipHeldElsewhere: false } };
+  const status = runGit(site.path, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+  if (!status.ok) return { ok: false, problem: `git status failed: ${status.message}` };
+  const held = filesInSubmoduleFolders(site.path);
+  if (held === undefined) return { ok: false, problem: "git ls-files failed, so the submodule folders could not be checked" };
+  const changedEntries = countStatusEntries(status.stdout);
+  const state: WorktreeState = {
+    ...base,
+    operation: operationInProgress(site.path),
+    changedEntries,
+    filesInSubmoduleFolders: held,
+    tipHeldElsewhere: changedEntries === 0 && base.head === site.base && tipHeldElsewhere(site, base.head),
+  };
+  return { ok: true, state };
+}
+
+/** How many files are left uncommitted in the worktree, counted again after a failed commit. */
+function uncommittedNow(path: string): number | undefined {
+  const status = runGit(path, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
+  return status.ok ? countStatusEntries(status.stdout) : undefined;
+}
+
 export function finishWorktree(site: WorktreeSite, run: FinishedRun): WorktreeReport {
   const report: WorktreeReport = { ...site, kept: true };
   if (!existsSync(site.path)) {
@@ -103,23 +219,54 @@ export function finishWorktree(site: WorktreeSite, run: FinishedRun): WorktreeRe
     report.problem = "the worktree folder was already gone; the branch is kept";
     return changesReport(site, report);
   }
-  const status = runGit(site.path, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
-  const head = runGit(site.path, ["rev-parse", "HEAD"]);
-  if (!status.ok || !head.ok) return { ...report, problem: `git status failed: ${status.ok ? (head.ok ? "" : head.message) : status.message}` };
-  const dirty = status.stdout.length > 0;
-  if (!dirty && head.stdout.trim() === site.base) {
+  const read = readState(site);
+  if (!read.ok) return { ...report, problem: read.problem };
+  const decision = decideFinish(read.state, site);
+  if (decision.action === "remove") {
+    const ignored = ignoredEntries(site.path);
     const problem = removeWorktree(site);
-    return problem ? { ...report, problem } : { ...report, kept: false };
+    if (problem) return { ...report, problem };
+    const removed: WorktreeReport = { ...report, kept: false };
+    if (ignored.length > 0) Object.assign(removed, { ignoredRemoved: ignored.slice(0, MAX_NAMED_IGNORED), ignoredRemovedTotal: ignored.length });
+    return removed;
   }
-  if (dirty) {
-    const added = runGit(site.path, ["add", "-A", "--", "."]);
-    if (!added.ok) return changesReport(site, { ...report, problem: `git add failed: ${added.message}; the changes are left uncommitted in the worktree` });
-    const committed = runGit(
-      site.path,
-      ["-c", "commit.gpgsign=false", "commit", "--no-verify", "--quiet", "-m", commitMessage(run)],
-      identityEnvironment(site.path),
-    );
-    if (!committed.ok) return changesReport(site, { ...report, problem: `git commit failed: ${committed.message}; the changes are left uncommitted in the worktree` });
+  if (decision.action === "leave") {
+    const left: WorktreeReport = { ...report, leftAsIs: true, problem: decision.problem };
+    if (decision.leftOn) left.leftOn = decision.leftOn;
+    if (read.state.changedEntries > 0) left.uncommitted = read.state.changedEntries;
+    return left;
   }
-  return changesReport(site, report);
+  const kept: WorktreeReport = decision.problem ? { ...report, problem: decision.problem } : report;
+  if (decision.commit) {
+    const failed = commitChanges(site, run, read.state.head);
+    if (failed) {
+      const uncommitted = uncommittedNow(site.path) ?? read.state.changedEntries;
+      return changesReport(site, { ...kept, uncommitted, problem: [failed, decision.problem].filter(Boolean).join("; ") });
+    }
+  }
+  return changesReport(site, kept);
+}
+
+/**
+ * Stages everything and commits it onto the task's branch; returns what failed, or undefined. Built from
+ * git's plumbing so the commit can only ever land on `refs/heads/<task branch>`, and only if that branch is
+ * still where it was seen (whatever HEAD points at by then), and no hook runs.
+ */
+function commitChanges(site: WorktreeSite, run: FinishedRun, parent: string): string | undefined {
+  const added = runGit(site.path, ["add", "-A", "--", "."]);
+  if (!added.ok) return `git add failed: ${added.message}; the changes are left uncommitted in the worktree`;
+  const tree = runGit(site.path, ["write-tree"]);
+  if (!tree.ok) return `git write-tree failed: ${tree.message}; the changes are left uncommitted in the worktree`;
+  const parentTree = runGit(site.path, ["rev-parse", "--verify", "-q", `${parent}^{tree}`]);
+  // Everything staged matched the last commit after all (only mode or line-ending noise): nothing to commit.
+  if (parentTree.ok && parentTree.stdout.trim() === tree.stdout.trim()) return undefined;
+  const commit = runGit(
+    site.path,
+    ["-c", "commit.gpgsign=false", "commit-tree", tree.stdout.trim(), "-p", parent, "-m", commitMessage(run)],
+    identityEnvironment(site.path),
+  );
+  if (!commit.ok) return `git commit-tree failed: ${commit.message}; the changes are left uncommitted in the worktree`;
+  const moved = runGit(site.path, ["update-ref", "-m", `subagent ${run.agent}: commit of task ${run.taskId}`, `refs/heads/${site.branch}`, commit.stdout.trim(), parent]);
+  if (!moved.ok) return `git update-ref failed: ${moved.message}; the changes are left uncommitted in the worktree`;
+  return undefined;
 }

@@ -30,14 +30,21 @@ function firstLines(text: string, count: number): string {
   return text.trim().split("\n").slice(0, count).join(" ").trim();
 }
 
+/**
+ * Put before every call: no hook of the repository runs for the extension's own git calls (a post-checkout
+ * when a worktree is made, prepare-commit-msg or post-commit when it is committed), so finishing a task never
+ * runs code from the project's hooks inside pi.
+ */
+export const NO_HOOKS_ARGS: readonly string[] = ["-c", "core.hooksPath=/dev/null"];
+
 /** Runs `git <args>` in `cwd`; never throws. */
-export function runGit(cwd: string, args: readonly string[], extraEnv: Record<string, string> = {}): GitResult {
+export function runGit(cwd: string, args: readonly string[], extraEnv: Record<string, string> = {}, maxOutputBytes: number = GIT_MAX_OUTPUT_BYTES): GitResult {
   try {
-    const stdout = execFileSync("git", args, {
+    const stdout = execFileSync("git", [...NO_HOOKS_ARGS, ...args], {
       cwd,
       encoding: "utf8",
       env: gitEnvironment(process.env, extraEnv),
-      maxBuffer: GIT_MAX_OUTPUT_BYTES,
+      maxBuffer: maxOutputBytes,
       timeout: GIT_TIMEOUT_MS,
       stdio: ["ignore", "pipe", "pipe"],
       windowsHide: true,

@@ -4,8 +4,8 @@
  * from HEAD when it was removed). Every refusal comes before anything exists; the lease then owns the worktree:
  * `finish` once the task ended, `discard` when the dispatch failed before the child started.
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, lstatSync, mkdirSync, realpathSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { runGit } from "./git.ts";
 import { finishWorktree } from "./finish.ts";
 import { branchName, isInside, worktreePath, worktreesRoot } from "../../core/worktree/paths.ts";
@@ -15,6 +15,7 @@ import {
   noCommitMessage,
   notARepositoryMessage,
   notAWorkingTreeMessage,
+  notTheTaskWorktreeMessage,
   resumeOutsideWorktreeMessage,
   uncommittedChangesNote,
 } from "../../core/worktree/texts.ts";
@@ -26,7 +27,7 @@ import type { WorktreeReport } from "../../core/worktree/types.ts";
  * - `cwd`: where the child runs: the worktree, or the same subfolder of it the person's pi runs in.
  * - `notes`: things worth telling (uncommitted changes that the worktree does not have).
  * - `finish`: commits or removes, once; later calls return the first report.
- * - `discard`: removes the worktree and branch without looking (the dispatch failed before the child ran).
+ * - `discard`: the dispatch failed before the child ran: removes what taking the lease made (never a kept worktree or branch).
  */
 export type WorktreeLease = WorktreeSite & {
   cwd: string;
@@ -56,7 +57,14 @@ function findRepository(cwd: string): { ok: true; repo: Repository } | { ok: fal
   return { ok: true, repo: { root, prefix: prefix.replace(/\/$/, ""), head: head.stdout.trim() } };
 }
 
-function makeLease(site: WorktreeSite, cwd: string, notes: string[]): WorktreeLease {
+/**
+ * What taking the lease made, so a discard removes only that: a new worktree on a new branch, a new worktree
+ * of a branch that already held the task's commits, or nothing (a kept worktree taken again, which may hold
+ * work of an earlier run that was never committed).
+ */
+type Made = "worktree and branch" | "worktree" | "nothing";
+
+function makeLease(site: WorktreeSite, cwd: string, notes: string[], made: Made): WorktreeLease {
   let report: WorktreeReport | undefined;
   return {
     ...site,
@@ -68,10 +76,12 @@ function makeLease(site: WorktreeSite, cwd: string, notes: string[]): WorktreeLe
     },
     discard() {
       if (report) return;
-      report = { ...site, kept: false };
+      report = { ...site, kept: made !== "worktree and branch" };
+      if (made === "nothing") return;
+      // Just checked out and never run in: nothing of anyone's is in the folder.
       runGit(site.repoRoot, ["worktree", "remove", "--force", site.path]);
       runGit(site.repoRoot, ["worktree", "prune"]);
-      runGit(site.repoRoot, ["branch", "-D", site.branch]);
+      if (made === "worktree and branch") runGit(site.repoRoot, ["branch", "-D", site.branch]);
     },
   };
 }
@@ -106,9 +116,9 @@ export function createWorktree(options: NewWorktreeOptions): LeaseResult {
   if (dirty.ok && dirty.stdout.trim()) notes.push(uncommittedChangesNote(repo.head));
   const site: WorktreeSite = { branch, path, base: repo.head, repoRoot: repo.root };
   try {
-    return { ok: true, lease: makeLease(site, childCwd(path, repo.prefix), notes) };
+    return { ok: true, lease: makeLease(site, childCwd(path, repo.prefix), notes, "worktree and branch") };
   } catch (error) {
-    makeLease(site, path, notes).discard();
+    makeLease(site, path, notes, "worktree and branch").discard();
     return { ok: false, message: gitFailedMessage("creating the subfolder in the worktree", error instanceof Error ? error.message : String(error)) };
   }
 }
@@ -147,8 +157,9 @@ export function resumeWorktree(options: ResumeOptions): LeaseResult | undefined 
   const branch = branchName(options.taskId);
   const prefix = relative(path, options.sessionCwd);
   if (existsSync(path)) {
+    if (!isWorktreeOf(path, repo)) return { ok: false, message: notTheTaskWorktreeMessage(path, repo.root) };
     const site: WorktreeSite = { branch, path, base: options.recordedBase ?? mergeBase(repo, branch), repoRoot: repo.root };
-    return { ok: true, lease: makeLease(site, childCwd(path, prefix), []) };
+    return { ok: true, lease: makeLease(site, childCwd(path, prefix), [], "nothing") };
   }
   runGit(repo.root, ["worktree", "prune"]);
   const branchExists = runGit(repo.root, ["rev-parse", "--verify", "-q", `refs/heads/${branch}`]).ok;
@@ -159,7 +170,34 @@ export function resumeWorktree(options: ResumeOptions): LeaseResult | undefined 
   if (!added.ok) return { ok: false, message: gitFailedMessage("git worktree add", added.message) };
   const base = branchExists ? (options.recordedBase ?? mergeBase(repo, branch)) : repo.head;
   const site: WorktreeSite = { branch, path, base, repoRoot: repo.root };
-  return { ok: true, lease: makeLease(site, childCwd(path, prefix), []) };
+  return { ok: true, lease: makeLease(site, childCwd(path, prefix), [], branchExists ? "worktree" : "worktree and branch") };
+}
+
+function realFolder(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The task's folder is still a worktree of this repository: a real folder (not a link to, say, your working
+ * tree) that git sees as the top of a working tree sharing the repository's git directory.
+ */
+function isWorktreeOf(path: string, repo: Repository): boolean {
+  try {
+    if (!lstatSync(path).isDirectory()) return false;
+  } catch {
+    return false;
+  }
+  const there = runGit(path, ["rev-parse", "--show-toplevel", "--git-common-dir"]);
+  const here = runGit(repo.root, ["rev-parse", "--git-common-dir"]);
+  if (!there.ok || !here.ok) return false;
+  const [top = "", common = ""] = there.stdout.split("\n");
+  const sameTop = realFolder(top) !== undefined && realFolder(top) === realFolder(path);
+  const sameRepository = realFolder(resolve(path, common)) !== undefined && realFolder(resolve(path, common)) === realFolder(resolve(repo.root, here.stdout.trim()));
+  return sameTop && sameRepository;
 }
 
 /** Where a kept branch left the person's line of work (when no record says). */

@@ -9,7 +9,7 @@ import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { isLockLive, readSessionLock } from "../../io/run/session-lock.ts";
 import { oneLine } from "../../core/shared/format.ts";
 import { readRecord } from "../../io/tasks/record-store.ts";
-import { listOurWorktrees, removeListedWorktree, type ListedWorktree } from "../../io/worktree/list.ts";
+import { listOurWorktrees, removeListedWorktree, taskBranchOf, type ListedWorktree } from "../../io/worktree/list.ts";
 import type { CommandIo } from "./command-io.ts";
 import { WORKTREES_COMMAND } from "../../core/commands/descriptions.ts";
 import { pickTask } from "./pick-task.ts";
@@ -42,9 +42,12 @@ export function worktreeLine(worktree: ListedWorktree, agentDir: string): string
   if (isRunning(agentDir, worktree.taskId)) facts.push("running");
   const files = record?.worktree?.filesTotal;
   if (files !== undefined) facts.push(`${files} ${files === 1 ? "file" : "files"} changed`);
+  const uncommitted = record?.worktree?.uncommitted;
+  if (uncommitted) facts.push(`${uncommitted} ${uncommitted === 1 ? "file" : "files"} left uncommitted`);
   if (worktree.prunable) facts.push("folder missing");
   if (record) facts.push(oneLine(record.task, 60));
-  return [worktree.taskId, worktree.branch ?? "(no subagent branch)", facts.join(" · ") || "no record", worktree.path].join("  ");
+  const where = worktree.branch ?? (worktree.leftOn ? `(on ${worktree.leftOn}, not subagent/${worktree.taskId})` : "(no subagent branch)");
+  return [worktree.taskId, where, facts.join(" · ") || "no record", worktree.path].join("  ");
 }
 
 function removeOne(ctx: ExtensionCommandContext, io: CommandIo, agentDir: string, worktree: ListedWorktree): void {
@@ -53,13 +56,13 @@ function removeOne(ctx: ExtensionCommandContext, io: CommandIo, agentDir: string
     io.failed();
     return;
   }
-  const problem = removeListedWorktree(ctx.cwd, worktree);
-  if (problem) {
-    io.notice(`Could not remove the worktree of ${worktree.taskId}: ${problem}`, "error");
+  const removal = removeListedWorktree(ctx.cwd, worktree);
+  if (!removal.ok) {
+    io.notice(`Could not remove the worktree of ${worktree.taskId}: ${removal.problem}`, "error");
     io.failed();
     return;
   }
-  const branch = worktree.branch ? ` and deleted branch ${worktree.branch}` : "";
+  const branch = removal.deletedBranch ? ` and deleted branch ${removal.deletedBranch}` : "";
   io.notice(`Removed worktree ${worktree.path}${branch}.`, "info");
 }
 
@@ -84,7 +87,8 @@ export async function worktreesCommand(args: string, ctx: ExtensionCommandContex
       return;
     }
     if (io.surface === "tui") {
-      const branch = found.task.branch ? ` and delete branch ${found.task.branch}` : "";
+      const taskBranch = taskBranchOf(ctx.cwd, found.task);
+      const branch = taskBranch ? ` and delete branch ${taskBranch}` : "";
       const ok = await ctx.ui.confirm("Remove the subagent worktree?", `Remove ${found.task.path}${branch}? Commits only on that branch are lost.`);
       if (!ok) return;
     }
@@ -109,7 +113,8 @@ export async function worktreesCommand(args: string, ctx: ExtensionCommandContex
   const picked = await pickTask(ctx, { title: "Subagent worktrees (Enter: remove one)", items });
   const worktree = worktrees.find((candidate) => candidate.taskId === picked);
   if (!worktree) return;
-  const branch = worktree.branch ? ` and delete branch ${worktree.branch}` : "";
+  const taskBranch = taskBranchOf(ctx.cwd, worktree);
+  const branch = taskBranch ? ` and delete branch ${taskBranch}` : "";
   const ok = await ctx.ui.confirm("Remove the subagent worktree?", `Remove ${worktree.path}${branch}? Commits only on that branch are lost.`);
   if (ok) removeOne(ctx, io, agentDir, worktree);
 }

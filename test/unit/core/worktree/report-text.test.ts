@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { boundDiffStat, commitMessage, parseNameStatus } from "../../../../src/io/worktree/finish.ts";
+import { boundDiffStat, commitMessage, countStatusEntries, gitlinkPaths, parseNameStatus } from "../../../../src/io/worktree/finish.ts";
 import { worktreeBlock, worktreeChangesLines, worktreeSummary } from "../../../../src/core/worktree/report-text.ts";
 import type { WorktreeReport } from "../../../../src/core/worktree/types.ts";
 
@@ -49,6 +49,44 @@ describe("worktree report texts", () => {
     expect(lines).toContain("Note: the worktree starts from HEAD (0123456789ab): uncommitted changes in your working tree are not in it");
   });
 
+  it("a removed worktree names the ignored files that went with it, at most ten", () => {
+    const removed = { ...KEPT, kept: false, ignoredRemoved: ["dist/", "node_modules/"], ignoredRemovedTotal: 12 };
+    expect(worktreeSummary(removed)).toBe(
+      "removed (the subagent changed nothing git tracks; ignored files went with it: dist/, node_modules/ and 10 more; worktree and branch subagent/t1 deleted)",
+    );
+  });
+
+  it("counts files left uncommitted after a failed commit, beside the committed ones", () => {
+    const report = { ...KEPT, uncommitted: 2, problem: "git add failed: x" };
+    expect(worktreeSummary(report)).toBe(
+      "kept at /agent/subagent-worktrees/t1 on branch subagent/t1 (commit fedcba987654, 1 file changed, 2 files left uncommitted); not merged into your branch; git add failed: x",
+    );
+    expect(worktreeChangesLines(report)).toContain("Uncommitted: 2 files left uncommitted in the worktree (git -C /agent/subagent-worktrees/t1 status)");
+  });
+
+  it("a worktree left as it is: no branch diff or merge advice, where HEAD was left, how to look", () => {
+    const left: WorktreeReport = {
+      ...KEPT,
+      commit: undefined,
+      files: undefined,
+      filesTotal: undefined,
+      diffStat: undefined,
+      leftAsIs: true,
+      leftOn: "branch main",
+      uncommitted: 1,
+      problem: "the subagent left the worktree on branch main, not on subagent/t1; nothing was committed",
+    };
+    expect(worktreeSummary(left)).toBe(
+      "kept as it is at /agent/subagent-worktrees/t1 (1 file left uncommitted); not merged into your branch; the subagent left the worktree on branch main, not on subagent/t1; nothing was committed",
+    );
+    expect(worktreeChangesLines(left)).toEqual([
+      "The worktree is left as the subagent left it, on branch main: nothing was committed and nothing removed (your working tree is untouched).",
+      "Uncommitted: 1 file left uncommitted in the worktree",
+      "Look: git -C /agent/subagent-worktrees/t1 status",
+      "Drop: git worktree remove --force /agent/subagent-worktrees/t1 && git branch -D subagent/t1",
+    ]);
+  });
+
   it("strips terminal controls from file names", () => {
     const block = worktreeBlock({ ...KEPT, diffStat: " evil\u001b]0;title\u0007.txt | 1 +" });
     expect(block).not.toMatch(/\u001b|\u0007/);
@@ -56,6 +94,13 @@ describe("worktree report texts", () => {
 });
 
 describe("git output parsing", () => {
+  it("counts status entries (a rename's second path is not an entry) and finds gitlinks in the index", () => {
+    expect(countStatusEntries(" M a.txt\0R  new.txt\0old.txt\0?? b c.txt\0")).toBe(3);
+    expect(countStatusEntries("")).toBe(0);
+    const index = [`100644 ${"a".repeat(40)} 0\tREADME.md`, `160000 ${"1".repeat(40)} 0\tvendor/lib`, `160000 ${"2".repeat(40)} 0\tdeps/x y`, ""].join("\0");
+    expect(gitlinkPaths(index)).toEqual(["vendor/lib", "deps/x y"]);
+  });
+
   it("reads name-status -z, renames with both paths", () => {
     expect(parseNameStatus("A\0new.txt\0R100\0old.txt\0moved.txt\0D\0gone.txt\0")).toEqual([
       { status: "A", path: "new.txt" },

@@ -1,11 +1,12 @@
 /** The worktree lease against a real git repository in a temp folder (git only, no pi). */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createWorktree, resumeWorktree } from "../../../../src/io/worktree/lease.ts";
 import { worktreePath } from "../../../../src/core/worktree/paths.ts";
+import { worktreeSummary } from "../../../../src/core/worktree/report-text.ts";
 
 const TASK = "01900000-0000-7000-8000-00000000abcd";
 const OTHER = "01900000-0000-7000-8000-00000000ef01";
@@ -110,7 +111,7 @@ describe("finishing a worktree", () => {
     return taken.lease;
   }
 
-  it("removes an unchanged worktree and its branch (ignored build output does not count)", () => {
+  it("removes an unchanged worktree and its branch (ignored build output does not count, and is named)", () => {
     writeFileSync(join(repo, ".gitignore"), "build/\n");
     git(repo, "add", ".gitignore");
     git(repo, "-c", "user.name=P", "-c", "user.email=p@example.invalid", "commit", "--quiet", "-m", "ignore");
@@ -118,8 +119,9 @@ describe("finishing a worktree", () => {
     mkdirSync(join(lease.path, "build"));
     writeFileSync(join(lease.path, "build", "out.js"), "x");
     const report = lease.finish(run());
-    expect(report).toMatchObject({ kept: false, branch: `subagent/${TASK}` });
+    expect(report).toMatchObject({ kept: false, branch: `subagent/${TASK}`, ignoredRemoved: ["build/"], ignoredRemovedTotal: 1 });
     expect(report.problem).toBeUndefined();
+    expect(worktreeSummary(report)).toBe(`removed (the subagent changed nothing git tracks; ignored files went with it: build/; worktree and branch subagent/${TASK} deleted)`);
     expect(existsSync(lease.path)).toBe(false);
     expect(branches()).toEqual([]);
     expect(git(repo, "worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(1);
@@ -233,5 +235,105 @@ describe("resumeWorktree from another project", () => {
     expect(again.lease.repoRoot).toBe(repo);
     expect(readFileSync(join(again.lease.path, "one.txt"), "utf8")).toBe("1\n");
     expect(git(elsewhere, "branch", "--list", "subagent/*")).toBe("");
+  });
+});
+
+describe("what finishing and discarding never lose", () => {
+  function take() {
+    const taken = createWorktree({ cwd: repo, agentDir, taskId: TASK });
+    if (!taken.ok) throw new Error(taken.message);
+    return taken.lease;
+  }
+  const recordedRun = (path: string) => ({ cwd: repo, agentDir, taskId: TASK, sessionCwd: path, requested: false });
+
+  it("a discarded resume leaves the kept worktree, its uncommitted work and its branch alone", () => {
+    const first = take();
+    writeFileSync(join(first.path, "one.txt"), "1\n");
+    const kept = first.finish(run());
+    // A later run (its pi died hard) left work uncommitted; then a resume fails before its child starts.
+    writeFileSync(join(first.path, "unsaved.txt"), "unsaved\n");
+    const again = resumeWorktree({ ...recordedRun(first.path), recordedBase: kept.base });
+    if (!again?.ok) throw new Error("not taken");
+    again.lease.discard();
+    expect(readFileSync(join(first.path, "unsaved.txt"), "utf8")).toBe("unsaved\n");
+    expect(branches()).toEqual([`subagent/${TASK}`]);
+
+    // Re-created from the surviving branch, then discarded: the folder goes, the branch with its commit stays.
+    git(repo, "worktree", "remove", "--force", first.path);
+    const recreated = resumeWorktree({ ...recordedRun(first.path), recordedBase: kept.base });
+    if (!recreated?.ok) throw new Error("not re-created");
+    recreated.lease.discard();
+    expect(existsSync(first.path)).toBe(false);
+    expect(git(repo, "show", `subagent/${TASK}:one.txt`)).toBe("1\n");
+  });
+
+  it("never deletes a branch whose commits are on no other branch, whatever base the record claims", () => {
+    const first = take();
+    writeFileSync(join(first.path, "one.txt"), "1\n");
+    first.finish(run());
+    const tip = git(repo, "rev-parse", `subagent/${TASK}`).trim();
+    // A record whose base was changed to the branch's own tip: "nothing changed" by that base.
+    const again = resumeWorktree({ ...recordedRun(first.path), recordedBase: tip });
+    if (!again?.ok) throw new Error("not taken");
+    const report = again.lease.finish(run());
+    expect(report).toMatchObject({ kept: true, problem: `its commit ${tip.slice(0, 12)} is on no other branch or tag, so the branch is kept` });
+    expect(git(repo, "rev-parse", `subagent/${TASK}`).trim()).toBe(tip);
+    expect(existsSync(first.path)).toBe(true);
+  });
+
+  it("commits nothing anywhere when the worktree's .git link is gone and an enclosing repository would answer", () => {
+    // The agent dir inside a repository of its own (a dotfiles repository holding ~/.pi, say).
+    git(root, "init", "--quiet", "-b", "dots");
+    git(root, "-c", "user.name=P", "-c", "user.email=p@example.invalid", "commit", "--quiet", "--allow-empty", "-m", "dots");
+    const lease = take();
+    rmSync(join(lease.path, ".git"));
+    writeFileSync(join(lease.path, "new.txt"), "new\n");
+    const report = lease.finish(run());
+    expect(report).toMatchObject({ kept: true, leftAsIs: true });
+    expect(report.problem).toContain("git no longer sees the folder as this worktree");
+    expect(git(root, "rev-list", "--count", "dots").trim()).toBe("1");
+    expect(git(root, "diff", "--cached", "--name-only")).toBe("");
+    expect(readFileSync(join(lease.path, "new.txt"), "utf8")).toBe("new\n");
+  });
+
+  it("commits nothing while a merge is half done in the worktree", () => {
+    const lease = take();
+    git(repo, "branch", "other");
+    const otherTree = join(root, "other-tree");
+    git(repo, "worktree", "add", "--quiet", otherTree, "other");
+    writeFileSync(join(otherTree, "a.txt"), "theirs\n");
+    git(otherTree, "-c", "user.name=P", "-c", "user.email=p@example.invalid", "commit", "--quiet", "-am", "theirs");
+    writeFileSync(join(lease.path, "a.txt"), "ours\n");
+    git(lease.path, "-c", "user.name=C", "-c", "user.email=c@example.invalid", "commit", "--quiet", "-am", "ours");
+    const ours = git(repo, "rev-parse", `subagent/${TASK}`).trim();
+    try {
+      git(lease.path, "-c", "user.name=C", "-c", "user.email=c@example.invalid", "merge", "--quiet", "other");
+    } catch {
+      // the conflict is the point
+    }
+    const report = lease.finish(run());
+    expect(report).toMatchObject({ kept: true, leftAsIs: true, problem: "a merge is in progress in the worktree; nothing was committed", uncommitted: 1 });
+    expect(git(repo, "rev-parse", `subagent/${TASK}`).trim()).toBe(ours);
+    expect(readFileSync(join(lease.path, "a.txt"), "utf8")).toContain("<<<<<<<");
+  });
+});
+
+describe("resuming into a task folder that is no longer its worktree", () => {
+  it("refuses a folder replaced by a link to your working tree, or unlinked from git, and changes nothing", () => {
+    const first = createWorktree({ cwd: repo, agentDir, taskId: TASK });
+    if (!first.ok) throw new Error(first.message);
+    const path = first.lease.path;
+    git(repo, "worktree", "remove", "--force", path);
+    symlinkSync(repo, path);
+    const options = { cwd: repo, agentDir, taskId: TASK, sessionCwd: path, requested: false };
+    const linked = resumeWorktree(options);
+    expect(linked).toEqual({ ok: false, message: expect.stringContaining(`${path} is no longer a git worktree of ${repo}`) });
+    expect(git(repo, "status", "--porcelain")).toBe("");
+
+    rmSync(path);
+    mkdirSync(path);
+    writeFileSync(join(path, "keep.txt"), "mine\n");
+    expect(resumeWorktree(options)).toEqual({ ok: false, message: expect.stringContaining("Nothing was started and nothing there was changed") });
+    expect(readFileSync(join(path, "keep.txt"), "utf8")).toBe("mine\n");
   });
 });
