@@ -73,6 +73,23 @@ describe("the tool ceiling (print mode)", () => {
     expect(toolResults().find((text) => text.includes("GP-FULL-DONE"))).not.toContain("tools not granted");
   });
 
+  it("bounds a grandchild by its child: a read-only child's general-purpose grandchild gets no bash, edit or write", async () => {
+    suite.newEnv({ workerFrontmatter: "tools: read, grep" });
+    const grandTask = task("Leaf. GRAND-BOUNDED", { text: "GRAND-BOUNDED-DONE" });
+    const childTask = task("Middle. CHILD-READONLY", [subagentCall({ agent: "general-purpose", task: grandTask }), { text: "MIDDLE-DONE" }]);
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: childTask })])}`;
+    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000, extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2" } });
+    expect(run.code, run.stderr).toBe(0);
+    const child = await suite.fake.waitForRequest((req) => isWorkerRequest(req) && req.lastText.includes("CHILD-READONLY"), 30_000, "the child");
+    expect(child.tools.sort()).toEqual(["grep", "read", "subagent"]);
+    const grandchild = await suite.fake.waitForRequest((req) => req.lastText.startsWith("Task: Leaf. GRAND-BOUNDED"), 30_000, "the grandchild");
+    expect(grandchild.tools.sort()).toEqual(["grep", "read"]);
+    // The child's model was told what its own dispatch could not grant.
+    const childSaw = suite.fake.requests.find((req) => isWorkerRequest(req) && req.lastRole === "tool" && req.lastText.includes("GRAND-BOUNDED-DONE"));
+    expect(childSaw?.lastText).toContain("[subagent tools not granted: bash, edit, write (the main session has read-only tools)]");
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
   it("follows the session's tools at the moment of dispatch: after an extension's setActiveTools, the next child is narrowed too", async () => {
     suite.newEnv();
     const before = subagentCall({ agent: "general-purpose", task: task("First. GP-BEFORE", { text: "BEFORE-DONE" }) });

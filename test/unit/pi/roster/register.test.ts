@@ -32,6 +32,19 @@ beforeEach(() => resetReportedWarningsForTests());
 afterEach(() => vi.restoreAllMocks());
 
 describe("roster injection", () => {
+  it("in a project pi 1.x does not trust, lists no project agent and says once what was left out", () => {
+    const discover = vi.fn((_cwd: string, projectAgents: boolean) => ({ ...discovery([{ name: "explore", source: "builtin" }]), ...(projectAgents ? {} : { projectAgentsSkipped: "/repo/.pi/agents" }) }));
+    const handler = createRosterHandler({ discover, env: {} });
+    const { ctx, notes } = fakeCtx("/repo", true);
+    const result = handler({ systemPrompt: BASE }, { ...ctx, isProjectTrusted: () => false });
+    expect(discover).toHaveBeenCalledWith("/repo", false);
+    expect(result?.systemPrompt).toContain("- explore ");
+    expect(notes).toEqual([[
+      "pi-subagent-dispatch: this project is not trusted, so its subagent files are not used (/repo/.pi/agents/); to use them, trust the project: start pi with --approve, or run /trust",
+      "warning",
+    ]]);
+  });
+
   it("appends the roster to the end of the system prompt", () => {
     const { handler, discover } = handlerWith(() => discovery([{ name: "coder", source: "project" }, { name: "explore", source: "builtin" }]));
     const result = handler({ systemPrompt: BASE }, fakeCtx("/repo").ctx);
