@@ -61,5 +61,7 @@ describe("resultPlainText: depth and fork", () => {
     expect(nested).toMatch(/\nMode: [a-z]+\nDepth: 2 of 3\nContext: forked \(12 messages\)\nFinished: /);
     const plain = resultPlainText(record(ID_A, { origin: { depth: 1, maxDepth: 1, context: "fresh" } }));
     expect(plain).not.toMatch(/Depth:|Context:/);
+    const narrowed = resultPlainText(record(ID_A, { origin: { depth: 1, maxDepth: 1, context: "fresh", toolsNotGranted: "tools not granted: bash (not active in the main session)" } }));
+    expect(narrowed).toMatch(/\nNote: tools not granted: bash \(not active in the main session\)\nFinished: /);
   });
 });

@@ -158,6 +158,11 @@ describe("the envelope's depth and context line", () => {
     expect(forkOnly).not.toContain("Depth:");
   });
 
+  it("notes what the tool ceiling cut, after the depth and context line", () => {
+    const narrowed = buildEnvelope(record({ origin: { depth: 1, maxDepth: 1, context: "fresh", toolsNotGranted: "tools not granted: bash (the main session has read-only tools)" } }), [], LIMITS);
+    expect(narrowed).toContain(`- Note: tools not granted: bash (the main session has read-only tools)\n- Session: ${ID}`);
+  });
+
   it("adds nothing for a fresh task under the default limit (the spec's envelope)", () => {
     const plain = buildEnvelope(record({ origin: { depth: 1, maxDepth: 1, context: "fresh" } }), [], LIMITS);
     expect(plain).toBe(buildEnvelope(record(), [], LIMITS));

@@ -79,6 +79,14 @@ describe("the dispatch receipt", () => {
   });
 });
 
+describe("the receipt of a task the tool ceiling narrowed", () => {
+  it("names what was not granted on a second line", () => {
+    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const narrowed = { ...job("A"), origin: { depth: 1, maxDepth: 1, context: "fresh" as const, toolsNotGranted: "tools not granted: bash (the main session has read-only tools)" } };
+    expect(text(dispatcher.dispatch(narrowed, ctx))).toBe(`Dispatched coder. taskId: ${narrowed.taskId}\ntools not granted: bash (the main session has read-only tools)`);
+  });
+});
+
 describe("cancel by the agent", () => {
   it("first answers with a challenge that changes nothing, then cancels with a reason", () => {
     const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
