@@ -2,7 +2,7 @@
  * The child's session file. pi 0.73.1 has no `--session-id`, so we write the one-line session header
  * ourselves and start the child with `--session <file>`: pi then uses our id, and the same path resumes it.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { subagentSessionsDir } from "../shared/paths.ts";
 import { createStateFileSync } from "../shared/state-file.ts";
@@ -36,6 +36,14 @@ export function createSessionFile(agentDir: string, taskId: string, cwd: string,
   return file;
 }
 
+/**
+ * Whether the task has a session to resume: a regular file, never a link or a FIFO (the child would append
+ * through a planted link to its target, or hang on a FIFO); anything else counts as no session.
+ */
 export function sessionFileExists(agentDir: string, taskId: string): boolean {
-  return existsSync(sessionFilePath(agentDir, taskId));
+  try {
+    return lstatSync(sessionFilePath(agentDir, taskId)).isFile();
+  } catch {
+    return false;
+  }
 }
