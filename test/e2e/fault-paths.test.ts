@@ -4,7 +4,7 @@
  * in that agent dir reporting the run as failed exactly once, and a daemonized (`setsid`) grandchild ended
  * when its task times out.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2eSuite, WORKER_BODY_MARKER } from "../harness/e2e-suite.ts";
@@ -155,5 +155,26 @@ describe.skipIf(skipTuiTests())("daemonized grandchildren in the TUI", () => {
     const stay = [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim()), (await t.piPid())!];
     expect(await waitForNoProcesses(suite.env.marker, 15_000, stay)).toEqual([]);
     expect(await t.quit()).toBe(0);
+  });
+});
+
+describe("the start-up clean-up in a quick pi -p", () => {
+  it("a command that calls no model still reports every stale run it reaps, on stderr, before pi exits", async () => {
+    suite.newEnv();
+    const sessions = join(suite.env.agentDir, "subagent-sessions");
+    mkdirSync(join(sessions, ".running"), { recursive: true });
+    // 150 runs whose pi died: this pid with another start time is a process that no longer runs.
+    const ids = Array.from({ length: 150 }, (_, n) => `0190aaaa-bbbb-7ccc-8ddd-${String(n).padStart(12, "0")}`);
+    for (const id of ids) {
+      mkdirSync(join(sessions, id));
+      writeFileSync(join(sessions, id, "run.lock"), JSON.stringify({ pid: process.pid, pidStart: "1", agent: "worker", since: Date.now() - 1000, task: "Old job", mode: "sync", cwd: suite.env.workDir }));
+      writeFileSync(join(sessions, ".running", id), "");
+    }
+    const quick = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-cancel-all"], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000 });
+    expect(quick.code, quick.stderr).toBe(0);
+    const reported = quick.stderr.split("\n").map((line) => OWNER_ENDED.exec(line)?.[1]).filter((id) => id !== undefined);
+    expect(reported.sort()).toEqual(ids);
+    for (const id of ids) expect(recordIn(join(sessions, id))).toMatchObject({ status: "failed", errorMessage: "its pi process ended" });
+    expect(readdirSync(join(sessions, ".running"))).toEqual([]);
   });
 });
