@@ -2,6 +2,7 @@
  * When the disk fails under a task (issue 28, items 1, 5 and 6), with the real pi against the scripted fake
  * model: run files that cannot be removed at a task's end (a bind mount over each makes its unlink fail, as a
  * read-only agent dir does, while the child's own session file stays writable), in print mode and in the TUI;
+ * the task folders remounted read-only while the child runs;
  * a nearly full disk (a small tmpfs) under a long answer; a FIFO planted as a task's record.json. The result
  * must reach the model whole and true, pi must keep running, and the next start cleans up.
  *
@@ -13,7 +14,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeRequest } from "../harness/fake-model.ts";
-import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
+import { EXTENSION_ENTRY, PI, runPi } from "../harness/pi-env.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests } from "../harness/tmux.ts";
 
@@ -26,7 +27,7 @@ const isParent = (req: FakeRequest) => !isWorkerRequest(req);
 /** Mount points made by the current test, undone (innermost first) before the suite removes the temp root. */
 const mounts: string[] = [];
 function mount(args: string[], target: string): void {
-  execFileSync("mount", [...args, target]);
+  execFileSync("mount", args.includes("--bind") && args.length === 1 ? ["--bind", target, target] : [...args, target]);
   mounts.push(target);
 }
 function unmountAll(): void {
@@ -104,6 +105,29 @@ describe.skipIf(!isRoot)("disk faults in print mode", () => {
     expect(next.code, next.stderr).toBe(0);
     await waitUntil(() => !existsSync(join(folder, "run.lock")) && !existsSync(join(folder, "agent-prompt.md")), "the next start removes run.lock and agent-prompt.md");
     expect(next.stderr).not.toContain("its pi process ended");
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
+  it("the agent dir's task folders remounted read-only while the child runs: the child's answer still reaches the model", async () => {
+    suite.newEnv();
+    suite.fake.on({
+      when: isWorkerRequest,
+      reply: () => {
+        mount(["--bind"], sessionsDir());
+        execFileSync("mount", ["-o", "remount,bind,ro", sessionsDir()]);
+        return { text: "READ-ONLY-ANSWER" };
+      },
+    });
+    // pi 1.x's child stops without ending its run once its own session file cannot be written (see ADVANCED.md's
+    // limits): the activity timeout, short here, ends it, and its result is that diagnosis.
+    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", delegation("Work.")], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000, extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "8000" } });
+    expect(run.code, run.stderr).toBe(0);
+    const result = await toolResultText();
+    if (PI.line === "1") expect(result).toMatch(/^Subagent worker timed out/);
+    else expect(result).toContain("READ-ONLY-ANSWER");
+    expect(result).not.toMatch(/^EROFS/);
+    expect(run.stderr).toContain("subagent: could not remove the run files of worker task");
+    expect(run.stderr).toContain("EROFS");
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
