@@ -16,17 +16,24 @@ export function registerStartupSweep(
   importSweep: () => Promise<typeof import("../pi/tasks/startup-sweep.ts")> = () => import("../pi/tasks/startup-sweep.ts"),
 ): void {
   if (isInsideSubagent()) return;
-  const sweep = perProcess("startup-sweep", () => ({ done: false }));
+  const sweep = perProcess<{ done: boolean; running?: Promise<void> }>("startup-sweep", () => ({ done: false }));
   pi.on("session_start", (_event, ctx) => {
     if (sweep.done) return;
     sweep.done = true;
-    setImmediate(() => {
-      // Nearly every start finds nothing: then the clean-up's modules are never loaded.
-      if (!startupSweepHasWork(agentDir())) return;
-      void importSweep().then(
-        (sweep) => sweep.runStartupSweep(ctx),
-        () => undefined, // the modules could not load: nothing to clean up with; the next start tries again
-      );
+    // Made now, not in the setImmediate: a session_shutdown that comes first (a quick `pi -p`) still waits for it.
+    sweep.running = new Promise<void>((resolve) => {
+      setImmediate(() => {
+        // Nearly every start finds nothing: then the clean-up's modules are never loaded.
+        if (!startupSweepHasWork(agentDir())) return resolve();
+        void importSweep()
+          .then((module) => module.runStartupSweep(ctx))
+          // The modules could not load: nothing to clean up with; the next start tries again.
+          .catch(() => undefined)
+          .then(resolve);
+      });
     });
   });
+  // pi awaits session_shutdown's handlers before it exits: a `pi -p` that is done before the clean-up has
+  // reported what it reaped waits for the rest of it (the slices are short; nearly always nothing is left).
+  pi.on("session_shutdown", () => sweep.running);
 }

@@ -4,7 +4,7 @@
  * in that agent dir reporting the run as failed exactly once, and a daemonized (`setsid`) grandchild ended
  * when its task times out.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2eSuite, WORKER_BODY_MARKER } from "../harness/e2e-suite.ts";
@@ -156,4 +156,60 @@ describe.skipIf(skipTuiTests())("daemonized grandchildren in the TUI", () => {
     expect(await waitForNoProcesses(suite.env.marker, 15_000, stay)).toEqual([]);
     expect(await t.quit()).toBe(0);
   });
+});
+
+/**
+ * `count` runs whose pi died, each with its lock and running-index entry (this pid with another start time is a
+ * process that no longer runs); returns their ids.
+ */
+function staleRuns(count: number): string[] {
+  const sessions = join(suite.env.agentDir, "subagent-sessions");
+  mkdirSync(join(sessions, ".running"), { recursive: true });
+  const ids = Array.from({ length: count }, (_, n) => `0190aaaa-bbbb-7ccc-8ddd-${String(n).padStart(12, "0")}`);
+  for (const id of ids) {
+    mkdirSync(join(sessions, id));
+    writeFileSync(join(sessions, id, "run.lock"), JSON.stringify({ pid: process.pid, pidStart: "1", agent: "worker", since: Date.now() - 1000, task: "Old job", mode: "sync", cwd: suite.env.workDir }));
+    writeFileSync(join(sessions, ".running", id), "");
+  }
+  return ids;
+}
+
+function recordedCount(ids: readonly string[]): number {
+  return ids.filter((id) => existsSync(join(suite.env.agentDir, "subagent-sessions", id, "record.json"))).length;
+}
+
+describe("the start-up clean-up in a quick pi -p", () => {
+  it("a command that calls no model still reports every stale run it reaps, on stderr, before pi exits", async () => {
+    suite.newEnv();
+    const sessions = join(suite.env.agentDir, "subagent-sessions");
+    const ids = staleRuns(150);
+    const quick = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-cancel-all"], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000 });
+    expect(quick.code, quick.stderr).toBe(0);
+    const reported = quick.stderr.split("\n").map((line) => OWNER_ENDED.exec(line)?.[1]).filter((id) => id !== undefined);
+    expect(reported.sort()).toEqual(ids);
+    for (const id of ids) expect(recordIn(join(sessions, id))).toMatchObject({ status: "failed", errorMessage: "its pi process ended" });
+    expect(readdirSync(join(sessions, ".running"))).toEqual([]);
+  });
+});
+
+describe.skipIf(skipTuiTests())("the start-up clean-up in the TUI", () => {
+  it("2000 stale locks: what the person types is shown while the clean-up is still at work, not after it", async () => {
+    suite.newEnv();
+    const ids = staleRuns(2000);
+    const t = await suite.startTui();
+    const deadline = Date.now() + 60_000;
+    // The clean-up has begun: a first run is recorded (re-checked every 100 ms; nothing emits an event).
+    while (recordedCount(ids) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(recordedCount(ids)).toBeGreaterThan(0);
+    await t.type("typed-while-sweeping");
+    await t.waitForText("typed-while-sweeping", 60_000);
+    // On a synchronous clean-up the keystrokes wait until every run is recorded.
+    expect(recordedCount(ids)).toBeLessThan(ids.length);
+    while (recordedCount(ids) < ids.length && Date.now() < deadline + 60_000) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(recordedCount(ids)).toBe(ids.length);
+    // What was typed is sent as a prompt (the editor must be empty for /quit).
+    await t.press("Enter");
+    await suite.fake.waitForRequest((r) => r.lastText.includes("typed-while-sweeping"), 30_000, "the typed prompt");
+    expect(await t.quit()).toBe(0);
+  }, 180_000);
 });

@@ -33,7 +33,8 @@ export interface TaskLaunch {
   budgetNotes?: string[];
   /**
    * Frees what the dispatch took (the agent's prompt file, session lock); called once the task
-   * has ended.
+   * has ended. A throw (a file that could not be removed) never costs the result: it is handed to
+   * `onFinished` as `cleanupError`.
    */
   release: () => void;
   /**
@@ -69,12 +70,19 @@ export interface FinishedTask {
   messages?: TaskMessage[];
   /** The tasks still queued or running when this one ended (never itself). */
   inFlight: TaskSnapshot[];
+  /** Why `release()` failed, if it did (the task's result is delivered all the same). */
+  cleanupError?: unknown;
 }
 
 export interface RegistryOptions {
   maxConcurrent: number;
   startRun: (spec: RunSpec) => RunHandle;
   onFinished: (finished: FinishedTask) => void;
+  /**
+   * Called if ending a task threw all the same (a bug in `onFinished`): it runs from a promise, where a
+   * throw would otherwise end pi as an unhandled rejection.
+   */
+  onFinishError?: (taskId: string, error: unknown) => void;
   /** Called whenever a task is added, starts, progresses or ends. */
   onChange?: () => void;
   now?: () => number;
@@ -290,7 +298,13 @@ export class TaskRegistry {
         continue;
       }
       entry.handle = handle;
-      handle.done.then((outcome) => this.finish(taskId, outcome));
+      handle.done.then((outcome) => this.finish(taskId, outcome)).catch((error: unknown) => {
+        try {
+          this.options.onFinishError?.(taskId, error);
+        } catch {
+          // nothing left to tell
+        }
+      });
     }
   }
 
@@ -298,22 +312,26 @@ export class TaskRegistry {
     const entry = this.entries.get(taskId);
     if (!entry) return;
     this.entries.delete(taskId);
+    let cleanupError: unknown;
     try {
       entry.launch.release();
-    } finally {
-      const finished: FinishedTask = {
-        launch: entry.launch,
-        dispatchedAt: entry.dispatchedAt,
-        outcome,
-        cancelledBy: entry.cancel?.by,
-        cancelReason: entry.cancel?.reason,
-        messages: entry.messages,
-        inFlight: this.snapshot(),
-      };
-      this.pump();
-      this.options.onFinished(finished);
-      this.options.onChange?.();
+    } catch (error) {
+      // A file that could not be removed (a read-only or full disk) must not cost the result.
+      cleanupError = error;
     }
+    const finished: FinishedTask = {
+      launch: entry.launch,
+      dispatchedAt: entry.dispatchedAt,
+      outcome,
+      cancelledBy: entry.cancel?.by,
+      cancelReason: entry.cancel?.reason,
+      messages: entry.messages,
+      inFlight: this.snapshot(),
+      ...(cleanupError === undefined ? {} : { cleanupError }),
+    };
+    this.pump();
+    this.options.onFinished(finished);
+    this.options.onChange?.();
   }
 }
 

@@ -59,8 +59,13 @@ export interface TaskRecord {
   output: string;
   /** Set when the output was over the limit: where the whole output is saved (`<task folder>/output.md`). */
   fullOutputFile?: string;
-  /** The limit the model-facing texts were cut to (with fullOutputFile). */
+  /** The limit the model-facing texts were cut to (with fullOutputFile, or with fullOutputError). */
   outputLimitChars?: number;
+  /**
+   * Set when the output was over the limit and output.md could not be written (a full or read-only disk):
+   * why. The model-facing texts are still cut, and say that the rest is not in a file.
+   */
+  fullOutputError?: string;
   stderrTail?: string;
   sessionFile: string;
   cwd: string;

@@ -7,10 +7,15 @@
  * Ownership keeps two pi windows on one session from delivering a result twice: only the owner delivers while
  * it lives; another process takes an entry over only once the owner is dead, and the takeover is a rename, so
  * exactly one process wins it.
+ *
+ * An entry that is not one (not JSON, JSON `null`, the wrong shape, a link, a FIFO, too large) is moved aside
+ * as `<name>.bad` in the same folder and the others are still delivered: one bad file must never stop every
+ * redelivery. The record it pointed to, if any, stays in its task folder.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../shared/atomic-file.ts";
+import { readStateFileSync, readStateJsonSync, SMALL_STATE_MAX_BYTES } from "../shared/state-file.ts";
 import { subagentSessionsDir } from "../shared/paths.ts";
 import { isIdentityAlive, isSameProcess, ownIdentity } from "../run/proc-identity.ts";
 import { isTaskId } from "../../core/tasks/task-id.ts";
@@ -48,6 +53,34 @@ export function removeFromOutbox(agentDir: string, taskId: string): void {
   rmSync(entryPath(agentDir, taskId), { force: true });
 }
 
+/** The suffix a bad entry is renamed to (no longer `.json`, so no listing takes it for an entry). */
+export const QUARANTINE_SUFFIX = ".bad";
+
+function isIdentity(value: unknown): value is ProcessIdentity {
+  if (typeof value !== "object" || value === null) return false;
+  const { pid, start } = (value as { pid?: unknown; start?: unknown });
+  return typeof pid === "number" && Number.isInteger(pid) && pid > 0 && (start === undefined || typeof start === "string");
+}
+
+/** Whether `value` is an entry, and the one for `taskId` (the file's name). */
+export function isOutboxEntry(value: unknown, taskId: string): value is OutboxEntry {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const entry = (value as Partial<Record<keyof OutboxEntry, unknown>>);
+  return entry.taskId === taskId
+    && typeof entry.finishedAt === "number"
+    && (entry.parentSessionId === undefined || typeof entry.parentSessionId === "string")
+    && (entry.owner === undefined || isIdentity(entry.owner));
+}
+
+/** An entry that may not have been written by this package moves aside (see the opening comment). */
+function quarantine(path: string): void {
+  try {
+    renameSync(path, `${path}${QUARANTINE_SUFFIX}`);
+  } catch {
+    // read-only folder: skipped again next time, and the others are still delivered
+  }
+}
+
 function readEntries(agentDir: string): OutboxEntry[] {
   let names: string[];
   try {
@@ -57,12 +90,23 @@ function readEntries(agentDir: string): OutboxEntry[] {
   }
   const entries: OutboxEntry[] = [];
   for (const name of names) {
-    if (!name.endsWith(".json") || !isTaskId(name.slice(0, -5))) continue;
-    try {
-      entries.push((JSON.parse(readFileSync(join(outboxDir(agentDir), name), "utf8")) as OutboxEntry));
-    } catch {
-      // a half-written or unreadable entry: the record itself is still on disk
+    const taskId = name.slice(0, -5);
+    if (!name.endsWith(".json") || !isTaskId(taskId)) continue;
+    const path = join(outboxDir(agentDir), name);
+    const read = readStateFileSync(path, SMALL_STATE_MAX_BYTES);
+    if (!read.ok) {
+      // Gone since the listing (delivered, or claimed by another pi): nothing wrong with it.
+      if (read.kind !== "missing") quarantine(path);
+      continue;
     }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(read.text) as unknown;
+    } catch {
+      parsed = undefined;
+    }
+    if (isOutboxEntry(parsed, taskId)) entries.push(parsed);
+    else quarantine(path);
   }
   return entries;
 }
@@ -89,12 +133,8 @@ export function takeOver(agentDir: string, entry: OutboxEntry, self: ProcessIden
   }
   // The entry judged orphaned may have been taken over by another process since it was read: then it now
   // names that (live) owner, and goes back untouched.
-  let current: OutboxEntry | undefined;
-  try {
-    current = (JSON.parse(readFileSync(claimed, "utf8")) as OutboxEntry);
-  } catch {
-    current = undefined;
-  }
+  const parsed = readStateJsonSync(claimed, SMALL_STATE_MAX_BYTES);
+  const current = isOutboxEntry(parsed, entry.taskId) ? parsed : undefined;
   if (!current || JSON.stringify(current.owner ?? null) !== JSON.stringify(entry.owner ?? null)) {
     try {
       renameSync(claimed, from);

@@ -25,6 +25,14 @@ export function saveFailureNotice(what: "record" | "outbox entry", record: Pick<
 
 const LATER = "Later save failures there are not reported again.";
 
+/**
+ * The notice for a task's files that could not be removed at its end (the agent's prompt file, `run.lock`;
+ * exact, ADVANCED.md quotes it). The result itself is delivered all the same.
+ */
+export function cleanupFailureNotice(record: Pick<TaskRecord, "agent" | "taskId">, error: unknown): string {
+  return `subagent: could not remove the run files of ${record.agent} task ${record.taskId} (${reason(error)}). The result is delivered all the same; the next start of pi in this agent dir removes what is left.`;
+}
+
 export class SaveFailureReporter {
   private readonly agentDir: string;
 
@@ -46,6 +54,11 @@ export class SaveFailureReporter {
   outbox(record: TaskRecord, error: unknown): void {
     const dir = outboxDir(this.agentDir);
     this.report(`outbox:${dir}`, `${saveFailureNotice("outbox entry", record, dir, error)} ${LATER}`);
+  }
+
+  /** A task's run files that could not be removed (see cleanupFailureNotice): once per agent dir. */
+  cleanup(record: TaskRecord, error: unknown): void {
+    this.report(`cleanup:${this.agentDir}`, `${cleanupFailureNotice(record, error)} Later clean-up failures there are not reported again.`);
   }
 
   private report(place: string, text: string): void {

@@ -11,10 +11,11 @@
  * fingerprint, and the block is built afresh. A build that warned is not remembered, so its warnings are
  * shown at every start as before. The file holds nothing that is not in the agent files; deleting it is safe.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir, userConfigPath } from "../config/paths.ts";
 import { identityOf } from "../shared/file-identity.ts";
+import { readRegularFileSync } from "../shared/read-regular-file.ts";
 import { agentDir, BUILTIN_AGENTS_DIR, PACKAGE_ROOT } from "../shared/paths.ts";
 
 import type { FileIdentity } from "../shared/file-identity.ts";
@@ -22,6 +23,8 @@ import type { FileIdentity } from "../shared/file-identity.ts";
 export const ROSTER_CACHE_FILE_NAME = "subagent-roster-cache.json";
 /** Blocks kept: one per recent project, roughly. */
 export const ROSTER_CACHE_ENTRIES = 8;
+/** Eight roster blocks are a few KiB each; a larger cache file was not written by this package. */
+export const ROSTER_CACHE_MAX_BYTES = 1024 * 1024;
 /** Raised when the way a block is built changes in a way the package files below would not show. */
 const FORMAT_VERSION = 2;
 /** The package's files whose change changes the block (its version, and the modules that write the block). */
@@ -97,9 +100,12 @@ function isCacheEntry(entry: unknown): entry is CacheEntry {
 }
 
 function readEntries(options: RosterCacheOptions): CacheEntry[] {
+  // Our own state file: a regular file of bounded size, never a link (src/io/shared/state-file.ts's rules).
+  const read = readRegularFileSync(cacheFile(options), ROSTER_CACHE_MAX_BYTES, { followLinks: false });
+  if (!read.ok) return [];
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(cacheFile(options), "utf8"));
+    parsed = JSON.parse(read.text);
   } catch {
     return [];
   }

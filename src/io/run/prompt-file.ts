@@ -4,9 +4,10 @@
  * leaves it beside the lock, and the start-up clean-up that reaps the run removes both, so no listing of the temp
  * folder is ever needed for it (src/io/run/prompt-dir.ts keeps the sweep of the temp folders earlier versions used).
  */
-import { rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { taskDir } from "./session-file.ts";
+import { createStateFileSync } from "../shared/state-file.ts";
 
 export const AGENT_PROMPT_FILE_NAME = "agent-prompt.md";
 
@@ -22,7 +23,7 @@ export function writeAgentPrompt(agentDir: string, taskId: string, body: string)
   const path = agentPromptPath(agentDir, taskId);
   // Removed first so the mode is 0600 also when an older file is replaced.
   rmSync(path, { force: true });
-  writeFileSync(path, body, { mode: 0o600, flag: "wx" });
+  createStateFileSync(path, body);
   return path;
 }
 

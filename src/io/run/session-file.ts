@@ -2,9 +2,10 @@
  * The child's session file. pi 0.73.1 has no `--session-id`, so we write the one-line session header
  * ourselves and start the child with `--session <file>`: pi then uses our id, and the same path resumes it.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { subagentSessionsDir } from "../shared/paths.ts";
+import { createStateFileSync } from "../shared/state-file.ts";
 import { idForMessage, isTaskId } from "../../core/tasks/task-id.ts";
 
 export const SESSION_FILE_NAME = "session.jsonl";
@@ -30,10 +31,19 @@ export function sessionHeaderLine(taskId: string, cwd: string, now: Date): strin
 export function createSessionFile(agentDir: string, taskId: string, cwd: string, now: Date = new Date(), history: string = ""): string {
   const file = sessionFilePath(agentDir, taskId);
   mkdirSync(taskDir(agentDir, taskId), { recursive: true, mode: 0o700 });
-  writeFileSync(file, sessionHeaderLine(taskId, cwd, now) + history, { flag: "wx", mode: 0o600 });
+  // Exclusive and checked: a forked history cut short by a full disk is removed, never resumed half.
+  createStateFileSync(file, sessionHeaderLine(taskId, cwd, now) + history);
   return file;
 }
 
+/**
+ * Whether the task has a session to resume: a regular file, never a link or a FIFO (the child would append
+ * through a planted link to its target, or hang on a FIFO); anything else counts as no session.
+ */
 export function sessionFileExists(agentDir: string, taskId: string): boolean {
-  return existsSync(sessionFilePath(agentDir, taskId));
+  try {
+    return lstatSync(sessionFilePath(agentDir, taskId)).isFile();
+  } catch {
+    return false;
+  }
 }

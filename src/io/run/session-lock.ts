@@ -5,10 +5,12 @@
  * never taken for either. The lock is held while either of them runs: the owner (queued, or finishing up) or
  * the child (even an orphan whose owner died). A lock neither of them holds any more is stale and taken over.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { isIdentityAlive, ownIdentity, processStartTime } from "./proc-identity.ts";
 import { taskDir } from "./session-file.ts";
+import { atomicTempPath } from "../shared/atomic-file.ts";
+import { createStateFileSync, readStateFileSync, SMALL_STATE_MAX_BYTES } from "../shared/state-file.ts";
 import { markRunning, RUN_LOCK_FILE_NAME, unmarkRunning } from "../tasks/startup-work.ts";
 import type { ProcessIdentity } from "./proc-identity.ts";
 
@@ -73,12 +75,14 @@ function parseLock(text: string): LockContent | undefined {
   }
 }
 
+/** The lock's text: a regular file of at most SMALL_STATE_MAX_BYTES, never a link (state-file.ts). */
+function readLockFile(file: string): LockContent | undefined {
+  const read = readStateFileSync(file, SMALL_STATE_MAX_BYTES);
+  return read.ok ? parseLock(read.text) : undefined;
+}
+
 export function readSessionLock(agentDir: string, taskId: string): LockContent | undefined {
-  try {
-    return parseLock(readFileSync(lockPath(agentDir, taskId), "utf8"));
-  } catch {
-    return undefined;
-  }
+  return readLockFile(lockPath(agentDir, taskId));
 }
 
 function describeHolder(content: LockContent | undefined): string {
@@ -95,7 +99,7 @@ export function acquireSessionLock(agentDir: string, taskId: string, agent: stri
   const content: LockContent = { pid: owner.pid, pidStart: owner.start, agent, since: Date.now(), ...details };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      writeFileSync(file, JSON.stringify(content), { flag: "wx", mode: 0o600 });
+      createStateFileSync(file, JSON.stringify(content));
       // The start-up sweep finds a lock through the running index (src/io/tasks/startup-work.ts).
       markRunning(agentDir, taskId);
       let released = false;
@@ -111,9 +115,9 @@ export function acquireSessionLock(agentDir: string, taskId: string, agent: stri
           if (released) return;
           // Written beside and renamed over, so a reader never sees half a lock.
           const updated: LockContent = { ...content, childPid: pid, childStart: processStartTime(pid) };
-          const temp = `${file}.${process.pid}.tmp`;
+          const temp = atomicTempPath(file);
           try {
-            writeFileSync(temp, JSON.stringify(updated), { mode: 0o600 });
+            createStateFileSync(temp, JSON.stringify(updated));
             renameSync(temp, file);
           } catch {
             // the owner's identity still holds the lock while it lives; only an orphan check is weaker
@@ -123,12 +127,7 @@ export function acquireSessionLock(agentDir: string, taskId: string, agent: stri
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      let holder: LockContent | undefined;
-      try {
-        holder = parseLock(readFileSync(file, "utf8"));
-      } catch {
-        holder = undefined;
-      }
+      const holder = readLockFile(file);
       if (holder && isLockLive(holder)) return { acquired: false, holder: describeHolder(holder) };
       // Its owner and its child are gone (or it is unreadable): take it over.
       rmSync(file, { force: true });

@@ -5,7 +5,7 @@
  * worst a stray temp file named `.<name>.<pid>.<random>.tmp` next to it).
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, openSync, realpathSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { open, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
@@ -82,27 +82,38 @@ export async function writeFileAtomic(filePath: string, content: string, options
 }
 
 /**
- * The synchronous twin of `writeFileAtomic`, for the one place that cannot await: recording tasks from a
- * `process.on("exit")` handler while pi is exiting. New files get mode 0600 (task records are private).
+ * Writes all of `data` to `fd`, or throws. One `write()` may write less than it was given (a nearly full disk
+ * takes what fits and returns the count; only the next call fails with ENOSPC), so the count is checked and
+ * the rest written until nothing is left. A call that writes nothing at all is a full disk too.
+ */
+export function writeAllSync(fd: number, data: Uint8Array): void {
+  let offset = 0;
+  while (offset < data.length) {
+    const written = writeSync(fd, data, offset, data.length - offset);
+    if (written <= 0) throw Object.assign(new Error(`ENOSPC: no space left on device, wrote ${offset} of ${data.length} bytes`), { code: "ENOSPC" });
+    offset += written;
+  }
+}
+
+/**
+ * The synchronous twin of `writeFileAtomic`, for the package's own state files (records, outbox entries,
+ * `output.md`, the roster cache), written from places that cannot await (pi's exit path among them). Unlike
+ * the twin it never writes through a symbolic link: a link planted where a state file belongs is replaced by
+ * the new file, its target left alone. Every byte is checked written and flushed before the rename, so an
+ * incomplete temp file is never renamed into place. New files get mode 0600 (task records are private).
  */
 export function writeFileAtomicSync(filePath: string, content: string): void {
-  let target = filePath;
-  try {
-    target = realpathSync(filePath);
-  } catch {
-    // a new file
-  }
-  const tempPath = atomicTempPath(target);
+  const tempPath = atomicTempPath(filePath);
   let renamed = false;
   try {
     const fd = openSync(tempPath, "wx", 0o600);
     try {
-      writeSync(fd, content, null, "utf8");
+      writeAllSync(fd, Buffer.from(content, "utf8"));
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    renameSync(tempPath, target);
+    renameSync(tempPath, filePath);
     renamed = true;
   } finally {
     if (!renamed) rmSync(tempPath, { force: true });

@@ -8,7 +8,7 @@
  * the opened descriptor (so a file swapped between the two calls is still caught). The open uses
  * `O_NONBLOCK`, which makes opening a FIFO return at once should one appear in between.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from "node:fs";
 import { identityOf } from "./file-identity.ts";
 import type { Stats } from "node:fs";
 import type { FileIdentity } from "./file-identity.ts";
@@ -46,8 +46,17 @@ function kindOf(stats: Stats): string {
   return "not a regular file";
 }
 
+export interface ReadRegularFileOptions {
+  /**
+   * false: a symbolic link is refused, never followed (the package's own state files, where a link can only
+   * have been planted; see state-file.ts). Default true (agent and config files may be links, as dotfiles are).
+   */
+  followLinks?: boolean;
+}
+
 function checkStats(stats: Stats, maxBytes: number): RegularFileRead | undefined {
   if (stats.isDirectory()) return { ok: false, kind: "directory" };
+  if (stats.isSymbolicLink()) return { ok: false, kind: "refused", reason: "it is a symbolic link, which is not followed here" };
   if (!stats.isFile()) return { ok: false, kind: "refused", reason: `it is ${kindOf(stats)}, not a regular file` };
   if (stats.size > maxBytes) {
     return { ok: false, kind: "refused", reason: `it is too large (${stats.size} bytes; the limit is ${formatBytes(maxBytes)})` };
@@ -59,10 +68,10 @@ function checkStats(stats: Stats, maxBytes: number): RegularFileRead | undefined
  * The identity of the regular file at `path` (links followed), or why it will not be read. Cheap: one `stat`.
  * Callers that cache parses compare this with the identity of the text they parsed.
  */
-export function statRegularFile(path: string, maxBytes: number): { ok: true; identity: FileIdentity } | Exclude<RegularFileRead, { ok: true }> {
+export function statRegularFile(path: string, maxBytes: number, options: ReadRegularFileOptions = {}): { ok: true; identity: FileIdentity } | Exclude<RegularFileRead, { ok: true }> {
   let stats: Stats;
   try {
-    stats = statSync(path);
+    stats = options.followLinks === false ? lstatSync(path) : statSync(path);
   } catch (error) {
     const code = errorCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") return { ok: false, kind: "missing", code };
@@ -74,12 +83,14 @@ export function statRegularFile(path: string, maxBytes: number): { ok: true; ide
 }
 
 /** Reads the regular file at `path` as UTF-8, at most `maxBytes`, without ever blocking on it. */
-export function readRegularFileSync(path: string, maxBytes: number): RegularFileRead {
-  const before = statRegularFile(path, maxBytes);
+export function readRegularFileSync(path: string, maxBytes: number, options: ReadRegularFileOptions = {}): RegularFileRead {
+  const before = statRegularFile(path, maxBytes, options);
   if (!before.ok) return before;
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    // O_NOFOLLOW: a link swapped in after the lstat is refused by the open itself (ELOOP).
+    const noFollow = options.followLinks === false ? constants.O_NOFOLLOW : 0;
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | noFollow);
   } catch (error) {
     const code = errorCode(error);
     if (code === "ENOENT") return { ok: false, kind: "missing", code };

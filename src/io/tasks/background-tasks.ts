@@ -97,6 +97,7 @@ export class BackgroundTasks {
       maxConcurrent: options.settings.maxConcurrent,
       startRun: options.startRun ?? startChildRun,
       onFinished: (finished) => this.onFinished(finished),
+      onFinishError: (taskId, error) => options.notify?.(`subagent: recording task ${taskId} failed (${error instanceof Error ? error.message : String(error)}).`),
       onChange: () => this.emitChange(),
       now: this.now,
     });
@@ -166,6 +167,7 @@ export class BackgroundTasks {
   private onFinished(finished: FinishedTask): void {
     this.doneCount += 1;
     const record = this.recordOf(finished);
+    if (finished.cleanupError !== undefined) this.saveFailures.cleanup(record, finished.cleanupError);
     saveLongOutput(this.options.agentDir, record, this.options.maxOutputChars ?? readMaxOutputChars());
     record.envelope = buildEnvelope(record, finished.inFlight.map(toInFlight), this.options.settings);
     this.undelivered.set(record.taskId, record);

@@ -70,46 +70,97 @@ function failedRecord(agentDir: string, taskId: string, lock: LockContent, at: n
   };
 }
 
-/** Claims, ends and records every run of `agentDir` whose owning pi is gone. Returns the runs it recorded. */
+/**
+ * Claims, ends and records one run whose lock is in its folder, if its owning pi is gone; undefined when
+ * there is nothing to report (a live owner, another pi claimed it first, or the owner recorded it already).
+ */
+function reapOne(agentDir: string, taskId: string, deps: SweepDeps): ReapedTask | undefined {
+  const lock = readSessionLock(agentDir, taskId);
+  if (!lock || deps.alive(ownerOf(lock))) return undefined;
+  const file = lockPath(agentDir, taskId);
+  const claimed = `${file}.reaping-${process.pid}`;
+  try {
+    renameSync(file, claimed);
+  } catch {
+    return undefined; // another pi claimed it first, or a resume took it over
+  }
+  try {
+    deps.killTask(taskId, childOf(lock));
+    const existing = readRecord(agentDir, taskId);
+    // The owner recorded this run before dying (it only failed to remove the lock): nothing to report.
+    if (existing && existing.finishedAt >= lock.since) return undefined;
+    const at = deps.now();
+    const record = failedRecord(agentDir, taskId, lock, at);
+    if (record.mode === "async") record.envelope = buildEnvelope(record, [], deps.settings);
+    writeRecord(agentDir, record);
+    if (record.mode === "async" && record.parentSessionId) {
+      addToOutbox(agentDir, { taskId, parentSessionId: record.parentSessionId, finishedAt: at });
+    }
+    return { taskId, agent: lock.agent, task: record.task };
+  } finally {
+    // The agent's body the run was started with goes with its lock (the file is there only for a run).
+    try {
+      removeAgentPrompt(agentDir, taskId);
+    } catch {
+      // left for the next clean-up; the lock below still goes
+    }
+    rmSync(claimed, { force: true });
+  }
+}
+
+/**
+ * What is left in the running index without a lock: the runs just reaped, and any whose pi was killed between
+ * removing its lock and its entry. Runs still live keep theirs.
+ */
+function dropStaleIndexEntries(agentDir: string): void {
+  for (const taskId of indexedTaskIds(agentDir) ?? []) unmarkRunning(agentDir, taskId);
+}
+
+/** Claims, ends and records every run of `agentDir` whose owning pi is gone, at once. Returns the runs it recorded. */
 export function reapOrphanedTasks(agentDir: string, deps: SweepDeps): ReapedTask[] {
   const reaped: ReapedTask[] = [];
   for (const taskId of lockedTaskIds(agentDir)) {
-    const lock = readSessionLock(agentDir, taskId);
-    if (!lock || deps.alive(ownerOf(lock))) continue;
-    const file = lockPath(agentDir, taskId);
-    const claimed = `${file}.reaping-${process.pid}`;
-    try {
-      renameSync(file, claimed);
-    } catch {
-      continue; // another pi claimed it first, or a resume took it over
-    }
-    try {
-      deps.killTask(taskId, childOf(lock));
-      const existing = readRecord(agentDir, taskId);
-      // The owner recorded this run before dying (it only failed to remove the lock): nothing to report.
-      if (existing && existing.finishedAt >= lock.since) continue;
-      const at = deps.now();
-      const record = failedRecord(agentDir, taskId, lock, at);
-      if (record.mode === "async") record.envelope = buildEnvelope(record, [], deps.settings);
-      writeRecord(agentDir, record);
-      if (record.mode === "async" && record.parentSessionId) {
-        addToOutbox(agentDir, { taskId, parentSessionId: record.parentSessionId, finishedAt: at });
-      }
-      reaped.push({ taskId, agent: lock.agent, task: record.task });
-    } finally {
-      // The agent's body the run was started with goes with its lock (the file is there only for a run).
-      try {
-        removeAgentPrompt(agentDir, taskId);
-      } catch {
-        // left for the next clean-up; the lock below still goes
-      }
-      rmSync(claimed, { force: true });
-    }
+    const task = reapOne(agentDir, taskId, deps);
+    if (task) reaped.push(task);
   }
-  // What is left in the running index without a lock: the runs just reaped, and any whose pi was killed between
-  // removing its lock and its entry. Runs still live keep theirs.
-  for (const taskId of indexedTaskIds(agentDir) ?? []) unmarkRunning(agentDir, taskId);
+  dropStaleIndexEntries(agentDir);
   return reaped;
+}
+
+export interface SliceOptions {
+  /** How long one slice may hold the event loop (default 10 ms; each run's reap is whole, so one may go over). */
+  maxMs?: number;
+  /** At most this many runs a slice (default: no limit but the time). */
+  maxTasks?: number;
+  /** Hands the event loop back between slices (default: a macrotask turn, setImmediate). */
+  pause?: () => Promise<void>;
+  clock?: () => number;
+}
+
+/**
+ * The same clean-up in slices, for pi's start: thousands of stale locks (each a /proc scan for its marker, a
+ * record and an outbox entry written) would otherwise hold pi's event loop, and the TUI with it, for seconds.
+ * Each reaped run is handed to `onReaped` as soon as it is recorded, so its notice goes out with it: a pi that
+ * exits half-way has reported every run it recorded, and leaves the rest, still locked, to the next start.
+ */
+export async function reapOrphanedTasksInSlices(agentDir: string, deps: SweepDeps, onReaped: (task: ReapedTask) => void, options: SliceOptions = {}): Promise<void> {
+  const maxMs = options.maxMs ?? 10;
+  const maxTasks = options.maxTasks ?? Number.POSITIVE_INFINITY;
+  const pause = options.pause ?? (() => new Promise<void>((resolve) => setImmediate(resolve)));
+  const clock = options.clock ?? (() => performance.now());
+  const taskIds = lockedTaskIds(agentDir);
+  let next = 0;
+  while (next < taskIds.length) {
+    const sliceStart = clock();
+    let inSlice = 0;
+    while (next < taskIds.length && inSlice < maxTasks && (inSlice === 0 || clock() - sliceStart < maxMs)) {
+      const task = reapOne(agentDir, taskIds[next++]!, deps);
+      inSlice += 1;
+      if (task) onReaped(task);
+    }
+    if (next < taskIds.length) await pause();
+  }
+  dropStaleIndexEntries(agentDir);
 }
 
 /** The one line the person sees for each reaped run. */

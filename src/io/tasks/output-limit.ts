@@ -40,18 +40,30 @@ export function cutNote(shown: number, total: number, fullOutputFile: string): s
   return `[Output cut: showing the first ${shown} of ${total} characters (${total - shown} omitted). The full output is saved in ${fullOutputFile}; read it from there only if you need the rest.]`;
 }
 
+/** The note that ends a cut output whose output.md could not be written: it never claims a file that is not there. */
+export function unsavedCutNote(shown: number, total: number, error: string): string {
+  return `[Output cut: showing the first ${shown} of ${total} characters (${total - shown} omitted). The full output could not be saved to a file (${error}), so the rest is not available to read.]`;
+}
+
 /**
  * Saves the whole output beside the record when it is over `maxChars`, and marks the record so every
- * model-facing text is cut (see limitedOutput). Does nothing for an output within the limit.
+ * model-facing text is cut (see limitedOutput). Does nothing for an output within the limit. Never throws: a
+ * failed write (full or read-only disk) is kept in `fullOutputError`, the texts are cut all the same, and
+ * their note says the rest could not be saved. The write is all or nothing (writeFileAtomicSync), so no
+ * output.md with part of the answer is ever left in place.
  */
 export function saveLongOutput(agentDir: string, record: TaskRecord, maxChars: number): void {
   if (record.output.length <= maxChars) return;
-  const dir = taskDir(agentDir, record.taskId);
-  const file = join(dir, FULL_OUTPUT_FILE_NAME);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  writeFileAtomicSync(file, record.output);
-  record.fullOutputFile = file;
   record.outputLimitChars = maxChars;
+  try {
+    const dir = taskDir(agentDir, record.taskId);
+    const file = join(dir, FULL_OUTPUT_FILE_NAME);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileAtomicSync(file, record.output);
+    record.fullOutputFile = file;
+  } catch (error) {
+    record.fullOutputError = error instanceof Error ? error.message : String(error);
+  }
 }
 
 /**
@@ -59,9 +71,13 @@ export function saveLongOutput(agentDir: string, record: TaskRecord, maxChars: n
  * sequences are taken out too: the model has no use for them, and pi draws this text (a queued steer message,
  * the tool result) where they would reach the terminal.
  */
-export function limitedOutput(record: Pick<TaskRecord, "output" | "fullOutputFile" | "outputLimitChars">): string {
+export function limitedOutput(record: Pick<TaskRecord, "output" | "fullOutputFile" | "outputLimitChars" | "fullOutputError">): string {
   const limit = record.outputLimitChars;
-  if (record.fullOutputFile === undefined || limit === undefined || record.output.length <= limit) return stripTerminalControls(record.output);
+  const cut = record.fullOutputFile !== undefined || record.fullOutputError !== undefined;
+  if (!cut || limit === undefined || record.output.length <= limit) return stripTerminalControls(record.output);
   const head = stripTerminalControls(headOf(record.output, limit));
-  return `${head}\n\n${cutNote(head.length, record.output.length, record.fullOutputFile)}`;
+  const note = record.fullOutputFile !== undefined
+    ? cutNote(head.length, record.output.length, record.fullOutputFile)
+    : unsavedCutNote(head.length, record.output.length, stripTerminalControls(record.fullOutputError ?? ""));
+  return `${head}\n\n${note}`;
 }

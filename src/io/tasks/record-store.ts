@@ -1,10 +1,12 @@
 /**
- * Task records on disk, one `record.json` in each task's session folder. Writes are atomic (temp file, fsync,
- * rename), so a reader never sees half a record and a crash leaves the previous one.
+ * Task records on disk, one `record.json` in each task's session folder. Writes are atomic (temp file, every
+ * byte checked, fsync, rename), so a reader never sees half a record and a crash leaves the previous one. A
+ * record is read only as a regular file of at most RECORD_MAX_BYTES, never through a link (state-file.ts).
  */
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../shared/atomic-file.ts";
+import { readStateJsonSync, RECORD_MAX_BYTES } from "../shared/state-file.ts";
 import { taskDir } from "../run/session-file.ts";
 import { isTaskId } from "../../core/tasks/task-id.ts";
 import { taskFolderIds } from "./startup-work.ts";
@@ -29,12 +31,8 @@ function isRecord(value: unknown): value is TaskRecord {
 
 export function readRecord(agentDir: string, taskId: string): TaskRecord | undefined {
   if (!isTaskId(taskId)) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(readFileSync(recordPath(agentDir, taskId), "utf8"));
-    return isRecord(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = readStateJsonSync(recordPath(agentDir, taskId), RECORD_MAX_BYTES);
+  return isRecord(parsed) ? parsed : undefined;
 }
 
 /** Ids of every task folder (running or finished), newest first (UUID v7 ids sort by time). */

@@ -10,7 +10,7 @@
  * lock: the check lists that folder alone. Before the index exists (an agent dir last used by a version without
  * it), every task folder is looked at once; finding no lock there, the check starts the index.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { subagentSessionsDir } from "../shared/paths.ts";
 import { isTaskId } from "../../core/tasks/task-id.ts";
@@ -44,7 +44,8 @@ export function indexedTaskIds(agentDir: string): string[] | undefined {
 export function markRunning(agentDir: string, taskId: string): void {
   try {
     mkdirSync(runningIndexDir(agentDir), { recursive: true, mode: 0o700 });
-    writeFileSync(join(runningIndexDir(agentDir), taskId), "", { mode: 0o600 });
+    // Created, never opened for writing: a link planted under that name is not followed (O_EXCL).
+    closeSync(openSync(join(runningIndexDir(agentDir), taskId), "wx", 0o600));
   } catch {
     // see above
   }

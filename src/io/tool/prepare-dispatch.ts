@@ -148,10 +148,25 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
 
   // Whether this run wrote the agent's body into the task's folder (removed before the lock is released).
   let promptWritten = false;
+  // Each step is tried even when the one before failed (a read-only or full disk): a prompt file that cannot
+  // be removed must not keep the lock too. The first failure is thrown afterwards, for the caller to report;
+  // what is left is removed by the next start's clean-up.
   const release = () => {
-    if (promptWritten) removeAgentPrompt(env.agentDir, taskId);
+    let failure: unknown;
+    if (promptWritten) {
+      try {
+        removeAgentPrompt(env.agentDir, taskId);
+      } catch (error) {
+        failure = error;
+      }
+    }
     promptWritten = false;
-    lock.release();
+    try {
+      lock.release();
+    } catch (error) {
+      failure ??= error;
+    }
+    if (failure !== undefined) throw failure;
   };
   try {
     const notes: string[] = [...(lease?.notes ?? [])];

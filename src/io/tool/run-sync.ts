@@ -13,7 +13,7 @@ import { detailsFromRecord } from "../tasks/details.ts";
 import type { SubagentResultDetails } from "../tasks/details.ts";
 import { readMaxOutputChars, saveLongOutput } from "../tasks/output-limit.ts";
 import { recordFromOutcome } from "../../core/tasks/record-from-outcome.ts";
-import { RETURNED, saveFailureNotice } from "../delivery/save-failures.ts";
+import { cleanupFailureNotice, RETURNED, saveFailureNotice } from "../delivery/save-failures.ts";
 import { recordPath } from "../tasks/record-store.ts";
 import { saveRecordQuietly } from "../tasks/save-record.ts";
 import type { TaskRecord } from "../../core/tasks/types.ts";
@@ -95,6 +95,16 @@ export async function runSync(prepared: PreparedRun, options: SyncRunOptions): P
   let removeExitHook: (() => void) | undefined;
   let ticker: NodeJS.Timeout | undefined;
   let outcome;
+  // A file that could not be removed at the end (read-only or full disk) must not cost the result: it is said
+  // once on stderr and the result is returned all the same.
+  let cleanupError: unknown;
+  const releaseQuietly = () => {
+    try {
+      prepared.release();
+    } catch (error) {
+      cleanupError ??= error;
+    }
+  };
   // Everything from the spawn on is inside the try: a spawn that throws still releases the run lock and the
   // agent's prompt file.
   try {
@@ -114,7 +124,7 @@ export async function runSync(prepared: PreparedRun, options: SyncRunOptions): P
     removeExitHook = onProcessExit(() => {
       const record = recordFromOutcome({ ...context, cancelledBy: "none" }, outcomeAtExit(handle, now()));
       saveRecordQuietly(options.agentDir, record);
-      prepared.release();
+      releaseQuietly();
     });
     report(handle.state, true);
     ticker = setInterval(() => report(handle.state, false), PROGRESS_TICK_MS);
@@ -122,9 +132,10 @@ export async function runSync(prepared: PreparedRun, options: SyncRunOptions): P
   } finally {
     removeExitHook?.();
     clearInterval(ticker);
-    prepared.release();
+    releaseQuietly();
   }
   const record = recordFromOutcome(context, outcome);
+  if (cleanupError !== undefined) process.stderr.write(`${cleanupFailureNotice(record, cleanupError)}\n`);
   saveLongOutput(options.agentDir, record, options.maxOutputChars ?? readMaxOutputChars());
   // A blocking result is delivered as the tool's return value, right after this write.
   record.delivered = true;

@@ -1,12 +1,14 @@
 /** The folder a session runs in, from its header line (pi runs a resumed session where it started). */
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 
 const HEADER_MAX_BYTES = 64 * 1024;
 
 export function sessionHeaderCwd(sessionFile: string): string | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(sessionFile, "r");
+    // Our own state file: never through a link, never blocking on a FIFO (src/io/shared/state-file.ts's rules).
+    fd = openSync(sessionFile, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    if (!fstatSync(fd).isFile()) return undefined;
     const buffer = Buffer.alloc(HEADER_MAX_BYTES);
     const read = readSync(fd, buffer, 0, HEADER_MAX_BYTES, 0);
     const firstLine = buffer.subarray(0, read).toString("utf8").split("\n", 1)[0] ?? "";

@@ -1,27 +1,38 @@
 /**
  * The clean-up itself (see register-startup-sweep.ts): runs whose pi died (with the agent's body each was started
- * with), and the temp prompt folders earlier versions of the package left behind.
+ * with), and the temp prompt folders earlier versions of the package left behind. The runs are reaped in slices
+ * (src/io/tasks/orphan-sweep.ts), each one's notice told as soon as it is recorded.
  */
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { sweepStalePromptDirs } from "../../io/run/prompt-dir.ts";
 import { agentDir } from "../../io/shared/paths.ts";
 import { readRunSettings } from "../../core/shared/run-settings.ts";
-import { defaultSweepDeps, reapedNotice, reapOrphanedTasks } from "../../io/tasks/orphan-sweep.ts";
+import { defaultSweepDeps, reapedNotice, reapOrphanedTasksInSlices } from "../../io/tasks/orphan-sweep.ts";
 
-export function runStartupSweep(ctx: Pick<ExtensionContext, "hasUI" | "ui">): void {
-  sweepStalePromptDirs();
-  let notices: string[];
+export async function runStartupSweep(ctx: Pick<ExtensionContext, "hasUI" | "ui">): Promise<void> {
+  // Read once, now: a print-mode pi may be shutting down by the time a later slice reports, and a stale
+  // context can throw on any access.
+  let hasUI = false;
   try {
-    notices = reapOrphanedTasks(agentDir(), defaultSweepDeps(readRunSettings())).map(reapedNotice);
-  } catch (error) {
-    notices = [`Subagent clean-up of runs left by an ended pi failed: ${error instanceof Error ? error.message : String(error)}`];
+    hasUI = ctx.hasUI;
+  } catch {
+    // a stale context already: print where print mode's notices go
   }
-  for (const notice of notices) {
+  const tell = (notice: string) => {
+    if (!hasUI) {
+      process.stderr.write(`${notice}\n`);
+      return;
+    }
     try {
-      if (ctx.hasUI) ctx.ui.notify(notice, "warning");
-      else process.stderr.write(`${notice}\n`);
+      ctx.ui.notify(notice, "warning");
     } catch {
       // a stale context after a quick /reload: the record on disk still says it
     }
+  };
+  sweepStalePromptDirs();
+  try {
+    await reapOrphanedTasksInSlices(agentDir(), defaultSweepDeps(readRunSettings()), (task) => tell(reapedNotice(task)));
+  } catch (error) {
+    tell(`Subagent clean-up of runs left by an ended pi failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -145,5 +145,30 @@ describe("run lock identities (pid plus start time)", () => {
     const child = deadPid();
     writeFileSync(lockFile(), JSON.stringify({ pid: owner, pidStart: "5", agent: "explore", since: 1, childPid: child, childStart: "6" }));
     expect(acquireSessionLock(agentDir, TASK, "coder").acquired).toBe(true);
+  });
+});
+
+describe("planted state files in a task folder (issue 28, item 6)", () => {
+  it("a session.jsonl that is a link is no session to resume: a child would append through it to the link's target", () => {
+    const taskId = "0190aaaa-bbbb-7ccc-8ddd-eeeeffff0001";
+    mkdirSync(taskDir(agentDir, taskId), { recursive: true });
+    const outside = join(agentDir, "someone-elses.jsonl");
+    writeFileSync(outside, `${sessionHeaderLine(taskId, agentDir, new Date())}`);
+    symlinkSync(outside, sessionFilePath(agentDir, taskId));
+    expect(sessionFileExists(agentDir, taskId)).toBe(false);
+  });
+
+  it("a run.lock that is a link is not read (a live-looking lock elsewhere cannot block a run), and is taken over, its target untouched", () => {
+    const taskId = "0190aaaa-bbbb-7ccc-8ddd-eeeeffff0002";
+    mkdirSync(taskDir(agentDir, taskId), { recursive: true });
+    const outside = join(agentDir, "elsewhere.json");
+    const theirs = JSON.stringify({ pid: process.pid, pidStart: processStartTime(process.pid), agent: "other", since: 1 });
+    writeFileSync(outside, theirs);
+    symlinkSync(outside, join(taskDir(agentDir, taskId), LOCK_FILE_NAME));
+    expect(readSessionLock(agentDir, taskId)).toBeUndefined();
+    const lock = acquireSessionLock(agentDir, taskId, "worker");
+    expect(lock.acquired).toBe(true);
+    expect(readFileSync(outside, "utf8")).toBe(theirs);
+    if (lock.acquired) lock.release();
   });
 });

@@ -1,8 +1,9 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { atomicTempPath, writeFileAtomic } from "../../../../src/io/shared/atomic-file.ts";
+import { atomicTempPath, writeFileAtomic, writeFileAtomicSync } from "../../../../src/io/shared/atomic-file.ts";
+import { execFileSync } from "node:child_process";
 
 let dir: string;
 
@@ -66,4 +67,42 @@ describe("writeFileAtomic", () => {
     expect(a.startsWith(join(dir, `.x.json.${process.pid}.`))).toBe(true);
     expect(a.endsWith(".tmp")).toBe(true);
   });
+});
+
+describe("writeFileAtomicSync (our own state files, issue 28 items 5 and 6)", () => {
+  it("an atomic write replaces a planted link instead of writing through it", () => {
+    const target = join(dir, "target.txt");
+    writeFileSync(target, "KEEP");
+    symlinkSync(target, join(dir, "state.json"));
+    writeFileAtomicSync(join(dir, "state.json"), "NEW");
+    expect(readFileSync(target, "utf8")).toBe("KEEP");
+    expect(lstatSync(join(dir, "state.json")).isFile()).toBe(true);
+    expect(readFileSync(join(dir, "state.json"), "utf8")).toBe("NEW");
+    expect(readdirSync(dir).sort()).toEqual(["state.json", "target.txt"]);
+  });
+
+});
+
+const isRoot = process.getuid?.() === 0;
+if (!isRoot) console.warn("atomic-file: the nearly-full-disk test is skipped, mounting a tmpfs needs root");
+
+describe.skipIf(!isRoot)("writeFileAtomicSync on a nearly full disk (a 64 KiB tmpfs)", () => {
+  let mountPoint: string;
+  beforeEach(() => {
+    mountPoint = join(dir, "small");
+    execFileSync("mkdir", [mountPoint]);
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint]);
+  });
+  afterEach(() => execFileSync("umount", [mountPoint]));
+
+  it("a write that fits only in part throws ENOSPC and leaves the old file whole, with no temp file", () => {
+    const file = join(mountPoint, "record.json");
+    writeFileAtomicSync(file, "OLD");
+    // 8 KiB left free, then a 40 KiB write: the first write() takes what fits and returns a short count.
+    writeFileSync(join(mountPoint, "filler"), Buffer.alloc(64 * 1024 - 3 * 4096 - 8 * 1024));
+    expect(() => writeFileAtomicSync(file, "y".repeat(40 * 1024))).toThrow(/ENOSPC/);
+    expect(readFileSync(file, "utf8")).toBe("OLD");
+    expect(readdirSync(mountPoint).sort()).toEqual(["filler", "record.json"]);
+  });
+
 });

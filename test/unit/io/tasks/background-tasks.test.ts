@@ -313,3 +313,61 @@ describe("background tasks", () => {
     expect(sent).toHaveLength(1);
   });
 });
+
+describe("a task's run files that cannot be removed at its end (issue 28, item 1)", () => {
+  it("delivers the result, tells the person once, and pi's process never sees the failure", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const tasks = makeTasks();
+      const jobs = [prepared("one"), prepared("two")].map((job) => ({
+        ...job,
+        release: () => {
+          throw Object.assign(new Error(`EROFS: read-only file system, unlink '${job.taskId}/agent-prompt.md'`), { code: "EROFS" });
+        },
+      }));
+      for (const job of jobs) tasks.dispatch(job, "parent-1");
+      runs[0]!.end("succeeded", "FIRST ANSWER");
+      runs[1]!.end("succeeded", "SECOND ANSWER");
+      await flush();
+      await flush();
+      expect(unhandled).toEqual([]);
+      expect(sent.map((message) => message.details.output)).toEqual(["FIRST ANSWER", "SECOND ANSWER"]);
+      expect(sent[0]!.content).not.toContain("EROFS");
+      expect(readRecord(agentDir, jobs[0]!.taskId)).toMatchObject({ status: "succeeded", output: "FIRST ANSWER" });
+      const cleanup = notes.filter((note) => note.includes("could not remove the run files"));
+      expect(cleanup).toEqual([
+        `subagent: could not remove the run files of worker task ${jobs[0]!.taskId} (EROFS: read-only file system, unlink '${jobs[0]!.taskId}/agent-prompt.md'). The result is delivered all the same; the next start of pi in this agent dir removes what is left. Later clean-up failures there are not reported again.`,
+      ]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
+  it("an answer over the cap whose output.md cannot be written is still delivered, cut, saying the rest is not in a file", async () => {
+    const tasks = new BackgroundTasks({
+      notify: (text) => notes.push(text),
+      agentDir,
+      maxOutputChars: 1000,
+      settings: { activityTimeoutMs: 600_000, hardTimeoutMs: 0, maxConcurrent: 2, killGraceMs: 10 },
+      send: (message) => sent.push(message),
+      startRun: (spec) => {
+        const run = new FakeRun(spec, clock);
+        runs.push(run);
+        return run.handle;
+      },
+      now: () => clock,
+    });
+    const job = prepared("long");
+    // A file where the task's folder should be: neither output.md nor the record can be written.
+    mkdirSync(join(agentDir, "subagent-sessions"), { recursive: true });
+    writeFileSync(join(agentDir, "subagent-sessions", job.taskId), "not a folder");
+    tasks.dispatch(job, "parent-1");
+    runs[0]!.end("succeeded", "x".repeat(5000));
+    await flush();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.content).toContain("[Output cut: showing the first 1000 of 5000 characters (4000 omitted). The full output could not be saved to a file (");
+    expect(sent[0]!.content).not.toContain("The full output is saved in");
+  });
+});

@@ -8,7 +8,7 @@ import { agentPromptPath, writeAgentPrompt } from "../../../../src/io/run/prompt
 import { createSessionFile, taskDir } from "../../../../src/io/run/session-file.ts";
 import { LOCK_FILE_NAME } from "../../../../src/io/run/session-lock.ts";
 import { readRecord, writeRecord } from "../../../../src/io/tasks/record-store.ts";
-import { reapedNotice, reapOrphanedTasks, type SweepDeps } from "../../../../src/io/tasks/orphan-sweep.ts";
+import { reapedNotice, reapOrphanedTasks, reapOrphanedTasksInSlices, type SweepDeps } from "../../../../src/io/tasks/orphan-sweep.ts";
 import { markRunning, startupSweepHasWork } from "../../../../src/io/tasks/startup-work.ts";
 import { newTaskId } from "../../../../src/io/tasks/new-task-id.ts";
 import type { TaskRecord } from "../../../../src/core/tasks/types.ts";
@@ -111,5 +111,34 @@ describe("reapOrphanedTasks", () => {
     expect(record).toMatchObject({ mode: "sync", status: "failed" });
     expect(record.envelope).toBeUndefined();
     expect(pendingFor(agentDir, "main-1")).toEqual([]);
+  });
+});
+
+describe("reapOrphanedTasksInSlices (issue 28, item 10)", () => {
+  it("hands the event loop back between slices, and reports each run as soon as it is recorded", async () => {
+    const ids = Array.from({ length: 25 }, () => lockedTask(DEAD_OWNER));
+    const events: string[] = [];
+    await reapOrphanedTasksInSlices(agentDir, deps(), (task) => events.push(`reaped ${task.taskId}`), {
+      maxTasks: 10,
+      maxMs: Number.POSITIVE_INFINITY,
+      pause: async () => {
+        // By each pause, every run of the slice before is recorded and was reported.
+        events.push(`pause with ${ids.filter((id) => readRecord(agentDir, id)?.status === "failed").length} recorded`);
+      },
+    });
+    expect(events.filter((event) => event.startsWith("pause"))).toEqual(["pause with 10 recorded", "pause with 20 recorded"]);
+    expect(events.filter((event) => event.startsWith("reaped")).sort()).toEqual(ids.map((id) => `reaped ${id}`).sort());
+    expect(events.indexOf("pause with 10 recorded")).toBe(10);
+    for (const id of ids) expect(existsSync(join(taskDir(agentDir, id), LOCK_FILE_NAME))).toBe(false);
+  });
+
+  it("by default a slice ends when its time is up, even for fast runs", async () => {
+    for (let n = 0; n < 6; n++) lockedTask(DEAD_OWNER);
+    let now = 0;
+    let pauses = 0;
+    // Each reaped run takes 4 ms of the fake clock: 10 ms slices hold 3 runs each.
+    const d = { ...deps(), killTask: () => void (now += 4) };
+    await reapOrphanedTasksInSlices(agentDir, d, () => undefined, { clock: () => now, pause: async () => void (pauses += 1) });
+    expect(pauses).toBe(1);
   });
 });

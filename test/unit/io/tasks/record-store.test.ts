@@ -115,3 +115,21 @@ describe("record store", () => {
     expect(JSON.parse(text).taskId).toBe(id);
   });
 });
+
+describe("a record.json that is not a regular file of ours (issue 28, item 6)", () => {
+  it("a record.json linked to a file outside the store is neither read nor written through", () => {
+    const id = newTaskId();
+    const outside = join(agentDir, "someone-elses.json");
+    const theirs = `${JSON.stringify(record(id, { output: "NOT OURS" }))}\n`;
+    writeFileSync(outside, theirs);
+    mkdirSync(join(agentDir, "subagent-sessions", id), { recursive: true });
+    symlinkSync(outside, recordPath(agentDir, id));
+    expect(readRecord(agentDir, id)).toBeUndefined();
+    // A later write (a resumed task's record) replaces the link itself; the link's target is left alone.
+    writeRecord(agentDir, record(id, { output: "OURS" }));
+    expect(readFileSync(outside, "utf8")).toBe(theirs);
+    expect(statSync(recordPath(agentDir, id)).isFile()).toBe(true);
+    expect(readRecord(agentDir, id)?.output).toBe("OURS");
+  });
+
+});
