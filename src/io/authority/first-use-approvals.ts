@@ -2,17 +2,16 @@
  * The person's first-use approvals of project agents: `<agent dir>/subagent-trusted-agents.json`, one entry per
  * agent file (its real path) holding the SHA-256 of the exact text approved. A run of that file is unasked while
  * its text is unchanged; any edit asks again. User-level on purpose: a project cannot approve its own agents.
- * Written with the locked, atomic JSON edit every config file uses; read as an untrusted file (regular, capped).
+ * Written with the locked, atomic JSON edit every config file uses; read under the state-file rules (regular file,
+ * capped, no link followed).
  */
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { readRegularFileSync } from "../shared/read-regular-file.ts";
+import { readStateJsonSync, SMALL_STATE_MAX_BYTES } from "../shared/state-file.ts";
 import { editJsonObjectFile } from "../config/write-json-file.ts";
 import type { JsonObject } from "../../core/config/write-json-document.ts";
 
 export const FIRST_USE_APPROVALS_FILE_NAME = "subagent-trusted-agents.json";
-/** Thousands of entries fit; a larger file is not ours. */
-const MAX_BYTES = 1024 * 1024;
 
 export interface ApprovalEntry {
   sha256: string;
@@ -33,16 +32,10 @@ function keyOf(filePath: string): string {
   }
 }
 
+/** A missing, broken or hostile file approves nothing: the person is asked again, which is the safe side. */
 function readApprovals(agentDir: string): Record<string, unknown> {
-  const read = readRegularFileSync(firstUseApprovalsPath(agentDir), MAX_BYTES);
-  if (!read.ok) return {};
-  try {
-    const parsed: unknown = JSON.parse(read.text);
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    // A broken file approves nothing: the person is asked again, which is the safe side.
-    return {};
-  }
+  const parsed = readStateJsonSync(firstUseApprovalsPath(agentDir), SMALL_STATE_MAX_BYTES);
+  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
 }
 
 /** Whether the person approved exactly this text of this file. */
