@@ -25,6 +25,7 @@ import { classifyRpcLine, encodeRpcCommand } from "../../core/run/rpc-protocol.t
 import type { RpcCommand } from "../../core/run/rpc-protocol.ts";
 import { readStopGraceMs, StopSequence } from "../../core/run/stop-sequence.ts";
 import { TASK_MARKER_ENV } from "./task-marker.ts";
+import { endLeftovers } from "./leftover-sweep.ts";
 import type { RunOutcome, RunState, StopCause } from "../../core/run/types.ts";
 
 export const STDERR_TAIL_CHARS = 4096;
@@ -114,6 +115,8 @@ export function startRun(spec: RunSpec): RunHandle {
   let promptRefusal: string | undefined;
   const budgetWatch = BudgetWatch.of(spec.budget);
   let budgetHit: BudgetHit | undefined;
+  /** Set once the child exited: the ending of what it left running, which the outcome waits for. */
+  let leftoversEnded: Promise<unknown> = Promise.resolve();
 
   const args = rpc ? spec.command.args : [...spec.command.args, spec.command.prompt];
   const child = spawn(spec.command.command, args, {
@@ -251,7 +254,7 @@ export function startRun(spec: RunSpec): RunHandle {
       // A run whose answer was complete is judged by its answer, not by how its process was made to exit.
       const effectiveExit = runOver && !cause && !promptRefusal && exitCode !== 0 ? 0 : exitCode;
       const verdict = classifyRun(state, { exitCode: effectiveExit, signal, cause, spawnError, budgetHit });
-      resolve({
+      const outcome: RunOutcome = {
         status: verdict.status,
         exitCode,
         signal,
@@ -266,7 +269,9 @@ export function startRun(spec: RunSpec): RunHandle {
         stderrTail: stderrTail.trim(),
         partial: cause ? { text: state.lastText, tools: toolLinesOf(state.activity) } : undefined,
         budgetHit: cause === "budget" ? budgetHit : undefined,
-      });
+      };
+      // The result is delivered only once nothing of the task runs any more.
+      void leftoversEnded.then(() => resolve(outcome));
     };
     child.on("error", (error) => {
       spawnError = `could not start the subagent process: ${error.message}`;
@@ -280,6 +285,8 @@ export function startRun(spec: RunSpec): RunHandle {
       inputOpen = false;
       stopSequence.childExited();
       termination?.rootExited();
+      // However the child ended (kill -9, a crash, a normal exit), what its tools left running carries its marker.
+      leftoversEnded = endLeftovers(marker, killGraceMs);
       // Let the pipes drain, but do not wait for a grandchild that keeps them open.
       const drain = setTimeout(() => {
         child.stdout?.destroy();

@@ -3,6 +3,7 @@
  * followed by the session line; anything else is a short diagnosis the model can act on, with whatever output
  * exists and the same session line (so the session can still be resumed or inspected).
  */
+import { CRASHED_STOP_REASON, KILLED_STOP_REASON } from "../../core/run/classify.ts";
 import { formatDuration, formatSeconds, formatUsage } from "../../core/shared/format.ts";
 import { budgetAwareStatus, budgetSummary } from "../../core/budget/record-text.ts";
 import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
@@ -23,6 +24,10 @@ function stopReasonText(record: TaskRecord, activityTimeoutMs: number, hardTimeo
       return `hard_timeout (ran longer than ${formatSeconds(hardTimeoutMs)})`;
     case "aborted":
       return "aborted (the call was interrupted)";
+    case KILLED_STOP_REASON:
+      return "killed (a signal from outside pi-subagent-dispatch ended its pi process: kill, the OOM killer)";
+    case CRASHED_STOP_REASON:
+      return `crashed (its pi process exited with code ${record.exitCode ?? "?"} in the middle of its run)`;
     default:
       return record.stopReason;
   }
