@@ -47,6 +47,7 @@ export function resultMetadataLines(record: TaskRecord): string[] {
     `Duration: ${formatDuration(record.durationMs)}`,
     `Usage: ${formatUsage(record.usage)}`,
   ];
+  if (record.usageNote) lines.push(`Usage note: ${record.usageNote}`);
   if (record.model) lines.push(`Model: ${record.model}`);
   const budget = budgetSummary(record);
   if (budget) lines.push(`Budget: ${budget}`);

@@ -9,6 +9,7 @@
  */
 import { emptyUsage, oneLine } from "../shared/format.ts";
 import type { SplitLine } from "./line-splitter.ts";
+import { readTurnUsage } from "../budget/turn-usage.ts";
 import { summarizeToolArgs } from "./tool-summary.ts";
 import type { ActivityLine, RunState } from "./types.ts";
 
@@ -29,6 +30,9 @@ export function initialRunState(now: number): RunState {
     lastEventAt: now,
     events: 0,
     skippedLines: 0,
+    contextChars: 0,
+    estimatedTurns: 0,
+    unknownCostTurns: 0,
   };
 }
 
@@ -140,16 +144,42 @@ function num(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
 
-function applyAssistantMessageEnd(state: RunState, message: AssistantMessage, now: number): void {
+/** The characters of a message's content, for the estimate of a turn whose usage report is unusable. */
+function contentChars(content: unknown): number {
+  if (typeof content === "string") return content.length;
+  return content === undefined ? 0 : JSON.stringify(content).length;
+}
+
+/**
+ * pi's reply to a stop that lands between two calls: an `aborted` message with no content and no usage, made
+ * without calling the model. It is not a turn (the budget never counted it either).
+ */
+function isAbortWithoutCall(message: AssistantMessage): boolean {
+  if (message.stopReason !== "aborted" || textOf(message).trim() !== "") return false;
+  if (Array.isArray(message.content) && message.content.some((block) => block.type !== "text")) return false;
   const usage = message.usage ?? {};
-  state.usage.turns += 1;
-  state.usage.input += num(usage.input);
-  state.usage.output += num(usage.output);
-  state.usage.cacheRead += num(usage.cacheRead);
-  state.usage.cacheWrite += num(usage.cacheWrite);
-  state.usage.cost += num(usage.cost?.total);
-  const context = num(usage.totalTokens) || num(usage.input) + num(usage.output) + num(usage.cacheRead) + num(usage.cacheWrite);
-  if (context > 0) state.usage.contextTokens = context;
+  return num(usage.input) + num(usage.output) + num(usage.cacheRead) + num(usage.cacheWrite) === 0;
+}
+
+function applyAssistantMessageEnd(state: RunState, message: AssistantMessage, now: number): void {
+  const answerChars = contentChars(message.content);
+  const counted = !isAbortWithoutCall(message);
+  if (counted) {
+    const answered = message.stopReason !== "error" && message.stopReason !== "aborted";
+    const turn = readTurnUsage(message.usage, { contextChars: state.contextChars, answerChars }, answered);
+    state.usage.turns += 1;
+    state.usage.input += turn.input;
+    state.usage.output += turn.output;
+    state.usage.cacheRead += turn.cacheRead;
+    state.usage.cacheWrite += turn.cacheWrite;
+    state.usage.cost += turn.cost;
+    if (turn.estimated) state.estimatedTurns += 1;
+    if (!turn.costKnown) state.unknownCostTurns += 1;
+    const usage = message.usage ?? {};
+    const context = turn.estimated ? turn.input + turn.output : num(usage.totalTokens) || turn.input + turn.output + turn.cacheRead + turn.cacheWrite;
+    if (context > 0) state.usage.contextTokens = context;
+  }
+  state.contextChars += answerChars;
   if (message.provider) state.provider = message.provider;
   if (message.model) state.model = message.model;
   state.stopReason = message.stopReason;
@@ -191,6 +221,8 @@ export function applyEvent(state: RunState, event: Record<string, unknown>, now:
     case "message_end": {
       const message = (event.message as AssistantMessage | undefined);
       if (message?.role === "assistant") applyAssistantMessageEnd(state, message, now);
+      // The task, a steer, a tool's result: what the next call reads, for the estimate of unusable usage.
+      else if (message) state.contextChars += contentChars(message.content);
       break;
     }
     case "tool_execution_start": {
@@ -272,6 +304,7 @@ export function applyLine(state: RunState, line: SplitLine, now: number): RunSta
   if (line.text === undefined) {
     // An oversized line that is not a streaming event cannot be parsed from its head and tail.
     state.skippedLines += 1;
+    if (type === "message_end") state.contextChars += line.length;
     if (type === "message_end" && /"role":"assistant"/.test(text.slice(0, 200))) {
       // The last answer was too large to keep: never report the previous message's text as the result.
       state.finalText = "";

@@ -72,6 +72,8 @@ export interface TaskRecord {
   budget?: BudgetLimits;
   /** Call values above the configured budget that were capped, one sentence each. */
   budgetNotes?: string[];
+  /** Set when the provider's usage report of some turns was unusable: their tokens are estimated (see Budgets). */
+  usageNote?: string;
   /** Tool calls of a stopped run (`bash: ls`), the last few, for its partial output. */
   partialTools?: string[];
   /** The `[subagent-result]` text, when the task was asynchronous. */

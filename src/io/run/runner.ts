@@ -12,6 +12,7 @@
 import { spawn } from "node:child_process";
 import { BudgetWatch } from "../../core/budget/budget-watch.ts";
 import type { BudgetHit, BudgetLimits } from "../../core/budget/limits.ts";
+import { usageNoteText } from "../../core/budget/turn-usage.ts";
 import { classifyRun } from "../../core/run/classify.ts";
 import { trackChild, untrackChild } from "./child-guard.ts";
 import type { ChildCommand } from "./command-line.ts";
@@ -269,6 +270,7 @@ export function startRun(spec: RunSpec): RunHandle {
         stderrTail: stderrTail.trim(),
         partial: cause ? { text: state.lastText, tools: toolLinesOf(state.activity) } : undefined,
         budgetHit: cause === "budget" ? budgetHit : undefined,
+        usageNote: usageNoteText(state.usage.turns, state.estimatedTurns, state.unknownCostTurns),
       };
       // The result is delivered only once nothing of the task runs any more.
       void leftoversEnded.then(() => resolve(outcome));

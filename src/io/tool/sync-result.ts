@@ -37,14 +37,16 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
   const output = limitedOutput(record);
   const budget = budgetSummary(record);
   const cappedNote = record.budgetNotes && record.budgetNotes.length > 0 ? `\n[subagent budget: ${budget}]` : "";
+  const usageNote = record.usageNote ? `\n[subagent usage: ${record.usageNote}]` : "";
   const worktree = record.worktree ? `\n\n${worktreeBlock(record.worktree)}` : "";
-  if (record.status === "succeeded") return `${output}\n\n${sessionLine(record.taskId)}${cappedNote}${worktree}`;
+  if (record.status === "succeeded") return `${output}\n\n${sessionLine(record.taskId)}${cappedNote}${usageNote}${worktree}`;
   const lines = [`Subagent ${record.agent} ${budgetAwareStatus(record)}.`];
   const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
   if (reason) lines.push(`- Stop reason: ${reason}`);
   if (record.errorMessage && record.status !== "stopped") lines.push(`- Error: ${record.errorMessage}`);
   if (budget) lines.push(`- Budget: ${budget}`);
   lines.push(`- Duration: ${formatDuration(record.durationMs)} · Usage: ${formatUsage(record.usage)}`);
+  if (record.usageNote) lines.push(`- Usage note: ${record.usageNote}`);
   if (record.stderrTail) {
     const tail = record.stderrTail.split("\n").slice(-10).join("\n");
     lines.push("- Stderr (last lines):", tail);

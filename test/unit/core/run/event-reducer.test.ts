@@ -301,11 +301,54 @@ describe("event reducer: usage and the last message", () => {
     expect(state.stopReason).toBe("toolUse");
   });
 
-  it("ignores missing or non-numeric usage fields", () => {
-    const message = assistantMessage({ text: "x" });
-    message.usage = { input: "12", output: null, cost: { total: Number.NaN } };
-    const state = reduce(lines(line({ type: "message_end", message })));
-    expect(state.usage).toMatchObject({ turns: 1, input: 0, output: 0, cost: 0, contextTokens: 0 });
+  it("estimates the tokens of a turn whose usage is missing, non-numeric or negative, and marks its cost unknown", () => {
+    const task = "t".repeat(4000);
+    const bad: unknown[] = [undefined, { input: "12", output: null, cost: { total: Number.NaN } }, { input: -500, output: -20, cost: { total: -0.1 } }];
+    for (const usage of bad) {
+      const message = assistantMessage({ text: "a".repeat(400) });
+      message.usage = usage;
+      const answerChars = JSON.stringify(message.content).length;
+      const state = reduce(lines(userEnd(task), line({ type: "message_end", message })));
+      const taskChars = JSON.stringify([{ type: "text", text: task }]).length;
+      expect(state.usage).toMatchObject({ turns: 1, input: Math.ceil(taskChars / 4), output: Math.ceil(answerChars / 4), cost: 0 });
+      expect(state).toMatchObject({ estimatedTurns: 1, unknownCostTurns: 1 });
+    }
+  });
+
+  it("a later turn's estimate counts everything the child read before it (answers and tool results)", () => {
+    const state = reduce(
+      lines(
+        userEnd("task"),
+        assistantEnd({ toolCalls: [{ name: "bash", arguments: { command: "ls" } }] }),
+        line({ type: "message_end", message: { role: "toolResult", content: [{ type: "text", text: "x".repeat(8000) }] } }),
+        assistantEnd({ text: "done" }),
+      ),
+    );
+    expect(state.usage.turns).toBe(2);
+    expect(state.estimatedTurns).toBe(2);
+    expect(state.usage.input).toBeGreaterThan(2000);
+  });
+
+  it("keeps a usable report as it is, and a negative cost with usable tokens is an unknown cost", () => {
+    const good = reduce(lines(assistantEnd({ text: "x", usage: { input: 100, output: 20, cost: 0.5 } })));
+    expect(good.usage).toMatchObject({ turns: 1, input: 100, output: 20, cost: 0.5 });
+    expect(good).toMatchObject({ estimatedTurns: 0, unknownCostTurns: 0 });
+    const badCost = reduce(lines(assistantEnd({ text: "x", usage: { input: 100, output: 20, cost: -1 } })));
+    expect(badCost.usage).toMatchObject({ input: 100, output: 20, cost: 0 });
+    expect(badCost).toMatchObject({ estimatedTurns: 0, unknownCostTurns: 1 });
+  });
+
+  it("a failed call without usage costs nothing (not estimated); pi's aborted no-call message is not a turn", () => {
+    const state = reduce(
+      lines(
+        userEnd("task"),
+        assistantEnd({ stopReason: "error", errorMessage: "500 boom" }),
+        assistantEnd({ text: "step", toolCalls: [{ name: "bash", arguments: { command: "ls" } }], usage: { input: 50, output: 5 } }),
+        assistantEnd({ text: "", stopReason: "aborted" }),
+      ),
+    );
+    expect(state.usage).toMatchObject({ turns: 2, input: 50, output: 5 });
+    expect(state).toMatchObject({ estimatedTurns: 0, unknownCostTurns: 0, stopReason: "aborted" });
   });
 });
 
