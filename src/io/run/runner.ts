@@ -25,6 +25,7 @@ import type { TreeTermination } from "./process-tree.ts";
 import { classifyRpcLine, encodeRpcCommand } from "../../core/run/rpc-protocol.ts";
 import type { RpcCommand } from "../../core/run/rpc-protocol.ts";
 import { readStopGraceMs, StopSequence } from "../../core/run/stop-sequence.ts";
+import { isSteerTakenIn, SteerBatch, STRANDED_STEER_PROMPT } from "../../core/run/steer-batch.ts";
 import { TASK_MARKER_ENV } from "./task-marker.ts";
 import { endLeftovers } from "./leftover-sweep.ts";
 import type { RunOutcome, RunState, StopCause } from "../../core/run/types.ts";
@@ -154,6 +155,9 @@ export function startRun(spec: RunSpec): RunHandle {
     exitFallbackTimer.unref();
   };
 
+  // Messages that arrive while a steer waits in the child go together in the next one (one model call, not one each).
+  const steerBatch = new SteerBatch((text) => send({ type: "steer", message: text }));
+
   const stopSequence: StopSequence<StopCause> = new StopSequence(
     {
       requestAbort: () => send({ type: "abort" }),
@@ -213,10 +217,13 @@ export function startRun(spec: RunSpec): RunHandle {
         return;
       }
     }
+    if (rpc && isSteerTakenIn(text)) steerBatch.takenIn();
     applyLine(state, line, now());
     const hit = budgetWatch?.afterLine(state);
     if (hit && stop("budget")) budgetHit = hit;
     if (text.startsWith(AGENT_END_PREFIX) && !state.retryPending) {
+      // A message acknowledged as sent must reach the child: one more run takes in a steer its run ended before.
+      if (stopSequence.phase === "idle" && steerBatch.takeStranded() && send({ type: "prompt", message: STRANDED_STEER_PROMPT })) return;
       if (stopSequence.phase === "asking") stopSequence.turnEnded();
       else if (stopSequence.phase === "idle") runOver = true;
       closeInput();
@@ -305,7 +312,7 @@ export function startRun(spec: RunSpec): RunHandle {
   const steer = (text: string): SteerResult => {
     if (!rpc) return "unsupported";
     if (runOver || exited || finished || stopSequence.phase !== "idle") return "ended";
-    return send({ type: "steer", message: text }) ? "sent" : "ended";
+    return steerBatch.offer(text) ? "sent" : "ended";
   };
 
   return {
