@@ -30,6 +30,7 @@ export function initialRunState(now: number): RunState {
     lastEventAt: now,
     events: 0,
     skippedLines: 0,
+    skippedSample: [],
     contextChars: 0,
     estimatedTurns: 0,
     unknownCostTurns: 0,
@@ -37,6 +38,24 @@ export function initialRunState(now: number): RunState {
 }
 
 const TYPE_PREFIX = '{"type":"';
+
+/** Whether the last character that is not whitespace is '}' (without copying the line). */
+function endsWithBrace(text: string): boolean {
+  for (let i = text.length - 1; i >= 0; i--) {
+    const ch = text.charCodeAt(i);
+    if (ch !== 32 && ch !== 9 && ch !== 13) return ch === 125;
+  }
+  return false;
+}
+
+/** Whether a line holds only whitespace (checked without copying it, as trim would). */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch !== 32 && ch !== 9 && ch !== 13) return false;
+  }
+  return true;
+}
 
 /** The event type from a line that starts the way pi writes events, or undefined. */
 function peekType(text: string): string | undefined {
@@ -271,35 +290,68 @@ function applyToolEnd(state: RunState, toolName: string, isError: boolean, now: 
 /** Events whose content we never need (they repeat what other events carry). */
 const SKIPPED_TYPES = new Set(["message_start", "turn_end", "tool_execution_update"]);
 
-/** Applies one line of the child's stdout. Malformed or partial lines are skipped and counted. */
+/** How many skipped lines are kept as a sample for the record, and how much of each. */
+export const SKIPPED_SAMPLE_LINES = 5;
+export const SKIPPED_SAMPLE_CHARS = 200;
+
+/**
+ * Skipped lines after which a line without pi's exact event prefix is no longer tried with the full parser: a
+ * flood of brace-wrapped noise then costs no failed parse (an exception) per line.
+ */
+export const FULL_PARSE_SKIP_LIMIT = 1000;
+
+/** Events the reducer reads in full; any other type is counted without being parsed. */
+const APPLIED_TYPES = new Set(["session", "agent_start", "turn_start", "message_update", "message_end", "tool_execution_start", "tool_execution_end", "agent_end", "auto_retry_start", "auto_retry_end"]);
+
+/** Counts a line that is not an event and keeps the first few (cut short) as a sample: constant work per line. */
+function skipLine(state: RunState, text: string): RunState {
+  state.skippedLines += 1;
+  if (state.skippedSample.length < SKIPPED_SAMPLE_LINES) state.skippedSample.push(text.slice(0, SKIPPED_SAMPLE_CHARS));
+  return state;
+}
+
+/**
+ * Applies one line of the child's stdout. Malformed or partial lines are skipped and counted. pi writes every
+ * event as one JSON object whose first key is `type`, so a line that does not start that way (text a tool
+ * wrote to pi's stdout) is dropped without being parsed: a flood of such lines costs a few comparisons each, not
+ * a failed JSON.parse (an exception) each.
+ */
 export function applyLine(state: RunState, line: SplitLine, now: number): RunState {
   const text = line.text ?? line.head ?? "";
-  if (text.trim() === "") return state;
   const type = peekType(text);
-  if (type !== undefined) {
-    if (SKIPPED_TYPES.has(type)) {
-      state.events += 1;
-      state.lastEventAt = now;
-      return state;
-    }
-    if (type === "message_update" && applyMessageUpdate(state, text)) {
-      state.events += 1;
-      state.lastEventAt = now;
-      return state;
-    }
-    if (type === "agent_end") {
-      // The whole conversation rides along; only a trailing willRetry flag matters.
-      const end = line.text ?? line.tail ?? "";
-      return applyEvent(state, { type, willRetry: end.slice(-64).includes('"willRetry":true') }, now);
-    }
-    if (type === "tool_execution_end") {
-      const nameMatch = /"toolName":"([^"]*)"/.exec(text.slice(0, 300));
-      const end = line.text ?? line.tail ?? "";
-      state.events += 1;
-      state.lastEventAt = now;
-      applyToolEnd(state, nameMatch?.[1] ?? "tool", end.slice(-32).includes('"isError":true'), now);
-      return state;
-    }
+  if (type === undefined) {
+    if (text.length === 0 || isBlank(text)) return state;
+    // JSON written another way ({ "type" : …) still gets the full parser, until the stream has shown it is noise.
+    if (!mayBeJsonObject(line) || state.skippedLines >= FULL_PARSE_SKIP_LIMIT) return skipLine(state, text);
+    return parseAndApply(state, line.text as string, now);
+  }
+  if (SKIPPED_TYPES.has(type)) {
+    state.events += 1;
+    state.lastEventAt = now;
+    return state;
+  }
+  if (type === "message_update" && applyMessageUpdate(state, text)) {
+    state.events += 1;
+    state.lastEventAt = now;
+    return state;
+  }
+  if (type === "agent_end") {
+    // The whole conversation rides along; only a trailing willRetry flag matters.
+    const end = line.text ?? line.tail ?? "";
+    return applyEvent(state, { type, willRetry: end.slice(-64).includes('"willRetry":true') }, now);
+  }
+  if (type === "tool_execution_end") {
+    const nameMatch = /"toolName":"([^"]*)"/.exec(text.slice(0, 300));
+    const end = line.text ?? line.tail ?? "";
+    state.events += 1;
+    state.lastEventAt = now;
+    applyToolEnd(state, nameMatch?.[1] ?? "tool", end.slice(-32).includes('"isError":true'), now);
+    return state;
+  }
+  if (!APPLIED_TYPES.has(type)) {
+    state.events += 1;
+    state.lastEventAt = now;
+    return state;
   }
   if (line.text === undefined) {
     // An oversized line that is not a streaming event cannot be parsed from its head and tail.
@@ -312,16 +364,29 @@ export function applyLine(state: RunState, line: SplitLine, now: number): RunSta
     }
     return state;
   }
+  // A whole JSON object ends with '}': a cut line is dropped without a failed parse.
+  if (!endsWithBrace(line.text)) return skipLine(state, text);
+  return parseAndApply(state, line.text, now);
+}
+
+/** Whether a whole line could be one JSON object: it starts with '{' and ends with '}' (whitespace aside). */
+function mayBeJsonObject(line: SplitLine): boolean {
+  const text = line.text;
+  if (text === undefined) return false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch !== 32 && ch !== 9 && ch !== 13) return ch === 123 && endsWithBrace(text);
+  }
+  return false;
+}
+
+function parseAndApply(state: RunState, text: string, now: number): RunState {
   let event: unknown;
   try {
-    event = JSON.parse(line.text);
+    event = JSON.parse(text);
   } catch {
-    state.skippedLines += 1;
-    return state;
+    return skipLine(state, text);
   }
-  if (!event || typeof event !== "object" || typeof (event as { type?: unknown }).type !== "string") {
-    state.skippedLines += 1;
-    return state;
-  }
+  if (!event || typeof event !== "object" || typeof (event as { type?: unknown }).type !== "string") return skipLine(state, text);
   return applyEvent(state, (event as Record<string, unknown>), now);
 }

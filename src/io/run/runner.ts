@@ -278,6 +278,7 @@ export function startRun(spec: RunSpec): RunHandle {
         partial: cause ? { text: state.lastText, tools: toolLinesOf(state.activity) } : undefined,
         budgetHit: cause === "budget" ? budgetHit : undefined,
         usageNote: usageNoteText(state.usage.turns, state.estimatedTurns, state.unknownCostTurns),
+        skippedOutput: state.skippedLines > 0 ? { lines: state.skippedLines, sample: [...state.skippedSample] } : undefined,
       };
       // The result is delivered only once nothing of the task runs any more.
       void leftoversEnded.then(() => resolve(outcome));

@@ -120,6 +120,27 @@ describe("event reducer: lines that are not events", () => {
     expect(state.events).toBe(0);
   });
 
+  it("a flood of a million short non-JSON lines is counted and dropped within a measured budget, with a bounded sample", () => {
+    const state = initialRunState(0);
+    const splitter = new LineSplitter((line) => applyLine(state, line, 1));
+    const chunk = "y\n".repeat(32 * 1024);
+    const started = performance.now();
+    for (let i = 0; i < 32; i++) splitter.push(chunk);
+    splitter.push(`${"z".repeat(1000)}\n{ not json }\n`);
+    const took = performance.now() - started;
+    expect(state.skippedLines).toBe(32 * 32 * 1024 + 2);
+    expect(state.skippedSample).toEqual(["y", "y", "y", "y", "y"]);
+    expect(state.events).toBe(0);
+    // About 0.1 s here; with a failed JSON.parse for every line it took over 10 s.
+    expect(took, `took ${took.toFixed(0)} ms`).toBeLessThan(3000);
+  });
+
+  it("keeps each sampled line short", () => {
+    const state = reduce(lines("a".repeat(5000), assistantEnd({ text: "done" })));
+    expect(state.skippedSample).toEqual(["a".repeat(200)]);
+    expect(state.finalText).toBe("done");
+  });
+
   it("skips plain text (a warning printed on stdout) and ignores blank lines", () => {
     const state = reduce(lines("Warning: something odd", "", "   ", assistantEnd({ text: "done" })));
     expect(state.skippedLines).toBe(1);
