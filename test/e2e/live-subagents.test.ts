@@ -90,6 +90,44 @@ describe.skipIf(skipTuiTests())("live subagents in the TUI", () => {
     expect(await t.quit()).toBe(0);
   });
 
+  it("a burst of 25 action=message calls: 20 reach the child coalesced (3 child model calls in all, not 21), 5 are refused", async () => {
+    const t = await startTui();
+    const { started, release } = busyChild();
+    const burst = Array.from({ length: 25 }, (_, index) => `Note ${index + 1}.`);
+    let taskId = "";
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."),
+      reply: async (r) => {
+        taskId = r.lastText.slice(-36);
+        await waitForFile(started, 60_000);
+        return { toolCalls: burst.map((message) => ({ name: "subagent", arguments: { action: "message", taskId, message } })) };
+      },
+      times: 1,
+    });
+    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && !r.lastText.startsWith("Dispatched worker."), reply: { text: "Told it." }, times: 1 });
+    await t.submit(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Long job." } }] })}`);
+
+    const answered = await suite.fake.waitForRequest((r) => isParent(r) && r.lastRole === "tool" && !r.lastText.startsWith("Dispatched worker."), 90_000, "the burst's results");
+    const results = answered.messages.filter((m) => m.role === "tool").map(messageText);
+    expect(results.filter((text) => text.startsWith("Message sent to"))).toHaveLength(20);
+    const refusals = results.filter((text) => text.includes("has already received 20 messages from you"));
+    expect(refusals).toHaveLength(5);
+    expect(refusals[0]).toBe(
+      `Task ${taskId} (worker) has already received 20 messages from you, the most one task takes; this one was not sent. Wait for its result, which arrives by itself, or cancel it (action="cancel") and dispatch again with everything it needs in the task.`,
+    );
+    writeFileSync(release, "");
+
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 90_000, "the result");
+    expect(resultMessages(delivered)[0]).toContain("- Status: succeeded");
+    const childCalls = suite.fake.requests.filter(isChild);
+    expect(childCalls.length, "child model calls").toBeLessThanOrEqual(3);
+    // Every message reached the child once, in the order they were sent.
+    const told = childCalls.at(-1)!.messages.filter((m) => m.role === "user" && messageText(m).startsWith(MESSAGE_MARK)).map(messageText).join("\n");
+    expect([...told.matchAll(/Note (\d+)\./g)].map((match) => Number(match[1]))).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
+    expect((recordOf(taskId).messages as unknown[]).length).toBe(20);
+    expect(await t.quit()).toBe(0);
+  });
+
   it("/subagent-message with a 13-character id prefix reaches the child, marked as the user's", async () => {
     const t = await startTui();
     const { started, release } = busyChild();

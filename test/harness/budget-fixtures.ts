@@ -9,11 +9,12 @@ import { fakeDirective, type FakeAction } from "./fake-model.ts";
  * step's tool takes 3 s (long enough for the TUI to show `turn 1/N`), every later one 20 s, so a budget stop
  * after step 1 always finds a tool running and must end it.
  */
-export function loopingTask(usage?: { input: number; output: number }): string {
+export function loopingTask(usage?: { input: number; output: number }, extra: Partial<FakeAction> = {}): string {
   const steps: FakeAction[] = Array.from({ length: 12 }, (_, index) => ({
     text: `LOOP-STEP-${index + 1}`,
     toolCalls: [{ name: "bash", arguments: { command: index === 0 ? "sleep 3" : "sleep 20" } }],
     ...(usage ? { usage } : {}),
+    ...extra,
   }));
   return `Loop forever. ${fakeDirective(steps)}`;
 }

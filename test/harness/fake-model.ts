@@ -37,6 +37,11 @@ export interface FakeAction {
   toolCallArgumentsDelayMs?: number;
   /** Token usage reported in the final chunk. */
   usage?: { input: number; output: number };
+  /**
+   * A broken usage report instead (a provider's bug): these fields as the final chunk's `usage`, as given (negative
+   * or non-numeric values), or `"none"` for a stream with no usage at all.
+   */
+  badUsage?: Record<string, unknown> | "none";
   /** Answer with an HTTP error instead of a stream. */
   httpError?: { status: number; message: string };
   /** Override the finish reason ("length" simulates a truncated answer). */
@@ -285,7 +290,7 @@ export class FakeModel {
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     const id = `chatcmpl-fake-${req.seq}`;
-    const send = (delta: Record<string, unknown>, finish: string | null, usage?: Record<string, number>) => {
+    const send = (delta: Record<string, unknown>, finish: string | null, usage?: Record<string, unknown>) => {
       if (closed) return;
       const chunk: Record<string, unknown> = {
         id,
@@ -323,7 +328,8 @@ export class FakeModel {
     }
     const finish = action.finishReason ?? (action.toolCalls?.length ? "tool_calls" : "stop");
     const usage = action.usage ?? { input: 100, output: 20 };
-    send({}, finish, { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output });
+    if (action.badUsage === "none") send({}, finish);
+    else send({}, finish, action.badUsage ?? { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output });
     if (!closed) res.end("data: [DONE]\n\n");
   }
 }

@@ -25,6 +25,10 @@ export class BudgetWatch {
   afterLine(state: RunState): BudgetHit | undefined {
     if (state.usage.turns === this.checkedTurns) return undefined;
     this.checkedTurns = state.usage.turns;
-    return state.stopReason === "toolUse" ? budgetReached(this.limits, state.usage) : undefined;
+    if (state.stopReason !== "toolUse") return undefined;
+    const reached = budgetReached(this.limits, state.usage);
+    // A cost budget that cannot be checked (a turn's cost is unknown) must not let a looping child run on.
+    if (!reached && this.limits.maxCost !== undefined && state.unknownCostTurns > 0) return { kind: "cost", limit: this.limits.maxCost, unchecked: true };
+    return reached;
   }
 }

@@ -25,6 +25,8 @@ export type BudgetKind = "turn" | "token" | "cost";
 export interface BudgetHit {
   kind: BudgetKind;
   limit: number;
+  /** The limit could not be checked (a cost budget when a turn's cost is unknown): the run stops all the same. */
+  unchecked?: boolean;
 }
 
 /** The stop reason a record keeps for each budget. */
@@ -71,9 +73,13 @@ export function formatCost(value: number): string {
   return value !== 0 && Math.abs(value) < 0.01 ? `$${value.toFixed(4)}` : `$${value.toFixed(2)}`;
 }
 
-/** `turn budget 8 reached`, `token budget 50000 reached`, `cost budget $1.00 reached`. */
+/**
+ * `turn budget 8 reached`, `token budget 50000 reached`, `cost budget $1.00 reached`, or `cost budget $1.00 cannot
+ * be checked: …` when a turn's cost is unknown.
+ */
 export function budgetHitText(hit: BudgetHit): string {
   const limit = hit.kind === "cost" ? formatCost(hit.limit) : String(hit.limit);
+  if (hit.unchecked) return `${hit.kind} budget ${limit} cannot be checked: the provider reported no usable usage`;
   return `${hit.kind} budget ${limit} reached`;
 }
 

@@ -48,6 +48,12 @@ export function resultMetadataLines(record: TaskRecord): string[] {
     `Duration: ${formatDuration(record.durationMs)}`,
     `Usage: ${formatUsage(record.usage)}`,
   ];
+  if (record.usageNote) lines.push(`Usage note: ${record.usageNote}`);
+  if (record.skippedOutput) {
+    const first = record.skippedOutput.sample[0];
+    const sample = first === undefined ? "" : ` (the first: ${JSON.stringify(oneLine(first, 80))})`;
+    lines.push(`Skipped output: ${record.skippedOutput.lines} lines of the subagent's stdout that were not pi events${sample}`);
+  }
   if (record.model) lines.push(`Model: ${record.model}`);
   const budget = budgetSummary(record);
   if (budget) lines.push(`Budget: ${budget}`);

@@ -10,6 +10,11 @@ import type { RunState, RunStatus, StopCause } from "./types.ts";
 /** Stop reasons of the child's last message that mean the answer is not a complete, usable result. */
 const FAILING_STOP_REASONS = new Set(["error", "length", "deferred", "aborted"]);
 
+/** The stop reason of a child whose process a signal ended when nothing of ours stopped it (kill -9, the OOM killer). */
+export const KILLED_STOP_REASON = "killed";
+/** The stop reason of a child whose process exited with a non-zero code in the middle of its run. */
+export const CRASHED_STOP_REASON = "crashed";
+
 export interface ExitFacts {
   exitCode: number | null;
   signal: string | null;
@@ -43,7 +48,10 @@ export function classifyRun(state: RunState, facts: ExitFacts): Classification {
   const stopReason = state.stopReason;
   if (facts.exitCode !== 0) {
     const how = facts.exitCode === null ? `was killed by ${facts.signal ?? "a signal"}` : `exited with code ${facts.exitCode}`;
-    return { status: "failed", stopReason, errorMessage: state.errorMessage ?? `the subagent process ${how}` };
+    // The last message's stop reason (`toolUse`, `stop`) says nothing about a process that died under it.
+    const failingStop = stopReason !== undefined && FAILING_STOP_REASONS.has(stopReason);
+    const exitReason = facts.exitCode === null ? KILLED_STOP_REASON : CRASHED_STOP_REASON;
+    return { status: "failed", stopReason: failingStop ? stopReason : exitReason, errorMessage: state.errorMessage ?? `the subagent process ${how}` };
   }
   if (stopReason && FAILING_STOP_REASONS.has(stopReason)) {
     const fallback = stopReason === "length" ? "the answer was cut off at the model's output limit" : `the model stopped with reason "${stopReason}"`;

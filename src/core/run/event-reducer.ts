@@ -9,6 +9,7 @@
  */
 import { emptyUsage, oneLine } from "../shared/format.ts";
 import type { SplitLine } from "./line-splitter.ts";
+import { readTurnUsage } from "../budget/turn-usage.ts";
 import { summarizeToolArgs } from "./tool-summary.ts";
 import type { ActivityLine, RunState } from "./types.ts";
 
@@ -29,10 +30,32 @@ export function initialRunState(now: number): RunState {
     lastEventAt: now,
     events: 0,
     skippedLines: 0,
+    skippedSample: [],
+    contextChars: 0,
+    estimatedTurns: 0,
+    unknownCostTurns: 0,
   };
 }
 
 const TYPE_PREFIX = '{"type":"';
+
+/** Whether the last character that is not whitespace is '}' (without copying the line). */
+function endsWithBrace(text: string): boolean {
+  for (let i = text.length - 1; i >= 0; i--) {
+    const ch = text.charCodeAt(i);
+    if (ch !== 32 && ch !== 9 && ch !== 13) return ch === 125;
+  }
+  return false;
+}
+
+/** Whether a line holds only whitespace (checked without copying it, as trim would). */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch !== 32 && ch !== 9 && ch !== 13) return false;
+  }
+  return true;
+}
 
 /** The event type from a line that starts the way pi writes events, or undefined. */
 function peekType(text: string): string | undefined {
@@ -140,16 +163,42 @@ function num(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
 
-function applyAssistantMessageEnd(state: RunState, message: AssistantMessage, now: number): void {
+/** The characters of a message's content, for the estimate of a turn whose usage report is unusable. */
+function contentChars(content: unknown): number {
+  if (typeof content === "string") return content.length;
+  return content === undefined ? 0 : JSON.stringify(content).length;
+}
+
+/**
+ * pi's reply to a stop that lands between two calls: an `aborted` message with no content and no usage, made
+ * without calling the model. It is not a turn (the budget never counted it either).
+ */
+function isAbortWithoutCall(message: AssistantMessage): boolean {
+  if (message.stopReason !== "aborted" || textOf(message).trim() !== "") return false;
+  if (Array.isArray(message.content) && message.content.some((block) => block.type !== "text")) return false;
   const usage = message.usage ?? {};
-  state.usage.turns += 1;
-  state.usage.input += num(usage.input);
-  state.usage.output += num(usage.output);
-  state.usage.cacheRead += num(usage.cacheRead);
-  state.usage.cacheWrite += num(usage.cacheWrite);
-  state.usage.cost += num(usage.cost?.total);
-  const context = num(usage.totalTokens) || num(usage.input) + num(usage.output) + num(usage.cacheRead) + num(usage.cacheWrite);
-  if (context > 0) state.usage.contextTokens = context;
+  return num(usage.input) + num(usage.output) + num(usage.cacheRead) + num(usage.cacheWrite) === 0;
+}
+
+function applyAssistantMessageEnd(state: RunState, message: AssistantMessage, now: number): void {
+  const answerChars = contentChars(message.content);
+  const counted = !isAbortWithoutCall(message);
+  if (counted) {
+    const answered = message.stopReason !== "error" && message.stopReason !== "aborted";
+    const turn = readTurnUsage(message.usage, { contextChars: state.contextChars, answerChars }, answered);
+    state.usage.turns += 1;
+    state.usage.input += turn.input;
+    state.usage.output += turn.output;
+    state.usage.cacheRead += turn.cacheRead;
+    state.usage.cacheWrite += turn.cacheWrite;
+    state.usage.cost += turn.cost;
+    if (turn.estimated) state.estimatedTurns += 1;
+    if (!turn.costKnown) state.unknownCostTurns += 1;
+    const usage = message.usage ?? {};
+    const context = turn.estimated ? turn.input + turn.output : num(usage.totalTokens) || turn.input + turn.output + turn.cacheRead + turn.cacheWrite;
+    if (context > 0) state.usage.contextTokens = context;
+  }
+  state.contextChars += answerChars;
   if (message.provider) state.provider = message.provider;
   if (message.model) state.model = message.model;
   state.stopReason = message.stopReason;
@@ -191,6 +240,8 @@ export function applyEvent(state: RunState, event: Record<string, unknown>, now:
     case "message_end": {
       const message = (event.message as AssistantMessage | undefined);
       if (message?.role === "assistant") applyAssistantMessageEnd(state, message, now);
+      // The task, a steer, a tool's result: what the next call reads, for the estimate of unusable usage.
+      else if (message) state.contextChars += contentChars(message.content);
       break;
     }
     case "tool_execution_start": {
@@ -239,39 +290,73 @@ function applyToolEnd(state: RunState, toolName: string, isError: boolean, now: 
 /** Events whose content we never need (they repeat what other events carry). */
 const SKIPPED_TYPES = new Set(["message_start", "turn_end", "tool_execution_update"]);
 
-/** Applies one line of the child's stdout. Malformed or partial lines are skipped and counted. */
+/** How many skipped lines are kept as a sample for the record, and how much of each. */
+export const SKIPPED_SAMPLE_LINES = 5;
+export const SKIPPED_SAMPLE_CHARS = 200;
+
+/**
+ * Skipped lines after which a line without pi's exact event prefix is no longer tried with the full parser: a
+ * flood of brace-wrapped noise then costs no failed parse (an exception) per line.
+ */
+export const FULL_PARSE_SKIP_LIMIT = 1000;
+
+/** Events the reducer reads in full; any other type is counted without being parsed. */
+const APPLIED_TYPES = new Set(["session", "agent_start", "turn_start", "message_update", "message_end", "tool_execution_start", "tool_execution_end", "agent_end", "auto_retry_start", "auto_retry_end"]);
+
+/** Counts a line that is not an event and keeps the first few (cut short) as a sample: constant work per line. */
+function skipLine(state: RunState, text: string): RunState {
+  state.skippedLines += 1;
+  if (state.skippedSample.length < SKIPPED_SAMPLE_LINES) state.skippedSample.push(text.slice(0, SKIPPED_SAMPLE_CHARS));
+  return state;
+}
+
+/**
+ * Applies one line of the child's stdout. Malformed or partial lines are skipped and counted. pi writes every
+ * event as one JSON object whose first key is `type`, so a line that does not start that way (text a tool
+ * wrote to pi's stdout) is dropped without being parsed: a flood of such lines costs a few comparisons each, not
+ * a failed JSON.parse (an exception) each.
+ */
 export function applyLine(state: RunState, line: SplitLine, now: number): RunState {
   const text = line.text ?? line.head ?? "";
-  if (text.trim() === "") return state;
   const type = peekType(text);
-  if (type !== undefined) {
-    if (SKIPPED_TYPES.has(type)) {
-      state.events += 1;
-      state.lastEventAt = now;
-      return state;
-    }
-    if (type === "message_update" && applyMessageUpdate(state, text)) {
-      state.events += 1;
-      state.lastEventAt = now;
-      return state;
-    }
-    if (type === "agent_end") {
-      // The whole conversation rides along; only a trailing willRetry flag matters.
-      const end = line.text ?? line.tail ?? "";
-      return applyEvent(state, { type, willRetry: end.slice(-64).includes('"willRetry":true') }, now);
-    }
-    if (type === "tool_execution_end") {
-      const nameMatch = /"toolName":"([^"]*)"/.exec(text.slice(0, 300));
-      const end = line.text ?? line.tail ?? "";
-      state.events += 1;
-      state.lastEventAt = now;
-      applyToolEnd(state, nameMatch?.[1] ?? "tool", end.slice(-32).includes('"isError":true'), now);
-      return state;
-    }
+  if (type === undefined) {
+    if (text.length === 0 || isBlank(text)) return state;
+    // JSON written another way ({ "type" : …) still gets the full parser, until the stream has shown it is noise.
+    if (!mayBeJsonObject(line) || state.skippedLines >= FULL_PARSE_SKIP_LIMIT) return skipLine(state, text);
+    return parseAndApply(state, line.text as string, now);
+  }
+  if (SKIPPED_TYPES.has(type)) {
+    state.events += 1;
+    state.lastEventAt = now;
+    return state;
+  }
+  if (type === "message_update" && applyMessageUpdate(state, text)) {
+    state.events += 1;
+    state.lastEventAt = now;
+    return state;
+  }
+  if (type === "agent_end") {
+    // The whole conversation rides along; only a trailing willRetry flag matters.
+    const end = line.text ?? line.tail ?? "";
+    return applyEvent(state, { type, willRetry: end.slice(-64).includes('"willRetry":true') }, now);
+  }
+  if (type === "tool_execution_end") {
+    const nameMatch = /"toolName":"([^"]*)"/.exec(text.slice(0, 300));
+    const end = line.text ?? line.tail ?? "";
+    state.events += 1;
+    state.lastEventAt = now;
+    applyToolEnd(state, nameMatch?.[1] ?? "tool", end.slice(-32).includes('"isError":true'), now);
+    return state;
+  }
+  if (!APPLIED_TYPES.has(type)) {
+    state.events += 1;
+    state.lastEventAt = now;
+    return state;
   }
   if (line.text === undefined) {
     // An oversized line that is not a streaming event cannot be parsed from its head and tail.
     state.skippedLines += 1;
+    if (type === "message_end") state.contextChars += line.length;
     if (type === "message_end" && /"role":"assistant"/.test(text.slice(0, 200))) {
       // The last answer was too large to keep: never report the previous message's text as the result.
       state.finalText = "";
@@ -279,16 +364,29 @@ export function applyLine(state: RunState, line: SplitLine, now: number): RunSta
     }
     return state;
   }
+  // A whole JSON object ends with '}': a cut line is dropped without a failed parse.
+  if (!endsWithBrace(line.text)) return skipLine(state, text);
+  return parseAndApply(state, line.text, now);
+}
+
+/** Whether a whole line could be one JSON object: it starts with '{' and ends with '}' (whitespace aside). */
+function mayBeJsonObject(line: SplitLine): boolean {
+  const text = line.text;
+  if (text === undefined) return false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch !== 32 && ch !== 9 && ch !== 13) return ch === 123 && endsWithBrace(text);
+  }
+  return false;
+}
+
+function parseAndApply(state: RunState, text: string, now: number): RunState {
   let event: unknown;
   try {
-    event = JSON.parse(line.text);
+    event = JSON.parse(text);
   } catch {
-    state.skippedLines += 1;
-    return state;
+    return skipLine(state, text);
   }
-  if (!event || typeof event !== "object" || typeof (event as { type?: unknown }).type !== "string") {
-    state.skippedLines += 1;
-    return state;
-  }
+  if (!event || typeof event !== "object" || typeof (event as { type?: unknown }).type !== "string") return skipLine(state, text);
   return applyEvent(state, (event as Record<string, unknown>), now);
 }

@@ -23,7 +23,9 @@ export class LineSplitter {
   private parts: string[] = [];
   private partsLength = 0;
   private head: string | undefined;
-  private tail = "";
+  /** An oversized line's last pieces, trimmed to KEEP_CHARS only once they hold twice that (so each character is copied a bounded number of times, however small the chunks). */
+  private tailParts: string[] = [];
+  private tailLength = 0;
   private overflowLength = 0;
 
   constructor(onLine: (line: SplitLine) => void, maxLineChars: number = DEFAULT_MAX_LINE_CHARS) {
@@ -54,7 +56,9 @@ export class LineSplitter {
     if (piece.length === 0) return;
     if (this.head !== undefined) {
       this.overflowLength += piece.length;
-      this.tail = (this.tail + piece).slice(-KEEP_CHARS);
+      this.tailParts.push(piece.length > KEEP_CHARS ? piece.slice(-KEEP_CHARS) : piece);
+      this.tailLength += Math.min(piece.length, KEEP_CHARS);
+      if (this.tailLength > 2 * KEEP_CHARS) this.setTail(this.tailParts.join("").slice(-KEEP_CHARS));
       return;
     }
     this.parts.push(piece);
@@ -62,18 +66,24 @@ export class LineSplitter {
     if (this.partsLength > this.maxLineChars) {
       const joined = this.parts.join("");
       this.head = joined.slice(0, KEEP_CHARS);
-      this.tail = joined.slice(-KEEP_CHARS);
+      this.setTail(joined.slice(-KEEP_CHARS));
       this.overflowLength = joined.length;
       this.parts = [];
       this.partsLength = 0;
     }
   }
 
+  private setTail(tail: string): void {
+    this.tailParts = tail === "" ? [] : [tail];
+    this.tailLength = tail.length;
+  }
+
   private emit(): void {
     if (this.head !== undefined) {
-      this.onLine({ head: this.head, tail: this.tail, length: this.overflowLength });
+      const tail = this.tailParts.join("").slice(-KEEP_CHARS);
+      this.onLine({ head: this.head, tail, length: this.overflowLength });
       this.head = undefined;
-      this.tail = "";
+      this.setTail("");
       this.overflowLength = 0;
       return;
     }

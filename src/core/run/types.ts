@@ -55,6 +55,14 @@ export interface RunState {
   events: number;
   /** Lines that were not valid JSON events (skipped). */
   skippedLines: number;
+  /** The first few skipped lines, each cut to SKIPPED_SAMPLE_CHARS (for the record). */
+  skippedSample: string[];
+  /** Characters of the messages seen so far (task, answers, tool results): the base of a usage estimate. */
+  contextChars: number;
+  /** Turns whose usage report was unusable, so their tokens are estimated. */
+  estimatedTurns: number;
+  /** Turns whose cost is unknown (an unusable report, or a cost that is negative or not a number). */
+  unknownCostTurns: number;
 }
 
 /** The four outcomes the spec names, and `stopped`: a budget (maxTurns, maxTokens, maxCost) ended the run. */
@@ -83,4 +91,13 @@ export interface RunOutcome {
   budgetHit?: BudgetHit;
   /** Set when the run was stopped from outside: what it had produced by then. */
   partial?: PartialOutput;
+  /** Set when some turns' usage was unusable: which were estimated, whose cost is unknown. */
+  usageNote?: string;
+  /** Set when the child's stdout carried lines that were not pi events: how many, and the first few (cut short). */
+  skippedOutput?: SkippedOutput;
+}
+
+export interface SkippedOutput {
+  lines: number;
+  sample: string[];
 }

@@ -98,9 +98,16 @@ export interface Entry {
 
 /**
  * What became of a message: `steered` to the running child, `queued` with the task's prompt, or refused:
- * `finished` (the run is over or being stopped), `unknown` (not in flight here), `unsupported` (a JSON child).
+ * `finished` (the run is over or being stopped), `unknown` (not in flight here), `unsupported` (a JSON child),
+ * `limit` (the main agent has sent this task MAX_AGENT_MESSAGES_PER_TASK messages already).
  */
-export type MessageOutcome = "steered" | "queued" | "finished" | "unknown" | "unsupported";
+export type MessageOutcome = "steered" | "queued" | "finished" | "unknown" | "unsupported" | "limit";
+
+/**
+ * The most messages the main agent may send one task: a main agent caught in a loop would otherwise keep the
+ * child busy (and paying) forever. The person's own messages (/subagent-message) are not limited.
+ */
+export const MAX_AGENT_MESSAGES_PER_TASK = 20;
 
 /** A queued task's prompt with the messages it received while waiting, each marked as not part of the task. */
 export function promptWithQueuedMessages(prompt: string, messages: readonly TaskMessage[]): string {
@@ -228,6 +235,7 @@ export class TaskRegistry {
     const entry = this.entries.get(taskId);
     if (!entry) return "unknown";
     if (entry.cancel) return "finished";
+    if (from === "agent" && entry.messages.filter((message) => message.from === "agent").length >= MAX_AGENT_MESSAGES_PER_TASK) return "limit";
     if (!entry.handle) {
       entry.messages.push({ at: this.now(), from, text, delivery: "queued" });
       this.options.onChange?.();

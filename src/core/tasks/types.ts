@@ -1,6 +1,6 @@
 import type { BudgetLimits } from "../budget/limits.ts";
 import type { UsageTotals } from "../shared/format.ts";
-import type { RunStatus } from "../run/types.ts";
+import type { RunStatus, SkippedOutput } from "../run/types.ts";
 import type { WorktreeReport } from "../worktree/types.ts";
 
 /** Who ended a cancelled task: the person (/subagent-cancel), the main agent (action=cancel), or nobody (shutdown). */
@@ -79,6 +79,10 @@ export interface TaskRecord {
   budget?: BudgetLimits;
   /** Call values above the configured budget that were capped, one sentence each. */
   budgetNotes?: string[];
+  /** Set when the provider's usage report of some turns was unusable: their tokens are estimated (see Budgets). */
+  usageNote?: string;
+  /** Lines of the child's stdout that were not pi events (dropped): how many, and the first few, cut short. */
+  skippedOutput?: SkippedOutput;
   /** Tool calls of a stopped run (`bash: ls`), the last few, for its partial output. */
   partialTools?: string[];
   /** The `[subagent-result]` text, when the task was asynchronous. */

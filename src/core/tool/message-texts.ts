@@ -29,6 +29,10 @@ export function messageToUnknown(taskId: string): string {
   return `No background subagent task with taskId ${taskId} is in flight. Check the id against your dispatch receipts. Nothing was sent.`;
 }
 
+export function messageLimitReached(taskId: string, agent: string, max: number): string {
+  return `Task ${taskId} (${agent}) has already received ${max} messages from you, the most one task takes; this one was not sent. Wait for its result, which arrives by itself, or cancel it (action="cancel") and dispatch again with everything it needs in the task.`;
+}
+
 export function messageUnsupported(taskId: string): string {
   return `Task ${taskId} runs as a JSON child (${CHILD_MODE_ENV}=json), which cannot receive messages. Nothing was sent.`;
 }

@@ -108,6 +108,7 @@ export function buildEnvelope(record: TaskRecord, others: readonly InFlightTask[
     `- Task: ${oneLine(record.task, TASK_LINE_MAX)}`,
     `- Duration: ${formatDuration(record.durationMs)} · Usage: ${formatUsage(record.usage)}`,
   ];
+  if (record.usageNote) meta.push(`- Usage note: ${record.usageNote}`);
   const budget = budgetSummary(record);
   if (budget) meta.push(`- Budget: ${budget}`);
   const error = errorLine(record, limits);

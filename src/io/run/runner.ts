@@ -12,6 +12,7 @@
 import { spawn } from "node:child_process";
 import { BudgetWatch } from "../../core/budget/budget-watch.ts";
 import type { BudgetHit, BudgetLimits } from "../../core/budget/limits.ts";
+import { usageNoteText } from "../../core/budget/turn-usage.ts";
 import { classifyRun } from "../../core/run/classify.ts";
 import { trackChild, untrackChild } from "./child-guard.ts";
 import type { ChildCommand } from "./command-line.ts";
@@ -24,7 +25,9 @@ import type { TreeTermination } from "./process-tree.ts";
 import { classifyRpcLine, encodeRpcCommand } from "../../core/run/rpc-protocol.ts";
 import type { RpcCommand } from "../../core/run/rpc-protocol.ts";
 import { readStopGraceMs, StopSequence } from "../../core/run/stop-sequence.ts";
+import { isSteerTakenIn, SteerBatch, STRANDED_STEER_PROMPT } from "../../core/run/steer-batch.ts";
 import { TASK_MARKER_ENV } from "./task-marker.ts";
+import { endLeftovers } from "./leftover-sweep.ts";
 import type { RunOutcome, RunState, StopCause } from "../../core/run/types.ts";
 
 export const STDERR_TAIL_CHARS = 4096;
@@ -114,6 +117,8 @@ export function startRun(spec: RunSpec): RunHandle {
   let promptRefusal: string | undefined;
   const budgetWatch = BudgetWatch.of(spec.budget);
   let budgetHit: BudgetHit | undefined;
+  /** Set once the child exited: the ending of what it left running, which the outcome waits for. */
+  let leftoversEnded: Promise<unknown> = Promise.resolve();
 
   const args = rpc ? spec.command.args : [...spec.command.args, spec.command.prompt];
   const child = spawn(spec.command.command, args, {
@@ -149,6 +154,9 @@ export function startRun(spec: RunSpec): RunHandle {
     }, EXIT_AFTER_INPUT_END_MS);
     exitFallbackTimer.unref();
   };
+
+  // Messages that arrive while a steer waits in the child go together in the next one (one model call, not one each).
+  const steerBatch = new SteerBatch((text) => send({ type: "steer", message: text }));
 
   const stopSequence: StopSequence<StopCause> = new StopSequence(
     {
@@ -209,10 +217,13 @@ export function startRun(spec: RunSpec): RunHandle {
         return;
       }
     }
+    if (rpc && isSteerTakenIn(text)) steerBatch.takenIn();
     applyLine(state, line, now());
     const hit = budgetWatch?.afterLine(state);
     if (hit && stop("budget")) budgetHit = hit;
     if (text.startsWith(AGENT_END_PREFIX) && !state.retryPending) {
+      // A message acknowledged as sent must reach the child: one more run takes in a steer its run ended before.
+      if (stopSequence.phase === "idle" && steerBatch.takeStranded() && send({ type: "prompt", message: STRANDED_STEER_PROMPT })) return;
       if (stopSequence.phase === "asking") stopSequence.turnEnded();
       else if (stopSequence.phase === "idle") runOver = true;
       closeInput();
@@ -251,7 +262,7 @@ export function startRun(spec: RunSpec): RunHandle {
       // A run whose answer was complete is judged by its answer, not by how its process was made to exit.
       const effectiveExit = runOver && !cause && !promptRefusal && exitCode !== 0 ? 0 : exitCode;
       const verdict = classifyRun(state, { exitCode: effectiveExit, signal, cause, spawnError, budgetHit });
-      resolve({
+      const outcome: RunOutcome = {
         status: verdict.status,
         exitCode,
         signal,
@@ -266,7 +277,11 @@ export function startRun(spec: RunSpec): RunHandle {
         stderrTail: stderrTail.trim(),
         partial: cause ? { text: state.lastText, tools: toolLinesOf(state.activity) } : undefined,
         budgetHit: cause === "budget" ? budgetHit : undefined,
-      });
+        usageNote: usageNoteText(state.usage.turns, state.estimatedTurns, state.unknownCostTurns),
+        skippedOutput: state.skippedLines > 0 ? { lines: state.skippedLines, sample: [...state.skippedSample] } : undefined,
+      };
+      // The result is delivered only once nothing of the task runs any more.
+      void leftoversEnded.then(() => resolve(outcome));
     };
     child.on("error", (error) => {
       spawnError = `could not start the subagent process: ${error.message}`;
@@ -280,6 +295,8 @@ export function startRun(spec: RunSpec): RunHandle {
       inputOpen = false;
       stopSequence.childExited();
       termination?.rootExited();
+      // However the child ended (kill -9, a crash, a normal exit), what its tools left running carries its marker.
+      leftoversEnded = endLeftovers(marker, killGraceMs);
       // Let the pipes drain, but do not wait for a grandchild that keeps them open.
       const drain = setTimeout(() => {
         child.stdout?.destroy();
@@ -296,7 +313,7 @@ export function startRun(spec: RunSpec): RunHandle {
   const steer = (text: string): SteerResult => {
     if (!rpc) return "unsupported";
     if (runOver || exited || finished || stopSequence.phase !== "idle") return "ended";
-    return send({ type: "steer", message: text }) ? "sent" : "ended";
+    return steerBatch.offer(text) ? "sent" : "ended";
   };
 
   return {

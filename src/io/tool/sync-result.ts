@@ -3,6 +3,7 @@
  * followed by the session line; anything else is a short diagnosis the model can act on, with whatever output
  * exists and the same session line (so the session can still be resumed or inspected).
  */
+import { CRASHED_STOP_REASON, KILLED_STOP_REASON } from "../../core/run/classify.ts";
 import { formatDuration, formatSeconds, formatUsage } from "../../core/shared/format.ts";
 import { budgetAwareStatus, budgetSummary } from "../../core/budget/record-text.ts";
 import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
@@ -23,6 +24,10 @@ function stopReasonText(record: TaskRecord, activityTimeoutMs: number, hardTimeo
       return `hard_timeout (ran longer than ${formatSeconds(hardTimeoutMs)})`;
     case "aborted":
       return "aborted (the call was interrupted)";
+    case KILLED_STOP_REASON:
+      return "killed (a signal from outside pi-subagent-dispatch ended its pi process: kill, the OOM killer)";
+    case CRASHED_STOP_REASON:
+      return `crashed (its pi process exited with code ${record.exitCode ?? "?"} in the middle of its run)`;
     default:
       return record.stopReason;
   }
@@ -32,9 +37,13 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
   const output = limitedOutput(record);
   const budget = budgetSummary(record);
   const cappedNote = record.budgetNotes && record.budgetNotes.length > 0 ? `\n[subagent budget: ${budget}]` : "";
+  const usageNote = record.usageNote ? `\n[subagent usage: ${record.usageNote}]` : "";
   const worktree = record.worktree ? `\n\n${worktreeBlock(record.worktree)}` : "";
-  const notGranted = record.origin?.toolsNotGranted ? `\n[subagent ${record.origin.toolsNotGranted}]` : "";
-  if (record.status === "succeeded") return `${output}\n\n${sessionLine(record.taskId)}${notGranted}${cappedNote}${worktree}`;
+  const notGranted = record.origin?.toolsNotGranted ? `
+[subagent ${record.origin.toolsNotGranted}]` : "";
+  if (record.status === "succeeded") return `${output}
+
+${sessionLine(record.taskId)}${notGranted}${cappedNote}${usageNote}${worktree}`;
   const lines = [`Subagent ${record.agent} ${budgetAwareStatus(record)}.`];
   const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
   if (reason) lines.push(`- Stop reason: ${reason}`);
@@ -42,6 +51,7 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
   if (budget) lines.push(`- Budget: ${budget}`);
   if (record.origin?.toolsNotGranted) lines.push(`- Note: ${record.origin.toolsNotGranted}`);
   lines.push(`- Duration: ${formatDuration(record.durationMs)} · Usage: ${formatUsage(record.usage)}`);
+  if (record.usageNote) lines.push(`- Usage note: ${record.usageNote}`);
   if (record.stderrTail) {
     const tail = record.stderrTail.split("\n").slice(-10).join("\n");
     lines.push("- Stderr (last lines):", tail);

@@ -45,6 +45,9 @@ export function messageNotice(outcome: MessageOutcome, taskId: string, agent: st
       return { text: `Subagent task ${who} has already finished (or is being stopped); the message was not sent. Its result: /subagent-result ${taskId}`, level: "warning" };
     case "unknown":
       return { text: noRunningTaskMatches(taskId, MESSAGE_COMMAND), level: "warning" };
+    case "limit":
+      // Only the main agent's messages are limited; the person's are not.
+      return { text: `Subagent task ${who} takes no more messages; the message was not sent.`, level: "warning" };
   }
 }
 

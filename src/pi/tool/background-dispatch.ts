@@ -5,7 +5,7 @@
 import type { AgentToolResult, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { oneLine } from "../../core/shared/format.ts";
 import type { BackgroundTasks } from "../../io/tasks/background-tasks.ts";
-import { CANCEL_TOO_LATE_STATUS } from "../../core/tasks/registry.ts";
+import { CANCEL_TOO_LATE_STATUS, MAX_AGENT_MESSAGES_PER_TASK } from "../../core/tasks/registry.ts";
 import { readRecord } from "../../io/tasks/record-store.ts";
 import { isTaskId } from "../../core/tasks/task-id.ts";
 import {
@@ -20,6 +20,7 @@ import {
 import {
   MESSAGE_NEEDS_TASK_ID,
   MESSAGE_NEEDS_TEXT,
+  messageLimitReached,
   messageQueued,
   messageSteered,
   messageToFinished,
@@ -131,6 +132,8 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
           throw new Error(messageToFinished(taskId, readRecord(agentDir(), taskId)?.status));
         case "unsupported":
           throw new Error(messageUnsupported(taskId));
+        case "limit":
+          throw new Error(messageLimitReached(taskId, task?.agent ?? "subagent", MAX_AGENT_MESSAGES_PER_TASK));
         case "unknown": {
           const record = readRecord(agentDir(), taskId);
           throw new Error(record ? messageToFinished(taskId, record.status) : messageToUnknown(taskId));

@@ -88,3 +88,16 @@ describe("a worktree report in the results", () => {
     expect(resultPlainText(plain)).not.toContain("Worktree");
   });
 });
+
+describe("usage notes and skipped output in the results (issue 28, items 8 and 9)", () => {
+  it("/subagent-result shows the usage note and the skipped-output count with its first line", () => {
+    const text = resultPlainText(record({ usageNote: "NOTE", skippedOutput: { lines: 1234567, sample: ["y", "y"] } }));
+    expect(text).toContain("\nUsage note: NOTE\n");
+    expect(text).toContain('\nSkipped output: 1234567 lines of the subagent\'s stdout that were not pi events (the first: "y")\n');
+  });
+
+  it("the envelope carries the usage note after the usage line", () => {
+    const envelope = buildEnvelope(record({ mode: "async", usageNote: "NOTE" }), [], LIMITS);
+    expect(envelope).toMatch(/- Duration: .* · Usage: .*\n- Usage note: NOTE\n/);
+  });
+});

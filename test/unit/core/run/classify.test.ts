@@ -18,21 +18,26 @@ describe("classifyRun", () => {
   it("failed: a non-zero exit, with the child's error or a description of the exit", () => {
     expect(classifyRun(answered, { exitCode: 1, signal: null })).toEqual({
       status: "failed",
-      stopReason: "stop",
+      stopReason: "crashed",
       errorMessage: "the subagent process exited with code 1",
     });
     expect(classifyRun(state({ finalText: "", errorMessage: "No API key for provider fake" }), { exitCode: 1, signal: null })).toEqual({
       status: "failed",
-      stopReason: undefined,
+      stopReason: "crashed",
       errorMessage: "No API key for provider fake",
     });
   });
 
-  it("failed: killed by a signal nobody on our side sent", () => {
-    expect(classifyRun(answered, { exitCode: null, signal: "SIGKILL" })).toMatchObject({
+  it("failed: killed by a signal nobody on our side sent, labelled killed rather than by its last stop reason", () => {
+    const midTool = state({ finalText: "", lastText: "Running it.", stopReason: "toolUse" });
+    expect(classifyRun(midTool, { exitCode: null, signal: "SIGKILL" })).toEqual({
       status: "failed",
+      stopReason: "killed",
       errorMessage: "the subagent process was killed by SIGKILL",
     });
+    expect(classifyRun(midTool, { exitCode: 7, signal: null })).toMatchObject({ status: "failed", stopReason: "crashed" });
+    // A stop reason that explains the failure stays.
+    expect(classifyRun(state({ stopReason: "error", errorMessage: "500 boom" }), { exitCode: 1, signal: null })).toMatchObject({ stopReason: "error" });
     expect(classifyRun(answered, { exitCode: null, signal: null }).errorMessage).toBe("the subagent process was killed by a signal");
   });
 

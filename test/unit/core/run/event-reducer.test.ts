@@ -120,6 +120,27 @@ describe("event reducer: lines that are not events", () => {
     expect(state.events).toBe(0);
   });
 
+  it("a flood of a million short non-JSON lines is counted and dropped within a measured budget, with a bounded sample", () => {
+    const state = initialRunState(0);
+    const splitter = new LineSplitter((line) => applyLine(state, line, 1));
+    const chunk = "y\n".repeat(32 * 1024);
+    const started = performance.now();
+    for (let i = 0; i < 32; i++) splitter.push(chunk);
+    splitter.push(`${"z".repeat(1000)}\n{ not json }\n`);
+    const took = performance.now() - started;
+    expect(state.skippedLines).toBe(32 * 32 * 1024 + 2);
+    expect(state.skippedSample).toEqual(["y", "y", "y", "y", "y"]);
+    expect(state.events).toBe(0);
+    // About 0.1 s here; with a failed JSON.parse for every line it took over 10 s.
+    expect(took, `took ${took.toFixed(0)} ms`).toBeLessThan(3000);
+  });
+
+  it("keeps each sampled line short", () => {
+    const state = reduce(lines("a".repeat(5000), assistantEnd({ text: "done" })));
+    expect(state.skippedSample).toEqual(["a".repeat(200)]);
+    expect(state.finalText).toBe("done");
+  });
+
   it("skips plain text (a warning printed on stdout) and ignores blank lines", () => {
     const state = reduce(lines("Warning: something odd", "", "   ", assistantEnd({ text: "done" })));
     expect(state.skippedLines).toBe(1);
@@ -301,11 +322,54 @@ describe("event reducer: usage and the last message", () => {
     expect(state.stopReason).toBe("toolUse");
   });
 
-  it("ignores missing or non-numeric usage fields", () => {
-    const message = assistantMessage({ text: "x" });
-    message.usage = { input: "12", output: null, cost: { total: Number.NaN } };
-    const state = reduce(lines(line({ type: "message_end", message })));
-    expect(state.usage).toMatchObject({ turns: 1, input: 0, output: 0, cost: 0, contextTokens: 0 });
+  it("estimates the tokens of a turn whose usage is missing, non-numeric or negative, and marks its cost unknown", () => {
+    const task = "t".repeat(4000);
+    const bad: unknown[] = [undefined, { input: "12", output: null, cost: { total: Number.NaN } }, { input: -500, output: -20, cost: { total: -0.1 } }];
+    for (const usage of bad) {
+      const message = assistantMessage({ text: "a".repeat(400) });
+      message.usage = usage;
+      const answerChars = JSON.stringify(message.content).length;
+      const state = reduce(lines(userEnd(task), line({ type: "message_end", message })));
+      const taskChars = JSON.stringify([{ type: "text", text: task }]).length;
+      expect(state.usage).toMatchObject({ turns: 1, input: Math.ceil(taskChars / 4), output: Math.ceil(answerChars / 4), cost: 0 });
+      expect(state).toMatchObject({ estimatedTurns: 1, unknownCostTurns: 1 });
+    }
+  });
+
+  it("a later turn's estimate counts everything the child read before it (answers and tool results)", () => {
+    const state = reduce(
+      lines(
+        userEnd("task"),
+        assistantEnd({ toolCalls: [{ name: "bash", arguments: { command: "ls" } }] }),
+        line({ type: "message_end", message: { role: "toolResult", content: [{ type: "text", text: "x".repeat(8000) }] } }),
+        assistantEnd({ text: "done" }),
+      ),
+    );
+    expect(state.usage.turns).toBe(2);
+    expect(state.estimatedTurns).toBe(2);
+    expect(state.usage.input).toBeGreaterThan(2000);
+  });
+
+  it("keeps a usable report as it is, and a negative cost with usable tokens is an unknown cost", () => {
+    const good = reduce(lines(assistantEnd({ text: "x", usage: { input: 100, output: 20, cost: 0.5 } })));
+    expect(good.usage).toMatchObject({ turns: 1, input: 100, output: 20, cost: 0.5 });
+    expect(good).toMatchObject({ estimatedTurns: 0, unknownCostTurns: 0 });
+    const badCost = reduce(lines(assistantEnd({ text: "x", usage: { input: 100, output: 20, cost: -1 } })));
+    expect(badCost.usage).toMatchObject({ input: 100, output: 20, cost: 0 });
+    expect(badCost).toMatchObject({ estimatedTurns: 0, unknownCostTurns: 1 });
+  });
+
+  it("a failed call without usage costs nothing (not estimated); pi's aborted no-call message is not a turn", () => {
+    const state = reduce(
+      lines(
+        userEnd("task"),
+        assistantEnd({ stopReason: "error", errorMessage: "500 boom" }),
+        assistantEnd({ text: "step", toolCalls: [{ name: "bash", arguments: { command: "ls" } }], usage: { input: 50, output: 5 } }),
+        assistantEnd({ text: "", stopReason: "aborted" }),
+      ),
+    );
+    expect(state.usage).toMatchObject({ turns: 2, input: 50, output: 5 });
+    expect(state).toMatchObject({ estimatedTurns: 0, unknownCostTurns: 0, stopReason: "aborted" });
   });
 });
 

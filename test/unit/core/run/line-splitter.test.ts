@@ -106,3 +106,18 @@ describe("LineSplitter", () => {
     expect(DEFAULT_MAX_LINE_CHARS).toBeGreaterThanOrEqual(1024 * 1024);
   });
 });
+
+describe("LineSplitter: bounded work (issue 28, item 8)", () => {
+  it("an oversized line arriving one character at a time costs constant work per character", () => {
+    const { lines, splitter } = collect(1000);
+    const started = performance.now();
+    for (let i = 0; i < 600_000; i++) splitter.push(i === 599_999 ? "E" : "x");
+    splitter.push("\n");
+    const took = performance.now() - started;
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.length).toBe(600_000);
+    expect(lines[0]!.tail!.endsWith("xE")).toBe(true);
+    expect(lines[0]!.tail!.length).toBe(256 * 1024);
+    expect(took, `took ${took.toFixed(0)} ms`).toBeLessThan(3000);
+  });
+});

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { initialRunState } from "../../../../src/core/run/event-reducer.ts";
 import type { RunHandle, RunSpec, SteerResult } from "../../../../src/io/run/runner.ts";
 import type { RunOutcome, StopCause } from "../../../../src/core/run/types.ts";
-import { promptWithQueuedMessages, TaskRegistry, type FinishedTask, type TaskLaunch } from "../../../../src/core/tasks/registry.ts";
+import { MAX_AGENT_MESSAGES_PER_TASK, promptWithQueuedMessages, TaskRegistry, type FinishedTask, type TaskLaunch } from "../../../../src/core/tasks/registry.ts";
 
 /** A run the test drives: `over` makes it refuse stops and steers, as a run whose answer is complete does. */
 class ScriptedRun {
@@ -89,6 +89,19 @@ describe("TaskRegistry.message", () => {
     runs[1]!.end("succeeded", "ok");
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(finished.find((task) => task.launch.taskId === "b")!.messages).toEqual([expect.objectContaining({ from: "user", delivery: "queued", text: "use tabs" })]);
+  });
+
+  it("takes at most MAX_AGENT_MESSAGES_PER_TASK messages from the main agent per task (queued ones count); the person's are not limited", () => {
+    const { registry, runs, launch } = setUp(1);
+    registry.enqueue(launch("a"));
+    registry.enqueue(launch("b"));
+    for (let i = 0; i < MAX_AGENT_MESSAGES_PER_TASK; i++) expect(registry.message("a", "agent", `m${i}`)).toBe("steered");
+    expect(registry.message("a", "agent", "one too many")).toBe("limit");
+    expect(registry.message("a", "user", "from the person")).toBe("steered");
+    expect(runs[0]!.steered).toHaveLength(MAX_AGENT_MESSAGES_PER_TASK + 1);
+    for (let i = 0; i < MAX_AGENT_MESSAGES_PER_TASK; i++) registry.message("b", "agent", `q${i}`);
+    expect(registry.message("b", "agent", "queued, one too many")).toBe("limit");
+    expect(registry.get("b")!.messages).toHaveLength(MAX_AGENT_MESSAGES_PER_TASK);
   });
 
   it("refuses finished, stopping, unknown and JSON-child tasks without recording anything", () => {

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChildCommand } from "../../../../src/io/run/command-line.ts";
 import { startRun, type RunSpec } from "../../../../src/io/run/runner.ts";
+import { markedMessage } from "../../../../src/core/run/rpc-protocol.ts";
 import { MARKER_VAR } from "../../../harness/pi-env.ts";
 import { killProcessesWithMarker, waitForNoProcesses } from "../../../harness/processes.ts";
 
@@ -24,7 +25,8 @@ afterEach(async () => {
  * The fake child. `behaviour`:
  * - `answer`: answers the prompt (echoing its length and any steer received before the answer) and waits for stdin to end;
  * - `work`: says some text, starts a bash tool and waits; on `abort` ends the turn (agent_end);
- * - `deaf`: like work, but ignores `abort` and traps SIGTERM (only SIGKILL ends it).
+ * - `deaf`: like work, but ignores `abort` and traps SIGTERM (only SIGKILL ends it);
+ * - `late`: answers at once and leaves steers in its queue for the next prompt, which takes them in first.
  */
 const FAKE_CHILD = String.raw`
 const behaviour = process.argv[process.argv.length - 1];
@@ -44,7 +46,13 @@ process.stdin.on("data", (chunk) => {
     out({ type: "response", command: command.type, success: true });
     if (command.type === "prompt") {
       out({ type: "agent_start" });
-      if (behaviour === "answer") {
+      if (behaviour === "late") {
+        if (steers.length > 0) {
+          out({ type: "message_end", message: { role: "user", content: [{ type: "text", text: "[Message from x, sent while you were working]" }] } });
+          out(assistant("next run: " + command.message.slice(0, 9) + "; steers: " + steers.join(" | "), "stop"));
+        } else out(assistant("first run", "stop"));
+        out({ type: "agent_end", messages: [] });
+      } else if (behaviour === "answer") {
         answerTimer = setTimeout(() => {
           out(assistant("prompt " + command.message.length + " chars; steers: " + steers.join(" | "), "stop"));
           out({ type: "agent_end", messages: [] });
@@ -53,8 +61,13 @@ process.stdin.on("data", (chunk) => {
         out(assistant("Found 3 call sites so far.", "toolUse"));
         out({ type: "tool_execution_start", toolName: "bash", args: { command: "sleep 60" } });
       }
+    } else if (command.type === "steer" && behaviour === "late") {
+      // The steer came after pi's last look at its queue: it waits there for the next run.
+      steers.push(command.message.split("\n").filter((line) => line !== "" && !line.startsWith("[Message from")).join(" "));
     } else if (command.type === "steer") {
-      steers.push(command.message.split("\n").slice(1).join(" "));
+      // pi takes a steer in as a user message, shown in its stream.
+      out({ type: "message_end", message: { role: "user", content: [{ type: "text", text: command.message }] } });
+      steers.push(command.message.split("\n").filter((line) => line !== "" && !line.startsWith("[Message from")).join(" "));
     } else if (command.type === "abort" && behaviour === "work") {
       out({ type: "tool_execution_end", toolName: "bash", isError: true });
       out(assistant("", "aborted"));
@@ -66,7 +79,7 @@ process.stdin.on("end", () => { if (behaviour !== "deaf") process.exit(0); });
 setInterval(() => {}, 1000);
 `;
 
-function fakeChild(behaviour: "answer" | "work" | "deaf", prompt = "Task: test"): ChildCommand {
+function fakeChild(behaviour: "answer" | "work" | "deaf" | "late", prompt = "Task: test"): ChildCommand {
   const marker = randomUUID();
   markers.push(marker);
   return { command: process.execPath, args: ["-e", FAKE_CHILD, behaviour], env: { PATH: process.env.PATH, [MARKER_VAR]: marker }, mode: "rpc", prompt };
@@ -95,11 +108,25 @@ describe("runner with an RPC child", () => {
 
   it("delivers a steer to the running child; refuses one after the run is over", async () => {
     const handle = run(fakeChild("answer"));
-    expect(handle.steer("[Message from the main agent]\nalso b.ts")).toBe("sent");
+    expect(handle.steer(markedMessage("also b.ts", "agent"))).toBe("sent");
     const outcome = await handle.done;
     expect(outcome.output).toBe("prompt 10 chars; steers: also b.ts");
     expect(handle.over).toBe(true);
     expect(handle.steer("late")).toBe("ended");
+  });
+
+  it("coalesces messages that arrive while a steer waits into one steer, in order (one model call, not one each)", async () => {
+    const handle = run(fakeChild("answer"));
+    for (const text of ["one", "two", "three"]) expect(handle.steer(markedMessage(text, "agent"))).toBe("sent");
+    const outcome = await handle.done;
+    expect(outcome.output).toBe("prompt 10 chars; steers: one | two three");
+  });
+
+  it("a steer that arrives after the child's last look at its queue gets one more run, so it is never lost", async () => {
+    const handle = run(fakeChild("late"));
+    expect(handle.steer(markedMessage("also b.ts", "agent"))).toBe("sent");
+    const outcome = await handle.done;
+    expect(outcome.output).toBe("next run: [Messages; steers: also b.ts");
   });
 
   it("a stop asks the child to abort, keeps its text and tools, and reports the cause", async () => {

@@ -2,12 +2,14 @@
  * The runner against fake children: `node -e <script>` printing canned pi JSON lines. Every child carries a
  * unique marker in its environment, so the test can check that no process (child or grandchild) is left.
  */
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChildCommand } from "../../../../src/io/run/command-line.ts";
 import { trackedChildCount } from "../../../../src/io/run/child-guard.ts";
 import { startRun, type RunSpec } from "../../../../src/io/run/runner.ts";
+import { TASK_MARKER_ENV } from "../../../../src/io/run/task-marker.ts";
 import type { RunState } from "../../../../src/core/run/types.ts";
 import { MARKER_VAR } from "../../../harness/pi-env.ts";
 import { killProcessesWithMarker, processesWithMarker, waitForNoProcesses } from "../../../harness/processes.ts";
@@ -55,6 +57,11 @@ function nodeChild(script: string, canned: Record<string, string> = {}): { comma
       prompt: "Task: test",
     },
   };
+}
+
+/** Starts a fake child's command directly (not through the runner), with `extraEnv` added. */
+function spawnMarked(command: ChildCommand, extraEnv: Record<string, string>) {
+  return spawn(command.command, command.args, { env: { ...command.env, ...extraEnv }, stdio: "ignore" });
 }
 
 /** True while `pid` runs (a zombie, already dead but not yet reaped by whoever adopted it, does not count). */
@@ -350,5 +357,58 @@ describe("startRun: stopping", () => {
     const outcome = await handle.done;
     expect(outcome).toMatchObject({ status: "timed out", stopReason: "hard_timeout" });
     expect(await waitForNoProcesses(marker, 5000)).toEqual([]);
+  });
+});
+
+describe("startRun: what a child leaves running when it exits (issue 28, item 2)", () => {
+  /** A child carrying a task marker whose "bash tool" starts `sleep 300` in a group of its own, then `ending`. */
+  function childLeavingSleep(ending: string) {
+    const { command, marker } = nodeChild(
+      `const { spawn } = require("node:child_process");
+       const sleeper = spawn("sleep", ["300"], { detached: true, stdio: "ignore" });
+       sleeper.unref();
+       out(JSON.stringify({ type: "tool_execution_start", toolCallId: "c1", toolName: "bash", args: { command: "sleep 300 &" }, pid: sleeper.pid }));
+       out(L.answer);
+       ${ending}`,
+      { answer: answer("done") },
+    );
+    command.env = { ...command.env, [TASK_MARKER_ENV]: randomUUID() };
+    return { command, marker };
+  }
+
+  it("ends the task's processes when the child is killed with SIGKILL, before the outcome is delivered", async () => {
+    const { command, marker } = childLeavingSleep(`setTimeout(() => process.kill(process.pid, "SIGKILL"), 50);`);
+    const watcher = stateWatcher();
+    const handle = run(command, { onUpdate: watcher.onUpdate });
+    await watcher.until((state) => state.currentTool?.summary === "sleep 300 &");
+    const sleeper = processesWithMarker(marker).find((p) => p.cmdline === "sleep 300");
+    expect(sleeper, "the sleep was started").toBeDefined();
+    const outcome = await handle.done;
+    expect(outcome.signal).toBe("SIGKILL");
+    expect(isRunning(sleeper!.pid), "the sleep outlived its child pi").toBe(false);
+  });
+
+  it("ends what a child that exits normally left in the background (nohup … &)", async () => {
+    const { command, marker } = childLeavingSleep(`setTimeout(() => process.exit(0), 50);`);
+    const watcher = stateWatcher();
+    const handle = run(command, { onUpdate: watcher.onUpdate });
+    await watcher.until((state) => state.currentTool?.summary === "sleep 300 &");
+    const sleeper = processesWithMarker(marker).find((p) => p.cmdline === "sleep 300");
+    expect(sleeper).toBeDefined();
+    const outcome = await handle.done;
+    expect(outcome).toMatchObject({ status: "succeeded", output: "done" });
+    expect(isRunning(sleeper!.pid)).toBe(false);
+  });
+
+  it("leaves alone what does not carry the child's own task marker", async () => {
+    const { command } = childLeavingSleep(`setTimeout(() => process.exit(0), 50);`);
+    const other = nodeChild(`setInterval(() => {}, 1e6);`);
+    const bystander = spawnMarked(other.command, { [TASK_MARKER_ENV]: randomUUID() });
+    try {
+      await run(command).done;
+      expect(isRunning(bystander.pid!)).toBe(true);
+    } finally {
+      bystander.kill("SIGKILL");
+    }
   });
 });

@@ -30,6 +30,19 @@ function record(fields: Partial<TaskRecord>): TaskRecord {
 }
 
 describe("syncResultText", () => {
+  it("a child killed from outside reads as killed, not as its last stop reason; a crash as crashed", () => {
+    const killed = syncResultText(record({ status: "failed", exitCode: null, stopReason: "killed", errorMessage: "the subagent process was killed by SIGKILL" }), LIMITS);
+    expect(killed).toContain("- Stop reason: killed (a signal from outside pi-subagent-dispatch ended its pi process: kill, the OOM killer)\n- Error: the subagent process was killed by SIGKILL");
+    const crashed = syncResultText(record({ status: "failed", exitCode: 7, stopReason: "crashed", errorMessage: "the subagent process exited with code 7" }), LIMITS);
+    expect(crashed).toContain("- Stop reason: crashed (its pi process exited with code 7 in the middle of its run)");
+  });
+
+  it("says when the usage was estimated: a line after the session line on success, a Usage note line otherwise", () => {
+    const usageNote = "the provider reported no usable usage for 2 of 2 turns; their tokens are estimated";
+    expect(syncResultText(record({ usageNote }), LIMITS)).toBe(`The middleware now uses async/await.\n\n[subagent session: ${ID}]\n[subagent usage: ${usageNote}]`);
+    expect(syncResultText(record({ status: "failed", errorMessage: "boom", usageNote }), LIMITS)).toContain(`\n- Usage note: ${usageNote}\n`);
+  });
+
   it("success is exactly the output, a blank line and the session line", () => {
     expect(syncResultText(record({}), LIMITS)).toBe(`The middleware now uses async/await.\n\n[subagent session: ${ID}]`);
     expect(sessionLine(ID)).toBe(`[subagent session: ${ID}]`);
