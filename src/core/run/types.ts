@@ -83,4 +83,6 @@ export interface RunOutcome {
   budgetHit?: BudgetHit;
   /** Set when the run was stopped from outside: what it had produced by then. */
   partial?: PartialOutput;
+  /** One line per question of the child that nobody could answer (`asked "…": no one to answer (print mode)`). */
+  unanswered?: string[];
 }

@@ -61,6 +61,7 @@ export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): 
   if (hasAnyLimit(context.budget)) record.budget = { ...context.budget };
   if (context.budgetNotes && context.budgetNotes.length > 0) record.budgetNotes = [...context.budgetNotes];
   if (outcome.partial) record.partialTools = outcome.partial.tools;
+  if (outcome.unanswered && outcome.unanswered.length > 0) record.unansweredQuestions = [...outcome.unanswered];
   if (context.worktree) record.worktree = context.worktree.finish({ taskId: record.taskId, agent: record.agent, task: record.task, status: record.status });
   if (outcome.status === "cancelled") {
     record.cancelledBy = context.cancelledBy ?? (outcome.stopReason === "killed_on_shutdown" ? "none" : "user");

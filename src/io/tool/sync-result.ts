@@ -33,7 +33,8 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
   const budget = budgetSummary(record);
   const cappedNote = record.budgetNotes && record.budgetNotes.length > 0 ? `\n[subagent budget: ${budget}]` : "";
   const worktree = record.worktree ? `\n\n${worktreeBlock(record.worktree)}` : "";
-  if (record.status === "succeeded") return `${output}\n\n${sessionLine(record.taskId)}${cappedNote}${worktree}`;
+  const asked = record.unansweredQuestions?.length ? `${record.unansweredQuestions.join("\n")}\n\n` : "";
+  if (record.status === "succeeded") return `${output}\n\n${asked}${sessionLine(record.taskId)}${cappedNote}${worktree}`;
   const lines = [`Subagent ${record.agent} ${budgetAwareStatus(record)}.`];
   const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
   if (reason) lines.push(`- Stop reason: ${reason}`);
@@ -48,6 +49,7 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
     const partial = shownOutput({ ...record, output });
     if (partial) lines.push("", partial);
   } else if (output.trim()) lines.push("", "Output so far:", output);
+  if (record.unansweredQuestions?.length) lines.push("", ...record.unansweredQuestions);
   lines.push("", sessionLine(record.taskId));
   if (record.worktree) lines.push("", worktreeBlock(record.worktree));
   // The error and stderr come from the child: nothing in them may drive the terminal that shows this.

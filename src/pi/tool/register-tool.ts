@@ -10,6 +10,8 @@ import { loadConfig } from "../../io/config/load.ts";
 import { currentModelRef } from "../../core/config/resolve.ts";
 import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../../core/shared/depth.ts";
 import { resolveDispatchLimits } from "../../core/config/dispatch-limits.ts";
+import { resolveAskPerson } from "../../core/config/ask-person.ts";
+import { nobodyReasonOf } from "../../core/dialogs/unanswered.ts";
 import { detectAppMode, isAsyncDispatchMode } from "../../io/shared/mode.ts";
 import { agentDir } from "../../io/shared/paths.ts";
 import { readRunSettings, runSettingsWarnings } from "../../core/shared/run-settings.ts";
@@ -41,7 +43,8 @@ import type { FanOutGate } from "../../core/fanout/fan-out-gate.ts";
 
 /** What the background (TUI) path provides; absent until it is wired. */
 export interface BackgroundDispatcher {
-  dispatch: (prepared: PreparedRun, ctx: ExtensionContext) => AgentToolResult<unknown>;
+  /** `askPerson`: false when `$askPerson` is false (the child's questions are then refused and noted). */
+  dispatch: (prepared: PreparedRun, ctx: ExtensionContext, askPerson?: boolean) => AgentToolResult<unknown>;
   cancel: (params: SubagentParams, ctx: ExtensionContext) => AgentToolResult<unknown>;
   message: (params: SubagentParams, ctx: ExtensionContext) => AgentToolResult<unknown>;
 }
@@ -115,7 +118,8 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
 
     const config = loadConfig({ cwd: ctx.cwd });
     const limits = resolveDispatchLimits(process.env, config);
-    reportWarningsOnce([...config.warnings, ...runSettingsWarnings(), ...readEnvBudget().warnings, ...limits.warnings], warningSink(ctx));
+    const askPerson = resolveAskPerson(config.user);
+    reportWarningsOnce([...config.warnings, ...runSettingsWarnings(), ...readEnvBudget().warnings, ...limits.warnings, ...(askPerson.warning ? [askPerson.warning] : [])], warningSink(ctx));
     if (options.fanOutGate) {
       const fanOut = resolveFanOutLimits(process.env, { user: config.user.fanOut, project: config.project.fanOut });
       reportWarningsOnce(fanOut.warnings, warningSink(ctx));
@@ -150,7 +154,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     if (!prepared.ok) throw new Error(prepared.message);
     reportWarningsOnce(prepared.run.notes.map((note) => `${request.agent.name}: ${note}`), warningSink(ctx));
 
-    if (background) return background.dispatch(prepared.run, ctx);
+    if (background) return background.dispatch(prepared.run, ctx, askPerson.askPerson);
 
     // A blocking run counts against the fan-out caps while it runs.
     const endBlocking = options.fanOutGate?.beginBlockingRun();
@@ -161,6 +165,8 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         settings: readRunSettings(),
         signal,
         parentSessionId: ctx.sessionManager.getSessionId(),
+        // A blocking run has nobody to ask (a nested child's questions travel up: see ADVANCED.md).
+        dialogs: { kind: "nobody", reason: askPerson.askPerson ? nobodyReasonOf(appMode) : "$askPerson is false" },
         onProgress: (text, progress) => onUpdate?.({ content: [{ type: "text", text }], details: { progress } }),
       });
     } finally {
