@@ -5,7 +5,8 @@
  * TUI (tmux): the question appears labelled with the agent and its task id; Yes removes the dir and the result
  * arrives, No keeps it and the result says the command was blocked; a question that arrives while the person
  * types waits as the widget's line without taking a key, outlives the child's activity timeout, and a cancel
- * closes it. Print mode: the dir stays and the result names the unanswered question.
+ * closes it. A grandchild's question reaches the person through its parent, labelled with the whole path.
+ * Print mode: the dir stays and the result names the unanswered question.
  */
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -156,6 +157,23 @@ describe("a subagent asks the person (TUI)", () => {
     await t.press(...Array<string>("half a thought and more".length).fill("BSpace"));
     const open = await t.waitForScreen((screen) => ASKS.test(screen) && !WAITING_LINE.test(screen), 30_000, "the question's dialog");
     expect(open).toContain(`rm -rf ${dir}`);
+    await t.press("Enter");
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    expect(resultsIn(delivered)[0]).toMatch(/^## \[subagent-result\] worker succeeded/);
+    expect(existsSync(dir)).toBe(false);
+    expect(await t.quit()).toBe(0);
+  });
+});
+
+describe("a grandchild asks the person (nesting)", () => {
+  it("its question travels up through its parent, labelled with the whole path, and Yes reaches it", async () => {
+    const dir = setUp();
+    answerResultsWithOk();
+    const t = await suite.startTui({ extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2" } });
+    const childTask = `Delegate deeper. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: removeTask(dir) }] }])}`;
+    await t.submit(dispatchPrompt([{ agent: "worker", task: childTask }]));
+    const screen = await t.waitForText(/worker [0-9a-f]{4} › worker [0-9a-f]{4} asks:/, 120_000);
+    expect(screen).toContain(`rm -rf ${dir}`);
     await t.press("Enter");
     const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
     expect(resultsIn(delivered)[0]).toMatch(/^## \[subagent-result\] worker succeeded/);

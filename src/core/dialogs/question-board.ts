@@ -4,6 +4,7 @@
  * question is put on the screen is the caller's (src/pi/dialogs/); this only decides what, and in which order.
  */
 import { NoticeLimit } from "./notice-limit.ts";
+import { decodeNestedTitle } from "./nested-path.ts";
 import { askerLabel, questionLine } from "./question-label.ts";
 import type { Asker } from "./question-label.ts";
 import { QuestionQueue } from "./question-queue.ts";
@@ -68,7 +69,9 @@ export class QuestionBoard {
       kind: "person",
       sink: {
         ask: (dialog, reply) => {
-          const question = this.queue.ask(task.taskId, path, dialog);
+          // A nested child's question carries the rest of its path in its title.
+          const nested = decodeNestedTitle(dialog.title);
+          const question = this.queue.ask(task.taskId, [...path, ...nested.path], { ...dialog, title: nested.title });
           this.replies.set(question.key, reply);
           return { close: (why) => this.queue.close(question.key, why) };
         },

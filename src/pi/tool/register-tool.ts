@@ -12,6 +12,8 @@ import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../../cor
 import { resolveDispatchLimits } from "../../core/config/dispatch-limits.ts";
 import { resolveAskPerson } from "../../core/config/ask-person.ts";
 import { nobodyReasonOf } from "../../core/dialogs/unanswered.ts";
+import type { DialogRoute } from "../../core/dialogs/dialog-bridge.ts";
+import { forwardToParent } from "../dialogs/forward-to-parent.ts";
 import { detectAppMode, isAsyncDispatchMode } from "../../io/shared/mode.ts";
 import { agentDir } from "../../io/shared/paths.ts";
 import { readRunSettings, runSettingsWarnings } from "../../core/shared/run-settings.ts";
@@ -79,6 +81,16 @@ function textResult(text: string, details: unknown = undefined): ToolResult {
 
 function warningSink(ctx: ExtensionContext): WarningSink {
   return ctx.hasUI ? { hasUI: true, ui: ctx.ui } : { hasUI: false, ui: { notify: () => {} } };
+}
+
+/**
+ * Where a blocking run's dialogs go: up to the parent when this pi is itself a subagent under RPC (its own dialogs
+ * reach its parent, and so the person); nowhere otherwise, and the result says why.
+ */
+function blockingDialogRoute(askPerson: boolean, appMode: AppMode, ctx: ExtensionContext, task: { agent: string; taskId: string }): DialogRoute {
+  if (!askPerson) return { kind: "nobody", reason: "$askPerson is false" };
+  if (appMode === "rpc" && readSubagentDepth() >= 1 && ctx.hasUI) return forwardToParent(ctx.ui, task);
+  return { kind: "nobody", reason: nobodyReasonOf(appMode) };
 }
 
 export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOptions = {}): void {
@@ -165,8 +177,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         settings: readRunSettings(),
         signal,
         parentSessionId: ctx.sessionManager.getSessionId(),
-        // A blocking run has nobody to ask (a nested child's questions travel up: see ADVANCED.md).
-        dialogs: { kind: "nobody", reason: askPerson.askPerson ? nobodyReasonOf(appMode) : "$askPerson is false" },
+        dialogs: blockingDialogRoute(askPerson.askPerson, appMode, ctx, { agent: prepared.run.agent.name, taskId: prepared.run.taskId }),
         onProgress: (text, progress) => onUpdate?.({ content: [{ type: "text", text }], details: { progress } }),
       });
     } finally {
