@@ -3,9 +3,9 @@
  * pi under test into the test's agent dir, so both the main pi and the child (which inherits the agent dir)
  * load it. The worker has bash and runs `rm -rf <dir>`; the gate in the child asks with `ctx.ui.select`.
  * TUI (tmux): the question appears labelled with the agent and its task id; Yes removes the dir and the result
- * arrives, No keeps it and the result says the command was blocked; a question that arrives while the person
- * types waits as the widget's line without taking a key, outlives the child's activity timeout, and a cancel
- * closes it. A grandchild's question reaches the person through its parent, labelled with the whole path.
+ * arrives, No keeps it and the result says the command was blocked; a question that arrives while the main agent
+ * works, and then finds the person typing, waits as the widget's line without taking a key, outlives the child's
+ * activity timeout, and a cancel closes it; once the editor is empty it opens. With `$askPerson: false` the question is refused and the envelope names it. A grandchild's question reaches the person through its parent, labelled with the whole path.
  * Print mode: the dir stays and the result names the unanswered question.
  */
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -52,15 +52,19 @@ async function workerToolResult(): Promise<string> {
   return req.lastText;
 }
 
-/** The worker's first model call waits for the returned release, so its question surely arrives after that. */
-function holdWorkerUntilReleased(dir: string): () => void {
+/**
+ * The main agent's model call after its dispatch waits for the returned release: the main agent is busy (its
+ * turn is open) until then, so the child's question has to wait, and the test can type meanwhile. The child is
+ * not held, so nothing of it is silent but the question.
+ */
+function holdMainAgentUntilReleased(): () => void {
   let release: () => void = () => {};
   const released = new Promise<void>((resolve) => (release = resolve));
   suite.fake.on({
-    when: (r) => isWorkerRequest(r) && r.lastRole === "user",
+    when: (r) => isParent(r) && r.lastRole === "tool",
     reply: async () => {
       await released;
-      return { toolCalls: [{ name: "bash", arguments: { command: `rm -rf ${dir}` } }] };
+      return { text: "DISPATCHED-WAITING" };
     },
     times: 1,
   });
@@ -100,18 +104,19 @@ describe("a subagent asks the person (TUI)", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("a question arriving while the person types waits in the widget, keeps the typed text, outlives the activity timeout, and a cancel closes it", async () => {
+  it("a question waits in the widget while the main agent works and then while the person types, takes no key, outlives the activity timeout, and a cancel closes it", async () => {
     const dir = setUp();
     answerResultsWithOk();
-    const typed = holdWorkerUntilReleased(dir);
+    const release = holdMainAgentUntilReleased();
     const activityTimeoutMs = 3000;
     const t = await suite.startTui({ extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: String(activityTimeoutMs) } });
-    await t.submit(dispatchPrompt([{ agent: "worker", task: "Clean up the build folder." }]));
-    await t.waitForText("DISPATCHED-WAITING", 60_000);
+    await t.submit(dispatchPrompt([removeTask(dir)]));
+    // The question arrives while the main agent works: it waits in the widget.
+    const waiting = await t.waitForText(WAITING_LINE, 90_000);
     // The draft is the start of the command the person will send: the editor is never empty, so nothing opens.
     await t.type("/subagent-cancel ");
-    typed();
-    const waiting = await t.waitForText(WAITING_LINE, 90_000);
+    release();
+    await t.waitForText("DISPATCHED-WAITING", 60_000);
     const taskPrefix = ASKS.exec(waiting)?.[1] ?? "";
     expect(taskPrefix).toMatch(/^[0-9a-f]{8}$/);
     expect(waiting).toContain("/subagent-answer");
@@ -139,16 +144,17 @@ describe("a subagent asks the person (TUI)", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("a question arriving while the person types takes no key, and opens once the editor is empty", async () => {
+  it("a question waiting while the person types takes no key, and opens once the editor is empty", async () => {
     const dir = setUp();
     answerResultsWithOk();
-    const release = holdWorkerUntilReleased(dir);
+    const release = holdMainAgentUntilReleased();
     const t = await suite.startTui();
-    await t.submit(dispatchPrompt([{ agent: "worker", task: "Clean up the build folder." }]));
-    await t.waitForText("DISPATCHED-WAITING", 60_000);
+    await t.submit(dispatchPrompt([removeTask(dir)]));
+    await t.waitForText(WAITING_LINE, 90_000);
     await t.type("half a thought");
     release();
-    await t.waitForText(WAITING_LINE, 90_000);
+    await t.waitForText("DISPATCHED-WAITING", 60_000);
+    expect(await t.screen()).toMatch(WAITING_LINE);
     // Typing goes on while the question waits: every key lands in the editor.
     await t.type(" and more");
     const typing = await t.waitForText("half a thought and more", 20_000);
@@ -161,6 +167,23 @@ describe("a subagent asks the person (TUI)", () => {
     const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
     expect(resultsIn(delivered)[0]).toMatch(/^## \[subagent-result\] worker succeeded/);
     expect(existsSync(dir)).toBe(false);
+    expect(await t.quit()).toBe(0);
+  });
+});
+
+describe("the person chose not to be asked ($askPerson: false)", () => {
+  it("the question never shows, the dir stays, and the envelope names the unanswered question", async () => {
+    const dir = setUp();
+    suite.env.writeAgentDirFile("subagent-isolation.json", JSON.stringify({ $askPerson: false }));
+    answerResultsWithOk();
+    const t = await suite.startTui();
+    await t.submit(dispatchPrompt([removeTask(dir)]));
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    const envelope = resultsIn(delivered)[0] ?? "";
+    expect(envelope.split("\n")).toContain(`- asked "⚠️ Dangerous command: rm -rf ${dir} Allow?": no one to answer ($askPerson is false)`);
+    expect(envelope).toContain("Blocked by user");
+    expect(existsSync(join(dir, "artifact.o"))).toBe(true);
+    expect(await t.screen()).not.toMatch(ASKS);
     expect(await t.quit()).toBe(0);
   });
 });
