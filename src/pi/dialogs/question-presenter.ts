@@ -49,7 +49,12 @@ export class QuestionPresenter {
       return;
     }
     const ctx = this.context();
-    if (ctx && canAnswer(ctx)) {
+    // No session (before its start, after its end): the next session's start pokes again.
+    if (!ctx) {
+      this.stopPolling();
+      return;
+    }
+    if (canAnswer(ctx)) {
       this.stopPolling();
       this.open(ctx);
       return;
@@ -112,6 +117,8 @@ export class QuestionPresenter {
       .then(
         (chosen) => {
           if (!controller.signal.aborted) this.board.queue.answer(question.key, answerOf(dialog, chosen));
+          // Taken off the screen but not closed (the session went away): it waits again for the next one.
+          else this.board.queue.reopen(question.key);
         },
         // A dialog pi could not show is cancelled for the child, as a plain pi would answer it.
         () => this.board.queue.answer(question.key, CANCELLED),
