@@ -108,7 +108,8 @@ describe("a subagent asks the person (TUI)", () => {
     const dir = setUp();
     answerResultsWithOk();
     const release = holdMainAgentUntilReleased();
-    const activityTimeoutMs = 3000;
+    // Long enough for a child pi to start on a loaded machine (its start-up prints nothing).
+    const activityTimeoutMs = 10_000;
     const t = await suite.startTui({ extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: String(activityTimeoutMs) } });
     await t.submit(dispatchPrompt([removeTask(dir)]));
     // The question arrives while the main agent works: it waits in the widget.
@@ -121,8 +122,8 @@ describe("a subagent asks the person (TUI)", () => {
     expect(taskPrefix).toMatch(/^[0-9a-f]{8}$/);
     expect(waiting).toContain("/subagent-answer");
     const askedAt = Date.now();
-    // Two activity timeouts pass with the child silent, waiting for the person: it is not stopped for that.
-    await t.waitForScreen(() => Date.now() - askedAt > 2 * activityTimeoutMs + 1000, 60_000, "two activity timeouts");
+    // One and a half activity timeouts pass with the child silent, waiting for the person: it is not stopped for that.
+    await t.waitForScreen(() => Date.now() - askedAt > 1.5 * activityTimeoutMs, 60_000, "an activity timeout and a half");
     const later = await t.screen();
     expect(later).toMatch(WAITING_LINE);
     expect(later).not.toContain("timed out");
