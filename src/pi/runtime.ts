@@ -12,13 +12,14 @@ import { registerTaskCommands, registerWorktreesCommand } from "./commands/regis
 import { registerSubagentConfigCommand } from "./commands/subagent-config/register.ts";
 import { agentDir } from "../io/shared/paths.ts";
 import { registerBackgroundTasks } from "./tasks/register-background.ts";
+import { registerQuestions } from "./dialogs/register-questions.ts";
 import { createBackgroundDispatcher } from "./tool/background-dispatch.ts";
 import { registerSubagentTool } from "./tool/register-tool.ts";
 import { registerUi } from "./ui/register-ui.ts";
 
 export function register(pi: ExtensionAPI): void {
   registerSubagentConfigCommand(pi);
-  const background = registerBackgroundTasks(pi);
+  const background = registerBackgroundTasks(pi, { questions: registerQuestions(pi) });
   const ledger = registerLedger(pi);
   background.onCreated((tasks) => tasks.onRecord((record) => ledger.record(record)));
   const fanOutGate = new FanOutGate({

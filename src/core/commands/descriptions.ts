@@ -12,6 +12,7 @@ export const COMMANDS = {
   result: { name: "subagent-result", description: "Show the full result of a finished subagent task (no id: pick a recent one)" },
   watch: { name: "subagent-watch", description: "Watch a running subagent task live (no id: pick one)" },
   usage: { name: "subagent-usage", description: "Show what this session's subagents used: tasks by status, turns, tokens and cost, by agent and by model" },
+  answer: { name: "subagent-answer", description: "Answer the oldest question a subagent is waiting on (shown in the progress widget)" },
   worktrees: { name: "subagent-worktrees", description: "List the kept git worktrees of subagent tasks (TUI: pick one to remove); remove <id>: remove one and its branch" },
 } as const satisfies Record<string, { name: string; description: string }>;
 
@@ -24,3 +25,4 @@ export const RESULT_COMMAND = COMMANDS.result.name;
 export const WATCH_COMMAND = COMMANDS.watch.name;
 export const USAGE_COMMAND = COMMANDS.usage.name;
 export const WORKTREES_COMMAND = COMMANDS.worktrees.name;
+export const ANSWER_COMMAND = COMMANDS.answer.name;

@@ -1,3 +1,7 @@
+import { parseUiRequest } from "../dialogs/child-ui-request.ts";
+import type { ChildUiRequest } from "../dialogs/child-ui-request.ts";
+import type { DialogResponse } from "../dialogs/dialog-bridge.ts";
+
 /**
  * The few RPC commands we send to a child `pi --mode rpc`, and the few kinds of its output lines we answer
  * (pure). Framing is strict JSONL: one JSON object per LF-terminated line; JSON.stringify escapes LF, U+2028 and
@@ -7,7 +11,7 @@
 export type RpcCommand = { type: "prompt"; message: string }
   | { type: "steer"; message: string }
   | { type: "abort" }
-  | { type: "extension_ui_response"; id: string; cancelled: true };
+  | DialogResponse;
 
 export function encodeRpcCommand(command: RpcCommand): string {
   return `${JSON.stringify(command)}\n`;
@@ -23,18 +27,16 @@ export function markedMessage(text: string, from: MessageSender, when: "running"
   return `[Message from ${who}, ${sent}]\n${text}`;
 }
 
-/** Dialog methods of pi's RPC extension UI that wait for a client answer; nobody answers them for a child. */
-const DIALOG_METHODS = new Set(["select", "confirm", "input", "editor"]);
-
 export type RpcLine = { kind: "response"; command: string; success: boolean; error?: string }
-  | { kind: "dialog"; id: string }
+  /** An extension UI request: a dialog waiting for an answer, or a fire-and-forget one (src/core/dialogs/). */
+  | { kind: "ui"; request: ChildUiRequest }
   | { kind: "other" };
 
 const RESPONSE_PREFIX = '{"type":"response"';
 const UI_REQUEST_PREFIX = '{"type":"extension_ui_request"';
 
 /**
- * Classifies one output line of an RPC child: a command response, a dialog request that must be answered, or anything else.
+ * Classifies one output line of an RPC child: a command response, an extension UI request, or anything else.
  */
 export function classifyRpcLine(text: string): RpcLine {
   if (!text.startsWith(RESPONSE_PREFIX) && !text.startsWith(UI_REQUEST_PREFIX)) return { kind: "other" };
@@ -54,8 +56,7 @@ export function classifyRpcLine(text: string): RpcLine {
       error: typeof line.error === "string" ? line.error : undefined,
     };
   }
-  if (line.type === "extension_ui_request" && typeof line.id === "string" && typeof line.method === "string" && DIALOG_METHODS.has(line.method)) {
-    return { kind: "dialog", id: line.id };
-  }
+  const request = parseUiRequest(line);
+  if (request) return { kind: "ui", request };
   return { kind: "other" };
 }

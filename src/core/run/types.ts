@@ -91,6 +91,8 @@ export interface RunOutcome {
   budgetHit?: BudgetHit;
   /** Set when the run was stopped from outside: what it had produced by then. */
   partial?: PartialOutput;
+  /** One line per question of the child that nobody could answer (`asked "…": no one to answer (print mode)`). */
+  unanswered?: string[];
   /** Set when some turns' usage was unusable: which were estimated, whose cost is unknown. */
   usageNote?: string;
   /** Set when the child's stdout carried lines that were not pi events: how many, and the first few (cut short). */

@@ -63,6 +63,7 @@ export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): 
   if (outcome.partial) record.partialTools = outcome.partial.tools;
   if (outcome.usageNote) record.usageNote = outcome.usageNote;
   if (outcome.skippedOutput) record.skippedOutput = outcome.skippedOutput;
+  if (outcome.unanswered && outcome.unanswered.length > 0) record.unansweredQuestions = [...outcome.unanswered];
   if (context.worktree) record.worktree = context.worktree.finish({ taskId: record.taskId, agent: record.agent, task: record.task, status: record.status });
   if (outcome.status === "cancelled") {
     record.cancelledBy = context.cancelledBy ?? (outcome.stopReason === "killed_on_shutdown" ? "none" : "user");

@@ -58,6 +58,8 @@ export interface TaskSnapshot {
   messages?: readonly TaskMessage[];
   /** Its budget limits, if any (the rows show use against them). */
   budget?: BudgetLimits;
+  /** A question of it waiting for the person, in one line (filled in by the background tasks, not the registry). */
+  question?: string;
 }
 
 export interface FinishedTask {

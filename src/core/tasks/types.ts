@@ -92,4 +92,6 @@ export interface TaskRecord {
   deliveryError?: string;
   /** isolation "worktree": what became of the task's worktree (kept with its branch, or removed). */
   worktree?: WorktreeReport;
+  /** The child's questions nobody could answer, one line each (`asked "…": no one to answer (print mode)`). */
+  unansweredQuestions?: string[];
 }

@@ -119,6 +119,7 @@ export function buildEnvelope(record: TaskRecord, others: readonly InFlightTask[
   const origin = originLine(record);
   if (origin) meta.push(origin);
   if (record.origin?.toolsNotGranted) meta.push(`- Note: ${record.origin.toolsNotGranted}`);
+  for (const line of record.unansweredQuestions ?? []) meta.push(`- ${line}`);
   meta.push(`- Session: ${record.taskId}`);
   if (record.worktree) meta.push(`- Worktree: ${worktreeSummary(record.worktree)}`);
   const changes = record.worktree ? worktreeChangesLines(record.worktree) : [];

@@ -20,6 +20,9 @@ import { applyLine, initialRunState } from "../../core/run/event-reducer.ts";
 import { LineSplitter } from "../../core/run/line-splitter.ts";
 import type { SplitLine } from "../../core/run/line-splitter.ts";
 import { toolLinesOf } from "../../core/run/partial-output.ts";
+import { DialogBridge } from "../../core/dialogs/dialog-bridge.ts";
+import type { DialogRoute } from "../../core/dialogs/dialog-bridge.ts";
+import { closeReasonOf } from "../../core/dialogs/question-queue.ts";
 import { DEFAULT_GRACE_MS, terminateTree } from "./process-tree.ts";
 import type { TreeTermination } from "./process-tree.ts";
 import { classifyRpcLine, encodeRpcCommand } from "../../core/run/rpc-protocol.ts";
@@ -70,6 +73,11 @@ export interface RunSpec {
    * it).
    */
   onSpawned?: (pid: number) => void;
+  /**
+   * Where an RPC child's dialogs and notices go (the TUI: the person; elsewhere nobody, and the result says so).
+   * Absent: every dialog is answered cancelled.
+   */
+  dialogs?: DialogRoute;
   /** Clock, for tests. */
   now?: () => number;
 }
@@ -144,6 +152,10 @@ export function startRun(spec: RunSpec): RunHandle {
     child.stdin.write(encodeRpcCommand(command));
     return true;
   };
+  // A question waiting for the person keeps the run active; its answer restarts the quiet time.
+  const dialogs = new DialogBridge(spec.dialogs, (response) => send(response), () => {
+    lastActivity = now();
+  });
   const closeInput = () => {
     if (!inputOpen) return;
     inputOpen = false;
@@ -176,15 +188,17 @@ export function startRun(spec: RunSpec): RunHandle {
 
   const stop = (why: StopCause): boolean => {
     if (runOver || exited || finished) return false;
-    return stopSequence.begin(why);
+    if (!stopSequence.begin(why)) return false;
+    dialogs.closeAll(closeReasonOf(why), true);
+    return true;
   };
 
   const armActivityTimer = (delay: number) => {
     activityTimer = setTimeout(onActivityTimer, delay);
   };
   const onActivityTimer = () => {
-    if (state.retryPending) {
-      // pi is waiting out a retry delay on purpose; silence is expected.
+    if (state.retryPending || dialogs.waiting) {
+      // pi is waiting out a retry delay, or the person is being asked: silence is expected.
       lastActivity = now();
       return armActivityTimer(spec.activityTimeoutMs);
     }
@@ -203,9 +217,8 @@ export function startRun(spec: RunSpec): RunHandle {
     const text = line.text ?? line.head ?? "";
     if (rpc && line.text !== undefined) {
       const rpcLine = classifyRpcLine(line.text);
-      if (rpcLine.kind === "dialog") {
-        // Nobody can answer a dialog inside a subagent: cancel it so the child does not wait forever.
-        send({ type: "extension_ui_response", id: rpcLine.id, cancelled: true });
+      if (rpcLine.kind === "ui") {
+        dialogs.handle(rpcLine.request);
         return;
       }
       if (rpcLine.kind === "response") {
@@ -255,6 +268,7 @@ export function startRun(spec: RunSpec): RunHandle {
       spec.signal?.removeEventListener("abort", onAbort);
       if (pid !== undefined) untrackChild(pid);
       splitter.end();
+      dialogs.closeAll(closeReasonOf(stopSequence.cause), false);
       state.phase = "done";
       if (promptRefusal && !state.errorMessage) state.errorMessage = promptRefusal;
       const finishedAt = now();
@@ -279,6 +293,7 @@ export function startRun(spec: RunSpec): RunHandle {
         budgetHit: cause === "budget" ? budgetHit : undefined,
         usageNote: usageNoteText(state.usage.turns, state.estimatedTurns, state.unknownCostTurns),
         skippedOutput: state.skippedLines > 0 ? { lines: state.skippedLines, sample: [...state.skippedSample] } : undefined,
+        unanswered: dialogs.unanswered.length > 0 ? dialogs.unanswered : undefined,
       };
       // The result is delivered only once nothing of the task runs any more.
       void leftoversEnded.then(() => resolve(outcome));

@@ -23,6 +23,8 @@ import type { RunOutcome } from "../../core/run/types.ts";
 import { MAX_TIMER_MS } from "../../core/shared/run-settings.ts";
 import type { RunSettings } from "../../core/shared/run-settings.ts";
 import type { PreparedRun } from "../tool/prepare-dispatch.ts";
+import type { DialogRoute } from "../../core/dialogs/dialog-bridge.ts";
+import type { QuestionBoard } from "../../core/dialogs/question-board.ts";
 import { detailsFromRecord } from "./details.ts";
 import type { SubagentResultDetails } from "./details.ts";
 import { recordFromOutcome } from "../../core/tasks/record-from-outcome.ts";
@@ -65,6 +67,8 @@ export interface BackgroundTasksOptions {
    */
   notify?: (text: string) => void;
   startRun?: typeof startChildRun;
+  /** The person's questions: where a task's dialogs go (absent: nobody, and each one is cancelled). */
+  questions?: QuestionBoard;
   now?: () => number;
 }
 
@@ -102,6 +106,17 @@ export class BackgroundTasks {
       now: this.now,
     });
     this.removeExitHook = onProcessExit(() => this.recordAllForExit());
+    options.questions?.onChange(() => this.emitChange());
+  }
+
+  /** The progress widget's line for a question waiting for the person (`? explore 01a2b3c4 asks: …`). */
+  waitingQuestion(): string | undefined {
+    return this.options.questions?.waitingLine();
+  }
+
+  /** A task's question waiting for the person, in one line (for `/subagent-watch`). */
+  questionOf(taskId: string): string | undefined {
+    return this.options.questions?.questionOf(taskId);
   }
 
   /** Hears of every ended task's record (the session ledger adds its usage). */
@@ -125,11 +140,18 @@ export class BackgroundTasks {
   }
 
   snapshot(): TaskSnapshot[] {
-    return this.registry.snapshot();
+    const tasks = this.registry.snapshot();
+    if (!this.options.questions?.queue.first()) return tasks;
+    return tasks.map((task) => {
+      const question = this.questionOf(task.taskId);
+      return question ? { ...task, question } : task;
+    });
   }
 
   /** Starts (or queues) a prepared run in the background. */
-  dispatch(prepared: PreparedRun, parentSessionId: string | undefined): EnqueueResult {
+  dispatch(prepared: PreparedRun, parentSessionId: string | undefined, askPerson = true): EnqueueResult {
+    const dialogs = (): DialogRoute | undefined =>
+      askPerson ? this.options.questions?.routeFor({ taskId: prepared.taskId, agent: prepared.agent.name }) : { kind: "nobody", reason: "$askPerson is false" };
     return this.registry.enqueue({
       taskId: prepared.taskId,
       agent: prepared.agent.name,
@@ -150,6 +172,7 @@ export class BackgroundTasks {
         graceMs: this.options.settings.killGraceMs,
         onSpawned: prepared.childStarted,
         budget: prepared.budget?.limits,
+        dialogs: dialogs(),
         now: this.now,
       }),
     });

@@ -18,6 +18,7 @@ import { recordPath } from "../tasks/record-store.ts";
 import { saveRecordQuietly } from "../tasks/save-record.ts";
 import type { TaskRecord } from "../../core/tasks/types.ts";
 import type { PreparedRun } from "./prepare-dispatch.ts";
+import type { DialogRoute } from "../../core/dialogs/dialog-bridge.ts";
 import { syncResultText } from "./sync-result.ts";
 
 /** How often the caller hears from a blocking run even when nothing changed (a heartbeat). */
@@ -45,6 +46,8 @@ export interface SyncRunOptions {
    * see output-limit.ts).
    */
   maxOutputChars?: number;
+  /** Where the child's dialogs go (absent: nobody; each is answered cancelled). */
+  dialogs?: DialogRoute;
 }
 
 export function progressText(agent: string, state: RunState, elapsedMs: number): string {
@@ -117,6 +120,7 @@ export async function runSync(prepared: PreparedRun, options: SyncRunOptions): P
       signal: options.signal,
       onSpawned: prepared.childStarted,
       budget: prepared.budget?.limits,
+      dialogs: options.dialogs,
       now,
     });
     // If pi itself is killed mid-run (Ctrl+C on `pi -p`, SIGTERM), the record is still written, synchronously,

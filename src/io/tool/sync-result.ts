@@ -39,11 +39,9 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
   const cappedNote = record.budgetNotes && record.budgetNotes.length > 0 ? `\n[subagent budget: ${budget}]` : "";
   const usageNote = record.usageNote ? `\n[subagent usage: ${record.usageNote}]` : "";
   const worktree = record.worktree ? `\n\n${worktreeBlock(record.worktree)}` : "";
-  const notGranted = record.origin?.toolsNotGranted ? `
-[subagent ${record.origin.toolsNotGranted}]` : "";
-  if (record.status === "succeeded") return `${output}
-
-${sessionLine(record.taskId)}${notGranted}${cappedNote}${usageNote}${worktree}`;
+  const notGranted = record.origin?.toolsNotGranted ? `\n[subagent ${record.origin.toolsNotGranted}]` : "";
+  const asked = record.unansweredQuestions?.length ? `${record.unansweredQuestions.join("\n")}\n\n` : "";
+  if (record.status === "succeeded") return `${output}\n\n${asked}${sessionLine(record.taskId)}${notGranted}${cappedNote}${usageNote}${worktree}`;
   const lines = [`Subagent ${record.agent} ${budgetAwareStatus(record)}.`];
   const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
   if (reason) lines.push(`- Stop reason: ${reason}`);
@@ -60,6 +58,7 @@ ${sessionLine(record.taskId)}${notGranted}${cappedNote}${usageNote}${worktree}`;
     const partial = shownOutput({ ...record, output });
     if (partial) lines.push("", partial);
   } else if (output.trim()) lines.push("", "Output so far:", output);
+  if (record.unansweredQuestions?.length) lines.push("", ...record.unansweredQuestions);
   lines.push("", sessionLine(record.taskId));
   if (record.worktree) lines.push("", worktreeBlock(record.worktree));
   // The error and stderr come from the child: nothing in them may drive the terminal that shows this.

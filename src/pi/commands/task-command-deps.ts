@@ -36,7 +36,11 @@ export interface TaskCommandDeps {
 
 export function liveTasksOf(tasks: BackgroundTasks): LiveTasks {
   return {
-    get: (taskId) => tasks.registry.get(taskId),
+    get: (taskId) => {
+      const task = tasks.registry.get(taskId);
+      const question = task && tasks.questionOf(taskId);
+      return question ? { ...task, question } : task;
+    },
     has: (taskId) => tasks.registry.has(taskId),
     cancelByUser: (taskId) => tasks.cancel(taskId, "user"),
     messageByUser: (taskId, text) => tasks.registry.message(taskId, "user", text),

@@ -11,6 +11,7 @@ import { detectAppMode } from "../../io/shared/mode.ts";
 import { agentDir } from "../../io/shared/paths.ts";
 import { readRunSettings } from "../../core/shared/run-settings.ts";
 import { BackgroundTasks, RESULT_CUSTOM_TYPE } from "../../io/tasks/background-tasks.ts";
+import type { QuestionBoard } from "../../core/dialogs/question-board.ts";
 
 export interface BackgroundHandle {
   /** The extension instance's background tasks (created on first call). */
@@ -33,7 +34,7 @@ export function endedAbnormally(messages: readonly unknown[]): boolean {
   return false;
 }
 
-export function registerBackgroundTasks(pi: ExtensionAPI): BackgroundHandle {
+export function registerBackgroundTasks(pi: ExtensionAPI, options: { questions?: QuestionBoard } = {}): BackgroundHandle {
   let instance: BackgroundTasks | undefined;
   let session: ExtensionContext | undefined;
   const createdListeners: Array<(tasks: BackgroundTasks) => void> = [];
@@ -46,6 +47,7 @@ export function registerBackgroundTasks(pi: ExtensionAPI): BackgroundHandle {
         // No context yet means nothing has run: pi is idle.
         isIdle: () => session?.isIdle() ?? true,
         notify: (text) => session?.ui.notify(text, "warning"),
+        questions: options.questions,
       });
       for (const listener of createdListeners) listener(instance);
     }

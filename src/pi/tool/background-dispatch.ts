@@ -57,8 +57,8 @@ export interface ReceiptDetails {
 
 export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDir: () => string, now: () => number = Date.now): BackgroundDispatcher {
   return {
-    dispatch(prepared: PreparedRun, ctx: ExtensionContext): AgentToolResult<unknown> {
-      const result = tasks().dispatch(prepared, ctx.sessionManager.getSessionId());
+    dispatch(prepared: PreparedRun, ctx: ExtensionContext, askPerson = true): AgentToolResult<unknown> {
+      const result = tasks().dispatch(prepared, ctx.sessionManager.getSessionId(), askPerson);
       // Never a "Dispatched" receipt for a task that is not running: the call fails, saying why.
       if ("failed" in result) throw new Error(couldNotStartMessage(prepared.agent.name, prepared.taskId, result.errorMessage));
       const details: ReceiptDetails = {

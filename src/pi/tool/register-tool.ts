@@ -10,6 +10,10 @@ import { loadConfig } from "../../io/config/load.ts";
 import { currentModelRef } from "../../core/config/resolve.ts";
 import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../../core/shared/depth.ts";
 import { resolveDispatchLimits } from "../../core/config/dispatch-limits.ts";
+import { resolveAskPerson } from "../../core/config/ask-person.ts";
+import { nobodyReasonOf } from "../../core/dialogs/unanswered.ts";
+import type { DialogRoute } from "../../core/dialogs/dialog-bridge.ts";
+import { forwardToParent } from "../dialogs/forward-to-parent.ts";
 import { detectAppMode, isAsyncDispatchMode } from "../../io/shared/mode.ts";
 import { agentDir } from "../../io/shared/paths.ts";
 import { readRunSettings, runSettingsWarnings } from "../../core/shared/run-settings.ts";
@@ -49,7 +53,8 @@ import type { FanOutGate } from "../../core/fanout/fan-out-gate.ts";
 
 /** What the background (TUI) path provides; absent until it is wired. */
 export interface BackgroundDispatcher {
-  dispatch: (prepared: PreparedRun, ctx: ExtensionContext) => AgentToolResult<unknown>;
+  /** `askPerson`: false when `$askPerson` is false (the child's questions are then refused and noted). */
+  dispatch: (prepared: PreparedRun, ctx: ExtensionContext, askPerson?: boolean) => AgentToolResult<unknown>;
   cancel: (params: SubagentParams, ctx: ExtensionContext) => AgentToolResult<unknown>;
   message: (params: SubagentParams, ctx: ExtensionContext) => AgentToolResult<unknown>;
 }
@@ -101,6 +106,16 @@ function unknownAgentNote(params: SubagentParams, discovery: DiscoveryResult, au
   return projectAgentsHiddenNote(authority.hiddenBecause);
 }
 
+/**
+ * Where a blocking run's dialogs go: up to the parent when this pi is itself a subagent under RPC (its own dialogs
+ * reach its parent, and so the person); nowhere otherwise, and the result says why.
+ */
+function blockingDialogRoute(askPerson: boolean, appMode: AppMode, ctx: ExtensionContext, task: { agent: string; taskId: string }): DialogRoute {
+  if (!askPerson) return { kind: "nobody", reason: "$askPerson is false" };
+  if (appMode === "rpc" && readSubagentDepth() >= 1 && ctx.hasUI) return forwardToParent(ctx.ui, task);
+  return { kind: "nobody", reason: nobodyReasonOf(appMode) };
+}
+
 export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOptions = {}): void {
   const appMode = options.appMode ?? detectAppMode();
   const argv = options.argv ?? process.argv;
@@ -147,7 +162,8 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     }
 
     const limits = resolveDispatchLimits(process.env, config);
-    reportWarningsOnce([...config.warnings, ...settings.warnings, ...runSettingsWarnings(), ...readEnvBudget().warnings, ...limits.warnings], warningSink(ctx));
+    const askPerson = resolveAskPerson(config.user);
+    reportWarningsOnce([...config.warnings, ...settings.warnings, ...runSettingsWarnings(), ...readEnvBudget().warnings, ...limits.warnings, ...(askPerson.warning ? [askPerson.warning] : [])], warningSink(ctx));
     if (options.fanOutGate) {
       const fanOut = resolveFanOutLimits(process.env, { user: config.user.fanOut, project: config.project.fanOut });
       reportWarningsOnce(fanOut.warnings, warningSink(ctx));
@@ -184,7 +200,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     if (!prepared.ok) throw new Error(prepared.message);
     reportWarningsOnce(prepared.run.notes.map((note) => `${request.agent.name}: ${note}`), warningSink(ctx));
 
-    if (background) return background.dispatch(prepared.run, ctx);
+    if (background) return background.dispatch(prepared.run, ctx, askPerson.askPerson);
 
     // A blocking run counts against the fan-out caps while it runs.
     const endBlocking = options.fanOutGate?.beginBlockingRun();
@@ -195,6 +211,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         settings: readRunSettings(),
         signal,
         parentSessionId: ctx.sessionManager.getSessionId(),
+        dialogs: blockingDialogRoute(askPerson.askPerson, appMode, ctx, { agent: prepared.run.agent.name, taskId: prepared.run.taskId }),
         onProgress: (text, progress) => onUpdate?.({ content: [{ type: "text", text }], details: { progress } }),
       });
     } finally {

@@ -20,6 +20,8 @@ export interface TaskSource {
   snapshot(): TaskSnapshot[];
   counts(): Counts;
   onChange(listener: () => void): () => void;
+  /** A subagent question waiting for the person, as the widget's line. */
+  waitingQuestion?(): string | undefined;
 }
 
 /** The part of pi's UI it uses. */
@@ -132,7 +134,7 @@ export class ProgressController {
     safely(() =>
       ui.setWidget(WIDGET_KEY, (tui, theme) => {
         this.requestRender = () => tui.requestRender();
-        return new ProgressWidget(() => this.source.snapshot(), theme, this.now);
+        return new ProgressWidget(() => this.source.snapshot(), theme, this.now, undefined, () => this.source.waitingQuestion?.());
       }),
     );
   }

@@ -133,8 +133,10 @@ export function rowLines(rows: readonly WidgetRow[], width: number, style: Style
 }
 
 /** The whole widget: the title rule, then the rows. */
-export function widgetLines(tasks: readonly TaskSnapshot[], now: number, width: number, style: Styler, maxRows = WIDGET_MAX_ROWS): string[] {
+export function widgetLines(tasks: readonly TaskSnapshot[], now: number, width: number, style: Styler, maxRows = WIDGET_MAX_ROWS, question?: string): string[] {
   const running = tasks.filter((task) => task.status === "running").length;
   const title = titleLine(widgetTitle({ running, queued: tasks.length - running }), width, style);
-  return [title, ...rowLines(widgetRows(tasks, now, maxRows), width, style)];
+  // A question waiting for the person comes right under the title, so it is seen before the rows.
+  const asking = question ? [truncateToWidth(` ${style.fg("warning", stripTerminalControls(question))}`, width, "…")] : [];
+  return [title, ...asking, ...rowLines(widgetRows(tasks, now, maxRows), width, style)];
 }

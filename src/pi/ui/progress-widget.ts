@@ -15,12 +15,13 @@ export class ProgressWidget implements Component {
     private readonly style: Styler,
     private readonly now: () => number = Date.now,
     private readonly maxRows = WIDGET_MAX_ROWS,
+    private readonly question: () => string | undefined = () => undefined,
   ) {}
 
   render(width: number): string[] {
     const tasks = this.tasks();
     if (tasks.length === 0) return [];
-    return widgetLines(tasks, this.now(), width, this.style, this.maxRows);
+    return widgetLines(tasks, this.now(), width, this.style, this.maxRows, this.question());
   }
 
   invalidate(): void {

@@ -55,6 +55,8 @@ export interface WatchFrame {
   activity: ActivityLine[];
   /** When the copy was taken (the elapsed time shown is up to here). */
   capturedAt: number;
+  /** A question of the task waiting for the person (`explore 01a2b3c4 asks: …`). */
+  question?: string;
 }
 
 export function frameOf(task: TaskSnapshot, now: number): WatchFrame {
@@ -74,6 +76,7 @@ export function frameOf(task: TaskSnapshot, now: number): WatchFrame {
     streamTail: state?.streamTail ?? "",
     activity: withMessages(state ? state.activity.map((line) => ({ ...line })) : [], task.messages ?? []),
     capturedAt: now,
+    question: task.question,
   };
 }
 
@@ -168,7 +171,7 @@ export class WatchView implements Component {
       const text = label ? `── ${label} ` : "";
       return theme.fg("borderMuted", fit(text + "─".repeat(Math.max(0, width - text.length))));
     };
-    const room = rows - CHROME_LINES;
+    const room = rows - CHROME_LINES - (frame.question ? 1 : 0);
 
     const startedAt = frame.startedAt ?? frame.dispatchedAt;
     const activity = frame.activity.filter((line) => line.kind !== "text");
@@ -187,6 +190,8 @@ export class WatchView implements Component {
       fit(theme.fg("accent", theme.bold(` Watching subagent · ${frame.taskId}`))),
       fit(` ${watchStatusLine(frame)}`),
       fit(theme.fg("muted", ` Task: ${oneLine(frame.task, 4 * width)}`)),
+      // A question waiting for the person is why the task is quiet: it comes before the activity.
+      ...(frame.question ? [fit(theme.fg("warning", ` ? ${stripTerminalControls(frame.question)} · /subagent-answer`))] : []),
       rule("Activity"),
       ...activityLines,
       rule("Streamed text"),

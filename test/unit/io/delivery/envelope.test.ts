@@ -77,6 +77,11 @@ describe("the [subagent-result] envelope", () => {
     expect(buildEnvelope(record({ durationMs: 11 * 3_600_000 }), [], LIMITS)).toContain("- Duration: 11:00:00 · ");
   });
 
+  it("names each question nobody could answer in its metadata ($askPerson false)", () => {
+    const asked = 'asked "Allow rm -rf build?": no one to answer ($askPerson is false)';
+    expect(buildEnvelope(record({ unansweredQuestions: [asked] }), [], LIMITS).split("\n")).toContain(`- ${asked}`);
+  });
+
   it("adds Error and Stderr lines to a failure, and says where the session is when there is no output", () => {
     const text = buildEnvelope(
       record({ status: "failed", exitCode: 1, stopReason: "error", errorMessage: "500 upstream exploded", output: "", stderrTail: "warn a\nfatal b" }),

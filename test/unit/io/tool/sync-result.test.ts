@@ -48,6 +48,15 @@ describe("syncResultText", () => {
     expect(sessionLine(ID)).toBe(`[subagent session: ${ID}]`);
   });
 
+  it("names each question nobody could answer, one line each, before the session line", () => {
+    const asked = ['asked "Allow rm -rf build?": no one to answer (print mode)'];
+    expect(syncResultText(record({ unansweredQuestions: asked }), LIMITS)).toBe(
+      `The middleware now uses async/await.\n\n${asked[0]}\n\n[subagent session: ${ID}]`,
+    );
+    const failed = syncResultText(record({ status: "failed", errorMessage: "boom", unansweredQuestions: asked }), LIMITS);
+    expect(failed).toContain(`\n\n${asked[0]}\n\n[subagent session: ${ID}]`);
+  });
+
   it("success keeps a multi-line output untouched", () => {
     const output = "# Findings\n\n- one\n- two\n";
     expect(syncResultText(record({ output }), LIMITS)).toBe(`${output}\n\n[subagent session: ${ID}]`);

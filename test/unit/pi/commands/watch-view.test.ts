@@ -77,6 +77,14 @@ describe("the watch view", () => {
     expect(closed).toBe(1);
   });
 
+  it("shows the question a task waits on under its task line, and still fills the screen exactly", () => {
+    const question = "explore 01a2b3c4 asks: ⚠️ Dangerous command: rm -rf build Allow?";
+    const view = new WatchView({ frame: frameOf(snapshot(ID_A, { question }), 1_000), theme: plainTheme, rows: () => 12, onClose: () => undefined });
+    const lines = view.render(100);
+    expect(lines[3]).toBe(` ? ${question} · /subagent-answer`);
+    expect(lines).toHaveLength(12);
+  });
+
   it("says when nothing happened yet", () => {
     const view = new WatchView({ frame: frameOf(snapshot(ID_A), 1_000), theme: plainTheme, rows: () => 12, onClose: () => undefined });
     const screen = view.render(80).join("\n");

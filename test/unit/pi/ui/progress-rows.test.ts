@@ -105,6 +105,14 @@ describe("widgetLines", () => {
     expect(new Set(lines.slice(1).map((line) => visibleWidth(line)))).toEqual(new Set([visibleWidth(lines[1]!)]));
   });
 
+  it("shows a question waiting for the person right under the title, within the width", () => {
+    const question = "? explore 01a2b3c4 asks: Allow rm -rf build? · /subagent-answer";
+    const lines = plainLines(widgetLines(tasks(), 83_000, 120, plain, undefined, question));
+    expect(lines[1]).toBe(` ${question}`);
+    expect(lines).toHaveLength(5);
+    for (const line of widgetLines(tasks(), 83_000, 30, darkTheme(), undefined, question)) expect(visibleWidth(line)).toBeLessThanOrEqual(30);
+  });
+
   it.each([120, 80, 50, 30, 12, 5])("never draws a line wider than the terminal (%i columns), colours included", (width) => {
     const lines = widgetLines(tasks(), 83_000, width, darkTheme());
     for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(width);

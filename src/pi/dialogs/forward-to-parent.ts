@@ -1,0 +1,60 @@
+/**
+ * In a subagent that dispatches subagents of its own (nesting, `PI_SUBAGENT_MAX_DEPTH` ≥ 2): this pi runs in RPC
+ * mode under its parent, so its own `ctx.ui` dialogs go up to the parent as `extension_ui_request`s. A
+ * grandchild's question is asked that way, with the path so far in its title (src/core/dialogs/nested-path.ts),
+ * and the answer that comes down goes back to the grandchild. Up at the main pi the question is labelled with
+ * the whole path (`reviewer 01a2 › explore 01a3 asks:`).
+ */
+import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
+import { answerOf, CANCELLED } from "../../core/dialogs/child-ui-request.ts";
+import type { DialogRoute } from "../../core/dialogs/dialog-bridge.ts";
+import { decodeNestedTitle, encodeNestedTitle } from "../../core/dialogs/nested-path.ts";
+import type { Asker } from "../../core/dialogs/question-label.ts";
+
+export type ParentUi = Pick<ExtensionUIContext, "select" | "confirm" | "input" | "editor" | "notify">;
+
+export function forwardToParent(ui: ParentUi, task: Asker): DialogRoute {
+  return {
+    kind: "person",
+    sink: {
+      ask: (dialog, reply) => {
+        const inner = decodeNestedTitle(dialog.title);
+        const title = encodeNestedTitle([task, ...inner.path], inner.title);
+        const controller = new AbortController();
+        const options = { signal: controller.signal };
+        let answer: Promise<string | boolean | undefined>;
+        try {
+          switch (dialog.method) {
+            case "select":
+              answer = ui.select(title, dialog.options ?? [], options);
+              break;
+            case "confirm":
+              answer = ui.confirm(title, dialog.message ?? "", options);
+              break;
+            case "input":
+              answer = ui.input(title, dialog.placeholder, options);
+              break;
+            default:
+              answer = ui.editor(title, dialog.prefill);
+          }
+        } catch (error) {
+          answer = Promise.reject(error);
+        }
+        answer.then(
+          (chosen) => {
+            if (!controller.signal.aborted) reply(answerOf(dialog, chosen));
+          },
+          () => reply(CANCELLED),
+        );
+        return { close: () => controller.abort() };
+      },
+      notice: (notice) => {
+        try {
+          ui.notify(`${task.agent} ${task.taskId.slice(0, 8)} says: ${notice.message}`, notice.level);
+        } catch {
+          // the parent is gone: nobody to tell
+        }
+      },
+    },
+  };
+}

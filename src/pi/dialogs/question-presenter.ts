@@ -1,0 +1,146 @@
+/**
+ * Puts the person's subagent questions on pi's screen, one at a time, with pi's own dialogs (`ctx.ui.select`,
+ * `confirm`, `input`, `editor`; on pi 1.x those report pi as blocked on a question to the terminal themselves).
+ * A question never takes the keys the person is typing: it opens by itself only while the main agent is idle and
+ * the editor is empty, and otherwise waits as a line of the progress widget until then or until
+ * `/subagent-answer` opens it. A question closed while shown (its task stopped) is taken off the screen.
+ */
+import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
+import { answerOf, CANCELLED } from "../../core/dialogs/child-ui-request.ts";
+import { labelledTitle } from "../../core/dialogs/question-label.ts";
+import type { QuestionBoard } from "../../core/dialogs/question-board.ts";
+import type { Question } from "../../core/dialogs/question-queue.ts";
+import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
+
+export type PresenterUi = Pick<ExtensionUIContext, "select" | "confirm" | "input" | "editor" | "getEditorText">;
+
+/** The part of pi's context the presenter reads. */
+export interface PresenterContext {
+  ui: PresenterUi;
+  isIdle(): boolean;
+}
+
+/** How often a waiting question checks whether the person can be asked now (the editor has no event). */
+export const QUESTION_POLL_MS = 300;
+
+export type OpenResult = "opened" | "none" | "already-open";
+
+export class QuestionPresenter {
+  private readonly board: QuestionBoard;
+  private readonly context: () => PresenterContext | undefined;
+  private readonly pollMs: number;
+  private poll: NodeJS.Timeout | undefined;
+  private readonly shown: Map<number, AbortController> = new Map();
+  private readonly unsubscribe: Array<() => void> = [];
+
+  constructor(board: QuestionBoard, context: () => PresenterContext | undefined, pollMs = QUESTION_POLL_MS) {
+    this.board = board;
+    this.context = context;
+    this.pollMs = pollMs;
+    this.unsubscribe.push(board.onChange(() => this.poke()));
+    this.unsubscribe.push(board.onClosed((question) => this.shown.get(question.key)?.abort()));
+  }
+
+  /** Opens the oldest waiting question if the person can answer it now; otherwise checks again soon. */
+  poke(): void {
+    const first = this.board.queue.first();
+    if (!first || first.opened) {
+      this.stopPolling();
+      return;
+    }
+    const ctx = this.context();
+    // No session (before its start, after its end): the next session's start pokes again.
+    if (!ctx) {
+      this.stopPolling();
+      return;
+    }
+    if (canAnswer(ctx)) {
+      this.stopPolling();
+      this.open(ctx);
+      return;
+    }
+    if (!this.poll) {
+      this.poll = setInterval(() => this.poke(), this.pollMs);
+      this.poll.unref();
+    }
+  }
+
+  /** Opens the oldest waiting question now, whatever the editor holds (the person asked for it). */
+  open(ctx: PresenterContext): OpenResult {
+    const first = this.board.queue.first();
+    if (!first) return "none";
+    if (first.opened) return "already-open";
+    const question = this.board.queue.openFirst();
+    if (!question) return "already-open";
+    this.show(ctx.ui, question);
+    return "opened";
+  }
+
+  /** Takes what is shown off the screen and stops checking (the session is going away; a new one may follow). */
+  detach(): void {
+    this.stopPolling();
+    for (const controller of this.shown.values()) controller.abort();
+  }
+
+  /** Stops following the board altogether. */
+  dispose(): void {
+    this.detach();
+    for (const stop of this.unsubscribe.splice(0)) stop();
+  }
+
+  private show(ui: PresenterUi, question: Question): void {
+    const controller = new AbortController();
+    this.shown.set(question.key, controller);
+    const dialog = question.dialog;
+    const title = labelledTitle(question.path, dialog.title);
+    const options = { signal: controller.signal };
+    let answer: Promise<string | boolean | undefined>;
+    try {
+      switch (dialog.method) {
+        case "select":
+          answer = ui.select(title, (dialog.options ?? []).map(stripTerminalControls), options);
+          break;
+        case "confirm":
+          answer = ui.confirm(title, stripTerminalControls(dialog.message ?? ""), options);
+          break;
+        case "input":
+          answer = ui.input(title, dialog.placeholder === undefined ? undefined : stripTerminalControls(dialog.placeholder), options);
+          break;
+        default:
+          // pi's editor dialog takes no signal: a question closed while it is open just drops the late answer.
+          answer = ui.editor(title, dialog.prefill);
+      }
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    answer
+      .then(
+        (chosen) => {
+          if (!controller.signal.aborted) this.board.queue.answer(question.key, answerOf(dialog, chosen));
+          // Taken off the screen but not closed (the session went away): it waits again for the next one.
+          else this.board.queue.reopen(question.key);
+        },
+        // A dialog pi could not show is cancelled for the child, as a plain pi would answer it.
+        () => this.board.queue.answer(question.key, CANCELLED),
+      )
+      .finally(() => {
+        this.shown.delete(question.key);
+        this.poke();
+      });
+  }
+
+  private stopPolling(): void {
+    if (this.poll) clearInterval(this.poll);
+    this.poll = undefined;
+  }
+}
+
+/** The person can be asked without losing keys: the main agent is idle and the editor is empty. */
+function canAnswer(ctx: PresenterContext): boolean {
+  try {
+    return ctx.isIdle() && ctx.ui.getEditorText().trim() === "";
+  } catch {
+    // A stale context (pi replaced the session): the next one is asked.
+    return false;
+  }
+}

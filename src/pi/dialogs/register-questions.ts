@@ -1,0 +1,57 @@
+/**
+ * Wires the person's subagent questions to pi: one board for this pi's background tasks (their dialogs and
+ * notices, see src/core/dialogs/), shown by the presenter in the interactive TUI, and `/subagent-answer`, which
+ * opens the oldest waiting question at once. Outside the TUI there are no background tasks, so nothing asks.
+ */
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { ANSWER_COMMAND, COMMANDS } from "../../core/commands/descriptions.ts";
+import { commandFailed } from "../../core/commands/notices.ts";
+import { QuestionBoard } from "../../core/dialogs/question-board.ts";
+import { NO_QUESTION_WAITING, QUESTION_ALREADY_OPEN } from "../../core/dialogs/texts.ts";
+import { detectAppMode } from "../../io/shared/mode.ts";
+import { QuestionPresenter } from "./question-presenter.ts";
+
+export function registerQuestions(pi: ExtensionAPI): QuestionBoard {
+  let session: ExtensionContext | undefined;
+  const board = new QuestionBoard({
+    notify: (text, level) => {
+      try {
+        session?.ui.notify(text, level);
+      } catch {
+        // a stale context: the notice has nowhere to go
+      }
+    },
+  });
+  const presenter = new QuestionPresenter(board, () => session);
+  const capture = (ctx: ExtensionContext) => {
+    if (!ctx.hasUI || detectAppMode() !== "interactive") return;
+    session = ctx;
+    presenter.poke();
+  };
+  pi.on("session_start", (_event, ctx) => capture(ctx));
+  pi.on("agent_start", (_event, ctx) => capture(ctx));
+  pi.on("agent_end", (_event, ctx) => capture(ctx));
+  pi.on("session_shutdown", () => {
+    session = undefined;
+    presenter.detach();
+  });
+
+  pi.registerCommand(ANSWER_COMMAND, {
+    description: COMMANDS.answer.description,
+    handler: async (_args, ctx) => {
+      try {
+        if (!ctx.hasUI) return;
+        const opened = presenter.open(ctx);
+        if (opened === "none") ctx.ui.notify(NO_QUESTION_WAITING, "info");
+        else if (opened === "already-open") ctx.ui.notify(QUESTION_ALREADY_OPEN, "info");
+      } catch (error) {
+        try {
+          ctx.ui.notify(commandFailed(ANSWER_COMMAND, error), "error");
+        } catch {
+          // nowhere left to report it
+        }
+      }
+    },
+  });
+  return board;
+}

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { decodeNestedTitle, encodeNestedTitle } from "../../../../src/core/dialogs/nested-path.ts";
+import { QuestionBoard } from "../../../../src/core/dialogs/question-board.ts";
+
+const EXPLORE = { agent: "explore", taskId: "01a3eeee-1111-7000-8000-000000000000" };
+const DEEP = { agent: "leaf", taskId: "01a4dddd-2222-7000-8000-000000000000" };
+
+describe("a question's path up a tree of subagents", () => {
+  it("round-trips through a forwarding child's title, and leaves titles without a path alone", () => {
+    const title = encodeNestedTitle([EXPLORE, DEEP], "⚠️ Dangerous command:\n\n  rm -rf build\n\nAllow?");
+    expect(title.split("\n")[0]).toBe(`\u2063explore ${EXPLORE.taskId} › leaf ${DEEP.taskId} asks:`);
+    expect(decodeNestedTitle(title)).toEqual({ path: [EXPLORE, DEEP], title: "⚠️ Dangerous command:\n\n  rm -rf build\n\nAllow?" });
+    expect(decodeNestedTitle("explore 01a3 asks:\nAllow?")).toEqual({ path: [], title: "explore 01a3 asks:\nAllow?" });
+    // A mark without a well-formed path is an extension's own text, kept whole.
+    expect(decodeNestedTitle("\u2063not a path\nAllow?")).toEqual({ path: [], title: "\u2063not a path\nAllow?" });
+  });
+
+  it("a grandchild's question, forwarded by its parent, is labelled with the whole path at the top", () => {
+    const board = new QuestionBoard({ notify: () => {} });
+    const route = board.routeFor({ agent: "reviewer", taskId: "01a2ffff-0000-7000-8000-000000000000" });
+    if (route.kind !== "person") throw new Error("expected a person route");
+    route.sink.ask({ id: "q", method: "select", title: encodeNestedTitle([EXPLORE], "Allow rm -rf build?"), options: ["Yes", "No"] }, () => {});
+    expect(board.waitingLine()).toBe("? reviewer 01a2 › explore 01a3 asks: Allow rm -rf build? · /subagent-answer");
+    expect(board.queue.first()?.taskId).toBe("01a2ffff-0000-7000-8000-000000000000");
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { QuestionQueue, closeReasonOf } from "../../../../src/core/dialogs/question-queue.ts";
+import type { CloseReason, Question } from "../../../../src/core/dialogs/question-queue.ts";
+import type { ChildDialog, DialogAnswer } from "../../../../src/core/dialogs/child-ui-request.ts";
+
+const dialog = (id: string, title = `Allow ${id}?`): ChildDialog => ({ id, method: "select", title, options: ["Yes", "No"] });
+
+function queue() {
+  const replies: Array<[string, DialogAnswer]> = [];
+  const closed: Array<[string, CloseReason]> = [];
+  let changes = 0;
+  const q = new QuestionQueue({
+    reply: (question: Question, answer) => replies.push([question.dialog.id, answer]),
+    onClosed: (question, why) => closed.push([question.dialog.id, why]),
+    onChange: () => (changes += 1),
+    now: () => 1000,
+  });
+  return { q, replies, closed, changes: () => changes };
+}
+
+describe("the question queue", () => {
+  it("shows questions one at a time, in arrival order, across tasks", () => {
+    const { q, replies } = queue();
+    q.ask("task-a", [{ agent: "explore", taskId: "task-a" }], dialog("a1"));
+    q.ask("task-b", [{ agent: "reviewer", taskId: "task-b" }], dialog("b1"));
+    q.ask("task-a", [{ agent: "explore", taskId: "task-a" }], dialog("a2"));
+    expect(q.openFirst()?.dialog.id).toBe("a1");
+    // One at a time: while a1 is open nothing else opens.
+    expect(q.openFirst()).toBeUndefined();
+    expect(q.answer(q.first()!.key, { value: "Yes" })).toBe(true);
+    expect(q.openFirst()?.dialog.id).toBe("b1");
+    q.answer(q.first()!.key, { cancelled: true });
+    expect(q.openFirst()?.dialog.id).toBe("a2");
+    q.answer(q.first()!.key, { value: "No" });
+    expect(replies).toEqual([["a1", { value: "Yes" }], ["b1", { cancelled: true }], ["a2", { value: "No" }]]);
+    expect(q.first()).toBeUndefined();
+  });
+
+  it("a cancelled task's questions leave the queue, shown or not, and the next task's question comes first", () => {
+    const { q, replies, closed } = queue();
+    const shown = q.ask("task-a", [], dialog("a1"));
+    q.ask("task-b", [], dialog("b1"));
+    q.ask("task-a", [], dialog("a2"));
+    q.openFirst();
+    expect(q.closeTask("task-a", "cancelled")).toBe(2);
+    expect(closed).toEqual([["a1", "cancelled"], ["a2", "cancelled"]]);
+    // An answer arriving for the closed question (the dialog was still up) goes nowhere.
+    expect(q.answer(shown.key, { value: "Yes" })).toBe(false);
+    expect(replies).toEqual([]);
+    expect(q.first()?.dialog.id).toBe("b1");
+    expect(q.first()?.opened).toBe(false);
+  });
+
+  it("shutdown closes every question; a closed one is closed once", () => {
+    const { q, closed } = queue();
+    const a = q.ask("task-a", [], dialog("a1"));
+    q.ask("task-b", [], dialog("b1"));
+    expect(q.closeAll("shutdown")).toBe(2);
+    expect(q.close(a.key, "timed out")).toBe(false);
+    expect(closed).toEqual([["a1", "shutdown"], ["b1", "shutdown"]]);
+    expect(q.pending()).toEqual([]);
+  });
+
+  it("finds a task's oldest question, and puts a question it could not show back in its place", () => {
+    const { q } = queue();
+    q.ask("task-a", [], dialog("a1"));
+    q.ask("task-b", [], dialog("b1"));
+    q.ask("task-b", [], dialog("b2"));
+    expect(q.forTask("task-b")?.dialog.id).toBe("b1");
+    const first = q.openFirst()!;
+    q.reopen(first.key);
+    expect(q.first()).toMatchObject({ key: first.key, opened: false });
+  });
+
+  it("names why a stopped run's question closed", () => {
+    expect(closeReasonOf("aborted")).toBe("cancelled");
+    expect(closeReasonOf("activity_timeout")).toBe("timed out");
+    expect(closeReasonOf("hard_timeout")).toBe("timed out");
+    expect(closeReasonOf("budget")).toBe("budget");
+    expect(closeReasonOf("killed_on_shutdown")).toBe("shutdown");
+    expect(closeReasonOf(undefined)).toBe("ended");
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * The person's questions end to end inside one process: two fake RPC children (test/harness/asking-child.ts) run
+ * by the real runner, their dialogs routed through one QuestionBoard to the presenter over a fake pi UI. Covers
+ * arrival order and one dialog at a time, the label in the dialog's title, the waiting line while the person
+ * types or the main agent streams, Esc as cancelled, a cancel taking the shown dialog off the screen with a
+ * notice, and the rate limit on a child's notices.
+ */
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ChildCommand } from "../../../../src/io/run/command-line.ts";
+import { startRun } from "../../../../src/io/run/runner.ts";
+import { QuestionBoard } from "../../../../src/core/dialogs/question-board.ts";
+import { QuestionPresenter } from "../../../../src/pi/dialogs/question-presenter.ts";
+import type { PresenterContext } from "../../../../src/pi/dialogs/question-presenter.ts";
+import { ASKING_CHILD } from "../../../harness/asking-child.ts";
+import { MARKER_VAR } from "../../../harness/pi-env.ts";
+import { killProcessesWithMarker, waitForNoProcesses } from "../../../harness/processes.ts";
+
+const markers: string[] = [];
+const presenters: QuestionPresenter[] = [];
+
+afterEach(async () => {
+  for (const presenter of presenters.splice(0)) presenter.dispose();
+  for (const marker of markers.splice(0)) {
+    const left = await waitForNoProcesses(marker, 5000);
+    killProcessesWithMarker(marker);
+    expect(left, "processes left behind").toEqual([]);
+  }
+});
+
+function askingChild(): ChildCommand {
+  const marker = randomUUID();
+  markers.push(marker);
+  return { command: process.execPath, args: ["-e", ASKING_CHILD], env: { PATH: process.env.PATH, [MARKER_VAR]: marker }, mode: "rpc", prompt: "Task: clean up" };
+}
+
+const until = async (predicate: () => boolean, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+/** pi's UI as the presenter sees it: each select is recorded and answered by the test; editor text and idleness are set. */
+function fakePi() {
+  const shown: Array<{ title: string; options: string[]; answer: (chosen: string | undefined) => void; aborted: () => boolean }> = [];
+  const notices: string[] = [];
+  let editorText = "";
+  let idle = true;
+  const ctx: PresenterContext = {
+    isIdle: () => idle,
+    ui: {
+      select: (title, options, opts) =>
+        new Promise((resolve) => {
+          const entry = { title, options, answer: resolve, aborted: () => opts?.signal?.aborted === true };
+          shown.push(entry);
+          opts?.signal?.addEventListener("abort", () => resolve(undefined), { once: true });
+        }),
+      confirm: async () => false,
+      input: async () => undefined,
+      editor: async () => undefined,
+      getEditorText: () => editorText,
+    },
+  };
+  return {
+    ctx,
+    shown,
+    notices,
+    type: (text: string) => (editorText = text),
+    setIdle: (value: boolean) => (idle = value),
+  };
+}
+
+function setUp() {
+  const pi = fakePi();
+  const board = new QuestionBoard({ notify: (text) => pi.notices.push(text) });
+  const presenter = new QuestionPresenter(board, () => pi.ctx, 20);
+  presenters.push(presenter);
+  const start = (agent: string, taskId: string) =>
+    startRun({ command: askingChild(), cwd: process.cwd(), activityTimeoutMs: 0, hardTimeoutMs: 0, graceMs: 500, stopGraceMs: 1000, dialogs: board.routeFor({ agent, taskId }) });
+  return { pi, board, start };
+}
+
+describe("the person's questions", () => {
+  it("come one at a time in arrival order, labelled with the asking agent, and each answer reaches its own child", async () => {
+    const { pi, board, start } = setUp();
+    const first = start("explore", "01a2b3c4-1111-7000-8000-000000000000");
+    await until(() => pi.shown.length === 1);
+    const second = start("reviewer", "01a2b3c5-2222-7000-8000-000000000000");
+    await until(() => board.queue.pending().length === 2);
+    expect(pi.shown).toHaveLength(1);
+    expect(pi.shown[0]?.title).toBe("explore 01a2b3c4 asks:\n⚠️ Dangerous command:\n\n  rm -rf build\n\nAllow?");
+    expect(pi.shown[0]?.options).toEqual(["Yes", "No"]);
+    pi.shown[0]?.answer("Yes");
+    await until(() => pi.shown.length === 2);
+    expect(pi.shown[1]?.title.split("\n")[0]).toBe("reviewer 01a2b3c5 asks:");
+    // Esc in pi's selector: the child hears cancelled, as in a plain pi.
+    pi.shown[1]?.answer(undefined);
+    expect((await first.done).output).toBe('got q1 {"value":"Yes"}');
+    expect((await second.done).output).toBe('got q1 {"cancelled":true}');
+  });
+
+  it("waits as the widget's line while the person types or the main agent streams, and opens once they can answer", async () => {
+    const { pi, board, start } = setUp();
+    pi.type("half a sentence");
+    const handle = start("explore", "01a2b3c4-1111-7000-8000-000000000000");
+    await until(() => board.queue.pending().length === 1);
+    expect(board.waitingLine()).toBe("? explore 01a2b3c4 asks: ⚠️ Dangerous command: rm -rf build Allow? · /subagent-answer");
+    expect(board.questionOf("01a2b3c4-1111-7000-8000-000000000000")).toBe("explore 01a2b3c4 asks: ⚠️ Dangerous command: rm -rf build Allow?");
+    pi.type("");
+    pi.setIdle(false);
+    // Still nothing shown: the main agent is streaming.
+    await until(() => board.queue.pending().length === 1);
+    expect(pi.shown).toHaveLength(0);
+    pi.setIdle(true);
+    await until(() => pi.shown.length === 1);
+    expect(board.waitingLine()).toBeUndefined();
+    pi.shown[0]?.answer("No");
+    expect((await handle.done).output).toBe('got q1 {"value":"No"}');
+  });
+
+  it("a cancelled task's shown question is taken off the screen and the person is told it is gone", async () => {
+    const { pi, board, start } = setUp();
+    const handle = start("explore", "01a2b3c4-1111-7000-8000-000000000000");
+    await until(() => pi.shown.length === 1);
+    handle.stop("aborted");
+    expect(pi.shown[0]?.aborted()).toBe(true);
+    expect(pi.notices).toContain("Question gone (the task was cancelled): explore 01a2b3c4 asks: ⚠️ Dangerous command: rm -rf build Allow?");
+    expect(board.queue.pending()).toEqual([]);
+    expect((await handle.done).status).toBe("cancelled");
+  });
+
+  it("a child's notify is shown labelled; a flood is cut to a few and one held-back line", () => {
+    const { pi, board } = setUp();
+    const route = board.routeFor({ agent: "explore", taskId: "01a2b3c4-1111" });
+    if (route.kind !== "person") throw new Error("expected a person route");
+    for (let i = 0; i < 20; i++) route.sink.notice?.({ message: `step ${i}`, level: "info" });
+    expect(pi.notices).toEqual([
+      "explore 01a2b3c4 says: step 0",
+      "explore 01a2b3c4 says: step 1",
+      "explore 01a2b3c4 says: step 2",
+      "explore 01a2b3c4: more notices held back (a few every 10 s are shown)",
+    ]);
+  });
+});
