@@ -32,10 +32,15 @@ describe("process identity", () => {
     expect(isIdentityRunning({ pid: own.pid, start: String(Number(own.start) + 1) })).toBe(false);
     expect(isIdentityRunning({ pid: deadPid(), start: own.start })).toBe(false);
     expect(isIdentityRunning({ pid: 0 })).toBe(false);
-    // `sleep 0` becomes a child of the exec'd `sleep 30`, which never reaps it: a zombie until the sleep ends.
-    const holder = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+    // The background `head` becomes a child of the exec'd `sleep 30`, which never reaps it: once it exits it is a
+    // zombie until the sleep ends. It exits only when the test writes to its pipe (fd 3), after the exec: had it
+    // ended before, the shell could have reaped it itself (a race that made this test fail under load).
+    const holder = spawn("sh", ["-c", "head -c 1 <&3 >/dev/null & echo $!; exec sleep 30 3<&-"], { stdio: ["ignore", "pipe", "ignore", "pipe"] });
     try {
-      const zombiePid = await new Promise<number>((resolve) => holder.stdout.once("data", (chunk: Buffer) => resolve(Number(String(chunk).trim()))));
+      const zombiePid = await new Promise<number>((resolve) => holder.stdout!.once("data", (chunk: Buffer) => resolve(Number(String(chunk).trim()))));
+      const execed = () => readFileSync(`/proc/${holder.pid}/cmdline`, "latin1").startsWith("sleep\0");
+      await expect.poll(execed, { timeout: 10_000 }).toBe(true);
+      (holder.stdio[3] as NodeJS.WritableStream).end("x");
       const isZombie = () => {
         const stat = readFileSync(`/proc/${zombiePid}/stat`, "latin1");
         return stat.slice(stat.lastIndexOf(")")).startsWith(") Z ");
