@@ -31,6 +31,8 @@ import { readRecord, writeRecord } from "./record-store.ts";
 import { TaskRegistry } from "../../core/tasks/registry.ts";
 import type { EnqueueResult, FinishedTask, TaskSnapshot } from "../../core/tasks/registry.ts";
 import type { CancelledBy, TaskRecord } from "../../core/tasks/types.ts";
+import { deliveredEvent, endedEvent, LIFECYCLE_CHANNELS, queuedEvent, startedEvent } from "../../core/events/lifecycle-events.ts";
+import type { LifecycleSink } from "../../core/events/lifecycle-events.ts";
 
 export const RESULT_CUSTOM_TYPE = RESULT_CUSTOM_TYPE_NAME;
 
@@ -66,6 +68,8 @@ export interface BackgroundTasksOptions {
   notify?: (text: string) => void;
   startRun?: typeof startChildRun;
   now?: () => number;
+  /** Where the lifecycle events go (pi's event bus); none when absent. */
+  events?: LifecycleSink;
 }
 
 export interface Counts {
@@ -129,6 +133,14 @@ export class BackgroundTasks {
 
   /** Starts (or queues) a prepared run in the background. */
   dispatch(prepared: PreparedRun, parentSessionId: string | undefined): EnqueueResult {
+    const identity = { taskId: prepared.taskId, agent: prepared.agent.name, task: prepared.task, mode: "async" as const };
+    const onSpawned = (pid: number) => {
+      prepared.childStarted?.(pid);
+      this.options.events?.(LIFECYCLE_CHANNELS.started, startedEvent(identity, pid, this.now()));
+    };
+    // Queued is told before the registry may start the task, so a listener hears queued, then started.
+    const waiting = this.registry.runningCount() >= this.options.settings.maxConcurrent;
+    this.options.events?.(LIFECYCLE_CHANNELS.queued, queuedEvent(identity, waiting, this.now()));
     return this.registry.enqueue({
       taskId: prepared.taskId,
       agent: prepared.agent.name,
@@ -147,7 +159,7 @@ export class BackgroundTasks {
         activityTimeoutMs: this.options.settings.activityTimeoutMs,
         hardTimeoutMs: this.options.settings.hardTimeoutMs,
         graceMs: this.options.settings.killGraceMs,
-        onSpawned: prepared.childStarted,
+        onSpawned,
         budget: prepared.budget?.limits,
         now: this.now,
       }),
@@ -177,6 +189,7 @@ export class BackgroundTasks {
         // A listener's failure (the ledger's session write) must not cost the result its delivery.
       }
     }
+    this.options.events?.(LIFECYCLE_CHANNELS.ended, endedEvent(record, this.now()));
     try {
       addToOutbox(this.options.agentDir, {
         taskId: record.taskId,
@@ -285,6 +298,7 @@ export class BackgroundTasks {
       record.deliveredAt = this.now();
       record.deliveryError = undefined;
       this.saveRecord(record);
+      this.options.events?.(LIFECYCLE_CHANNELS.delivered, deliveredEvent(record, record.deliveredAt));
     }
     try {
       removeFromOutbox(this.options.agentDir, taskId);

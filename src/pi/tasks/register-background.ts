@@ -11,6 +11,7 @@ import { detectAppMode } from "../../io/shared/mode.ts";
 import { agentDir } from "../../io/shared/paths.ts";
 import { readRunSettings } from "../../core/shared/run-settings.ts";
 import { BackgroundTasks, RESULT_CUSTOM_TYPE } from "../../io/tasks/background-tasks.ts";
+import { eventBusSink } from "../../core/events/lifecycle-events.ts";
 
 export interface BackgroundHandle {
   /** The extension instance's background tasks (created on first call). */
@@ -46,6 +47,7 @@ export function registerBackgroundTasks(pi: ExtensionAPI): BackgroundHandle {
         // No context yet means nothing has run: pi is idle.
         isIdle: () => session?.isIdle() ?? true,
         notify: (text) => session?.ui.notify(text, "warning"),
+        events: eventBusSink(pi.events),
       });
       for (const listener of createdListeners) listener(instance);
     }

@@ -19,6 +19,7 @@ import { buildForkedHistory } from "../../core/run/fork-history.ts";
 import { forkedConversation } from "./fork-source.ts";
 import { MESSAGE_IN_SYNC_MODE } from "../../core/tool/message-texts.ts";
 import { runSync } from "../../io/tool/run-sync.ts";
+import { eventBusSink } from "../../core/events/lifecycle-events.ts";
 import {
   NO_TASKS_TO_CANCEL_IN_SYNC_MODE,
   projectAgentDeclinedMessage,
@@ -196,6 +197,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         signal,
         parentSessionId: ctx.sessionManager.getSessionId(),
         onProgress: (text, progress) => onUpdate?.({ content: [{ type: "text", text }], details: { progress } }),
+        events: eventBusSink(pi.events),
       });
     } finally {
       endBlocking?.();
