@@ -7,7 +7,7 @@
  */
 import { isInsideSubagent } from "../core/shared/depth.ts";
 import { agentDir } from "../io/shared/paths.ts";
-import { perProcess } from "../io/shared/per-process.ts";
+import { startupSweepState } from "../io/tasks/startup-sweep-state.ts";
 import { startupSweepHasWork } from "../io/tasks/startup-work.ts";
 
 /** @param importSweep The clean-up's module (src/pi/tasks/startup-sweep.ts); a parameter so tests can hand in a fake. */
@@ -16,17 +16,28 @@ export function registerStartupSweep(
   importSweep: () => Promise<typeof import("../pi/tasks/startup-sweep.ts")> = () => import("../pi/tasks/startup-sweep.ts"),
 ): void {
   if (isInsideSubagent()) return;
-  const sweep = perProcess("startup-sweep", () => ({ done: false }));
+  const sweep = startupSweepState();
   pi.on("session_start", (_event, ctx) => {
     if (sweep.done) return;
     sweep.done = true;
     setImmediate(() => {
       // Nearly every start finds nothing: then the clean-up's modules are never loaded.
-      if (!startupSweepHasWork(agentDir())) return;
-      void importSweep().then(
-        (sweep) => sweep.runStartupSweep(ctx),
-        () => undefined, // the modules could not load: nothing to clean up with; the next start tries again
-      );
+      let work = false;
+      try {
+        work = startupSweepHasWork(agentDir());
+      } catch {
+        // an unreadable agent dir: nothing this start can clean up
+      }
+      if (!work) {
+        sweep.settle();
+        return;
+      }
+      void importSweep()
+        .then(
+          (sweep) => sweep.runStartupSweep(ctx),
+          () => undefined, // the modules could not load: nothing to clean up with; the next start tries again
+        )
+        .finally(() => sweep.settle());
     });
   });
 }

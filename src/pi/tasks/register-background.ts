@@ -12,6 +12,7 @@ import { agentDir } from "../../io/shared/paths.ts";
 import { readRunSettings } from "../../core/shared/run-settings.ts";
 import { BackgroundTasks, RESULT_CUSTOM_TYPE } from "../../io/tasks/background-tasks.ts";
 import { eventBusSink } from "../../core/events/lifecycle-events.ts";
+import { afterStartupSweep } from "../../io/tasks/startup-sweep-state.ts";
 
 export interface BackgroundHandle {
   /** The extension instance's background tasks (created on first call). */
@@ -59,14 +60,17 @@ export function registerBackgroundTasks(pi: ExtensionAPI): BackgroundHandle {
     if (!interactive(ctx)) return;
     session = ctx;
     const sessionId = ctx.sessionManager.getSessionId();
-    // After start-up work is done: pi is idle then, so a redelivered result starts a turn of its own.
-    setImmediate(() => {
-      try {
-        tasks().redeliver(sessionId);
-      } catch {
-        // a stale context after a quick /reload: the next session start delivers them
-      }
-    });
+    // After start-up work is done: pi is idle then, so a redelivered result starts a turn of its own. The
+    // start-up sweep goes first: what it records of a hard-killed pi's runs is delivered in the same pass.
+    void afterStartupSweep().then(() =>
+      setImmediate(() => {
+        try {
+          tasks().redeliver(sessionId);
+        } catch {
+          // a stale context after a quick /reload: the next session start delivers them
+        }
+      }),
+    );
   });
 
   pi.on("agent_start", (_event, ctx) => {
