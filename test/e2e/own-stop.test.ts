@@ -16,12 +16,12 @@ const suite = useE2eSuite();
 describe("our own stop in a blocking result", () => {
   it("an activity timeout while the child's model call hangs: the stop reason, not `Request was aborted`", async () => {
     suite.newEnv();
-    const task = `Think long. ${fakeDirective({ delayMs: 60_000, text: "too late" })}`;
+    const task = `Think long. ${fakeDirective({ delayMs: 120_000, text: "too late" })}`;
     const prompt = `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task } }] })}`;
     const result = await runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
       env: suite.env.env,
       cwd: suite.env.workDir,
-      extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "2000" },
+      extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "6000" },
       timeoutMs: 90_000,
     });
     expect(result.code, result.stderr).toBe(0);
@@ -31,7 +31,7 @@ describe("our own stop in a blocking result", () => {
       .filter((request) => !isWorkerRequest(request))
       .flatMap((request) => request.messages.filter((message) => message.role === "tool").map(messageText))
       .at(-1);
-    expect(toolResult).toMatch(/^Subagent worker timed out\.\n- Stop reason: activity_timeout \(no output for 2 s\)\n/);
+    expect(toolResult).toMatch(/^Subagent worker timed out\.\n- Stop reason: activity_timeout \(no output for 6 s\)\n/);
     expect(toolResult).not.toContain("aborted");
     expect(toolResult).not.toContain("- Error:");
 
