@@ -7,7 +7,7 @@
  */
 import { isInsideSubagent } from "../core/shared/depth.ts";
 import { agentDir } from "../io/shared/paths.ts";
-import { perProcess } from "../io/shared/per-process.ts";
+import { startupSweepState } from "../io/tasks/startup-sweep-state.ts";
 import { startupSweepHasWork } from "../io/tasks/startup-work.ts";
 
 /** @param importSweep The clean-up's module (src/pi/tasks/startup-sweep.ts); a parameter so tests can hand in a fake. */
@@ -16,24 +16,31 @@ export function registerStartupSweep(
   importSweep: () => Promise<typeof import("../pi/tasks/startup-sweep.ts")> = () => import("../pi/tasks/startup-sweep.ts"),
 ): void {
   if (isInsideSubagent()) return;
-  const sweep = perProcess<{ done: boolean; running?: Promise<void> }>("startup-sweep", () => ({ done: false }));
+  const sweep = startupSweepState();
   pi.on("session_start", (_event, ctx) => {
     if (sweep.done) return;
     sweep.done = true;
-    // Made now, not in the setImmediate: a session_shutdown that comes first (a quick `pi -p`) still waits for it.
-    sweep.running = new Promise<void>((resolve) => {
-      setImmediate(() => {
-        // Nearly every start finds nothing: then the clean-up's modules are never loaded.
-        if (!startupSweepHasWork(agentDir())) return resolve();
-        void importSweep()
-          .then((module) => module.runStartupSweep(ctx))
-          // The modules could not load: nothing to clean up with; the next start tries again.
-          .catch(() => undefined)
-          .then(resolve);
-      });
+    setImmediate(() => {
+      // Nearly every start finds nothing: then the clean-up's modules are never loaded.
+      let work = false;
+      try {
+        work = startupSweepHasWork(agentDir());
+      } catch {
+        // an unreadable agent dir: nothing this start can clean up
+      }
+      if (!work) {
+        sweep.settle();
+        return;
+      }
+      void importSweep()
+        .then(
+          (module) => module.runStartupSweep(ctx),
+          () => undefined, // the modules could not load: nothing to clean up with; the next start tries again
+        )
+        .finally(() => sweep.settle());
     });
   });
   // pi awaits session_shutdown's handlers before it exits: a `pi -p` that is done before the clean-up has
   // reported what it reaped waits for the rest of it (the slices are short; nearly always nothing is left).
-  pi.on("session_shutdown", () => sweep.running);
+  pi.on("session_shutdown", () => (sweep.done ? sweep.settled : undefined));
 }

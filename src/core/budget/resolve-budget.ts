@@ -1,13 +1,13 @@
 /**
  * The budget a task runs with, each limit with its source. Pure.
  *
- * Configured limits follow the model's layering (src/core/config/resolve.ts): the governing config entry (process >
- * project > user) wins, a limit it leaves unset falls through to the agent's frontmatter, then to the
- * session-wide environment default. A call's own limit can only lower a configured one: a lower value wins, a
+ * Configured limits shadow per field: for each limit the highest config layer whose entry sets it wins (process >
+ * project > user), then the agent's frontmatter, then the session-wide environment default. Unlike model and
+ * thinking (src/core/config/resolve.ts), an entry that sets one limit hides nothing else of a lower layer. A call's own limit can only lower a configured one: a lower value wins, a
  * higher one is capped at the configured limit and a note says so; with nothing configured the call's value is
  * used as given.
  */
-import { governingEntry } from "../config/resolve.ts";
+import { entriesOf } from "../config/resolve.ts";
 import { BUDGET_ENV } from "./env-budget.ts";
 import { BUDGET_KEYS, formatCost } from "./limits.ts";
 import type { ConfigLayers } from "../config/resolve.ts";
@@ -29,13 +29,13 @@ function show(key: BudgetKey, value: number): string {
 
 /** The configured limits (config entry, frontmatter, env) of an agent, ignoring any call. */
 export function resolveConfiguredBudget(agent: { name: string } & BudgetLimits, layers: ConfigLayers, envLimits: BudgetLimits): ResolvedBudget {
-  const governing = governingEntry(agent.name, layers);
+  const entries = entriesOf(agent.name, layers);
   const resolved: ResolvedBudget = { limits: {}, sources: {}, capped: [] };
   for (const key of BUDGET_KEYS) {
-    const fromConfig = governing?.entry[key];
-    if (fromConfig !== undefined && governing) {
-      resolved.limits[key] = fromConfig;
-      resolved.sources[key] = governing.source;
+    const fromConfig = entries.find(({ entry }) => entry[key] !== undefined);
+    if (fromConfig) {
+      resolved.limits[key] = fromConfig.entry[key];
+      resolved.sources[key] = fromConfig.source;
     } else if (agent[key] !== undefined) {
       resolved.limits[key] = agent[key];
       resolved.sources[key] = "frontmatter";

@@ -1,10 +1,12 @@
 /**
  * Which model and thinking level an agent runs with, and where each came from. Pure.
  *
- * Layers shadow by whole key: the highest layer that has an entry for the agent (process > project > user)
- * is the only one consulted; a field that entry leaves unset falls through to the agent's frontmatter, never
- * to a lower layer's entry. The model finally falls back to the main agent's current model (`inherited`);
- * the thinking level is never inherited.
+ * Layers shadow by whole key: the highest layer whose entry for the agent sets a model or a thinking level
+ * (process > project > user) is the only one consulted; a field that entry leaves unset falls through to the
+ * agent's frontmatter, never to a lower layer's entry. An entry holding only budgets takes no part: budgets
+ * shadow per field (src/core/budget/resolve-budget.ts), so adding one never hides a lower layer's model. The
+ * model finally falls back to the main agent's current model (`inherited`); the thinking level is never
+ * inherited.
  */
 import type { AgentDefinition } from "../agents/types.ts";
 import type { ConfigLayer, ModelOverride, ResolvedModelConfig, ValueSource } from "./types.ts";
@@ -18,18 +20,27 @@ export interface ConfigLayers {
 export type AgentModelFields = Pick<AgentDefinition, "name" | "model" | "thinking">;
 
 /** Highest precedence first. */
-const LAYER_ORDER = (["process", "project", "user"] as const);
+export const LAYER_ORDER = (["process", "project", "user"] as const);
 
-/** The entry that governs `agentName` and the layer it sits in, if any layer has one. */
-export function governingEntry(agentName: string, layers: ConfigLayers): { entry: ModelOverride; source: "process" | "project" | "user" } | undefined {
+export type EntryLayerName = (typeof LAYER_ORDER)[number];
+
+/** The agent's entry in each layer that has one, highest precedence first. */
+export function entriesOf(agentName: string, layers: ConfigLayers): { entry: ModelOverride; source: EntryLayerName }[] {
+  const found: { entry: ModelOverride; source: EntryLayerName }[] = [];
   for (const source of LAYER_ORDER) {
     const entries = layers[source]?.entries;
-    if (entries && Object.hasOwn(entries, agentName)) {
-      const entry = entries[agentName];
-      if (entry) return { entry, source };
-    }
+    const entry = entries && Object.hasOwn(entries, agentName) ? entries[agentName] : undefined;
+    if (entry) found.push({ entry, source });
   }
-  return undefined;
+  return found;
+}
+
+/**
+ * The entry that governs `agentName`'s model and thinking and the layer it sits in: the highest one that sets
+ * either of them, if any does.
+ */
+export function governingEntry(agentName: string, layers: ConfigLayers): { entry: ModelOverride; source: EntryLayerName } | undefined {
+  return entriesOf(agentName, layers).find(({ entry }) => entry.model !== undefined || entry.thinking !== undefined);
 }
 
 /** The merged view `{...user, ...project, ...process}` every reader sees. */

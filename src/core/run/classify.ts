@@ -32,12 +32,20 @@ export interface Classification {
   errorMessage?: string;
 }
 
+/**
+ * The child's error, unless it is only its answer to our own abort (`Request was aborted`, a turn that ended with
+ * stop reason `aborted`): a stop we caused is not the child's error; the stop reason says what stopped it.
+ */
+function childErrorAfterOurStop(state: RunState): string | undefined {
+  return state.stopReason === "aborted" ? undefined : state.errorMessage;
+}
+
 export function classifyRun(state: RunState, facts: ExitFacts): Classification {
   if (facts.cause === "activity_timeout" || facts.cause === "hard_timeout") {
-    return { status: "timed out", stopReason: facts.cause, errorMessage: state.errorMessage };
+    return { status: "timed out", stopReason: facts.cause, errorMessage: childErrorAfterOurStop(state) };
   }
   if (facts.cause === "aborted" || facts.cause === "killed_on_shutdown") {
-    return { status: "cancelled", stopReason: facts.cause, errorMessage: state.errorMessage };
+    return { status: "cancelled", stopReason: facts.cause, errorMessage: childErrorAfterOurStop(state) };
   }
   if (facts.cause === "budget" && facts.budgetHit) {
     return { status: "stopped", stopReason: BUDGET_STOP_REASONS[facts.budgetHit.kind], errorMessage: budgetHitText(facts.budgetHit) };

@@ -206,6 +206,7 @@ function applyAssistantMessageEnd(state: RunState, message: AssistantMessage, no
   state.finalText = textOf(message);
   if (state.finalText.trim()) state.lastText = state.finalText;
   state.phase = message.stopReason === "toolUse" ? "tool" : "waiting";
+  state.failedCallAt = message.stopReason === "error" ? now : undefined;
   if (message.stopReason === "error") {
     pushActivity(state, { at: now, kind: "error", text: oneLine(message.errorMessage ?? "model error", 200) });
   } else if (state.finalText.trim()) {
@@ -226,6 +227,7 @@ export function applyEvent(state: RunState, event: Record<string, unknown>, now:
       state.phase = "thinking";
       // A pending retry has now started its request: from here on, silence is a hang again.
       state.retryPending = false;
+      state.failedCallAt = undefined;
       break;
     case "message_update": {
       const update = (event.assistantMessageEvent as { type?: string; delta?: unknown } | undefined);
@@ -260,8 +262,11 @@ export function applyEvent(state: RunState, event: Record<string, unknown>, now:
     case "agent_end":
       state.phase = "waiting";
       if (event.willRetry === true) state.retryPending = true;
+      // pi 1.x says outright that no retry follows; pi 0.73.1 says nothing here (its auto_retry_start comes next).
+      if (event.willRetry === false) state.failedCallAt = undefined;
       break;
     case "auto_retry_start":
+      state.failedCallAt = undefined;
       state.retryPending = true;
       state.retryAttempts += 1;
       state.phase = "retrying";
@@ -273,6 +278,7 @@ export function applyEvent(state: RunState, event: Record<string, unknown>, now:
       break;
     case "auto_retry_end":
       state.retryPending = false;
+      state.failedCallAt = undefined;
       if (event.success === false && typeof event.finalError === "string") state.errorMessage = event.finalError;
       break;
     default:
@@ -336,9 +342,10 @@ export function applyLine(state: RunState, line: SplitLine, now: number): RunSta
     return state;
   }
   if (type === "agent_end") {
-    // The whole conversation rides along; only a trailing willRetry flag matters.
-    const end = line.text ?? line.tail ?? "";
-    return applyEvent(state, { type, willRetry: end.slice(-64).includes('"willRetry":true') }, now);
+    // The whole conversation rides along; only a trailing willRetry flag matters (pi 0.73.1 has none).
+    const tail = (line.text ?? line.tail ?? "").slice(-64);
+    const willRetry = tail.includes('"willRetry":true') ? true : tail.includes('"willRetry":false') ? false : undefined;
+    return applyEvent(state, { type, willRetry }, now);
   }
   if (type === "tool_execution_end") {
     const nameMatch = /"toolName":"([^"]*)"/.exec(text.slice(0, 300));

@@ -47,6 +47,12 @@ export interface RunState {
    * retried request starts (`agent_start`/`turn_start`) or `auto_retry_end`.
    */
   retryPending: boolean;
+  /**
+   * When the child's last model call failed (an assistant `message_end` with stop reason `error`), until pi says
+   * what follows (`auto_retry_start`, `agent_end` with `willRetry: false`, a new request): pi may still be about to
+   * retry, so that moment is not the start of idleness.
+   */
+  failedCallAt?: number;
   retryAttempts: number;
   /** Session id from the stream's header line. */
   sessionId?: string;

@@ -9,9 +9,12 @@ import { idForMessage } from "../tasks/task-id.ts";
 export const CANCEL_NEEDS_TASK_ID =
   'action=cancel needs "taskId": the id from the dispatch receipt (`Dispatched <agent>. taskId: <id>`) of a running background task.';
 
-/** A taskId that is not a task id at all (never looked up, never used as a path). */
+/**
+ * A taskId that is not a task id at all (never looked up, never used as a path). It states the rule and gives
+ * no example id: a model shown one may copy it, as the sessionId error also avoids.
+ */
 export function cancelInvalidTaskId(taskId: string): string {
-  return `"${idForMessage(taskId)}" is not a taskId: pass exactly the id from a dispatch receipt (\`Dispatched <agent>. taskId: <id>\`), a UUID such as 019a0b1c-2d3e-7f40-8a5b-6c7d8e9f0a1b. Nothing was cancelled.`;
+  return `"${idForMessage(taskId)}" is not a taskId this tool handed out. Pass exactly the taskId of a dispatch receipt (\`Dispatched <agent>. taskId: <id>\`) of a running background task; never make one up. Nothing was cancelled.`;
 }
 
 export function cancelUnknownTask(taskId: string): string {

@@ -36,6 +36,7 @@ export const TOOL_GUIDELINES = [
   "Pass isolation \"worktree\" to the subagent tool for a task that edits files in a git project when other edits run at the same time: it then works in its own git worktree, and its changes come back as a branch (named in its result) to review and merge.",
   "Pass sessionId to the subagent tool only with an id the subagent tool gave you (a receipt's taskId or a `[subagent session: <id>]` line).",
   "While a `[subagent-result]` message lists other subagent tool tasks in flight, do not tell the user that all delegated work is done.",
+  "The in-flight list of a `[subagent-result]` message is a snapshot taken when that subagent tool task ended; where it disagrees with the subagent tool dispatches you made yourself this turn (a receipt it leaves out, a task it still lists that you know has ended), trust your own dispatch records.",
   "Do not use the subagent tool to re-dispatch a task whose `[subagent-result]` says the user cancelled it; ask the user first.",
 ];
 

@@ -65,7 +65,7 @@ export function parseOverrideEntry(value: unknown): ParsedOverrideEntry {
     problems.push('the entry sets neither "model" nor "thinking" nor a budget');
     return { ok: false, reason: problems.join("; ") };
   }
-  // A partly valid entry keeps its valid field (and still shadows lower layers as a whole).
+  // A partly valid entry keeps its valid fields; each shadows as its kind does (model and thinking by whole key, a budget per field).
   return { ok: true, entry, ignored: problems };
 }
 

@@ -8,6 +8,7 @@ import { budgetAwareStatus, budgetSummary } from "../../core/budget/record-text.
 import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
 import { limitedOutput } from "../tasks/output-limit.ts";
 import { isPartialRecord, shownOutput } from "../../core/tasks/record-output.ts";
+import { PARTIAL_OUTPUT_HEADING } from "../../core/run/partial-output.ts";
 import type { TaskRecord } from "../../core/tasks/types.ts";
 import { worktreeChangesLines, worktreeSummary } from "../../core/worktree/report-text.ts";
 
@@ -21,6 +22,16 @@ export interface InFlightTask {
   taskId: string;
   agent: string;
   task: string;
+}
+
+/** The body of a run we stopped (timeout, budget) before it wrote any text or ran any tool. */
+export function noOutputBeforeStopBody(sessionFile: string): string {
+  return `The subagent produced no output before it was stopped. Its session file: ${sessionFile}`;
+}
+
+/** The body of a run that ended by itself without a final answer. */
+export function noFinalOutputBody(sessionFile: string): string {
+  return `The subagent produced no final output. Its session file: ${sessionFile}`;
 }
 
 const TASK_LINE_MAX = 500;
@@ -75,11 +86,12 @@ function body(record: TaskRecord): string {
   if (isPartialRecord(record)) {
     const partial = shownOutput({ ...record, output });
     if (partial) parts.push(partial);
-    else if (record.status !== "cancelled") parts.push(`The subagent produced no output before it was stopped. Its session file: ${record.sessionFile}`);
+    else if (record.status !== "cancelled") parts.push(noOutputBeforeStopBody(record.sessionFile));
   } else if (output.trim()) {
-    parts.push(record.status === "cancelled" ? `Output before it was stopped:\n${output}` : output);
+    // A cancelled record without a tool list (one written before stops kept them) reads like any stopped run.
+    parts.push(record.status === "cancelled" ? `${PARTIAL_OUTPUT_HEADING}\n${output}` : output);
   } else if (record.status !== "cancelled") {
-    parts.push(`The subagent produced no final output. Its session file: ${record.sessionFile}`);
+    parts.push(noFinalOutputBody(record.sessionFile));
   }
   return parts.join("\n\n");
 }

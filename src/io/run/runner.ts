@@ -202,6 +202,12 @@ export function startRun(spec: RunSpec): RunHandle {
       lastActivity = now();
       return armActivityTimer(spec.activityTimeoutMs);
     }
+    // After a failed model call pi may still announce a retry (its extensions' agent_end handlers run first):
+    // that gap gets one more window, counted from the failure, before silence counts as a hang.
+    const failedAt = state.failedCallAt;
+    if (failedAt !== undefined && now() - failedAt < 2 * spec.activityTimeoutMs) {
+      return armActivityTimer(failedAt + 2 * spec.activityTimeoutMs - now());
+    }
     const idle = now() - lastActivity;
     if (idle >= spec.activityTimeoutMs) stop("activity_timeout");
     else armActivityTimer(spec.activityTimeoutMs - idle);

@@ -7,7 +7,8 @@
  * - "child-watch": whether this child pi already watches its parent (src/io/run/parent-watchdog.ts);
  * - "reported-warnings": agent-file warnings already shown (src/core/agents/warnings.ts), so a reload does not
  *   repeat them;
- * - "startup-sweep": whether the clean-up of a hard-killed pi's runs already ran (src/start/register-startup-sweep.ts).
+ * - "startup-sweep": whether the clean-up of a hard-killed pi's runs already ran, and when it has
+ *   (src/io/tasks/startup-sweep-state.ts, used by src/start/register-startup-sweep.ts).
  */
 export type PerProcessName = "child-guard" | "child-watch" | "reported-warnings" | "startup-sweep";
 

@@ -33,6 +33,8 @@ import { readRecord, writeRecord } from "./record-store.ts";
 import { TaskRegistry } from "../../core/tasks/registry.ts";
 import type { EnqueueResult, FinishedTask, TaskSnapshot } from "../../core/tasks/registry.ts";
 import type { CancelledBy, TaskRecord } from "../../core/tasks/types.ts";
+import { deliveredEvent, endedEvent, LIFECYCLE_CHANNELS, queuedEvent, startedEvent } from "../../core/events/lifecycle-events.ts";
+import type { LifecycleSink } from "../../core/events/lifecycle-events.ts";
 
 export const RESULT_CUSTOM_TYPE = RESULT_CUSTOM_TYPE_NAME;
 
@@ -70,6 +72,8 @@ export interface BackgroundTasksOptions {
   /** The person's questions: where a task's dialogs go (absent: nobody, and each one is cancelled). */
   questions?: QuestionBoard;
   now?: () => number;
+  /** Where the lifecycle events go (pi's event bus); none when absent. */
+  events?: LifecycleSink;
 }
 
 export interface Counts {
@@ -152,6 +156,14 @@ export class BackgroundTasks {
   dispatch(prepared: PreparedRun, parentSessionId: string | undefined, askPerson = true): EnqueueResult {
     const dialogs = (): DialogRoute | undefined =>
       askPerson ? this.options.questions?.routeFor({ taskId: prepared.taskId, agent: prepared.agent.name }) : { kind: "nobody", reason: "$askPerson is false" };
+    const identity = { taskId: prepared.taskId, agent: prepared.agent.name, task: prepared.task, mode: "async" as const };
+    const onSpawned = (pid: number) => {
+      prepared.childStarted?.(pid);
+      this.options.events?.(LIFECYCLE_CHANNELS.started, startedEvent(identity, pid, this.now()));
+    };
+    // Queued is told before the registry may start the task, so a listener hears queued, then started.
+    const waiting = this.registry.runningCount() >= this.options.settings.maxConcurrent;
+    this.options.events?.(LIFECYCLE_CHANNELS.queued, queuedEvent(identity, waiting, this.now()));
     return this.registry.enqueue({
       taskId: prepared.taskId,
       agent: prepared.agent.name,
@@ -170,7 +182,7 @@ export class BackgroundTasks {
         activityTimeoutMs: this.options.settings.activityTimeoutMs,
         hardTimeoutMs: this.options.settings.hardTimeoutMs,
         graceMs: this.options.settings.killGraceMs,
-        onSpawned: prepared.childStarted,
+        onSpawned,
         budget: prepared.budget?.limits,
         dialogs: dialogs(),
         now: this.now,
@@ -202,6 +214,7 @@ export class BackgroundTasks {
         // A listener's failure (the ledger's session write) must not cost the result its delivery.
       }
     }
+    this.options.events?.(LIFECYCLE_CHANNELS.ended, endedEvent(record, this.now()));
     try {
       addToOutbox(this.options.agentDir, {
         taskId: record.taskId,
@@ -310,6 +323,7 @@ export class BackgroundTasks {
       record.deliveredAt = this.now();
       record.deliveryError = undefined;
       this.saveRecord(record);
+      this.options.events?.(LIFECYCLE_CHANNELS.delivered, deliveredEvent(record, record.deliveredAt));
     }
     try {
       removeFromOutbox(this.options.agentDir, taskId);

@@ -3,8 +3,9 @@
  * the task folder, naming an owner that no longer runs. At a later start in the same agent dir each such run
  * is claimed (the lock renamed, so two pi starting together never both take it), anything of it that still
  * runs is killed (its child, and every process carrying its task marker), and it is recorded as failed with
- * `its pi process ended`. A background run's result also goes to the outbox, so its main session hears of it
- * when it is next open. Each run is reported exactly once: by the pi that claimed it.
+ * `its pi process ended`. Its result also goes to the outbox, so its main session hears of it when it is next open
+ * in the TUI: a background run's as always, and a blocking call's too (its model saw only pi's `No result
+ * provided` for the call). Each run is reported exactly once: by the pi that claimed it.
  */
 import { renameSync, rmSync } from "node:fs";
 import { buildEnvelope } from "../delivery/envelope.ts";
@@ -91,9 +92,9 @@ function reapOne(agentDir: string, taskId: string, deps: SweepDeps): ReapedTask 
     if (existing && existing.finishedAt >= lock.since) return undefined;
     const at = deps.now();
     const record = failedRecord(agentDir, taskId, lock, at);
-    if (record.mode === "async") record.envelope = buildEnvelope(record, [], deps.settings);
+    if (record.parentSessionId) record.envelope = buildEnvelope(record, [], deps.settings);
     writeRecord(agentDir, record);
-    if (record.mode === "async" && record.parentSessionId) {
+    if (record.parentSessionId) {
       addToOutbox(agentDir, { taskId, parentSessionId: record.parentSessionId, finishedAt: at });
     }
     return { taskId, agent: lock.agent, task: record.task };

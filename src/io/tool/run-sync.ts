@@ -20,6 +20,8 @@ import type { TaskRecord } from "../../core/tasks/types.ts";
 import type { PreparedRun } from "./prepare-dispatch.ts";
 import type { DialogRoute } from "../../core/dialogs/dialog-bridge.ts";
 import { syncResultText } from "./sync-result.ts";
+import { deliveredEvent, endedEvent, LIFECYCLE_CHANNELS, queuedEvent, startedEvent } from "../../core/events/lifecycle-events.ts";
+import type { LifecycleSink } from "../../core/events/lifecycle-events.ts";
 
 /** How often the caller hears from a blocking run even when nothing changed (a heartbeat). */
 export const HEARTBEAT_MS = 10_000;
@@ -48,6 +50,8 @@ export interface SyncRunOptions {
   maxOutputChars?: number;
   /** Where the child's dialogs go (absent: nobody; each is answered cancelled). */
   dialogs?: DialogRoute;
+  /** Where the lifecycle events go (pi's event bus); none when absent. */
+  events?: LifecycleSink;
 }
 
 export function progressText(agent: string, state: RunState, elapsedMs: number): string {
@@ -95,6 +99,12 @@ export async function runSync(prepared: PreparedRun, options: SyncRunOptions): P
     origin: prepared.origin,
     worktree: prepared.worktree,
   };
+  const events = options.events;
+  events?.(LIFECYCLE_CHANNELS.queued, queuedEvent(context, false, dispatchedAt));
+  const onSpawned = (pid: number) => {
+    prepared.childStarted?.(pid);
+    events?.(LIFECYCLE_CHANNELS.started, startedEvent(context, pid, now()));
+  };
   let removeExitHook: (() => void) | undefined;
   let ticker: NodeJS.Timeout | undefined;
   let outcome;
@@ -118,7 +128,7 @@ export async function runSync(prepared: PreparedRun, options: SyncRunOptions): P
       hardTimeoutMs: options.settings.hardTimeoutMs,
       graceMs: options.settings.killGraceMs,
       signal: options.signal,
-      onSpawned: prepared.childStarted,
+      onSpawned,
       budget: prepared.budget?.limits,
       dialogs: options.dialogs,
       now,
@@ -147,5 +157,8 @@ export async function runSync(prepared: PreparedRun, options: SyncRunOptions): P
   // A failed write (read-only or full disk) must not cost the result: it is returned all the same.
   const saveError = saveRecordQuietly(options.agentDir, record);
   if (saveError) process.stderr.write(`${saveFailureNotice("record", record, recordPath(options.agentDir, record.taskId), saveError, RETURNED)}\n`);
+  events?.(LIFECYCLE_CHANNELS.ended, endedEvent(record, now()));
+  // Returned as the tool's result right after this: the blocking call's delivery.
+  events?.(LIFECYCLE_CHANNELS.delivered, deliveredEvent(record, record.deliveredAt ?? now()));
   return { text: syncResultText(record, options.settings), details: detailsFromRecord(record), record };
 }

@@ -12,6 +12,8 @@ import { agentDir } from "../../io/shared/paths.ts";
 import { readRunSettings } from "../../core/shared/run-settings.ts";
 import { BackgroundTasks, RESULT_CUSTOM_TYPE } from "../../io/tasks/background-tasks.ts";
 import type { QuestionBoard } from "../../core/dialogs/question-board.ts";
+import { eventBusSink } from "../../core/events/lifecycle-events.ts";
+import { afterStartupSweep } from "../../io/tasks/startup-sweep-state.ts";
 
 export interface BackgroundHandle {
   /** The extension instance's background tasks (created on first call). */
@@ -48,6 +50,7 @@ export function registerBackgroundTasks(pi: ExtensionAPI, options: { questions?:
         isIdle: () => session?.isIdle() ?? true,
         notify: (text) => session?.ui.notify(text, "warning"),
         questions: options.questions,
+        events: eventBusSink(pi.events),
       });
       for (const listener of createdListeners) listener(instance);
     }
@@ -59,14 +62,17 @@ export function registerBackgroundTasks(pi: ExtensionAPI, options: { questions?:
     if (!interactive(ctx)) return;
     session = ctx;
     const sessionId = ctx.sessionManager.getSessionId();
-    // After start-up work is done: pi is idle then, so a redelivered result starts a turn of its own.
-    setImmediate(() => {
-      try {
-        tasks().redeliver(sessionId);
-      } catch {
-        // a stale context after a quick /reload: the next session start delivers them
-      }
-    });
+    // After start-up work is done: pi is idle then, so a redelivered result starts a turn of its own. The
+    // start-up sweep goes first: what it records of a hard-killed pi's runs is delivered in the same pass.
+    void afterStartupSweep().then(() =>
+      setImmediate(() => {
+        try {
+          tasks().redeliver(sessionId);
+        } catch {
+          // a stale context after a quick /reload: the next session start delivers them
+        }
+      }),
+    );
   });
 
   pi.on("agent_start", (_event, ctx) => {

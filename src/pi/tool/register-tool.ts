@@ -23,6 +23,7 @@ import { buildForkedHistory } from "../../core/run/fork-history.ts";
 import { forkedConversation } from "./fork-source.ts";
 import { MESSAGE_IN_SYNC_MODE } from "../../core/tool/message-texts.ts";
 import { runSync } from "../../io/tool/run-sync.ts";
+import { eventBusSink } from "../../core/events/lifecycle-events.ts";
 import {
   NO_TASKS_TO_CANCEL_IN_SYNC_MODE,
   projectAgentDeclinedMessage,
@@ -213,6 +214,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         parentSessionId: ctx.sessionManager.getSessionId(),
         dialogs: blockingDialogRoute(askPerson.askPerson, appMode, ctx, { agent: prepared.run.agent.name, taskId: prepared.run.taskId }),
         onProgress: (text, progress) => onUpdate?.({ content: [{ type: "text", text }], details: { progress } }),
+        events: eventBusSink(pi.events),
       });
     } finally {
       endBlocking?.();

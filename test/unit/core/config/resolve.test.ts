@@ -157,3 +157,26 @@ describe("currentModelRef", () => {
     expect(currentModelRef(undefined)).toBeUndefined();
   });
 });
+
+describe("an entry holding only budgets takes no part in model and thinking shadowing", () => {
+  it("a project budget-only entry over a user model entry: the user's model and thinking still apply", () => {
+    const layers = {
+      user: layer("user", { worker: { model: "u/m", thinking: "high" } }),
+      project: layer("project", { worker: { maxTurns: 5 } }),
+    };
+    expect(resolveModelConfig({ name: "worker" }, layers, INHERITED)).toEqual({
+      model: { value: "u/m", source: "user" },
+      thinking: { value: "high", source: "user" },
+    });
+    expect(governingEntry("worker", layers)?.source).toBe("user");
+  });
+
+  it("a process budget-only entry hides no file entry either, and a project model entry still hides the user's thinking", () => {
+    const layers = {
+      user: layer("user", { worker: { model: "u/m", thinking: "high" } }),
+      project: layer("project", { worker: { model: "p/m", maxTurns: 3 } }),
+      process: layer("process", { worker: { maxCost: 1 } }),
+    };
+    expect(resolveModelConfig({ name: "worker" }, layers, INHERITED)).toEqual({ model: { value: "p/m", source: "project" }, thinking: {} });
+  });
+});

@@ -106,6 +106,19 @@ describe("classifyRun", () => {
     });
   });
 
+  it("our own stop is not the child's error: its answer to our abort is dropped (an error of its own stays: see hard_timeout above)", () => {
+    const abortAnswer = state({ finalText: "", stopReason: "aborted", errorMessage: "Request was aborted" });
+    for (const cause of ["activity_timeout", "hard_timeout", "aborted", "killed_on_shutdown"] as const) {
+      expect(classifyRun(abortAnswer, { exitCode: null, signal: "SIGTERM", cause }).errorMessage).toBeUndefined();
+    }
+    // A budget stop says which budget; its own text, never the abort answer.
+    expect(classifyRun(abortAnswer, { exitCode: null, signal: "SIGTERM", cause: "budget", budgetHit: { kind: "turn", limit: 2 } }).errorMessage).toBe(
+      "turn budget 2 reached",
+    );
+    // Without our stop, an aborted turn is still the child's failure.
+    expect(classifyRun(abortAnswer, cleanExit)).toMatchObject({ status: "failed", errorMessage: "Request was aborted" });
+  });
+
   it("failed: the process could not be started", () => {
     expect(classifyRun(initialRunState(0), { exitCode: null, signal: null, spawnError: "could not start the subagent process: spawn pi ENOENT" })).toEqual({
       status: "failed",

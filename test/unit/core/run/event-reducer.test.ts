@@ -380,6 +380,22 @@ describe("event reducer: retries", () => {
     agentEnd([assistantMessage({ stopReason: "error", errorMessage: "500 boom" })]),
   ];
 
+  it("a failed call is marked from its message_end until pi says what follows (a retry, or willRetry: false)", () => {
+    const state = reduce(lines(assistantEnd({ stopReason: "error", errorMessage: "500 boom" }), line({ type: "turn_end" })));
+    expect(state.failedCallAt).toEqual(expect.any(Number));
+    // pi 0.73.1's agent_end says nothing about a retry: still undecided.
+    reduce(lines(agentEnd([assistantMessage({ stopReason: "error", errorMessage: "500 boom" })])), { state });
+    expect(state.failedCallAt).toEqual(expect.any(Number));
+    reduce(lines(retryStart(1, 3, "500 boom")), { state });
+    expect(state.failedCallAt).toBeUndefined();
+    expect(state.retryPending).toBe(true);
+
+    const noRetry = reduce(lines(assistantEnd({ stopReason: "error", errorMessage: "500 boom" }), agentEnd([], false)));
+    expect(noRetry.failedCallAt).toBeUndefined();
+    const answered = reduce(lines(assistantEnd({ text: "fine" })));
+    expect(answered.failedCallAt).toBeUndefined();
+  });
+
   it("auto_retry_start marks a retry pending; a later success clears the error", () => {
     const state = reduce(lines(...failedAttempt, retryStart(1, 3, "500 boom")));
     expect(state.retryPending).toBe(true);

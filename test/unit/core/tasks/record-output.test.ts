@@ -30,9 +30,9 @@ describe("a stopped run's partial output", () => {
     expect(body).toMatch(/^This task was cancelled by the user \(\/subagent-cancel\)\..*\n\nPartial output before it was stopped:\nRead 2 of 4 files\./s);
   });
 
-  it("a record without partialTools (not stopped, or written before) reads as before", () => {
+  it("a cancelled record without partialTools (written at pi's hard exit, or before) has the same heading", () => {
     const old = record(ID_A, { status: "cancelled", cancelledBy: "user", output: "old text" });
-    expect(buildEnvelope(old, [], LIMITS)).toContain("Output before it was stopped:\nold text");
+    expect(buildEnvelope(old, [], LIMITS)).toContain("\n\nPartial output before it was stopped:\nold text");
   });
 });
 

@@ -22,6 +22,14 @@ describe("model-facing tool text", () => {
     expect(all).toMatch(/Never make one up|only with an id/);
   });
 
+  it("says the in-flight list is a snapshot and the agent's own dispatch records win over it", () => {
+    const guideline = texts.TOOL_GUIDELINES.find((line) => /in-flight list/.test(line));
+    expect(guideline).toBeDefined();
+    expect(guideline).toMatch(/snapshot taken when that subagent tool task ended/);
+    expect(guideline).toMatch(/disagrees with the subagent tool dispatches you made yourself this turn/);
+    expect(guideline).toMatch(/trust your own dispatch records/);
+  });
+
   it("uses no em dash anywhere", () => {
     const messages = [
       texts.TOOL_DESCRIPTION,

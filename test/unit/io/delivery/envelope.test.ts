@@ -148,7 +148,7 @@ describe("the [subagent-result] envelope", () => {
       );
       const body = text.split("---\n")[1]!;
       expect(body).toContain("terminated by session_shutdown");
-      expect(body.endsWith("Output before it was stopped:\npartial")).toBe(true);
+      expect(body.endsWith("\n\nPartial output before it was stopped:\npartial")).toBe(true);
       expect(text).not.toContain("- Error:");
     });
   });

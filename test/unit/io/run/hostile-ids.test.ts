@@ -67,7 +67,7 @@ describe("taskIds to cancel", () => {
     plantRecordOutside(agentDir);
     const dispatcher = backgroundDispatcher(agentDir);
     expect(() => dispatcher.cancel({ action: "cancel", taskId: "../../project" }, ctx)).toThrow(
-      /^"\.\.\/\.\.\/project" is not a taskId: pass exactly the id from a dispatch receipt .*Nothing was cancelled\.$/,
+      /^"\.\.\/\.\.\/project" is not a taskId this tool handed out\. Pass exactly the taskId of a dispatch receipt .*Nothing was cancelled\.$/,
     );
     expect(readRecord(agentDir, "../../project")).toBeUndefined();
     expect(() => taskDir(agentDir, "../../project")).toThrow('not a task id: "../../project"');

@@ -232,6 +232,36 @@ describe("startRun: timeouts", () => {
     expect(outcome.durationMs).toBeGreaterThanOrEqual(2000);
   });
 
+  it("the gap between a failed model call and pi's retry announcement is not idleness (pi 0.73.1's order)", async () => {
+    // pi 0.73.1 prints the failed call's message_end and turn_end, runs its extensions' agent_end handlers (a
+    // while, on a busy machine), then prints agent_end (no willRetry) and auto_retry_start.
+    const { command } = nodeChild(
+      `out(L.error); out(L.turnEnd); await sleep(1300); out(L.agentEnd); out(L.retryStart); await sleep(300);
+       out(L.agentStart); out(L.answer); out(L.retryEnd); out(L.agentEnd);`,
+      {
+        error: assistantEnd({ stopReason: "error", errorMessage: "503 overloaded" }),
+        turnEnd: line({ type: "turn_end" }),
+        agentEnd: agentEnd(),
+        retryStart: retryStart(1, 3, "503 overloaded", 300),
+        agentStart: line({ type: "agent_start" }),
+        answer: answer("worked after the gap"),
+        retryEnd: retryEnd(true, 1),
+      },
+    );
+    const outcome = await run(command, { activityTimeoutMs: 1000 }).done;
+    expect(outcome).toMatchObject({ status: "succeeded", output: "worked after the gap" });
+  });
+
+  it("a failed call that pi never follows up still times out, one window later", async () => {
+    const { command } = nodeChild(`out(L.error); out(L.turnEnd); setInterval(() => {}, 1e6);`, {
+      error: assistantEnd({ stopReason: "error", errorMessage: "503 overloaded" }),
+      turnEnd: line({ type: "turn_end" }),
+    });
+    const outcome = await run(command, { activityTimeoutMs: 500 }).done;
+    expect(outcome).toMatchObject({ status: "timed out", stopReason: "activity_timeout" });
+    expect(outcome.durationMs).toBeGreaterThanOrEqual(1000);
+  });
+
   it("a retried request that then hangs still hits the activity timeout", async () => {
     const { command } = nodeChild(
       `out(L.error); out(L.retryStart); await sleep(1600); out(L.agentStart); out(L.turnStart); setInterval(() => {}, 1e6);`,

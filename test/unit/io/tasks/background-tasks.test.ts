@@ -11,6 +11,7 @@ import { BackgroundTasks, type ResultMessage } from "../../../../src/io/tasks/ba
 import { readRecord } from "../../../../src/io/tasks/record-store.ts";
 import { newTaskId } from "../../../../src/io/tasks/new-task-id.ts";
 import type { PreparedRun } from "../../../../src/io/tool/prepare-dispatch.ts";
+import type { LifecycleSink } from "../../../../src/core/events/lifecycle-events.ts";
 
 /** A run whose end the test decides. */
 class FakeRun {
@@ -72,8 +73,9 @@ let clock: number;
 let notes: string[];
 let idle: boolean;
 
-function makeTasks(maxConcurrent = 8): BackgroundTasks {
+function makeTasks(maxConcurrent = 8, events?: LifecycleSink): BackgroundTasks {
   return new BackgroundTasks({
+    events,
     isIdle: () => idle,
     notify: (text) => notes.push(text),
     agentDir,
@@ -85,6 +87,7 @@ function makeTasks(maxConcurrent = 8): BackgroundTasks {
     startRun: (spec) => {
       const run = new FakeRun(spec, clock);
       runs.push(run);
+      spec.onSpawned?.(4000 + runs.length);
       return run.handle;
     },
     now: () => clock,
@@ -125,6 +128,36 @@ afterEach(() => {
 });
 
 describe("background tasks", () => {
+  it("tells the lifecycle events in order: queued (waiting for a slot or not), started with the pid, ended, delivered", async () => {
+    const heard: Array<{ channel: string; payload: Record<string, unknown> }> = [];
+    const tasks = makeTasks(1, (channel, payload) => heard.push({ channel, payload: { ...payload } }));
+    const a = prepared("task A");
+    const b = prepared("task B");
+    tasks.dispatch(a, "p");
+    tasks.dispatch(b, "p");
+    expect(heard.map(({ channel, payload }) => [channel, payload.taskId])).toEqual([
+      ["subagent:queued", a.taskId],
+      ["subagent:started", a.taskId],
+      ["subagent:queued", b.taskId],
+    ]);
+    expect(heard[0]!.payload).toMatchObject({ source: "pi-subagent-dispatch", agent: "worker", task: "task A", mode: "async", waiting: false, at: clock });
+    expect(heard[1]!.payload.pid).toBe(4001);
+    expect(heard[2]!.payload.waiting).toBe(true);
+    runs[0]!.end("succeeded", "A DONE");
+    await flush();
+    // The freed slot goes to B before A's record is made: B's start is told first.
+    expect(heard.slice(3).map(({ channel, payload }) => [channel, payload.taskId])).toEqual([
+      ["subagent:started", b.taskId],
+      ["subagent:ended", a.taskId],
+    ]);
+    const ended = heard.find(({ channel }) => channel === "subagent:ended")!.payload;
+    expect(ended).toMatchObject({ taskId: a.taskId, status: "succeeded", stopReason: "stop", durationMs: 1000, usage: { turns: 1 } });
+    expect(heard.some(({ channel }) => channel === "subagent:delivered")).toBe(false);
+    tasks.confirmDelivered(a.taskId);
+    tasks.confirmDelivered(a.taskId);
+    expect(heard.filter(({ channel }) => channel === "subagent:delivered").map(({ payload }) => [payload.taskId, payload.status])).toEqual([[a.taskId, "succeeded"]]);
+  });
+
   it("records a finished task on disk before delivering it, and confirms delivery when the message lands", async () => {
     const tasks = makeTasks();
     const job = prepared("do it");

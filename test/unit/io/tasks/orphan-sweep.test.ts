@@ -104,12 +104,21 @@ describe("reapOrphanedTasks", () => {
     expect(existsSync(join(taskDir(agentDir, taskId), LOCK_FILE_NAME))).toBe(false);
   });
 
-  it("records a blocking run without an outbox entry (its caller is gone)", () => {
+  it("puts a blocking run's result in the outbox too, for its continued session (its model saw only `No result provided`)", () => {
     const taskId = lockedTask(DEAD_OWNER, { mode: "sync" });
     expect(reapOrphanedTasks(agentDir, deps())).toHaveLength(1);
     const record = readRecord(agentDir, taskId)!;
-    expect(record).toMatchObject({ mode: "sync", status: "failed" });
-    expect(record.envelope).toBeUndefined();
+    expect(record).toMatchObject({ mode: "sync", status: "failed", errorMessage: "its pi process ended", delivered: false });
+    expect(record.envelope).toContain(`## [subagent-result] worker failed (taskId: ${taskId})`);
+    expect(record.envelope).toContain("- Error: its pi process ended (stop reason: owner_ended)");
+    expect(record.envelope).toContain(`Its session file: ${record.sessionFile}`);
+    expect(pendingFor(agentDir, "main-1")).toEqual([taskId]);
+  });
+
+  it("leaves a run without a main session (no parentSessionId) out of the outbox", () => {
+    const taskId = lockedTask(DEAD_OWNER, { mode: "sync", parentSessionId: undefined });
+    expect(reapOrphanedTasks(agentDir, deps())).toHaveLength(1);
+    expect(readRecord(agentDir, taskId)!.envelope).toBeUndefined();
     expect(pendingFor(agentDir, "main-1")).toEqual([]);
   });
 });
