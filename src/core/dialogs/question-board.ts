@@ -16,6 +16,8 @@ import type { DialogRoute } from "./dialog-bridge.ts";
 export interface QuestionBoardPorts {
   /** Shows the person a notice (a question gone, a child's notify). */
   notify(text: string, level: "info" | "warning" | "error"): void;
+  /** Hears of each question as it joins the queue (the `subagent:asking` event for other extensions). */
+  asked?(question: Question): void;
   now?: () => number;
 }
 
@@ -73,6 +75,7 @@ export class QuestionBoard {
           const nested = decodeNestedTitle(dialog.title);
           const question = this.queue.ask(task.taskId, [...path, ...nested.path], { ...dialog, title: nested.title });
           this.replies.set(question.key, reply);
+          this.ports.asked?.(question);
           return { close: (why) => this.queue.close(question.key, why) };
         },
         notice: (notice) => {

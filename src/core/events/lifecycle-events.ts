@@ -1,6 +1,6 @@
 /**
  * The lifecycle events other extensions can hear on pi's shared event bus (`pi.events`): a task is queued,
- * starts, ends and is delivered. Channel names and payloads are a stable interface (ADVANCED.md, "Events for other
+ * starts, asks the person, ends and is delivered. Channel names and payloads are a stable interface (ADVANCED.md, "Events for other
  * extensions"): fields may be added, none is renamed or removed. Pure: the payloads are built here, the caller
  * emits them through a sink.
  */
@@ -11,6 +11,7 @@ import type { CancelledBy, DispatchMode, TaskRecord } from "../tasks/types.ts";
 export const LIFECYCLE_CHANNELS = {
   queued: "subagent:queued",
   started: "subagent:started",
+  asking: "subagent:asking",
   ended: "subagent:ended",
   delivered: "subagent:delivered",
 } as const;
@@ -40,6 +41,23 @@ export interface TaskStartedEvent extends TaskEventBase {
   pid: number;
 }
 
+/**
+ * A background task's child asks the person something (a dialog it forwards, see "Questions from subagents"). It
+ * carries what the board knows of the task, not its task text and mode (always a background task, `async`).
+ */
+export interface TaskAskingEvent {
+  source: typeof EVENT_SOURCE;
+  taskId: string;
+  agent: string;
+  /** Who asks, outermost first: more than one for a nested subagent's question (`reviewer 01a2 › explore 01a3`). */
+  askers: Array<{ agent: string; taskId: string }>;
+  /** The kind of dialog: `select`, `confirm`, `input` or `editor`. */
+  kind: string;
+  /** The dialog's title, as the child wrote it. */
+  title: string;
+  at: number;
+}
+
 export interface TaskEndedEvent extends TaskEventBase {
   /** The record's status: `succeeded`, `failed`, `timed out`, `cancelled` or `stopped`. */
   status: RunStatus;
@@ -58,6 +76,7 @@ export interface TaskDeliveredEvent extends TaskEventBase {
 export interface LifecycleEventMap {
   "subagent:queued": TaskQueuedEvent;
   "subagent:started": TaskStartedEvent;
+  "subagent:asking": TaskAskingEvent;
   "subagent:ended": TaskEndedEvent;
   "subagent:delivered": TaskDeliveredEvent;
 }
@@ -84,6 +103,19 @@ export function queuedEvent(task: TaskIdentity, waiting: boolean, at: number): T
 
 export function startedEvent(task: TaskIdentity, pid: number, at: number): TaskStartedEvent {
   return { ...base(task, at), pid };
+}
+
+export function askingEvent(question: { taskId: string; path: ReadonlyArray<{ agent: string; taskId: string }>; dialog: { method: string; title: string } }, at: number): TaskAskingEvent {
+  const asker = question.path[question.path.length - 1];
+  return {
+    source: EVENT_SOURCE,
+    taskId: question.taskId,
+    agent: question.path[0]?.agent ?? asker?.agent ?? "",
+    askers: question.path.map((step) => ({ agent: step.agent, taskId: step.taskId })),
+    kind: question.dialog.method,
+    title: question.dialog.title,
+    at,
+  };
 }
 
 export function endedEvent(record: TaskRecord, at: number): TaskEndedEvent {

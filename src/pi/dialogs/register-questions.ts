@@ -10,8 +10,10 @@ import { QuestionBoard } from "../../core/dialogs/question-board.ts";
 import { NO_QUESTION_WAITING, QUESTION_ALREADY_OPEN } from "../../core/dialogs/texts.ts";
 import { detectAppMode } from "../../io/shared/mode.ts";
 import { QuestionPresenter } from "./question-presenter.ts";
+import { askingEvent, eventBusSink, LIFECYCLE_CHANNELS } from "../../core/events/lifecycle-events.ts";
 
 export function registerQuestions(pi: ExtensionAPI): QuestionBoard {
+  const events = eventBusSink(pi.events);
   let session: ExtensionContext | undefined;
   const board = new QuestionBoard({
     notify: (text, level) => {
@@ -21,6 +23,7 @@ export function registerQuestions(pi: ExtensionAPI): QuestionBoard {
         // a stale context: the notice has nowhere to go
       }
     },
+    asked: (question) => events(LIFECYCLE_CHANNELS.asking, askingEvent(question, Date.now())),
   });
   const presenter = new QuestionPresenter(board, () => session);
   const capture = (ctx: ExtensionContext) => {
