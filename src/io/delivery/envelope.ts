@@ -9,6 +9,7 @@ import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
 import { limitedOutput } from "../tasks/output-limit.ts";
 import { isPartialRecord, shownOutput } from "../../core/tasks/record-output.ts";
 import type { TaskRecord } from "../../core/tasks/types.ts";
+import { callChoseModel, modelProvenanceText } from "../../core/tasks/model-text.ts";
 import { worktreeChangesLines, worktreeSummary } from "../../core/worktree/report-text.ts";
 
 export const ENVELOPE_TAG = "[subagent-result]";
@@ -117,6 +118,8 @@ export function buildEnvelope(record: TaskRecord, others: readonly InFlightTask[
   }
   const origin = originLine(record);
   if (origin) meta.push(origin);
+  // Only a call's own choice is named, so the spec's envelope is unchanged by default.
+  if (callChoseModel(record)) meta.push(`- Model: ${modelProvenanceText(record)}`);
   if (record.origin?.toolsNotGranted) meta.push(`- Note: ${record.origin.toolsNotGranted}`);
   meta.push(`- Session: ${record.taskId}`);
   if (record.worktree) meta.push(`- Worktree: ${worktreeSummary(record.worktree)}`);

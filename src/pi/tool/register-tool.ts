@@ -44,6 +44,7 @@ import { readPiTrust, readSessionTools } from "../authority/session-authority.ts
 import { admitProjectAgent } from "./project-agent-gate.ts";
 import type { TaskRecord } from "../../core/tasks/types.ts";
 import type { FanOutGate } from "../../core/fanout/fan-out-gate.ts";
+import { callModelProblem } from "../../core/config/call-model.ts";
 
 // Loaded only by the dispatches that need them (see ADVANCED.md, "Supported pis and loading cost").
 
@@ -78,6 +79,14 @@ export interface SubagentToolOptions {
 
 export type ToolResult = AgentToolResult<unknown>;
 
+/** A dispatch ready to start; a blocking one holds its place among the fan-out gate's runs in flight. */
+export interface PreparedPart {
+  prepared: PreparedRun;
+  endBlocking?: () => void;
+}
+
+export type BlockingResult = Awaited<ReturnType<typeof runSync>>;
+
 function textResult(text: string, details: unknown = undefined): ToolResult {
   return { content: [{ type: "text", text }], details };
 }
@@ -105,23 +114,12 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
   const appMode = options.appMode ?? detectAppMode();
   const argv = options.argv ?? process.argv;
 
-  const execute = async (toolCallId: string, params: SubagentParams, signal: AbortSignal | undefined, onUpdate: AgentToolUpdateCallback<unknown> | undefined, ctx: ExtensionContext): Promise<ToolResult> => {
-    // A child's limit is in its environment (its parent wrote it); the main agent (depth 0) may always dispatch.
-    const depthCheck = checkDepth(readSubagentDepth(), readMaxDepthEnv() ?? DEFAULT_MAX_DEPTH);
-    if (!depthCheck.ok) throw new Error(depthCheck.message);
-    const background = isAsyncDispatchMode(ctx.hasUI, appMode) ? options.background : undefined;
-
-    const action = ((params.action ?? "dispatch") as unknown);
-    if (action !== "dispatch" && action !== "cancel" && action !== "message") throw new Error(unknownActionMessage(action));
-    if (action === "cancel") {
-      if (!background) return textResult(NO_TASKS_TO_CANCEL_IN_SYNC_MODE);
-      return background.cancel(params, ctx);
-    }
-    if (action === "message") {
-      if (!background) return textResult(MESSAGE_IN_SYNC_MODE);
-      return background.message(params, ctx);
-    }
-
+  /**
+   * One dispatch from its parameters to a prepared child: trust, config, discovery, validation, the call's model,
+   * the first-use gate, the fan-out gate, fork, tool ceiling and prepareDispatch. A single call, every batch part
+   * and every chain step go through it; it throws the refusal. A blocking part counts as in flight from here on.
+   */
+  const preparePart = async (params: SubagentParams, toolCallId: string, ctx: ExtensionContext, background: BackgroundDispatcher | undefined): Promise<PreparedPart> => {
     const dir = agentDir();
     // Authority first: what pi lets this session see of the project decides what is read at all.
     const trust = readPiTrust(ctx, argv, dir);
@@ -134,6 +132,10 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     const validation = validateDispatch(params, discovery.agents);
     if (!validation.ok) throw new Error(`${validation.message}${unknownAgentNote(params, discovery, authority)}`);
     const request = validation.value;
+    if (request.model !== undefined) {
+      const problem = callModelProblem(request.model, config.models, (provider, id) => ctx.modelRegistry.find(provider, id) !== undefined);
+      if (problem) throw new Error(problem);
+    }
 
     if (request.confirmProjectAgents && request.agent.source === "project" && ctx.hasUI) {
       const approved = await ctx.ui.confirm(
@@ -183,24 +185,48 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     );
     if (!prepared.ok) throw new Error(prepared.message);
     reportWarningsOnce(prepared.run.notes.map((note) => `${request.agent.name}: ${note}`), warningSink(ctx));
+    // A blocking run counts against the fan-out caps from now until it ends (so a batch's next part sees it).
+    return { prepared: prepared.run, endBlocking: background ? undefined : options.fanOutGate?.beginBlockingRun() };
+  };
 
-    if (background) return background.dispatch(prepared.run, ctx);
-
-    // A blocking run counts against the fan-out caps while it runs.
-    const endBlocking = options.fanOutGate?.beginBlockingRun();
-    let result: Awaited<ReturnType<typeof runSync>>;
+  /** Runs a prepared blocking part to its end; its record reaches the ledger. */
+  const runBlocking = async (part: PreparedPart, ctx: ExtensionContext, signal: AbortSignal | undefined, onUpdate: AgentToolUpdateCallback<unknown> | undefined): Promise<BlockingResult> => {
+    let result: BlockingResult;
     try {
-      result = await runSync(prepared.run, {
-        agentDir: dir,
+      result = await runSync(part.prepared, {
+        agentDir: agentDir(),
         settings: readRunSettings(),
         signal,
         parentSessionId: ctx.sessionManager.getSessionId(),
         onProgress: (text, progress) => onUpdate?.({ content: [{ type: "text", text }], details: { progress } }),
       });
     } finally {
-      endBlocking?.();
+      part.endBlocking?.();
     }
     options.onRecorded?.(result.record);
+    return result;
+  };
+
+  const execute = async (toolCallId: string, params: SubagentParams, signal: AbortSignal | undefined, onUpdate: AgentToolUpdateCallback<unknown> | undefined, ctx: ExtensionContext): Promise<ToolResult> => {
+    // A child's limit is in its environment (its parent wrote it); the main agent (depth 0) may always dispatch.
+    const depthCheck = checkDepth(readSubagentDepth(), readMaxDepthEnv() ?? DEFAULT_MAX_DEPTH);
+    if (!depthCheck.ok) throw new Error(depthCheck.message);
+    const background = isAsyncDispatchMode(ctx.hasUI, appMode) ? options.background : undefined;
+
+    const action = ((params.action ?? "dispatch") as unknown);
+    if (action !== "dispatch" && action !== "cancel" && action !== "message") throw new Error(unknownActionMessage(action));
+    if (action === "cancel") {
+      if (!background) return textResult(NO_TASKS_TO_CANCEL_IN_SYNC_MODE);
+      return background.cancel(params, ctx);
+    }
+    if (action === "message") {
+      if (!background) return textResult(MESSAGE_IN_SYNC_MODE);
+      return background.message(params, ctx);
+    }
+
+    const part = await preparePart(params, toolCallId, ctx, background);
+    if (background) return background.dispatch(part.prepared, ctx);
+    const result = await runBlocking(part, ctx, signal, onUpdate);
     return textResult(result.text, result.details);
   };
 

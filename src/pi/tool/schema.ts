@@ -1,4 +1,5 @@
 import { Type, type Static, type TUnsafe } from "typebox";
+import { THINKING_LEVELS } from "../../core/shared/thinking.ts";
 
 /**
  * A string restricted to `values`, as a plain JSON Schema `enum` (the form every provider accepts; the same
@@ -43,6 +44,10 @@ export const subagentParameters = Type.Object({
       description:
         "worktree runs the subagent in its own git worktree of HEAD on branch subagent/<taskId>, so its edits never touch the working tree; its changes come back as that branch (default: the agent's isolation, else none)",
     }),
+  ),
+  model: Type.Optional(Type.String({ description: "provider/id: this task's model, instead of the agent's (default: the agent's)" })),
+  thinking: Type.Optional(
+    stringEnum(THINKING_LEVELS, { description: "This task's thinking level, instead of the agent's" }),
   ),
   tools: Type.Optional(
     Type.Array(Type.String(), {

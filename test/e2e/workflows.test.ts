@@ -1,0 +1,66 @@
+/**
+ * Workflows in print mode on the real pi: a call's own model and thinking (validated against pi's model
+ * registry, `$models` respected, provenance `call`). The parent is scripted through `@fake` directives in the
+ * prompt; each child through directives inside its task.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
+import { fakeDirective, type FakeAction } from "../harness/fake-model.ts";
+import { EXTENSION_ENTRY, FAKE_REASONER, runPi } from "../harness/pi-env.ts";
+import { waitForNoProcesses } from "../harness/processes.ts";
+
+const suite = useE2eSuite();
+
+/** A parent prompt whose first model call makes one subagent call with `args`; the next call quotes the result. */
+function delegatingPrompt(args: Record<string, unknown>): string {
+  const action: FakeAction = { toolCalls: [{ name: "subagent", arguments: args }] };
+  return `Please delegate. ${fakeDirective([action])}`;
+}
+
+const childTask = (text: string, actions: FakeAction | FakeAction[]) => `${text} ${fakeDirective(actions)}`;
+const sessionIdIn = (text: string) => /\[subagent session: ([0-9a-f-]{36})\]/.exec(text)?.[1];
+
+function printPi(prompt: string) {
+  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000 });
+}
+
+/** What the parent's model was handed back by the subagent tool (the request after the tool call). */
+function toolResultText(): string {
+  const followUp = suite.fake.requests.filter((req) => !isWorkerRequest(req) && req.lastRole === "tool").at(-1);
+  expect(followUp, "the parent got the tool's result").toBeDefined();
+  return followUp!.lastText;
+}
+
+describe("a call's own model and thinking", () => {
+  it("runs that task on the call's model and thinking, above the config, and says so in the result and record", async () => {
+    suite.newEnv();
+    suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { model: "fake/fake-model", thinking: "low" } }));
+    const result = await printPi(delegatingPrompt({ agent: "worker", model: `fake/${FAKE_REASONER}`, thinking: "high", task: childTask("Count.", { text: "CHEAP-ANSWER" }) }));
+    expect(result.code, result.stderr).toBe(0);
+    const child = suite.fake.requests.find(isWorkerRequest);
+    expect(child?.model).toBe(FAKE_REASONER);
+    expect(child?.reasoningEffort).toBe("high");
+    const text = toolResultText();
+    expect(text).toContain("CHEAP-ANSWER");
+    expect(text).toContain(`[subagent model: fake/${FAKE_REASONER} (call) · thinking: high (call)]`);
+    const id = sessionIdIn(text)!;
+    const record = JSON.parse(readFileSync(join(suite.env.agentDir, "subagent-sessions", id, "record.json"), "utf8")) as Record<string, unknown>;
+    expect(record).toMatchObject({ model: `fake/${FAKE_REASONER}`, modelSource: "call", thinking: "high", thinkingSource: "call" });
+    const shown = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-result ${id}`], { env: suite.env.env, cwd: suite.env.workDir });
+    expect(shown.stdout).toContain(`\nModel: fake/${FAKE_REASONER} (call) · thinking: high (call)\n`);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
+  it("refuses a model pi does not know, and one outside $models naming the allowed ones, starting no child", async () => {
+    suite.newEnv();
+    await printPi(delegatingPrompt({ agent: "worker", model: "fake/no-such-model", task: "Count." }));
+    expect(toolResultText()).toContain('Unknown model "fake/no-such-model": give provider/id of a model pi knows');
+    suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ $models: ["fake/fake-model"] }));
+    await printPi(delegatingPrompt({ agent: "worker", model: `fake/${FAKE_REASONER}`, task: "Count." }));
+    expect(toolResultText()).toContain(`Model "fake/${FAKE_REASONER}" is not in the $models list of the project subagent-isolation.json; allowed: fake/fake-model.`);
+    expect(suite.fake.requests.some(isWorkerRequest)).toBe(false);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+});
