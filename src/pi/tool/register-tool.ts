@@ -45,6 +45,10 @@ import { admitProjectAgent } from "./project-agent-gate.ts";
 import type { TaskRecord } from "../../core/tasks/types.ts";
 import type { FanOutGate } from "../../core/fanout/fan-out-gate.ts";
 import { callModelProblem } from "../../core/config/call-model.ts";
+import { readWorkflowCap } from "../../core/config/workflow-cap.ts";
+import { isWorkflowCall, readWorkflow } from "../../core/tool/workflow.ts";
+import { WORKFLOW_IN_TUI_MESSAGE } from "../../core/tool/workflow-texts.ts";
+import { runBlockingWorkflow } from "./workflow-dispatch.ts";
 
 // Loaded only by the dispatches that need them (see ADVANCED.md, "Supported pis and loading cost").
 
@@ -85,6 +89,12 @@ export interface PreparedPart {
   endBlocking?: () => void;
 }
 
+/** A dispatch that passed every check; `prepare` takes its task id, session and worktree (throws a refusal). */
+export interface AdmittedPart {
+  agent: string;
+  prepare: () => PreparedPart;
+}
+
 export type BlockingResult = Awaited<ReturnType<typeof runSync>>;
 
 function textResult(text: string, details: unknown = undefined): ToolResult {
@@ -115,11 +125,12 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
   const argv = options.argv ?? process.argv;
 
   /**
-   * One dispatch from its parameters to a prepared child: trust, config, discovery, validation, the call's model,
-   * the first-use gate, the fan-out gate, fork, tool ceiling and prepareDispatch. A single call, every batch part
-   * and every chain step go through it; it throws the refusal. A blocking part counts as in flight from here on.
+   * One dispatch from its parameters to a child ready to start: `admitPart` does trust, config, discovery,
+   * validation, the call's model, the first-use gate, the fan-out gate, fork and tool ceiling, throwing the
+   * refusal; its `prepare` runs prepareDispatch (task id, session file, lock, worktree). A single call, every
+   * batch part and every chain step go through it. A blocking part counts as in flight once prepared.
    */
-  const preparePart = async (params: SubagentParams, toolCallId: string, ctx: ExtensionContext, background: BackgroundDispatcher | undefined): Promise<PreparedPart> => {
+  const admitPart = async (params: SubagentParams, toolCallId: string, ctx: ExtensionContext, background: BackgroundDispatcher | undefined): Promise<AdmittedPart> => {
     const dir = agentDir();
     // Authority first: what pi lets this session see of the project decides what is read at all.
     const trust = readPiTrust(ctx, argv, dir);
@@ -164,30 +175,38 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       forkedHistory = fork.history;
     }
     const toolGrant = grantTools({ agentTools: request.agent.tools, callTools: request.tools, session: readSessionTools(pi), ceiling: settings.toolCeiling });
-    const prepared = prepareDispatch(
-      request,
-      {
-        agentDir: dir,
-        cwd: ctx.cwd,
-        inheritedModel: currentModelRef(ctx.model),
-        parentDepth: readSubagentDepth(),
-        baseEnv: process.env,
-        argv,
-        home: homedir(),
-        mode: background ? "async" : "sync",
-        parentSessionId: ctx.sessionManager.getSessionId(),
-        maxDepth: limits.maxDepth.value,
-        forkedHistory,
-        toolGrant,
-        trustFlag: authority.childTrustFlag,
+    return {
+      agent: request.agent.name,
+      prepare: () => {
+        const prepared = prepareDispatch(
+          request,
+          {
+            agentDir: dir,
+            cwd: ctx.cwd,
+            inheritedModel: currentModelRef(ctx.model),
+            parentDepth: readSubagentDepth(),
+            baseEnv: process.env,
+            argv,
+            home: homedir(),
+            mode: background ? "async" : "sync",
+            parentSessionId: ctx.sessionManager.getSessionId(),
+            maxDepth: limits.maxDepth.value,
+            forkedHistory,
+            toolGrant,
+            trustFlag: authority.childTrustFlag,
+          },
+          config,
+        );
+        if (!prepared.ok) throw new Error(prepared.message);
+        reportWarningsOnce(prepared.run.notes.map((note) => `${request.agent.name}: ${note}`), warningSink(ctx));
+        // A blocking run counts against the fan-out caps from now until it ends (so a batch's next part sees it).
+        return { prepared: prepared.run, endBlocking: background ? undefined : options.fanOutGate?.beginBlockingRun() };
       },
-      config,
-    );
-    if (!prepared.ok) throw new Error(prepared.message);
-    reportWarningsOnce(prepared.run.notes.map((note) => `${request.agent.name}: ${note}`), warningSink(ctx));
-    // A blocking run counts against the fan-out caps from now until it ends (so a batch's next part sees it).
-    return { prepared: prepared.run, endBlocking: background ? undefined : options.fanOutGate?.beginBlockingRun() };
+    };
   };
+
+  const preparePart = async (params: SubagentParams, toolCallId: string, ctx: ExtensionContext, background: BackgroundDispatcher | undefined): Promise<PreparedPart> =>
+    (await admitPart(params, toolCallId, ctx, background)).prepare();
 
   /** Runs a prepared blocking part to its end; its record reaches the ledger. */
   const runBlocking = async (part: PreparedPart, ctx: ExtensionContext, signal: AbortSignal | undefined, onUpdate: AgentToolUpdateCallback<unknown> | undefined): Promise<BlockingResult> => {
@@ -224,6 +243,23 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       return background.message(params, ctx);
     }
 
+    if (isWorkflowCall(params)) {
+      if (background) throw new Error(WORKFLOW_IN_TUI_MESSAGE);
+      const trust = readPiTrust(ctx, argv, agentDir());
+      const cap = readWorkflowCap(loadConfig({ cwd: ctx.cwd, project: trust.kind !== "untrusted" }));
+      reportWarningsOnce(cap.warnings, warningSink(ctx));
+      const workflow = readWorkflow(params, cap.cap);
+      if (!workflow.ok) throw new Error(workflow.message);
+      return runBlockingWorkflow(workflow.workflow, {
+        toolCallId,
+        ctx,
+        signal,
+        onUpdate,
+        maxConcurrent: readRunSettings().maxConcurrent,
+        admitPart: (part, id, partCtx) => admitPart(part, id, partCtx, undefined),
+        runBlocking,
+      });
+    }
     const part = await preparePart(params, toolCallId, ctx, background);
     if (background) return background.dispatch(part.prepared, ctx);
     const result = await runBlocking(part, ctx, signal, onUpdate);

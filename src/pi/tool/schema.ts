@@ -10,6 +10,25 @@ function stringEnum<const T extends readonly string[]>(values: T, options: { des
 }
 
 /**
+ * One part of a batch (`tasks`) or one step of a chain (`chain`): the per-task fields of a single call, without
+ * descriptions (the top-level fields of the same names have them; the tool definition stays small).
+ */
+const workflowPart = Type.Object({
+  agent: Type.String(),
+  task: Type.String(),
+  model: Type.Optional(Type.String()),
+  thinking: Type.Optional(Type.Unsafe<(typeof THINKING_LEVELS)[number]>({ type: "string", enum: [...THINKING_LEVELS] })),
+  context: Type.Optional(Type.Unsafe<"fresh" | "fork">({ type: "string", enum: ["fresh", "fork"] })),
+  isolation: Type.Optional(Type.Unsafe<"none" | "worktree">({ type: "string", enum: ["none", "worktree"] })),
+  tools: Type.Optional(Type.Array(Type.String())),
+  maxTurns: Type.Optional(Type.Integer({ minimum: 1 })),
+  maxTokens: Type.Optional(Type.Integer({ minimum: 1 })),
+  maxCost: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+});
+
+export type WorkflowPart = Static<typeof workflowPart>;
+
+/**
  * The `subagent` tool's parameters. Everything is optional at the schema level so that a missing field gets
  * our own, actionable message instead of a generic schema error.
  */
@@ -53,6 +72,12 @@ export const subagentParameters = Type.Object({
     Type.Array(Type.String(), {
       description: "Narrow the agent's tools for this call (only tools it would have anyway; never adds one)",
     }),
+  ),
+  tasks: Type.Optional(
+    Type.Array(workflowPart, { description: "A batch instead of agent+task: parts run side by side; one combined result once all end" }),
+  ),
+  chain: Type.Optional(
+    Type.Array(workflowPart, { description: "Steps run one after another; {previous} in a task is replaced by the step before's output; a step that does not succeed ends the chain" }),
   ),
   agentScope: Type.Optional(
     stringEnum(["user", "project", "both"] as const, { description: "Which agent folders to use besides the built-in agents (default both)" }),

@@ -98,7 +98,7 @@ describe("registerSubagentTool", () => {
     const { tool } = fakePi();
     expect(tool).toMatchObject({ name: "subagent", label: "Subagent", description: TOOL_DESCRIPTION, promptSnippet: TOOL_SNIPPET, promptGuidelines: TOOL_GUIDELINES });
     expect(Object.keys(tool.parameters.properties).sort()).toEqual(
-      ["action", "agent", "agentScope", "confirm", "confirmProjectAgents", "context", "isolation", "maxCost", "maxTokens", "maxTurns", "message", "model", "reason", "sessionId", "task", "taskId", "thinking", "tools"].sort(),
+      ["action", "agent", "agentScope", "chain", "confirm", "confirmProjectAgents", "context", "isolation", "maxCost", "maxTokens", "maxTurns", "message", "model", "reason", "sessionId", "task", "taskId", "tasks", "thinking", "tools"].sort(),
     );
   });
 
@@ -230,6 +230,25 @@ describe("registerSubagentTool", () => {
     expect(existsSync(join(root, "agent", "subagent-sessions"))).toBe(false);
     await tool.execute("t5", { agent: "explore", task: "x", model: "fake/fake-model" }, undefined, undefined, tuiCtx);
     expect(dispatched.map((run) => run.resolved.model)).toEqual([{ value: "fake/fake-model", source: "call" }]);
+  });
+
+  it("refuses a whole batch when one part is refused, naming the part, with nothing started or left on disk", async () => {
+    const { tool } = fakePi({ appMode: "print", argv: [process.execPath, fileURLToPath(import.meta.url)] });
+    await expect(
+      tool.execute("b1", { tasks: [{ agent: "explore", task: "a" }, { agent: "nobody", task: "b" }] }, undefined, undefined, ctx()),
+    ).rejects.toThrow(/^Part 2 \(nobody\) was refused: Unknown agent "nobody"\. Available agents: .*\. Nothing was started\.$/);
+    await expect(tool.execute("b2", { chain: [{ agent: "explore", task: "a", model: "fake/nope" }] }, undefined, undefined, ctx())).rejects.toThrow(
+      /^Step 1 \(explore\) was refused: Unknown model "fake\/nope"/,
+    );
+    expect(existsSync(join(root, "agent", "subagent-sessions"))).toBe(false);
+  });
+
+  it("refuses a batch or chain in the interactive TUI, which has no combined envelope, starting nothing", async () => {
+    const { tool, tuiCtx, dispatched } = tuiTool(true);
+    await expect(tool.execute("b1", { tasks: [{ agent: "explore", task: "a" }] }, undefined, undefined, tuiCtx)).rejects.toThrow(
+      /^tasks and chain run only in print, JSON and RPC mode for now\./,
+    );
+    expect(dispatched).toEqual([]);
   });
 
   it("flags a result that did not succeed as an error, keeping its details", () => {
