@@ -2,10 +2,12 @@
  * Workflows in print mode on the real pi: a call's own model and thinking (validated against pi's model
  * registry, `$models` respected, provenance `call`); a batch (`tasks`) whose parts overlap in time and whose one
  * result holds every part; a chain whose `{previous}` carries the step before's output, and one whose first
- * step fails and ends it. The parent is scripted through `@fake` directives in the
+ * step fails and ends it; bringing a worktree task's branch home with `/subagent-worktrees merge` (a merge commit in
+ * the person's tree) and with the tool's two-step `action: "merge"` (a conflict: aborted, the tree unchanged). The parent is scripted through `@fake` directives in the
  * prompt; each child through directives inside its task.
  */
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
@@ -113,6 +115,80 @@ describe("a batch and a chain in print mode", () => {
     expect(text).toMatch(/### Step 1\. worker failed \(taskId: [0-9a-f-]{36}\)\nSubagent worker failed\./);
     expect(text.endsWith("### Step 2. worker not run")).toBe(true);
     expect(suite.fake.requests.some((req) => req.lastText.includes("Task: NEVER-RUN"))).toBe(false);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+});
+
+describe("bringing worktree work home", () => {
+  function git(cwd: string, ...args: string[]): string {
+    return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  }
+
+  /** The work folder as a git project with one commit, and the person's identity (for the merge commit). */
+  function gitProject(): string {
+    const dir = suite.env.workDir;
+    suite.env.writeWorkFile("README.md", "original\n");
+    git(dir, "init", "--quiet", "-b", "main");
+    git(dir, "config", "user.name", "Person");
+    git(dir, "config", "user.email", "person@example.invalid");
+    git(dir, "add", "-A");
+    git(dir, "commit", "--quiet", "-m", "start");
+    return dir;
+  }
+
+  /** Runs a worker in a worktree that writes `path`, and returns its task id. */
+  async function worktreeTask(path: string, content: string): Promise<string> {
+    const write: FakeAction[] = [{ toolCalls: [{ name: "write", arguments: { path, content } }] }, { text: "WROTE-IT" }];
+    const result = await printPi(delegatingPrompt({ agent: "worker", isolation: "worktree", task: childTask("Write it.", write) }));
+    expect(result.code, result.stderr).toBe(0);
+    const id = sessionIdIn(result.stdout);
+    expect(id, result.stdout).toBeDefined();
+    return id!;
+  }
+
+  it("/subagent-worktrees merge <prefix>: a merge commit in the person's branch with the file, the worktree and branch removed", async () => {
+    suite.newEnv();
+    const dir = gitProject();
+    const id = await worktreeTask("hello.txt", "HELLO FROM CHILD\n");
+    const before = git(dir, "rev-parse", "HEAD").trim();
+    const merged = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-worktrees merge ${id.slice(0, 13)}`], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
+    expect(merged.code, merged.stderr).toBe(0);
+    const commit = git(dir, "rev-parse", "HEAD").trim();
+    expect(merged.stderr).toContain(`Merged subagent/${id} into main: merge commit ${commit.slice(0, 12)}, 1 file:\n- A hello.txt\nRemoved its worktree and branch subagent/${id}.`);
+    expect(git(dir, "rev-list", "--parents", "-n", "1", "HEAD").trim().split(" ")).toHaveLength(3);
+    expect(git(dir, "rev-parse", "HEAD^1").trim()).toBe(before);
+    expect(readFileSync(`${dir}/hello.txt`, "utf8")).toBe("HELLO FROM CHILD\n");
+    expect(git(dir, "status", "--porcelain")).toBe("");
+    expect(git(dir, "branch", "--list", "subagent/*")).toBe("");
+    expect(existsSync(`${suite.env.agentDir}/subagent-worktrees/${id}`)).toBe(false);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
+  it("action merge: the first call only says what would change; confirmed, a conflict is aborted, the tree left as it was and the file named", async () => {
+    suite.newEnv();
+    const dir = gitProject();
+    const id = await worktreeTask("README.md", "CHILD\n");
+    // The person changed the same file meanwhile.
+    writeFileSync(`${dir}/README.md`, "PERSON\n");
+    git(dir, "commit", "--quiet", "-am", "person edits");
+    const before = git(dir, "rev-parse", "HEAD").trim();
+    suite.fake.reset();
+    const steps: FakeAction[] = [
+      { toolCalls: [{ name: "subagent", arguments: { action: "merge", taskId: id } }] },
+      { toolCalls: [{ name: "subagent", arguments: { action: "merge", taskId: id, confirm: true } }] },
+      { text: "done" },
+    ];
+    const result = await printPi(`Merge it. ${fakeDirective(steps)}`);
+    expect(result.code, result.stderr).toBe(0);
+    const toolResults = suite.fake.requests.filter((req) => req.lastRole === "tool").map((req) => req.lastText);
+    expect(toolResults[0]).toContain(`Merging subagent/${id} into main would change 1 file:\n- M README.md\nNothing was done.`);
+    expect(toolResults[1]).toContain(
+      `Could not merge subagent/${id} into main: 1 file in conflict. The merge was aborted; the working tree is exactly as it was. Nothing was resolved.\n- README.md`,
+    );
+    expect(git(dir, "rev-parse", "HEAD").trim()).toBe(before);
+    expect(git(dir, "status", "--porcelain")).toBe("");
+    expect(readFileSync(`${dir}/README.md`, "utf8")).toBe("PERSON\n");
+    expect(git(dir, "branch", "--list", "subagent/*", "--format=%(refname:short)").trim()).toBe(`subagent/${id}`);
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });

@@ -17,9 +17,11 @@ export const TOOL_DESCRIPTION = [
   "- In the interactive TUI the call returns at once with a one-line receipt `Dispatched <agent>. taskId: <id>`. The receipt is NOT the result: do not invent results and do not poll. The result arrives later as a message starting with `## [subagent-result]`.",
   "- To continue an earlier subagent session, pass `sessionId` set to the taskId (or the id from the `[subagent session: <id>]` line) that an earlier call returned. Never make one up.",
   "- Instead of `agent` and `task`: `tasks: [{agent, task}, ...]` (a batch) runs independent tasks side by side and returns one combined result once all end; `chain: [{agent, task}, ...]` runs steps in order, `{previous}` in a step's task standing for the output of the step before, and stops at a step that does not succeed. Each entry takes the per-task fields of a single call. Print, JSON and RPC mode only for now.",
-  "- `isolation: \"worktree\"` (git projects only) runs the subagent in its own git worktree of HEAD on branch `subagent/<taskId>`; your working tree is never touched. Its result names the branch, the worktree folder and the changed files; an unchanged worktree is removed. Merging is up to you (or the user).",
+  "- `isolation: \"worktree\"` (git projects only) runs the subagent in its own git worktree of HEAD on branch `subagent/<taskId>`; your working tree is never touched. Its result names the branch, the worktree folder and the changed files; an unchanged worktree is removed.",
   "",
   "action=cancel: requires `taskId` of a running background task. The first call only returns a confirmation challenge and changes nothing; call again with the same taskId, `confirm: true` and a non-empty `reason` to cancel. Cancel only when the task is wrong or no longer needed, never just because it takes long.",
+  "",
+  "action=merge: requires `taskId` of a task that ran with isolation worktree. Two steps, as for cancel: the first call only says what merging its branch into the current branch would change; call again with `confirm: true` to merge. It needs a clean working tree; a conflict aborts the merge and lists the files, leaving the tree as it was. Merge only what the user wants merged.",
   "",
   "action=message (interactive TUI): requires `taskId` of a queued or running background task and a non-empty `message`. A running subagent reads it before its next step; a queued one reads it with its task. Answers with one line at once. A finished task cannot receive messages: dispatch again with its sessionId instead.",
   "",
@@ -84,7 +86,7 @@ export function invalidIsolationMessage(value: unknown): string {
 
 export function unknownActionMessage(action: unknown): string {
   const shown = typeof action === "string" ? `"${idForMessage(action)}"` : idForMessage(JSON.stringify(action) ?? String(action));
-  return `Unknown action ${shown}: use action "dispatch" (the default, starts a subagent), "cancel" (stops a running background task) or "message" (sends text to one). Nothing was done.`;
+  return `Unknown action ${shown}: use action "dispatch" (the default, starts a subagent), "cancel" (stops a running background task), "message" (sends text to one) or "merge" (merges a worktree task's branch). Nothing was done.`;
 }
 
 /** The tool's name and texts as pi registers them (the light manifest and the runtime share this one object). */

@@ -49,6 +49,7 @@ import { readWorkflowCap } from "../../core/config/workflow-cap.ts";
 import { isWorkflowCall, readWorkflow } from "../../core/tool/workflow.ts";
 import { WORKFLOW_IN_TUI_MESSAGE } from "../../core/tool/workflow-texts.ts";
 import { runBlockingWorkflow } from "./workflow-dispatch.ts";
+import { mergeAction } from "./merge-action.ts";
 
 // Loaded only by the dispatches that need them (see ADVANCED.md, "Supported pis and loading cost").
 
@@ -233,7 +234,8 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     const background = isAsyncDispatchMode(ctx.hasUI, appMode) ? options.background : undefined;
 
     const action = ((params.action ?? "dispatch") as unknown);
-    if (action !== "dispatch" && action !== "cancel" && action !== "message") throw new Error(unknownActionMessage(action));
+    if (action !== "dispatch" && action !== "cancel" && action !== "message" && action !== "merge") throw new Error(unknownActionMessage(action));
+    if (action === "merge") return mergeAction(params, ctx.cwd, agentDir());
     if (action === "cancel") {
       if (!background) return textResult(NO_TASKS_TO_CANCEL_IN_SYNC_MODE);
       return background.cancel(params, ctx);

@@ -34,15 +34,15 @@ export type WorkflowPart = Static<typeof workflowPart>;
  */
 export const subagentParameters = Type.Object({
   action: Type.Optional(
-    stringEnum(["dispatch", "cancel", "message"] as const, {
-      description: "dispatch (default) starts a subagent; cancel stops a running background task; message sends text to a queued or running background task",
+    stringEnum(["dispatch", "cancel", "message", "merge"] as const, {
+      description: "dispatch (default) starts a subagent; cancel stops a running background task; message sends text to a queued or running background task; merge merges a worktree task's branch into the current branch",
     }),
   ),
   agent: Type.Optional(Type.String({ description: "Name of the agent to dispatch (see Available Subagents)" })),
   task: Type.Optional(Type.String({ description: "The complete, self-contained task for the subagent" })),
-  taskId: Type.Optional(Type.String({ description: "action=cancel or message: the taskId of the running task" })),
+  taskId: Type.Optional(Type.String({ description: "action=cancel, message or merge: the task's taskId" })),
   message: Type.Optional(Type.String({ description: "action=message: the text to send to the running subagent (it reads it before its next step)" })),
-  confirm: Type.Optional(Type.Boolean({ description: "action=cancel: true on the second call to actually cancel" })),
+  confirm: Type.Optional(Type.Boolean({ description: "action=cancel or merge: true on the second call to actually do it" })),
   reason: Type.Optional(Type.String({ description: "action=cancel: why the task is cancelled (required with confirm)" })),
   sessionId: Type.Optional(
     Type.String({ description: "Resume an earlier subagent session: an id an earlier subagent call returned; omit for a fresh session" }),
