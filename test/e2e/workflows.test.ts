@@ -82,8 +82,13 @@ describe("a batch and a chain in print mode", () => {
         return { text: req.lastText.includes("PART-A") ? "ANSWER-A" : "ANSWER-B" };
       },
     });
-    const result = await printPi(delegatingPrompt({ tasks: [{ agent: "worker", task: "Look at PART-A." }, { agent: "worker", task: "Look at PART-B." }] }));
+    // Part B names its own model: a per-task field beyond the schema's agent and task reaches the part.
+    const result = await printPi(
+      delegatingPrompt({ tasks: [{ agent: "worker", task: "Look at PART-A." }, { agent: "worker", task: "Look at PART-B.", model: `fake/${FAKE_REASONER}` }] }),
+    );
     expect(result.code, result.stderr).toBe(0);
+    expect(suite.fake.requests.filter(firstRequestOf("PART-B")).map((req) => req.model)).toEqual([FAKE_REASONER]);
+    expect(suite.fake.requests.filter(firstRequestOf("PART-A")).map((req) => req.model)).toEqual(["fake-model"]);
     const text = toolResultText();
     expect(text.split("\n")[0]).toBe("batch of 2: 2 succeeded");
     expect(text).toMatch(/### 1\. worker succeeded \(taskId: [0-9a-f-]{36}\)\nANSWER-A\n\n\[subagent session: [0-9a-f-]{36}\]\n\n### 2\. worker succeeded \(taskId: [0-9a-f-]{36}\)\nANSWER-B\n/);
