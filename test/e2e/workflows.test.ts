@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, type FakeAction } from "../harness/fake-model.ts";
-import { EXTENSION_ENTRY, FAKE_REASONER, runPi } from "../harness/pi-env.ts";
+import { EXTENSION_ENTRY, FAKE_REASONER, parseJsonLines, runPi } from "../harness/pi-env.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
 
 const suite = useE2eSuite();
@@ -106,6 +106,23 @@ describe("a batch and a chain in print mode", () => {
     const text = toolResultText();
     expect(text.split("\n")[0]).toBe("chain of 2: 2 succeeded");
     expect(text).toMatch(/### Step 1\. worker succeeded \(taskId: [0-9a-f-]{36}\)\nSTEP-ONE-OUTPUT\n[^]*### Step 2\. worker succeeded \(taskId: [0-9a-f-]{36}\)\nok\n/);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
+  it("in JSON mode returns the combined result with each part's details, flagged as an error when the chain did not finish", async () => {
+    suite.newEnv();
+    const prompt = delegatingPrompt({ chain: [{ agent: "worker", task: childTask("One.", { text: "JSON-ONE" }) }, { agent: "worker", task: childTask("Two.", { httpError: { status: 500, message: "down" } }) }] });
+    const result = await runPi(["-e", EXTENSION_ENTRY, "--mode", "json", "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000 });
+    expect(result.code, result.stderr).toBe(0);
+    const end = parseJsonLines(result.stdout).find((e) => e.type === "tool_execution_end" && e.toolName === "subagent") as
+      | { result: { content: Array<{ text: string }>; details: { kind: string; status: string; parts: Array<Record<string, unknown>> } }; isError: boolean }
+      | undefined;
+    expect(end).toBeDefined();
+    expect(end!.isError).toBe(true);
+    expect(end!.result.content[0]!.text.split("\n")[0]).toBe("chain of 2: ended at step 2 (worker failed)");
+    expect(end!.result.details.kind).toBe("chain");
+    expect(end!.result.details.status).toBe("failed");
+    expect(end!.result.details.parts.map((part) => [part.agent, part.status, part.output])).toEqual([["worker", "succeeded", "JSON-ONE"], ["worker", "failed", ""]]);
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
