@@ -5,6 +5,8 @@
  * runs its steps one after another, each step's `{previous}` replaced by the output of the step before, and ends
  * at the first step that does not succeed.
  */
+import { rmSync } from "node:fs";
+import { dirname } from "node:path";
 import type { AgentToolResult, AgentToolUpdateCallback, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { limitedOutput } from "../../io/tasks/output-limit.ts";
 import type { SubagentResultDetails } from "../../io/tasks/details.ts";
@@ -33,11 +35,15 @@ export interface WorkflowDetails {
   parts: SubagentResultDetails[];
 }
 
-/** Gives back what preparing took for a part that will never run (its lock, prompt file, worktree, fan-out place). */
+/**
+ * Gives back what preparing took for a part that will never run: its lock, prompt file, worktree, fan-out place,
+ * and the folder of a new session (a resumed session's folder is the earlier task's, and stays).
+ */
 function abandon(part: PreparedPart): void {
   part.prepared.release();
   part.prepared.worktree?.discard();
   part.endBlocking?.();
+  if (!part.prepared.resumed) rmSync(dirname(part.prepared.sessionFile), { recursive: true, force: true });
 }
 
 function finishedPart(result: BlockingResult): FinishedPart {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -241,6 +241,16 @@ describe("registerSubagentTool", () => {
       /^Step 1 \(explore\) was refused: Unknown model "fake\/nope"/,
     );
     expect(existsSync(join(root, "agent", "subagent-sessions"))).toBe(false);
+  });
+
+  it("a batch part refused while it is prepared (a worktree outside git) undoes the parts prepared before it", async () => {
+    const { tool } = fakePi({ appMode: "print", argv: [process.execPath, fileURLToPath(import.meta.url)] });
+    await expect(
+      tool.execute("b3", { tasks: [{ agent: "explore", task: "a" }, { agent: "explore", task: "b", isolation: "worktree" }] }, undefined, undefined, ctx()),
+    ).rejects.toThrow(/^Part 2 \(explore\) was refused: .*git.* Nothing was started\.$/s);
+    const sessions = join(root, "agent", "subagent-sessions");
+    // No task folder is left (`.running` holds the run locks of all tasks).
+    expect((existsSync(sessions) ? readdirSync(sessions) : []).filter((name) => !name.startsWith("."))).toEqual([]);
   });
 
   it("refuses a batch or chain in the interactive TUI, which has no combined envelope, starting nothing", async () => {
