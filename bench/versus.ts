@@ -26,6 +26,7 @@ import { createPiEnv, EXTENSION_ENTRY, REPO_ROOT, runProcess, type PiEnv } from 
 import { parsePiLine, piUnderTest, withPiPath, type PiUnderTest } from "../test/harness/pi-under-test.ts";
 import { killProcessesWithMarker, waitForNoProcesses } from "../test/harness/processes.ts";
 import { median } from "./startup.ts";
+import { officialToolBytes, ourToolBytes } from "./tool-bytes.ts";
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const TIME = "/usr/bin/time";
@@ -40,7 +41,7 @@ const WORK_STEP_BYTES = 40_000;
  * The budgets each figure must hold (issue 23): the largest acceptable ratio, and for memory the most a trivial
  * delegation's peak may exceed the official example's.
  */
-export const GOALS = { startup: 1.08, delegation: 1.04, parallel: 1.03, memoryOverMiB: 3 };
+export const GOALS = { startup: 1.08, delegation: 1.04, parallel: 1.03, batch: 1.0, memoryOverMiB: 3, toolBytes: 5000 };
 
 interface Sample {
   wallMs: number;
@@ -54,13 +55,15 @@ interface PiFigures {
   coldStartup: number[];
   delegation: number[];
   parallel: number[];
+  batch: number[];
   online: number[];
+  toolBytes: { ours: number; official: number };
   memoryOurs: number[];
   memoryOfficial: number[];
   working: number[];
   workingMemoryOurs: number[];
   workingMemoryOfficial: number[];
-  wall: { startupWith: number[]; startupWithout: number[]; coldWith: number[]; coldWithout: number[]; oursOne: number[]; officialOne: number[]; oursEight: number[]; officialEight: number[]; oursOnline: number[]; officialOnline: number[]; oursWorking: number[]; officialWorking: number[] };
+  wall: { startupWith: number[]; startupWithout: number[]; coldWith: number[]; coldWithout: number[]; oursOne: number[]; officialOne: number[]; oursEight: number[]; officialEight: number[]; oursBatch: number[]; officialBatch: number[]; oursOnline: number[]; officialOnline: number[]; oursWorking: number[]; officialWorking: number[] };
 }
 
 /** Runs pi under GNU time and returns wall time, CPU time and the largest resident set size. */
@@ -86,6 +89,12 @@ function delegationPrompt(count: number, tag: string, steps = 0): { prompt: stri
     arguments: { agent: "worker", task: `Bench task ${index}. ${fakeDirective([...work, { text: `CHILD-${tag}-${index}` }])}` },
   }));
   return { prompt: `Delegate. ${fakeDirective([{ toolCalls: calls }, { text: `DONE-${tag}` }])}`, expect: `DONE-${tag}` };
+}
+
+/** `count` delegations as one call: our batch and the official example's parallel mode share the field names. */
+function batchPrompt(count: number, tag: string): { prompt: string; expect: string } {
+  const tasks = Array.from({ length: count }, (_, index) => ({ agent: "worker", task: `Bench task ${index}. ${fakeDirective({ text: `CHILD-${tag}-${index}` })}` }));
+  return { prompt: `Delegate. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { tasks } }] }, { text: `DONE-${tag}` }])}`, expect: `DONE-${tag}` };
 }
 
 /** Both orders alternate by round, so neither side always runs on a warmer machine. */
@@ -116,13 +125,15 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
     coldStartup: [],
     delegation: [],
     parallel: [],
+    batch: [],
     online: [],
+    toolBytes: { ours: ourToolBytes(), official: await officialToolBytes(official) },
     memoryOurs: [],
     memoryOfficial: [],
     working: [],
     workingMemoryOurs: [],
     workingMemoryOfficial: [],
-    wall: { startupWith: [], startupWithout: [], coldWith: [], coldWithout: [], oursOne: [], officialOne: [], oursEight: [], officialEight: [], oursOnline: [], officialOnline: [], oursWorking: [], officialWorking: [] },
+    wall: { startupWith: [], startupWithout: [], coldWith: [], coldWithout: [], oursOne: [], officialOne: [], oursEight: [], officialEight: [], oursBatch: [], officialBatch: [], oursOnline: [], officialOnline: [], oursWorking: [], officialWorking: [] },
   };
   try {
     const install = await runProcess(pi.node, [pi.cli, "install", REPO_ROOT], { env: withPiPath(installed.env, pi), cwd: installed.workDir, timeoutMs: 120_000 });
@@ -170,6 +181,15 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
       figures.wall.oursEight.push(oursEight.wallMs);
       figures.wall.officialEight.push(officialEight.wallMs);
 
+      const batch = (extension: string, tag: string) => {
+        const { prompt, expect } = batchPrompt(8, tag);
+        return timedPi(pi, delegating, ["-e", extension, "-p", "--no-session", prompt], expect);
+      };
+      const [oursBatch, officialBatch] = await pair(round, () => batch(EXTENSION_ENTRY, `B${round}`), () => batch(official, `P${round}`));
+      figures.batch.push(oursBatch.wallMs / officialBatch.wallMs);
+      figures.wall.oursBatch.push(oursBatch.wallMs);
+      figures.wall.officialBatch.push(officialBatch.wallMs);
+
       const [oursOnline, officialOnline] = await pair(round, () => delegate(EXTENSION_ENTRY, 8, `N${round}`, online), () => delegate(official, 8, `Y${round}`, online));
       figures.online.push(oursOnline.wallMs / officialOnline.wallMs);
       figures.wall.oursOnline.push(oursOnline.wallMs);
@@ -184,7 +204,7 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
 
       log(
         `  ${pi.label} round ${round + 1}/${ROUNDS}: start-up ${withPackage.wallMs}/${withoutPackage.wallMs} ms, cold ${coldWith.wallMs}/${coldWithout.wallMs} ms, one ${oursOne.wallMs}/${officialOne.wallMs} ms, ` +
-          `eight ${oursEight.wallMs}/${officialEight.wallMs} ms, online ${oursOnline.wallMs}/${officialOnline.wallMs} ms, peak ${Math.round(oursOne.maxRssKiB / 1024)}/${Math.round(officialOne.maxRssKiB / 1024)} MiB, ` +
+          `eight ${oursEight.wallMs}/${officialEight.wallMs} ms, batch ${oursBatch.wallMs}/${officialBatch.wallMs} ms, online ${oursOnline.wallMs}/${officialOnline.wallMs} ms, peak ${Math.round(oursOne.maxRssKiB / 1024)}/${Math.round(officialOne.maxRssKiB / 1024)} MiB, ` +
           `working ${oursWorking.wallMs}/${officialWorking.wallMs} ms and ${Math.round(oursWorking.maxRssKiB / 1024)}/${Math.round(officialWorking.maxRssKiB / 1024)} MiB`,
       );
     }
@@ -221,6 +241,8 @@ export function formatVersusTable(all: PiFigures[]): string {
     row("cold start-up (pi's TypeScript cache emptied), with ÷ without", (f) => `${ratio(f.coldStartup)} (${Math.round(median(f.wall.coldWith))} vs ${Math.round(median(f.wall.coldWithout))} ms)`, "(shown, not checked)"),
     row("one delegation, ours ÷ official example", (f) => `${ratio(f.delegation)} (${Math.round(median(f.wall.oursOne))} vs ${Math.round(median(f.wall.officialOne))} ms)`, `≤ ${GOALS.delegation.toFixed(2)}`),
     row("8 delegations in one turn, ours ÷ official", (f) => `${ratio(f.parallel)} (${Math.round(median(f.wall.oursEight))} vs ${Math.round(median(f.wall.officialEight))} ms)`, `≤ ${GOALS.parallel.toFixed(2)}`),
+    row("8 delegations as one batch (`tasks`), ours ÷ official parallel mode", (f) => `${ratio(f.batch)} (${Math.round(median(f.wall.oursBatch))} vs ${Math.round(median(f.wall.officialBatch))} ms)`, `≤ ${GOALS.batch.toFixed(2)}`),
+    row("tool definition sent with every request (JSON bytes), ours vs official", (f) => `${f.toolBytes.ours} vs ${f.toolBytes.official}`, `≤ ${GOALS.toolBytes}`),
     row("the same 8, pi not offline, API keys in auth.json", (f) => `${ratio(f.online)} (${Math.round(median(f.wall.oursOnline))} vs ${Math.round(median(f.wall.officialOnline))} ms)`, `≤ ${GOALS.parallel.toFixed(2)}`),
     row("peak memory of the largest process, one delegation", (f) => `${mib(f.memoryOurs)} vs ${mib(f.memoryOfficial)} MiB`, `≤ official + ${GOALS.memoryOverMiB}`),
     row(`a working delegation (the child runs ${WORK_STEPS} tool steps), ours ÷ official`, (f) => `${ratio(f.working)} (${Math.round(median(f.wall.oursWorking))} vs ${Math.round(median(f.wall.officialWorking))} ms)`, "(shown, not checked)"),
@@ -235,6 +257,8 @@ function meetsGoals(f: PiFigures): boolean {
     median(f.startup) <= GOALS.startup &&
     median(f.delegation) <= GOALS.delegation &&
     median(f.parallel) <= GOALS.parallel &&
+    median(f.batch) <= GOALS.batch &&
+    f.toolBytes.ours <= GOALS.toolBytes &&
     median(f.online) <= GOALS.parallel &&
     median(f.memoryOurs) <= median(f.memoryOfficial) + GOALS.memoryOverMiB * 1024 &&
     median(f.workingMemoryOurs) <= median(f.workingMemoryOfficial)

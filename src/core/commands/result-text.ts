@@ -7,6 +7,7 @@ import { formatDuration, formatUsage, oneLine } from "../shared/format.ts";
 import { budgetAwareStatus, budgetSummary } from "../budget/record-text.ts";
 import { messageBlock, shownOutput } from "../tasks/record-output.ts";
 import type { TaskRecord } from "../tasks/types.ts";
+import { modelProvenanceText } from "../tasks/model-text.ts";
 import { worktreeChangesLines, worktreeSummary } from "../worktree/report-text.ts";
 
 /** `succeeded`, or `cancelled by user` / `timed out (activity_timeout)` where the bare status hides why. */
@@ -54,7 +55,8 @@ export function resultMetadataLines(record: TaskRecord): string[] {
     const sample = first === undefined ? "" : ` (the first: ${JSON.stringify(oneLine(first, 80))})`;
     lines.push(`Skipped output: ${record.skippedOutput.lines} lines of the subagent's stdout that were not pi events${sample}`);
   }
-  if (record.model) lines.push(`Model: ${record.model}`);
+  const model = modelProvenanceText(record);
+  if (model) lines.push(`Model: ${model}`);
   const budget = budgetSummary(record);
   if (budget) lines.push(`Budget: ${budget}`);
   if (record.stopReason && record.status !== "succeeded") lines.push(`Stop reason: ${record.stopReason}`);

@@ -6,10 +6,11 @@
  * agent's frontmatter, never to a lower layer's entry. An entry holding only budgets takes no part: budgets
  * shadow per field (src/core/budget/resolve-budget.ts), so adding one never hides a lower layer's model. The
  * model finally falls back to the main agent's current model (`inherited`); the thinking level is never
- * inherited.
+ * inherited. A tool call's own `model` or `thinking` sits above every layer, for that task only.
  */
 import type { AgentDefinition } from "../agents/types.ts";
 import type { ConfigLayer, ModelOverride, ResolvedModelConfig, ValueSource } from "./types.ts";
+import type { ThinkingLevel } from "../shared/thinking.ts";
 
 export interface ConfigLayers {
   user?: ConfigLayer;
@@ -53,21 +54,29 @@ export function mergeOverrideEntries(layers: ConfigLayers): Record<string, Model
   );
 }
 
+/** What a tool call asked for its own task (validated before it gets here). */
+export interface CallModelChoice {
+  model?: string;
+  thinking?: ThinkingLevel;
+}
+
 /**
  * The effective model and thinking level of `agent`, each with its source. `inheritedModel` is the main
  * agent's current model as `provider/id`; leave it out where inheriting makes no sense.
  */
-export function resolveModelConfig(agent: AgentModelFields, layers: ConfigLayers, inheritedModel?: string): ResolvedModelConfig {
+export function resolveModelConfig(agent: AgentModelFields, layers: ConfigLayers, inheritedModel?: string, call: CallModelChoice = {}): ResolvedModelConfig {
   const governing = governingEntry(agent.name, layers);
   const resolved: ResolvedModelConfig = { model: {}, thinking: {} };
 
   let model: { value: string; source: ValueSource } | undefined;
-  if (governing?.entry.model !== undefined) model = { value: governing.entry.model, source: governing.source };
+  if (call.model !== undefined) model = { value: call.model, source: "call" };
+  else if (governing?.entry.model !== undefined) model = { value: governing.entry.model, source: governing.source };
   else if (agent.model !== undefined) model = { value: agent.model, source: "frontmatter" };
   else if (inheritedModel !== undefined && inheritedModel !== "") model = { value: inheritedModel, source: "inherited" };
   if (model) resolved.model = model;
 
-  if (governing?.entry.thinking !== undefined) resolved.thinking = { value: governing.entry.thinking, source: governing.source };
+  if (call.thinking !== undefined) resolved.thinking = { value: call.thinking, source: "call" };
+  else if (governing?.entry.thinking !== undefined) resolved.thinking = { value: governing.entry.thinking, source: governing.source };
   else if (agent.thinking !== undefined) resolved.thinking = { value: agent.thinking, source: "frontmatter" };
 
   return resolved;

@@ -30,8 +30,11 @@ export interface ConfigLayer {
   settings?: Record<string, unknown>;
 }
 
-/** Where an effective value came from. `inherited` is the main agent's current model (model only). */
-export type ValueSource = "process" | "project" | "user" | "frontmatter" | "inherited";
+/**
+ * Where an effective value came from. `call` is the tool call's own `model` or `thinking` (that task only);
+ * `inherited` is the main agent's current model (model only).
+ */
+export type ValueSource = "call" | "process" | "project" | "user" | "frontmatter" | "inherited";
 
 export interface ResolvedValue<T> {
   value?: T;

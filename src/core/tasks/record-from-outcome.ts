@@ -3,6 +3,7 @@ import type { BudgetLimits } from "../budget/limits.ts";
 import type { RunOutcome } from "../run/types.ts";
 import type { CancelledBy, DispatchMode, TaskMessage, TaskOrigin, TaskRecord } from "./types.ts";
 import type { WorktreeReport } from "../worktree/types.ts";
+import type { ResolvedModelConfig } from "../config/types.ts";
 
 export interface RecordContext {
   taskId: string;
@@ -19,6 +20,8 @@ export interface RecordContext {
   budget?: BudgetLimits;
   budgetNotes?: readonly string[];
   origin?: TaskOrigin;
+  /** The model and thinking the child was started with, with their sources. */
+  resolved?: ResolvedModelConfig;
   /** The task's worktree, finished (committed or removed) as the record is made. */
   worktree?: WorktreeFinisher;
 }
@@ -44,7 +47,7 @@ export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): 
     stopReason: outcome.stopReason,
     errorMessage: outcome.errorMessage,
     usage: outcome.usage,
-    model: outcome.model,
+    model: outcome.model ?? context.resolved?.model.value,
     durationMs: outcome.durationMs,
     dispatchedAt: context.dispatchedAt,
     startedAt: outcome.startedAt,
@@ -56,6 +59,11 @@ export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): 
     parentSessionId: context.parentSessionId,
     delivered: false,
   };
+  if (context.resolved?.model.source) record.modelSource = context.resolved.model.source;
+  if (context.resolved?.thinking.value) {
+    record.thinking = context.resolved.thinking.value;
+    if (context.resolved.thinking.source) record.thinkingSource = context.resolved.thinking.source;
+  }
   if (context.origin) record.origin = { ...context.origin };
   if (context.messages && context.messages.length > 0) record.messages = [...context.messages];
   if (hasAnyLimit(context.budget)) record.budget = { ...context.budget };

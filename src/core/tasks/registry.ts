@@ -12,6 +12,7 @@ import { markedMessage } from "../run/rpc-protocol.ts";
 import type { MessageSender } from "../run/rpc-protocol.ts";
 import type { CancelledBy, TaskMessage, TaskOrigin } from "./types.ts";
 import type { WorktreeFinisher } from "./record-from-outcome.ts";
+import type { ResolvedModelConfig } from "../config/types.ts";
 
 /** What the registry needs to start one task (prepared by the dispatch path). */
 export interface TaskLaunch {
@@ -23,6 +24,8 @@ export interface TaskLaunch {
   cwd: string;
   /** Depth and context, kept in the task's record. */
   origin?: TaskOrigin;
+  /** The model and thinking it starts with, with their sources, kept in its record. */
+  resolved?: ResolvedModelConfig;
   /** Builds the run spec; called when the task leaves the queue. */
   spec: () => Omit<RunSpec, "onUpdate">;
   /**

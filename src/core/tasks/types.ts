@@ -2,6 +2,8 @@ import type { BudgetLimits } from "../budget/limits.ts";
 import type { UsageTotals } from "../shared/format.ts";
 import type { RunStatus, SkippedOutput } from "../run/types.ts";
 import type { WorktreeReport } from "../worktree/types.ts";
+import type { ValueSource } from "../config/types.ts";
+import type { ThinkingLevel } from "../shared/thinking.ts";
 
 /** Who ended a cancelled task: the person (/subagent-cancel), the main agent (action=cancel), or nobody (shutdown). */
 export type CancelledBy = "user" | "agent" | "none";
@@ -49,7 +51,13 @@ export interface TaskRecord {
   cancelledBy?: CancelledBy;
   cancelReason?: string;
   usage: UsageTotals;
+  /** The model the child ran (as pi reported it, else the one it was started with). */
   model?: string;
+  /** Where the model it was started with came from (`call`: the tool call's own `model`). */
+  modelSource?: ValueSource;
+  /** The thinking level it was started with, and where that came from; absent: pi's default. */
+  thinking?: ThinkingLevel;
+  thinkingSource?: ValueSource;
   /** Real run time (finishedAt - startedAt), or time since dispatch when the task never ran. */
   durationMs: number;
   dispatchedAt: number;

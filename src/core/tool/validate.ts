@@ -9,6 +9,8 @@ import type { SubagentParams } from "../../pi/tool/schema.ts";
 import { BUDGET_KEYS, budgetValueProblem } from "../budget/limits.ts";
 import type { BudgetLimits } from "../budget/limits.ts";
 import { isIsolation } from "../worktree/types.ts";
+import { isThinkingLevel, THINKING_LEVELS } from "../shared/thinking.ts";
+import type { ThinkingLevel } from "../shared/thinking.ts";
 import type { Isolation } from "../worktree/types.ts";
 import {
   BLANK_TASK_MESSAGE,
@@ -32,6 +34,9 @@ export interface DispatchRequest {
   context?: DispatchContext;
   agentScope: AgentScope;
   confirmProjectAgents: boolean;
+  /** The call's own `model` (`provider/id`) and `thinking`, above every config layer for this task only. */
+  model?: string;
+  thinking?: ThinkingLevel;
   /** The call's `tools`: narrows the agent's, never widens them (src/core/authority/tool-ceiling.ts). */
   tools?: string[];
   /**
@@ -113,6 +118,13 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
     if (problem) return { ok: false, message: problem };
     tools = (toolsParam as string[]).map((name) => name.trim());
   }
+  const modelParam: unknown = params.model;
+  const model = typeof modelParam === "string" ? modelParam.trim() : undefined;
+  if (modelParam !== undefined && !model) return { ok: false, message: `Invalid model ${JSON.stringify(modelParam)?.slice(0, 80)}: give provider/id, for example "anthropic/claude-haiku-4-5", or omit model.` };
+  const thinkingParam: unknown = params.thinking;
+  if (thinkingParam !== undefined && !isThinkingLevel(thinkingParam)) {
+    return { ok: false, message: `Invalid thinking ${JSON.stringify(thinkingParam)?.slice(0, 80)}: use one of ${THINKING_LEVELS.join(", ")}, or omit thinking.` };
+  }
   const isolationParam: unknown = params.isolation;
   if (isolationParam !== undefined && !isIsolation(isolationParam)) {
     return { ok: false, message: invalidIsolationMessage(isolationParam) };
@@ -129,6 +141,8 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
       agentScope: params.agentScope ?? "both",
       confirmProjectAgents: params.confirmProjectAgents ?? false,
       ...(tools ? { tools } : {}),
+      ...(model ? { model } : {}),
+      ...(thinkingParam !== undefined ? { thinking: thinkingParam } : {}),
       isolation: isolationParam ?? agent.isolation ?? "none",
       isolationRequested: isolationParam === "worktree",
     },

@@ -10,6 +10,7 @@ import { limitedOutput } from "../tasks/output-limit.ts";
 import { isPartialRecord, shownOutput } from "../../core/tasks/record-output.ts";
 import { PARTIAL_OUTPUT_HEADING } from "../../core/run/partial-output.ts";
 import type { TaskRecord } from "../../core/tasks/types.ts";
+import { callChoseModel, modelProvenanceText } from "../../core/tasks/model-text.ts";
 import { worktreeChangesLines, worktreeSummary } from "../../core/worktree/report-text.ts";
 
 export const ENVELOPE_TAG = "[subagent-result]";
@@ -130,6 +131,8 @@ export function buildEnvelope(record: TaskRecord, others: readonly InFlightTask[
   }
   const origin = originLine(record);
   if (origin) meta.push(origin);
+  // Only a call's own choice is named, so the spec's envelope is unchanged by default.
+  if (callChoseModel(record)) meta.push(`- Model: ${modelProvenanceText(record)}`);
   if (record.origin?.toolsNotGranted) meta.push(`- Note: ${record.origin.toolsNotGranted}`);
   for (const line of record.unansweredQuestions ?? []) meta.push(`- ${line}`);
   meta.push(`- Session: ${record.taskId}`);

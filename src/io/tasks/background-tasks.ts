@@ -172,6 +172,7 @@ export class BackgroundTasks {
       sessionFile: prepared.sessionFile,
       cwd: prepared.cwd,
       origin: prepared.origin,
+      resolved: prepared.resolved,
       release: prepared.release,
       budget: prepared.budget?.limits,
       budgetNotes: prepared.budget?.capped,
@@ -254,6 +255,7 @@ export class BackgroundTasks {
       budget: launch.budget,
       budgetNotes: launch.budgetNotes,
       origin: launch.origin,
+      resolved: launch.resolved,
       worktree: launch.worktree,
     };
     return recordFromOutcome(context, finished.outcome ?? this.neverStarted(finished));

@@ -170,7 +170,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   };
   try {
     const notes: string[] = [...(lease?.notes ?? [])];
-    const resolved = resolveModelConfig(request.agent, config, env.inheritedModel);
+    const resolved = resolveModelConfig(request.agent, config, env.inheritedModel, { model: request.model, thinking: request.thinking });
     const budget = applyCallBudget(resolveConfiguredBudget(request.agent, config, readEnvBudget(env.baseEnv).limits), request.budget ?? {});
     const thinking = resolved.thinking.value;
     if (thinking === "max") notes.push("thinking level max was passed to pi as xhigh, the strongest level pi 0.73.1 accepts");

@@ -97,6 +97,7 @@ export async function runSync(prepared: PreparedRun, options: SyncRunOptions): P
     budget: prepared.budget?.limits,
     budgetNotes: prepared.budget?.capped,
     origin: prepared.origin,
+    resolved: prepared.resolved,
     worktree: prepared.worktree,
   };
   const events = options.events;

@@ -10,6 +10,7 @@ import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
 import { limitedOutput } from "../tasks/output-limit.ts";
 import { isPartialRecord, shownOutput } from "../../core/tasks/record-output.ts";
 import type { TaskRecord } from "../../core/tasks/types.ts";
+import { callChoseModel, modelProvenanceText } from "../../core/tasks/model-text.ts";
 import { worktreeBlock } from "../../core/worktree/report-text.ts";
 
 export function sessionLine(taskId: string): string {
@@ -41,13 +42,16 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
   const worktree = record.worktree ? `\n\n${worktreeBlock(record.worktree)}` : "";
   const notGranted = record.origin?.toolsNotGranted ? `\n[subagent ${record.origin.toolsNotGranted}]` : "";
   const asked = record.unansweredQuestions?.length ? `${record.unansweredQuestions.join("\n")}\n\n` : "";
-  if (record.status === "succeeded") return `${output}\n\n${asked}${sessionLine(record.taskId)}${notGranted}${cappedNote}${usageNote}${worktree}`;
+  // Only a call's own choice is named, so a plain answer stays the answer and its session line.
+  const model = callChoseModel(record) ? `\n[subagent model: ${modelProvenanceText(record)}]` : "";
+  if (record.status === "succeeded") return `${output}\n\n${asked}${sessionLine(record.taskId)}${model}${notGranted}${cappedNote}${usageNote}${worktree}`;
   const lines = [`Subagent ${record.agent} ${budgetAwareStatus(record)}.`];
   const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
   if (reason) lines.push(`- Stop reason: ${reason}`);
   if (record.errorMessage && record.status !== "stopped") lines.push(`- Error: ${record.errorMessage}`);
   if (budget) lines.push(`- Budget: ${budget}`);
   if (record.origin?.toolsNotGranted) lines.push(`- Note: ${record.origin.toolsNotGranted}`);
+  if (callChoseModel(record)) lines.push(`- Model: ${modelProvenanceText(record)}`);
   lines.push(`- Duration: ${formatDuration(record.durationMs)} · Usage: ${formatUsage(record.usage)}`);
   if (record.usageNote) lines.push(`- Usage note: ${record.usageNote}`);
   if (record.stderrTail) {

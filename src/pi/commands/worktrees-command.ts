@@ -1,8 +1,9 @@
 /**
  * `/subagent-worktrees`: the kept worktrees of subagent tasks in this repository. Without arguments the TUI
  * shows a picker (Enter removes the picked one, after a confirmation) and print mode lists them on stdout, one
- * a line; `remove <task id or prefix>` removes one (its folder and its `subagent/<id>` branch). A worktree whose
- * task is still running is never removed. Registered by src/pi/commands/register-commands.ts, which imports this
+ * a line; `remove <task id or prefix>` removes one (its folder and its `subagent/<id>` branch); `merge <task id
+ * or prefix>` merges its branch into the current branch (src/io/worktree/merge.ts). A worktree whose task is
+ * still running is never removed or merged. Registered by src/pi/commands/register-commands.ts, which imports this
  * body when the command first runs.
  */
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
@@ -13,10 +14,11 @@ import { listOurWorktrees, removeListedWorktree, taskBranchOf, type ListedWorktr
 import type { CommandIo } from "./command-io.ts";
 import { WORKTREES_COMMAND } from "../../core/commands/descriptions.ts";
 import { pickTask } from "./pick-task.ts";
+import { mergeStep } from "../../io/worktree/merge-task.ts";
 import { resolveTaskPrefix } from "../../core/commands/task-prefix.ts";
 
 export const NO_WORKTREES = "No subagent worktrees in this repository.";
-export const WORKTREES_USAGE = `Usage: /${WORKTREES_COMMAND} (list; in the TUI pick one to remove) or /${WORKTREES_COMMAND} remove <task id or 4+ character prefix>`;
+export const WORKTREES_USAGE = `Usage: /${WORKTREES_COMMAND} (list; in the TUI pick one to remove), /${WORKTREES_COMMAND} remove <task id or 4+ character prefix>, or /${WORKTREES_COMMAND} merge <task id or prefix> (into the current branch)`;
 
 export interface WorktreesDeps {
   agentDir: () => string;
@@ -66,6 +68,23 @@ function removeOne(ctx: ExtensionCommandContext, io: CommandIo, agentDir: string
   io.notice(`Removed worktree ${worktree.path}${branch}.`, "info");
 }
 
+/** Merges a task's branch into the current branch; the TUI asks first, showing what the merge would change. */
+async function mergeOne(ctx: ExtensionCommandContext, io: CommandIo, agentDir: string, worktree: ListedWorktree): Promise<void> {
+  if (io.surface === "tui") {
+    const preview = mergeStep(ctx.cwd, agentDir, worktree, false);
+    if (!preview.ok) {
+      io.notice(preview.text, "warning");
+      io.failed();
+      return;
+    }
+    const question = preview.text.split("\n").slice(0, -1).join("\n");
+    if (!(await ctx.ui.confirm("Merge the subagent's branch?", `${question}\nMerge it?`))) return;
+  }
+  const merged = mergeStep(ctx.cwd, agentDir, worktree, true);
+  io.notice(merged.text, merged.ok ? "info" : "warning");
+  if (!merged.ok) io.failed();
+}
+
 export async function worktreesCommand(args: string, ctx: ExtensionCommandContext, deps: WorktreesDeps): Promise<void> {
   const io = deps.io(ctx);
   const agentDir = deps.agentDir();
@@ -78,12 +97,16 @@ export async function worktreesCommand(args: string, ctx: ExtensionCommandContex
   const worktrees = listing.worktrees;
   const [verb = "", target = "", ...rest] = args.trim().split(/\s+/).filter(Boolean);
 
-  if (verb === "remove") {
+  if (verb === "remove" || verb === "merge") {
     const found = rest.length === 0 ? resolveTaskPrefix(target, worktrees) : { kind: "empty" as const };
     if (found.kind !== "found") {
       const why = found.kind === "ambiguous" ? `"${found.prefix}" matches ${found.matches.length} worktrees` : target ? `no subagent worktree matches "${oneLine(target, 60)}"` : "name the task id";
       io.notice(`${why}. ${WORKTREES_USAGE}`, "warning");
       io.failed();
+      return;
+    }
+    if (verb === "merge") {
+      await mergeOne(ctx, io, agentDir, found.task);
       return;
     }
     if (io.surface === "tui") {

@@ -49,6 +49,12 @@ import { readPiTrust, readSessionTools } from "../authority/session-authority.ts
 import { admitProjectAgent } from "./project-agent-gate.ts";
 import type { TaskRecord } from "../../core/tasks/types.ts";
 import type { FanOutGate } from "../../core/fanout/fan-out-gate.ts";
+import { callModelProblem } from "../../core/config/call-model.ts";
+import { readWorkflowCap } from "../../core/config/workflow-cap.ts";
+import { isWorkflowCall, readWorkflow } from "../../core/tool/workflow.ts";
+import { WORKFLOW_IN_TUI_MESSAGE } from "../../core/tool/workflow-texts.ts";
+import { runBlockingWorkflow } from "./workflow-dispatch.ts";
+import { mergeAction } from "./merge-action.ts";
 
 // Loaded only by the dispatches that need them (see ADVANCED.md, "Supported pis and loading cost").
 
@@ -83,6 +89,22 @@ export interface SubagentToolOptions {
 }
 
 export type ToolResult = AgentToolResult<unknown>;
+
+/** A dispatch ready to start; a blocking one holds its place among the fan-out gate's runs in flight. */
+export interface PreparedPart {
+  prepared: PreparedRun;
+  endBlocking?: () => void;
+  /** `$askPerson` of the user file: whether the child's questions may reach the person. */
+  askPerson: boolean;
+}
+
+/** A dispatch that passed every check; `prepare` takes its task id, session and worktree (throws a refusal). */
+export interface AdmittedPart {
+  agent: string;
+  prepare: () => PreparedPart;
+}
+
+export type BlockingResult = Awaited<ReturnType<typeof runSync>>;
 
 function textResult(text: string, details: unknown = undefined): ToolResult {
   return { content: [{ type: "text", text }], details };
@@ -121,23 +143,13 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
   const appMode = options.appMode ?? detectAppMode();
   const argv = options.argv ?? process.argv;
 
-  const execute = async (toolCallId: string, params: SubagentParams, signal: AbortSignal | undefined, onUpdate: AgentToolUpdateCallback<unknown> | undefined, ctx: ExtensionContext): Promise<ToolResult> => {
-    // A child's limit is in its environment (its parent wrote it); the main agent (depth 0) may always dispatch.
-    const depthCheck = checkDepth(readSubagentDepth(), readMaxDepthEnv() ?? DEFAULT_MAX_DEPTH);
-    if (!depthCheck.ok) throw new Error(depthCheck.message);
-    const background = isAsyncDispatchMode(ctx.hasUI, appMode) ? options.background : undefined;
-
-    const action = ((params.action ?? "dispatch") as unknown);
-    if (action !== "dispatch" && action !== "cancel" && action !== "message") throw new Error(unknownActionMessage(action));
-    if (action === "cancel") {
-      if (!background) return textResult(NO_TASKS_TO_CANCEL_IN_SYNC_MODE);
-      return background.cancel(params, ctx);
-    }
-    if (action === "message") {
-      if (!background) return textResult(MESSAGE_IN_SYNC_MODE);
-      return background.message(params, ctx);
-    }
-
+  /**
+   * One dispatch from its parameters to a child ready to start: `admitPart` does trust, config, discovery,
+   * validation, the call's model, the first-use gate, the fan-out gate, fork and tool ceiling, throwing the
+   * refusal; its `prepare` runs prepareDispatch (task id, session file, lock, worktree). A single call, every
+   * batch part and every chain step go through it. A blocking part counts as in flight once prepared.
+   */
+  const admitPart = async (params: SubagentParams, toolCallId: string, ctx: ExtensionContext, background: BackgroundDispatcher | undefined): Promise<AdmittedPart> => {
     const dir = agentDir();
     // Authority first: what pi lets this session see of the project decides what is read at all.
     const trust = readPiTrust(ctx, argv, dir);
@@ -150,6 +162,10 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     const validation = validateDispatch(params, discovery.agents);
     if (!validation.ok) throw new Error(`${validation.message}${unknownAgentNote(params, discovery, authority)}`);
     const request = validation.value;
+    if (request.model !== undefined) {
+      const problem = callModelProblem(request.model, config.models, (provider, id) => ctx.modelRegistry.find(provider, id) !== undefined);
+      if (problem) throw new Error(problem);
+    }
 
     if (request.confirmProjectAgents && request.agent.source === "project" && ctx.hasUI) {
       const approved = await ctx.ui.confirm(
@@ -179,47 +195,97 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       forkedHistory = fork.history;
     }
     const toolGrant = grantTools({ agentTools: request.agent.tools, callTools: request.tools, session: readSessionTools(pi), ceiling: settings.toolCeiling });
-    const prepared = prepareDispatch(
-      request,
-      {
-        agentDir: dir,
-        cwd: ctx.cwd,
-        inheritedModel: currentModelRef(ctx.model),
-        parentDepth: readSubagentDepth(),
-        baseEnv: process.env,
-        argv,
-        home: homedir(),
-        mode: background ? "async" : "sync",
-        parentSessionId: ctx.sessionManager.getSessionId(),
-        maxDepth: limits.maxDepth.value,
-        forkedHistory,
-        toolGrant,
-        trustFlag: authority.childTrustFlag,
+    return {
+      agent: request.agent.name,
+      prepare: () => {
+        const prepared = prepareDispatch(
+          request,
+          {
+            agentDir: dir,
+            cwd: ctx.cwd,
+            inheritedModel: currentModelRef(ctx.model),
+            parentDepth: readSubagentDepth(),
+            baseEnv: process.env,
+            argv,
+            home: homedir(),
+            mode: background ? "async" : "sync",
+            parentSessionId: ctx.sessionManager.getSessionId(),
+            maxDepth: limits.maxDepth.value,
+            forkedHistory,
+            toolGrant,
+            trustFlag: authority.childTrustFlag,
+          },
+          config,
+        );
+        if (!prepared.ok) throw new Error(prepared.message);
+        reportWarningsOnce(prepared.run.notes.map((note) => `${request.agent.name}: ${note}`), warningSink(ctx));
+        // A blocking run counts against the fan-out caps from now until it ends (so a batch's next part sees it).
+        return { prepared: prepared.run, endBlocking: background ? undefined : options.fanOutGate?.beginBlockingRun(), askPerson: askPerson.askPerson };
       },
-      config,
-    );
-    if (!prepared.ok) throw new Error(prepared.message);
-    reportWarningsOnce(prepared.run.notes.map((note) => `${request.agent.name}: ${note}`), warningSink(ctx));
+    };
+  };
 
-    if (background) return background.dispatch(prepared.run, ctx, askPerson.askPerson);
+  const preparePart = async (params: SubagentParams, toolCallId: string, ctx: ExtensionContext, background: BackgroundDispatcher | undefined): Promise<PreparedPart> =>
+    (await admitPart(params, toolCallId, ctx, background)).prepare();
 
-    // A blocking run counts against the fan-out caps while it runs.
-    const endBlocking = options.fanOutGate?.beginBlockingRun();
-    let result: Awaited<ReturnType<typeof runSync>>;
+  /** Runs a prepared blocking part to its end; its record reaches the ledger. */
+  const runBlocking = async (part: PreparedPart, ctx: ExtensionContext, signal: AbortSignal | undefined, onUpdate: AgentToolUpdateCallback<unknown> | undefined): Promise<BlockingResult> => {
+    let result: BlockingResult;
     try {
-      result = await runSync(prepared.run, {
-        agentDir: dir,
+      result = await runSync(part.prepared, {
+        agentDir: agentDir(),
         settings: readRunSettings(),
         signal,
         parentSessionId: ctx.sessionManager.getSessionId(),
-        dialogs: blockingDialogRoute(askPerson.askPerson, appMode, ctx, { agent: prepared.run.agent.name, taskId: prepared.run.taskId }),
+        dialogs: blockingDialogRoute(part.askPerson, appMode, ctx, { agent: part.prepared.agent.name, taskId: part.prepared.taskId }),
         onProgress: (text, progress) => onUpdate?.({ content: [{ type: "text", text }], details: { progress } }),
         events: eventBusSink(pi.events),
       });
     } finally {
-      endBlocking?.();
+      part.endBlocking?.();
     }
     options.onRecorded?.(result.record);
+    return result;
+  };
+
+  const execute = async (toolCallId: string, params: SubagentParams, signal: AbortSignal | undefined, onUpdate: AgentToolUpdateCallback<unknown> | undefined, ctx: ExtensionContext): Promise<ToolResult> => {
+    // A child's limit is in its environment (its parent wrote it); the main agent (depth 0) may always dispatch.
+    const depthCheck = checkDepth(readSubagentDepth(), readMaxDepthEnv() ?? DEFAULT_MAX_DEPTH);
+    if (!depthCheck.ok) throw new Error(depthCheck.message);
+    const background = isAsyncDispatchMode(ctx.hasUI, appMode) ? options.background : undefined;
+
+    const action = ((params.action ?? "dispatch") as unknown);
+    if (action !== "dispatch" && action !== "cancel" && action !== "message" && action !== "merge") throw new Error(unknownActionMessage(action));
+    if (action === "merge") return mergeAction(params, ctx.cwd, agentDir());
+    if (action === "cancel") {
+      if (!background) return textResult(NO_TASKS_TO_CANCEL_IN_SYNC_MODE);
+      return background.cancel(params, ctx);
+    }
+    if (action === "message") {
+      if (!background) return textResult(MESSAGE_IN_SYNC_MODE);
+      return background.message(params, ctx);
+    }
+
+    if (isWorkflowCall(params)) {
+      if (background) throw new Error(WORKFLOW_IN_TUI_MESSAGE);
+      const trust = readPiTrust(ctx, argv, agentDir());
+      const cap = readWorkflowCap(loadConfig({ cwd: ctx.cwd, project: trust.kind !== "untrusted" }));
+      reportWarningsOnce(cap.warnings, warningSink(ctx));
+      const workflow = readWorkflow(params, cap.cap);
+      if (!workflow.ok) throw new Error(workflow.message);
+      return runBlockingWorkflow(workflow.workflow, {
+        toolCallId,
+        ctx,
+        signal,
+        onUpdate,
+        maxConcurrent: readRunSettings().maxConcurrent,
+        admitPart: (part, id, partCtx) => admitPart(part, id, partCtx, undefined),
+        runBlocking,
+      });
+    }
+    const part = await preparePart(params, toolCallId, ctx, background);
+    if (background) return background.dispatch(part.prepared, ctx, part.askPerson);
+    const result = await runBlocking(part, ctx, signal, onUpdate);
     return textResult(result.text, result.details);
   };
 

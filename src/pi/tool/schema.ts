@@ -1,4 +1,5 @@
 import { Type, type Static, type TUnsafe } from "typebox";
+import { THINKING_LEVELS } from "../../core/shared/thinking.ts";
 
 /**
  * A string restricted to `values`, as a plain JSON Schema `enum` (the form every provider accepts; the same
@@ -9,52 +10,76 @@ function stringEnum<const T extends readonly string[]>(values: T, options: { des
 }
 
 /**
+ * One part of a batch (`tasks`) or one step of a chain (`chain`). Only `agent` and `task` are in the schema (the
+ * tool definition, sent with every request, stays small); an entry may carry the other per-task fields of a
+ * single call (model, thinking, context, isolation, tools, budgets), which pass through and are validated as a
+ * single call's are.
+ */
+const workflowPart = Type.Object({ agent: Type.String(), task: Type.String() });
+
+/** A part as the tool reads it: `agent`, `task` and any per-task field of a single call. */
+export type WorkflowPart = Static<typeof workflowPart> &
+  Partial<Pick<SchemaParams, "model" | "thinking" | "context" | "isolation" | "tools" | "maxTurns" | "maxTokens" | "maxCost">>;
+
+/**
  * The `subagent` tool's parameters. Everything is optional at the schema level so that a missing field gets
  * our own, actionable message instead of a generic schema error.
  */
 export const subagentParameters = Type.Object({
   action: Type.Optional(
-    stringEnum(["dispatch", "cancel", "message"] as const, {
-      description: "dispatch (default) starts a subagent; cancel stops a running background task; message sends text to a queued or running background task",
+    stringEnum(["dispatch", "cancel", "message", "merge"] as const, {
+      description: "dispatch (default), cancel, message or merge (see the description)",
     }),
   ),
-  agent: Type.Optional(Type.String({ description: "Name of the agent to dispatch (see Available Subagents)" })),
-  task: Type.Optional(Type.String({ description: "The complete, self-contained task for the subagent" })),
-  taskId: Type.Optional(Type.String({ description: "action=cancel or message: the taskId of the running task" })),
-  message: Type.Optional(Type.String({ description: "action=message: the text to send to the running subagent (it reads it before its next step)" })),
-  confirm: Type.Optional(Type.Boolean({ description: "action=cancel: true on the second call to actually cancel" })),
-  reason: Type.Optional(Type.String({ description: "action=cancel: why the task is cancelled (required with confirm)" })),
+  agent: Type.Optional(Type.String({ description: "An agent from Available Subagents" })),
+  task: Type.Optional(Type.String({ description: "The whole, self-contained task" })),
+  taskId: Type.Optional(Type.String({ description: "cancel, message, merge: the task" })),
+  message: Type.Optional(Type.String({ description: "message: the text to send" })),
+  confirm: Type.Optional(Type.Boolean({ description: "cancel, merge: true on the second call" })),
+  reason: Type.Optional(Type.String({ description: "cancel: why (with confirm)" })),
   sessionId: Type.Optional(
-    Type.String({ description: "Resume an earlier subagent session: an id an earlier subagent call returned; omit for a fresh session" }),
+    Type.String({ description: "Resume the session of an id this tool returned" }),
   ),
   // Per-call budgets (issue 10): a call can only lower the agent's configured limits.
-  maxTurns: Type.Optional(Type.Integer({ minimum: 1, description: "Stop the subagent after this many model turns (can only lower the agent's configured limit)" })),
+  maxTurns: Type.Optional(Type.Integer({ minimum: 1, description: "Turn budget (only lowers the configured one)" })),
   maxTokens: Type.Optional(
-    Type.Integer({ minimum: 1, description: "Stop the subagent once its input+output tokens reach this (can only lower the configured limit)" }),
+    Type.Integer({ minimum: 1, description: "Token budget, input+output (only lowers)" }),
   ),
-  maxCost: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Stop the subagent once its cost reaches this, in the model's currency (can only lower the configured limit)" })),
+  maxCost: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Cost budget (only lowers)" })),
   context: Type.Optional(
     stringEnum(["fresh", "fork"] as const, {
-      description: "fresh (default) starts the subagent with only its task; fork gives it a copy of this conversation before the task",
+      description: "fork: start from a copy of this conversation (default fresh)",
     }),
   ),
   isolation: Type.Optional(
     stringEnum(["none", "worktree"] as const, {
-      description:
-        "worktree runs the subagent in its own git worktree of HEAD on branch subagent/<taskId>, so its edits never touch the working tree; its changes come back as that branch (default: the agent's isolation, else none)",
+      description: "worktree: its own git worktree on branch subagent/<taskId>",
     }),
+  ),
+  model: Type.Optional(Type.String({ description: "provider/id for this task" })),
+  thinking: Type.Optional(
+    stringEnum(THINKING_LEVELS, { description: "Thinking level for this task" }),
   ),
   tools: Type.Optional(
     Type.Array(Type.String(), {
-      description: "Narrow the agent's tools for this call (only tools it would have anyway; never adds one)",
+      description: "Narrow the agent's tools (never adds one)",
     }),
   ),
+  tasks: Type.Optional(
+    Type.Array(workflowPart, { description: "A batch of {agent, task}" }),
+  ),
+  chain: Type.Optional(
+    Type.Array(workflowPart, { description: "Steps {agent, task} run in order" }),
+  ),
   agentScope: Type.Optional(
-    stringEnum(["user", "project", "both"] as const, { description: "Which agent folders to use besides the built-in agents (default both)" }),
+    stringEnum(["user", "project", "both"] as const, { description: "Agent folders besides built-ins (default both)" }),
   ),
   confirmProjectAgents: Type.Optional(
-    Type.Boolean({ description: "Ask the user before running an agent defined in the project's .pi/agents (TUI only; default false)" }),
+    Type.Boolean({ description: "TUI: ask before each project agent run" }),
   ),
 });
 
-export type SubagentParams = Static<typeof subagentParameters>;
+type SchemaParams = Static<typeof subagentParameters>;
+
+/** The call's parameters, with batch and chain entries as the tool reads them (extra per-task fields included). */
+export type SubagentParams = Omit<SchemaParams, "tasks" | "chain"> & { tasks?: WorkflowPart[]; chain?: WorkflowPart[] };

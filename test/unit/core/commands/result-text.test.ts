@@ -33,6 +33,11 @@ describe("a finished task as text", () => {
     ]);
   });
 
+  it("says where the model and thinking level came from", () => {
+    const text = resultPlainText(record(ID_A, { modelSource: "call", thinking: "high", thinkingSource: "call" }));
+    expect(text).toContain("\nModel: fake/fake-model (call) · thinking: high (call)\n");
+  });
+
   it("shows the error, stop reason and cancel reason of a task that did not succeed", () => {
     const text = resultPlainText(
       record(ID_A, { status: "cancelled", cancelledBy: "agent", stopReason: "aborted", errorMessage: "killed", cancelReason: "obsolete" }),

@@ -62,6 +62,14 @@ describe("recordFromOutcome", () => {
     });
   });
 
+  it("keeps where the model and thinking came from, and the started model when pi reported none", () => {
+    const resolved = { model: { value: "fake/fake-cheap", source: "call" as const }, thinking: { value: "high" as const, source: "call" as const } };
+    expect(recordFromOutcome({ ...context, resolved }, outcome())).toMatchObject({ model: "fake/fake-model", modelSource: "call", thinking: "high", thinkingSource: "call" });
+    const never = recordFromOutcome({ ...context, resolved: { model: resolved.model, thinking: {} } }, outcome({ model: undefined }));
+    expect(never).toMatchObject({ model: "fake/fake-cheap", modelSource: "call" });
+    expect(never).not.toHaveProperty("thinking");
+  });
+
   it("keeps a stderr tail when there is one", () => {
     expect(recordFromOutcome(context, outcome({ status: "failed", stderrTail: "boom" })).stderrTail).toBe("boom");
   });

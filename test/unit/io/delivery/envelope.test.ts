@@ -52,6 +52,12 @@ describe("the [subagent-result] envelope", () => {
     );
   });
 
+  it("names the model a call chose, with its source, before the Session line; a configured model adds no line", () => {
+    const lines = buildEnvelope(record({ model: "fake/fake-cheap", modelSource: "call", thinking: "low", thinkingSource: "user" }), [], LIMITS).split("\n");
+    expect(lines.slice(6, 9)).toEqual(["- Duration: 02:34 · Usage: 5 turns/↑12.5k/↓3.2k/$0.0042", "- Model: fake/fake-cheap (call) · thinking: low (user)", `- Session: ${ID}`]);
+    expect(buildEnvelope(record({ model: "fake/fake-model", modelSource: "inherited" }), [], LIMITS)).not.toContain("- Model:");
+  });
+
   it("has the same trigger line in every envelope, right under the title", () => {
     for (const status of ["succeeded", "failed", "timed out", "cancelled"] as const) {
       const lines = buildEnvelope(record({ status }), [], LIMITS).split("\n");

@@ -133,7 +133,7 @@ describe("action", () => {
       const toolCtx = { cwd: root, hasUI: false, ui: { notify: () => {} }, sessionManager: { getSessionId: () => "p" } };
       const params = { action: "delete", agent: "explore", task: "x" } as unknown as SubagentParams;
       await expect(execute!("t1", params, undefined, undefined, toolCtx)).rejects.toThrow(
-        'Unknown action "delete": use action "dispatch" (the default, starts a subagent), "cancel" (stops a running background task) or "message" (sends text to one). Nothing was done.',
+        'Unknown action "delete": use action "dispatch" (the default, starts a subagent), "cancel" (stops a running background task), "message" (sends text to one) or "merge" (merges a worktree task\'s branch). Nothing was done.',
       );
     } finally {
       process.env = saved;

@@ -57,6 +57,13 @@ describe("syncResultText", () => {
     expect(failed).toContain(`\n\n${asked[0]}\n\n[subagent session: ${ID}]`);
   });
 
+  it("names the model and thinking a call chose, with their source, under the session line; a configured model is not named", () => {
+    const chosen = record({ model: "fake/fake-cheap", modelSource: "call", thinking: "high", thinkingSource: "call" });
+    expect(syncResultText(chosen, LIMITS)).toBe(`The middleware now uses async/await.\n\n[subagent session: ${ID}]\n[subagent model: fake/fake-cheap (call) · thinking: high (call)]`);
+    expect(syncResultText(record({ model: "fake/fake-model", modelSource: "user" }), LIMITS)).toBe(`The middleware now uses async/await.\n\n[subagent session: ${ID}]`);
+    expect(syncResultText({ ...chosen, status: "failed", output: "" }, LIMITS)).toContain("\n- Model: fake/fake-cheap (call) · thinking: high (call)\n");
+  });
+
   it("success keeps a multi-line output untouched", () => {
     const output = "# Findings\n\n- one\n- two\n";
     expect(syncResultText(record({ output }), LIMITS)).toBe(`${output}\n\n[subagent session: ${ID}]`);

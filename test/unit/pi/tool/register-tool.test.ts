@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -87,6 +87,8 @@ function ctx(): ExtensionContext {
     hasUI: false,
     ui: { notify: () => {} },
     model: undefined,
+    // pi's model registry knows two models (both pis have find(provider, id)).
+    modelRegistry: { find: (provider: string, id: string) => (provider === "fake" && ["fake-model", "fake-cheap"].includes(id) ? { provider, id } : undefined) },
     sessionManager: { getSessionId: () => "parent" },
   } as unknown as ExtensionContext;
 }
@@ -96,7 +98,7 @@ describe("registerSubagentTool", () => {
     const { tool } = fakePi();
     expect(tool).toMatchObject({ name: "subagent", label: "Subagent", description: TOOL_DESCRIPTION, promptSnippet: TOOL_SNIPPET, promptGuidelines: TOOL_GUIDELINES });
     expect(Object.keys(tool.parameters.properties).sort()).toEqual(
-      ["action", "agent", "agentScope", "confirm", "confirmProjectAgents", "context", "isolation", "maxCost", "maxTokens", "maxTurns", "message", "reason", "sessionId", "task", "taskId", "tools"].sort(),
+      ["action", "agent", "agentScope", "chain", "confirm", "confirmProjectAgents", "context", "isolation", "maxCost", "maxTokens", "maxTurns", "message", "model", "reason", "sessionId", "task", "taskId", "tasks", "thinking", "tools"].sort(),
     );
   });
 
@@ -195,6 +197,68 @@ describe("registerSubagentTool", () => {
     await expect(tool.execute("t1", { agent: "local-helper", task: "x", agentScope: "user" }, undefined, undefined, tuiCtx)).rejects.toThrow(
       /^Unknown agent "local-helper"\. Available agents: explore \(builtin\), general-purpose \(builtin\), planner \(builtin\), reviewer \(builtin\)\.$/,
     );
+  });
+
+  it("runs a call's own model and thinking above every config layer, for that task only", async () => {
+    writeFileSync(join(root, "agent", "subagent-isolation.json"), JSON.stringify({ explore: { model: "fake/fake-model", thinking: "low" } }));
+    const { tool, tuiCtx, dispatched } = tuiTool(true);
+    await tool.execute("t1", { agent: "explore", task: "x", model: " fake/fake-cheap ", thinking: "high" }, undefined, undefined, tuiCtx);
+    await tool.execute("t2", { agent: "explore", task: "y" }, undefined, undefined, tuiCtx);
+    expect(dispatched.map((run) => run.resolved)).toEqual([
+      { model: { value: "fake/fake-cheap", source: "call" }, thinking: { value: "high", source: "call" } },
+      { model: { value: "fake/fake-model", source: "user" }, thinking: { value: "low", source: "user" } },
+    ]);
+    const args = dispatched[0]!.command.args;
+    expect(args.slice(args.indexOf("--model"), args.indexOf("--model") + 2)).toEqual(["--model", "fake/fake-cheap"]);
+    expect(args.slice(args.indexOf("--thinking"), args.indexOf("--thinking") + 2)).toEqual(["--thinking", "high"]);
+  });
+
+  it("refuses a call's model pi does not know, or one outside $models (naming the allowed ones), before anything starts", async () => {
+    const { tool, tuiCtx, dispatched } = tuiTool(true);
+    await expect(tool.execute("t1", { agent: "explore", task: "x", model: "fake/nope" }, undefined, undefined, tuiCtx)).rejects.toThrow(
+      'Unknown model "fake/nope": give provider/id of a model pi knows (pi --list-models), or omit model to use the agent\'s own.',
+    );
+    await expect(tool.execute("t2", { agent: "explore", task: "x", model: "fake-model" }, undefined, undefined, tuiCtx)).rejects.toThrow(/^Unknown model "fake-model"/);
+    await expect(tool.execute("t3", { agent: "explore", task: "x", thinking: "huge" as never }, undefined, undefined, tuiCtx)).rejects.toThrow(
+      'Invalid thinking "huge": use one of off, minimal, low, medium, high, xhigh, max, or omit thinking.',
+    );
+    writeFileSync(join(root, "agent", "subagent-isolation.json"), JSON.stringify({ $models: ["fake/fake-model"] }));
+    await expect(tool.execute("t4", { agent: "explore", task: "x", model: "fake/fake-cheap" }, undefined, undefined, tuiCtx)).rejects.toThrow(
+      'Model "fake/fake-cheap" is not in the $models list of the user subagent-isolation.json; allowed: fake/fake-model. Omit model to use the agent\'s own.',
+    );
+    expect(dispatched).toEqual([]);
+    expect(existsSync(join(root, "agent", "subagent-sessions"))).toBe(false);
+    await tool.execute("t5", { agent: "explore", task: "x", model: "fake/fake-model" }, undefined, undefined, tuiCtx);
+    expect(dispatched.map((run) => run.resolved.model)).toEqual([{ value: "fake/fake-model", source: "call" }]);
+  });
+
+  it("refuses a whole batch when one part is refused, naming the part, with nothing started or left on disk", async () => {
+    const { tool } = fakePi({ appMode: "print", argv: [process.execPath, fileURLToPath(import.meta.url)] });
+    await expect(
+      tool.execute("b1", { tasks: [{ agent: "explore", task: "a" }, { agent: "nobody", task: "b" }] }, undefined, undefined, ctx()),
+    ).rejects.toThrow(/^Part 2 \(nobody\) was refused: Unknown agent "nobody"\. Available agents: .*\. Nothing was started\.$/);
+    await expect(tool.execute("b2", { chain: [{ agent: "explore", task: "a", model: "fake/nope" }] }, undefined, undefined, ctx())).rejects.toThrow(
+      /^Step 1 \(explore\) was refused: Unknown model "fake\/nope"/,
+    );
+    expect(existsSync(join(root, "agent", "subagent-sessions"))).toBe(false);
+  });
+
+  it("a batch part refused while it is prepared (a worktree outside git) undoes the parts prepared before it", async () => {
+    const { tool } = fakePi({ appMode: "print", argv: [process.execPath, fileURLToPath(import.meta.url)] });
+    await expect(
+      tool.execute("b3", { tasks: [{ agent: "explore", task: "a" }, { agent: "explore", task: "b", isolation: "worktree" }] }, undefined, undefined, ctx()),
+    ).rejects.toThrow(/^Part 2 \(explore\) was refused: .*git.* Nothing was started\.$/s);
+    const sessions = join(root, "agent", "subagent-sessions");
+    // No task folder is left (`.running` holds the run locks of all tasks).
+    expect((existsSync(sessions) ? readdirSync(sessions) : []).filter((name) => !name.startsWith("."))).toEqual([]);
+  });
+
+  it("refuses a batch or chain in the interactive TUI, which has no combined envelope, starting nothing", async () => {
+    const { tool, tuiCtx, dispatched } = tuiTool(true);
+    await expect(tool.execute("b1", { tasks: [{ agent: "explore", task: "a" }] }, undefined, undefined, tuiCtx)).rejects.toThrow(
+      /^tasks and chain run only in print, JSON and RPC mode for now\./,
+    );
+    expect(dispatched).toEqual([]);
   });
 
   it("flags a result that did not succeed as an error, keeping its details", () => {

@@ -1,0 +1,77 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mergeTaskWorktree, planMerge } from "../../../../src/io/worktree/merge.ts";
+import { mergeRefusalText } from "../../../../src/core/worktree/merge-texts.ts";
+import type { ListedWorktree } from "../../../../src/io/worktree/list.ts";
+
+const ID = "01912345-6789-7abc-8def-0123456789ab";
+let root: string;
+let repo: string;
+let worktree: ListedWorktree;
+
+const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "pi-subagent-merge-"));
+  repo = join(root, "repo");
+  mkdirSync(repo);
+  git(repo, "init", "--quiet", "-b", "main");
+  git(repo, "config", "user.name", "Person");
+  git(repo, "config", "user.email", "person@example.invalid");
+  writeFileSync(join(repo, "a.txt"), "a\n");
+  git(repo, "add", "-A");
+  git(repo, "commit", "--quiet", "-m", "start");
+  const path = join(root, "worktrees", ID);
+  git(repo, "worktree", "add", "--quiet", "-b", `subagent/${ID}`, path);
+  worktree = { taskId: ID, path, branch: `subagent/${ID}`, prunable: false };
+});
+
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function commitInWorktree(file: string, text: string): void {
+  writeFileSync(join(worktree.path, file), text);
+  git(worktree.path, "add", "-A");
+  git(worktree.path, "commit", "--quiet", "-m", "task");
+}
+
+describe("merging a task's branch", () => {
+  it("refuses a branch with nothing new, a dirty working tree (naming the files) and uncommitted work in the worktree", () => {
+    expect(planMerge(repo, worktree)).toEqual({ ok: false, refusal: { kind: "nothing", into: "main" } });
+    commitInWorktree("b.txt", "b\n");
+    writeFileSync(join(repo, "a.txt"), "changed\n");
+    const dirty = planMerge(repo, worktree);
+    expect(dirty).toEqual({ ok: false, refusal: { kind: "dirty", files: [" M a.txt"] } });
+    expect(mergeRefusalText(ID, (dirty as { refusal: { kind: "dirty"; files: string[] } }).refusal)).toBe(
+      `Cannot merge subagent/${ID}: the working tree has uncommitted changes (1 file). Commit or stash them first. Nothing was merged.\n-  M a.txt`,
+    );
+    git(repo, "checkout", "--quiet", "a.txt");
+    writeFileSync(join(worktree.path, "c.txt"), "left\n");
+    expect(planMerge(repo, worktree)).toEqual({ ok: false, refusal: { kind: "worktree-dirty", files: ["?? c.txt"] } });
+    expect(mergeTaskWorktree(repo, worktree, "m")).toEqual({ kind: "worktree-dirty", files: ["?? c.txt"] });
+    expect(git(repo, "rev-list", "--count", "HEAD").trim()).toBe("1");
+  });
+
+  it("merges with a merge commit and removes the worktree and branch", () => {
+    commitInWorktree("b.txt", "b\n");
+    expect(planMerge(repo, worktree)).toEqual({ ok: true, plan: { branch: `subagent/${ID}`, into: "main", files: ["A b.txt"] } });
+    const outcome = mergeTaskWorktree(repo, worktree, "Merge the task");
+    expect(outcome).toMatchObject({ kind: "merged", into: "main", files: ["A b.txt"], removed: true });
+    expect(git(repo, "log", "-1", "--format=%s").trim()).toBe("Merge the task");
+    expect(readFileSync(join(repo, "b.txt"), "utf8")).toBe("b\n");
+    expect(git(repo, "branch", "--list", "subagent/*")).toBe("");
+  });
+
+  it("aborts a conflicting merge, leaving HEAD and the tree as they were, and names the files", () => {
+    commitInWorktree("a.txt", "task\n");
+    writeFileSync(join(repo, "a.txt"), "person\n");
+    git(repo, "commit", "--quiet", "-am", "person");
+    const head = git(repo, "rev-parse", "HEAD");
+    expect(mergeTaskWorktree(repo, worktree, "m")).toEqual({ kind: "conflict", branch: `subagent/${ID}`, into: "main", files: ["a.txt"], restored: true });
+    expect(git(repo, "rev-parse", "HEAD")).toBe(head);
+    expect(git(repo, "status", "--porcelain")).toBe("");
+    expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("person\n");
+  });
+});
