@@ -92,7 +92,7 @@ describe("ADVANCED.md, the subagent tool", () => {
     for (const name of Object.keys(subagentParameters.properties)) expect(rows.has(name), name).toBe(true);
     const actions = (subagentParameters.properties.action as unknown as { enum?: string[]; anyOf?: { const: string }[] });
     const names = actions.enum ?? actions.anyOf?.map((option) => option.const) ?? [];
-    expect(names).toEqual(["dispatch", "cancel", "message"]);
+    expect(names).toEqual(["dispatch", "cancel", "message", "merge"]);
     for (const action of names) expect(rows.get("action")).toContain(`\`${action}\``);
   });
 
