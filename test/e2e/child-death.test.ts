@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
 import { useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, type FakeAction } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
-import { waitForFile, waitForNoProcesses, waitForProcess } from "../harness/processes.ts";
+import { waitForNoProcesses } from "../harness/processes.ts";
+import { startHeldDelegation } from "../harness/blocking-run.ts";
 
 const suite = useE2eSuite();
 
@@ -71,15 +72,7 @@ describe("kill -9 of the child pi", () => {
       { toolCalls: [{ name: "bash", arguments: { command: `${background(305, bgPidFile)}; ${background(306, nohupPidFile, true)}` } }] },
       { toolCalls: [{ name: "bash", arguments: { command: `touch ${busy} && sleep 300` } }] },
     ])}`;
-    let piPid = 0;
-    const run = runPi(["-e", EXTENSION_ENTRY, "-p", delegatingPrompt(task, "The worker died.")], {
-      env: suite.env.env,
-      cwd: suite.env.workDir,
-      timeoutMs: 120_000,
-      onSpawn: (pid) => (piPid = pid),
-    });
-    await waitForFile(busy, 90_000);
-    await waitForProcess(suite.env.marker, "sleep 300", 10_000);
+    const { piPid, run } = await startHeldDelegation(suite.env, delegatingPrompt(task, "The worker died."), busy);
     const leftovers = [readPid(bgPidFile), readPid(nohupPidFile)];
     expect(leftovers.every(isRunning), "the background commands run").toBe(true);
     const childPid = childPiOf(piPid);

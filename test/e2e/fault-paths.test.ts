@@ -12,6 +12,7 @@ import { fakeDirective, type FakeAction } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, PI_CLI, runPi } from "../harness/pi-env.ts";
 import { processesWithMarker, waitForFile, waitForNoProcesses, waitForProcess } from "../harness/processes.ts";
 import { skipTuiTests } from "../harness/tmux.ts";
+import { startHeldDelegation } from "../harness/blocking-run.ts";
 
 const suite = useE2eSuite();
 
@@ -46,15 +47,7 @@ describe("kill -9 of pi in print mode", () => {
   it("ends the child and its sleep within 5 s, and the next start records and reports the run once", async () => {
     suite.newEnv();
     const { sleeping, task } = sleepingChild();
-    let piPid = 0;
-    const run = runPi(["-e", EXTENSION_ENTRY, "-p", delegatingPrompt([{ agent: "worker", task }])], {
-      env: suite.env.env,
-      cwd: suite.env.workDir,
-      timeoutMs: 120_000,
-      onSpawn: (pid) => (piPid = pid),
-    });
-    await waitForFile(sleeping, 90_000);
-    await waitForProcess(suite.env.marker, "sleep 300", 10_000);
+    const { piPid, run } = await startHeldDelegation(suite.env, delegatingPrompt([{ agent: "worker", task }]), sleeping);
     const [folder] = taskFolders(suite.env.agentDir);
     expect(folder).toBeDefined();
     // The run lock names the child that writes the session, by pid and start time.

@@ -9,9 +9,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeRequest } from "../harness/fake-model.ts";
-import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
-import { waitForFile, waitForNoProcesses, waitForProcess } from "../harness/processes.ts";
+import { EXTENSION_ENTRY } from "../harness/pi-env.ts";
+import { waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests } from "../harness/tmux.ts";
+import { startHeldDelegation } from "../harness/blocking-run.ts";
 
 const suite = useE2eSuite();
 const RESULT_TITLE = /^## \[subagent-result\] worker failed \(taskId: ([0-9a-f-]{36})\)/;
@@ -30,15 +31,7 @@ describe.skipIf(skipTuiTests())("a blocking call whose pi was killed, in the con
     const sleeping = join(suite.env.root, "sleep-started");
     const task = `Long job. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] })}`;
     const prompt = `Please delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task } }] })}`;
-    let piPid = 0;
-    const run = runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
-      env: suite.env.env,
-      cwd: suite.env.workDir,
-      timeoutMs: 120_000,
-      onSpawn: (pid) => (piPid = pid),
-    });
-    await waitForFile(sleeping, 90_000);
-    await waitForProcess(suite.env.marker, "sleep 300", 10_000);
+    const { piPid, run } = await startHeldDelegation(suite.env, prompt, sleeping);
     const [taskId] = taskFolders(suite.env.agentDir);
     expect(taskId).toBeDefined();
     process.kill(piPid, "SIGKILL");
