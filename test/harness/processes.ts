@@ -4,6 +4,7 @@
  * reading /proc/<pid>/environ finds them all without matching anything by name.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { afterEach, expect } from "vitest";
 import { MARKER_VAR } from "./pi-env.ts";
 
 export interface LeftoverProcess {
@@ -76,4 +77,21 @@ export async function waitForFile(path: string, timeoutMs = 60_000): Promise<voi
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${path}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Markers of fake children a unit test file starts: after each test, every one must have no process left (it is
+ * killed anyway, so one leak does not spill into the next test). Call once at the top of a file; push the
+ * marker of each child started.
+ */
+export function expectNoProcessesLeftAfterEach(): string[] {
+  const markers: string[] = [];
+  afterEach(async () => {
+    for (const marker of markers.splice(0)) {
+      const left = await waitForNoProcesses(marker, 5000);
+      killProcessesWithMarker(marker);
+      expect(left, "processes left behind").toEqual([]);
+    }
+  });
+  return markers;
 }

@@ -6,7 +6,7 @@
  * timeout; a stop closes the question and answers the child cancelled.
  */
 import { randomUUID } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ChildCommand } from "../../../../src/io/run/command-line.ts";
 import { startRun, type RunSpec } from "../../../../src/io/run/runner.ts";
 import type { ChildDialog, ChildNotice, DialogAnswer } from "../../../../src/core/dialogs/child-ui-request.ts";
@@ -14,17 +14,10 @@ import type { CloseReason } from "../../../../src/core/dialogs/question-queue.ts
 import type { DialogRoute } from "../../../../src/core/dialogs/dialog-bridge.ts";
 import { ASKING_CHILD } from "../../../harness/asking-child.ts";
 import { MARKER_VAR } from "../../../harness/pi-env.ts";
-import { killProcessesWithMarker, waitForNoProcesses } from "../../../harness/processes.ts";
+import { expectNoProcessesLeftAfterEach } from "../../../harness/processes.ts";
 
-const markers: string[] = [];
+const markers = expectNoProcessesLeftAfterEach();
 
-afterEach(async () => {
-  for (const marker of markers.splice(0)) {
-    const left = await waitForNoProcesses(marker, 5000);
-    killProcessesWithMarker(marker);
-    expect(left, "processes left behind").toEqual([]);
-  }
-});
 
 function askingChild(): ChildCommand {
   const marker = randomUUID();

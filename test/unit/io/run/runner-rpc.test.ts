@@ -4,22 +4,15 @@
  * environment so the test checks that nothing of it is left.
  */
 import { randomUUID } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ChildCommand } from "../../../../src/io/run/command-line.ts";
 import { startRun, type RunSpec } from "../../../../src/io/run/runner.ts";
 import { markedMessage } from "../../../../src/core/run/rpc-protocol.ts";
 import { MARKER_VAR } from "../../../harness/pi-env.ts";
-import { killProcessesWithMarker, waitForNoProcesses } from "../../../harness/processes.ts";
+import { expectNoProcessesLeftAfterEach } from "../../../harness/processes.ts";
 
-const markers: string[] = [];
+const markers = expectNoProcessesLeftAfterEach();
 
-afterEach(async () => {
-  for (const marker of markers.splice(0)) {
-    const left = await waitForNoProcesses(marker, 5000);
-    killProcessesWithMarker(marker);
-    expect(left, "processes left behind").toEqual([]);
-  }
-});
 
 /**
  * The fake child. `behaviour`:

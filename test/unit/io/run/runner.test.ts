@@ -5,14 +5,14 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ChildCommand } from "../../../../src/io/run/command-line.ts";
 import { trackedChildCount } from "../../../../src/io/run/child-guard.ts";
 import { startRun, type RunSpec } from "../../../../src/io/run/runner.ts";
 import { TASK_MARKER_ENV } from "../../../../src/io/run/task-marker.ts";
 import type { RunState } from "../../../../src/core/run/types.ts";
 import { MARKER_VAR } from "../../../harness/pi-env.ts";
-import { killProcessesWithMarker, processesWithMarker, waitForNoProcesses } from "../../../harness/processes.ts";
+import { expectNoProcessesLeftAfterEach, processesWithMarker, waitForNoProcesses } from "../../../harness/processes.ts";
 import {
   agentEnd,
   assistantEnd,
@@ -27,15 +27,8 @@ import {
 
 const SESSION_ID = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 const GRACE_MS = 300;
-const markers: string[] = [];
+const markers = expectNoProcessesLeftAfterEach();
 
-afterEach(async () => {
-  for (const marker of markers.splice(0)) {
-    const left = await waitForNoProcesses(marker, 5000);
-    killProcessesWithMarker(marker);
-    expect(left, "processes left behind").toEqual([]);
-  }
-});
 
 /** A child that runs `script` in node, with helpers `out(line)` and `err(text)` and the canned lines as `L`. */
 function nodeChild(script: string, canned: Record<string, string> = {}): { command: ChildCommand; marker: string } {

@@ -14,18 +14,13 @@ import { QuestionPresenter } from "../../../../src/pi/dialogs/question-presenter
 import type { PresenterContext } from "../../../../src/pi/dialogs/question-presenter.ts";
 import { ASKING_CHILD } from "../../../harness/asking-child.ts";
 import { MARKER_VAR } from "../../../harness/pi-env.ts";
-import { killProcessesWithMarker, waitForNoProcesses } from "../../../harness/processes.ts";
+import { expectNoProcessesLeftAfterEach } from "../../../harness/processes.ts";
 
-const markers: string[] = [];
+const markers = expectNoProcessesLeftAfterEach();
 const presenters: QuestionPresenter[] = [];
 
-afterEach(async () => {
+afterEach(() => {
   for (const presenter of presenters.splice(0)) presenter.dispose();
-  for (const marker of markers.splice(0)) {
-    const left = await waitForNoProcesses(marker, 5000);
-    killProcessesWithMarker(marker);
-    expect(left, "processes left behind").toEqual([]);
-  }
 });
 
 function askingChild(): ChildCommand {
