@@ -17,6 +17,7 @@ export const TOOL_DESCRIPTION = [
   "- In the interactive TUI the call returns at once with a one-line receipt `Dispatched <agent>. taskId: <id>`. The receipt is NOT the result: do not invent results and do not poll. The result arrives later as a message starting with `## [subagent-result]`.",
   "- To continue an earlier subagent session, pass `sessionId` set to the taskId (or the id from the `[subagent session: <id>]` line) that an earlier call returned. Never make one up.",
   "- `isolation: \"worktree\"` (git projects only) runs the subagent in its own git worktree of HEAD on branch `subagent/<taskId>`; your working tree is never touched. Its result names the branch, the worktree folder and the changed files; an unchanged worktree is removed. Merging is up to you (or the user).",
+  "- `sandbox: \"read-only\"` (nothing of the user's writable) or `\"workspace-write\"` (only its working folder) runs the subagent in an OS sandbox (Linux, bubblewrap); it can only make the agent's own sandbox stricter, never looser. A sandboxed subagent cannot read the user's secrets (~/.ssh and the like); the network stays open.",
   "",
   "action=cancel: requires `taskId` of a running background task. The first call only returns a confirmation challenge and changes nothing; call again with the same taskId, `confirm: true` and a non-empty `reason` to cancel. Cancel only when the task is wrong or no longer needed, never just because it takes long.",
   "",

@@ -10,6 +10,9 @@ import { BUDGET_KEYS, budgetValueProblem } from "../budget/limits.ts";
 import type { BudgetLimits } from "../budget/limits.ts";
 import { isIsolation } from "../worktree/types.ts";
 import type { Isolation } from "../worktree/types.ts";
+import { isSandboxLevel } from "../sandbox/levels.ts";
+import type { SandboxLevel } from "../sandbox/levels.ts";
+import { invalidSandboxMessage } from "../sandbox/texts.ts";
 import {
   BLANK_TASK_MESSAGE,
   depthGateMessage,
@@ -49,6 +52,8 @@ export interface DispatchRequest {
    * it or refuse).
    */
   isolationRequested?: boolean;
+  /** The call's `sandbox`: only ever makes the agent's stricter (src/core/sandbox/resolve-sandbox.ts). */
+  sandbox?: SandboxLevel;
 }
 
 export interface CancelRequest {
@@ -117,9 +122,12 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
   if (isolationParam !== undefined && !isIsolation(isolationParam)) {
     return { ok: false, message: invalidIsolationMessage(isolationParam) };
   }
+  const sandboxParam: unknown = params.sandbox;
+  if (sandboxParam !== undefined && !isSandboxLevel(sandboxParam)) return { ok: false, message: invalidSandboxMessage(sandboxParam) };
   return {
     ok: true,
     value: {
+      ...(sandboxParam !== undefined ? { sandbox: sandboxParam } : {}),
       kind: "dispatch",
       ...(Object.keys(budget).length > 0 ? { budget } : {}),
       agent,

@@ -44,6 +44,12 @@ export const subagentParameters = Type.Object({
         "worktree runs the subagent in its own git worktree of HEAD on branch subagent/<taskId>, so its edits never touch the working tree; its changes come back as that branch (default: the agent's isolation, else none)",
     }),
   ),
+  sandbox: Type.Optional(
+    stringEnum(["off", "workspace-write", "read-only"] as const, {
+      description:
+        "Run the subagent in an OS sandbox: read-only (it can write nothing of the user's) or workspace-write (only its working folder); can only make the agent's own sandbox stricter, never looser",
+    }),
+  ),
   tools: Type.Optional(
     Type.Array(Type.String(), {
       description: "Narrow the agent's tools for this call (only tools it would have anyway; never adds one)",

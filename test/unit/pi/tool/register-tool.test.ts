@@ -96,7 +96,7 @@ describe("registerSubagentTool", () => {
     const { tool } = fakePi();
     expect(tool).toMatchObject({ name: "subagent", label: "Subagent", description: TOOL_DESCRIPTION, promptSnippet: TOOL_SNIPPET, promptGuidelines: TOOL_GUIDELINES });
     expect(Object.keys(tool.parameters.properties).sort()).toEqual(
-      ["action", "agent", "agentScope", "confirm", "confirmProjectAgents", "context", "isolation", "maxCost", "maxTokens", "maxTurns", "message", "reason", "sessionId", "task", "taskId", "tools"].sort(),
+      ["action", "agent", "agentScope", "confirm", "confirmProjectAgents", "context", "isolation", "maxCost", "sandbox", "maxTokens", "maxTurns", "message", "reason", "sessionId", "task", "taskId", "tools"].sort(),
     );
   });
 
