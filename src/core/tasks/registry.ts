@@ -57,6 +57,8 @@ export interface TaskSnapshot {
   messages?: readonly TaskMessage[];
   /** Its budget limits, if any (the rows show use against them). */
   budget?: BudgetLimits;
+  /** The sandbox it runs in (absent: none). */
+  sandbox?: TaskOrigin["sandbox"];
 }
 
 export interface FinishedTask {
@@ -173,6 +175,7 @@ export class TaskRegistry {
         cancelRequested: entry.cancel,
         messages: entry.messages,
         budget: entry.launch.budget,
+        sandbox: entry.launch.origin?.sandbox,
       });
     }
     return list;

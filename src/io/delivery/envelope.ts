@@ -117,6 +117,7 @@ export function buildEnvelope(record: TaskRecord, others: readonly InFlightTask[
   }
   const origin = originLine(record);
   if (origin) meta.push(origin);
+  if (record.origin?.sandbox) meta.push(`- Sandbox: ${record.origin.sandbox}`);
   if (record.origin?.toolsNotGranted) meta.push(`- Note: ${record.origin.toolsNotGranted}`);
   meta.push(`- Session: ${record.taskId}`);
   if (record.worktree) meta.push(`- Worktree: ${worktreeSummary(record.worktree)}`);

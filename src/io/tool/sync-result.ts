@@ -33,13 +33,14 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
   const budget = budgetSummary(record);
   const cappedNote = record.budgetNotes && record.budgetNotes.length > 0 ? `\n[subagent budget: ${budget}]` : "";
   const worktree = record.worktree ? `\n\n${worktreeBlock(record.worktree)}` : "";
-  const notGranted = record.origin?.toolsNotGranted ? `\n[subagent ${record.origin.toolsNotGranted}]` : "";
+  const notGranted = `${record.origin?.sandbox ? `\n[subagent sandbox: ${record.origin.sandbox}]` : ""}${record.origin?.toolsNotGranted ? `\n[subagent ${record.origin.toolsNotGranted}]` : ""}`;
   if (record.status === "succeeded") return `${output}\n\n${sessionLine(record.taskId)}${notGranted}${cappedNote}${worktree}`;
   const lines = [`Subagent ${record.agent} ${budgetAwareStatus(record)}.`];
   const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
   if (reason) lines.push(`- Stop reason: ${reason}`);
   if (record.errorMessage && record.status !== "stopped") lines.push(`- Error: ${record.errorMessage}`);
   if (budget) lines.push(`- Budget: ${budget}`);
+  if (record.origin?.sandbox) lines.push(`- Sandbox: ${record.origin.sandbox}`);
   if (record.origin?.toolsNotGranted) lines.push(`- Note: ${record.origin.toolsNotGranted}`);
   lines.push(`- Duration: ${formatDuration(record.durationMs)} · Usage: ${formatUsage(record.usage)}`);
   if (record.stderrTail) {
