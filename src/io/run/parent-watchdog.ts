@@ -40,11 +40,14 @@ function endTaskProcesses(taskId: string | undefined) {
   if (taskId) signalMarkedProcesses(taskId, "SIGKILL", group === undefined || group === process.pid ? [process.pid] : [process.pid, group]);
 }
 
-/** SIGKILL to everything of the task, this process last (its own group includes it). */
+/**
+ * SIGKILL to everything of the task, this process last (its own group includes it). A sandboxed child is not
+ * its group's leader (bwrap is, and exits once this process has), so only a group it leads is signalled.
+ */
 function endTaskNow(taskId: string | undefined) {
   endTaskProcesses(taskId);
   try {
-    process.kill(-(ownProcessGroup() ?? process.pid), "SIGKILL");
+    process.kill(-process.pid, "SIGKILL");
   } catch {
     // not a group leader (started by hand rather than by the parent): end just this process
   }

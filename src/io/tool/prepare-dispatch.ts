@@ -40,7 +40,7 @@ import { readSandboxSettings } from "../../core/sandbox/settings.ts";
 import { sandboxRefusedMessage } from "../../core/sandbox/texts.ts";
 import { bwrapArgs } from "../../core/sandbox/bwrap-args.ts";
 import { findWorkingBwrap } from "../sandbox/find-bwrap.ts";
-import { readSandboxLayout } from "../sandbox/sandbox-layout.ts";
+import { compileCacheDirs, readSandboxLayout } from "../sandbox/sandbox-layout.ts";
 import { taskDir as taskFolder } from "../run/session-file.ts";
 
 export interface DispatchEnvironment {
@@ -214,6 +214,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
         home: env.home,
         extraHidden: sandboxSettings.hide,
         programs: [executable.pi.command, ...executable.pi.prefixArgs, ...extraExtensions.filter((path) => path.startsWith("/"))],
+        readOnly: compileCacheDirs(env.baseEnv),
       });
       sandboxArgs = { bwrap, args: bwrapArgs(layout) };
     }
