@@ -15,6 +15,8 @@
  *  - a working delegation: one whose child runs 20 tool steps (a bash command printing 40 KB each) before it
  *    answers, as a real task does: its time ratio and peak memory. (The one-delegation rows measure a child that
  *    answers at once, where the package's fixed cost, its code, weighs most.)
+ *  - a sandboxed delegation: one delegation with `sandbox: "read-only"` (the child under bubblewrap) ÷ the same
+ *    delegation without, both with this package (skipped without `bwrap` on PATH).
  * Each round runs every pair back to back (alternating which side goes first) and the table shows the median
  * of the per-round ratios, so load from anything else on the machine hits both sides of a pair alike.
  * `BENCH_ROUNDS` (default 5) sets the rounds; `BENCH_PIS=1` or `=0.73` measures one pi only.
@@ -27,6 +29,7 @@ import { parsePiLine, piUnderTest, withPiPath, type PiUnderTest } from "../test/
 import { killProcessesWithMarker, waitForNoProcesses } from "../test/harness/processes.ts";
 import { median } from "./startup.ts";
 import { officialToolBytes, ourToolBytes } from "./tool-bytes.ts";
+import { bwrapOnPath } from "../src/io/sandbox/find-bwrap.ts";
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const TIME = "/usr/bin/time";
@@ -41,7 +44,10 @@ const WORK_STEP_BYTES = 40_000;
  * The budgets each figure must hold (issue 23): the largest acceptable ratio, and for memory the most a trivial
  * delegation's peak may exceed the official example's.
  */
-export const GOALS = { startup: 1.08, delegation: 1.04, parallel: 1.03, batch: 1.0, memoryOverMiB: 3, toolBytes: 5000 };
+export const GOALS = { startup: 1.08, delegation: 1.04, parallel: 1.03, batch: 1.0, memoryOverMiB: 3, toolBytes: 5000, sandbox: 1.05 };
+
+/** Whether the sandbox row can be measured here. */
+const HAS_BWRAP = bwrapOnPath(process.env.PATH ?? "") !== undefined;
 
 interface Sample {
   wallMs: number;
@@ -63,7 +69,8 @@ interface PiFigures {
   working: number[];
   workingMemoryOurs: number[];
   workingMemoryOfficial: number[];
-  wall: { startupWith: number[]; startupWithout: number[]; coldWith: number[]; coldWithout: number[]; oursOne: number[]; officialOne: number[]; oursEight: number[]; officialEight: number[]; oursBatch: number[]; officialBatch: number[]; oursOnline: number[]; officialOnline: number[]; oursWorking: number[]; officialWorking: number[] };
+  sandboxed: number[];
+  wall: { sandboxedOne: number[]; plainOne: number[]; startupWith: number[]; startupWithout: number[]; coldWith: number[]; coldWithout: number[]; oursOne: number[]; officialOne: number[]; oursEight: number[]; officialEight: number[]; oursBatch: number[]; officialBatch: number[]; oursOnline: number[]; officialOnline: number[]; oursWorking: number[]; officialWorking: number[] };
 }
 
 /** Runs pi under GNU time and returns wall time, CPU time and the largest resident set size. */
@@ -80,13 +87,13 @@ async function timedPi(pi: PiUnderTest, env: PiEnv, args: string[], expect: stri
   return { wallMs: result.durationMs, cpuMs: (Number(measured[1]) + Number(measured[2])) * 1000, maxRssKiB: Number(measured[3]) };
 }
 
-function delegationPrompt(count: number, tag: string, steps = 0): { prompt: string; expect: string } {
+function delegationPrompt(count: number, tag: string, steps = 0, extra: Record<string, unknown> = {}): { prompt: string; expect: string } {
   const work = Array.from({ length: steps }, (_, step) => ({
     toolCalls: [{ name: "bash", arguments: { command: `head -c ${WORK_STEP_BYTES} /dev/zero | tr '\\0' x; echo; echo step ${step}` } }],
   }));
   const calls = Array.from({ length: count }, (_, index) => ({
     name: "subagent",
-    arguments: { agent: "worker", task: `Bench task ${index}. ${fakeDirective([...work, { text: `CHILD-${tag}-${index}` }])}` },
+    arguments: { agent: "worker", ...extra, task: `Bench task ${index}. ${fakeDirective([...work, { text: `CHILD-${tag}-${index}` }])}` },
   }));
   return { prompt: `Delegate. ${fakeDirective([{ toolCalls: calls }, { text: `DONE-${tag}` }])}`, expect: `DONE-${tag}` };
 }
@@ -133,7 +140,8 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
     working: [],
     workingMemoryOurs: [],
     workingMemoryOfficial: [],
-    wall: { startupWith: [], startupWithout: [], coldWith: [], coldWithout: [], oursOne: [], officialOne: [], oursEight: [], officialEight: [], oursBatch: [], officialBatch: [], oursOnline: [], officialOnline: [], oursWorking: [], officialWorking: [] },
+    sandboxed: [],
+    wall: { sandboxedOne: [], plainOne: [], startupWith: [], startupWithout: [], coldWith: [], coldWithout: [], oursOne: [], officialOne: [], oursEight: [], officialEight: [], oursBatch: [], officialBatch: [], oursOnline: [], officialOnline: [], oursWorking: [], officialWorking: [] },
   };
   try {
     const install = await runProcess(pi.node, [pi.cli, "install", REPO_ROOT], { env: withPiPath(installed.env, pi), cwd: installed.workDir, timeoutMs: 120_000 });
@@ -149,14 +157,15 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
       mkdirSync(tmp);
       return timedPi(pi, { ...env, env: { ...env.env, TMPDIR: tmp } }, ["-p", "--no-session", `hello ${fakeDirective({ text: "hi" })}`], "hi");
     };
-    const delegate = (extension: string, count: number, tag: string, env: PiEnv = delegating, steps = 0) => {
-      const { prompt, expect } = delegationPrompt(count, tag, steps);
+    const delegate = (extension: string, count: number, tag: string, env: PiEnv = delegating, steps = 0, extra: Record<string, unknown> = {}) => {
+      const { prompt, expect } = delegationPrompt(count, tag, steps, extra);
       return timedPi(pi, env, ["-e", extension, "-p", "--no-session", prompt], expect);
     };
 
     // Warm-up: the first run of each set-up pays one-off costs (jiti's transpile cache, auth.json, compile cache).
     await pair(0, () => hello(installed), () => hello(without));
     await pair(0, () => delegate(EXTENSION_ENTRY, 1, "w"), () => delegate(official, 1, "w"));
+    if (HAS_BWRAP) await delegate(EXTENSION_ENTRY, 1, "ws", delegating, 0, { sandbox: "read-only" });
 
     for (let round = 0; round < ROUNDS; round++) {
       const [withPackage, withoutPackage] = await pair(round, () => hello(installed), () => hello(without));
@@ -202,10 +211,19 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
       figures.wall.oursWorking.push(oursWorking.wallMs);
       figures.wall.officialWorking.push(officialWorking.wallMs);
 
+      let sandboxNote = "";
+      if (HAS_BWRAP) {
+        const [sandboxedOne, plainOne] = await pair(round, () => delegate(EXTENSION_ENTRY, 1, `S${round}`, delegating, 0, { sandbox: "read-only" }), () => delegate(EXTENSION_ENTRY, 1, `P${round}`));
+        figures.sandboxed.push(sandboxedOne.wallMs / plainOne.wallMs);
+        figures.wall.sandboxedOne.push(sandboxedOne.wallMs);
+        figures.wall.plainOne.push(plainOne.wallMs);
+        sandboxNote = `, sandboxed ${sandboxedOne.wallMs}/${plainOne.wallMs} ms`;
+      }
+
       log(
         `  ${pi.label} round ${round + 1}/${ROUNDS}: start-up ${withPackage.wallMs}/${withoutPackage.wallMs} ms, cold ${coldWith.wallMs}/${coldWithout.wallMs} ms, one ${oursOne.wallMs}/${officialOne.wallMs} ms, ` +
           `eight ${oursEight.wallMs}/${officialEight.wallMs} ms, batch ${oursBatch.wallMs}/${officialBatch.wallMs} ms, online ${oursOnline.wallMs}/${officialOnline.wallMs} ms, peak ${Math.round(oursOne.maxRssKiB / 1024)}/${Math.round(officialOne.maxRssKiB / 1024)} MiB, ` +
-          `working ${oursWorking.wallMs}/${officialWorking.wallMs} ms and ${Math.round(oursWorking.maxRssKiB / 1024)}/${Math.round(officialWorking.maxRssKiB / 1024)} MiB`,
+          `working ${oursWorking.wallMs}/${officialWorking.wallMs} ms and ${Math.round(oursWorking.maxRssKiB / 1024)}/${Math.round(officialWorking.maxRssKiB / 1024)} MiB${sandboxNote}`,
       );
     }
     return figures;
@@ -247,6 +265,11 @@ export function formatVersusTable(all: PiFigures[]): string {
     row("peak memory of the largest process, one delegation", (f) => `${mib(f.memoryOurs)} vs ${mib(f.memoryOfficial)} MiB`, `≤ official + ${GOALS.memoryOverMiB}`),
     row(`a working delegation (the child runs ${WORK_STEPS} tool steps), ours ÷ official`, (f) => `${ratio(f.working)} (${Math.round(median(f.wall.oursWorking))} vs ${Math.round(median(f.wall.officialWorking))} ms)`, "(shown, not checked)"),
     row("peak memory of the largest process, that working delegation", (f) => `${mib(f.workingMemoryOurs)} vs ${mib(f.workingMemoryOfficial)} MiB`, "≤ official"),
+    row(
+      'one delegation with `sandbox: "read-only"` ÷ the same without (ours both)',
+      (f) => (f.sandboxed.length > 0 ? `${ratio(f.sandboxed)} (${Math.round(median(f.wall.sandboxedOne))} vs ${Math.round(median(f.wall.plainOne))} ms)` : "(no bwrap)"),
+      `≤ ${GOALS.sandbox.toFixed(2)}`,
+    ),
     "",
     "[a–b]: the middle half (quartiles) of the rounds' ratios; the median is what the goal is checked against.",
   ].join("\n");
@@ -261,7 +284,8 @@ function meetsGoals(f: PiFigures): boolean {
     f.toolBytes.ours <= GOALS.toolBytes &&
     median(f.online) <= GOALS.parallel &&
     median(f.memoryOurs) <= median(f.memoryOfficial) + GOALS.memoryOverMiB * 1024 &&
-    median(f.workingMemoryOurs) <= median(f.workingMemoryOfficial)
+    median(f.workingMemoryOurs) <= median(f.workingMemoryOfficial) &&
+    (f.sandboxed.length === 0 || median(f.sandboxed) <= GOALS.sandbox)
   );
 }
 

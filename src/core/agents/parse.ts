@@ -12,6 +12,8 @@ import { agentNameProblem } from "./names.ts";
 import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../budget/limits.ts";
 import type { AgentDefinition, AgentSource } from "./types.ts";
 import { isIsolation, ISOLATIONS } from "../worktree/types.ts";
+import { isSandboxLevel } from "../sandbox/levels.ts";
+import { sandboxValueProblem } from "../sandbox/texts.ts";
 
 /** On success, `ignored` lists the optional fields that were present but invalid, and were therefore ignored. */
 export type ParsedAgentFile = {
@@ -135,6 +137,10 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
   else if (isolation !== undefined && isolation !== null) {
     ignored.push(`"isolation" must be one of ${ISOLATIONS.join(", ")} (got ${quoteForMessage(isolation)})`);
   }
+
+  const sandbox = data["sandbox"];
+  if (isSandboxLevel(sandbox)) agent.sandbox = sandbox;
+  else if (sandbox !== undefined && sandbox !== null) ignored.push(sandboxValueProblem(sandbox));
 
   return { ok: true, agent, ignored };
 }

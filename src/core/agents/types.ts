@@ -1,5 +1,6 @@
 import type { ThinkingLevel } from "../shared/thinking.ts";
 import type { Isolation } from "../worktree/types.ts";
+import type { SandboxLevel } from "../sandbox/levels.ts";
 
 /** What a child starts from: only its task (`fresh`) or a copy of the main agent's conversation (`fork`). */
 export type DispatchContext = "fresh" | "fork";
@@ -31,6 +32,8 @@ export interface AgentDefinition {
   context?: DispatchContext;
   /** `isolation: worktree` in the frontmatter: the agent runs in its own git worktree unless a call says otherwise. */
   isolation?: Isolation;
+  /** `sandbox` key: the OS sandbox its child pi runs in (src/core/sandbox/resolve-sandbox.ts says who may change it). */
+  sandbox?: SandboxLevel;
   /** The Markdown body: the agent's system prompt, appended to pi's. */
   body: string;
   source: AgentSource;

@@ -36,6 +36,7 @@ function originLines(record: Pick<TaskRecord, "origin">): string[] {
   const lines: string[] = [];
   if (origin.maxDepth > 1) lines.push(`Depth: ${origin.depth} of ${origin.maxDepth}`);
   if (origin.context === "fork") lines.push(`Context: forked (${origin.forkedMessages ?? 0} messages)`);
+  if (origin.sandbox) lines.push(`Sandbox: ${origin.sandbox}`);
   if (origin.toolsNotGranted) lines.push(`Note: ${origin.toolsNotGranted}`);
   return lines;
 }

@@ -1,5 +1,6 @@
 import type { FanOutSettings } from "../fanout/limits.ts";
 import type { ThinkingLevel } from "../shared/thinking.ts";
+import type { SandboxLevel } from "../sandbox/levels.ts";
 
 /** One agent's entry in subagent-isolation.json (a plain string in the file means `{ model }`). */
 export interface ModelOverride {
@@ -9,6 +10,8 @@ export interface ModelOverride {
   maxTurns?: number;
   maxTokens?: number;
   maxCost?: number;
+  /** The agent's sandbox; a project entry can only make it stricter (src/core/sandbox/resolve-sandbox.ts). */
+  sandbox?: SandboxLevel;
 }
 
 /** Config file layers, lowest precedence first; `process` lives only in memory. */

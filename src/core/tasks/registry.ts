@@ -63,6 +63,8 @@ export interface TaskSnapshot {
   budget?: BudgetLimits;
   /** A question of it waiting for the person, in one line (filled in by the background tasks, not the registry). */
   question?: string;
+  /** The sandbox it runs in (absent: none). */
+  sandbox?: TaskOrigin["sandbox"];
 }
 
 export interface FinishedTask {
@@ -193,6 +195,7 @@ export class TaskRegistry {
         cancelRequested: entry.cancel,
         messages: entry.messages,
         budget: entry.launch.budget,
+        sandbox: entry.launch.origin?.sandbox,
       });
     }
     return list;

@@ -1,3 +1,4 @@
+import type { SandboxLevel } from "../sandbox/levels.ts";
 import type { BudgetLimits } from "../budget/limits.ts";
 import type { UsageTotals } from "../shared/format.ts";
 import type { RunStatus, SkippedOutput } from "../run/types.ts";
@@ -29,6 +30,8 @@ export interface TaskOrigin {
   forkedMessages?: number;
   /** `tools not granted: bash (the main session has read-only tools)`: what the tool ceiling cut. */
   toolsNotGranted?: string;
+  /** The sandbox the child ran in (absent: none). */
+  sandbox?: Exclude<SandboxLevel, "off">;
 }
 
 /** How the task was dispatched: blocking (print/JSON/RPC) or in the background (TUI). */

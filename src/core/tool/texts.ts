@@ -17,6 +17,7 @@ export const TOOL_DESCRIPTION = [
   "- `sessionId` continues an earlier session, only with an id this tool gave you.",
   "- `isolation: \"worktree\"` (git): the subagent works in its own worktree on branch `subagent/<taskId>`; your tree is untouched.",
   "- `tasks: [{agent, task}, ...]` runs independent tasks side by side with one combined result; `chain: [...]` runs steps in order, `{previous}` in a task replaced by the step before's output, and stops at a step that fails. Entries take a single call's per-task fields. Not in the TUI yet.",
+  "- `sandbox: \"read-only\"` or `\"workspace-write\"` (only its working folder writable) runs it in an OS sandbox that hides the user's secrets; it can only tighten the agent's own; the network stays open.",
   "",
   "cancel: `taskId`. The first call only asks; call again with `confirm: true` and a `reason`. Only for a wrong or unneeded task, never for a slow one.",
   "message (TUI): `taskId` and `message`; a running subagent reads it before its next step.",

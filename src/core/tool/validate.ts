@@ -12,6 +12,9 @@ import { isIsolation } from "../worktree/types.ts";
 import { isThinkingLevel, THINKING_LEVELS } from "../shared/thinking.ts";
 import type { ThinkingLevel } from "../shared/thinking.ts";
 import type { Isolation } from "../worktree/types.ts";
+import { isSandboxLevel } from "../sandbox/levels.ts";
+import type { SandboxLevel } from "../sandbox/levels.ts";
+import { invalidSandboxMessage } from "../sandbox/texts.ts";
 import {
   BLANK_TASK_MESSAGE,
   depthGateMessage,
@@ -54,6 +57,8 @@ export interface DispatchRequest {
    * it or refuse).
    */
   isolationRequested?: boolean;
+  /** The call's `sandbox`: only ever makes the agent's stricter (src/core/sandbox/resolve-sandbox.ts). */
+  sandbox?: SandboxLevel;
 }
 
 export interface CancelRequest {
@@ -129,9 +134,12 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
   if (isolationParam !== undefined && !isIsolation(isolationParam)) {
     return { ok: false, message: invalidIsolationMessage(isolationParam) };
   }
+  const sandboxParam: unknown = params.sandbox;
+  if (sandboxParam !== undefined && !isSandboxLevel(sandboxParam)) return { ok: false, message: invalidSandboxMessage(sandboxParam) };
   return {
     ok: true,
     value: {
+      ...(sandboxParam !== undefined ? { sandbox: sandboxParam } : {}),
       kind: "dispatch",
       ...(Object.keys(budget).length > 0 ? { budget } : {}),
       agent,

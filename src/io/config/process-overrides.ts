@@ -3,6 +3,7 @@
  * `this process` write target). Never written to disk; gone when pi exits or loads the extension again (/reload;
  * on pi 1.x also /new, /resume and /fork): each load evaluates this module afresh, and the layer with it.
  */
+import type { SandboxLevel } from "../../core/sandbox/levels.ts";
 import { agentNameProblem } from "../../core/agents/names.ts";
 import { isThinkingLevel, THINKING_LEVELS } from "../../core/shared/thinking.ts";
 import { emptyLayer } from "./read-layer.ts";
@@ -18,6 +19,8 @@ export interface ModelOverridePatch {
   maxTurns?: number | null;
   maxTokens?: number | null;
   maxCost?: number | null;
+  /** The agent's sandbox (written to the files only; the process layer keeps none: see resolve-sandbox.ts). */
+  sandbox?: SandboxLevel | null;
 }
 
 /** The layer of this load of the extension (a new load evaluates this module, and so this map, afresh). */

@@ -13,6 +13,8 @@ import { isThinkingLevel, THINKING_LEVELS } from "../../core/shared/thinking.ts"
 import type { ConfigLayer, ModelOverride } from "../../core/config/types.ts";
 import { MAX_IN_FLIGHT_KEY, MAX_PER_TURN_KEY, readFanOutSetting } from "../../core/fanout/limits.ts";
 import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../../core/budget/limits.ts";
+import { isSandboxLevel } from "../../core/sandbox/levels.ts";
+import { sandboxValueProblem } from "../../core/sandbox/texts.ts";
 
 export const MODELS_KEY = "$models";
 
@@ -61,8 +63,11 @@ export function parseOverrideEntry(value: unknown): ParsedOverrideEntry {
     if (limit === undefined) problems.push(`${budgetValueProblem(key, typeof raw === "number" ? raw : NaN)} (got ${quoteForMessage(typeof raw === "string" ? raw : JSON.stringify(raw))})`);
     else entry[key] = limit;
   }
-  if (entry.model === undefined && entry.thinking === undefined && !BUDGET_KEYS.some((key) => entry[key] !== undefined)) {
-    problems.push('the entry sets neither "model" nor "thinking" nor a budget');
+  const sandbox = record["sandbox"];
+  if (isSandboxLevel(sandbox)) entry.sandbox = sandbox;
+  else if (sandbox !== undefined && sandbox !== null) problems.push(sandboxValueProblem(sandbox));
+  if (entry.model === undefined && entry.thinking === undefined && entry.sandbox === undefined && !BUDGET_KEYS.some((key) => entry[key] !== undefined)) {
+    problems.push('the entry sets neither "model" nor "thinking" nor a budget nor "sandbox"');
     return { ok: false, reason: problems.join("; ") };
   }
   // A partly valid entry keeps its valid fields; each shadows as its kind does (model and thinking by whole key, a budget per field).

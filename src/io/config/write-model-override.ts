@@ -8,6 +8,8 @@
  * with neither `model` nor `thinking` nor a budget is removed as a whole key (it would otherwise still shadow lower layers
  * wholesale); clearing an entry that does not exist changes nothing and creates no file.
  */
+import { isSandboxLevel, SANDBOX_LEVELS } from "../../core/sandbox/levels.ts";
+import type { SandboxLevel } from "../../core/sandbox/levels.ts";
 import { agentNameProblem } from "../../core/agents/names.ts";
 import { isThinkingLevel, THINKING_LEVELS } from "../../core/shared/thinking.ts";
 import { WriteBackError } from "../../core/shared/write-back-error.ts";
@@ -19,7 +21,7 @@ import type { JsonObject, JsonValue } from "../../core/config/write-json-documen
 
 import type { ModelOverridePatch } from "./process-overrides.ts";
 
-const PATCH_KEYS: Set<string> = new Set(["model", "thinking", ...BUDGET_KEYS]);
+const PATCH_KEYS: Set<string> = new Set(["model", "thinking", ...BUDGET_KEYS, "sandbox"]);
 
 /** The patch with its values checked and trimmed. */
 export interface CheckedPatch {
@@ -28,6 +30,7 @@ export interface CheckedPatch {
   maxTurns?: number | null;
   maxTokens?: number | null;
   maxCost?: number | null;
+  sandbox?: SandboxLevel | null;
 }
 
 /** Checks the name and the patch; throws WriteBackError on the first problem. Does no I/O. */
@@ -39,7 +42,7 @@ export function checkModelOverridePatch(agentName: string, patch: ModelOverrideP
     throw new WriteBackError("invalid-value", "Not saved: the change must be an object with model and/or thinking.");
   }
   for (const key of Object.keys(patch)) {
-    if (!PATCH_KEYS.has(key)) throw new WriteBackError("invalid-value", `Not saved: unknown field ${JSON.stringify(key)} (only model, thinking, maxTurns, maxTokens and maxCost can be written).`);
+    if (!PATCH_KEYS.has(key)) throw new WriteBackError("invalid-value", `Not saved: unknown field ${JSON.stringify(key)} (only model, thinking, maxTurns, maxTokens, maxCost and sandbox can be written).`);
   }
   const checked: CheckedPatch = {};
   const { model, thinking } = (patch as { model?: unknown, thinking?: unknown });
@@ -60,10 +63,16 @@ export function checkModelOverridePatch(agentName: string, patch: ModelOverrideP
     else if (typeof value === "number" && budgetValueProblem(key, value) === undefined) checked[key] = value;
     else throw new WriteBackError("invalid-value", `Not saved: ${budgetValueProblem(key, value) ?? `"${key}" is invalid`} (got ${JSON.stringify(value)}).`);
   }
+  const sandbox = (patch as { sandbox?: unknown }).sandbox;
+  if (sandbox !== undefined) {
+    if (sandbox === null) checked.sandbox = null;
+    else if (isSandboxLevel(sandbox)) checked.sandbox = sandbox;
+    else throw new WriteBackError("invalid-value", `Not saved: the sandbox must be one of ${SANDBOX_LEVELS.join(", ")} (got ${JSON.stringify(sandbox)}).`);
+  }
   return checked;
 }
 
-const PATCHED_FIELDS = (["model", "thinking", ...BUDGET_KEYS] as const);
+const PATCHED_FIELDS = (["model", "thinking", ...BUDGET_KEYS, "sandbox"] as const);
 
 /** Whether the patch changes nothing at all. */
 function patchesNothing(patch: CheckedPatch): boolean {
@@ -72,7 +81,7 @@ function patchesNothing(patch: CheckedPatch): boolean {
 
 /** Whether the patch sets at least one field (and so may have to create the file). */
 function setsSomething(patch: CheckedPatch): boolean {
-  return typeof patch.model === "string" || typeof patch.thinking === "string" || BUDGET_KEYS.some((key) => typeof patch[key] === "number");
+  return typeof patch.model === "string" || typeof patch.thinking === "string" || typeof patch.sandbox === "string" || BUDGET_KEYS.some((key) => typeof patch[key] === "number");
 }
 
 /** The edit of the top-level object for one agent's entry. */
@@ -96,7 +105,8 @@ function overrideEdit(agentName: string, patch: CheckedPatch): (root: JsonObject
     const hasThinking = entry.has("thinking");
     // An entry that still holds a budget (maxTurns, maxTokens, maxCost) stays: it governs those limits.
     const hasBudget = BUDGET_KEYS.some((key) => entry.has(key));
-    if (!hasModel && !hasThinking && !hasBudget) {
+    // So does one with a sandbox: removing it would silently lift the person's sandbox.
+    if (!hasModel && !hasThinking && !hasBudget && !entry.has("sandbox")) {
       if (current === undefined) return false;
       root.delete(agentName);
       return true;

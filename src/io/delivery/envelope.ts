@@ -133,6 +133,7 @@ export function buildEnvelope(record: TaskRecord, others: readonly InFlightTask[
   if (origin) meta.push(origin);
   // Only a call's own choice is named, so the spec's envelope is unchanged by default.
   if (callChoseModel(record)) meta.push(`- Model: ${modelProvenanceText(record)}`);
+  if (record.origin?.sandbox) meta.push(`- Sandbox: ${record.origin.sandbox}`);
   if (record.origin?.toolsNotGranted) meta.push(`- Note: ${record.origin.toolsNotGranted}`);
   for (const line of record.unansweredQuestions ?? []) meta.push(`- ${line}`);
   meta.push(`- Session: ${record.taskId}`);

@@ -66,6 +66,8 @@ export interface ChildCommandInput {
   forked?: boolean;
   /** pi 1.x: the parent's project-trust decision, so the child sees the project as the parent does. */
   trustFlag?: "--approve" | "--no-approve";
+  /** The child runs inside this sandbox: `bwrap <args> -- <node> <pi entry> …` (src/core/sandbox/bwrap-args.ts). */
+  sandbox?: { bwrap: string; args: readonly string[] };
 }
 
 export interface ChildCommand {
@@ -147,7 +149,10 @@ export function buildChildCommand(input: ChildCommandInput): ChildCommand {
   else delete env[OUTER_TASKS_ENV];
   if (input.taskId) env[TASK_MARKER_ENV] = input.taskId;
   if (input.parent) env[PARENT_ENV] = formatIdentity(input.parent);
-  return { command: input.pi.command, args, env, mode, prompt: childPrompt(input.task, input.forked) };
+  const prompt = childPrompt(input.task, input.forked);
+  // bwrap runs pi as its own child, with the same environment (the task marker, the parent's identity).
+  if (input.sandbox) return { command: input.sandbox.bwrap, args: [...input.sandbox.args, "--", input.pi.command, ...args], env, mode, prompt };
+  return { command: input.pi.command, args, env, mode, prompt };
 }
 
 /** Sources pi loads from elsewhere than the file system (pi's own `isLocalPath` rule). */

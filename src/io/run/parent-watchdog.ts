@@ -17,7 +17,7 @@
  * ever one watch.
  */
 import { perProcess } from "../shared/per-process.ts";
-import { isIdentityAlive, isIdentityRunning, parseIdentity } from "./proc-identity.ts";
+import { isIdentityAlive, isIdentityRunning, ownProcessGroup, parseIdentity } from "./proc-identity.ts";
 import { signalMarkedProcesses, TASK_MARKER_ENV } from "./task-marker.ts";
 
 import { PARENT_ENV } from "../../core/shared/depth.ts";
@@ -30,12 +30,20 @@ export interface WatchdogDeps {
   clearInterval: (timer: { unref(): void }) => void;
 }
 
-/** SIGKILL to everything of the task except this process (which is exiting, or ends itself after). */
+/**
+ * SIGKILL to everything of the task except this process (which is exiting, or ends itself after) and the leader
+ * of its group: in a sandbox that is bwrap, whose group holds this process, so signalling it first would end
+ * this process before the rest of the task (bwrap exits by itself once this process has).
+ */
 function endTaskProcesses(taskId: string | undefined) {
-  if (taskId) signalMarkedProcesses(taskId, "SIGKILL", [process.pid]);
+  const group = ownProcessGroup();
+  if (taskId) signalMarkedProcesses(taskId, "SIGKILL", group === undefined || group === process.pid ? [process.pid] : [process.pid, group]);
 }
 
-/** SIGKILL to everything of the task, this process last (its own group includes it). */
+/**
+ * SIGKILL to everything of the task, this process last (its own group includes it). A sandboxed child is not
+ * its group's leader (bwrap is, and exits once this process has), so only a group it leads is signalled.
+ */
 function endTaskNow(taskId: string | undefined) {
   endTaskProcesses(taskId);
   try {

@@ -37,6 +37,15 @@ export function processStartTime(pid: number): string | undefined {
   return fields[22 - 3];
 }
 
+/**
+ * The process group this process is in (field 5 of /proc/self/stat), or undefined without /proc. A sandboxed
+ * child is not its group's leader: bwrap, which the parent spawned, is.
+ */
+export function ownProcessGroup(): number | undefined {
+  const group = Number(statFields(process.pid)?.[5 - 3]);
+  return Number.isInteger(group) && group > 0 ? group : undefined;
+}
+
 let own: ProcessIdentity | undefined;
 
 export function ownIdentity(): ProcessIdentity {

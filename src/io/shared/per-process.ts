@@ -8,9 +8,10 @@
  * - "reported-warnings": agent-file warnings already shown (src/core/agents/warnings.ts), so a reload does not
  *   repeat them;
  * - "startup-sweep": whether the clean-up of a hard-killed pi's runs already ran, and when it has
- *   (src/io/tasks/startup-sweep-state.ts, used by src/start/register-startup-sweep.ts).
+ *   (src/io/tasks/startup-sweep-state.ts, used by src/start/register-startup-sweep.ts);
+ * - "sandbox-probe": whether each bwrap found can make a sandbox (src/io/sandbox/find-bwrap.ts), tried once.
  */
-export type PerProcessName = "child-guard" | "child-watch" | "reported-warnings" | "startup-sweep";
+export type PerProcessName = "child-guard" | "child-watch" | "reported-warnings" | "startup-sweep" | "sandbox-probe";
 
 /** The process's value for `name`, made by `create` on first use. */
 export function perProcess<T>(name: PerProcessName, create: () => T): T {

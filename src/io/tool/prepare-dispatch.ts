@@ -34,6 +34,14 @@ import { takeWorktree } from "./take-worktree.ts";
 import type { WorktreeLease } from "../worktree/lease.ts";
 import { toolsNotGrantedText } from "../../core/authority/tool-ceiling.ts";
 import type { ToolGrant } from "../../core/authority/tool-ceiling.ts";
+import { resolveSandbox } from "../../core/sandbox/resolve-sandbox.ts";
+import type { ResolvedSandbox } from "../../core/sandbox/resolve-sandbox.ts";
+import { readSandboxSettings } from "../../core/sandbox/settings.ts";
+import { sandboxRefusedMessage } from "../../core/sandbox/texts.ts";
+import { bwrapArgs } from "../../core/sandbox/bwrap-args.ts";
+import { findWorkingBwrap } from "../sandbox/find-bwrap.ts";
+import { compileCacheDirs, readSandboxLayout } from "../sandbox/sandbox-layout.ts";
+import { taskDir as taskFolder } from "../run/session-file.ts";
 
 export interface DispatchEnvironment {
   agentDir: string;
@@ -62,6 +70,8 @@ export interface DispatchEnvironment {
   toolGrant?: ToolGrant;
   /** pi 1.x: the flag that hands the session's project-trust decision down. */
   trustFlag?: "--approve" | "--no-approve";
+  /** Where bwrap is looked for (default: `baseEnv.PATH`). */
+  sandboxPath?: string;
 }
 
 export interface PreparedRun {
@@ -73,6 +83,8 @@ export interface PreparedRun {
   cwd: string;
   command: ChildCommand;
   resolved: ResolvedModelConfig;
+  /** The sandbox the child runs in, and who decided it. */
+  sandbox?: ResolvedSandbox;
   /** The task's budget: limits with their sources, and any call value that was capped. */
   budget?: ResolvedBudget;
   /** Its depth in the tree, the tree's limit, and whether it was forked. */
@@ -113,6 +125,23 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   const promptTrouble = promptProblem(childPrompt(request.task, env.forkedHistory !== undefined && request.sessionId === undefined), childMode);
   if (promptTrouble) return { ok: false, message: promptTrouble };
 
+  // Fail closed, before anything is taken: a sandbox that was asked for and cannot be made is a refusal.
+  const sandboxSettings = readSandboxSettings(config);
+  const sandbox = resolveSandbox({
+    agent: request.agent,
+    userEntry: config.user.entries[request.agent.name]?.sandbox,
+    userDefault: sandboxSettings.userDefault,
+    projectEntry: config.project.entries[request.agent.name]?.sandbox,
+    projectDefault: sandboxSettings.projectDefault,
+    call: request.sandbox,
+  });
+  let bwrap: string | undefined;
+  if (sandbox.level !== "off") {
+    const found = findWorkingBwrap(env.sandboxPath ?? env.baseEnv.PATH ?? "");
+    if (!found.ok) return { ok: false, message: sandboxRefusedMessage(request.agent.name, sandbox, found.reason) };
+    bwrap = found.bwrap;
+  }
+
   const resumed = request.sessionId !== undefined;
   const taskId = request.sessionId ?? newTaskId();
   if (resumed && !sessionFileExists(env.agentDir, taskId)) return { ok: false, message: unknownSessionMessage(taskId) };
@@ -123,6 +152,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   if (forked) origin.forkedMessages = forked.messageCount;
   const notGranted = env.toolGrant ? toolsNotGrantedText(env.toolGrant) : undefined;
   if (notGranted) origin.toolsNotGranted = notGranted;
+  if (sandbox.level !== "off") origin.sandbox = sandbox.level;
   // A worktree is taken before the session file exists: its header names the folder pi runs the child in.
   const worktree = takeWorktree(request, env, taskId, resumed);
   if (!worktree.ok) return worktree;
@@ -188,6 +218,21 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       notes.push(...resolution.warnings);
     }
 
+    const extraExtensions = extensionArgsOf(env.argv).map((path) => extensionArgForChild(path, process.cwd()));
+    let sandboxArgs: { bwrap: string; args: string[] } | undefined;
+    if (bwrap && sandbox.level !== "off") {
+      const layout = readSandboxLayout({
+        level: sandbox.level,
+        cwd,
+        agentDir: env.agentDir,
+        taskDir: taskFolder(env.agentDir, taskId),
+        home: env.home,
+        extraHidden: sandboxSettings.hide,
+        programs: [executable.pi.command, ...executable.pi.prefixArgs, ...extraExtensions.filter((path) => path.startsWith("/"))],
+        readOnly: compileCacheDirs(env.baseEnv),
+      });
+      sandboxArgs = { bwrap, args: bwrapArgs(layout) };
+    }
     const command = buildChildCommand({
       pi: executable.pi,
       sessionFile,
@@ -198,7 +243,8 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       skills,
       systemPromptFile,
       // A relative `-e x.ts` was relative to the parent's cwd; the child gets the absolute path.
-      extraExtensions: extensionArgsOf(env.argv).map((path) => extensionArgForChild(path, process.cwd())),
+      extraExtensions,
+      sandbox: sandboxArgs,
       task: request.task,
       mode: childMode,
       agentName: request.agent.name,
@@ -211,7 +257,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
     });
     return {
       ok: true,
-      run: { taskId, agent: request.agent, task: request.task, resumed, sessionFile, cwd, command, resolved, budget, origin, notes, release, childStarted: lock.childStarted, worktree: lease },
+      run: { taskId, agent: request.agent, task: request.task, resumed, sessionFile, cwd, command, resolved, sandbox, budget, origin, notes, release, childStarted: lock.childStarted, worktree: lease },
     };
   } catch (error) {
     release();

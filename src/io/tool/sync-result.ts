@@ -40,7 +40,7 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
   const cappedNote = record.budgetNotes && record.budgetNotes.length > 0 ? `\n[subagent budget: ${budget}]` : "";
   const usageNote = record.usageNote ? `\n[subagent usage: ${record.usageNote}]` : "";
   const worktree = record.worktree ? `\n\n${worktreeBlock(record.worktree)}` : "";
-  const notGranted = record.origin?.toolsNotGranted ? `\n[subagent ${record.origin.toolsNotGranted}]` : "";
+  const notGranted = `${record.origin?.sandbox ? `\n[subagent sandbox: ${record.origin.sandbox}]` : ""}${record.origin?.toolsNotGranted ? `\n[subagent ${record.origin.toolsNotGranted}]` : ""}`;
   const asked = record.unansweredQuestions?.length ? `${record.unansweredQuestions.join("\n")}\n\n` : "";
   // Only a call's own choice is named, so a plain answer stays the answer and its session line.
   const model = callChoseModel(record) ? `\n[subagent model: ${modelProvenanceText(record)}]` : "";
@@ -50,6 +50,7 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
   if (reason) lines.push(`- Stop reason: ${reason}`);
   if (record.errorMessage && record.status !== "stopped") lines.push(`- Error: ${record.errorMessage}`);
   if (budget) lines.push(`- Budget: ${budget}`);
+  if (record.origin?.sandbox) lines.push(`- Sandbox: ${record.origin.sandbox}`);
   if (record.origin?.toolsNotGranted) lines.push(`- Note: ${record.origin.toolsNotGranted}`);
   if (callChoseModel(record)) lines.push(`- Model: ${modelProvenanceText(record)}`);
   lines.push(`- Duration: ${formatDuration(record.durationMs)} · Usage: ${formatUsage(record.usage)}`);

@@ -71,7 +71,10 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
       const receipt = receiptText(prepared.agent.name, prepared.taskId, result.started ? undefined : result);
       const placed = prepared.worktree ? `${receipt}${worktreeReceiptNote(prepared.worktree)}` : receipt;
       // What the tool ceiling cut is said at once, so the main agent does not expect the child to edit or run.
-      const text = prepared.origin?.toolsNotGranted ? `${placed}\n${prepared.origin.toolsNotGranted}` : placed;
+      const notes = [placed];
+      if (prepared.origin?.sandbox) notes.push(`- Sandbox: ${prepared.origin.sandbox}`);
+      if (prepared.origin?.toolsNotGranted) notes.push(prepared.origin.toolsNotGranted);
+      const text = notes.join("\n");
       return { content: [{ type: "text", text }], details };
     },
 

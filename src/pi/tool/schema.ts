@@ -60,6 +60,9 @@ export const subagentParameters = Type.Object({
   thinking: Type.Optional(
     stringEnum(THINKING_LEVELS, { description: "Thinking level for this task" }),
   ),
+  sandbox: Type.Optional(
+    stringEnum(["off", "workspace-write", "read-only"] as const, { description: "OS sandbox for this task; only tightens the agent's own" }),
+  ),
   tools: Type.Optional(
     Type.Array(Type.String(), {
       description: "Narrow the agent's tools (never adds one)",

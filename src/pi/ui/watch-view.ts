@@ -51,6 +51,8 @@ export interface WatchFrame {
   usage?: UsageTotals;
   /** The task's budget limits, if any: the status line shows use against them. */
   budget?: BudgetLimits;
+  /** The sandbox the child runs in (the status line names it). */
+  sandbox?: TaskSnapshot["sandbox"];
   streamTail: string;
   activity: ActivityLine[];
   /** When the copy was taken (the elapsed time shown is up to here). */
@@ -73,6 +75,7 @@ export function frameOf(task: TaskSnapshot, now: number): WatchFrame {
     startedAt: task.startedAt,
     usage: state ? { ...state.usage } : undefined,
     budget: task.budget,
+    sandbox: task.sandbox,
     streamTail: state?.streamTail ?? "",
     activity: withMessages(state ? state.activity.map((line) => ({ ...line })) : [], task.messages ?? []),
     capturedAt: now,
@@ -101,6 +104,7 @@ export function watchStatusLine(frame: WatchFrame): string {
   if (frame.usage) parts.push(formatUsage(frame.usage));
   const budgetUse = budgetUseText(frame.budget, frame.usage ?? emptyUsage());
   if (budgetUse) parts.push(`budget ${budgetUse}`);
+  if (frame.sandbox) parts.push(`sandbox: ${frame.sandbox}`);
   return parts.join(" · ");
 }
 

@@ -64,6 +64,7 @@ import {
   unknownAgentNotice,
 } from "./notices.ts";
 import { budgetValue } from "../../budget/limits.ts";
+import { agentSandbox, sandboxLevelChoices, sandboxLevelTitle, sandboxTargetTitle, sandboxWrittenNotice } from "./sandbox-labels.ts";
 import { agentBudget, budgetInputTitle, budgetKeyChoices, budgetKeyTitle, budgetTargetTitle, budgetWrittenNotice, invalidBudgetNotice } from "./budget-labels.ts";
 import type { AgentFileChange, ConfigDialogs, ConfigSnapshot, ConfigStore, FileTarget, WriteResult, WriteTarget } from "./types.ts";
 
@@ -169,6 +170,32 @@ export class SubagentConfigFlow {
         return this.modelAndThinking(agent);
       case "budget":
         return this.editBudget(agent);
+      case "sandbox":
+        return this.editSandbox(agent);
+    }
+  }
+
+  // Sandbox ---------------------------------------------------------------------------------------------
+
+  /** Level (or clear) → user or project file → one write. Esc goes back one level; a write ends it. */
+  private async editSandbox(agent: AgentDefinition): Promise<void> {
+    for (;;) {
+      const level = await this.choose(sandboxLevelTitle(agent), sandboxLevelChoices(agent, this.snapshot.layers));
+      if (level === undefined) return;
+      // No process layer: the sandbox is read from the files only.
+      const target = await this.choose(sandboxTargetTitle(agent, this.snapshot.configPaths), modelsTargetChoices(undefined, !this.snapshot.projectUntrusted));
+      if (target === undefined) continue;
+      let result: WriteResult;
+      try {
+        result = await this.store.writeModelConfig(target, agent.name, { sandbox: level });
+      } catch (error) {
+        this.dialogs.notify(errorText(error), "error");
+        continue;
+      }
+      if (result.changed) this.refresh();
+      const effective = agentSandbox(this.agentNamed(agent.name) ?? agent, this.snapshot.layers).level;
+      this.dialogs.notify(sandboxWrittenNotice(agent.name, level, target, result.filePath, result.changed, effective), "info");
+      return;
     }
   }
 

@@ -13,6 +13,7 @@ import type { ThinkingLevel } from "../../shared/thinking.ts";
 import type { ConfigSnapshot, FileTarget, WriteTarget } from "./types.ts";
 
 import { budgetFieldValue } from "./budget-labels.ts";
+import { sandboxFieldValue } from "./sandbox-labels.ts";
 /** One option of a menu and what choosing it means. */
 export interface Choice<T> {
   label: string;
@@ -32,7 +33,7 @@ export const PROCESS_TARGET_LABEL = "this process";
 export const ADD_MODEL_ENTRY = "add a model";
 export const REMOVE_MODEL_ENTRY = "remove a model";
 
-export const AGENT_FIELDS = (["description", "tools", "skills", "body", "model & thinking", "budget"] as const);
+export const AGENT_FIELDS = (["description", "tools", "skills", "body", "model & thinking", "budget", "sandbox"] as const);
 export type AgentField = (typeof AGENT_FIELDS)[number];
 
 /** How long a current value may get inside an option before it is cut (the dialog wraps, but stays readable). */
@@ -115,7 +116,7 @@ export function bodySummary(body: string): string {
   return `${oneLine(first, BODY_PREVIEW_CHARS)} (${count})`;
 }
 
-/** The six fields, each with its current value. */
+/** The seven fields, each with its current value. */
 export function fieldChoices(agent: AgentDefinition, layers: ConfigLayers): Choice<AgentField>[] {
   const view = agentModelView(agent, layers);
   const values: Record<AgentField, string> = {
@@ -126,6 +127,7 @@ export function fieldChoices(agent: AgentDefinition, layers: ConfigLayers): Choi
     body: bodySummary(agent.body),
     "model & thinking": `${formatModelThinking(view.effective)}${savedSuffix(view)}`,
     budget: budgetFieldValue(agent, layers),
+    sandbox: sandboxFieldValue(agent, layers),
   };
   return AGENT_FIELDS.map((field) => ({ label: `${field}${ANNOTATION_SEPARATOR}${values[field]}`, value: field }));
 }

@@ -242,3 +242,18 @@ describe("parseAgentFile: isolation", () => {
     expect(parsed.ignored).toEqual(['"isolation" must be one of none, worktree (got "docker")']);
   });
 });
+
+describe("parseAgentFile: sandbox", () => {
+  it("reads sandbox: read-only, workspace-write or off", () => {
+    for (const level of ["read-only", "workspace-write", "off"]) {
+      expect(agentOf(`---\nname: a\ndescription: b\nsandbox: ${level}\n---\n`).agent.sandbox).toBe(level);
+    }
+    expect(agentOf("---\nname: a\ndescription: b\n---\n").agent.sandbox).toBeUndefined();
+  });
+
+  it("drops an unknown value with a note", () => {
+    const parsed = agentOf("---\nname: a\ndescription: b\nsandbox: strict\n---\n");
+    expect(parsed.agent.sandbox).toBeUndefined();
+    expect(parsed.ignored).toEqual(['"sandbox" must be one of off, workspace-write, read-only (got "strict")']);
+  });
+});

@@ -96,8 +96,10 @@ describe("annotations and provenance", () => {
       "body — First line of the prompt. (4 lines)",
       "model & thinking — fm/model (frontmatter) / not set",
       "budget — not set",
+      "sandbox — off (default)",
     ]);
-    expect(fieldChoices(full, {}).map((c) => c.value)).toEqual(["description", "tools", "skills", "body", "model & thinking", "budget"]);
+    expect(fieldChoices(full, {}).map((c) => c.value)).toEqual(["description", "tools", "skills", "body", "model & thinking", "budget", "sandbox"]);
+    expect(fieldChoices({ ...full, sandbox: "workspace-write" }, {}).at(-1)?.label).toBe("sandbox — workspace-write (frontmatter)");
   });
 
   it("long values are cut to one readable line", () => {

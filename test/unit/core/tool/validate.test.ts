@@ -177,3 +177,18 @@ describe("validateDispatch: isolation", () => {
     );
   });
 });
+
+describe("validateDispatch: sandbox", () => {
+  it("passes the call's level on, and none when the call has none", () => {
+    const withLevel = validateDispatch({ agent: "coder", task: "t", sandbox: "read-only" }, AGENTS);
+    expect(withLevel.ok && withLevel.value.sandbox).toBe("read-only");
+    const without = validateDispatch({ agent: "coder", task: "t" }, AGENTS);
+    expect(without.ok && "sandbox" in without.value).toBe(false);
+  });
+
+  it("refuses an unknown level, naming the three", () => {
+    expect(rejection({ agent: "coder", task: "t", sandbox: "strict" as never })).toBe(
+      'Invalid sandbox "strict": use one of off, workspace-write, read-only (a call can only make the agent\'s sandbox stricter).',
+    );
+  });
+});

@@ -44,8 +44,8 @@ describe("parseConfigLayer: entries", () => {
       `pi-subagent-dispatch: ${FILE}: "num": an entry must be a model string or an object with "model" and/or "thinking"; the entry is ignored`,
       `pi-subagent-dispatch: ${FILE}: "list": an entry must be a model string or an object with "model" and/or "thinking"; the entry is ignored`,
       `pi-subagent-dispatch: ${FILE}: "nul": an entry must be a model string or an object with "model" and/or "thinking"; the entry is ignored`,
-      `pi-subagent-dispatch: ${FILE}: "none": the entry sets neither "model" nor "thinking" nor a budget; the entry is ignored`,
-      `pi-subagent-dispatch: ${FILE}: "bad": "thinking" must be one of off, minimal, low, medium, high, xhigh, max (got "ultra"); the entry sets neither "model" nor "thinking" nor a budget; the entry is ignored`,
+      `pi-subagent-dispatch: ${FILE}: "none": the entry sets neither "model" nor "thinking" nor a budget nor "sandbox"; the entry is ignored`,
+      `pi-subagent-dispatch: ${FILE}: "bad": "thinking" must be one of off, minimal, low, medium, high, xhigh, max (got "ultra"); the entry sets neither "model" nor "thinking" nor a budget nor "sandbox"; the entry is ignored`,
     ]);
   });
 
@@ -136,5 +136,15 @@ describe("readConfigLayer (the file read)", () => {
     const layer = readConfigLayer(dir, "user");
     expect(layer.entries).toEqual({});
     expect(layer.warnings).toEqual([`pi-subagent-dispatch: ${dir}: cannot be read (EISDIR); ignored`]);
+  });
+});
+
+describe("parseConfigLayer: sandbox", () => {
+  it("keeps an entry with only a sandbox, and drops an unknown level with a warning", () => {
+    const layer = parseConfigLayer(JSON.stringify({ worker: { sandbox: "read-only" }, coder: { model: "a/b", sandbox: "strict" }, $sandbox: "workspace-write" }), "user", "/u.json");
+    expect(layer.entries["worker"]).toEqual({ sandbox: "read-only" });
+    expect(layer.entries["coder"]).toEqual({ model: "a/b" });
+    expect(layer.settings?.["$sandbox"]).toBe("workspace-write");
+    expect(layer.warnings).toEqual(['pi-subagent-dispatch: /u.json: "coder": "sandbox" must be one of off, workspace-write, read-only (got "strict"); that value is ignored']);
   });
 });

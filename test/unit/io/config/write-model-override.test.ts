@@ -262,3 +262,21 @@ describe("applyModelOverridePatch (the pure step)", () => {
     expect(() => applyModelOverridePatch("not json at all", "__proto__", { model: "a/b" })).toThrow(WriteBackError);
   });
 });
+
+describe("writeModelOverride: sandbox", () => {
+  it("writes a sandbox, and keeps an entry that still holds one when its model is cleared", async () => {
+    writeFileSync(file, JSON.stringify({ worker: { model: "a/b" } }, null, 2));
+    await writeModelOverride(file, "worker", { sandbox: "read-only" });
+    expect(json()).toEqual({ worker: { model: "a/b", sandbox: "read-only" } });
+    await writeModelOverride(file, "worker", { model: null });
+    expect(json()).toEqual({ worker: { sandbox: "read-only" } });
+    expect(parseConfigLayer(read(), "user", file).entries["worker"]).toEqual({ sandbox: "read-only" });
+    await writeModelOverride(file, "worker", { sandbox: null });
+    expect(json()).toEqual({});
+  });
+
+  it("refuses a level that is none of the three", async () => {
+    const error = await refusal(writeModelOverride(file, "worker", { sandbox: "strict" as never }));
+    expect(error.message).toBe('Not saved: the sandbox must be one of off, workspace-write, read-only (got "strict").');
+  });
+});

@@ -210,3 +210,11 @@ describe("a budget in the envelope", () => {
     expect(text).toContain("- Budget: maxCost $0.50 (maxCost $5.00 was capped at the configured $0.50 (project); a call can only lower a budget)\n");
   });
 });
+
+describe("buildEnvelope: a sandboxed task", () => {
+  it("says `- Sandbox: <level>` in its metadata, and nothing for a task without one", () => {
+    const sandboxed = record({ origin: { depth: 1, maxDepth: 1, context: "fresh", sandbox: "workspace-write" } });
+    expect(buildEnvelope(sandboxed, [], LIMITS).split("\n")).toContain("- Sandbox: workspace-write");
+    expect(buildEnvelope(record(), [], LIMITS)).not.toContain("Sandbox");
+  });
+});

@@ -232,3 +232,14 @@ describe("buildChildCommand: this package in the child", () => {
     expect(valueOf(args, "-e")).toBe("/pkg/extension.ts");
   });
 });
+
+describe("buildChildCommand: in a sandbox", () => {
+  it("runs bwrap with the sandbox's arguments, then node and pi's whole command line after --, with the same environment", () => {
+    const plain = buildChildCommand(input({ taskId: "0190aaaa-0000-7000-8000-000000000000" }));
+    const sandboxed = buildChildCommand(input({ taskId: "0190aaaa-0000-7000-8000-000000000000", sandbox: { bwrap: "/usr/bin/bwrap", args: ["--ro-bind", "/", "/"] } }));
+    expect(sandboxed.command).toBe("/usr/bin/bwrap");
+    expect(sandboxed.args).toEqual(["--ro-bind", "/", "/", "--", "/usr/bin/node", ...plain.args]);
+    expect(sandboxed.env).toEqual(plain.env);
+    expect(sandboxed.prompt).toBe(plain.prompt);
+  });
+});

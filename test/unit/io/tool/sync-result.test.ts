@@ -118,3 +118,11 @@ describe("syncResultText", () => {
     expect(text).toBe(["Subagent coder failed.", "- Duration: 02:34 · Usage: 5 turns/↑12.5k/↓3.2k/$0.0042", "", `[subagent session: ${ID}]`].join("\n"));
   });
 });
+
+describe("syncResultText: a sandboxed task", () => {
+  const origin = { depth: 1, maxDepth: 1, context: "fresh" as const, sandbox: "read-only" as const };
+  it("names the sandbox after the session line when it succeeded, and in the metadata when it did not", () => {
+    expect(syncResultText(record({ origin }), LIMITS)).toBe(`The middleware now uses async/await.\n\n[subagent session: ${ID}]\n[subagent sandbox: read-only]`);
+    expect(syncResultText(record({ origin, status: "failed", exitCode: 1 }), LIMITS)).toContain("\n- Sandbox: read-only\n");
+  });
+});

@@ -36,6 +36,7 @@ describe("the watch view's parts", () => {
     expect(watchStatusLine(frameOf(runningTask(""), 73_000))).toBe("coder · running · tool bash · 01:03 · 2 turns/↑1.2k/↓300/$0.0012");
     const budgeted = { ...runningTask(""), budget: { maxTurns: 8, maxCost: 1 } };
     expect(watchStatusLine(frameOf(budgeted, 73_000))).toBe("coder · running · tool bash · 01:03 · 2 turns/↑1.2k/↓300/$0.0012 · budget turn 2/8 · $0.0012/$1.00");
+    expect(watchStatusLine(frameOf({ ...runningTask(""), sandbox: "read-only" }, 73_000))).toBe("coder · running · tool bash · 01:03 · 2 turns/↑1.2k/↓300/$0.0012 · sandbox: read-only");
     const queued = frameOf(snapshot(ID_A, { status: "queued", startedAt: undefined, state: undefined, dispatchedAt: 0 }), 5_000);
     expect(watchStatusLine(queued)).toBe("worker · queued · 00:05");
     const cancelling = frameOf(snapshot(ID_A, { cancelRequested: { by: "user" }, dispatchedAt: 0, startedAt: 0 }), 1_000);

@@ -77,6 +77,12 @@ describe("the dispatch receipt", () => {
     expect(queued).not.toContain("\n");
     expect(receiptText("x", "id")).toBe("Dispatched x. taskId: id");
   });
+
+  it("names a sandbox on a second line", () => {
+    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const sandboxed: PreparedRun = { ...job("A"), origin: { depth: 1, maxDepth: 1, context: "fresh", sandbox: "read-only" } };
+    expect(text(dispatcher.dispatch(sandboxed, ctx))).toBe(`Dispatched coder. taskId: ${sandboxed.taskId}\n- Sandbox: read-only`);
+  });
 });
 
 describe("the receipt of a task the tool ceiling narrowed", () => {

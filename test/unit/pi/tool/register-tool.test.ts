@@ -98,7 +98,7 @@ describe("registerSubagentTool", () => {
     const { tool } = fakePi();
     expect(tool).toMatchObject({ name: "subagent", label: "Subagent", description: TOOL_DESCRIPTION, promptSnippet: TOOL_SNIPPET, promptGuidelines: TOOL_GUIDELINES });
     expect(Object.keys(tool.parameters.properties).sort()).toEqual(
-      ["action", "agent", "agentScope", "chain", "confirm", "confirmProjectAgents", "context", "isolation", "maxCost", "maxTokens", "maxTurns", "message", "model", "reason", "sessionId", "task", "taskId", "tasks", "thinking", "tools"].sort(),
+      ["action", "agent", "agentScope", "chain", "confirm", "confirmProjectAgents", "context", "isolation", "maxCost", "maxTokens", "maxTurns", "message", "model", "reason", "sandbox", "sessionId", "task", "taskId", "tasks", "thinking", "tools"].sort(),
     );
   });
 

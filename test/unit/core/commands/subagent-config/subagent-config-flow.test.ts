@@ -104,7 +104,7 @@ describe("agent picker", () => {
 });
 
 describe("field select", () => {
-  it("offers the six fields, each with its current value", async () => {
+  it("offers the seven fields, each with its current value", async () => {
     world = createWorld({ userConfig: { worker: { model: "fake/u" } } });
     const dialogs = await run(world, [escSelect], "worker");
     expect(dialogs.selectOptions(0)).toEqual([
@@ -114,6 +114,7 @@ describe("field select", () => {
       "body — You are the worker. (2 lines)",
       "model & thinking — fake/u (user) / medium (frontmatter)",
       "budget — not set",
+      "sandbox — off (default)",
     ]);
   });
 
@@ -652,7 +653,7 @@ describe("budget", () => {
     expect(dialogs.notices.at(-1)!.message).toBe(`worker: maxTurns 8 saved to ${world.projectConfig}.`);
 
     const again = await run(world, [choose("budget"), choose("maxTurns"), type(""), choose("project"), escSelect], "worker");
-    expect(again.selectOptions(0).at(-1)).toBe("budget — maxTurns 8 (project)");
+    expect(again.selectOptions(0).at(-2)).toBe("budget — maxTurns 8 (project)");
     expect(again.selectOptions(1)[0]).toBe("maxTurns — 8 (project)");
     expect(JSON.parse(world.read(world.projectConfig))).toEqual({ worker: { model: "fake/a" } });
   });
@@ -667,5 +668,27 @@ describe("budget", () => {
     world = createWorld();
     await run(world, [choose("budget"), choose("maxCost"), type("0.5"), choose("this process"), escSelect], "worker");
     expect(getProcessOverrides()["worker"]).toEqual({ maxCost: 0.5 });
+  });
+});
+
+describe("sandbox", () => {
+  it("writes a level to the user file, keeping the entry's other fields, and clears it back to the default", async () => {
+    world = createWorld({ userConfig: { worker: { model: "fake/u" } } });
+    const dialogs = await run(world, [choose("sandbox"), choose("read-only"), choose("user"), escSelect], "worker");
+    expect(dialogs.selectOptions(1)).toEqual(["off (current)", "workspace-write", "read-only", 'clear — the entry\'s sandbox goes; the frontmatter or "$sandbox" applies']);
+    expect(dialogs.selectOptions(2)).toEqual(["user", "project"]);
+    expect(JSON.parse(world.read(world.userConfig))).toEqual({ worker: { model: "fake/u", sandbox: "read-only" } });
+    expect(dialogs.notices.at(-1)!.message).toBe(`worker: sandbox read-only saved to ${world.userConfig}. It runs with sandbox read-only.`);
+
+    const again = await run(world, [choose("sandbox"), choose("clear"), choose("user"), escSelect], "worker");
+    expect(again.selectOptions(0).at(-1)).toBe("sandbox — read-only (user)");
+    expect(JSON.parse(world.read(world.userConfig))).toEqual({ worker: { model: "fake/u" } });
+  });
+
+  it("says so when a project entry cannot loosen the person's sandbox", async () => {
+    world = createWorld({ userConfig: { worker: { sandbox: "read-only" } } });
+    const dialogs = await run(world, [choose("sandbox"), choose("off"), choose("project"), escSelect], "worker");
+    expect(JSON.parse(world.read(world.projectConfig))).toEqual({ worker: { sandbox: "off" } });
+    expect(dialogs.notices.at(-1)!.message).toBe(`worker: sandbox off saved to ${world.projectConfig}. It still runs with sandbox read-only: only your own settings can loosen a sandbox.`);
   });
 });

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { bwrapArgs } from "../../../../src/core/sandbox/bwrap-args.ts";
+import type { SandboxLayout } from "../../../../src/core/sandbox/bwrap-args.ts";
+
+const layout = (overrides: Partial<SandboxLayout> = {}): SandboxLayout => ({
+  level: "read-only",
+  cwd: "/home/ann/project",
+  agentDir: "/home/ann/.pi/agent",
+  agentDirEntries: ["auth.json", "settings.json", "extensions"],
+  taskDir: "/home/ann/.pi/agent/subagent-sessions/0190-task",
+  keepVisible: ["/home/ann", "/usr/lib/node_modules"],
+  secrets: [
+    { path: "/home/ann/.ssh", kind: "directory" },
+    { path: "/home/ann/.netrc", kind: "file" },
+  ],
+  ...overrides,
+});
+
+/** The mount operations as `op target` pairs, in order. */
+function mounts(args: string[]): string[] {
+  const ops: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const op = args[i]!;
+    if (op === "--tmpfs" || op === "--dev" || op === "--proc" || op === "--chdir") ops.push(`${op} ${args[++i]}`);
+    else if (op === "--ro-bind" || op === "--bind") {
+      const source = args[++i];
+      const target = args[++i];
+      ops.push(source === target ? `${op} ${target}` : `${op} ${source} ${target}`);
+    } else if (op === "--cap-drop") ops.push(`${op} ${args[++i]}`);
+    else ops.push(op);
+  }
+  return ops;
+}
+
+describe("bwrapArgs", () => {
+  it("read-only: root read-only, private /tmp, the agent dir a private copy with auth.json and the task folder writable, secrets hidden", () => {
+    expect(mounts(bwrapArgs(layout()))).toEqual([
+      "--cap-drop ALL",
+      "--ro-bind /",
+      "--dev /dev",
+      "--proc /proc",
+      "--tmpfs /tmp",
+      "--ro-bind /home/ann/project",
+      "--tmpfs /home/ann/.ssh",
+      "--ro-bind /dev/null /home/ann/.netrc",
+      "--tmpfs /home/ann/.pi/agent",
+      "--bind /home/ann/.pi/agent/auth.json",
+      "--ro-bind /home/ann/.pi/agent/settings.json",
+      "--ro-bind /home/ann/.pi/agent/extensions",
+      "--bind /home/ann/.pi/agent/subagent-sessions/0190-task",
+      "--chdir /home/ann/project",
+    ]);
+  });
+
+  it("workspace-write binds the working folder writable, and a worktree inside the agent dir after the agent dir's copy", () => {
+    const worktree = "/home/ann/.pi/agent/subagent-worktrees/0190-task";
+    const ops = mounts(bwrapArgs(layout({ level: "workspace-write", cwd: worktree })));
+    expect(ops).toContain(`--bind ${worktree}`);
+    expect(ops.indexOf(`--bind ${worktree}`)).toBeGreaterThan(ops.indexOf("--tmpfs /home/ann/.pi/agent"));
+    expect(ops.at(-1)).toBe(`--chdir ${worktree}`);
+  });
+
+  it("hides a secret inside a writable working folder (the folder is mounted first)", () => {
+    const ops = mounts(bwrapArgs(layout({ level: "workspace-write", cwd: "/home/ann" })));
+    expect(ops.indexOf("--tmpfs /home/ann/.ssh")).toBeGreaterThan(ops.indexOf("--bind /home/ann"));
+    expect(ops.indexOf("--tmpfs /home/ann/.pi/agent")).toBeGreaterThan(ops.indexOf("--bind /home/ann"));
+  });
+
+  it("binds back read-only only what it must still see under the private /tmp", () => {
+    const ops = mounts(bwrapArgs(layout({ cwd: "/tmp/t/work", agentDir: "/tmp/t/agent", taskDir: "/tmp/t/agent/subagent-sessions/x", keepVisible: ["/tmp/t/home", "/opt/pi", "/tmp"], secrets: [{ path: "/tmp/t/home/.ssh", kind: "directory" }] })));
+    expect(ops).toContain("--ro-bind /tmp/t/home");
+    expect(ops).not.toContain("--ro-bind /opt/pi");
+    expect(ops.filter((op) => op === "--ro-bind /tmp")).toEqual([]);
+    expect(ops.indexOf("--tmpfs /tmp/t/home/.ssh")).toBeGreaterThan(ops.indexOf("--ro-bind /tmp/t/home"));
+  });
+
+  it("never asks bwrap for a new session, a pid namespace or death with its parent (the runner's group kill and the child's watch need neither)", () => {
+    const args = bwrapArgs(layout());
+    for (const flag of ["--new-session", "--unshare-pid", "--unshare-all", "--die-with-parent", "--unshare-net"]) expect(args).not.toContain(flag);
+  });
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { readSandboxSettings } from "../../../../src/core/sandbox/settings.ts";
+import { hiddenPaths } from "../../../../src/core/sandbox/secrets.ts";
+
+const layer = (settings: Record<string, unknown>, filePath: string) => ({ settings, filePath });
+
+describe("readSandboxSettings", () => {
+  it("reads $sandbox from both files and $sandboxHide from the user file only", () => {
+    const read = readSandboxSettings({
+      user: layer({ $sandbox: "workspace-write", $sandboxHide: ["~/.kube", "/srv/keys"] }, "/u.json"),
+      project: layer({ $sandbox: "read-only", $sandboxHide: ["~/.nothing"] }, "/p.json"),
+    });
+    expect(read).toEqual({
+      userDefault: "workspace-write",
+      projectDefault: "read-only",
+      hide: ["~/.kube", "/srv/keys"],
+      warnings: ['pi-subagent-dispatch: /p.json: "$sandboxHide" can only be set in your user-level subagent-isolation.json; ignored'],
+    });
+  });
+
+  it("warns about a value that is no level or no list", () => {
+    const read = readSandboxSettings({ user: layer({ $sandbox: "strict", $sandboxHide: "~/.kube" }, "/u.json"), project: layer({}, "/p.json") });
+    expect(read.userDefault).toBeUndefined();
+    expect(read.hide).toEqual([]);
+    expect(read.warnings).toEqual([
+      'pi-subagent-dispatch: /u.json: "$sandbox" must be one of off, workspace-write, read-only; ignored',
+      'pi-subagent-dispatch: /u.json: "$sandboxHide" must be a list of paths ("~/..." or absolute); ignored',
+    ]);
+  });
+});
+
+describe("hiddenPaths", () => {
+  it("is the six defaults under home plus the person's own, relative ones dropped", () => {
+    expect(hiddenPaths("/home/ann", ["~/.kube", "/srv/keys", "relative/x"])).toEqual([
+      "/home/ann/.ssh",
+      "/home/ann/.gnupg",
+      "/home/ann/.aws",
+      "/home/ann/.config/gcloud",
+      "/home/ann/.netrc",
+      "/home/ann/.docker/config.json",
+      "/home/ann/.kube",
+      "/srv/keys",
+    ]);
+  });
+});
+
+import { sandboxRefusedMessage } from "../../../../src/core/sandbox/texts.ts";
+
+describe("sandboxRefusedMessage", () => {
+  it("names the agent, the level and who set it, the reason and both fixes", () => {
+    expect(sandboxRefusedMessage("worker", { level: "read-only", source: "frontmatter" }, { kind: "not-found" })).toBe(
+      'Cannot start the subagent "worker": it must run in a sandbox (sandbox: read-only, from the agent\'s frontmatter) and none can be made here: bwrap (bubblewrap) was not found on PATH. Nothing was started. The fix is the person\'s: install bubblewrap (the `bwrap` command; Debian/Ubuntu: apt-get install bubblewrap, Fedora: dnf install bubblewrap) with user namespaces turned on, or set "sandbox: off" for this agent (its frontmatter, or its entry in your subagent-isolation.json) to run it without a sandbox. A call\'s sandbox: "off" cannot lift it.',
+    );
+  });
+});
