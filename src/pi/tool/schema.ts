@@ -61,7 +61,7 @@ export const subagentParameters = Type.Object({
     stringEnum(THINKING_LEVELS, { description: "Thinking level for this task" }),
   ),
   sandbox: Type.Optional(
-    stringEnum(["off", "workspace-write", "read-only"] as const, { description: "OS sandbox for this task; only tightens the agent's own" }),
+    stringEnum(["off", "workspace-write", "read-only"] as const, { description: "Only tightens the agent's sandbox" }),
   ),
   tools: Type.Optional(
     Type.Array(Type.String(), {

@@ -25,8 +25,8 @@ describe("model-facing tool text", () => {
   it("says the in-flight list is a snapshot and the agent's own dispatch records win over it", () => {
     const guideline = texts.TOOL_GUIDELINES.find((line) => /in flight/.test(line));
     expect(guideline).toBeDefined();
-    expect(guideline).toMatch(/that list is a snapshot/);
-    expect(guideline).toMatch(/disagrees with your own subagent tool dispatches this turn, trust your own records/);
+    expect(guideline).toMatch(/the list is a snapshot/);
+    expect(guideline).toMatch(/disagrees with your own dispatches this turn, trust yours/);
   });
 
   it("uses no em dash anywhere", () => {
