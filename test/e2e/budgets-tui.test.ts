@@ -10,6 +10,7 @@ import { fakeDirective, messageText, type FakeAction, type FakeRequest } from ".
 import { waitForNoProcesses } from "../harness/processes.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { delegateKnownTasks, KNOWN_TOTAL_LINE, loopingTask } from "../harness/budget-fixtures.ts";
+import { skipTuiTests } from "../harness/tmux.ts";
 
 const RESULT_TITLE = /^## \[subagent-result\] worker /;
 const isParent = (req: FakeRequest) => !isWorkerRequest(req);
@@ -28,7 +29,7 @@ function dispatchPrompt(calls: Array<Record<string, unknown>>, then = "Dispatche
   return `Delegate please. ${fakeDirective([first, { text: then }])}`;
 }
 
-describe("budgets, ledger and fan-out gate in the TUI", () => {
+describe.skipIf(skipTuiTests())("budgets, ledger and fan-out gate in the TUI", () => {
   it("shows turn n/N in the widget and stops the looping child at its turn budget, keeping its partial output", async () => {
     suite.newEnv({ workerFrontmatter: "maxTurns: 2" });
     answerResultsWithOk();

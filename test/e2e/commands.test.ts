@@ -13,7 +13,7 @@ import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
 import type { PiEnv } from "../harness/pi-env.ts";
 import { processesWithMarker, waitForFile, waitForNoProcesses } from "../harness/processes.ts";
-import { skipTuiTests, TmuxPi } from "../harness/tmux.ts";
+import { skipTuiTests, submitWithoutCompletion, TmuxPi } from "../harness/tmux.ts";
 
 const isChild = isWorkerRequest;
 const isParent = (req: FakeRequest) => !isChild(req);
@@ -89,20 +89,6 @@ function suggestion(taskId: string): string {
   return `${taskId.slice(0, 18)}… worker`;
 }
 
-/**
- * Types a command with an id prefix and submits it as typed. pi offers the matching ids as soon as the prefix
- * is typed, and Enter would accept the suggestion (the full id); so wait for the suggestion (which is what a
- * person sees), close the list with Esc, then press Enter.
- */
-async function submitPrefix(t: TmuxPi, command: string, suggested: string): Promise<string> {
-  await t.type(command);
-  const screen = await t.waitForText(suggested, 15_000);
-  await t.press("Escape");
-  await t.waitForNoText(suggested, 10_000);
-  await t.press("Enter");
-  return screen;
-}
-
 /** pi's own processes of the TUI harness that are meant to stay: the tmux server and the pane's shell. */
 async function harnessPids(t: TmuxPi): Promise<number[]> {
   return [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim())];
@@ -121,7 +107,7 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     // By prefix: A's tree goes, B and C keep running, the model is told it was the user.
     const prefix = uniquePrefix(idA, [idB, idC]);
     // The completion list offers the running task the prefix matches, and only that one.
-    const listed = await submitPrefix(t, `/subagent-cancel ${prefix}`, suggestion(idA));
+    const listed = await submitWithoutCompletion(t, `/subagent-cancel ${prefix}`, suggestion(idA));
     expect(listed).not.toContain(suggestion(idB));
     await t.waitForText(`Cancelled subagent task ${idA} (worker)`, 30_000);
     await waitForTreeGone(idA, 301);
@@ -178,7 +164,7 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     await t.waitForText("Noted the result.", 30_000);
 
     // By prefix; it opens at the end of the output.
-    await submitPrefix(t, `/subagent-result ${id.slice(0, 13)}`, suggestion(id));
+    await submitWithoutCompletion(t, `/subagent-result ${id.slice(0, 13)}`, suggestion(id));
     let screen = await t.waitForText(`Subagent result · ${id}`, 30_000);
     expect(screen).toMatch(/worker · succeeded · \d\d:\d\d · 1 turn\/↑\d+\/↓\d+\/\$\d+\.\d{4} · fake\/fake-model/);
     expect(screen).toContain("Task: Write the report.");

@@ -335,3 +335,18 @@ export class TmuxPi {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * Types a command whose last word pi completes (a task id prefix) and submits it as typed. pi offers the matching
+ * completions as soon as the prefix is typed, and Enter on an open list accepts a completion instead of sending;
+ * on a loaded machine the list may still be the one for the text before the prefix. So wait for `suggested` (a
+ * text of the list), close the list with Escape, and only then press Enter. Returns the screen with the list.
+ */
+export async function submitWithoutCompletion(t: TmuxPi, command: string, suggested: string): Promise<string> {
+  await t.type(command);
+  const screen = await t.waitForText(suggested, 15_000);
+  await t.press("Escape");
+  await t.waitForNoText(suggested, 10_000);
+  await t.press("Enter");
+  return screen;
+}
