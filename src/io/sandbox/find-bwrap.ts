@@ -4,29 +4,14 @@
  * where user namespaces are turned off. The probe runs once per process for each bwrap path.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, join } from "node:path";
 import type { SandboxUnavailable } from "../../core/sandbox/texts.ts";
 import { perProcess } from "../shared/per-process.ts";
+import { findOnPath } from "../shared/find-on-path.ts";
 
 export type BwrapLookup = { ok: true; bwrap: string } | { ok: false; reason: SandboxUnavailable };
 
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 export function bwrapOnPath(pathEnv: string): string | undefined {
-  for (const dir of pathEnv.split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, "bwrap");
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  return undefined;
+  return findOnPath("bwrap", pathEnv);
 }
 
 const PROBE_ARGS = ["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--", "true"];
