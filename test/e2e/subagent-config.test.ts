@@ -279,6 +279,7 @@ describe("/subagent-config outside the TUI", () => {
         `body — ${WORKER_BODY} (1 line)`,
         "model & thinking — not set / not set",
         "budget — not set",
+        "sandbox — off (default)",
       ]);
       await answerSelect("the action layer", startsWith("edit model & thinking — "));
       const models = await answerSelect("the model select", exactly(`fake/${FAKE_MODEL}`));
