@@ -1,7 +1,7 @@
 import { hasAnyLimit } from "../budget/limits.ts";
 import type { BudgetLimits } from "../budget/limits.ts";
 import type { RunOutcome } from "../run/types.ts";
-import type { CancelledBy, DispatchMode, TaskMessage, TaskOrigin, TaskRecord } from "./types.ts";
+import type { CancelledBy, DispatchMode, TaskMessage, TaskOrigin, TaskRecord, WorkflowMembership } from "./types.ts";
 import type { WorktreeReport } from "../worktree/types.ts";
 import type { ResolvedModelConfig } from "../config/types.ts";
 
@@ -20,6 +20,7 @@ export interface RecordContext {
   budget?: BudgetLimits;
   budgetNotes?: readonly string[];
   origin?: TaskOrigin;
+  workflow?: WorkflowMembership;
   /** The model and thinking the child was started with, with their sources. */
   resolved?: ResolvedModelConfig;
   /** The task's worktree, finished (committed or removed) as the record is made. */
@@ -65,6 +66,7 @@ export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): 
     if (context.resolved.thinking.source) record.thinkingSource = context.resolved.thinking.source;
   }
   if (context.origin) record.origin = { ...context.origin };
+  if (context.workflow) record.workflow = { ...context.workflow };
   if (context.messages && context.messages.length > 0) record.messages = [...context.messages];
   if (hasAnyLimit(context.budget)) record.budget = { ...context.budget };
   if (context.budgetNotes && context.budgetNotes.length > 0) record.budgetNotes = [...context.budgetNotes];

@@ -10,7 +10,7 @@ import type { RunHandle, RunSpec } from "../../io/run/runner.ts";
 import type { RunOutcome, RunState } from "../run/types.ts";
 import { markedMessage } from "../run/rpc-protocol.ts";
 import type { MessageSender } from "../run/rpc-protocol.ts";
-import type { CancelledBy, TaskMessage, TaskOrigin } from "./types.ts";
+import type { CancelledBy, TaskMessage, TaskOrigin, WorkflowMembership } from "./types.ts";
 import type { WorktreeFinisher } from "./record-from-outcome.ts";
 import type { ResolvedModelConfig } from "../config/types.ts";
 
@@ -26,6 +26,8 @@ export interface TaskLaunch {
   origin?: TaskOrigin;
   /** The model and thinking it starts with, with their sources, kept in its record. */
   resolved?: ResolvedModelConfig;
+  /** The batch or chain it is a part of. */
+  workflow?: WorkflowMembership;
   /** Builds the run spec; called when the task leaves the queue. */
   spec: () => Omit<RunSpec, "onUpdate">;
   /**
@@ -65,6 +67,8 @@ export interface TaskSnapshot {
   question?: string;
   /** The sandbox it runs in (absent: none). */
   sandbox?: TaskOrigin["sandbox"];
+  /** The batch or chain it is a part of (the widget groups their rows). */
+  workflow?: WorkflowMembership;
 }
 
 export interface FinishedTask {
@@ -196,6 +200,7 @@ export class TaskRegistry {
         messages: entry.messages,
         budget: entry.launch.budget,
         sandbox: entry.launch.origin?.sandbox,
+        workflow: entry.launch.workflow,
       });
     }
     return list;

@@ -34,6 +34,17 @@ export interface TaskOrigin {
   sandbox?: Exclude<SandboxLevel, "off">;
 }
 
+/**
+ * The batch (`tasks`) or chain (`chain`) a background task is a part of: its result reaches the main agent
+ * inside the workflow's one combined envelope, never on its own. `index` counts from 1.
+ */
+export interface WorkflowMembership {
+  id: string;
+  kind: "batch" | "chain";
+  index: number;
+  total: number;
+}
+
 /** How the task was dispatched: blocking (print/JSON/RPC) or in the background (TUI). */
 export type DispatchMode = "sync" | "async";
 
@@ -103,6 +114,54 @@ export interface TaskRecord {
   deliveryError?: string;
   /** isolation "worktree": what became of the task's worktree (kept with its branch, or removed). */
   worktree?: WorktreeReport;
+  /** The batch or chain it was a part of (absent: a single call). */
+  workflow?: WorkflowMembership;
   /** The child's questions nobody could answer, one line each (`asked "…": no one to answer (print mode)`). */
   unansweredQuestions?: string[];
+}
+
+/**
+ * The durable delivery unit of a background batch or chain: its one combined envelope, written to
+ * `<agent dir>/subagent-sessions/.workflows/<id>.json` once every part has ended and before it is sent, and
+ * delivered (acknowledged, sent again, redelivered at a session's start) as one task's result is.
+ */
+export interface WorkflowRecord {
+  version: 1;
+  workflowId: string;
+  kind: WorkflowMembership["kind"];
+  parentSessionId?: string;
+  /** The parts' task ids, in order (a chain step refused before it started has none). */
+  partIds: string[];
+  finishedAt: number;
+  envelope: string;
+  /** What the result card draws (never sent to the model). */
+  details: WorkflowCardDetails;
+  delivered: boolean;
+  deliveredAt?: number;
+  deliveryError?: string;
+}
+
+/** One part of a workflow as its result card lists it. */
+export interface WorkflowCardPart {
+  index: number;
+  agent: string;
+  status: RunStatus | "refused";
+  taskId?: string;
+  durationMs?: number;
+  usage?: UsageTotals;
+}
+
+/**
+ * The `details` of a workflow's `[subagent-result]` message: `taskId` is the workflow's id (delivery is
+ * acknowledged by it), `agent` its title (`batch of 2: 2 succeeded`) and `status` succeeded only when every
+ * part did.
+ */
+export interface WorkflowCardDetails {
+  taskId: string;
+  agent: string;
+  task: string;
+  status: RunStatus;
+  durationMs: number;
+  usage: UsageTotals;
+  workflow: { kind: WorkflowMembership["kind"]; parts: WorkflowCardPart[] };
 }

@@ -44,10 +44,13 @@ export function envelopeTitle(record: Pick<TaskRecord, "agent" | "status" | "tas
   return `## ${ENVELOPE_TAG} ${record.agent} ${record.status} (taskId: ${record.taskId})`;
 }
 
-/** `Other tasks in flight when this task ended: N` and one line per task, or the no-others sentence. */
-export function inFlightBlock(others: readonly InFlightTask[]): string {
-  if (others.length === 0) return "No other tasks were in flight when this task ended.";
-  const lines = [`Other tasks in flight when this task ended: ${others.length}`];
+/**
+ * `Other tasks in flight when this task ended: N` and one line per task, or the no-others sentence. `ended` is
+ * what ended: a task, or a combined envelope's `batch` or `chain`.
+ */
+export function inFlightBlock(others: readonly InFlightTask[], ended: "task" | "batch" | "chain" = "task"): string {
+  if (others.length === 0) return `No other tasks were in flight when this ${ended} ended.`;
+  const lines = [`Other tasks in flight when this ${ended} ended: ${others.length}`];
   for (const task of others) lines.push(`- ${task.taskId} (${task.agent}): ${oneLine(task.task, IN_FLIGHT_TASK_MAX)}`);
   return lines.join("\n");
 }
@@ -79,7 +82,8 @@ function cancelledBody(record: TaskRecord): string {
   }
 }
 
-function body(record: TaskRecord): string {
+/** What follows the envelope's `---`: the output, or why there is none (and who cancelled it). */
+export function envelopeBody(record: TaskRecord): string {
   const output = limitedOutput(record);
   if (record.status === "succeeded") return output;
   const parts: string[] = [];
@@ -115,7 +119,8 @@ export interface EnvelopeLimits {
   hardTimeoutMs: number;
 }
 
-export function buildEnvelope(record: TaskRecord, others: readonly InFlightTask[], limits: EnvelopeLimits): string {
+/** The `- Status:` … `- Session:` lines (and the worktree's) of one task: a single envelope's, or a batch part's. */
+export function metadataLines(record: TaskRecord, limits: EnvelopeLimits): string[] {
   const meta = [
     `- Status: ${budgetAwareStatus(record)}`,
     `- Task: ${oneLine(record.task, TASK_LINE_MAX)}`,
@@ -138,10 +143,14 @@ export function buildEnvelope(record: TaskRecord, others: readonly InFlightTask[
   for (const line of record.unansweredQuestions ?? []) meta.push(`- ${line}`);
   meta.push(`- Session: ${record.taskId}`);
   if (record.worktree) meta.push(`- Worktree: ${worktreeSummary(record.worktree)}`);
+  return meta;
+}
+
+export function buildEnvelope(record: TaskRecord, others: readonly InFlightTask[], limits: EnvelopeLimits): string {
   const changes = record.worktree ? worktreeChangesLines(record.worktree) : [];
-  const blocks = [envelopeTitle(record), "", TRIGGER_LINE, "", meta.join("\n"), "", inFlightBlock(others), ""];
+  const blocks = [envelopeTitle(record), "", TRIGGER_LINE, "", metadataLines(record, limits).join("\n"), "", inFlightBlock(others), ""];
   if (changes.length > 0) blocks.push(changes.join("\n"), "");
-  const envelope = [...blocks, "---", body(record)].join("\n");
+  const envelope = [...blocks, "---", envelopeBody(record)].join("\n");
   // pi draws a queued steer message as it is: no control sequence from the child may reach the terminal.
   return stripTerminalControls(envelope);
 }

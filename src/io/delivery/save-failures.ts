@@ -45,13 +45,13 @@ export class SaveFailureReporter {
     this.notify = notify;
   }
 
-  record(record: TaskRecord, error: unknown): void {
-    const path = recordPath(this.agentDir, record.taskId);
+  /** `path`: where the record was to be written (default: the task's record.json). */
+  record(record: Pick<TaskRecord, "agent" | "taskId">, error: unknown, path = recordPath(this.agentDir, record.taskId)): void {
     // Every task folder has its own path: the place that failed is the folder holding them all.
     this.report(`record:${dirname(dirname(path))}`, `${saveFailureNotice("record", record, path, error)} ${LATER}`);
   }
 
-  outbox(record: TaskRecord, error: unknown): void {
+  outbox(record: Pick<TaskRecord, "agent" | "taskId">, error: unknown): void {
     const dir = outboxDir(this.agentDir);
     this.report(`outbox:${dir}`, `${saveFailureNotice("outbox entry", record, dir, error)} ${LATER}`);
   }

@@ -32,7 +32,12 @@ import { readMaxOutputChars, saveLongOutput } from "./output-limit.ts";
 import { readRecord, writeRecord } from "./record-store.ts";
 import { TaskRegistry } from "../../core/tasks/registry.ts";
 import type { EnqueueResult, FinishedTask, TaskSnapshot } from "../../core/tasks/registry.ts";
-import type { CancelledBy, TaskRecord } from "../../core/tasks/types.ts";
+import type { CancelledBy, TaskRecord, WorkflowMembership, WorkflowRecord } from "../../core/tasks/types.ts";
+import { WorkflowTracker } from "../../core/tasks/workflow-tracker.ts";
+import type { EndedWorkflow, WorkflowStart } from "../../core/tasks/workflow-tracker.ts";
+import { workflowCardDetails } from "../../core/tasks/workflow-card-details.ts";
+import { buildWorkflowEnvelope } from "../delivery/workflow-envelope.ts";
+import { readWorkflowRecord, workflowRecordPath, writeWorkflowRecord } from "./workflow-store.ts";
 import { deliveredEvent, endedEvent, LIFECYCLE_CHANNELS, queuedEvent, startedEvent } from "../../core/events/lifecycle-events.ts";
 import type { LifecycleSink } from "../../core/events/lifecycle-events.ts";
 
@@ -42,7 +47,20 @@ export interface ResultMessage {
   customType: typeof RESULT_CUSTOM_TYPE;
   content: string;
   display: true;
-  details: SubagentResultDetails;
+  details: SubagentResultDetails | WorkflowRecord["details"];
+}
+
+/** A chain's next step, made ready by the dispatch path: the run to start, or why it cannot start. */
+export type ChainStep = { prepared: PreparedRun; askPerson: boolean } | { refused: string };
+
+/** Makes step `index` (0-based) of a chain ready, its `{previous}` filled from the record of the step before. */
+export type ChainContinuation = (index: number, previous: TaskRecord) => ChainStep;
+
+/** What is delivered as one `[subagent-result]` message: a single task's record, or a workflow's. */
+type DeliveryUnit = { kind: "task"; record: TaskRecord } | { kind: "workflow"; record: WorkflowRecord };
+
+function unitId(unit: DeliveryUnit): string {
+  return unit.kind === "task" ? unit.record.taskId : unit.record.workflowId;
 }
 
 export interface BackgroundTasksOptions {
@@ -94,7 +112,10 @@ export class BackgroundTasks {
   private readonly removeExitHook: () => void;
   readonly delivery = new DeliveryTracker();
   /** Results not yet acknowledged, kept in memory so delivery never depends on the disk. */
-  private readonly undelivered: Map<string, TaskRecord> = new Map();
+  private readonly undelivered: Map<string, DeliveryUnit> = new Map();
+  /** The batches and chains with a part still to end. */
+  readonly workflows = new WorkflowTracker();
+  private readonly chainSteps: Map<string, ChainContinuation> = new Map();
   private readonly saveFailures: SaveFailureReporter;
 
   constructor(options: BackgroundTasksOptions) {
@@ -152,8 +173,29 @@ export class BackgroundTasks {
     });
   }
 
-  /** Starts (or queues) a prepared run in the background. */
-  dispatch(prepared: PreparedRun, parentSessionId: string | undefined, askPerson = true): EnqueueResult {
+  /**
+   * Announces a batch or chain before its first part is dispatched (so a part that ends at once is counted).
+   * A chain's later steps are made ready by `continueChain` when the step before succeeded.
+   */
+  beginWorkflow(start: WorkflowStart, continueChain?: ChainContinuation): void {
+    this.workflows.begin(start);
+    if (continueChain) this.chainSteps.set(start.id, continueChain);
+  }
+
+  /**
+   * Cancels every part of a workflow still in flight (a chain then starts no further step); returns how many
+   * parts were cancelled, or undefined when no workflow of this id is in flight.
+   */
+  cancelWorkflow(workflowId: string, by: CancelledBy, reason?: string): number | undefined {
+    if (!this.workflows.has(workflowId)) return undefined;
+    this.workflows.stop(workflowId);
+    let cancelled = 0;
+    for (const taskId of this.workflows.partsInFlight(workflowId)) if (this.registry.cancel(taskId, by, reason)) cancelled += 1;
+    return cancelled;
+  }
+
+  /** Starts (or queues) a prepared run in the background; `workflow` when it is a part of a batch or chain. */
+  dispatch(prepared: PreparedRun, parentSessionId: string | undefined, askPerson = true, workflow?: WorkflowMembership): EnqueueResult {
     const dialogs = (): DialogRoute | undefined =>
       askPerson ? this.options.questions?.routeFor({ taskId: prepared.taskId, agent: prepared.agent.name }) : { kind: "nobody", reason: "$askPerson is false" };
     const identity = { taskId: prepared.taskId, agent: prepared.agent.name, task: prepared.task, mode: "async" as const };
@@ -164,7 +206,9 @@ export class BackgroundTasks {
     // Queued is told before the registry may start the task, so a listener hears queued, then started.
     const waiting = this.registry.runningCount() >= this.options.settings.maxConcurrent;
     this.options.events?.(LIFECYCLE_CHANNELS.queued, queuedEvent(identity, waiting, this.now()));
+    if (workflow) this.workflows.partStarted(workflow.id, workflow.index - 1, prepared.taskId);
     return this.registry.enqueue({
+      workflow,
       taskId: prepared.taskId,
       agent: prepared.agent.name,
       task: prepared.task,
@@ -206,7 +250,9 @@ export class BackgroundTasks {
     if (finished.cleanupError !== undefined) this.saveFailures.cleanup(record, finished.cleanupError);
     saveLongOutput(this.options.agentDir, record, this.options.maxOutputChars ?? readMaxOutputChars());
     record.envelope = buildEnvelope(record, finished.inFlight.map(toInFlight), this.options.settings);
-    this.undelivered.set(record.taskId, record);
+    // A workflow's part is delivered inside the workflow's one envelope, not on its own.
+    const inWorkflow = record.workflow !== undefined && this.workflows.has(record.workflow.id);
+    if (!inWorkflow) this.undelivered.set(record.taskId, { kind: "task", record });
     this.saveRecord(record);
     for (const listener of this.recordListeners) {
       try {
@@ -226,7 +272,66 @@ export class BackgroundTasks {
     } catch (error) {
       this.saveFailures.outbox(record, error);
     }
-    if (!this.shuttingDown) this.send(record);
+    if (inWorkflow) this.workflowPartEnded(record, finished.inFlight);
+    else if (!this.shuttingDown) this.send({ kind: "task", record });
+  }
+
+  /**
+   * A workflow's part ended (its record and outbox entry are written): wait for the others, start the chain's
+   * next step, or, when the workflow is over, record and send its one envelope.
+   */
+  private workflowPartEnded(record: TaskRecord, inFlight: readonly TaskSnapshot[]): void {
+    const outcome = this.workflows.partEnded(record, !this.shuttingDown);
+    if (outcome.next === "wait") return;
+    if (outcome.next === "deliver") {
+      this.workflowEnded(outcome.workflow, inFlight);
+      return;
+    }
+    const id = (record.workflow as WorkflowMembership).id;
+    let step: ChainStep;
+    try {
+      const continueChain = this.chainSteps.get(id);
+      step = continueChain ? continueChain(outcome.index, outcome.previous) : { refused: "the chain's next step is not known to this pi" };
+    } catch (error) {
+      step = { refused: error instanceof Error ? error.message : String(error) };
+    }
+    if ("refused" in step) {
+      const ended = this.workflows.stepRefused(id, outcome.index, step.refused);
+      if (ended) this.workflowEnded(ended, inFlight);
+      return;
+    }
+    const membership: WorkflowMembership = { ...(record.workflow as WorkflowMembership), index: outcome.index + 1 };
+    // A step that cannot start ends as failed through onFinished, which ends the chain.
+    this.dispatch(step.prepared, record.parentSessionId, step.askPerson, membership);
+  }
+
+  /** Records a workflow's combined envelope, puts it in the outbox in place of its parts, and sends it. */
+  private workflowEnded(workflow: EndedWorkflow, inFlight: readonly TaskSnapshot[]): void {
+    this.chainSteps.delete(workflow.id);
+    const others = inFlight.filter((task) => task.workflow?.id !== workflow.id).map(toInFlight);
+    const partIds = workflow.parts.flatMap((part) => ("record" in part ? [part.record.taskId] : []));
+    const record: WorkflowRecord = {
+      version: 1,
+      workflowId: workflow.id,
+      kind: workflow.kind,
+      parentSessionId: workflow.parentSessionId,
+      partIds,
+      finishedAt: this.now(),
+      envelope: buildWorkflowEnvelope(workflow, others, this.options.settings),
+      details: workflowCardDetails(workflow),
+      delivered: false,
+    };
+    const unit: DeliveryUnit = { kind: "workflow", record };
+    this.undelivered.set(workflow.id, unit);
+    this.saveUnit(unit);
+    try {
+      addToOutbox(this.options.agentDir, { taskId: workflow.id, parentSessionId: record.parentSessionId, finishedAt: record.finishedAt, owner: ownIdentity() });
+      // The workflow's entry stands for its parts from now on; a crash before this line delivers them one by one.
+      for (const taskId of partIds) removeFromOutbox(this.options.agentDir, taskId);
+    } catch (error) {
+      this.saveFailures.outbox({ agent: workflow.kind, taskId: workflow.id }, error);
+    }
+    if (!this.shuttingDown) this.send(unit);
   }
 
   /** Writes a record; a failure is reported (once per place) and otherwise ignored: memory still has it. */
@@ -235,6 +340,18 @@ export class BackgroundTasks {
       writeRecord(this.options.agentDir, record);
     } catch (error) {
       this.saveFailures.record(record, error);
+    }
+  }
+
+  private saveUnit(unit: DeliveryUnit): void {
+    if (unit.kind === "task") {
+      this.saveRecord(unit.record);
+      return;
+    }
+    try {
+      writeWorkflowRecord(this.options.agentDir, unit.record);
+    } catch (error) {
+      this.saveFailures.record({ agent: unit.record.kind, taskId: unit.record.workflowId }, error, workflowRecordPath(this.options.agentDir, unit.record.workflowId));
     }
   }
 
@@ -257,6 +374,7 @@ export class BackgroundTasks {
       origin: launch.origin,
       resolved: launch.resolved,
       worktree: launch.worktree,
+      workflow: launch.workflow,
     };
     return recordFromOutcome(context, finished.outcome ?? this.neverStarted(finished));
   }
@@ -278,7 +396,8 @@ export class BackgroundTasks {
     };
   }
 
-  private send(record: TaskRecord): boolean {
+  private send(unit: DeliveryUnit): boolean {
+    const record = unit.record;
     if (!record.envelope) return false;
     let route: SendRoute = "queue";
     try {
@@ -287,27 +406,43 @@ export class BackgroundTasks {
       // a stale context: the send below fails the same way
     }
     try {
-      this.options.send({ customType: RESULT_CUSTOM_TYPE, content: record.envelope, display: true, details: detailsFromRecord(record) });
+      const details = unit.kind === "task" ? detailsFromRecord(unit.record) : unit.record.details;
+      this.options.send({ customType: RESULT_CUSTOM_TYPE, content: record.envelope, display: true, details });
     } catch (error) {
       record.deliveryError = error instanceof Error ? error.message : String(error);
-      this.saveRecord(record);
+      this.saveUnit(unit);
       return false;
     }
-    this.delivery.sent(record.taskId, route);
+    this.delivery.sent(unitId(unit), route);
     return true;
   }
 
   /** Outbox entries this process may deliver plus results only memory holds (their outbox write failed). */
   private pendingIds(parentSessionId: string): string[] {
     const ids = new Set(pendingFor(this.options.agentDir, parentSessionId));
-    for (const record of this.undelivered.values()) if (record.parentSessionId === parentSessionId) ids.add(record.taskId);
-    const finishedAt = (taskId: string) => this.undelivered.get(taskId)?.finishedAt ?? 0;
+    for (const [id, unit] of this.undelivered) if (unit.record.parentSessionId === parentSessionId) ids.add(id);
+    const finishedAt = (id: string) => this.undelivered.get(id)?.record.finishedAt ?? 0;
     return [...ids].sort((a, b) => finishedAt(a) - finishedAt(b) || (a < b ? -1 : 1));
   }
 
-  /** The record of a result not yet delivered: from memory, else from disk. */
-  private undeliveredRecord(taskId: string): TaskRecord | undefined {
-    return this.undelivered.get(taskId) ?? readRecord(this.options.agentDir, taskId);
+  /** The record of a result not yet delivered: from memory, else from disk (a task's, else a workflow's). */
+  private undeliveredUnit(id: string): DeliveryUnit | undefined {
+    const kept = this.undelivered.get(id);
+    if (kept) return kept;
+    const record = readRecord(this.options.agentDir, id);
+    if (record) return { kind: "task", record };
+    const workflow = readWorkflowRecord(this.options.agentDir, id);
+    return workflow ? { kind: "workflow", record: workflow } : undefined;
+  }
+
+  /**
+   * A part's outbox entry whose workflow will deliver it: the workflow is still in flight here, or its
+   * combined record exists (a crash came between writing it and removing the parts' entries).
+   */
+  private deliveredByWorkflow(unit: DeliveryUnit): boolean {
+    if (unit.kind !== "task" || !unit.record.workflow) return false;
+    const id = unit.record.workflow.id;
+    return this.workflows.has(id) || this.undelivered.has(id) || readWorkflowRecord(this.options.agentDir, id) !== undefined;
   }
 
   /**
@@ -318,21 +453,36 @@ export class BackgroundTasks {
   confirmDelivered(taskId: string): "first" | "duplicate" {
     const ack = this.delivery.acknowledge(taskId);
     if (ack === "duplicate") return ack;
-    const record = this.undeliveredRecord(taskId);
+    const unit = this.undeliveredUnit(taskId);
     this.undelivered.delete(taskId);
-    if (record && !record.delivered) {
-      record.delivered = true;
-      record.deliveredAt = this.now();
-      record.deliveryError = undefined;
-      this.saveRecord(record);
-      this.options.events?.(LIFECYCLE_CHANNELS.delivered, deliveredEvent(record, record.deliveredAt));
+    if (unit?.kind === "task") this.markTaskDelivered(unit.record);
+    if (unit?.kind === "workflow" && !unit.record.delivered) {
+      const at = this.now();
+      unit.record.delivered = true;
+      unit.record.deliveredAt = at;
+      unit.record.deliveryError = undefined;
+      this.saveUnit(unit);
+      // Each part reached the main agent inside the workflow's envelope.
+      for (const partId of unit.record.partIds) {
+        const part = readRecord(this.options.agentDir, partId);
+        if (part) this.markTaskDelivered(part, at);
+      }
     }
     try {
       removeFromOutbox(this.options.agentDir, taskId);
     } catch (error) {
-      if (record) this.saveFailures.outbox(record, error);
+      if (unit) this.saveFailures.outbox(unit.kind === "task" ? unit.record : { agent: unit.record.kind, taskId }, error);
     }
     return ack;
+  }
+
+  private markTaskDelivered(record: TaskRecord, at = this.now()): void {
+    if (record.delivered) return;
+    record.delivered = true;
+    record.deliveredAt = at;
+    record.deliveryError = undefined;
+    this.saveRecord(record);
+    this.options.events?.(LIFECYCLE_CHANNELS.delivered, deliveredEvent(record, at));
   }
 
   /**
@@ -344,12 +494,12 @@ export class BackgroundTasks {
     if (this.shuttingDown) return 0;
     let sent = 0;
     for (const taskId of this.delivery.runEnded(abnormal)) {
-      const record = this.undeliveredRecord(taskId);
-      if (!record || record.delivered) {
+      const unit = this.undeliveredUnit(taskId);
+      if (!unit || unit.record.delivered) {
         this.delivery.drop(taskId);
         continue;
       }
-      if (this.send(record)) sent += 1;
+      if (this.send(unit)) sent += 1;
     }
     if (!abnormal && parentSessionId) sent += this.redeliver(parentSessionId);
     return sent;
@@ -364,8 +514,12 @@ export class BackgroundTasks {
     let sent = 0;
     for (const taskId of this.pendingIds(parentSessionId)) {
       if (this.registry.has(taskId) || this.delivery.isAwaiting(taskId)) continue;
-      const record = this.undeliveredRecord(taskId);
-      if (!record || record.delivered || this.delivery.isAcknowledged(taskId)) {
+      const unit = this.undeliveredUnit(taskId);
+      if (unit && this.deliveredByWorkflow(unit)) {
+        if (!this.workflows.has((unit.record as TaskRecord).workflow?.id ?? "")) removeQuietly(this.options.agentDir, taskId);
+        continue;
+      }
+      if (!unit || unit.record.delivered || this.delivery.isAcknowledged(taskId)) {
         try {
           removeFromOutbox(this.options.agentDir, taskId);
         } catch {
@@ -373,7 +527,7 @@ export class BackgroundTasks {
         }
         continue;
       }
-      if (this.send(record)) sent += 1;
+      if (this.send(unit)) sent += 1;
     }
     return sent;
   }
@@ -408,6 +562,15 @@ export class BackgroundTasks {
   private recordAllForExit(): void {
     this.shuttingDown = true;
     for (const finished of this.registry.drainForExit()) this.onFinished(finished);
+  }
+}
+
+/** Removes an outbox entry that is no longer needed; a failure is harmless (the next start tries again). */
+function removeQuietly(agentDir: string, taskId: string): void {
+  try {
+    removeFromOutbox(agentDir, taskId);
+  } catch {
+    // harmless, as said
   }
 }
 

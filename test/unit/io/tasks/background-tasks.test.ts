@@ -8,6 +8,7 @@ import type { RunHandle, RunSpec } from "../../../../src/io/run/runner.ts";
 import type { RunOutcome, StopCause } from "../../../../src/core/run/types.ts";
 import { emptyUsage } from "../../../../src/core/shared/format.ts";
 import { BackgroundTasks, type ResultMessage } from "../../../../src/io/tasks/background-tasks.ts";
+import type { SubagentResultDetails } from "../../../../src/io/tasks/details.ts";
 import { readRecord } from "../../../../src/io/tasks/record-store.ts";
 import { newTaskId } from "../../../../src/io/tasks/new-task-id.ts";
 import type { PreparedRun } from "../../../../src/io/tool/prepare-dispatch.ts";
@@ -282,7 +283,7 @@ describe("background tasks", () => {
     runs[0]!.end("succeeded", "A");
     runs[1]!.end("succeeded", "B");
     await flush();
-    expect(sent.map((m) => m.details.output)).toEqual(["A", "B"]);
+    expect(sent.map((m) => (m.details as SubagentResultDetails).output)).toEqual(["A", "B"]);
     expect(notes).toHaveLength(1);
     expect(notes[0]).toMatch(/^subagent: could not save the outbox entry of worker task [0-9a-f-]{36} at .*\/subagent-sessions\/\.outbox \(EEXIST: file already exists, mkdir /);
     expect(notes[0]).toContain("The result is still delivered, from memory");
@@ -366,7 +367,7 @@ describe("a task's run files that cannot be removed at its end (issue 28, item 1
       await flush();
       await flush();
       expect(unhandled).toEqual([]);
-      expect(sent.map((message) => message.details.output)).toEqual(["FIRST ANSWER", "SECOND ANSWER"]);
+      expect(sent.map((message) => (message.details as SubagentResultDetails).output)).toEqual(["FIRST ANSWER", "SECOND ANSWER"]);
       expect(sent[0]!.content).not.toContain("EROFS");
       expect(readRecord(agentDir, jobs[0]!.taskId)).toMatchObject({ status: "succeeded", output: "FIRST ANSWER" });
       const cleanup = notes.filter((note) => note.includes("could not remove the run files"));
@@ -402,5 +403,124 @@ describe("a task's run files that cannot be removed at its end (issue 28, item 1
     expect(sent).toHaveLength(1);
     expect(sent[0]!.content).toContain("[Output cut: showing the first 1000 of 5000 characters (4000 omitted). The full output could not be saved to a file (");
     expect(sent[0]!.content).not.toContain("The full output is saved in");
+  });
+});
+
+describe("a background batch or chain: one combined result (issue 27)", () => {
+  const wid = () => newTaskId();
+  const membership = (id: string, kind: "batch" | "chain", index: number, total: number) => ({ id, kind, index, total });
+
+  it("a batch sends nothing until every part ended, then one envelope with every part; its acknowledgement delivers the parts", async () => {
+    const tasks = makeTasks();
+    const id = wid();
+    const [a, b] = [prepared("look at A"), prepared("look at B")];
+    tasks.beginWorkflow({ id, kind: "batch", agents: ["worker", "worker"], parentSessionId: "p" });
+    tasks.dispatch(a, "p", true, membership(id, "batch", 1, 2));
+    tasks.dispatch(b, "p", true, membership(id, "batch", 2, 2));
+    runs[1]!.end("failed", "B BROKE", "error");
+    await flush();
+    expect(sent).toHaveLength(0);
+    // Each part is recorded as it ends, with its own envelope for /subagent-result.
+    expect(readRecord(agentDir, b.taskId)).toMatchObject({ status: "failed", workflow: { id, kind: "batch", index: 2, total: 2 }, delivered: false });
+    runs[0]!.end("succeeded", "A FOUND");
+    await flush();
+    expect(sent).toHaveLength(1);
+    const envelope = sent[0]!.content;
+    expect(envelope.split("\n")[0]).toBe(`## [subagent-result] batch of 2: 1 succeeded, 1 failed (batchId: ${id})`);
+    expect(envelope).toContain(`### 1. worker succeeded (taskId: ${a.taskId})\n- Status: succeeded\n- Task: look at A\n`);
+    expect(envelope).toContain(`### 2. worker failed (taskId: ${b.taskId})\n- Status: failed\n`);
+    expect(envelope).toContain("No other tasks were in flight when this batch ended.");
+    expect(envelope.slice(envelope.indexOf("\n---\n"))).toMatch(/### 1\. worker succeeded[^\n]*\nA FOUND\n\n### 2\. worker failed[^\n]*\nB BROKE/);
+    expect(sent[0]!.details).toMatchObject({ taskId: id, agent: "batch of 2: 1 succeeded, 1 failed", status: "failed", workflow: { kind: "batch" } });
+    // The workflow's entry stands for its parts in the outbox.
+    expect(outbox()).toEqual([`${id}.json`]);
+    expect(tasks.confirmDelivered(id)).toBe("first");
+    expect(outbox()).toEqual([]);
+    for (const job of [a, b]) expect(readRecord(agentDir, job.taskId)!.delivered).toBe(true);
+  });
+
+  it("cancelling one part of a batch leaves the others running; the envelope shows the cancelled part", async () => {
+    const tasks = makeTasks();
+    const id = wid();
+    const [a, b] = [prepared("a"), prepared("b")];
+    tasks.beginWorkflow({ id, kind: "batch", agents: ["worker", "worker"], parentSessionId: "p" });
+    tasks.dispatch(a, "p", true, membership(id, "batch", 1, 2));
+    tasks.dispatch(b, "p", true, membership(id, "batch", 2, 2));
+    expect(tasks.cancel(a.taskId, "user")).toBe(true);
+    await flush();
+    expect(runs[1]!.stopped).toBeUndefined();
+    expect(sent).toHaveLength(0);
+    runs[1]!.end("succeeded", "B DONE");
+    await flush();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.content.split("\n")[0]).toBe(`## [subagent-result] batch of 2: 1 succeeded, 1 cancelled (batchId: ${id})`);
+    expect(sent[0]!.content).toContain("This task was cancelled by the user (/subagent-cancel).");
+  });
+
+  it("cancelling the workflow stops every part in flight; a chain then starts no further step", async () => {
+    const tasks = makeTasks();
+    const id = wid();
+    const first = prepared("step one");
+    const continued: number[] = [];
+    tasks.beginWorkflow({ id, kind: "chain", agents: ["worker", "worker"], parentSessionId: "p" }, (index) => {
+      continued.push(index);
+      return { refused: "not expected" };
+    });
+    tasks.dispatch(first, "p", true, membership(id, "chain", 1, 2));
+    expect(tasks.cancelWorkflow(id, "agent", "the plan changed")).toBe(1);
+    await flush();
+    expect(continued).toEqual([]);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.content.split("\n")[0]).toBe(`## [subagent-result] chain of 2: ended at step 1 (worker cancelled); 1 step not run (chainId: ${id})`);
+    expect(sent[0]!.content).toContain("### Step 2. worker not run");
+    expect(tasks.cancelWorkflow(id, "agent")).toBeUndefined();
+  });
+
+  it("a chain starts its next step with the record of the one before, and a refused step ends it with the refusal", async () => {
+    const tasks = makeTasks();
+    const id = wid();
+    const [one, two] = [prepared("one"), prepared("two")];
+    const previous: string[] = [];
+    tasks.beginWorkflow({ id, kind: "chain", agents: ["worker", "worker", "reviewer"], parentSessionId: "p" }, (index, before) => {
+      previous.push(before.output);
+      return index === 1 ? { prepared: two, askPerson: true } : { refused: "Unknown agent \"reviewer\"." };
+    });
+    tasks.dispatch(one, "p", true, membership(id, "chain", 1, 3));
+    runs[0]!.end("succeeded", "FIRST OUTPUT");
+    await flush();
+    expect(previous).toEqual(["FIRST OUTPUT"]);
+    expect(runs).toHaveLength(2);
+    expect(readRecord(agentDir, one.taskId)!.workflow).toEqual({ id, kind: "chain", index: 1, total: 3 });
+    expect(sent).toHaveLength(0);
+    runs[1]!.end("succeeded", "SECOND OUTPUT");
+    await flush();
+    expect(readRecord(agentDir, two.taskId)!.workflow).toEqual({ id, kind: "chain", index: 2, total: 3 });
+    expect(sent).toHaveLength(1);
+    const envelope = sent[0]!.content;
+    expect(envelope.split("\n")[0]).toBe(`## [subagent-result] chain of 3: ended at step 3 (reviewer refused) (chainId: ${id})`);
+    expect(envelope).toContain('### Step 3. reviewer refused\n- Refused: Unknown agent "reviewer".');
+    expect(envelope).toContain("SECOND OUTPUT");
+  });
+
+  it("a session shutdown mid-batch records the combined result unsent; the next session start delivers it once", async () => {
+    const tasks = makeTasks();
+    const id = wid();
+    const [a, b] = [prepared("a"), prepared("b")];
+    tasks.beginWorkflow({ id, kind: "batch", agents: ["worker", "worker"], parentSessionId: "p" });
+    tasks.dispatch(a, "p", true, membership(id, "batch", 1, 2));
+    tasks.dispatch(b, "p", true, membership(id, "batch", 2, 2));
+    runs[0]!.end("succeeded", "A");
+    await flush();
+    await tasks.shutdown();
+    expect(sent).toHaveLength(0);
+    expect(outbox()).toEqual([`${id}.json`]);
+    forgetExitHooksForTests();
+    const fresh = makeTasks();
+    expect(fresh.redeliver("p")).toBe(1);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.content.split("\n")[0]).toBe(`## [subagent-result] batch of 2: 1 succeeded, 1 cancelled (batchId: ${id})`);
+    expect(fresh.confirmDelivered(id)).toBe("first");
+    expect(fresh.redeliver("p")).toBe(0);
+    expect(readRecord(agentDir, b.taskId)).toMatchObject({ status: "cancelled", cancelledBy: "none", delivered: true });
   });
 });
