@@ -156,6 +156,7 @@ describe("the TUI's runtime", () => {
       "src/pi/ui/expand-hint.ts",
       "src/pi/ui/result-card.ts",
       "src/pi/ui/tool-row.ts",
+      "src/pi/ui/workflow-card.ts",
     ]);
   });
 });

@@ -76,6 +76,11 @@ export function alreadyFinished(taskId: string, status: string): string {
 
 // --- /subagent-cancel ---
 
+/** `/subagent-cancel <batch id>`: every part in flight was cancelled; the workflow's one result follows. */
+export function workflowCancelSent(kind: "batch" | "chain", workflowId: string, parts: number): string {
+  return `Cancelled ${parts} ${parts === 1 ? "part" : "parts"} of ${kind} ${workflowId}; its one result goes to the main agent once every part has ended.`;
+}
+
 export function cancelSent(task: NamedTask): string {
   return `Cancelled subagent task ${named(task)}; its cancelled result goes to the main agent.`;
 }

@@ -64,3 +64,19 @@ export function cancelRequested(taskId: string, agent: string, others: readonly 
     inFlightNow(others),
   ].join("\n");
 }
+
+/** The first call of a workflow cancel: what would be cancelled (nothing is yet). */
+export function workflowCancelChallenge(kind: "batch" | "chain", workflowId: string, running: readonly InFlightTask[]): string {
+  const later = kind === "chain" ? " and the chain starts no further step" : "";
+  return [
+    `Confirm before cancelling. Nothing has been cancelled yet.`,
+    `- ${kind === "chain" ? "Chain" : "Batch"} ${workflowId}, parts in flight: ${running.length}`,
+    ...running.map((t) => `- ${t.taskId} (${t.agent}): ${oneLine(t.task, 120)}`),
+    `Cancelling stops every part in flight${later}; what they wrote so far is kept in the one [subagent-result] of the ${kind}. To cancel one part only, pass its own taskId. This cannot be undone.`,
+    `To cancel, call subagent again with action="cancel", taskId="${workflowId}", confirm=true and a non-empty reason.`,
+  ].join("\n");
+}
+
+export function workflowCancelRequested(kind: "batch" | "chain", workflowId: string, cancelled: number): string {
+  return `Cancel request sent for ${cancelled} ${cancelled === 1 ? "part" : "parts"} of ${kind} ${workflowId}. Its one [subagent-result] arrives once every part has ended.`;
+}

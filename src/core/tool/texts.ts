@@ -16,7 +16,7 @@ export const TOOL_DESCRIPTION = [
   "- Interactive TUI: it returns a receipt `Dispatched <agent>. taskId: <id>` at once; the result arrives later as a message starting with `## [subagent-result]`. Do not invent results; do not poll.",
   "- `sessionId` continues an earlier session, only with an id this tool gave you.",
   "- `isolation: \"worktree\"` (git): the subagent works in its own worktree on branch `subagent/<taskId>`; your tree is untouched.",
-  "- `tasks: [{agent, task}, ...]` runs independent tasks side by side with one combined result; `chain: [...]` runs steps in order, `{previous}` in a task replaced by the step before's output, and stops at a step that fails. Entries take a single call's per-task fields. Not in the TUI yet.",
+  "- `tasks: [{agent, task}, ...]` runs independent tasks side by side with one combined result; `chain: [...]` runs steps in order, `{previous}` in a task replaced by the step before's output, and stops at a step that fails. Entries take a single call's per-task fields.",
   "- `sandbox` (`read-only`, `workspace-write`): an OS sandbox; it only tightens the agent's own.",
   "",
   "cancel: `taskId`. The first call only asks; call again with `confirm: true` and a `reason`. Only for a wrong or unneeded task, never for a slow one.",

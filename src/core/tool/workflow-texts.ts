@@ -58,6 +58,22 @@ export function partHeading(kind: "batch" | "chain", index: number, agent: strin
   return `### ${kind === "chain" ? "Step " : ""}${index}. ${agent} ${status}${taskId ? ` (taskId: ${taskId})` : ""}`;
 }
 
-/** Batch and chain calls in the interactive TUI, which has no combined envelope yet. */
-export const WORKFLOW_IN_TUI_MESSAGE =
-  "tasks and chain run only in print, JSON and RPC mode for now. In the interactive TUI, make one subagent call per task (several in one message run side by side). Nothing was started.";
+/** One part's line in a background workflow's receipt: `- 1. explore taskId: <id>` and what applies to it. */
+export function receiptPartLine(kind: "batch" | "chain", index: number, agent: string, taskId: string, notes: readonly string[]): string {
+  const label = kind === "chain" ? `Step ${index}.` : `${index}.`;
+  return [`- ${label} ${agent} taskId: ${taskId}`, ...notes].join(" · ");
+}
+
+/**
+ * The receipt of a background batch or chain: its id, each started part, the chain's steps still to come, and
+ * that one `[subagent-result]` for all of it follows.
+ */
+export function workflowReceipt(kind: "batch" | "chain", workflowId: string, total: number, partLines: readonly string[], laterSteps: readonly string[]): string {
+  const lines = [`Dispatched ${kind} of ${total}. ${kind}Id: ${workflowId}`, ...partLines];
+  if (laterSteps.length > 0) {
+    const first = partLines.length + 1;
+    lines.push(`- ${laterSteps.map((agent, index) => `Step ${first + index}. ${agent}`).join(", ")}: each starts once the step before succeeded.`);
+  }
+  lines.push(`One [subagent-result] for the whole ${kind} arrives once it has ended; each part keeps its own taskId for /subagent-result and cancel.`);
+  return lines.join("\n");
+}

@@ -17,6 +17,7 @@ import {
   noRunningTaskMatches,
   NOTHING_TO_CANCEL,
   type NamedTask,
+  workflowCancelSent,
 } from "../../core/commands/notices.ts";
 import { chooseRunningTask } from "./choose-running.ts";
 import { pickTask } from "./pick-task.ts";
@@ -40,6 +41,12 @@ export async function cancelCommand(args: string, ctx: TaskCommandContext, deps:
     }
     const picked = await pickTask(ctx, { title: CANCEL_PICKER_TITLE, items: runningTaskItems(running, deps.now()) });
     if (picked) cancelOne(picked, io, deps);
+    return;
+  }
+  // A batch or chain id cancels every part of it still in flight.
+  const workflow = deps.live()?.cancelWorkflowByUser?.(normalizeTaskInput(args));
+  if (workflow) {
+    io.notice(workflowCancelSent(workflow.kind, normalizeTaskInput(args), workflow.cancelled));
     return;
   }
   const picked = await chooseRunningTask(args, ctx, io, deps, { command: CANCEL_COMMAND, verb: "cancel", pickPrompt: "Pick the one to cancel:" });

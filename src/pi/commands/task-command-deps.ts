@@ -20,6 +20,11 @@ export interface LiveTasks {
   has(taskId: string): boolean;
   /** A user cancel (`cancelledBy: user`); false when the task is no longer in flight. */
   cancelByUser(taskId: string): boolean;
+  /**
+   * A user cancel of every part of a batch or chain in flight: how many parts, or undefined when `id` is no
+   * workflow in flight (absent in fakes that do not need it).
+   */
+  cancelWorkflowByUser?(id: string): { kind: "batch" | "chain"; cancelled: number } | undefined;
   /** A person's message to a queued or running task (absent in fakes that do not need it). */
   messageByUser?(taskId: string, text: string): MessageOutcome;
   onChange(listener: () => void): () => void;
@@ -43,6 +48,11 @@ export function liveTasksOf(tasks: BackgroundTasks): LiveTasks {
     },
     has: (taskId) => tasks.registry.has(taskId),
     cancelByUser: (taskId) => tasks.cancel(taskId, "user"),
+    cancelWorkflowByUser: (id) => {
+      const kind = tasks.workflows.kindOf(id);
+      const cancelled = kind && tasks.cancelWorkflow(id, "user");
+      return kind && cancelled !== undefined ? { kind, cancelled } : undefined;
+    },
     messageByUser: (taskId, text) => tasks.registry.message(taskId, "user", text),
     onChange: (listener) => tasks.onChange(listener),
   };

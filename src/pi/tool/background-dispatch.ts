@@ -16,7 +16,10 @@ import {
   cancelInvalidTaskId,
   cancelRequested,
   cancelUnknownTask,
+  workflowCancelChallenge,
+  workflowCancelRequested,
 } from "../../core/tool/cancel-texts.ts";
+import { dispatchBackgroundWorkflow } from "./workflow-background.ts";
 import {
   MESSAGE_NEEDS_TASK_ID,
   MESSAGE_NEEDS_TEXT,
@@ -56,6 +59,26 @@ export interface ReceiptDetails {
 }
 
 export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDir: () => string, now: () => number = Date.now): BackgroundDispatcher {
+  /** `action: "cancel"` with a batch or chain id: the same two steps as for one task, for every part in flight. */
+  const cancelWorkflow = (kind: "batch" | "chain", workflowId: string, params: SubagentParams): AgentToolResult<unknown> => {
+    const running = tasks()
+      .workflows.partsInFlight(workflowId)
+      .flatMap((taskId) => {
+        const task = tasks().registry.get(taskId);
+        return task ? [{ taskId, agent: task.agent, task: task.task }] : [];
+      });
+    if (params.confirm !== true) {
+      return { content: [{ type: "text", text: workflowCancelChallenge(kind, workflowId, running) }], details: { confirmRequired: true, taskId: workflowId } };
+    }
+    const reason = oneLine(params.reason ?? "", CANCEL_REASON_MAX);
+    if (!reason) throw new Error(CANCEL_NEEDS_REASON);
+    const cancelled = tasks().cancelWorkflow(workflowId, "agent", reason) ?? 0;
+    return {
+      content: [{ type: "text", text: workflowCancelRequested(kind, workflowId, cancelled) }],
+      details: { cancelRequested: true, taskId: workflowId, reason },
+    };
+  };
+
   return {
     dispatch(prepared: PreparedRun, ctx: ExtensionContext, askPerson = true): AgentToolResult<unknown> {
       const result = tasks().dispatch(prepared, ctx.sessionManager.getSessionId(), askPerson);
@@ -78,10 +101,14 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
       return { content: [{ type: "text", text }], details };
     },
 
+    dispatchWorkflow: (workflow, admit, ctx) => dispatchBackgroundWorkflow(workflow, admit, ctx, tasks()),
+
     cancel(params: SubagentParams): AgentToolResult<unknown> {
       const taskId = (params.taskId ?? "").trim();
       if (!taskId) throw new Error(CANCEL_NEEDS_TASK_ID);
       if (!isTaskId(taskId)) throw new Error(cancelInvalidTaskId(taskId));
+      const workflowKind = tasks().workflows.kindOf(taskId);
+      if (workflowKind) return cancelWorkflow(workflowKind, taskId, params);
       const running = tasks().registry.get(taskId);
       if (!running) {
         const record = readRecord(agentDir(), taskId);

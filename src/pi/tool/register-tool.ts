@@ -52,8 +52,9 @@ import type { FanOutGate } from "../../core/fanout/fan-out-gate.ts";
 import { callModelProblem } from "../../core/config/call-model.ts";
 import { readWorkflowCap } from "../../core/config/workflow-cap.ts";
 import { isWorkflowCall, readWorkflow } from "../../core/tool/workflow.ts";
-import { WORKFLOW_IN_TUI_MESSAGE } from "../../core/tool/workflow-texts.ts";
+import type { Workflow } from "../../core/tool/workflow.ts";
 import { runBlockingWorkflow } from "./workflow-dispatch.ts";
+import { childTextProblem } from "../../core/run/task-text.ts";
 import { mergeAction } from "./merge-action.ts";
 
 // Loaded only by the dispatches that need them (see ADVANCED.md, "Supported pis and loading cost").
@@ -64,6 +65,8 @@ export interface BackgroundDispatcher {
   dispatch: (prepared: PreparedRun, ctx: ExtensionContext, askPerson?: boolean) => AgentToolResult<unknown>;
   cancel: (params: SubagentParams, ctx: ExtensionContext) => AgentToolResult<unknown>;
   message: (params: SubagentParams, ctx: ExtensionContext) => AgentToolResult<unknown>;
+  /** A batch or chain: every part admitted (a refusal starts none), then dispatched; one receipt. */
+  dispatchWorkflow: (workflow: Workflow, admit: (params: SubagentParams) => Promise<AdmittedPart>, ctx: ExtensionContext) => Promise<AgentToolResult<unknown>>;
 }
 
 /** How the tool's row is drawn in the TUI (provided by the UI part); pi's default rendering when absent. */
@@ -98,10 +101,15 @@ export interface PreparedPart {
   askPerson: boolean;
 }
 
-/** A dispatch that passed every check; `prepare` takes its task id, session and worktree (throws a refusal). */
+/**
+ * A dispatch that passed every check; `prepare` takes its task id, session and worktree (throws a refusal).
+ * `task` replaces the admitted task (a chain step's, its `{previous}` filled in); it is checked as a call's is.
+ */
 export interface AdmittedPart {
   agent: string;
-  prepare: () => PreparedPart;
+  /** The task as the call gave it. */
+  task: string;
+  prepare: (task?: string) => PreparedPart;
 }
 
 export type BlockingResult = Awaited<ReturnType<typeof runSync>>;
@@ -197,9 +205,12 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     const toolGrant = grantTools({ agentTools: request.agent.tools, callTools: request.tools, session: readSessionTools(pi), ceiling: settings.toolCeiling });
     return {
       agent: request.agent.name,
-      prepare: () => {
+      task: request.task,
+      prepare: (task?: string) => {
+        const problem = task === undefined ? undefined : childTextProblem(task, "task");
+        if (problem) throw new Error(problem);
         const prepared = prepareDispatch(
-          request,
+          task === undefined ? request : { ...request, task },
           {
             agentDir: dir,
             cwd: ctx.cwd,
@@ -267,12 +278,12 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     }
 
     if (isWorkflowCall(params)) {
-      if (background) throw new Error(WORKFLOW_IN_TUI_MESSAGE);
       const trust = readPiTrust(ctx, argv, agentDir());
       const cap = readWorkflowCap(loadConfig({ cwd: ctx.cwd, project: trust.kind !== "untrusted" }));
       reportWarningsOnce(cap.warnings, warningSink(ctx));
       const workflow = readWorkflow(params, cap.cap);
       if (!workflow.ok) throw new Error(workflow.message);
+      if (background) return background.dispatchWorkflow(workflow.workflow, (part) => admitPart(part, toolCallId, ctx, background), ctx);
       return runBlockingWorkflow(workflow.workflow, {
         toolCallId,
         ctx,

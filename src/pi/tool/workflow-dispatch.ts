@@ -39,7 +39,7 @@ export interface WorkflowDetails {
  * Gives back what preparing took for a part that will never run: its lock, prompt file, worktree, fan-out place,
  * and the folder of a new session (a resumed session's folder is the earlier task's, and stays).
  */
-function abandon(part: PreparedPart): void {
+export function abandon(part: PreparedPart): void {
   part.prepared.release();
   part.prepared.worktree?.discard();
   part.endBlocking?.();
@@ -60,30 +60,40 @@ function partProgress(deps: WorkflowDeps, index: number, total: number): AgentTo
   };
 }
 
-function partLabel(kind: WorkflowKind): string {
+export function partLabel(kind: WorkflowKind): string {
   return kind === "chain" ? "Step" : "Part";
 }
 
-async function runBatch(parts: readonly SubagentParams[], deps: WorkflowDeps): Promise<BlockingResult[]> {
-  const refused = (index: number, error: unknown) =>
-    new Error(partRefusedMessage(partLabel("batch"), index + 1, parts[index]?.agent, error instanceof Error ? error.message : String(error)));
+/** Admits every part in order; the first refusal is thrown, naming the part (nothing was taken yet). */
+export async function admitAll(kind: WorkflowKind, parts: readonly SubagentParams[], admit: (params: SubagentParams) => Promise<AdmittedPart>): Promise<AdmittedPart[]> {
   const admitted: AdmittedPart[] = [];
   for (const [index, params] of parts.entries()) {
     try {
-      admitted.push(await deps.admitPart(params, deps.toolCallId, deps.ctx));
+      admitted.push(await admit(params));
     } catch (error) {
-      throw refused(index, error);
+      throw new Error(partRefusedMessage(partLabel(kind), index + 1, params.agent, error instanceof Error ? error.message : String(error)));
     }
   }
+  return admitted;
+}
+
+/** Prepares every admitted part; a refusal gives back what the parts before it took, and is thrown. */
+export function prepareAll(kind: WorkflowKind, admitted: readonly AdmittedPart[]): PreparedPart[] {
   const prepared: PreparedPart[] = [];
   for (const [index, part] of admitted.entries()) {
     try {
       prepared.push(part.prepare());
     } catch (error) {
       for (const done of prepared) abandon(done);
-      throw refused(index, error);
+      throw new Error(partRefusedMessage(partLabel(kind), index + 1, part.agent, error instanceof Error ? error.message : String(error)));
     }
   }
+  return prepared;
+}
+
+async function runBatch(parts: readonly SubagentParams[], deps: WorkflowDeps): Promise<BlockingResult[]> {
+  const admitted = await admitAll("batch", parts, (params) => deps.admitPart(params, deps.toolCallId, deps.ctx));
+  const prepared = prepareAll("batch", admitted);
   const results: BlockingResult[] = new Array<BlockingResult>(prepared.length);
   let next = 0;
   const lane = async () => {

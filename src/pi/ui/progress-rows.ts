@@ -62,7 +62,30 @@ export interface MoreRow {
   hidden: number;
 }
 
-export type WidgetRow = TaskRow | MoreRow;
+/** The line above a batch's or chain's rows: `batch 01912345 · 3 parts`, `chain 01912345 · step 2 of 3`. */
+export interface GroupRow {
+  kind: "group";
+  label: string;
+}
+
+export type WidgetRow = TaskRow | MoreRow | GroupRow;
+
+/** The group line's words for a workflow part. */
+export function groupLabel(workflow: NonNullable<TaskSnapshot["workflow"]>): string {
+  const id = shortTaskId(workflow.id);
+  return workflow.kind === "batch" ? `batch ${id} · ${workflow.total} parts` : `chain ${id} · step ${workflow.index} of ${workflow.total}`;
+}
+
+/** A group line above each run of rows of one workflow (a batch's parts are dispatched one after another). */
+function withGroupRows(tasks: readonly TaskSnapshot[], rows: readonly TaskRow[]): WidgetRow[] {
+  const grouped: WidgetRow[] = [];
+  rows.forEach((row, index) => {
+    const workflow = tasks[index]?.workflow;
+    if (workflow && tasks[index - 1]?.workflow?.id !== workflow.id) grouped.push({ kind: "group", label: groupLabel(workflow) });
+    grouped.push(row);
+  });
+  return grouped;
+}
 
 /**
  * The rows under the title: every task when they fit in `maxRows`, otherwise a `+N more` line for the oldest
@@ -79,16 +102,20 @@ export function widgetRows(tasks: readonly TaskSnapshot[], now: number, maxRows 
       cancelling: Boolean(task.cancelRequested),
       taskId: task.taskId,
       shortId: shortIds[index] ?? shortTaskId(task.taskId),
-      agent: task.agent,
+      // A workflow's part is named by its place in it.
+      agent: task.workflow ? `${task.workflow.index}. ${task.agent}` : task.agent,
       // The latest tool's name and arguments are model-written.
       activity: stripTerminalControls(taskActivity(task, queued)),
       elapsed: formatElapsed(now - task.dispatchedAt),
     };
   });
   const budget = Math.max(1, maxRows);
-  if (rows.length <= budget) return rows;
+  const all = withGroupRows(tasks, rows);
+  if (all.length <= budget) return all;
   const shown = Math.max(0, budget - 1);
-  return [{ kind: "more", hidden: rows.length - shown }, ...rows.slice(rows.length - shown)];
+  const kept = all.slice(all.length - shown);
+  const hidden = rows.length - kept.filter((row) => row.kind === "task").length;
+  return [{ kind: "more", hidden }, ...kept];
 }
 
 /** `── Subagents · 2 running ────…` filling the width. */
@@ -119,6 +146,7 @@ export function rowLines(rows: readonly WidgetRow[], width: number, style: Style
   const activityWidth = Math.min(room, Math.max(0, ...tasks.map((row) => visibleWidth(row.activity))));
   return rows.map((row) => {
     if (row.kind === "more") return truncateToWidth(` ${style.fg("muted", `+${row.hidden} more`)}`, width, "…");
+    if (row.kind === "group") return truncateToWidth(` ${style.fg("muted", `┌ ${row.label}`)}`, width, "…");
     const icon = row.status === "running" ? style.fg("accent", "●") : style.fg("dim", "○");
     const activityColour = row.cancelling ? "warning" : row.status === "queued" ? "dim" : "muted";
     if (room < ACTIVITY_MIN) {

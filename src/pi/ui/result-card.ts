@@ -14,6 +14,7 @@ import { formatDuration, formatUsage, oneLine } from "../../core/shared/format.t
 import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
 import type { SubagentResultDetails } from "../../io/tasks/details.ts";
 import { expandHint } from "./expand-hint.ts";
+import { isWorkflowCardDetails, renderWorkflowCard } from "./workflow-card.ts";
 import { shortTaskId } from "../../core/ui/short-id.ts";
 import type { Styler } from "../../core/ui/styler.ts";
 
@@ -127,6 +128,7 @@ export function duplicateLine(taskId: string): string {
 /** pi's message renderer for `subagent-result`; undefined (pi's default rendering) for a message it cannot read. */
 export function renderResultCard(message: { details?: unknown }, options: { expanded: boolean }, theme: Theme): Component | undefined {
   const details = message.details;
+  if (isWorkflowCardDetails(details)) return renderWorkflowCard(details, theme);
   if (!isResultDetails(details)) return undefined;
   // A second copy of a result already in the conversation (see src/core/delivery/delivery-tracker.ts): one dim line.
   if ((details as { duplicate?: unknown }).duplicate === true) return new Text(theme.fg("dim", duplicateLine(details.taskId)), 0, 0);

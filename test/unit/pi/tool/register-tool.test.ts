@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PreparedRun } from "../../../../src/io/tool/prepare-dispatch.ts";
 import { registerSubagentTool, type BackgroundDispatcher, type SubagentToolOptions } from "../../../../src/pi/tool/register-tool.ts";
 import type { SubagentParams } from "../../../../src/pi/tool/schema.ts";
+import { admitAll } from "../../../../src/pi/tool/workflow-dispatch.ts";
 import { NO_TASKS_TO_CANCEL_IN_SYNC_MODE, TOOL_DESCRIPTION, TOOL_GUIDELINES, TOOL_SNIPPET } from "../../../../src/core/tool/texts.ts";
 
 interface RegisteredTool {
@@ -47,6 +48,12 @@ function tuiTool(answer: boolean) {
     },
     cancel: () => ({ content: [], details: undefined }),
     message: () => ({ content: [], details: undefined }),
+    // Admits every part as the real one does, then hands each prepared part over like `dispatch`.
+    dispatchWorkflow: async (workflow, admit) => {
+      const admitted = await admitAll(workflow.kind, workflow.parts, admit);
+      for (const part of admitted) background.dispatch(part.prepare().prepared, tuiCtx);
+      return { content: [{ type: "text", text: `Dispatched ${workflow.kind} of ${admitted.length}.` }], details: undefined };
+    },
   };
   const { tool } = fakePi({ background, appMode: "interactive", argv: [process.execPath, fileURLToPath(import.meta.url)] });
   const tuiCtx = {
@@ -253,12 +260,15 @@ describe("registerSubagentTool", () => {
     expect((existsSync(sessions) ? readdirSync(sessions) : []).filter((name) => !name.startsWith("."))).toEqual([]);
   });
 
-  it("refuses a batch or chain in the interactive TUI, which has no combined envelope, starting nothing", async () => {
+  it("hands a batch in the interactive TUI to the background path, every part admitted through the single path", async () => {
     const { tool, tuiCtx, dispatched } = tuiTool(true);
-    await expect(tool.execute("b1", { tasks: [{ agent: "explore", task: "a" }] }, undefined, undefined, tuiCtx)).rejects.toThrow(
-      /^tasks and chain run only in print, JSON and RPC mode for now\./,
-    );
+    await expect(
+      tool.execute("b1", { tasks: [{ agent: "explore", task: "a" }, { agent: "nobody", task: "b" }] }, undefined, undefined, tuiCtx),
+    ).rejects.toThrow(/^Part 2 \(nobody\) was refused: Unknown agent "nobody"\./);
     expect(dispatched).toEqual([]);
+    const result = await tool.execute("b2", { tasks: [{ agent: "explore", task: "a" }, { agent: "explore", task: "b" }] }, undefined, undefined, tuiCtx);
+    expect(result.content).toEqual([{ type: "text", text: "Dispatched batch of 2." }]);
+    expect(dispatched.map((run) => run.task)).toEqual(["a", "b"]);
   });
 
   it("flags a result that did not succeed as an error, keeping its details", () => {

@@ -136,3 +136,19 @@ describe("widgetLines", () => {
     expect(lines[6]).toContain(many[7]!.taskId.slice(0, 13));
   });
 });
+
+describe("a batch's or chain's rows (issue 27)", () => {
+  it("sit under one group line naming the workflow, each named by its place in it", () => {
+    const id = "01912345-0000-7000-8000-00000000abcd";
+    const single = runningTask({ agent: "writer" });
+    const parts = [1, 2].map((index) => runningTask({ agent: "explore", workflow: { id, kind: "batch", index, total: 2 } }));
+    const step = runningTask({ agent: "coder", workflow: { id: "01912399-0000-7000-8000-00000000abcd", kind: "chain", index: 2, total: 3 } });
+    const lines = plainLines(widgetLines([single, ...parts, step], 0, 100, plain));
+    expect(lines[2]).toBe(" ┌ batch 01912345-0000 · 2 parts");
+    expect(lines[3]).toMatch(/^ ● \S+ +1\. explore /);
+    expect(lines[4]).toMatch(/^ ● \S+ +2\. explore /);
+    expect(lines[5]).toBe(" ┌ chain 01912399-0000 · step 2 of 3");
+    expect(lines[6]).toMatch(/^ ● \S+ +2\. coder /);
+    expect(lines[1]).toMatch(/^ ● \S+ +writer /);
+  });
+});
