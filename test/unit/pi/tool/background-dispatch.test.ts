@@ -229,3 +229,50 @@ describe("message by the agent", () => {
     expect(tasks.registry.get(running.taskId)!.messages).toEqual([]);
   });
 });
+
+describe("a batch through the background path (issue 27)", () => {
+  const admitted = (prepared: PreparedRun) => ({ agent: prepared.agent.name, task: prepared.task, prepare: () => ({ prepared, askPerson: true }) });
+
+  it("answers with one receipt (the batch id, each part's taskId, the queued one marked) and cancels the whole batch in two steps", async () => {
+    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const parts = [job("first part"), job("second part")];
+    const receipt = await dispatcher.dispatchWorkflow(
+      { kind: "batch", parts: [{ task: "first part" }, { task: "second part" }] },
+      async (params) => admitted(parts.find((part) => part.task === params.task)!),
+      ctx,
+    );
+    const lines = text(receipt).split("\n");
+    const id = /^Dispatched batch of 2\. batchId: ([0-9a-f-]{36})$/.exec(lines[0]!)?.[1];
+    expect(id).toBeDefined();
+    // maxConcurrent is 1 here: the second part waits for a slot.
+    expect(lines.slice(1)).toEqual([
+      `- 1. coder taskId: ${parts[0]!.taskId}`,
+      `- 2. coder taskId: ${parts[1]!.taskId} · queued`,
+      "One [subagent-result] for the whole batch arrives once it has ended; each part keeps its own taskId for /subagent-result and cancel.",
+    ]);
+
+    const challenge = text(dispatcher.cancel({ action: "cancel", taskId: id }, ctx));
+    expect(challenge).toContain(`- Batch ${id}, parts in flight: 2\n- ${parts[0]!.taskId} (coder): first part\n- ${parts[1]!.taskId} (coder): second part`);
+    expect(challenge).toContain(`call subagent again with action="cancel", taskId="${id}", confirm=true and a non-empty reason`);
+    expect(tasks.counts()).toMatchObject({ running: 1, queued: 1 });
+    const sent = text(dispatcher.cancel({ action: "cancel", taskId: id, confirm: true, reason: "plan changed" }, ctx));
+    expect(sent).toBe(`Cancel request sent for 2 parts of batch ${id}. Its one [subagent-result] arrives once every part has ended.`);
+    expect(stops).toEqual(["aborted"]);
+  });
+
+  it("a refused part starts none of the batch", async () => {
+    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const first = job("fine");
+    await expect(
+      dispatcher.dispatchWorkflow(
+        { kind: "batch", parts: [{ agent: "coder", task: "fine" }, { agent: "nobody", task: "x" }] },
+        async (params) => {
+          if (params.agent === "nobody") throw new Error('Unknown agent "nobody".');
+          return admitted(first);
+        },
+        ctx,
+      ),
+    ).rejects.toThrow('Part 2 (nobody) was refused: Unknown agent "nobody". Nothing was started.');
+    expect(tasks.counts()).toMatchObject({ running: 0, queued: 0 });
+  });
+});
