@@ -59,8 +59,22 @@ export function completionItems(typed: string, tasks: readonly CompletionTask[])
   return items.length > 0 ? items : null;
 }
 
+/** Each batch or chain with a part in flight, once, after its parts: `/subagent-cancel` takes its id too. */
+export function workflowCompletionTasks(running: readonly TaskSnapshot[]): CompletionTask[] {
+  const seen: Map<string, { kind: string; total: number; inFlight: number }> = new Map();
+  for (const task of running) {
+    if (!task.workflow) continue;
+    const entry = seen.get(task.workflow.id) ?? { kind: task.workflow.kind, total: task.workflow.total, inFlight: 0 };
+    entry.inFlight += 1;
+    seen.set(task.workflow.id, entry);
+  }
+  return [...seen].map(([taskId, entry]) => ({ taskId, agent: `${entry.kind} of ${entry.total}`, status: `${entry.inFlight} in flight`, task: `every part of the ${entry.kind}` }));
+}
+
 export interface TaskCompletions {
   running: (typed: string) => AutocompleteItem[] | null;
+  /** The running tasks and the batches and chains they belong to (for `/subagent-cancel`). */
+  cancellable: (typed: string) => AutocompleteItem[] | null;
   runningAndRecent: (typed: string) => AutocompleteItem[] | null;
 }
 
@@ -76,6 +90,10 @@ export function taskCompletions(sources: TaskSources, now: () => number = Date.n
   const running = () => sources.running().map((task) => runningCompletionTask(task, now()));
   return {
     running: (typed) => completionItems(typed, running()),
+    cancellable: (typed) => {
+      const tasks = sources.running();
+      return completionItems(typed, [...tasks.map((task) => runningCompletionTask(task, now())), ...workflowCompletionTasks(tasks)]);
+    },
     runningAndRecent: (typed) => completionItems(typed, [...running(), ...recent()]),
   };
 }

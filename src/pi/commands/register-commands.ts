@@ -62,7 +62,7 @@ export function registerTaskCommands(pi: ExtensionAPI, background: BackgroundHan
   const completions = taskCompletions(deps.sources, deps.now);
   pi.registerCommand(CANCEL_COMMAND, {
     description: COMMANDS.cancel.description,
-    getArgumentCompletions: safeCompletions(completions.running),
+    getArgumentCompletions: safeCompletions(completions.cancellable),
     handler: guarded(CANCEL_COMMAND, cancelCommand, deps),
   });
   pi.registerCommand(CANCEL_ALL_COMMAND, {

@@ -29,6 +29,15 @@ describe("task id completion", () => {
     expect(completions.runningAndRecent("0190")!.map((i) => i.label)).toEqual(["01900000-0000-7000… writer"]);
   });
 
+  it("offers /subagent-cancel a batch's id after its parts, once, with how many parts are in flight", () => {
+    const sources = new FakeSources();
+    const workflow = { id: ID_C, kind: "batch" as const, total: 3 };
+    sources.running_ = [snapshot(ID_A, { startedAt: 1_000, workflow: { ...workflow, index: 1 } }), snapshot(ID_B, { startedAt: 1_000, workflow: { ...workflow, index: 2 } })];
+    const items = taskCompletions(sources, () => 31_000).cancellable("")!;
+    expect(items.map((item) => item.value)).toEqual([ID_A, ID_B, ID_C]);
+    expect(items[2]).toEqual({ value: ID_C, label: `${ID_C.slice(0, 18)}… batch of 3`, description: "2 in flight · every part of the batch" });
+  });
+
   it("reads finished tasks from disk at most every few seconds", () => {
     const sources = new FakeSources().add(record(ID_OLD));
     let reads = 0;
