@@ -409,14 +409,19 @@ describe("a task's run files that cannot be removed at its end (issue 28, item 1
 describe("a background batch or chain: one combined result (issue 27)", () => {
   const wid = () => newTaskId();
   const membership = (id: string, kind: "batch" | "chain", index: number, total: number) => ({ id, kind, index, total });
-
-  it("a batch sends nothing until every part ended, then one envelope with every part; its acknowledgement delivers the parts", async () => {
-    const tasks = makeTasks();
+  /** A batch of two worker parts dispatched in session "p": its id and the parts. */
+  const startBatch = (tasks: BackgroundTasks, tasksText: [string, string]) => {
     const id = wid();
-    const [a, b] = [prepared("look at A"), prepared("look at B")];
+    const [a, b] = [prepared(tasksText[0]), prepared(tasksText[1])];
     tasks.beginWorkflow({ id, kind: "batch", agents: ["worker", "worker"], parentSessionId: "p" });
     tasks.dispatch(a, "p", true, membership(id, "batch", 1, 2));
     tasks.dispatch(b, "p", true, membership(id, "batch", 2, 2));
+    return { id, a, b };
+  };
+
+  it("a batch sends nothing until every part ended, then one envelope with every part; its acknowledgement delivers the parts", async () => {
+    const tasks = makeTasks();
+    const { id, a, b } = startBatch(tasks, ["look at A", "look at B"]);
     runs[1]!.end("failed", "B BROKE", "error");
     await flush();
     expect(sent).toHaveLength(0);
@@ -441,11 +446,7 @@ describe("a background batch or chain: one combined result (issue 27)", () => {
 
   it("cancelling one part of a batch leaves the others running; the envelope shows the cancelled part", async () => {
     const tasks = makeTasks();
-    const id = wid();
-    const [a, b] = [prepared("a"), prepared("b")];
-    tasks.beginWorkflow({ id, kind: "batch", agents: ["worker", "worker"], parentSessionId: "p" });
-    tasks.dispatch(a, "p", true, membership(id, "batch", 1, 2));
-    tasks.dispatch(b, "p", true, membership(id, "batch", 2, 2));
+    const { id, a } = startBatch(tasks, ["a", "b"]);
     expect(tasks.cancel(a.taskId, "user")).toBe(true);
     await flush();
     expect(runs[1]!.stopped).toBeUndefined();
@@ -504,11 +505,7 @@ describe("a background batch or chain: one combined result (issue 27)", () => {
 
   it("a session shutdown mid-batch records the combined result unsent; the next session start delivers it once", async () => {
     const tasks = makeTasks();
-    const id = wid();
-    const [a, b] = [prepared("a"), prepared("b")];
-    tasks.beginWorkflow({ id, kind: "batch", agents: ["worker", "worker"], parentSessionId: "p" });
-    tasks.dispatch(a, "p", true, membership(id, "batch", 1, 2));
-    tasks.dispatch(b, "p", true, membership(id, "batch", 2, 2));
+    const { id, b } = startBatch(tasks, ["a", "b"]);
     runs[0]!.end("succeeded", "A");
     await flush();
     await tasks.shutdown();
