@@ -46,6 +46,17 @@ export function callText(args: Partial<SubagentParams>): CallText {
     const detail = args.confirm === true ? `confirm${reason ? `: ${oneLine(reason, REASON_PREVIEW_MAX)}` : ""}` : undefined;
     return { head: "subagent cancel", subject: oneLine(args.taskId ?? "", SUBJECT_MAX) || "…", detail };
   }
+  if (args.action === "merge") {
+    return { head: "subagent merge", subject: oneLine(args.taskId ?? "", SUBJECT_MAX) || "…", detail: args.confirm === true ? "confirm" : undefined };
+  }
+  const workflow = Array.isArray(args.tasks) ? { head: "subagent batch", parts: args.tasks } : Array.isArray(args.chain) ? { head: "subagent chain", parts: args.chain } : undefined;
+  if (workflow) {
+    // Model-written entries: read defensively, each agent and task on one line.
+    const entries = (workflow.parts as unknown[]).map((part) => (typeof part === "object" && part !== null ? (part as { agent?: unknown; task?: unknown }) : {}));
+    const agents = entries.map((entry) => (typeof entry.agent === "string" && entry.agent.trim() ? entry.agent.trim() : "…"));
+    const tasks = entries.map((entry, index) => `${index + 1}. ${typeof entry.task === "string" ? entry.task : ""}`);
+    return { head: workflow.head, subject: oneLine(agents.join(", "), SUBJECT_MAX) || "…", detail: oneLine(tasks.join(" · "), TASK_PREVIEW_MAX) || undefined };
+  }
   const task = args.task?.trim() ? oneLine(args.task, TASK_PREVIEW_MAX) : undefined;
   const resume = args.sessionId?.trim() ? `resume ${shortTaskId(oneLine(args.sessionId, SUBJECT_MAX))}` : undefined;
   const detail = [resume, task].filter(Boolean).join(" · ") || undefined;

@@ -45,6 +45,20 @@ describe("callText", () => {
     });
   });
 
+  it("a batch or chain: `subagent batch <agents>` and each task in one line; a merge names its task", () => {
+    expect(callText({ tasks: [{ agent: "explore", task: "Find A." }, { agent: "coder", task: "Fix\nB." }] })).toEqual({
+      head: "subagent batch",
+      subject: "explore, coder",
+      detail: "1. Find A. · 2. Fix B.",
+    });
+    expect(callText({ chain: [{ agent: "planner", task: "Plan." }, { task: "Do {previous}" } as never] })).toEqual({
+      head: "subagent chain",
+      subject: "planner, …",
+      detail: "1. Plan. · 2. Do {previous}",
+    });
+    expect(callText({ action: "merge", taskId: TASK_ID, confirm: true })).toEqual({ head: "subagent merge", subject: TASK_ID, detail: "confirm" });
+  });
+
   it("a resumed dispatch names the session it resumes", () => {
     expect(callText({ agent: "coder", task: "More.", sessionId: TASK_ID }).detail).toBe("resume 01912345-6789 · More.");
   });
