@@ -121,6 +121,11 @@ describe.skipIf(skipTuiTests())("a batch and a chain in the TUI", () => {
     expect(outboxEntries()).toEqual([]);
     const shown = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-result ${parts[1]}`], { env: suite.env.env, cwd: suite.env.workDir });
     expect(shown.stdout).toContain("RESULT-B");
+    // The batch's own id names its parts' results.
+    const batch = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-result ${id}`], { env: suite.env.env, cwd: suite.env.workDir });
+    expect(`${batch.stdout}${batch.stderr}`).toContain(
+      `${id} is a batch of 2: 2 succeeded. Each part has its own result: /subagent-result ${parts[0]} (1. worker succeeded), /subagent-result ${parts[1]} (2. worker succeeded).`,
+    );
   });
 
   it("cancelling one part leaves the other running; the one envelope shows the cancelled part", async () => {

@@ -76,6 +76,12 @@ export function alreadyFinished(taskId: string, status: string): string {
 
 // --- /subagent-cancel ---
 
+/** `/subagent-result <batch id>`: a workflow has no result of its own; each part's is named. */
+export function workflowResultNotice(workflowId: string, title: string, parts: ReadonlyArray<{ index: number; agent: string; status: string; taskId?: string }>): string {
+  const each = parts.map((part) => (part.taskId ? `/subagent-result ${part.taskId} (${part.index}. ${part.agent} ${part.status})` : `${part.index}. ${part.agent} ${part.status}`));
+  return `${workflowId} is a ${title}. Each part has its own result: ${each.join(", ")}.`;
+}
+
 /** `/subagent-cancel <batch id>`: every part in flight was cancelled; the workflow's one result follows. */
 export function workflowCancelSent(kind: "batch" | "chain", workflowId: string, parts: number): string {
   return `Cancelled ${parts} ${parts === 1 ? "part" : "parts"} of ${kind} ${workflowId}; its one result goes to the main agent once every part has ended.`;

@@ -8,9 +8,10 @@
 import { isLockLive, readSessionLock } from "../run/session-lock.ts";
 import type { BackgroundTasks } from "../tasks/background-tasks.ts";
 import { listRecentRecords, listTaskIds, readRecord } from "../tasks/record-store.ts";
+import { readWorkflowRecord } from "../tasks/workflow-store.ts";
 import type { TaskSnapshot } from "../../core/tasks/registry.ts";
 import { isTaskId } from "../../core/tasks/task-id.ts";
-import type { TaskRecord } from "../../core/tasks/types.ts";
+import type { TaskRecord, WorkflowRecord } from "../../core/tasks/types.ts";
 import type { NamedTask } from "../../core/commands/notices.ts";
 import { resolveTaskPrefix } from "../../core/commands/task-prefix.ts";
 
@@ -28,6 +29,8 @@ export interface TaskSources {
   runLockHeld: (taskId: string) => boolean;
   /** The most recent finished tasks, newest first. */
   recentRecords: (limit: number) => TaskRecord[];
+  /** A background batch's or chain's record (absent in fakes that do not need it). */
+  workflow?: (workflowId: string) => WorkflowRecord | undefined;
 }
 
 export function taskSources(background: () => BackgroundTasks | undefined, agentDir: () => string): TaskSources {
@@ -38,6 +41,7 @@ export function taskSources(background: () => BackgroundTasks | undefined, agent
     runLockHeld: (taskId) => runLockHeld(agentDir(), taskId),
     recentRecords: (limit) =>
       listRecentRecords(agentDir(), limit).sort((a, b) => b.finishedAt - a.finishedAt),
+    workflow: (workflowId) => readWorkflowRecord(agentDir(), workflowId),
   };
 }
 

@@ -18,6 +18,7 @@ import {
   prefixTooShort,
   RESULT_STILL_RUNNING,
   RESULT_USAGE,
+  workflowResultNotice,
 } from "../../core/commands/notices.ts";
 import { pickTask } from "./pick-task.ts";
 import { recentResultLines, resultJsonLine, resultPlainText } from "../../core/commands/result-text.ts";
@@ -46,10 +47,13 @@ export async function resultCommand(args: string, ctx: TaskCommandContext, deps:
       io.notice(noTaskRecord(found.taskId), "warning");
       io.failed();
       return;
-    case "unknown":
-      io.notice(noTaskRecord(normalizeTaskInput(args)), "warning");
+    case "unknown": {
+      // A batch's or chain's id (from its receipt or card) names the parts' results.
+      const workflow = deps.sources.workflow?.(normalizeTaskInput(args));
+      io.notice(workflow ? workflowResultNotice(workflow.workflowId, workflow.details.agent, workflow.details.workflow.parts) : noTaskRecord(normalizeTaskInput(args)), "warning");
       io.failed();
       return;
+    }
     case "too-short":
       io.notice(prefixTooShort(found.prefix), "warning");
       io.failed();
