@@ -57,7 +57,7 @@ export function isCopyableEntry(stats: { isFile(): boolean; size: number; uid: n
 }
 
 /**
- * The host paths of the entries to copy, under each name jiti may use for a source file. Each name is looked up, never the folder
+ * The host paths of the entries to copy, one per source file at most. Each name is looked up, never the folder
  * listed: a cache grown to thousands of entries (one per checkout of every file) costs no more.
  */
 export function jitiEntriesToCopy(hostCache: string = hostJitiCacheDir(), sources: readonly string[] = packageSources()): string[] {
@@ -68,10 +68,13 @@ export function jitiEntriesToCopy(hostCache: string = hostJitiCacheDir(), source
   }
   const found: string[] = [];
   for (const source of sources) {
+    // A module has one entry (pi imports each the same way): the first name found is it.
     for (const name of jitiCacheNames(source)) {
       const path = join(hostCache, name);
       const stats = lstatSync(path, { throwIfNoEntry: false });
-      if (stats && isCopyableEntry(stats)) found.push(path);
+      if (!stats) continue;
+      if (isCopyableEntry(stats)) found.push(path);
+      break;
     }
   }
   return found;
