@@ -67,6 +67,16 @@ export function isInsidePrivateTmp(path: string): boolean {
   return isAbsolute(path) && isInside(PRIVATE_TMP, normalize(path)) && normalize(path) !== PRIVATE_TMP;
 }
 
+/**
+ * Whether `path` is in the private /tmp and under none of the folders the layout binds there (a project or a home
+ * folder under /tmp is bound back read-only, and bubblewrap could make no file inside it).
+ */
+export function isFreeInPrivateTmp(layout: Pick<SandboxLayout, "cwd" | "agentDir" | "taskDir" | "keepVisible">, path: string): boolean {
+  if (!isInsidePrivateTmp(path)) return false;
+  const bound = [layout.cwd, layout.agentDir, layout.taskDir, ...layout.keepVisible].filter(isInsidePrivateTmp).map((dir) => normalize(dir));
+  return !bound.some((dir) => isInside(dir, normalize(path)));
+}
+
 function depth(path: string): number {
   return path.split(sep).filter((part) => part !== "").length;
 }

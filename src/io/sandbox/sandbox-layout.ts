@@ -82,8 +82,6 @@ export interface LayoutInputs {
   programs: readonly string[];
   /** Folders it only reads (Node's compile cache). */
   readOnly?: readonly string[];
-  /** Where the files handed in are copied in its private /tmp, in descriptor order. */
-  handedIn?: readonly string[];
 }
 
 export function readSandboxLayout(inputs: LayoutInputs): SandboxLayout {
@@ -97,6 +95,5 @@ export function readSandboxLayout(inputs: LayoutInputs): SandboxLayout {
     taskDir: real(inputs.taskDir),
     keepVisible: [home, ...inputs.programs.map((file) => packageRootOf(real(file))), ...(inputs.readOnly ?? []).map(real)],
     secrets: existingSecrets([...new Set([...hiddenPaths(inputs.home, inputs.extraHidden), ...hiddenPaths(home, inputs.extraHidden)])]),
-    ...(inputs.handedIn?.length ? { handedIn: inputs.handedIn } : {}),
   };
 }

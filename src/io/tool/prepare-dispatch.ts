@@ -39,7 +39,7 @@ import { resolveSandbox } from "../../core/sandbox/resolve-sandbox.ts";
 import type { ResolvedSandbox } from "../../core/sandbox/resolve-sandbox.ts";
 import { readSandboxSettings } from "../../core/sandbox/settings.ts";
 import { sandboxRefusedMessage } from "../../core/sandbox/texts.ts";
-import { bwrapArgs, isInsidePrivateTmp } from "../../core/sandbox/bwrap-args.ts";
+import { bwrapArgs, isFreeInPrivateTmp } from "../../core/sandbox/bwrap-args.ts";
 import { findWorkingBwrap } from "../sandbox/find-bwrap.ts";
 import { nodeCompileCacheDirs, readSandboxLayout } from "../sandbox/sandbox-layout.ts";
 import { hostJitiCacheDir, jitiEntriesToCopy } from "../sandbox/jiti-cache-entries.ts";
@@ -223,9 +223,6 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
     const extraExtensions = extensionArgsOf(env.argv).map((path) => extensionArgForChild(path, process.cwd()));
     let sandboxArgs: { bwrap: string; args: string[]; handIn: string[] } | undefined;
     if (bwrap && sandbox.level !== "off") {
-      // The child's own copies of jiti's entries for this package, where its jiti looks (in its private /tmp).
-      const jitiCache = hostJitiCacheDir();
-      const handIn = isInsidePrivateTmp(jitiCache) ? jitiEntriesToCopy(jitiCache) : [];
       const layout = readSandboxLayout({
         level: sandbox.level,
         cwd,
@@ -235,9 +232,12 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
         extraHidden: sandboxSettings.hide,
         programs: [executable.pi.command, ...executable.pi.prefixArgs, ...extraExtensions.filter((path) => path.startsWith("/"))],
         readOnly: nodeCompileCacheDirs(env.baseEnv),
-        handedIn: handIn.map((entry) => join(jitiCache, basename(entry))),
       });
-      sandboxArgs = { bwrap, args: bwrapArgs(layout), handIn };
+      // The child's own copies of jiti's entries for this package, where its jiti looks (in its private /tmp).
+      const jitiCache = hostJitiCacheDir();
+      const handIn = isFreeInPrivateTmp(layout, jitiCache) ? jitiEntriesToCopy(jitiCache) : [];
+      const handedIn = handIn.map((entry) => join(jitiCache, basename(entry)));
+      sandboxArgs = { bwrap, args: bwrapArgs({ ...layout, handedIn }), handIn };
     }
     const command = buildChildCommand({
       pi: executable.pi,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bwrapArgs, FIRST_HANDED_FD, isInsidePrivateTmp } from "../../../../src/core/sandbox/bwrap-args.ts";
+import { bwrapArgs, FIRST_HANDED_FD, isFreeInPrivateTmp, isInsidePrivateTmp } from "../../../../src/core/sandbox/bwrap-args.ts";
 import type { SandboxLayout } from "../../../../src/core/sandbox/bwrap-args.ts";
 
 const layout = (overrides: Partial<SandboxLayout> = {}): SandboxLayout => ({
@@ -102,5 +102,13 @@ describe("bwrapArgs", () => {
     expect(isInsidePrivateTmp("/tmpx/jiti")).toBe(false);
     expect(isInsidePrivateTmp("/var/tmp/jiti")).toBe(false);
     expect(isInsidePrivateTmp("tmp/jiti")).toBe(false);
+  });
+
+  it("hands files only into a folder of the private /tmp that nothing is bound over", () => {
+    expect(isFreeInPrivateTmp(layout(), "/tmp/jiti")).toBe(true);
+    expect(isFreeInPrivateTmp(layout(), "/var/tmp/jiti")).toBe(false);
+    expect(isFreeInPrivateTmp(layout({ cwd: "/tmp/project" }), "/tmp/project/jiti")).toBe(false);
+    expect(isFreeInPrivateTmp(layout({ keepVisible: ["/tmp/home"] }), "/tmp/home/tmp/jiti")).toBe(false);
+    expect(isFreeInPrivateTmp(layout({ cwd: "/tmp/t/work", keepVisible: ["/tmp/t/home"] }), "/tmp/t/tmp/jiti")).toBe(true);
   });
 });
