@@ -10,6 +10,7 @@
  * child (`PI_SUBAGENT_CHILD_MODE=json`) gets the task as its last argument and exits by itself.
  */
 import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { BudgetWatch } from "../../core/budget/budget-watch.ts";
 import type { BudgetHit, BudgetLimits } from "../../core/budget/limits.ts";
 import { usageNoteText } from "../../core/budget/turn-usage.ts";
@@ -132,7 +133,7 @@ export function startRun(spec: RunSpec): RunHandle {
   const args = rpc ? spec.command.args : [...spec.command.args, spec.command.prompt];
   // A sandbox's files, opened only now (a queued task holds no descriptors); the child has its own once spawned.
   const handed = openHandedFiles(spec.command.handIn ?? []);
-  let child;
+  let child: ChildProcess;
   try {
     child = spawn(spec.command.command, args, {
       cwd: spec.cwd,

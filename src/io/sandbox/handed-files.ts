@@ -5,7 +5,16 @@
  * which jiti takes for a miss. bubblewrap copies each and closes it before pi starts.
  */
 import { closeSync, constants, fstatSync, openSync } from "node:fs";
-import { isCopyableEntry } from "./jiti-cache-entries.ts";
+
+/** The largest file handed in: jiti's entries for this package are a few KiB each. */
+export const MAX_HANDED_BYTES = 4 * 1024 * 1024;
+
+const ownUid = typeof process.getuid === "function" ? process.getuid() : undefined;
+
+/** Whether `stats` describes a file worth handing in: a regular file of this user's under the limit. */
+export function isHandableFile(stats: { isFile(): boolean; size: number; uid: number }): boolean {
+  return stats.isFile() && stats.size <= MAX_HANDED_BYTES && (ownUid === undefined || stats.uid === ownUid);
+}
 
 function openChecked(path: string): number | undefined {
   let fd: number;
@@ -15,7 +24,7 @@ function openChecked(path: string): number | undefined {
     return undefined;
   }
   try {
-    if (isCopyableEntry(fstatSync(fd))) return fd;
+    if (isHandableFile(fstatSync(fd))) return fd;
   } catch {
     // unreadable: as if gone
   }

@@ -1,7 +1,7 @@
 /**
  * Which of jiti's cache entries a sandboxed child gets copies of: those of this package's own TypeScript files, in
  * jiti's cache folder `<temp dir>/jiti`, copied by bubblewrap into the same folder of the child's private /tmp
- * (src/core/sandbox/bwrap-args.ts, the descriptors opened by src/io/sandbox/handed-files.ts).
+ * (src/core/sandbox/bwrap-args.ts; the descriptors, and what may be handed in, in src/io/sandbox/handed-files.ts).
  *
  * Why copies: jiti turns its file cache off in a folder it cannot write (it checks the folder for `W_OK`), so the
  * host's folder bound read-only was never read and each sandboxed child compiled the package anew (about 0.4 s per
@@ -16,9 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { jitiCacheNames } from "../../core/sandbox/jiti-cache-names.ts";
 import { PACKAGE_ROOT } from "../shared/paths.ts";
-
-/** The largest entry copied: this package's are a few KiB each. */
-export const MAX_ENTRY_BYTES = 4 * 1024 * 1024;
+import { isHandableFile } from "./handed-files.ts";
 
 /** jiti's cache folder when pi's loader has no `node_modules` beside it, as in both pis' layouts. */
 export function hostJitiCacheDir(): string {
@@ -49,13 +47,6 @@ export function packageSources(root: string = PACKAGE_ROOT): string[] {
   return files;
 }
 
-const ownUid = typeof process.getuid === "function" ? process.getuid() : undefined;
-
-/** Whether `stats` describes an entry worth handing in: a regular file of this user's under the limit. */
-export function isCopyableEntry(stats: { isFile(): boolean; size: number; uid: number }): boolean {
-  return stats.isFile() && stats.size <= MAX_ENTRY_BYTES && (ownUid === undefined || stats.uid === ownUid);
-}
-
 /**
  * The host paths of the entries to copy, one per source file at most. Each name is looked up, never the folder
  * listed: a cache grown to thousands of entries (one per checkout of every file) costs no more.
@@ -73,7 +64,7 @@ export function jitiEntriesToCopy(hostCache: string = hostJitiCacheDir(), source
       const path = join(hostCache, name);
       const stats = lstatSync(path, { throwIfNoEntry: false });
       if (!stats) continue;
-      if (isCopyableEntry(stats)) found.push(path);
+      if (isHandableFile(stats)) found.push(path);
       break;
     }
   }

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { jitiCacheNames } from "../../../../src/core/sandbox/jiti-cache-names.ts";
-import { openHandedFiles } from "../../../../src/io/sandbox/handed-files.ts";
-import { jitiEntriesToCopy, MAX_ENTRY_BYTES, packageSources } from "../../../../src/io/sandbox/jiti-cache-entries.ts";
+import { MAX_HANDED_BYTES, openHandedFiles } from "../../../../src/io/sandbox/handed-files.ts";
+import { jitiEntriesToCopy, packageSources } from "../../../../src/io/sandbox/jiti-cache-entries.ts";
 
 let root = "";
 afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -35,7 +35,7 @@ describe("jitiEntriesToCopy", () => {
     writeFileSync(entryOf(a), "compiled a");
     writeFileSync(join(root, "secret"), "not jiti's");
     symlinkSync(join(root, "secret"), entryOf(b));
-    writeFileSync(entryOf(c), Buffer.alloc(MAX_ENTRY_BYTES + 1));
+    writeFileSync(entryOf(c), Buffer.alloc(MAX_HANDED_BYTES + 1));
     writeFileSync(join(cache, "other-module.0123abcd.mjs"), "someone else's");
     expect(jitiEntriesToCopy(cache, sources).sort()).toEqual([entryOf(entry), entryOf(a)].sort());
   });
