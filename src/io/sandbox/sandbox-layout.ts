@@ -93,7 +93,8 @@ export function readSandboxLayout(inputs: LayoutInputs): SandboxLayout {
     agentDir,
     agentDirEntries: entriesOf(agentDir),
     taskDir: real(inputs.taskDir),
-    keepVisible: [home, ...inputs.programs.map((file) => packageRootOf(real(file))), ...(inputs.readOnly ?? []).map(real)],
+    // Once each: node, pi and the `-e` extensions often share one package root, and each entry is a mount.
+    keepVisible: [...new Set([home, ...inputs.programs.map((file) => packageRootOf(real(file))), ...(inputs.readOnly ?? []).map(real)])],
     secrets: existingSecrets([...new Set([...hiddenPaths(inputs.home, inputs.extraHidden), ...hiddenPaths(home, inputs.extraHidden)])]),
   };
 }
