@@ -4,17 +4,19 @@
  * worktree with `isolation: "worktree"`, whose change comes back on the branch), neither reads the test HOME's
  * `~/.ssh`; a call tightens `general-purpose` and cannot loosen an agent's `read-only`; a timed-out sandboxed
  * child and the children of a `kill -9`'d pi leave no process behind; without `bwrap` the dispatch is refused
- * with the fix named and no child starts.
+ * with the fix named and no child starts; a child has writable copies of jiti's cache entries for the package,
+ * and what it writes there never reaches the host's cache.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { waitForFile, waitForNoProcesses, waitForProcess } from "../harness/processes.ts";
 import { bwrapOnPath } from "../../src/io/sandbox/find-bwrap.ts";
+import { jitiCacheNames } from "../../src/core/sandbox/jiti-cache-names.ts";
 
 const suite = useE2eSuite();
 
@@ -156,6 +158,43 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     const id = /\[subagent session: ([0-9a-f-]{36})\]/.exec(result)?.[1];
     expect(id, result).toBeDefined();
     expect(git("show", `subagent/${id!}:wt.txt`)).toBe("from-child\n");
+    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+  });
+});
+
+describe.skipIf(SKIP)("the child's copies of pi's TypeScript cache", () => {
+  it("a sandboxed child has its own writable copies of jiti's entries for the package, and what it writes there never reaches the host's cache", async () => {
+    const env = newSandboxEnv("sandbox: read-only");
+    // A temp folder of the test's own (under /tmp, so inside the child's private one): its jiti cache is this test's.
+    const tmp = join(env.root, "tmp");
+    mkdirSync(tmp);
+    const cache = join(tmp, "jiti");
+    const names = jitiCacheNames(EXTENSION_ENTRY);
+    const entryName = `$(for n in ${names.join(" ")}; do [ -f ${cache}/$n ] && echo $n; done)`;
+    const command = [
+      `E=${cache}/${entryName}`,
+      `[ -s "$E" ] && echo "have-entry:$(basename "$E")"`,
+      `echo "copies:$(ls ${cache} | wc -l)"`,
+      `echo "// POISON" >> "$E"; echo "append:$?"`,
+      `echo "// POISON" > ${cache}/planted.mjs; echo "plant:$?"`,
+    ].join("; ");
+    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("JITI-PROBE", command, "JITI-DONE") }), { text: "main done" }])}`, { TMPDIR: tmp });
+    expect(run.code, run.stderr).toBe(0);
+    const output = await childBashOutput("JITI-PROBE");
+    // The parent pi compiled the package into the test's cache; the child got copies of those entries.
+    const hostEntry = names.map((name) => join(cache, name)).find((path) => existsSync(path));
+    expect(hostEntry, readdirSync(cache).join(" ")).toBeDefined();
+    expect(output).toContain(`have-entry:${basename(hostEntry!)}`);
+    const copies = Number(/copies:\s*(\d+)/.exec(output)?.[1]);
+    expect(copies).toBeGreaterThan(10);
+    // It may write its copies (jiti needs a writable folder to use it at all)...
+    expect(output).toMatch(/append:0/);
+    expect(output).toMatch(/plant:0/);
+    // ...and none of it reaches the host's cache.
+    expect(readFileSync(hostEntry!, "utf8")).not.toContain("POISON");
+    expect(existsSync(join(cache, "planted.mjs"))).toBe(false);
+    expect(readdirSync(cache).filter((name) => readFileSync(join(cache, name), "utf8").includes("POISON"))).toEqual([]);
+    expect(mainToolResults().find((text) => text.includes("JITI-DONE"))).toContain("[subagent sandbox: read-only]");
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 });

@@ -10,7 +10,9 @@
  *   there (an extension, a setting) reaches the person's pi;
  * - the task's own folder (its session) writable, and with `workspace-write` the working folder (the project
  *   folder, or the task's worktree);
- * - each secret that exists hidden: an empty tmpfs over a folder, `/dev/null` (unreadable there) over a file.
+ * - each secret that exists hidden: an empty tmpfs over a folder, `/dev/null` (unreadable there) over a file;
+ * - the files handed in (the child's copy of jiti's cache entries): each copied by bubblewrap from an open
+ *   descriptor into a new file of the private `/tmp`, writable by the child alone and gone with it.
  *
  * No `--unshare-pid`: the child's watch on its parent reads the parent's identity in `/proc` and ends its task's
  * processes by their pids, which a pid namespace would hide. No `--new-session`: the child is spawned detached
@@ -19,11 +21,14 @@
  * in a group of its own); that watch already ends the whole task within a second of the parent's death.
  * `--cap-drop ALL`: bubblewrap started by root keeps every capability, with which the child could remount `/`.
  */
-import { isAbsolute, join, normalize, sep } from "node:path";
+import { dirname, isAbsolute, join, normalize, sep } from "node:path";
 import type { SandboxLevel } from "./levels.ts";
 
 /** The folder every child gets empty and private. */
 export const PRIVATE_TMP = "/tmp";
+
+/** The descriptor of the first file handed in (after stdin, stdout and stderr); the rest follow in order. */
+export const FIRST_HANDED_FD = 3;
 
 /** The file in the agent dir the child may write (a refreshed login). */
 export const AUTH_FILE = "auth.json";
@@ -46,10 +51,30 @@ export interface SandboxLayout {
   keepVisible: readonly string[];
   /** Secrets that exist on disk. */
   secrets: readonly HiddenSecret[];
+  /**
+   * Where each file handed in is copied, in the order of their descriptors (`FIRST_HANDED_FD` on): paths under the
+   * private /tmp, whose folders are made for them.
+   */
+  handedIn?: readonly string[];
 }
 
 function isInside(root: string, path: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+}
+
+/** Whether `path` is in the child's private /tmp (not /tmp itself), where the host's files are not seen. */
+export function isInsidePrivateTmp(path: string): boolean {
+  return isAbsolute(path) && isInside(PRIVATE_TMP, normalize(path)) && normalize(path) !== PRIVATE_TMP;
+}
+
+/**
+ * Whether `path` is in the private /tmp and under none of the folders the layout binds there (a project or a home
+ * folder under /tmp is bound back read-only, and bubblewrap could make no file inside it).
+ */
+export function isFreeInPrivateTmp(layout: Pick<SandboxLayout, "cwd" | "agentDir" | "taskDir" | "keepVisible">, path: string): boolean {
+  if (!isInsidePrivateTmp(path)) return false;
+  const bound = [layout.cwd, layout.agentDir, layout.taskDir, ...layout.keepVisible].filter(isInsidePrivateTmp).map((dir) => normalize(dir));
+  return !bound.some((dir) => isInside(dir, normalize(path)));
 }
 
 function depth(path: string): number {
@@ -65,7 +90,7 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
   const mounts: Mount[] = [];
   const add = (target: string, ...args: string[]) => mounts.push({ target: normalize(target), args });
   for (const path of layout.keepVisible) {
-    if (isAbsolute(path) && isInside(PRIVATE_TMP, normalize(path)) && normalize(path) !== PRIVATE_TMP) add(path, "--ro-bind", normalize(path), normalize(path));
+    if (isInsidePrivateTmp(path)) add(path, "--ro-bind", normalize(path), normalize(path));
   }
   const cwd = normalize(layout.cwd);
   add(cwd, layout.level === "workspace-write" ? "--bind" : "--ro-bind", cwd, cwd);
@@ -77,6 +102,14 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
   }
   const taskDir = normalize(layout.taskDir);
   add(taskDir, "--bind", taskDir, taskDir);
+  const madeDirs = new Set<string>();
+  (layout.handedIn ?? []).forEach((target, index) => {
+    const path = normalize(target);
+    const dir = dirname(path);
+    if (!madeDirs.has(dir)) add(dir, "--dir", dir);
+    madeDirs.add(dir);
+    add(path, "--perms", "0600", "--file", String(FIRST_HANDED_FD + index), path);
+  });
   for (const secret of layout.secrets) {
     const path = normalize(secret.path);
     add(path, ...(secret.kind === "directory" ? ["--tmpfs", path] : ["--ro-bind", "/dev/null", path]));

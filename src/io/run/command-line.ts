@@ -66,8 +66,11 @@ export interface ChildCommandInput {
   forked?: boolean;
   /** pi 1.x: the parent's project-trust decision, so the child sees the project as the parent does. */
   trustFlag?: "--approve" | "--no-approve";
-  /** The child runs inside this sandbox: `bwrap <args> -- <node> <pi entry> …` (src/core/sandbox/bwrap-args.ts). */
-  sandbox?: { bwrap: string; args: readonly string[] };
+  /**
+   * The child runs inside this sandbox: `bwrap <args> -- <node> <pi entry> …` (src/core/sandbox/bwrap-args.ts),
+   * handed the files `handIn` names (host paths, opened at the spawn as descriptors 3, 4, …).
+   */
+  sandbox?: { bwrap: string; args: readonly string[]; handIn?: readonly string[] };
 }
 
 export interface ChildCommand {
@@ -81,6 +84,8 @@ export interface ChildCommand {
    * JSON child.
    */
   prompt: string;
+  /** Host files opened read-only at the spawn and given as descriptors 3, 4, … in this order (a sandbox's). */
+  handIn?: readonly string[];
 }
 
 export function taskPrompt(task: string): string {
@@ -151,7 +156,10 @@ export function buildChildCommand(input: ChildCommandInput): ChildCommand {
   if (input.parent) env[PARENT_ENV] = formatIdentity(input.parent);
   const prompt = childPrompt(input.task, input.forked);
   // bwrap runs pi as its own child, with the same environment (the task marker, the parent's identity).
-  if (input.sandbox) return { command: input.sandbox.bwrap, args: [...input.sandbox.args, "--", input.pi.command, ...args], env, mode, prompt };
+  if (input.sandbox) {
+    const handIn = input.sandbox.handIn?.length ? { handIn: input.sandbox.handIn } : {};
+    return { command: input.sandbox.bwrap, args: [...input.sandbox.args, "--", input.pi.command, ...args], env, mode, prompt, ...handIn };
+  }
   return { command: input.pi.command, args, env, mode, prompt };
 }
 

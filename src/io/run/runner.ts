@@ -10,6 +10,7 @@
  * child (`PI_SUBAGENT_CHILD_MODE=json`) gets the task as its last argument and exits by itself.
  */
 import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { BudgetWatch } from "../../core/budget/budget-watch.ts";
 import type { BudgetHit, BudgetLimits } from "../../core/budget/limits.ts";
 import { usageNoteText } from "../../core/budget/turn-usage.ts";
@@ -31,6 +32,7 @@ import { readStopGraceMs, StopSequence } from "../../core/run/stop-sequence.ts";
 import { isSteerTakenIn, SteerBatch, STRANDED_STEER_PROMPT } from "../../core/run/steer-batch.ts";
 import { TASK_MARKER_ENV } from "./task-marker.ts";
 import { endLeftovers } from "./leftover-sweep.ts";
+import { openHandedFiles } from "../sandbox/handed-files.ts";
 import type { RunOutcome, RunState, StopCause } from "../../core/run/types.ts";
 
 export const STDERR_TAIL_CHARS = 4096;
@@ -129,12 +131,19 @@ export function startRun(spec: RunSpec): RunHandle {
   let leftoversEnded: Promise<unknown> = Promise.resolve();
 
   const args = rpc ? spec.command.args : [...spec.command.args, spec.command.prompt];
-  const child = spawn(spec.command.command, args, {
-    cwd: spec.cwd,
-    env: spec.command.env,
-    stdio: [rpc ? "pipe" : "ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  // A sandbox's files, opened only now (a queued task holds no descriptors); the child has its own once spawned.
+  const handed = openHandedFiles(spec.command.handIn ?? []);
+  let child: ChildProcess;
+  try {
+    child = spawn(spec.command.command, args, {
+      cwd: spec.cwd,
+      env: spec.command.env,
+      stdio: [rpc ? "pipe" : "ignore", "pipe", "pipe", ...handed.fds],
+      detached: true,
+    });
+  } finally {
+    handed.close();
+  }
   const pid = child.pid;
   // The task marker in the child's environment also finds what left its tree (`setsid cmd &`).
   const marker = spec.command.env?.[TASK_MARKER_ENV];

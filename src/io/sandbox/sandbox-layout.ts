@@ -60,14 +60,14 @@ function entriesOf(dir: string): string[] {
 }
 
 /**
- * The compile caches a child pi starts faster with: jiti's (`<temp dir>/jiti`, TypeScript extensions) and Node's
- * (`NODE_COMPILE_CACHE`, else `<temp dir>/node-compile-cache`, which pi 1.x turns on). Under the private /tmp the
- * child would start cold (about 0.7 s more per child with pi 1.x); bound back read-only, Node's cache is read
- * (jiti turns its cache off in a folder it cannot write), and nothing the child writes can reach another pi.
+ * Node's compile cache (`NODE_COMPILE_CACHE`, else `<temp dir>/node-compile-cache`, which pi 1.x turns on), bound
+ * back read-only: Node reads a cache it cannot write (it only fails, silently, to add entries at exit), so the child
+ * does not compile pi itself afresh, and nothing the child writes there reaches another pi. jiti's cache is not
+ * bound: jiti ignores a folder it cannot write, so the child is handed copies (src/io/sandbox/jiti-cache-entries.ts).
  */
-export function compileCacheDirs(env: NodeJS.ProcessEnv): string[] {
-  const dirs = [join(tmpdir(), "jiti"), env.NODE_COMPILE_CACHE || join(tmpdir(), "node-compile-cache")];
-  return dirs.filter((dir) => existsSync(dir));
+export function nodeCompileCacheDirs(env: NodeJS.ProcessEnv): string[] {
+  const dir = env.NODE_COMPILE_CACHE || join(tmpdir(), "node-compile-cache");
+  return existsSync(dir) ? [dir] : [];
 }
 
 export interface LayoutInputs {
@@ -80,7 +80,7 @@ export interface LayoutInputs {
   extraHidden: readonly string[];
   /** Files the child runs or loads: node, pi's entry, each `-e`. */
   programs: readonly string[];
-  /** Folders it only reads (the compile caches). */
+  /** Folders it only reads (Node's compile cache). */
   readOnly?: readonly string[];
 }
 
@@ -93,7 +93,8 @@ export function readSandboxLayout(inputs: LayoutInputs): SandboxLayout {
     agentDir,
     agentDirEntries: entriesOf(agentDir),
     taskDir: real(inputs.taskDir),
-    keepVisible: [home, ...inputs.programs.map((file) => packageRootOf(real(file))), ...(inputs.readOnly ?? []).map(real)],
+    // Once each: node, pi and the `-e` extensions often share one package root, and each entry is a mount.
+    keepVisible: [...new Set([home, ...inputs.programs.map((file) => packageRootOf(real(file))), ...(inputs.readOnly ?? []).map(real)])],
     secrets: existingSecrets([...new Set([...hiddenPaths(inputs.home, inputs.extraHidden), ...hiddenPaths(home, inputs.extraHidden)])]),
   };
 }

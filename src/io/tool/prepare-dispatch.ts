@@ -5,6 +5,7 @@
  * failure: a refused dispatch releases what it took.
  */
 import { statSync } from "node:fs";
+import { basename, join } from "node:path";
 import type { AgentDefinition } from "../../core/agents/types.ts";
 import type { LoadedConfig } from "../config/load.ts";
 import { resolveModelConfig } from "../../core/config/resolve.ts";
@@ -38,9 +39,10 @@ import { resolveSandbox } from "../../core/sandbox/resolve-sandbox.ts";
 import type { ResolvedSandbox } from "../../core/sandbox/resolve-sandbox.ts";
 import { readSandboxSettings } from "../../core/sandbox/settings.ts";
 import { sandboxRefusedMessage } from "../../core/sandbox/texts.ts";
-import { bwrapArgs } from "../../core/sandbox/bwrap-args.ts";
+import { bwrapArgs, isFreeInPrivateTmp } from "../../core/sandbox/bwrap-args.ts";
 import { findWorkingBwrap } from "../sandbox/find-bwrap.ts";
-import { compileCacheDirs, readSandboxLayout } from "../sandbox/sandbox-layout.ts";
+import { nodeCompileCacheDirs, readSandboxLayout } from "../sandbox/sandbox-layout.ts";
+import { hostJitiCacheDir, jitiEntriesToCopy } from "../sandbox/jiti-cache-entries.ts";
 import { taskDir as taskFolder } from "../run/session-file.ts";
 
 export interface DispatchEnvironment {
@@ -219,7 +221,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
     }
 
     const extraExtensions = extensionArgsOf(env.argv).map((path) => extensionArgForChild(path, process.cwd()));
-    let sandboxArgs: { bwrap: string; args: string[] } | undefined;
+    let sandboxArgs: { bwrap: string; args: string[]; handIn: string[] } | undefined;
     if (bwrap && sandbox.level !== "off") {
       const layout = readSandboxLayout({
         level: sandbox.level,
@@ -229,9 +231,13 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
         home: env.home,
         extraHidden: sandboxSettings.hide,
         programs: [executable.pi.command, ...executable.pi.prefixArgs, ...extraExtensions.filter((path) => path.startsWith("/"))],
-        readOnly: compileCacheDirs(env.baseEnv),
+        readOnly: nodeCompileCacheDirs(env.baseEnv),
       });
-      sandboxArgs = { bwrap, args: bwrapArgs(layout) };
+      // The child's own copies of jiti's entries for this package, where its jiti looks (in its private /tmp).
+      const jitiCache = hostJitiCacheDir();
+      const handIn = isFreeInPrivateTmp(layout, jitiCache) ? jitiEntriesToCopy(jitiCache) : [];
+      const handedIn = handIn.map((entry) => join(jitiCache, basename(entry)));
+      sandboxArgs = { bwrap, args: bwrapArgs({ ...layout, handedIn }), handIn };
     }
     const command = buildChildCommand({
       pi: executable.pi,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bwrapArgs } from "../../../../src/core/sandbox/bwrap-args.ts";
+import { bwrapArgs, FIRST_HANDED_FD, isFreeInPrivateTmp, isInsidePrivateTmp } from "../../../../src/core/sandbox/bwrap-args.ts";
 import type { SandboxLayout } from "../../../../src/core/sandbox/bwrap-args.ts";
 
 const layout = (overrides: Partial<SandboxLayout> = {}): SandboxLayout => ({
@@ -21,7 +21,11 @@ function mounts(args: string[]): string[] {
   const ops: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const op = args[i]!;
-    if (op === "--tmpfs" || op === "--dev" || op === "--proc" || op === "--chdir") ops.push(`${op} ${args[++i]}`);
+    if (op === "--tmpfs" || op === "--dev" || op === "--proc" || op === "--chdir" || op === "--dir" || op === "--perms") ops.push(`${op} ${args[++i]}`);
+    else if (op === "--file") {
+      const fd = args[++i];
+      ops.push(`${op} ${fd} ${args[++i]}`);
+    }
     else if (op === "--ro-bind" || op === "--bind") {
       const source = args[++i];
       const target = args[++i];
@@ -77,5 +81,34 @@ describe("bwrapArgs", () => {
   it("never asks bwrap for a new session, a pid namespace or death with its parent (the runner's group kill and the child's watch need neither)", () => {
     const args = bwrapArgs(layout());
     for (const flag of ["--new-session", "--unshare-pid", "--unshare-all", "--die-with-parent", "--unshare-net"]) expect(args).not.toContain(flag);
+  });
+
+  it("copies each file handed in into the private /tmp, in descriptor order, from 3 on, owner-only, after the folder is made", () => {
+    const handedIn = ["/tmp/jiti/sandbox-bwrap-args.1a2b3c4d.mjs", "/tmp/jiti/pi-extension.5e6f7a8b.mjs"];
+    const ops = mounts(bwrapArgs(layout({ handedIn })));
+    expect(FIRST_HANDED_FD).toBe(3);
+    const ours = ops.filter((op) => op.includes("/tmp/jiti") || op.startsWith("--perms"));
+    expect(ours).toEqual(["--dir /tmp/jiti", "--perms 0600", `--file 3 ${handedIn[0]}`, "--perms 0600", `--file 4 ${handedIn[1]}`]);
+    // Each --perms applies to the --file right after it.
+    expect(ops[ops.indexOf(`--file 3 ${handedIn[0]}`) - 1]).toBe("--perms 0600");
+    expect(ops.indexOf("--dir /tmp/jiti")).toBeGreaterThan(ops.indexOf("--tmpfs /tmp"));
+    // The host's cache is not mounted at all: neither read-only nor writable.
+    expect(ops.filter((op) => op.includes("/tmp/jiti") && (op.startsWith("--bind") || op.startsWith("--ro-bind")))).toEqual([]);
+  });
+
+  it("knows what is in the private /tmp", () => {
+    expect(isInsidePrivateTmp("/tmp/jiti")).toBe(true);
+    expect(isInsidePrivateTmp("/tmp")).toBe(false);
+    expect(isInsidePrivateTmp("/tmpx/jiti")).toBe(false);
+    expect(isInsidePrivateTmp("/var/tmp/jiti")).toBe(false);
+    expect(isInsidePrivateTmp("tmp/jiti")).toBe(false);
+  });
+
+  it("hands files only into a folder of the private /tmp that nothing is bound over", () => {
+    expect(isFreeInPrivateTmp(layout(), "/tmp/jiti")).toBe(true);
+    expect(isFreeInPrivateTmp(layout(), "/var/tmp/jiti")).toBe(false);
+    expect(isFreeInPrivateTmp(layout({ cwd: "/tmp/project" }), "/tmp/project/jiti")).toBe(false);
+    expect(isFreeInPrivateTmp(layout({ keepVisible: ["/tmp/home"] }), "/tmp/home/tmp/jiti")).toBe(false);
+    expect(isFreeInPrivateTmp(layout({ cwd: "/tmp/t/work", keepVisible: ["/tmp/t/home"] }), "/tmp/t/tmp/jiti")).toBe(true);
   });
 });

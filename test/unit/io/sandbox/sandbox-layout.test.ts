@@ -8,7 +8,7 @@ let root = "";
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe("readSandboxLayout", () => {
-  it("hides the secrets that exist (a linked one where it points), lists the agent dir, and keeps the programs' package roots visible", () => {
+  it("hides the secrets that exist (a linked one where it points), lists the agent dir, and keeps the programs' package roots visible, each once", () => {
     root = mkdtempSync(join(tmpdir(), "sandbox-layout-"));
     const home = join(root, "home");
     mkdirSync(join(home, ".ssh"), { recursive: true });
@@ -25,7 +25,7 @@ describe("readSandboxLayout", () => {
       taskDir: join(agentDir, "subagent-sessions", "t"),
       home,
       extraHidden: ["~/.kube", "~/.netrc"],
-      programs: [join(root, "pkg", "node_modules", "pi", "dist", "cli.js")],
+      programs: [join(root, "pkg", "node_modules", "pi", "dist", "cli.js"), join(root, "pkg", "node_modules", "node", "bin", "node"), join(root, "pkg", "extension.ts")],
     });
     expect(layout.secrets).toEqual([
       { path: join(home, ".ssh"), kind: "directory" },

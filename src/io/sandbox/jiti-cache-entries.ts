@@ -1,0 +1,72 @@
+/**
+ * Which of jiti's cache entries a sandboxed child gets copies of: those of this package's own TypeScript files, in
+ * jiti's cache folder `<temp dir>/jiti`, copied by bubblewrap into the same folder of the child's private /tmp
+ * (src/core/sandbox/bwrap-args.ts; the descriptors, and what may be handed in, in src/io/sandbox/handed-files.ts).
+ *
+ * Why copies: jiti turns its file cache off in a folder it cannot write (it checks the folder for `W_OK`), so the
+ * host's folder bound read-only was never read and each sandboxed child compiled the package anew (about 0.4 s per
+ * start with pi 1.x). A copy in the private /tmp is written by that child alone and ends with it: nothing the child
+ * writes there is read by the person's pi or by another child. A writable bind of the host's folder, or hard links
+ * to its files, would let the child rewrite what every later pi executes, so neither is used. Only what the
+ * person's own pi would read is copied: from a folder the user can write (jiti's rule), regular files the user owns,
+ * each under a size limit.
+ */
+import { accessSync, constants, lstatSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { jitiCacheNames } from "../../core/sandbox/jiti-cache-names.ts";
+import { PACKAGE_ROOT } from "../shared/paths.ts";
+import { isHandableFile } from "./handed-files.ts";
+
+/** jiti's cache folder when pi's loader has no `node_modules` beside it, as in both pis' layouts. */
+export function hostJitiCacheDir(): string {
+  return join(tmpdir(), "jiti");
+}
+
+let sourcesOfRoot: { root: string; files: string[] } | undefined;
+
+/** The package's TypeScript files pi's loader compiles: `extension.ts` and everything under `src/` (listed once per load). */
+export function packageSources(root: string = PACKAGE_ROOT): string[] {
+  if (sourcesOfRoot?.root === root) return sourcesOfRoot.files;
+  const files = [join(root, "extension.ts")];
+  const walk = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile() && entry.name.endsWith(".ts")) files.push(path);
+    }
+  };
+  walk(join(root, "src"));
+  sourcesOfRoot = { root, files };
+  return files;
+}
+
+/**
+ * The host paths of the entries to copy, one per source file at most. Each name is looked up, never the folder
+ * listed: a cache grown to thousands of entries (one per checkout of every file) costs no more.
+ */
+export function jitiEntriesToCopy(hostCache: string = hostJitiCacheDir(), sources: readonly string[] = packageSources()): string[] {
+  try {
+    accessSync(hostCache, constants.W_OK);
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  for (const source of sources) {
+    // A module has one entry (pi imports each the same way): the first name found is it.
+    for (const name of jitiCacheNames(source)) {
+      const path = join(hostCache, name);
+      const stats = lstatSync(path, { throwIfNoEntry: false });
+      if (!stats) continue;
+      if (isHandableFile(stats)) found.push(path);
+      break;
+    }
+  }
+  return found;
+}
