@@ -116,6 +116,19 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
+  it("a read-only child's temp folder is its private /tmp, wherever the person's TMPDIR points", async () => {
+    const env = newSandboxEnv("sandbox: read-only");
+    // A TMPDIR the sandbox does not show (under /tmp, but no folder the child is given).
+    const personTmp = join(env.root, "person-tmp");
+    mkdirSync(personTmp);
+    const command = 'file=$(mktemp) && echo "mktemp:ok:$file" || echo "mktemp:failed"';
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("TMP-PROBE", command, "TMP-DONE") }), { text: "main done" }])}`;
+    const run = await printPi(prompt, { TMPDIR: personTmp });
+    expect(run.code, run.stderr).toBe(0);
+    expect(await childBashOutput("TMP-PROBE")).toMatch(/mktemp:ok:\/tmp\/tmp\./);
+    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+  });
+
   it('a call with sandbox: "read-only" tightens general-purpose', async () => {
     const env = newSandboxEnv();
     const inside = join(env.workDir, "gp.txt");

@@ -122,6 +122,8 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
     "--dev", "/dev",
     "--proc", "/proc",
     "--tmpfs", PRIVATE_TMP,
+    // The child's temp folder is its private /tmp, wherever the person's TMPDIR points (hidden or read-only here).
+    "--setenv", "TMPDIR", PRIVATE_TMP,
     ...ordered.flatMap(({ mount }) => mount.args),
     "--chdir", cwd,
   ];

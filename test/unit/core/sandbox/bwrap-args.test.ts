@@ -31,6 +31,10 @@ function mounts(args: string[]): string[] {
       const target = args[++i];
       ops.push(source === target ? `${op} ${target}` : `${op} ${source} ${target}`);
     } else if (op === "--cap-drop") ops.push(`${op} ${args[++i]}`);
+    else if (op === "--setenv") {
+      const name = args[++i];
+      ops.push(`${op} ${name}=${args[++i]}`);
+    }
     else ops.push(op);
   }
   return ops;
@@ -44,6 +48,7 @@ describe("bwrapArgs", () => {
       "--dev /dev",
       "--proc /proc",
       "--tmpfs /tmp",
+      "--setenv TMPDIR=/tmp",
       "--ro-bind /home/ann/project",
       "--tmpfs /home/ann/.ssh",
       "--ro-bind /dev/null /home/ann/.netrc",
