@@ -5,6 +5,9 @@ import { defineConfig } from "vitest/config";
 // Two projects: fast unit tests of the pure core run in parallel; end-to-end tests start real pi
 // processes (and tmux), so their files run one at a time with generous timeouts on a 2-core machine.
 export default defineConfig({
+  // vitest's results cache (file durations, for its run order) out of node_modules/.vite: node_modules may be
+  // hard-linked between checkouts, so every run rewrote one shared file. npm test starts without one, as CI does.
+  cacheDir: ".test-results/vite-cache",
   test: {
     projects: [
       {

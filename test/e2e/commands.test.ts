@@ -221,7 +221,9 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
 
     // No id: the picker of running tasks, Enter opens the live view.
     await t.submit("/subagent-watch");
-    await t.waitForText("Watch a running subagent task", 30_000);
+    // The picker's title on a line of its own: the command's completion, on screen until the editor redraws, begins
+    // with the same words, and an Enter sent on seeing it reached the editor before the picker opened (under load).
+    await t.waitForText(/^\s*Watch a running subagent task\s*$/m, 30_000);
     await t.press("Enter");
     let screen = await t.waitForText(`Watching subagent · ${id}`, 30_000);
     screen = await t.waitForText("STREAMED-WHILE-WORKING: checking the parser first.", 10_000);
