@@ -6,7 +6,6 @@
  * the person's tree) and with the tool's two-step `action: "merge"` (a conflict: aborted, the tree unchanged). The parent is scripted through `@fake` directives in the
  * prompt; each child through directives inside its task.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -14,6 +13,7 @@ import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, type FakeAction } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, FAKE_REASONER, parseJsonLines, runPi } from "../harness/pi-env.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
+import { git, gitProject as gitProjectOf } from "../harness/git-project.ts";
 
 const suite = useE2eSuite();
 
@@ -142,21 +142,8 @@ describe("a batch and a chain in print mode", () => {
 });
 
 describe("bringing worktree work home", () => {
-  function git(cwd: string, ...args: string[]): string {
-    return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  }
-
   /** The work folder as a git project with one commit, and the person's identity (for the merge commit). */
-  function gitProject(): string {
-    const dir = suite.env.workDir;
-    suite.env.writeWorkFile("README.md", "original\n");
-    git(dir, "init", "--quiet", "-b", "main");
-    git(dir, "config", "user.name", "Person");
-    git(dir, "config", "user.email", "person@example.invalid");
-    git(dir, "add", "-A");
-    git(dir, "commit", "--quiet", "-m", "start");
-    return dir;
-  }
+  const gitProject = () => gitProjectOf(suite.env, { identityInConfig: true });
 
   /** Runs a worker in a worktree that writes `path`, and returns its task id. */
   async function worktreeTask(path: string, content: string): Promise<string> {

@@ -5,7 +5,6 @@
  * is refused before anything runs; two parallel children editing one file each end on their own branch; a
  * resumed worktree task continues on its branch; in the TUI the envelope reports the worktree.
  */
-import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -14,22 +13,12 @@ import { fakeDirective, messageText, type FakeAction, type FakeRequest } from ".
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { waitForFile, waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests } from "../harness/tmux.ts";
+import { git, gitProject as gitProjectOf } from "../harness/git-project.ts";
 
 const suite = useE2eSuite();
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-}
-
 /** Makes the test's work folder a git project with one commit (the worker agent file and a README). */
-function gitProject(): string {
-  const dir = suite.env.workDir;
-  suite.env.writeWorkFile("README.md", "original\n");
-  git(dir, "init", "--quiet", "-b", "main");
-  git(dir, "add", "-A");
-  git(dir, "-c", "user.name=Person", "-c", "user.email=person@example.invalid", "commit", "--quiet", "-m", "start");
-  return dir;
-}
+const gitProject = () => gitProjectOf(suite.env);
 
 function delegatingPrompt(calls: Array<Record<string, unknown>>): string {
   const action: FakeAction = { toolCalls: calls.map((args) => ({ name: "subagent", arguments: args })) };
