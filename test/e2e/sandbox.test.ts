@@ -15,14 +15,14 @@ import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { waitForFile, waitForNoProcesses, waitForProcess } from "../harness/processes.ts";
-import { bwrapOnPath } from "../../src/io/sandbox/find-bwrap.ts";
+import { BWRAP_DIRS_ENV, bwrapInSystemDirs } from "../../src/io/sandbox/find-bwrap.ts";
 import { jitiCacheNames } from "../../src/core/sandbox/jiti-cache-names.ts";
 
 const suite = useE2eSuite();
 
 /** Skipped with a notice without bwrap, as the TUI tests are without tmux; mandatory under CI=true. */
 function skipSandboxTests(): boolean {
-  if (bwrapOnPath(process.env.PATH ?? "")) return false;
+  if (bwrapInSystemDirs()) return false;
   if (process.env.CI === "true") throw new Error("Sandbox end-to-end tests need bubblewrap, and CI=true makes them mandatory: install it (apt-get install bubblewrap).");
   console.warn("[sandbox] bwrap not found: skipping the sandbox end-to-end tests (they are mandatory under CI=true).");
   return true;

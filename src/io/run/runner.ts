@@ -33,6 +33,7 @@ import { isSteerTakenIn, SteerBatch, STRANDED_STEER_PROMPT } from "../../core/ru
 import { TASK_MARKER_ENV } from "./task-marker.ts";
 import { endLeftovers } from "./leftover-sweep.ts";
 import { openHandedFiles } from "../sandbox/handed-files.ts";
+import { claimMountPoints, releaseMountPoints } from "../sandbox/mount-points.ts";
 import type { RunOutcome, RunState, StopCause } from "../../core/run/types.ts";
 
 export const STDERR_TAIL_CHARS = 4096;
@@ -133,6 +134,8 @@ export function startRun(spec: RunSpec): RunHandle {
   const args = rpc ? spec.command.args : [...spec.command.args, spec.command.prompt];
   // A sandbox's files, opened only now (a queued task holds no descriptors); the child has its own once spawned.
   const handed = openHandedFiles(spec.command.handIn ?? []);
+  const mountPoints = spec.command.mountPoints ?? [];
+  claimMountPoints(mountPoints);
   let child: ChildProcess;
   try {
     child = spawn(spec.command.command, args, {
@@ -141,6 +144,9 @@ export function startRun(spec: RunSpec): RunHandle {
       stdio: [rpc ? "pipe" : "ignore", "pipe", "pipe", ...handed.fds],
       detached: true,
     });
+  } catch (error) {
+    releaseMountPoints(mountPoints);
+    throw error;
   } finally {
     handed.close();
   }
@@ -310,8 +316,11 @@ export function startRun(spec: RunSpec): RunHandle {
         skippedOutput: state.skippedLines > 0 ? { lines: state.skippedLines, sample: [...state.skippedSample] } : undefined,
         unanswered: dialogs.unanswered.length > 0 ? dialogs.unanswered : undefined,
       };
-      // The result is delivered only once nothing of the task runs any more.
-      void leftoversEnded.then(() => resolve(outcome));
+      // The result is delivered only once nothing of the task runs any more, and its mount points are gone.
+      void leftoversEnded.then(() => {
+        releaseMountPoints(mountPoints);
+        resolve(outcome);
+      });
     };
     child.on("error", (error) => {
       spawnError = `could not start the subagent process: ${error.message}`;
