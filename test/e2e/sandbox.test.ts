@@ -245,15 +245,15 @@ describe.skipIf(SKIP)("every process of a sandboxed child ends", () => {
 });
 
 describe("fail-closed", () => {
-  it("without bwrap on PATH, the dispatch is refused with the fix named and no child starts", async () => {
+  it("without bwrap in the folders it is looked for in, the dispatch is refused with the fix named and no child starts", async () => {
     const env = newSandboxEnv("sandbox: read-only");
     const emptyBin = join(env.root, "empty-bin");
     mkdirSync(emptyBin);
-    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "NEVER-STARTS" }), { text: "main done" }])}`, { PATH: emptyBin });
+    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "NEVER-STARTS" }), { text: "main done" }])}`, { [BWRAP_DIRS_ENV]: emptyBin });
     expect(run.code, run.stderr).toBe(0);
     const refusal = mainToolResults().find((text) => text.includes("Cannot start the subagent")) ?? "";
     expect(refusal).toContain('Cannot start the subagent "worker": it must run in a sandbox (sandbox: read-only');
-    expect(refusal).toContain("bwrap (bubblewrap) was not found on PATH");
+    expect(refusal).toContain(`bwrap (bubblewrap) was not found in ${emptyBin}`);
     expect(refusal).toContain("install bubblewrap");
     expect(refusal).toContain('"sandbox: off" for this agent');
     expect(suite.fake.requests.some(isWorkerRequest)).toBe(false);

@@ -68,7 +68,7 @@ function probe(bwrap: string): string | undefined {
   const dir = mkdtempSync(join(tmpdir(), "pi-subagent-probe-"));
   try {
     const planted = join(dir, "written");
-    const script = `: > '${planted}' 2>/dev/null && exit 3; echo ${ISOLATED}`;
+    const script = `(true > '${planted}') 2>/dev/null && exit 3; echo ${ISOLATED}`;
     const args = ["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", dir, dir, "--", "/bin/sh", "-c", script];
     const result = spawnSync(bwrap, args, { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "pipe"] });
     if (existsSync(planted) || readdirSync(dir).length > 0) return "a write inside its sandbox reached the host";

@@ -52,6 +52,10 @@ describe("findWorkingBwrap", () => {
     expect(bwrapInSystemDirs([dir])).toBe(isRoot ? realpathSync(join(dir, "bwrap")) : undefined);
   });
 
+  it.skipIf(!bwrapInSystemDirs())("takes the system's bwrap, whose sandbox proves it keeps a read-only folder read-only", () => {
+    expect(findWorkingBwrap(SYSTEM_BWRAP_DIRS, "linux")).toEqual({ ok: true, bwrap: bwrapInSystemDirs() });
+  });
+
   it.skipIf(!isRoot)("reports a bwrap that cannot make a sandbox, with what it said", () => {
     const dir = tempDir();
     const fake = fakeBwrap(dir, "echo 'bwrap: setting up uid map: Permission denied' >&2\nexit 1");
