@@ -86,6 +86,13 @@ describe.skipIf(SKIP)("the agent dir is the child's private copy", () => {
     ])}`;
     const run = await printPi(prompt);
     expect(run.code, run.stderr).toBe(0);
+    // The unsandboxed child ran after it, on the person's files.
+    expect(suite.fake.requests.some((req) => req.messages.some((m) => m.role === "user" && messageText(m).includes("AFTER-PLANT")))).toBe(true);
+    // A new pi starts on the person's files too.
+    const next = await runPi(["-p", "hello again"], { env: env.env, cwd: env.workDir, timeoutMs: 60_000 });
+    expect(next.code, next.stderr).toBe(0);
+    expect(readdirSync(markers)).toEqual([]);
+    expect(readFileSync(authFile, "utf8")).toBe(personAuth);
     const output = await childBashOutput("PLANT-AGENT-DIR");
     // The child read its own copy: the access token, never the refresh token.
     expect(output).toContain("ACCESS-TOKEN-a1");
@@ -95,13 +102,6 @@ describe.skipIf(SKIP)("the agent dir is the child's private copy", () => {
     expect(output).toMatch(/models:[1-9]/);
     expect(output).toMatch(/settings:[1-9]/);
     expect(mainToolResults().find((text) => text.includes("PLANT-DONE"))).toContain("[subagent sandbox: read-only]");
-    // The unsandboxed child ran after it, on the person's files.
-    expect(suite.fake.requests.some((req) => req.messages.some((m) => m.role === "user" && messageText(m).includes("AFTER-PLANT")))).toBe(true);
-    // A new pi starts on the person's files too.
-    const next = await runPi(["-p", "hello again"], { env: env.env, cwd: env.workDir, timeoutMs: 60_000 });
-    expect(next.code, next.stderr).toBe(0);
-    expect(readdirSync(markers)).toEqual([]);
-    expect(readFileSync(authFile, "utf8")).toBe(personAuth);
     expect(readFileSync(join(agentDir, "models.json"), "utf8")).toBe(personModels);
     expect(readFileSync(join(agentDir, "settings.json"), "utf8")).toBe(personSettings);
     expect(existsSync(join(agentDir, "extensions", "planted.ts"))).toBe(false);
