@@ -24,3 +24,22 @@ export function loginCopyText(text: string): string | undefined {
   }
   return JSON.stringify(copy, null, 2);
 }
+
+/**
+ * Said when a sandboxed child failed after an OAuth login of its copy expired during its run (`startedAt` to
+ * `finishedAt`, ms): it could not refresh it, by design. `text` is the person's `auth.json` as handed in.
+ */
+export function loginExpiredNote(text: string, startedAt: number, finishedAt: number): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== "object" || parsed === null) return undefined;
+  const expired = Object.entries(parsed as Record<string, { type?: unknown; expires?: unknown }>)
+    .filter(([, credential]) => credential?.type === "oauth" && typeof credential.expires === "number" && credential.expires > startedAt && credential.expires <= finishedAt)
+    .map(([provider]) => provider);
+  if (expired.length === 0) return undefined;
+  return `The OAuth login of ${expired.join(", ")} expired while this sandboxed subagent ran; a sandboxed child cannot refresh a login (it never writes your auth.json). Run the task again: your pi refreshes the login as usual.`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loginCopyText } from "../../../../src/core/sandbox/login-copy.ts";
+import { loginCopyText, loginExpiredNote } from "../../../../src/core/sandbox/login-copy.ts";
 
 describe("loginCopyText", () => {
   it("keeps API keys and OAuth access tokens, and blanks every OAuth refresh token", () => {
@@ -13,5 +13,17 @@ describe("loginCopyText", () => {
     expect(loginCopyText("not json")).toBeUndefined();
     expect(loginCopyText("[]")).toBeUndefined();
     expect(loginCopyText("\uFEFF{}")).toBe("{}");
+  });
+});
+
+describe("loginExpiredNote", () => {
+  it("names an OAuth login that expired during the run, and nothing otherwise", () => {
+    const text = JSON.stringify({ anthropic: { type: "oauth", access: "a", refresh: "r", expires: 1500 }, openai: { type: "api_key", key: "k" } });
+    expect(loginExpiredNote(text, 1000, 2000)).toBe(
+      "The OAuth login of anthropic expired while this sandboxed subagent ran; a sandboxed child cannot refresh a login (it never writes your auth.json). Run the task again: your pi refreshes the login as usual.",
+    );
+    expect(loginExpiredNote(text, 1000, 1400)).toBeUndefined();
+    expect(loginExpiredNote(text, 1600, 2000)).toBeUndefined();
+    expect(loginExpiredNote("{", 0, 1)).toBeUndefined();
   });
 });
