@@ -7,11 +7,11 @@
  */
 import { execFileSync } from "node:child_process";
 import { createServer, type Server } from "node:net";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { useE2eSuite } from "../harness/e2e-suite.ts";
+import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { gitProject } from "../harness/git-project.ts";
@@ -148,6 +148,19 @@ describe.skipIf(SKIP)("workspace-write: what later runs is read-only", () => {
     const next = await printPi(`Again. ${fakeDirective([subagentCall({ agent: "general-purpose", task: "AFTER-WW answer briefly" }), { text: "main done" }])}`);
     expect(next.code, next.stderr).toBe(0);
     expect(readdirSync(markers)).toEqual([]);
+    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+  });
+
+  it("a workspace-write dispatch in a folder whose CLAUDE.md is a link is refused, naming it, and nothing starts", async () => {
+    const env = suite.newEnv({ workerFrontmatter: "sandbox: workspace-write" });
+    env.writeWorkFile("AGENTS.md", "instructions\n");
+    symlinkSync("AGENTS.md", join(env.workDir, "CLAUDE.md"));
+    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "NEVER-STARTS" }), { text: "main done" }])}`);
+    expect(run.code, run.stderr).toBe(0);
+    const refusal = mainToolResults().find((text) => text.includes("Cannot start the subagent")) ?? "";
+    expect(refusal).toContain(`Cannot start the subagent "worker" with sandbox: workspace-write: ${realpathSync(env.workDir)}/CLAUDE.md is a link`);
+    expect(refusal).toContain("Nothing was started.");
+    expect(suite.fake.requests.some(isWorkerRequest)).toBe(false);
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
