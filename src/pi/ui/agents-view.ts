@@ -45,15 +45,15 @@ export class AgentsView implements Component {
     this.options.requestRender?.();
   }
 
-  /** A report line in its colour: what kind of line it is shows in how it starts. */
-  private styled(line: string, inSections: boolean): string {
+  /** How a report line is coloured: what kind of line it is shows in how it starts. */
+  private colourOf(line: string, inSections: boolean): (text: string) => string {
     const { theme } = this.options;
-    if (line === SHADOWED_HEADING || line === LEFT_OUT_HEADING) return theme.fg("accent", line);
-    if (inSections) return theme.fg("muted", line);
-    if (line.startsWith("  not granted:") || line.startsWith("  trust:") || line.startsWith("  note:")) return theme.fg("warning", line);
-    if (line.startsWith("  file:")) return theme.fg("dim", line);
-    if (line !== "" && !line.startsWith(" ")) return theme.fg("accent", theme.bold(line));
-    return line;
+    if (line === SHADOWED_HEADING || line === LEFT_OUT_HEADING) return (text) => theme.fg("accent", text);
+    if (inSections) return (text) => theme.fg("muted", text);
+    if (line.startsWith("  not granted:") || line.startsWith("  trust:") || line.startsWith("  note:")) return (text) => theme.fg("warning", text);
+    if (line.startsWith("  file:")) return (text) => theme.fg("dim", text);
+    if (line !== "" && !line.startsWith(" ")) return (text) => theme.fg("accent", theme.bold(text));
+    return (text) => text;
   }
 
   render(width: number): string[] {
@@ -66,8 +66,10 @@ export class AgentsView implements Component {
     const body: string[] = [];
     for (const line of rest) {
       if (line === SHADOWED_HEADING || line === LEFT_OUT_HEADING) inSections = true;
-      // Long lines (a path, a reason) wrap rather than lose their end.
-      body.push(...wrapTextWithAnsi(this.styled(line, inSections), Math.max(1, width - 1)).map((part) => ` ${part}`));
+      // Long lines (a path, a reason) wrap rather than lose their end, under their own indent.
+      const indent = " ".repeat(1 + (/^ */.exec(line)?.[0].length ?? 0));
+      const parts = wrapTextWithAnsi(this.colourOf(line, inSections)(line.trimStart()), Math.max(1, width - indent.length));
+      body.push(...parts.map((part) => `${indent}${part}`));
     }
     const { start, end } = this.scroll.fit(body.length, rows - CHROME_LINES);
     const lines = [fit(theme.fg("accent", theme.bold(` ${title}`))), rule, ...body.slice(start, end).map(fit)];
