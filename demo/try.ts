@@ -25,7 +25,13 @@ const dim = (text: string) => `\u001b[2m${text}\u001b[22m`;
 function processesWithMarker(marker: string): number[] {
   const needle = `${TRY_MARKER_VAR}=${marker}`;
   const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return found; // no /proc (not Linux): pi's own clean-up is all there is
+  }
+  for (const entry of entries) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
       if (readFileSync(`/proc/${entry}/environ`, "latin1").split("\0").includes(needle)) found.push(Number(entry));
