@@ -39,7 +39,7 @@ const SHORT_STEPS: FakeAction[] = [
   { toolCalls: [{ name: "ls", arguments: { path: "src" } }] },
   { toolCalls: [{ name: "read", arguments: { path: "src/greet.ts" } }] },
   {
-    text: 'The greeting is defined in `src/greet.ts`, line 1: `export const GREETING = "Hello from pi-subagent-dispatch!";`. `greet(name)` in the same file adds the name after it.',
+    text: 'The greeting is defined in `src/greet.ts`, line 1: `export const GREETING = "Hello from pi-subagent-dispatch!"`. `greet(name)` in the same file adds the name after it.',
   },
 ];
 const LONG_STEPS: FakeAction[] = [

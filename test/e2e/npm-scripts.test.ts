@@ -88,7 +88,7 @@ describe(`npm run ${script}`, () => {
     expect((await npmRun(["list"])).stdout).toContain("No packages installed.");
 
     expect(suite.fake.requests).toEqual([]);
-  });
+  }, 300_000); // five npm runs, each a pi start: about 10 s apiece on a loaded 2-core machine
 
   it("prints pi's help for --help", async () => {
     suite.newEnv();

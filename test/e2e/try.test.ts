@@ -71,5 +71,5 @@ describe.skipIf(PI.line !== "1" || skipTuiTests())("npm run try", () => {
     await tmux.dispose();
     tmux = undefined;
     expect(await waitForNoProcesses(marker)).toEqual([]);
-  });
+  }, 300_000); // npm, pi and two subagents one after the other, on a shared 2-core machine
 });
