@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     const ended = endLeftovers(marker);
     rmSync(root, { recursive: true, force: true });
     await fake.stop();
-    console.log(dim(`npm run try: removed ${root}${ended > 0 ? `; ended ${ended} process(es) left behind` : ""}.`));
+    console.log(dim(`npm run try: removed ${root} and the tour's sessions with it${ended > 0 ? `; ended ${ended} process(es) left behind` : ""}.`));
   };
 
   try {

@@ -65,7 +65,7 @@ describe.skipIf(PI.line !== "1" || skipTuiTests())("npm run try", () => {
     await tmux.waitForText("The subagent was cancelled", 30_000);
 
     expect(await tmux.quit({ timeoutMs: 30_000 })).toBe(0);
-    expect(tmux.lastCapturedScreen).toContain(`npm run try: removed ${root}.`);
+    expect(tmux.lastCapturedScreen).toContain(`npm run try: removed ${root} and the tour's sessions with it.`);
     expect(existsSync(root)).toBe(false);
     // The tmux server and its shell carry the marker too: end them first, then nothing may be left.
     await tmux.dispose();
