@@ -1,11 +1,13 @@
 /**
- * `npm run demo`: a delegation end to end with the real pi 0.73.1, offline. A scripted fake model plays both
+ * `npm run demo`: a delegation end to end with the real pi, offline: pi 0.73.1, or pi 1.x on the bundled Node 22
+ * under `PI_E2E_PI=1` (the same choice as the end-to-end tests, test/harness/pi-under-test.ts). A scripted fake model plays both
  * the main agent and the subagent: the main agent delegates a question to the built-in `explore` agent, the
  * explore subagent (its own pi process, read-only tools) searches a small sample project, and the main agent
  * reports its answer. Everything runs in a throw-away pi set-up; nothing touches ~/.pi.
  */
 import { FakeModel, messageText, type FakeRequest } from "../test/harness/fake-model.ts";
-import { createPiEnv, EXTENSION_ENTRY, runPi } from "../test/harness/pi-env.ts";
+import { spawnSync } from "node:child_process";
+import { createPiEnv, EXTENSION_ENTRY, PI, runPi } from "../test/harness/pi-env.ts";
 import { killProcessesWithMarker, waitForNoProcesses } from "../test/harness/processes.ts";
 
 const QUESTION = "Where is the greeting text defined in this project, and what does it say? Use a subagent.";
@@ -40,7 +42,8 @@ async function main(): Promise<void> {
       reply: (r) => ({ text: `The explore subagent found it:\n\n${r.lastText.split("\n\n[subagent session:")[0]}` }),
     });
 
-  console.log(bold("pi-subagent-dispatch demo") + dim("  (real pi 0.73.1, offline, scripted fake model)"));
+  const nodeVersion = spawnSync(PI.node, ["--version"], { encoding: "utf8" }).stdout.trim();
+  console.log(bold("pi-subagent-dispatch demo") + dim(`  (real ${PI.label} on Node ${nodeVersion}, offline, scripted fake model)`));
   console.log(dim(`pi's agent dir: ${env.agentDir}\nproject:        ${env.workDir}\n`));
   console.log(`${bold("1.")} You ask pi:  ${QUESTION}`);
   const started = Date.now();

@@ -4,8 +4,11 @@
  * folder npm was started from. Each pass runs the script of its own pi (PI_E2E_PI), through npm as a newcomer
  * types it, from a work folder outside the clone, with Node 20 first on PATH (`npx pi` there runs pi 1.x on Node
  * 20 and crashes: the reason for the scripts). A delegation must work end to end, and the child's bash must
- * see the script's Node.
+ * see the script's Node. pi's own subcommands (`install`, `list`, `remove`, ...) must reach pi as subcommands, not
+ * the model as prompts.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite, WORKER_BODY } from "../harness/e2e-suite.ts";
 import { fakeDirective } from "../harness/fake-model.ts";
@@ -61,5 +64,37 @@ describe(`npm run ${script}`, () => {
     const nodeVersion = /v(\d+)\.\d+\.\d+/.exec(child.at(-1)?.lastText ?? "");
     expect(nodeVersion?.[1], child.at(-1)?.lastText).toBe(String(expectedNodeMajor));
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
+  it("passes pi's own subcommands to pi: install, list and remove change the agent dir's packages, and no model is asked", async () => {
+    suite.newEnv();
+    const settingsPath = join(suite.env.agentDir, "settings.json");
+    const packages = () => (JSON.parse(readFileSync(settingsPath, "utf8")) as { packages?: string[] }).packages ?? [];
+
+    const install = await npmRun(["install", REPO_ROOT]);
+    expect(install.code, install.stderr).toBe(0);
+    expect(install.stdout).toContain(`Installed ${REPO_ROOT}`);
+    expect(packages()).toHaveLength(1);
+
+    const list = await npmRun(["list"]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toContain("User packages:");
+    expect(list.stdout).toContain(REPO_ROOT);
+
+    const remove = await npmRun(["remove", REPO_ROOT]);
+    expect(remove.code, remove.stderr).toBe(0);
+    expect(remove.stdout).toContain(`Removed ${REPO_ROOT}`);
+    expect(packages()).toEqual([]);
+    expect((await npmRun(["list"])).stdout).toContain("No packages installed.");
+
+    expect(suite.fake.requests).toEqual([]);
+  }, 300_000); // five npm runs, each a pi start: about 10 s apiece on a loaded 2-core machine
+
+  it("prints pi's help for --help", async () => {
+    suite.newEnv();
+    const result = await npmRun(["--help"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(`${result.stdout}${result.stderr}`).toContain("pi - AI coding assistant");
+    expect(suite.fake.requests).toEqual([]);
   });
 });

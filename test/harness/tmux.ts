@@ -63,6 +63,8 @@ export interface TmuxPiOptions {
   cwd: string;
   /** pi's arguments, e.g. `["-e", EXTENSION_ENTRY]`. */
   args?: string[];
+  /** A whole command line to type instead of `<node> <pi cli> <args>` (a script that starts pi, like `npm run try`). */
+  command?: string[];
   width?: number;
   height?: number;
   /** How long to wait for pi's TUI to be drawn (default 30 s: the machine is shared). */
@@ -157,7 +159,7 @@ export class TmuxPi {
     const session = new TmuxPi(options.env, options.width ?? 120, options.height ?? 40);
     try {
       await session.startShell(options.cwd);
-      const command = [PI_NODE, PI_CLI, ...(options.args ?? [])].map(shellQuote).join(" ");
+      const command = (options.command ?? [PI_NODE, PI_CLI, ...(options.args ?? [])]).map(shellQuote).join(" ");
       await session.submit(command);
       const timeoutMs = options.readyTimeoutMs ?? 30_000;
       await session.waitForText(options.readyText ?? EDITOR_BORDER, timeoutMs);
