@@ -70,7 +70,7 @@ function fakePi() {
 function setUp() {
   const pi = fakePi();
   const board = new QuestionBoard({ notify: (text) => pi.notices.push(text) });
-  const presenter = new QuestionPresenter(board, () => pi.ctx, 20);
+  const presenter = new QuestionPresenter(board, () => pi.ctx, { pollMs: 20 });
   presenters.push(presenter);
   const start = (agent: string, taskId: string) =>
     startRun({ command: askingChild(), cwd: process.cwd(), activityTimeoutMs: 0, hardTimeoutMs: 0, graceMs: 500, stopGraceMs: 1000, dialogs: board.routeFor({ agent, taskId }) });
