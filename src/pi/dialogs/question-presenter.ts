@@ -63,7 +63,14 @@ export class QuestionPresenter {
         this.poke();
       }),
     );
-    this.unsubscribe.push(board.onClosed((question) => this.shown.get(question.key)?.abort()));
+    this.unsubscribe.push(
+      board.onClosed((question) => {
+        const shown = this.shown.get(question.key);
+        if (!shown) return;
+        this.calm();
+        shown.abort();
+      }),
+    );
   }
 
   /** Opens the oldest waiting question if the person can answer it now; otherwise checks again soon. */
@@ -143,17 +150,21 @@ export class QuestionPresenter {
     answer
       .then(
         (chosen) => {
+          // Before the answer: answering pokes the next question, which must wait its pause.
+          this.calm();
           if (!controller.signal.aborted) this.board.queue.answer(question.key, answerOf(dialog, chosen));
           // Taken off the screen but not closed (the session went away): it waits again for the next one.
           else this.board.queue.reopen(question.key);
         },
         // A dialog pi could not show is cancelled for the child, as a plain pi would answer it.
-        () => this.board.queue.answer(question.key, CANCELLED),
+        () => {
+          this.calm();
+          this.board.queue.answer(question.key, CANCELLED);
+        },
       )
       .finally(() => {
         stopDropping();
         this.shown.delete(question.key);
-        this.calmUntil = Date.now() + this.timing.gapMs;
         this.poke();
       });
   }
@@ -183,7 +194,16 @@ export class QuestionPresenter {
   private takeDownAnswered(): void {
     if (this.shown.size === 0) return;
     const waiting = new Set(this.board.queue.pending().map((question) => question.key));
-    for (const [key, controller] of this.shown) if (!waiting.has(key)) controller.abort();
+    for (const [key, controller] of this.shown) {
+      if (waiting.has(key) || controller.signal.aborted) continue;
+      this.calm();
+      controller.abort();
+    }
+  }
+
+  /** A shown question is going away: the next one waits QUESTION_GAP_MS from now. */
+  private calm(): void {
+    this.calmUntil = Date.now() + this.timing.gapMs;
   }
 
   private stopPolling(): void {
