@@ -36,6 +36,23 @@ function setUp(): string {
   return dir;
 }
 
+/** The folders a test's workers remove, by name in the work dir (so the question's line stays short). */
+function setUpDirs(names: readonly string[]): string[] {
+  setUp();
+  return names.map((name) => {
+    const dir = join(suite.env.workDir, name);
+    mkdirSync(dir);
+    writeFileSync(join(dir, "artifact.o"), "x");
+    return dir;
+  });
+}
+
+/** A worker asked to run `rm -rf <name>` in its work dir. */
+const removeNamed = (name: string) => ({ agent: "worker", task: `Clean up. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `rm -rf ${name}` } }] })}` });
+
+/** pi's gate dialog on the screen (not the widget's one-line form): the folder it asks to remove. */
+const OPEN_GATE = /Dangerous command:[ \t]*\n(?:[ \t]*\n)*[ \t]+rm -rf (junk-[ab])/;
+
 const removeTask = (dir: string) => ({ agent: "worker", task: `Clean up. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `rm -rf ${dir}` } }] })}` });
 
 function dispatchPrompt(calls: Array<Record<string, unknown>>): string {
@@ -168,6 +185,39 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
     expect(resultsIn(delivered)[0]).toMatch(/^## \[subagent-result\] worker succeeded/);
     expect(existsSync(dir)).toBe(false);
+    expect(await t.quit()).toBe(0);
+  });
+});
+
+describe.skipIf(skipTuiTests())("no keystroke answers a question the person did not see (issue 34)", () => {
+  it("keys typed right after answering No go to the editor, not into the next question: the other folder survives", async () => {
+    const [a, b] = setUpDirs(["junk-a", "junk-b"]);
+    answerResultsWithOk();
+    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && r.lastText === "thanks", reply: { text: "YOU-ARE-WELCOME" } });
+    const release = holdMainAgentUntilReleased();
+    const t = await suite.startTui({ width: 160 });
+    await t.submit(dispatchPrompt([removeNamed("junk-a"), removeNamed("junk-b")]));
+    // Both questions are queued (the main agent works, so they wait in the widget): then it goes idle.
+    await t.waitForText(/\? worker [0-9a-f]{8} asks: .*rm -rf junk-[ab] Allow\? \(\+1 more\)/, 120_000);
+    release();
+    const first = await t.waitForScreen((screen) => OPEN_GATE.test(screen), 60_000, "the first question's dialog");
+    const firstName = OPEN_GATE.exec(first)?.[1];
+    const secondName = firstName === "junk-a" ? "junk-b" : "junk-a";
+    // No to the first, then at once what the person meant for the main agent.
+    await t.press("Down", "Enter");
+    await t.type("thanks");
+    await t.press("Enter");
+    // "thanks" reached the main agent as the person's message: it was typed into the editor, not the question.
+    await suite.fake.waitForRequest((r) => isParent(r) && r.lastRole === "user" && r.lastText === "thanks", 60_000, "the person's thanks");
+    await t.waitForText("YOU-ARE-WELCOME", 60_000);
+    const second = await t.waitForScreen((screen) => OPEN_GATE.exec(screen)?.[1] === secondName, 60_000, "the second question's dialog");
+    expect(second).toMatch(ASKS);
+    expect(existsSync(join(suite.env.workDir, secondName, "artifact.o"))).toBe(true);
+    await t.press("Escape");
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 2, 120_000, "both results");
+    for (const envelope of resultsIn(delivered)) expect(envelope).toContain("Blocked by user");
+    expect(existsSync(join(a ?? "", "artifact.o"))).toBe(true);
+    expect(existsSync(join(b ?? "", "artifact.o"))).toBe(true);
     expect(await t.quit()).toBe(0);
   });
 });

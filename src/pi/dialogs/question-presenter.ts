@@ -7,9 +7,8 @@
  *
  * Keys meant for something else never answer a question: after one closes, the next waits QUESTION_GAP_MS (its
  * widget line shows meanwhile), so what the person types right after answering lands in the editor, and the
- * editor rule above then keeps the question waiting; for QUESTION_ARM_MS after a question opens every key is
- * dropped, so typing that had already started cannot choose; and a child's `confirm` is shown with No first
- * (pi's own confirm starts on Yes).
+ * editor rule above then keeps the question waiting; and a child's `confirm` is shown with No first (pi's own
+ * confirm starts on Yes).
  */
 import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
 import { answerOf, CANCELLED } from "../../core/dialogs/child-ui-request.ts";
@@ -17,8 +16,7 @@ import { labelledTitle } from "../../core/dialogs/question-label.ts";
 import type { QuestionBoard } from "../../core/dialogs/question-board.ts";
 import type { Question } from "../../core/dialogs/question-queue.ts";
 
-/** `onTerminalInput` is optional so a pi UI without it (a test's fake) still shows questions, without the key guard. */
-export type PresenterUi = Pick<ExtensionUIContext, "select" | "confirm" | "input" | "editor" | "getEditorText"> & Partial<Pick<ExtensionUIContext, "onTerminalInput">>;
+export type PresenterUi = Pick<ExtensionUIContext, "select" | "confirm" | "input" | "editor" | "getEditorText">;
 
 /** The part of pi's context the presenter reads. */
 export interface PresenterContext {
@@ -30,15 +28,12 @@ export interface PresenterContext {
 export const QUESTION_POLL_MS = 300;
 /** After a question closes, the next opens by itself no sooner than this: keys typed meanwhile go to the editor. */
 export const QUESTION_GAP_MS = 1000;
-/** For this long after a question opens, keys are dropped: they were typed before the person could read it. */
-export const QUESTION_ARM_MS = 500;
 /** A child's confirm as the person sees it: No first, so Enter alone never says Yes. */
 export const CONFIRM_CHOICES = ["No", "Yes"];
 
 export interface PresenterTiming {
   pollMs: number;
   gapMs: number;
-  armMs: number;
 }
 
 export type OpenResult = "opened" | "none" | "already-open";
@@ -56,7 +51,7 @@ export class QuestionPresenter {
   constructor(board: QuestionBoard, context: () => PresenterContext | undefined, timing: Partial<PresenterTiming> = {}) {
     this.board = board;
     this.context = context;
-    this.timing = { pollMs: QUESTION_POLL_MS, gapMs: QUESTION_GAP_MS, armMs: QUESTION_ARM_MS, ...timing };
+    this.timing = { pollMs: QUESTION_POLL_MS, gapMs: QUESTION_GAP_MS, ...timing };
     this.unsubscribe.push(
       board.onChange(() => {
         this.takeDownAnswered();
@@ -127,7 +122,6 @@ export class QuestionPresenter {
     // The child's texts were stripped of control sequences when its request was read (child-ui-request.ts).
     const title = labelledTitle(question.path, dialog.title);
     const options = { signal: controller.signal };
-    const stopDropping = this.dropKeysForAWhile(ui);
     let answer: Promise<string | boolean | undefined>;
     try {
       switch (dialog.method) {
@@ -163,31 +157,9 @@ export class QuestionPresenter {
         },
       )
       .finally(() => {
-        stopDropping();
         this.shown.delete(question.key);
         this.poke();
       });
-  }
-
-  /** Drops every key for QUESTION_ARM_MS (a question just opened); returns the early stop. */
-  private dropKeysForAWhile(ui: PresenterUi): () => void {
-    if (this.timing.armMs <= 0 || !ui.onTerminalInput) return () => {};
-    const until = Date.now() + this.timing.armMs;
-    let unsubscribe: (() => void) | undefined;
-    try {
-      unsubscribe = ui.onTerminalInput(() => (Date.now() < until ? { consume: true } : undefined));
-    } catch {
-      // a stale context: nothing to guard
-      return () => {};
-    }
-    const stop = () => {
-      clearTimeout(timer);
-      unsubscribe?.();
-      unsubscribe = undefined;
-    };
-    const timer = setTimeout(stop, this.timing.armMs);
-    timer.unref();
-    return stop;
   }
 
   /** Takes off the screen a shown question that left the queue without the person (refused with its task's). */
