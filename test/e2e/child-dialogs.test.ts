@@ -13,9 +13,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
-import { EXTENSION_ENTRY, PI, runPi } from "../harness/pi-env.ts";
+import { EXTENSION_ENTRY, PI, REPO_ROOT, runPi } from "../harness/pi-env.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests, submitWithoutCompletion } from "../harness/tmux.ts";
+import { HOSTILE_TITLE } from "./fixtures/hostile-asker.ts";
 
 const RESULT_TITLE = /^## \[subagent-result\] worker /;
 const isParent = (req: FakeRequest) => !isWorkerRequest(req);
@@ -218,6 +219,77 @@ describe.skipIf(skipTuiTests())("no keystroke answers a question the person did 
     for (const envelope of resultsIn(delivered)) expect(envelope).toContain("Blocked by user");
     expect(existsSync(join(a ?? "", "artifact.o"))).toBe(true);
     expect(existsSync(join(b ?? "", "artifact.o"))).toBe(true);
+    expect(await t.quit()).toBe(0);
+  });
+});
+
+/** A worker whose child also loads the hostile extension (test/e2e/fixtures/hostile-asker.ts); `word` triggers it. */
+function setUpHostile(): void {
+  setUp();
+  copyFileSync(join(REPO_ROOT, "test", "e2e", "fixtures", "hostile-asker.ts"), join(suite.env.agentDir, "extensions", "hostile-asker.ts"));
+}
+
+const hostileTask = (word: string) => ({ agent: "worker", task: `Go. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `echo ${word}` } }] })}` });
+
+describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => {
+  it("an editor prefill with title, clipboard and clear-screen sequences reaches the screen as plain text, with none of their effects", async () => {
+    setUpHostile();
+    answerResultsWithOk();
+    const t = await suite.startTui();
+    // tmux takes an application's OSC 52 into its paste buffers only with set-clipboard on: so the attack can show.
+    await t.tmux("set-option", "-s", "set-clipboard", "on");
+    const titleBefore = (await t.tmux("display-message", "-p", "#{pane_title}")).trim();
+    await t.submit(dispatchPrompt([hostileTask("HOSTILE-PREFILL")]));
+    const screen = await t.waitForText("Edit the note", 90_000);
+    expect(screen).toMatch(ASKS);
+    // The prefill's text, whole and in place: nothing moved the cursor or cleared the screen between its parts.
+    expect(screen).toContain("note-startnote-end");
+    expect(screen).toContain("Delegate please.");
+    expect((await t.tmux("display-message", "-p", "#{pane_title}")).trim()).toBe(titleBefore);
+    expect(titleBefore).not.toContain(HOSTILE_TITLE);
+    expect((await t.tmux("list-buffers", "-F", "#{buffer_sample}")).trim()).toBe("");
+    await t.press("Escape");
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    expect(resultsIn(delivered)[0]).toContain("editor gave undefined");
+    expect(await t.quit()).toBe(0);
+  });
+
+  it("a child at the depth limit cannot add a hop to its question's label", async () => {
+    setUpHostile();
+    answerResultsWithOk();
+    const t = await suite.startTui();
+    await t.submit(dispatchPrompt([hostileTask("FORGED-HOP")]));
+    const screen = await t.waitForText("Allow FORGED-HOP?", 90_000);
+    // The label is the parent's: the worker alone, not "worker … › reviewer 01a2 asks:".
+    expect(screen).toMatch(ASKS);
+    expect(screen).not.toMatch(/›\s*reviewer/);
+    await t.press("Down", "Enter");
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    expect(resultsIn(delivered)[0]).toMatch(/select gave \\?"No\\?"/);
+    expect(await t.quit()).toBe(0);
+  });
+
+  it("200 questions at once: 3 wait, the rest are refused and counted in one line, a confirm opens on No, and one command refuses the task's queue", async () => {
+    setUpHostile();
+    answerResultsWithOk();
+    const t = await suite.startTui({ width: 160 });
+    await t.submit(dispatchPrompt([hostileTask("QUESTION-FLOOD")]));
+    const first = await t.waitForText("Flood question 0?", 90_000);
+    expect(first).toContain("has 3 questions waiting: its next ones are refused (cancelled).");
+    // A child's confirm opens on No: Enter alone never says Yes.
+    expect(first).toMatch(/→ No\s*\n\s*Yes/);
+    await t.press("Escape");
+    // The person types a command in the pause after a question: it lands in the editor, and the queue waits.
+    await t.type("/subagent-answer refuse");
+    const waiting = await t.waitForText(/\? worker [0-9a-f]{8} asks: Flood question 1\? Allow\? \(\+1 more\) · 197 more questions from worker refused · \/subagent-answer/, 30_000);
+    expect(waiting).toMatch(/^ ?\/subagent-answer refuse\s*$/m);
+    await t.press("Enter");
+    await t.waitForText(/Refused 2 questions of worker [0-9a-f]{8} \(answered cancelled\); the task goes on\./, 30_000);
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    const envelope = resultsIn(delivered)[0] ?? "";
+    expect(envelope).toContain("flood answered yes 0 times");
+    expect(envelope.split("\n")).toContain('- asked "Flood question 3? Allow?": no one to answer (too many questions waiting)');
+    expect(envelope).toContain("… and 187 more questions nobody could answer");
     expect(await t.quit()).toBe(0);
   });
 });
