@@ -6,6 +6,11 @@
  * arrives, No keeps it and the result says the command was blocked; a question that arrives while the main agent
  * works, and then finds the person typing, waits as the widget's line without taking a key, outlives the child's
  * activity timeout, and a cancel closes it; once the editor is empty it opens. With `$askPerson: false` the question is refused and the envelope names it. A grandchild's question reaches the person through its parent, labelled with the whole path.
+ * Attacks (issue 34), each failing before its fix: keys typed right after answering No go to the editor, not
+ * into the next question (its folder survives); a hostile child extension (test/e2e/fixtures/hostile-asker.ts)
+ * whose editor prefill would set the title, the clipboard and clear the screen does none of it; one at the depth
+ * limit cannot add a hop to its label; one asking 200 questions at once gets 3 waiting, the rest refused and
+ * counted in one line, its confirm opening on No, and one `/subagent-answer refuse` ends its queue.
  * Print mode: the dir stays and the result names the unanswered question.
  */
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
