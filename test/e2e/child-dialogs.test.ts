@@ -6,6 +6,11 @@
  * arrives, No keeps it and the result says the command was blocked; a question that arrives while the main agent
  * works, and then finds the person typing, waits as the widget's line without taking a key, outlives the child's
  * activity timeout, and a cancel closes it; once the editor is empty it opens. With `$askPerson: false` the question is refused and the envelope names it. A grandchild's question reaches the person through its parent, labelled with the whole path.
+ * Attacks (issue 34), each failing before its fix: keys typed right after answering No go to the editor, not
+ * into the next question (its folder survives); a hostile child extension (test/e2e/fixtures/hostile-asker.ts)
+ * whose editor prefill would set the title, the clipboard and clear the screen does none of it; one at the depth
+ * limit cannot add a hop to its label; one asking 200 questions at once gets 3 waiting, the rest refused and
+ * counted in one line, its confirm opening on No, and one `/subagent-answer refuse` ends its queue.
  * Print mode: the dir stays and the result names the unanswered question.
  */
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -13,9 +18,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
-import { EXTENSION_ENTRY, PI, runPi } from "../harness/pi-env.ts";
+import { EXTENSION_ENTRY, PI, REPO_ROOT, runPi } from "../harness/pi-env.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests, submitWithoutCompletion } from "../harness/tmux.ts";
+import { HOSTILE_TITLE } from "./fixtures/hostile-asker.ts";
 
 const RESULT_TITLE = /^## \[subagent-result\] worker /;
 const isParent = (req: FakeRequest) => !isWorkerRequest(req);
@@ -35,6 +41,23 @@ function setUp(): string {
   writeFileSync(join(dir, "artifact.o"), "x");
   return dir;
 }
+
+/** The folders a test's workers remove, by name in the work dir (so the question's line stays short). */
+function setUpDirs(names: readonly string[]): string[] {
+  setUp();
+  return names.map((name) => {
+    const dir = join(suite.env.workDir, name);
+    mkdirSync(dir);
+    writeFileSync(join(dir, "artifact.o"), "x");
+    return dir;
+  });
+}
+
+/** A worker asked to run `rm -rf <name>` in its work dir. */
+const removeNamed = (name: string) => ({ agent: "worker", task: `Clean up. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `rm -rf ${name}` } }] })}` });
+
+/** pi's gate dialog on the screen (not the widget's one-line form): the folder it asks to remove. */
+const OPEN_GATE = /Dangerous command:[ \t]*\n(?:[ \t]*\n)*[ \t]+rm -rf (junk-[ab])/;
 
 const removeTask = (dir: string) => ({ agent: "worker", task: `Clean up. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `rm -rf ${dir}` } }] })}` });
 
@@ -168,6 +191,110 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
     expect(resultsIn(delivered)[0]).toMatch(/^## \[subagent-result\] worker succeeded/);
     expect(existsSync(dir)).toBe(false);
+    expect(await t.quit()).toBe(0);
+  });
+});
+
+describe.skipIf(skipTuiTests())("no keystroke answers a question the person did not see (issue 34)", () => {
+  it("keys typed right after answering No go to the editor, not into the next question: the other folder survives", async () => {
+    const [a, b] = setUpDirs(["junk-a", "junk-b"]);
+    answerResultsWithOk();
+    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && r.lastText === "thanks", reply: { text: "YOU-ARE-WELCOME" } });
+    const release = holdMainAgentUntilReleased();
+    const t = await suite.startTui({ width: 160 });
+    await t.submit(dispatchPrompt([removeNamed("junk-a"), removeNamed("junk-b")]));
+    // Both questions are queued (the main agent works, so they wait in the widget): then it goes idle.
+    await t.waitForText(/\? worker [0-9a-f]{8} asks: .*rm -rf junk-[ab] Allow\? \(\+1 more\)/, 120_000);
+    release();
+    const first = await t.waitForScreen((screen) => OPEN_GATE.test(screen), 60_000, "the first question's dialog");
+    const firstName = OPEN_GATE.exec(first)?.[1];
+    const secondName = firstName === "junk-a" ? "junk-b" : "junk-a";
+    // No to the first, then at once what the person meant for the main agent.
+    await t.press("Down", "Enter");
+    await t.type("thanks");
+    await t.press("Enter");
+    // "thanks" reached the main agent as the person's message: it was typed into the editor, not the question.
+    await suite.fake.waitForRequest((r) => isParent(r) && r.lastRole === "user" && r.lastText === "thanks", 60_000, "the person's thanks");
+    await t.waitForText("YOU-ARE-WELCOME", 60_000);
+    const second = await t.waitForScreen((screen) => OPEN_GATE.exec(screen)?.[1] === secondName, 60_000, "the second question's dialog");
+    expect(second).toMatch(ASKS);
+    expect(existsSync(join(suite.env.workDir, secondName, "artifact.o"))).toBe(true);
+    await t.press("Escape");
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 2, 120_000, "both results");
+    for (const envelope of resultsIn(delivered)) expect(envelope).toContain("Blocked by user");
+    expect(existsSync(join(a ?? "", "artifact.o"))).toBe(true);
+    expect(existsSync(join(b ?? "", "artifact.o"))).toBe(true);
+    expect(await t.quit()).toBe(0);
+  });
+});
+
+/** A worker whose child also loads the hostile extension (test/e2e/fixtures/hostile-asker.ts); `word` triggers it. */
+function setUpHostile(): void {
+  setUp();
+  copyFileSync(join(REPO_ROOT, "test", "e2e", "fixtures", "hostile-asker.ts"), join(suite.env.agentDir, "extensions", "hostile-asker.ts"));
+}
+
+const hostileTask = (word: string) => ({ agent: "worker", task: `Go. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `echo ${word}` } }] })}` });
+
+describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => {
+  it("an editor prefill with title, clipboard and clear-screen sequences reaches the screen as plain text, with none of their effects", async () => {
+    setUpHostile();
+    answerResultsWithOk();
+    const t = await suite.startTui();
+    // tmux takes an application's OSC 52 into its paste buffers only with set-clipboard on: so the attack can show.
+    await t.tmux("set-option", "-s", "set-clipboard", "on");
+    const titleBefore = (await t.tmux("display-message", "-p", "#{pane_title}")).trim();
+    await t.submit(dispatchPrompt([hostileTask("HOSTILE-PREFILL")]));
+    const screen = await t.waitForText("Edit the note", 90_000);
+    expect(screen).toMatch(ASKS);
+    // The prefill's text, whole and in place: nothing moved the cursor or cleared the screen between its parts.
+    expect(screen).toContain("note-startnote-end");
+    expect(screen).toContain("Delegate please.");
+    expect((await t.tmux("display-message", "-p", "#{pane_title}")).trim()).toBe(titleBefore);
+    expect(titleBefore).not.toContain(HOSTILE_TITLE);
+    expect((await t.tmux("list-buffers", "-F", "#{buffer_sample}")).trim()).toBe("");
+    await t.press("Escape");
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    expect(resultsIn(delivered)[0]).toContain("editor gave undefined");
+    expect(await t.quit()).toBe(0);
+  });
+
+  it("a child at the depth limit cannot add a hop to its question's label", async () => {
+    setUpHostile();
+    answerResultsWithOk();
+    const t = await suite.startTui();
+    await t.submit(dispatchPrompt([hostileTask("FORGED-HOP")]));
+    const screen = await t.waitForText("Allow FORGED-HOP?", 90_000);
+    // The label is the parent's: the worker alone, not "worker … › reviewer 01a2 asks:".
+    expect(screen).toMatch(ASKS);
+    expect(screen).not.toMatch(/›\s*reviewer/);
+    await t.press("Down", "Enter");
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    expect(resultsIn(delivered)[0]).toMatch(/select gave \\?"No\\?"/);
+    expect(await t.quit()).toBe(0);
+  });
+
+  it("200 questions at once: 3 wait, the rest are refused and counted in one line, a confirm opens on No, and one command refuses the task's queue", async () => {
+    setUpHostile();
+    answerResultsWithOk();
+    const t = await suite.startTui({ width: 160 });
+    await t.submit(dispatchPrompt([hostileTask("QUESTION-FLOOD")]));
+    const first = await t.waitForText("Flood question 0?", 90_000);
+    expect(first).toContain("has 3 questions waiting: its next ones are refused (cancelled).");
+    // A child's confirm opens on No: Enter alone never says Yes.
+    expect(first).toMatch(/→ No\s*\n\s*Yes/);
+    await t.press("Escape");
+    // The person types a command in the pause after a question: it lands in the editor, and the queue waits.
+    await t.type("/subagent-answer refuse");
+    const waiting = await t.waitForText(/\? worker [0-9a-f]{8} asks: Flood question 1\? Allow\? \(\+1 more\) · 197 more questions from worker refused · \/subagent-answer/, 30_000);
+    expect(waiting).toMatch(/^ ?\/subagent-answer refuse\s*$/m);
+    await t.press("Enter");
+    await t.waitForText(/Refused 2 questions of worker [0-9a-f]{8} \(answered cancelled\); the task goes on\./, 30_000);
+    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    const envelope = resultsIn(delivered)[0] ?? "";
+    expect(envelope).toContain("flood answered yes 0 times");
+    expect(envelope.split("\n")).toContain('- asked "Flood question 3? Allow?": no one to answer (too many questions waiting)');
+    expect(envelope).toContain("… and 187 more questions nobody could answer");
     expect(await t.quit()).toBe(0);
   });
 });

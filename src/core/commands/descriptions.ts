@@ -12,7 +12,7 @@ export const COMMANDS = {
   result: { name: "subagent-result", description: "Show the full result of a finished subagent task (no id: pick a recent one)" },
   watch: { name: "subagent-watch", description: "Watch a running subagent task live (no id: pick one)" },
   usage: { name: "subagent-usage", description: "Show what this session's subagents used: tasks by status, turns, tokens and cost, by agent and by model" },
-  answer: { name: "subagent-answer", description: "Answer the oldest question a subagent is waiting on (shown in the progress widget)" },
+  answer: { name: "subagent-answer", description: "Answer the oldest question a subagent is waiting on (shown in the progress widget); refuse [id]: answer all of one task's questions cancelled" },
   agents: { name: "subagent-agents", description: "List the agents the main agent can dispatch: tier, model and thinking with their source, tools, sandbox, isolation; and the files left out, with why" },
   worktrees: { name: "subagent-worktrees", description: "List the kept git worktrees of subagent tasks (TUI: pick one to remove); remove <id>: remove one and its branch; merge <id>: merge its branch into the current branch" },
 } as const satisfies Record<string, { name: string; description: string }>;

@@ -6,17 +6,21 @@
  * `set_editor_text` expect nothing.
  */
 
+import { stripTerminalControls } from "../shared/terminal-text.ts";
+
 export type DialogMethod = "select" | "confirm" | "input" | "editor";
 
-/** A question a child asks: what its dialog shows. Texts are as the child sent them (callers strip controls). */
+/** A question a child asks: what its dialog shows. Every text is stripped of terminal control sequences. */
 export interface ChildDialog {
   id: string;
   method: DialogMethod;
   title: string;
   /** confirm: the text under the title. */
   message?: string;
-  /** select: the choices. */
+  /** select: the choices, as shown. */
   options?: string[];
+  /** select: the choices as the child sent them, when stripping changed one (the answer names the child's own). */
+  optionValues?: string[];
   /** input: the placeholder. */
   placeholder?: string;
   /** editor: the text it starts with. */
@@ -41,7 +45,12 @@ export const CANCELLED: DialogAnswer = { cancelled: true };
 
 const DIALOG_METHODS: ReadonlySet<string> = new Set(["select", "confirm", "input", "editor"]);
 
-const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+/**
+ * A text of the request, made inert: this is the one place a child's dialog and notice texts enter the package,
+ * so no title, option, message or `editor` prefill can set the window title, clear the screen or write the
+ * clipboard (OSC 52) when pi draws it. Line breaks and tabs stay.
+ */
+const text = (value: unknown): string | undefined => (typeof value === "string" ? stripTerminalControls(value) : undefined);
 
 /** The request in a parsed `extension_ui_request` line, or undefined when the line is not one. */
 export function parseUiRequest(line: Record<string, unknown>): ChildUiRequest | undefined {
@@ -50,7 +59,11 @@ export function parseUiRequest(line: Record<string, unknown>): ChildUiRequest | 
   if (DIALOG_METHODS.has(method)) {
     const dialog: ChildDialog = { id: line.id, method: (method as DialogMethod), title: text(line.title) ?? "" };
     if (method === "confirm") dialog.message = text(line.message) ?? "";
-    if (method === "select") dialog.options = Array.isArray(line.options) ? line.options.filter((option): option is string => typeof option === "string") : [];
+    if (method === "select") {
+      const values = Array.isArray(line.options) ? line.options.filter((option): option is string => typeof option === "string") : [];
+      dialog.options = values.map(stripTerminalControls);
+      if (dialog.options.some((shown, index) => shown !== values[index])) dialog.optionValues = values;
+    }
     if (method === "input" && text(line.placeholder) !== undefined) dialog.placeholder = text(line.placeholder);
     if (method === "editor" && text(line.prefill) !== undefined) dialog.prefill = text(line.prefill);
     return { kind: "dialog", dialog };
@@ -63,8 +76,10 @@ export function parseUiRequest(line: Record<string, unknown>): ChildUiRequest | 
 }
 
 /** The answer a dialog gets from what the person chose (undefined: Esc, which a plain pi also reads as cancelled). */
-export function answerOf(dialog: Pick<ChildDialog, "method">, chosen: string | boolean | undefined): DialogAnswer {
+export function answerOf(dialog: Pick<ChildDialog, "method" | "options" | "optionValues">, chosen: string | boolean | undefined): DialogAnswer {
   if (chosen === undefined) return CANCELLED;
   if (dialog.method === "confirm") return { confirmed: chosen === true };
-  return typeof chosen === "string" ? { value: chosen } : CANCELLED;
+  if (typeof chosen !== "string") return CANCELLED;
+  const index = dialog.optionValues ? (dialog.options ?? []).indexOf(chosen) : -1;
+  return { value: index >= 0 ? (dialog.optionValues?.[index] ?? chosen) : chosen };
 }

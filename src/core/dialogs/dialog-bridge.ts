@@ -19,6 +19,8 @@ export interface OpenQuestionHandle {
 
 /** Where the person is: shows a dialog and calls `reply` once with the answer (Esc: cancelled). */
 export interface DialogSink {
+  /** Why a question is refused before it is shown (the child is answered cancelled, the result names it). */
+  refuses?(dialog: ChildDialog): NobodyReason | undefined;
   ask(dialog: ChildDialog, reply: (answer: DialogAnswer) => void): OpenQuestionHandle;
   notice?(notice: ChildNotice): void;
 }
@@ -76,6 +78,11 @@ export class DialogBridge {
       return;
     }
     if (this.open.has(dialog.id)) return;
+    const refused = this.route.sink.refuses?.(dialog);
+    if (refused) {
+      this.refuse(dialog, refused);
+      return;
+    }
     let answered = false;
     const reply = (answer: DialogAnswer) => {
       if (answered || !this.open.has(dialog.id)) return;

@@ -5,6 +5,11 @@
  * (U+2063) so that the parent can tell it from a title an extension wrote. The parent takes the path off and
  * labels the question with the whole path, `reviewer 01a2 › explore 01a3 asks:`. A client that is not ours
  * (an RPC client at the top) sees a readable first line.
+ *
+ * The hops are the parents' word, never the asking child's: a parent reads a path only from a child that may
+ * itself have children, and only as many hops as the tree's depth limit leaves below that child. A child at the
+ * limit (it has no children) that writes a path into its title gets its title shown as it wrote it, under the
+ * label its parent built.
  */
 import type { Asker } from "./question-label.ts";
 
@@ -19,9 +24,13 @@ export function encodeNestedTitle(path: readonly Asker[], title: string): string
   return `${PATH_MARK}${path.map((asker) => `${asker.agent} ${asker.taskId}`).join(SEPARATOR)}${ASKS}\n${title}`;
 }
 
-/** The path a title carries (empty when it carries none) and the title without it. */
-export function decodeNestedTitle(title: string): { path: Asker[]; title: string } {
-  if (!title.startsWith(PATH_MARK)) return { path: [], title };
+/**
+ * The path a title carries (empty when it carries none) and the title without it. `maxHops`: how many hops the
+ * child that sent it can truly have below it (the tree's depth limit minus its depth); a longer path is not one
+ * its descendants could have built, so the title is kept whole.
+ */
+export function decodeNestedTitle(title: string, maxHops: number): { path: Asker[]; title: string } {
+  if (maxHops < 1 || !title.startsWith(PATH_MARK)) return { path: [], title };
   const newline = title.indexOf("\n");
   const head = newline < 0 ? title.slice(1) : title.slice(1, newline);
   if (!head.endsWith(ASKS)) return { path: [], title };
@@ -31,5 +40,11 @@ export function decodeNestedTitle(title: string): { path: Asker[]; title: string
     if (!match) return { path: [], title };
     path.push({ agent: match[1] ?? "", taskId: match[2] ?? "" });
   }
+  if (path.length > maxHops) return { path: [], title };
   return { path, title: newline < 0 ? "" : title.slice(newline + 1) };
+}
+
+/** How many hops a child at `childDepth` can have below it in a tree limited to `maxDepth` (0 at the limit). */
+export function nestedHopsBelow(childDepth: number, maxDepth: number): number {
+  return Math.max(0, maxDepth - childDepth);
 }

@@ -60,6 +60,11 @@ export class QuestionQueue {
     return this.waiting;
   }
 
+  /** How many questions of one task wait (the one shown included). */
+  countForTask(taskId: string): number {
+    return this.waiting.filter((question) => question.taskId === taskId).length;
+  }
+
   /** The oldest question of one task (what `/subagent-watch` of that task shows). */
   forTask(taskId: string): Question | undefined {
     return this.waiting.find((question) => question.taskId === taskId);

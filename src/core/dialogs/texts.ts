@@ -7,10 +7,25 @@ import { askerLabel, questionLine } from "./question-label.ts";
 import type { Asker } from "./question-label.ts";
 import type { CloseReason, Question } from "./question-queue.ts";
 
-/** The widget line of a waiting question: `? explore 01a2b3c4 asks: Allow rm -rf build?`. */
-export function waitingLine(question: Pick<Question, "path" | "dialog">, waitingCount: number): string {
+/**
+ * The widget line of a waiting question: `? explore 01a2b3c4 asks: Allow rm -rf build? (+2 more) · /subagent-answer`;
+ * with ` · 12 more questions from explore refused` before the command when its task asked past the cap.
+ */
+export function waitingLine(question: Pick<Question, "path" | "dialog">, waitingCount: number, refusedCount = 0): string {
   const more = waitingCount > 1 ? ` (+${waitingCount - 1} more)` : "";
-  return `? ${askerLabel(question.path)} ${questionLine(question.dialog)}${more} · /subagent-answer`;
+  const asker = question.path[0];
+  const refused = refusedCount > 0 && asker ? ` · ${refusedCount} more ${refusedCount === 1 ? "question" : "questions"} from ${oneLine(asker.agent, 40)} refused` : "";
+  return `? ${askerLabel(question.path)} ${questionLine(question.dialog)}${more}${refused} · /subagent-answer`;
+}
+
+/** Told once when a task asks past the cap: its next questions are refused, and how to refuse the rest. */
+export function questionsRefusedNotice(task: Asker, perTask: number): string {
+  return `${askerLabel([task]).replace(/ asks:$/, "")} has ${perTask} questions waiting: its next ones are refused (cancelled). /subagent-answer refuse answers all of its questions cancelled.`;
+}
+
+/** `/subagent-answer refuse`: how many questions of which task were answered cancelled. */
+export function questionsRefusedReply(asker: Asker, count: number): string {
+  return `Refused ${count} ${count === 1 ? "question" : "questions"} of ${askerLabel([asker]).replace(/ asks:$/, "")} (answered cancelled); the task goes on.`;
 }
 
 const CLOSE_TEXTS: Record<CloseReason, string> = {
@@ -36,3 +51,4 @@ export function noticesHeldBackText(path: readonly Asker[]): string {
 
 export const NO_QUESTION_WAITING = "No subagent question is waiting.";
 export const QUESTION_ALREADY_OPEN = "A subagent question is already open.";
+export const NO_QUESTION_OF_TASK = "No subagent question of that task is waiting.";

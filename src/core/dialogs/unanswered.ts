@@ -7,7 +7,7 @@ import { questionLine } from "./question-label.ts";
 import type { ChildDialog } from "./child-ui-request.ts";
 
 /** Where a child's dialogs go: to the person (a sink in the TUI), or nowhere, for a reason the result names. */
-export type NobodyReason = "print mode" | "JSON mode" | "RPC mode" | "$askPerson is false";
+export type NobodyReason = "print mode" | "JSON mode" | "RPC mode" | "$askPerson is false" | "too many questions waiting";
 
 export function unansweredLine(dialog: Pick<ChildDialog, "title" | "message">, reason?: NobodyReason): string {
   return `asked "${questionLine(dialog)}": no one to answer${reason ? ` (${reason})` : ""}`;

@@ -7,6 +7,7 @@ import { formatDuration, formatSeconds, formatUsage, oneLine } from "../../core/
 import { budgetAwareStatus, budgetSummary } from "../../core/budget/record-text.ts";
 import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
 import { limitedOutput } from "../tasks/output-limit.ts";
+import { inertChildText } from "../../core/delivery/inert-output.ts";
 import { isPartialRecord, shownOutput } from "../../core/tasks/record-output.ts";
 import { PARTIAL_OUTPUT_HEADING } from "../../core/run/partial-output.ts";
 import type { TaskRecord } from "../../core/tasks/types.ts";
@@ -82,9 +83,12 @@ function cancelledBody(record: TaskRecord): string {
   }
 }
 
-/** What follows the envelope's `---`: the output, or why there is none (and who cancelled it). */
+/**
+ * What follows the envelope's `---`: the output, or why there is none (and who cancelled it). The child's text is
+ * made inert (src/core/delivery/inert-output.ts): no line of it can pass for the envelope's or a batch's headings.
+ */
 export function envelopeBody(record: TaskRecord): string {
-  const output = limitedOutput(record);
+  const output = inertChildText(limitedOutput(record));
   if (record.status === "succeeded") return output;
   const parts: string[] = [];
   if (record.status === "cancelled") parts.push(cancelledBody(record));

@@ -25,6 +25,7 @@ import type { RunSettings } from "../../core/shared/run-settings.ts";
 import type { PreparedRun } from "../tool/prepare-dispatch.ts";
 import type { DialogRoute } from "../../core/dialogs/dialog-bridge.ts";
 import type { QuestionBoard } from "../../core/dialogs/question-board.ts";
+import { nestedHopsBelow } from "../../core/dialogs/nested-path.ts";
 import { detailsFromRecord } from "./details.ts";
 import type { SubagentResultDetails } from "./details.ts";
 import { recordFromOutcome } from "../../core/tasks/record-from-outcome.ts";
@@ -197,7 +198,13 @@ export class BackgroundTasks {
   /** Starts (or queues) a prepared run in the background; `workflow` when it is a part of a batch or chain. */
   dispatch(prepared: PreparedRun, parentSessionId: string | undefined, askPerson = true, workflow?: WorkflowMembership): EnqueueResult {
     const dialogs = (): DialogRoute | undefined =>
-      askPerson ? this.options.questions?.routeFor({ taskId: prepared.taskId, agent: prepared.agent.name }) : { kind: "nobody", reason: "$askPerson is false" };
+      askPerson
+        ? this.options.questions?.routeFor(
+            { taskId: prepared.taskId, agent: prepared.agent.name },
+            // Hops in its questions' titles are read only as deep as the tree lets the child's own children go.
+            { nestedHops: prepared.origin ? nestedHopsBelow(prepared.origin.depth, prepared.origin.maxDepth) : 0 },
+          )
+        : { kind: "nobody", reason: "$askPerson is false" };
     const identity = { taskId: prepared.taskId, agent: prepared.agent.name, task: prepared.task, mode: "async" as const };
     const onSpawned = (pid: number) => {
       prepared.childStarted?.(pid);

@@ -8,6 +8,7 @@ import { formatDuration, formatSeconds, formatUsage } from "../../core/shared/fo
 import { budgetAwareStatus, budgetSummary } from "../../core/budget/record-text.ts";
 import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
 import { limitedOutput } from "../tasks/output-limit.ts";
+import { inertChildText } from "../../core/delivery/inert-output.ts";
 import { isPartialRecord, shownOutput } from "../../core/tasks/record-output.ts";
 import type { TaskRecord } from "../../core/tasks/types.ts";
 import { callChoseModel, modelProvenanceText } from "../../core/tasks/model-text.ts";
@@ -35,7 +36,8 @@ function stopReasonText(record: TaskRecord, activityTimeoutMs: number, hardTimeo
 }
 
 export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: number; hardTimeoutMs: number }): string {
-  const output = limitedOutput(record);
+  // The child's text may not pass for this result's own lines, nor for a batch's or chain's part headings.
+  const output = inertChildText(limitedOutput(record));
   const budget = budgetSummary(record);
   const cappedNote = record.budgetNotes && record.budgetNotes.length > 0 ? `\n[subagent budget: ${budget}]` : "";
   const usageNote = record.usageNote ? `\n[subagent usage: ${record.usageNote}]` : "";
@@ -48,7 +50,7 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
   const lines = [`Subagent ${record.agent} ${budgetAwareStatus(record)}.`];
   const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
   if (reason) lines.push(`- Stop reason: ${reason}`);
-  if (record.errorMessage && record.status !== "stopped") lines.push(`- Error: ${record.errorMessage}`);
+  if (record.errorMessage && record.status !== "stopped") lines.push(`- Error: ${inertChildText(record.errorMessage)}`);
   if (budget) lines.push(`- Budget: ${budget}`);
   if (record.origin?.sandbox) lines.push(`- Sandbox: ${record.origin.sandbox}`);
   if (record.origin?.toolsNotGranted) lines.push(`- Note: ${record.origin.toolsNotGranted}`);
@@ -56,7 +58,7 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
   lines.push(`- Duration: ${formatDuration(record.durationMs)} · Usage: ${formatUsage(record.usage)}`);
   if (record.usageNote) lines.push(`- Usage note: ${record.usageNote}`);
   if (record.stderrTail) {
-    const tail = record.stderrTail.split("\n").slice(-10).join("\n");
+    const tail = inertChildText(record.stderrTail.split("\n").slice(-10).join("\n"));
     lines.push("- Stderr (last lines):", tail);
   }
   if (isPartialRecord(record)) {

@@ -3,7 +3,8 @@
  * mode under its parent, so its own `ctx.ui` dialogs go up to the parent as `extension_ui_request`s. A
  * grandchild's question is asked that way, with the path so far in its title (src/core/dialogs/nested-path.ts),
  * and the answer that comes down goes back to the grandchild. Up at the main pi the question is labelled with
- * the whole path (`reviewer 01a2 › explore 01a3 asks:`).
+ * the whole path (`reviewer 01a2 › explore 01a3 asks:`). The grandchild's texts were stripped of control
+ * sequences when its request was read.
  */
 import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
 import { answerOf, CANCELLED } from "../../core/dialogs/child-ui-request.ts";
@@ -13,12 +14,13 @@ import type { Asker } from "../../core/dialogs/question-label.ts";
 
 export type ParentUi = Pick<ExtensionUIContext, "select" | "confirm" | "input" | "editor" | "notify">;
 
-export function forwardToParent(ui: ParentUi, task: Asker): DialogRoute {
+/** `nestedHops`: how many hops the task's child can have below it (see nested-path.ts); 0 at the depth limit. */
+export function forwardToParent(ui: ParentUi, task: Asker, nestedHops: number): DialogRoute {
   return {
     kind: "person",
     sink: {
       ask: (dialog, reply) => {
-        const inner = decodeNestedTitle(dialog.title);
+        const inner = decodeNestedTitle(dialog.title, nestedHops);
         const title = encodeNestedTitle([task, ...inner.path], inner.title);
         const controller = new AbortController();
         const options = { signal: controller.signal };

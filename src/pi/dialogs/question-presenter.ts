@@ -4,13 +4,17 @@
  * A question never takes the keys the person is typing: it opens by itself only while the main agent is idle and
  * the editor is empty, and otherwise waits as a line of the progress widget until then or until
  * `/subagent-answer` opens it. A question closed while shown (its task stopped) is taken off the screen.
+ *
+ * Keys meant for something else never answer a question: after one closes, the next waits QUESTION_GAP_MS (its
+ * widget line shows meanwhile), so what the person types right after answering lands in the editor, and the
+ * editor rule above then keeps the question waiting; and a child's `confirm` is shown with No first (pi's own
+ * confirm starts on Yes).
  */
 import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
 import { answerOf, CANCELLED } from "../../core/dialogs/child-ui-request.ts";
 import { labelledTitle } from "../../core/dialogs/question-label.ts";
 import type { QuestionBoard } from "../../core/dialogs/question-board.ts";
 import type { Question } from "../../core/dialogs/question-queue.ts";
-import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
 
 export type PresenterUi = Pick<ExtensionUIContext, "select" | "confirm" | "input" | "editor" | "getEditorText">;
 
@@ -22,23 +26,46 @@ export interface PresenterContext {
 
 /** How often a waiting question checks whether the person can be asked now (the editor has no event). */
 export const QUESTION_POLL_MS = 300;
+/** After a question closes, the next opens by itself no sooner than this: keys typed meanwhile go to the editor. */
+export const QUESTION_GAP_MS = 1000;
+/** A child's confirm as the person sees it: No first, so Enter alone never says Yes. */
+export const CONFIRM_CHOICES = ["No", "Yes"];
+
+export interface PresenterTiming {
+  pollMs: number;
+  gapMs: number;
+}
 
 export type OpenResult = "opened" | "none" | "already-open";
 
 export class QuestionPresenter {
   private readonly board: QuestionBoard;
   private readonly context: () => PresenterContext | undefined;
-  private readonly pollMs: number;
+  private readonly timing: PresenterTiming;
   private poll: NodeJS.Timeout | undefined;
+  /** No question opens by itself before this time (the one before has just closed). */
+  private calmUntil = 0;
   private readonly shown: Map<number, AbortController> = new Map();
   private readonly unsubscribe: Array<() => void> = [];
 
-  constructor(board: QuestionBoard, context: () => PresenterContext | undefined, pollMs = QUESTION_POLL_MS) {
+  constructor(board: QuestionBoard, context: () => PresenterContext | undefined, timing: Partial<PresenterTiming> = {}) {
     this.board = board;
     this.context = context;
-    this.pollMs = pollMs;
-    this.unsubscribe.push(board.onChange(() => this.poke()));
-    this.unsubscribe.push(board.onClosed((question) => this.shown.get(question.key)?.abort()));
+    this.timing = { pollMs: QUESTION_POLL_MS, gapMs: QUESTION_GAP_MS, ...timing };
+    this.unsubscribe.push(
+      board.onChange(() => {
+        this.takeDownAnswered();
+        this.poke();
+      }),
+    );
+    this.unsubscribe.push(
+      board.onClosed((question) => {
+        const shown = this.shown.get(question.key);
+        if (!shown) return;
+        this.calm();
+        shown.abort();
+      }),
+    );
   }
 
   /** Opens the oldest waiting question if the person can answer it now; otherwise checks again soon. */
@@ -54,13 +81,13 @@ export class QuestionPresenter {
       this.stopPolling();
       return;
     }
-    if (canAnswer(ctx)) {
+    if (Date.now() >= this.calmUntil && canAnswer(ctx)) {
       this.stopPolling();
       this.open(ctx);
       return;
     }
     if (!this.poll) {
-      this.poll = setInterval(() => this.poke(), this.pollMs);
+      this.poll = setInterval(() => this.poke(), this.timing.pollMs);
       this.poll.unref();
     }
   }
@@ -92,19 +119,20 @@ export class QuestionPresenter {
     const controller = new AbortController();
     this.shown.set(question.key, controller);
     const dialog = question.dialog;
+    // The child's texts were stripped of control sequences when its request was read (child-ui-request.ts).
     const title = labelledTitle(question.path, dialog.title);
     const options = { signal: controller.signal };
     let answer: Promise<string | boolean | undefined>;
     try {
       switch (dialog.method) {
         case "select":
-          answer = ui.select(title, (dialog.options ?? []).map(stripTerminalControls), options);
+          answer = ui.select(title, dialog.options ?? [], options);
           break;
         case "confirm":
-          answer = ui.confirm(title, stripTerminalControls(dialog.message ?? ""), options);
+          answer = ui.select(`${title}\n${dialog.message ?? ""}`, CONFIRM_CHOICES, options).then((chosen) => (chosen === undefined ? undefined : chosen === "Yes"));
           break;
         case "input":
-          answer = ui.input(title, dialog.placeholder === undefined ? undefined : stripTerminalControls(dialog.placeholder), options);
+          answer = ui.input(title, dialog.placeholder, options);
           break;
         default:
           // pi's editor dialog takes no signal: a question closed while it is open just drops the late answer.
@@ -116,17 +144,38 @@ export class QuestionPresenter {
     answer
       .then(
         (chosen) => {
+          // Before the answer: answering pokes the next question, which must wait its pause.
+          this.calm();
           if (!controller.signal.aborted) this.board.queue.answer(question.key, answerOf(dialog, chosen));
           // Taken off the screen but not closed (the session went away): it waits again for the next one.
           else this.board.queue.reopen(question.key);
         },
         // A dialog pi could not show is cancelled for the child, as a plain pi would answer it.
-        () => this.board.queue.answer(question.key, CANCELLED),
+        () => {
+          this.calm();
+          this.board.queue.answer(question.key, CANCELLED);
+        },
       )
       .finally(() => {
         this.shown.delete(question.key);
         this.poke();
       });
+  }
+
+  /** Takes off the screen a shown question that left the queue without the person (refused with its task's). */
+  private takeDownAnswered(): void {
+    if (this.shown.size === 0) return;
+    const waiting = new Set(this.board.queue.pending().map((question) => question.key));
+    for (const [key, controller] of this.shown) {
+      if (waiting.has(key) || controller.signal.aborted) continue;
+      this.calm();
+      controller.abort();
+    }
+  }
+
+  /** A shown question is going away: the next one waits QUESTION_GAP_MS from now. */
+  private calm(): void {
+    this.calmUntil = Date.now() + this.timing.gapMs;
   }
 
   private stopPolling(): void {

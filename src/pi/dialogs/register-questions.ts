@@ -1,13 +1,16 @@
 /**
  * Wires the person's subagent questions to pi: one board for this pi's background tasks (their dialogs and
  * notices, see src/core/dialogs/), shown by the presenter in the interactive TUI, and `/subagent-answer`, which
- * opens the oldest waiting question at once. Outside the TUI there are no background tasks, so nothing asks.
+ * opens the oldest waiting question at once (`/subagent-answer refuse [task id or prefix]` answers every question
+ * of one task `cancelled` instead: the oldest question's task when no id is given). Outside the TUI there are no
+ * background tasks, so nothing asks.
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { ANSWER_COMMAND, COMMANDS } from "../../core/commands/descriptions.ts";
 import { commandFailed } from "../../core/commands/notices.ts";
 import { QuestionBoard } from "../../core/dialogs/question-board.ts";
-import { NO_QUESTION_WAITING, QUESTION_ALREADY_OPEN } from "../../core/dialogs/texts.ts";
+import { NO_QUESTION_WAITING, NO_QUESTION_OF_TASK, QUESTION_ALREADY_OPEN, questionsRefusedReply } from "../../core/dialogs/texts.ts";
+import { parseAnswerArgs } from "../../core/dialogs/answer-args.ts";
 import { detectAppMode } from "../../io/shared/mode.ts";
 import { QuestionPresenter } from "./question-presenter.ts";
 import { askingEvent, eventBusSink, LIFECYCLE_CHANNELS } from "../../core/events/lifecycle-events.ts";
@@ -41,9 +44,21 @@ export function registerQuestions(pi: ExtensionAPI): QuestionBoard {
 
   pi.registerCommand(ANSWER_COMMAND, {
     description: COMMANDS.answer.description,
-    handler: async (_args, ctx) => {
+    handler: async (args, ctx) => {
       try {
         if (!ctx.hasUI) return;
+        const parsed = parseAnswerArgs(args);
+        if (parsed.kind === "refuse") {
+          const taskId = parsed.task === undefined ? undefined : board.queue.pending().find((question) => question.taskId.startsWith(parsed.task ?? ""))?.taskId;
+          const refused = parsed.task !== undefined && taskId === undefined ? undefined : board.refuseTask(taskId);
+          if (refused) ctx.ui.notify(questionsRefusedReply(refused.asker, refused.count), "info");
+          else ctx.ui.notify(parsed.task === undefined ? NO_QUESTION_WAITING : NO_QUESTION_OF_TASK, "info");
+          return;
+        }
+        if (parsed.kind === "unknown") {
+          ctx.ui.notify(parsed.message, "warning");
+          return;
+        }
         const opened = presenter.open(ctx);
         if (opened === "none") ctx.ui.notify(NO_QUESTION_WAITING, "info");
         else if (opened === "already-open") ctx.ui.notify(QUESTION_ALREADY_OPEN, "info");

@@ -48,7 +48,8 @@ import { projectAgentsHiddenNote, projectSkippedNotice } from "../../core/author
 import type { DiscoveryResult } from "../../core/agents/types.ts";
 import { readPiTrust, readSessionTools } from "../authority/session-authority.ts";
 import { admitProjectAgent } from "./project-agent-gate.ts";
-import type { TaskRecord } from "../../core/tasks/types.ts";
+import type { TaskOrigin, TaskRecord } from "../../core/tasks/types.ts";
+import { nestedHopsBelow } from "../../core/dialogs/nested-path.ts";
 import type { FanOutGate } from "../../core/fanout/fan-out-gate.ts";
 import { callModelProblem } from "../../core/config/call-model.ts";
 import { readWorkflowCap } from "../../core/config/workflow-cap.ts";
@@ -142,9 +143,9 @@ function unknownAgentNote(params: SubagentParams, discovery: DiscoveryResult, au
  * Where a blocking run's dialogs go: up to the parent when this pi is itself a subagent under RPC (its own dialogs
  * reach its parent, and so the person); nowhere otherwise, and the result says why.
  */
-function blockingDialogRoute(askPerson: boolean, appMode: AppMode, ctx: ExtensionContext, task: { agent: string; taskId: string }): DialogRoute {
+function blockingDialogRoute(askPerson: boolean, appMode: AppMode, ctx: ExtensionContext, task: { agent: string; taskId: string }, origin: TaskOrigin | undefined): DialogRoute {
   if (!askPerson) return { kind: "nobody", reason: "$askPerson is false" };
-  if (appMode === "rpc" && readSubagentDepth() >= 1 && ctx.hasUI) return forwardToParent(ctx.ui, task);
+  if (appMode === "rpc" && readSubagentDepth() >= 1 && ctx.hasUI) return forwardToParent(ctx.ui, task, origin ? nestedHopsBelow(origin.depth, origin.maxDepth) : 0);
   return { kind: "nobody", reason: nobodyReasonOf(appMode) };
 }
 
@@ -251,7 +252,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         settings: readRunSettings(),
         signal,
         parentSessionId: ctx.sessionManager.getSessionId(),
-        dialogs: blockingDialogRoute(part.askPerson, appMode, ctx, { agent: part.prepared.agent.name, taskId: part.prepared.taskId }),
+        dialogs: blockingDialogRoute(part.askPerson, appMode, ctx, { agent: part.prepared.agent.name, taskId: part.prepared.taskId }, part.prepared.origin),
         onProgress: (text, progress) => onUpdate?.({ content: [{ type: "text", text }], details: { progress } }),
         onTick: terminal?.tick,
         events: eventBusSink(pi.events),

@@ -2,6 +2,10 @@ import { describe, expect, it } from "vitest";
 import { QuestionQueue, closeReasonOf } from "../../../../src/core/dialogs/question-queue.ts";
 import type { CloseReason, Question } from "../../../../src/core/dialogs/question-queue.ts";
 import type { ChildDialog, DialogAnswer } from "../../../../src/core/dialogs/child-ui-request.ts";
+import { QuestionBoard, QUESTIONS_PER_TASK_MAX } from "../../../../src/core/dialogs/question-board.ts";
+import { DialogBridge } from "../../../../src/core/dialogs/dialog-bridge.ts";
+import type { DialogResponse } from "../../../../src/core/dialogs/dialog-bridge.ts";
+import { ANSWER_USAGE, parseAnswerArgs } from "../../../../src/core/dialogs/answer-args.ts";
 
 const dialog = (id: string, title = `Allow ${id}?`): ChildDialog => ({ id, method: "select", title, options: ["Yes", "No"] });
 
@@ -79,5 +83,37 @@ describe("the question queue", () => {
     expect(closeReasonOf("budget")).toBe("budget");
     expect(closeReasonOf("killed_on_shutdown")).toBe("shutdown");
     expect(closeReasonOf(undefined)).toBe("ended");
+  });
+});
+
+describe("a task asking in a loop (issue 34)", () => {
+  it("keeps at most 3 of its questions waiting, refuses the rest at once as cancelled, counts them in one line, and the result names them", () => {
+    const notices: string[] = [];
+    const board = new QuestionBoard({ notify: (text) => notices.push(text) });
+    const sent: DialogResponse[] = [];
+    const bridge = new DialogBridge(board.routeFor({ agent: "worker", taskId: "01a2b3c4-1111-7000-8000-000000000000" }), (response) => sent.push(response));
+    for (let i = 0; i < 200; i++) bridge.handle({ kind: "dialog", dialog: { id: `q${i}`, method: "confirm", title: `Allow step ${i}?`, message: "" } });
+    expect(board.queue.pending()).toHaveLength(QUESTIONS_PER_TASK_MAX);
+    expect(sent).toHaveLength(200 - QUESTIONS_PER_TASK_MAX);
+    expect(sent.every((response) => "cancelled" in response && response.cancelled)).toBe(true);
+    expect(board.waitingLine()).toBe("? worker 01a2b3c4 asks: Allow step 0? (+2 more) · 197 more questions from worker refused · /subagent-answer");
+    expect(notices).toEqual(["worker 01a2b3c4 has 3 questions waiting: its next ones are refused (cancelled). /subagent-answer refuse answers all of its questions cancelled."]);
+    expect(bridge.unanswered[0]).toBe('asked "Allow step 3?": no one to answer (too many questions waiting)');
+    expect(bridge.unanswered.at(-1)).toBe("… and 187 more questions nobody could answer");
+    // One command answers the rest; the count starts afresh.
+    expect(board.refuseTask()?.count).toBe(3);
+    expect(sent).toHaveLength(200);
+    expect(board.waitingLine()).toBeUndefined();
+    bridge.handle({ kind: "dialog", dialog: { id: "again", method: "confirm", title: "Allow again?", message: "" } });
+    expect(board.waitingLine()).toBe("? worker 01a2b3c4 asks: Allow again? · /subagent-answer");
+  });
+});
+
+describe("/subagent-answer's arguments", () => {
+  it("opens with none, refuses with refuse [id], and explains anything else", () => {
+    expect(parseAnswerArgs("")).toEqual({ kind: "open" });
+    expect(parseAnswerArgs(" refuse ")).toEqual({ kind: "refuse" });
+    expect(parseAnswerArgs("refuse 01a2")).toEqual({ kind: "refuse", task: "01a2" });
+    expect(parseAnswerArgs("yes please")).toEqual({ kind: "unknown", message: ANSWER_USAGE });
   });
 });

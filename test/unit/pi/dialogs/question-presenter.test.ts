@@ -11,7 +11,8 @@ import type { ChildCommand } from "../../../../src/io/run/command-line.ts";
 import { startRun } from "../../../../src/io/run/runner.ts";
 import { QuestionBoard } from "../../../../src/core/dialogs/question-board.ts";
 import { QuestionPresenter } from "../../../../src/pi/dialogs/question-presenter.ts";
-import type { PresenterContext } from "../../../../src/pi/dialogs/question-presenter.ts";
+import type { PresenterContext, PresenterTiming } from "../../../../src/pi/dialogs/question-presenter.ts";
+import type { DialogAnswer } from "../../../../src/core/dialogs/child-ui-request.ts";
 import { ASKING_CHILD } from "../../../harness/asking-child.ts";
 import { MARKER_VAR } from "../../../harness/pi-env.ts";
 import { expectNoProcessesLeftAfterEach } from "../../../harness/processes.ts";
@@ -43,6 +44,7 @@ function fakePi() {
   const notices: string[] = [];
   let editorText = "";
   let idle = true;
+
   const ctx: PresenterContext = {
     isIdle: () => idle,
     ui: {
@@ -67,10 +69,10 @@ function fakePi() {
   };
 }
 
-function setUp() {
+function setUp(timing: Partial<PresenterTiming> = {}) {
   const pi = fakePi();
   const board = new QuestionBoard({ notify: (text) => pi.notices.push(text) });
-  const presenter = new QuestionPresenter(board, () => pi.ctx, 20);
+  const presenter = new QuestionPresenter(board, () => pi.ctx, { pollMs: 20, ...timing });
   presenters.push(presenter);
   const start = (agent: string, taskId: string) =>
     startRun({ command: askingChild(), cwd: process.cwd(), activityTimeoutMs: 0, hardTimeoutMs: 0, graceMs: 500, stopGraceMs: 1000, dialogs: board.routeFor({ agent, taskId }) });
@@ -137,5 +139,58 @@ describe("the person's questions", () => {
       "explore 01a2b3c4 says: step 2",
       "explore 01a2b3c4: more notices held back (a few every 10 s are shown)",
     ]);
+  });
+
+  /** Two questions of one task straight into the board's route; their answers are collected. */
+  function askTwice(board: QuestionBoard, method: "select" | "confirm" = "select") {
+    const route = board.routeFor({ agent: "worker", taskId: "01a2b3c4-1111-7000-8000-000000000000" });
+    if (route.kind !== "person") throw new Error("expected a person route");
+    const answers: DialogAnswer[] = [];
+    for (const dir of ["junk-a", "junk-b"]) {
+      const dialog = method === "select" ? { id: dir, method, title: `rm -rf ${dir}?`, options: ["Yes", "No"] } : { id: dir, method, title: `rm -rf ${dir}?`, message: "Sure?" };
+      route.sink.ask(dialog, (answer) => answers.push(answer));
+    }
+    return answers;
+  }
+
+  it("after a question closes the next waits a pause: what the person types meanwhile goes to the editor, and the question waits until it is empty (issue 34)", async () => {
+    const { pi, board } = setUp({ gapMs: 300 });
+    const answers = askTwice(board);
+    await until(() => pi.shown.length === 1);
+    pi.shown[0]?.answer("No");
+    // The person starts typing right after answering: the second question is not there to take the keys.
+    await until(() => answers.length === 1);
+    expect(pi.shown).toHaveLength(1);
+    expect(board.waitingLine()).toMatch(/^\? worker 01a2b3c4 asks: rm -rf junk-b\?/);
+    pi.type("thanks");
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(pi.shown).toHaveLength(1);
+    pi.type("");
+    await until(() => pi.shown.length === 2);
+    expect(pi.shown[1]?.title).toContain("rm -rf junk-b?");
+  });
+
+  it("shows a child's confirm with No first, so Enter alone never says Yes (issue 34)", async () => {
+    const { pi, board } = setUp({ gapMs: 0 });
+    const answers = askTwice(board, "confirm");
+    await until(() => pi.shown.length === 1);
+    expect(pi.shown[0]?.options).toEqual(["No", "Yes"]);
+    expect(pi.shown[0]?.title).toBe("worker 01a2b3c4 asks:\nrm -rf junk-a?\nSure?");
+    pi.shown[0]?.answer("No");
+    await until(() => pi.shown.length === 2);
+    pi.shown[1]?.answer("Yes");
+    await until(() => answers.length === 2);
+    expect(answers).toEqual([{ confirmed: false }, { confirmed: true }]);
+  });
+
+  it("/subagent-answer refuse takes a shown question of the task off the screen and answers its whole queue cancelled", async () => {
+    const { pi, board } = setUp();
+    const answers = askTwice(board);
+    await until(() => pi.shown.length === 1);
+    expect(board.refuseTask()).toEqual({ asker: { agent: "worker", taskId: "01a2b3c4-1111-7000-8000-000000000000" }, count: 2 });
+    expect(pi.shown[0]?.aborted()).toBe(true);
+    expect(answers).toEqual([{ cancelled: true }, { cancelled: true }]);
+    expect(board.queue.pending()).toEqual([]);
+    expect(board.refuseTask()).toBeUndefined();
   });
 });
