@@ -6,17 +6,18 @@
  * - a subagent at the depth limit (PI_SUBAGENT_MAX_DEPTH, passed down by its parent) gets the `subagent` tool
  *   refusing every call (src/start/depth-gate-tool.ts) and nothing else of ours; one that has the package only
  *   because its parent passed its own `-e` on gets no tool at all, as a child without the package would;
+ * - a sandboxed subagent below the limit (PI_SUBAGENT_SANDBOX) gets the same refusing tool, saying why;
  * - the main pi gets src/start/main-pi.ts: the manifest in front of the runtime (src/pi/runtime.ts), loaded on first use.
  * Only the depth variables are imported up front: a child that only watches its parent loads neither pi's
  * packages nor TypeBox.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { mayDispatchSubagents, PARENT_ENV } from "./src/core/shared/depth.ts";
+import { isBelowDepthLimit, mayDispatchSubagents, PARENT_ENV } from "./src/core/shared/depth.ts";
 
 export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> {
   // Only a child has a parent to watch (a no-op after the first load in a child).
   if (process.env[PARENT_ENV]) (await import("./src/io/run/parent-watchdog.ts")).watchParentFromChild();
-  if (!mayDispatchSubagents()) {
+  if (!isBelowDepthLimit()) {
     const { givenThisPackage } = await import("./src/io/shared/own-package.ts");
     if (givenThisPackage(process.argv, process.cwd())) return;
   }

@@ -3,9 +3,10 @@
  * running the child's commands. Each passes when the attack fails: a sandboxed child plants what pi, git or this
  * package later runs outside the sandbox, and the test then runs exactly that (an unsandboxed child, a new pi,
  * `git status`). Whatever planted code runs writes a marker into a folder outside the test's root (`/var/tmp`),
- * which a sandboxed child sees read-only; no marker may ever appear.
+ * which a sandboxed child sees read-only; no marker may ever appear. A sandboxed child cannot signal a process of
+ * the person's, and its own dispatch is refused in one sentence.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createServer, type Server } from "node:net";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -259,6 +260,49 @@ describe.skipIf(SKIP)("bwrap from the system's folders only", () => {
     expect(existsSync(inside)).toBe(false);
     expect(readdirSync(markers)).toEqual([]);
     expect(mainToolResults().find((text) => text.includes("FAKE-BWRAP-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+  });
+});
+
+describe.skipIf(SKIP)("a sandboxed child's processes and its own dispatch", () => {
+  it("a sandboxed child cannot signal a process of the person's started outside it: kill -TERM fails and the process lives on", async () => {
+    const env = suite.newEnv({ workerFrontmatter: "sandbox: workspace-write" });
+    // The person's process: a sleep in a group of its own, started by the test, not by pi.
+    const victim = spawn("sleep", ["300"], { detached: true, stdio: "ignore" });
+    let victimExited = false;
+    victim.once("exit", () => (victimExited = true));
+    const pid = victim.pid!;
+    try {
+      const command = `kill -TERM ${pid}; echo "kill:$?"; kill -TERM -${pid}; echo "group:$?"`;
+      const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("SIGNAL-PROBE", command, "SIGNAL-DONE") }), { text: "main done" }])}`);
+      expect(run.code, run.stderr).toBe(0);
+      const output = await childBashOutput("SIGNAL-PROBE");
+      expect(output).toMatch(/kill:1/);
+      expect(output).toMatch(/group:1/);
+      expect(output).toMatch(/No such process/);
+      // Still running (a process the test reaps would have reported its exit by now).
+      expect(victimExited).toBe(false);
+      expect(() => process.kill(pid, 0)).not.toThrow();
+      expect(mainToolResults().find((text) => text.includes("SIGNAL-DONE"))).toContain("[subagent sandbox: workspace-write]");
+      expect(await waitForNoProcesses(env.marker)).toEqual([]);
+    } finally {
+      if (!victimExited) process.kill(-pid, "SIGKILL");
+    }
+  });
+
+  it("a sandboxed child's own dispatch (nesting limit 2) is refused in one sentence saying why, and nothing starts", async () => {
+    const env = suite.newEnv({ workerFrontmatter: "sandbox: read-only" });
+    const nested = { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "NESTED-NEVER-STARTS" } }] };
+    const task = `NEST-PROBE ${fakeDirective([nested, { text: "NEST-DONE" }])}`;
+    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task }), { text: "main done" }])}`, { PI_SUBAGENT_MAX_DEPTH: "2" });
+    expect(run.code, run.stderr).toBe(0);
+    const refusal = await childBashOutput("NEST-PROBE");
+    expect(refusal).toContain("Subagent tool is blocked: nested subagents cannot start from a sandboxed subagent (this one runs with sandbox: read-only), so finish the task with your own tools.");
+    expect(refusal).not.toContain("bwrap");
+    // No grandchild ever asked the model, and the child's own run went on to its answer.
+    const grandchildAsked = suite.fake.requests.some((req) => req.messages.some((m) => m.role === "user" && messageText(m).startsWith("Task: NESTED-NEVER-STARTS")));
+    expect(grandchildAsked).toBe(false);
+    expect(mainToolResults().find((text) => text.includes("NEST-DONE"))).toContain("[subagent sandbox: read-only]");
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 });

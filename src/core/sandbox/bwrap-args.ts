@@ -19,15 +19,21 @@
  * - the files handed in (the child's copy of `auth.json` and of jiti's cache entries): each copied by bubblewrap
  *   from an open descriptor into a new file of a private tmpfs, writable by the child alone and gone with it.
  *
- * No `--unshare-pid`: the child's watch on its parent reads the parent's identity in `/proc` and ends its task's
- * processes by their pids, which a pid namespace would hide. No `--new-session`: the child is spawned detached
- * (its own session, no terminal to push input into), and the runner ends it by process group. No
- * `--die-with-parent`: it would SIGKILL the child pi before its own watch ends its bash tool's commands (each
- * in a group of its own); that watch already ends the whole task within a second of the parent's death.
+ * `--unshare-pid`: the child and everything it starts live in a pid namespace of their own, so its commands can
+ * signal only the task's own processes, none of the person's (the namespace's `/proc` shows only them too).
+ * `--die-with-parent`: bubblewrap, the namespace's first process and the child pi each get SIGKILL when their
+ * parent dies, so the parent pi's death (kill -9 included) ends the namespace's first process, and the kernel
+ * then ends every process in the namespace, the bash tool's commands in groups of their own and daemons
+ * included; the same happens when the child pi exits, since bubblewrap then exits with its status. That is why a
+ * sandboxed child gets no `PI_SUBAGENT_PARENT` (its watch could not see the parent's pid) but
+ * `PI_SUBAGENT_SANDBOX=<level>`, which also keeps it from dispatching subagents of its own. No `--new-session`:
+ * the child is spawned detached (its own session, no terminal to push input into), and the runner ends it by
+ * process group and tree, from the host's `/proc`, which sees every process of the namespace.
  * `--cap-drop ALL`: bubblewrap started by root keeps every capability, with which the child could remount `/`.
  */
 import { dirname, isAbsolute, join, normalize, sep } from "node:path";
 import type { SandboxLevel } from "./levels.ts";
+import { SANDBOX_ENV } from "../shared/depth.ts";
 
 /** The folder every child gets empty and private. */
 export const PRIVATE_TMP = "/tmp";
@@ -177,12 +183,15 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
   const ordered = mounts.map((mount, index) => ({ mount, index })).sort((a, b) => depth(a.mount.target) - depth(b.mount.target) || a.index - b.index);
   return [
     "--cap-drop", "ALL",
+    "--unshare-pid",
+    "--die-with-parent",
     "--ro-bind", "/", "/",
     "--dev", "/dev",
     "--proc", "/proc",
     "--tmpfs", PRIVATE_TMP,
     // The child's temp folder is its private /tmp, wherever the person's TMPDIR points (hidden or read-only here).
     "--setenv", "TMPDIR", PRIVATE_TMP,
+    "--setenv", SANDBOX_ENV, layout.level,
     ...ordered.flatMap(({ mount }) => mount.args),
     "--chdir", cwd,
   ];

@@ -2,8 +2,16 @@
  * Environment variables that carry the subagent nesting across processes (read on pi's start-up path, by the entry).
  */
 export const DEPTH_ENV = "PI_SUBAGENT_DEPTH";
-/** The pi that started this one, as `<pid>:<start time>`: set in every child, which watches that pi. */
+/**
+ * The pi that started this one, as `<pid>:<start time>`: set in every unsandboxed child, which watches that pi (a
+ * sandboxed child's pid namespace hides it; bubblewrap ends that child with its parent instead).
+ */
 export const PARENT_ENV = "PI_SUBAGENT_PARENT";
+/**
+ * Set (to its level) in a sandboxed child, by bubblewrap: such a child cannot start subagents of its own (no
+ * sandbox can be made inside one, and its task folder is the only writable one), so its tool refuses every call.
+ */
+export const SANDBOX_ENV = "PI_SUBAGENT_SANDBOX";
 export const AGENT_NAME_ENV = "PI_CURRENT_AGENT_NAME";
 
 /** The nesting depth of this process: 0 for the main agent; a missing or non-numeric value counts as 0. */
@@ -41,11 +49,21 @@ export function readMaxDepthEnv(env: NodeJS.ProcessEnv = process.env): number | 
   return parseMaxDepth(env[MAX_DEPTH_ENV]);
 }
 
+/** Whether this process is below the depth limit: the main agent always is; a child when its parent passed a deeper limit. */
+export function isBelowDepthLimit(env: NodeJS.ProcessEnv = process.env): boolean {
+  return readSubagentDepth(env) < (readMaxDepthEnv(env) ?? DEFAULT_MAX_DEPTH);
+}
+
 /**
- * Whether this process may dispatch subagents (and so gets the roster). The environment alone decides: the
- * main agent always may; a child may when its parent passed a limit deeper than the child's own depth.
+ * Whether this process may dispatch subagents (and so gets the roster). The environment alone decides: a process
+ * below the depth limit may, unless it runs in a sandbox.
  */
 export function mayDispatchSubagents(env: NodeJS.ProcessEnv = process.env): boolean {
-  const depth = readSubagentDepth(env);
-  return depth < (readMaxDepthEnv(env) ?? DEFAULT_MAX_DEPTH);
+  return isBelowDepthLimit(env) && readSandboxEnv(env) === undefined;
+}
+
+/** The sandbox level this process runs in (a sandboxed child), or undefined outside a sandbox. */
+export function readSandboxEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const level = env[SANDBOX_ENV]?.trim();
+  return level ? level : undefined;
 }

@@ -37,6 +37,11 @@ export function depthGateMessage(depth: number, maxDepth: number = 1): string {
   return `Subagent tool is blocked: depth limit reached (this process runs at ${DEPTH_ENV}=${depth} and the limit is ${maxDepth}). A subagent cannot dispatch or cancel other subagents; finish the task with your own tools.`;
 }
 
+/** A sandboxed subagent's refusal (`level` from PI_SUBAGENT_SANDBOX), one sentence. */
+export function sandboxGateMessage(level: string): string {
+  return `Subagent tool is blocked: nested subagents cannot start from a sandboxed subagent (this one runs with sandbox: ${level}), so finish the task with your own tools.`;
+}
+
 export const FORK_WITH_SESSION_MESSAGE =
   'context "fork" cannot be combined with sessionId: a resumed session continues its own conversation. Omit context to resume, or omit sessionId to start a new forked task.';
 

@@ -166,9 +166,12 @@ export function buildChildCommand(input: ChildCommandInput): ChildCommand {
   if (input.taskId) env[TASK_MARKER_ENV] = input.taskId;
   if (input.parent) env[PARENT_ENV] = formatIdentity(input.parent);
   const prompt = childPrompt(input.task, input.forked);
-  // bwrap runs pi as its own child, with the same environment (the task marker, the parent's identity).
+  // bwrap runs pi as its own child, with the same environment (the task marker, the depth variables).
   if (input.sandbox) {
     for (const name of SANDBOX_DROPPED_ENV) delete env[name];
+    // Its pid namespace hides the parent's pid, so a watch would take the parent for dead at once; bubblewrap's
+    // --die-with-parent ends the whole namespace with the parent instead (src/core/sandbox/bwrap-args.ts).
+    delete env[PARENT_ENV];
     const handIn = input.sandbox.handIn?.length ? { handIn: input.sandbox.handIn } : {};
     const mountPoints = input.sandbox.mountPoints?.length ? { mountPoints: input.sandbox.mountPoints } : {};
     return { command: input.sandbox.bwrap, args: [...input.sandbox.args, "--", input.pi.command, ...args], env, mode, prompt, ...handIn, ...mountPoints };

@@ -44,11 +44,14 @@ describe("bwrapArgs", () => {
   it("read-only: root read-only, private /tmp, the agent dir a private copy without transcripts, other tasks or the person's auth.json, the task folder writable, secrets hidden", () => {
     expect(mounts(bwrapArgs(layout()))).toEqual([
       "--cap-drop ALL",
+      "--unshare-pid",
+      "--die-with-parent",
       "--ro-bind /",
       "--dev /dev",
       "--proc /proc",
       "--tmpfs /tmp",
       "--setenv TMPDIR=/tmp",
+      "--setenv PI_SUBAGENT_SANDBOX=read-only",
       "--ro-bind /home/ann/project",
       "--tmpfs /home/ann/.ssh",
       "--ro-bind /dev/null /home/ann/.netrc",
@@ -122,9 +125,16 @@ describe("bwrapArgs", () => {
     expect(ops.indexOf("--tmpfs /tmp/t/home/.ssh")).toBeGreaterThan(ops.indexOf("--ro-bind /tmp/t/home"));
   });
 
-  it("never asks bwrap for a new session, a pid namespace or death with its parent (the runner's group kill and the child's watch need neither)", () => {
+  it("runs the child in a pid namespace of its own that dies with its parent, and never asks for a new session or another namespace", () => {
     const args = bwrapArgs(layout());
-    for (const flag of ["--new-session", "--unshare-pid", "--unshare-all", "--die-with-parent", "--unshare-net"]) expect(args).not.toContain(flag);
+    expect(args).toContain("--unshare-pid");
+    expect(args).toContain("--die-with-parent");
+    for (const flag of ["--new-session", "--unshare-all", "--unshare-net", "--as-pid-1"]) expect(args).not.toContain(flag);
+  });
+
+  it("tells the child its level (PI_SUBAGENT_SANDBOX), which keeps it from dispatching subagents of its own", () => {
+    const ops = mounts(bwrapArgs(layout({ level: "workspace-write" })));
+    expect(ops).toContain("--setenv PI_SUBAGENT_SANDBOX=workspace-write");
   });
 
   it("copies each file handed in into the private /tmp, in descriptor order, from 3 on, owner-only, after the folder is made", () => {

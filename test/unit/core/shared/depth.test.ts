@@ -53,4 +53,13 @@ describe("nesting limit (PI_SUBAGENT_MAX_DEPTH)", () => {
     expect(mayDispatchSubagents({ PI_SUBAGENT_DEPTH: "2", PI_SUBAGENT_MAX_DEPTH: "2" })).toBe(false);
     expect(mayDispatchSubagents({ PI_SUBAGENT_DEPTH: "1", PI_SUBAGENT_MAX_DEPTH: "junk" })).toBe(false);
   });
+
+  it("never lets a sandboxed child dispatch, though it is below the limit (the entry then gives it the refusing tool)", async () => {
+    const { isBelowDepthLimit, mayDispatchSubagents, readSandboxEnv } = await import("../../../../src/core/shared/depth.ts");
+    const env = { PI_SUBAGENT_DEPTH: "1", PI_SUBAGENT_MAX_DEPTH: "2", PI_SUBAGENT_SANDBOX: "read-only" };
+    expect(isBelowDepthLimit(env)).toBe(true);
+    expect(mayDispatchSubagents(env)).toBe(false);
+    expect(readSandboxEnv(env)).toBe("read-only");
+    expect(readSandboxEnv({ PI_SUBAGENT_SANDBOX: " " })).toBeUndefined();
+  });
 });

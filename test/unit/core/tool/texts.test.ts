@@ -35,6 +35,7 @@ describe("model-facing tool text", () => {
       texts.TOOL_SNIPPET,
       ...texts.TOOL_GUIDELINES,
       texts.depthGateMessage(1),
+      texts.sandboxGateMessage("read-only"),
       texts.missingAgentMessage("coder (project)"),
       texts.BLANK_TASK_MESSAGE,
       texts.unknownAgentMessage("x", "coder (project)"),

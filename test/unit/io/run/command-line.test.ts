@@ -253,4 +253,12 @@ describe("buildChildCommand: in a sandbox", () => {
     expect(sandboxed.env.OPENAI_API_KEY).toBe("sk-kept");
     expect(sandboxed.mountPoints).toEqual(["/p/AGENTS.md"]);
   });
+
+  it("names no parent to a sandboxed child (its pid namespace hides it; bubblewrap ends it with the parent), and keeps the task marker", () => {
+    const parent = { pid: 4242, start: "987654" };
+    const sandboxed = buildChildCommand(input({ taskId: "0190aaaa-0000-7000-8000-000000000000", parent, sandbox: { bwrap: "/usr/bin/bwrap", args: [] } }));
+    expect(sandboxed.env.PI_SUBAGENT_PARENT).toBeUndefined();
+    expect(sandboxed.env.PI_SUBAGENT_TASK_ID).toBe("0190aaaa-0000-7000-8000-000000000000");
+    expect(buildChildCommand(input({ parent })).env.PI_SUBAGENT_PARENT).toBe("4242:987654");
+  });
 });
