@@ -44,8 +44,11 @@ export const FIRST_HANDED_FD = 3;
 /** The agent dir's login file: the child gets a copy of its own, never the person's file. */
 export const AUTH_FILE = "auth.json";
 
-/** Entries of the agent dir a child never sees: pi's own transcripts, the other tasks' folders, the login file and its lock. */
-export const AGENT_DIR_ENTRIES_NOT_BOUND: readonly string[] = Object.freeze(["sessions", "subagent-sessions", AUTH_FILE, `${AUTH_FILE}.lock`]);
+/**
+ * Entries of the agent dir a child never sees: pi's own transcripts, the other tasks' folders, the login file and
+ * its lock, the record of the sandboxes' mount points (src/io/sandbox/mount-points.ts).
+ */
+export const AGENT_DIR_ENTRIES_NOT_BOUND: readonly string[] = Object.freeze(["sessions", "subagent-sessions", AUTH_FILE, `${AUTH_FILE}.lock`, "subagent-mount-points"]);
 
 /**
  * What a `workspace-write` child may not write in its working folder, because git or pi later loads or runs it

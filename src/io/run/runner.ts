@@ -33,7 +33,7 @@ import { isSteerTakenIn, SteerBatch, STRANDED_STEER_PROMPT } from "../../core/ru
 import { TASK_MARKER_ENV } from "./task-marker.ts";
 import { endLeftovers } from "./leftover-sweep.ts";
 import { openHandedFiles } from "../sandbox/handed-files.ts";
-import { claimMountPoints, releaseMountPoints } from "../sandbox/mount-points.ts";
+import { claimMountPoints } from "../sandbox/mount-points.ts";
 import { loginExpiredNote } from "../../core/sandbox/login-copy.ts";
 import { readFileSync } from "node:fs";
 import type { RunOutcome, RunState, StopCause } from "../../core/run/types.ts";
@@ -148,7 +148,7 @@ export function startRun(spec: RunSpec): RunHandle {
   const loginAtStart = loginSource && typeof loginSource !== "string" ? readLoginText(loginSource.loginCopyOf) : undefined;
   const handed = openHandedFiles(spec.command.handIn ?? []);
   const mountPoints = spec.command.mountPoints ?? [];
-  claimMountPoints(mountPoints);
+  const mountPointClaim = claimMountPoints(mountPoints);
   let child: ChildProcess;
   try {
     child = spawn(spec.command.command, args, {
@@ -158,7 +158,7 @@ export function startRun(spec: RunSpec): RunHandle {
       detached: true,
     });
   } catch (error) {
-    releaseMountPoints(mountPoints);
+    mountPointClaim.release();
     throw error;
   } finally {
     handed.close();
@@ -333,7 +333,7 @@ export function startRun(spec: RunSpec): RunHandle {
       if (expiredNote) outcome.errorMessage = outcome.errorMessage ? `${outcome.errorMessage}\n${expiredNote}` : expiredNote;
       // The result is delivered only once nothing of the task runs any more, and its mount points are gone.
       void leftoversEnded.then(() => {
-        releaseMountPoints(mountPoints);
+        mountPointClaim.release();
         resolve(outcome);
       });
     };

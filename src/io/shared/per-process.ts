@@ -10,8 +10,8 @@
  * - "startup-sweep": whether the clean-up of a hard-killed pi's runs already ran, and when it has
  *   (src/io/tasks/startup-sweep-state.ts, used by src/start/register-startup-sweep.ts);
  * - "sandbox-probe": whether each bwrap found can make a sandbox (src/io/sandbox/find-bwrap.ts), tried once;
- * - "sandbox-mount-points": the mount points running sandboxes use on the host (src/io/sandbox/mount-points.ts),
- *   so that one child's end never removes another's.
+ * - "sandbox-mount-points": the number of this pi's last entry in the shared record of mount points
+ *   (src/io/sandbox/mount-points.ts), so that two loads never name two claims alike.
  */
 export type PerProcessName = "child-guard" | "child-watch" | "reported-warnings" | "startup-sweep" | "sandbox-probe" | "sandbox-mount-points";
 

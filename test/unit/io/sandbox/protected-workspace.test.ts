@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { gitDirsOf, readProtectedWorkspace } from "../../../../src/io/sandbox/sandbox-layout.ts";
-import { claimMountPoints, releaseMountPoints } from "../../../../src/io/sandbox/mount-points.ts";
+import { claimMountPoints } from "../../../../src/io/sandbox/mount-points.ts";
+import type { MountPointDeps } from "../../../../src/io/sandbox/mount-points.ts";
 
 let root = "";
 afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -54,22 +55,75 @@ describe("readProtectedWorkspace", () => {
 });
 
 describe("mount points", () => {
+  /** A pi process as the shared record sees it, alive while `alive` holds its pid. */
+  function piProcess(dir: string, pid: number, alive: Set<number>): MountPointDeps {
+    return { recordRoot: join(dir, "agent", "subagent-mount-points"), owner: { pid, start: "100" }, isAlive: (identity) => alive.has(identity.pid) };
+  }
+
   it("removes an empty folder or file bubblewrap made once the last child using it has ended, and keeps one that is not empty", () => {
     const dir = tempRoot();
+    const alive = new Set([11]);
+    const pi = piProcess(dir, 11, alive);
     const folder = join(dir, ".claude");
     const file = join(dir, "AGENTS.md");
     const written = join(dir, "CLAUDE.md");
     mkdirSync(folder);
     writeFileSync(file, "");
     writeFileSync(written, "the person's");
-    claimMountPoints([folder, file, written]);
-    claimMountPoints([folder]);
-    releaseMountPoints([folder, file, written]);
+    const first = claimMountPoints([folder, file, written], pi);
+    const second = claimMountPoints([folder], pi);
+    first.release();
     // Another child still has its mount on the folder.
     expect(existsSync(folder)).toBe(true);
     expect(existsSync(file)).toBe(false);
     expect(existsSync(written)).toBe(true);
-    releaseMountPoints([folder]);
+    second.release();
+    expect(existsSync(folder)).toBe(false);
+    // Nothing of the record is left once no child uses a path.
+    expect(readdirSync(pi.recordRoot)).toEqual([]);
+  });
+
+  it("keeps a mount point another pi process's running child still uses, and removes it after that child", () => {
+    const dir = tempRoot();
+    const alive = new Set([11, 22]);
+    const folder = join(dir, ".pi");
+    mkdirSync(folder);
+    const mine = claimMountPoints([folder], piProcess(dir, 11, alive));
+    const theirs = claimMountPoints([folder], piProcess(dir, 22, alive));
+    mine.release();
+    expect(existsSync(folder)).toBe(true);
+    theirs.release();
+    expect(existsSync(folder)).toBe(false);
+  });
+
+  it("clears the claim of a pi that no longer runs (killed with its child) and removes the mount point", () => {
+    const dir = tempRoot();
+    const alive = new Set([11, 22]);
+    const file = join(dir, "AGENTS.md");
+    writeFileSync(file, "");
+    claimMountPoints([file], piProcess(dir, 22, alive));
+    const mine = claimMountPoints([file], piProcess(dir, 11, alive));
+    alive.delete(22);
+    mine.release();
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("a removal left by a pi that no longer runs does not hold a start up, and a release keeps the path while another claim is held", () => {
+    const dir = tempRoot();
+    const alive = new Set([11]);
+    const pi = piProcess(dir, 11, alive);
+    const folder = join(dir, ".agents");
+    mkdirSync(folder);
+    const held = claimMountPoints([folder], pi);
+    // A stale removal (its pi is gone) does not hold a start up.
+    const [recordDir] = readdirSync(pi.recordRoot);
+    writeFileSync(join(pi.recordRoot, recordDir!, "removing-33_100_1"), `${folder}\n`);
+    const started = Date.now();
+    const other = claimMountPoints([folder], pi);
+    expect(Date.now() - started).toBeLessThan(1000);
+    held.release();
+    expect(existsSync(folder)).toBe(true);
+    other.release();
     expect(existsSync(folder)).toBe(false);
   });
 });
