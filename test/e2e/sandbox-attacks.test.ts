@@ -4,7 +4,8 @@
  * package later runs outside the sandbox, and the test then runs exactly that (an unsandboxed child, a new pi,
  * `git status`). Whatever planted code runs writes a marker into a folder outside the test's root (`/var/tmp`),
  * which a sandboxed child sees read-only; no marker may ever appear. A sandboxed child cannot signal a process of
- * the person's, and its own dispatch is refused in one sentence.
+ * the person's, and its own dispatch is refused in one sentence; two pi sessions in one folder share the record of
+ * mount points, so one session's end never lets the other's child create a protected name.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { createServer, type Server } from "node:net";
@@ -16,7 +17,7 @@ import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { gitProject } from "../harness/git-project.ts";
-import { waitForNoProcesses } from "../harness/processes.ts";
+import { waitForFile, waitForNoProcesses } from "../harness/processes.ts";
 import { bwrapInSystemDirs } from "../../src/io/sandbox/find-bwrap.ts";
 
 const suite = useE2eSuite();
@@ -260,6 +261,32 @@ describe.skipIf(SKIP)("bwrap from the system's folders only", () => {
     expect(existsSync(inside)).toBe(false);
     expect(readdirSync(markers)).toEqual([]);
     expect(mainToolResults().find((text) => text.includes("FAKE-BWRAP-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+  });
+});
+
+describe.skipIf(SKIP)("two pi sessions in one folder", () => {
+  it("the first session to finish keeps the .pi mount point the other session's workspace-write child still uses, so that child cannot create .pi for real", async () => {
+    const env = suite.newEnv({ workerFrontmatter: "sandbox: workspace-write" });
+    const started = join(env.workDir, "long-started");
+    const go = join(env.root, "go");
+    const planted = join(env.workDir, ".pi", "extensions", "planted.ts");
+    // The long child holds its sandbox open until the short session has ended, then tries to plant.
+    const plant = `touch ${started}; while [ ! -e ${go} ]; do sleep 0.1; done; mkdir -p ${join(env.workDir, ".pi", "extensions")} && echo planted > ${planted}; echo "plant:$?"`;
+    const long = printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("LONG-PROBE", plant, "LONG-DONE") }), { text: "main done" }])}`);
+    await waitForFile(started, 90_000);
+    const short = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("SHORT-PROBE", "echo short", "SHORT-DONE") }), { text: "main done" }])}`);
+    expect(short.code, short.stderr).toBe(0);
+    expect(mainToolResults().some((text) => text.includes("SHORT-DONE"))).toBe(true);
+    // Still the long child's mount point: an empty folder on the host.
+    expect(readdirSync(join(env.workDir, ".pi"))).toEqual([]);
+    writeFileSync(go, "");
+    const run = await long;
+    expect(run.code, run.stderr).toBe(0);
+    expect(await childBashOutput("LONG-PROBE")).toMatch(/plant:1/);
+    expect(existsSync(planted)).toBe(false);
+    // The last child gone, its mount point is removed.
+    expect(existsSync(join(env.workDir, ".pi"))).toBe(false);
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 });
