@@ -56,7 +56,7 @@ describe("merging a task's branch", () => {
 
   it("merges with a merge commit and removes the worktree and branch", () => {
     commitInWorktree("b.txt", "b\n");
-    expect(planMerge(repo, worktree)).toEqual({ ok: true, plan: { branch: `subagent/${ID}`, into: "main", files: ["A b.txt"] } });
+    expect(planMerge(repo, worktree)).toEqual({ ok: true, plan: { branch: `subagent/${ID}`, into: "main", files: ["A b.txt"], loadedLater: [] } });
     const outcome = mergeTaskWorktree(repo, worktree, "Merge the task");
     expect(outcome).toMatchObject({ kind: "merged", into: "main", files: ["A b.txt"], removed: true });
     expect(git(repo, "log", "-1", "--format=%s").trim()).toBe("Merge the task");
