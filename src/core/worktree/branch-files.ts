@@ -40,8 +40,8 @@ export function linkLeavesRepository(top: string, path: string, target: string):
   return !isInside(top, resolved) || isInside(join(top, ".git"), resolved);
 }
 
-/** Folders whose files pi, coding agents or git hook managers load or run. */
-const LOADED_FOLDERS = new Set([".pi", ".agents", ".claude", ".husky", ".githooks", "githooks", "git-hooks", "hooks"]);
+/** Folders whose files pi, coding agents or git hook managers load or run (not a bare `hooks/`: React's are code). */
+const LOADED_FOLDERS = new Set([".pi", ".agents", ".claude", ".husky", ".githooks", "githooks", "git-hooks"]);
 /** Files, wherever they are, that agents read as instructions or tools run on their own. */
 const LOADED_FILES = new Set(["AGENTS.md", "CLAUDE.md", ".envrc", ".gitattributes", ".gitmodules", ".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml"]);
 

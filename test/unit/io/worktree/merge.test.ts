@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -73,5 +73,43 @@ describe("merging a task's branch", () => {
     expect(git(repo, "rev-parse", "HEAD")).toBe(head);
     expect(git(repo, "status", "--porcelain")).toBe("");
     expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("person\n");
+  });
+});
+
+describe("what a branch brings, checked before the merge", () => {
+  it("refuses to overwrite an ignored or untracked file, or a file where the branch needs a folder, and changes nothing", () => {
+    writeFileSync(join(repo, ".gitignore"), ".env\n");
+    git(repo, "add", ".gitignore");
+    git(repo, "commit", "--quiet", "-m", "ignore");
+    git(worktree.path, "merge", "--quiet", "main");
+    writeFileSync(join(repo, ".env"), "SECRET\n");
+    writeFileSync(join(repo, "notes.txt"), "mine\n");
+    writeFileSync(join(repo, "conf"), "a file\n");
+    writeFileSync(join(worktree.path, ".env"), "child\n");
+    writeFileSync(join(worktree.path, "notes.txt"), "child\n");
+    mkdirSync(join(worktree.path, "conf"));
+    writeFileSync(join(worktree.path, "conf", "x"), "child\n");
+    git(worktree.path, "add", "-f", "-A");
+    git(worktree.path, "commit", "--quiet", "-m", "task");
+    const head = git(repo, "rev-parse", "HEAD");
+    expect(mergeTaskWorktree(repo, worktree, "m")).toEqual({ kind: "would-overwrite", files: [".env", "conf", "notes.txt"] });
+    expect(readFileSync(join(repo, ".env"), "utf8")).toBe("SECRET\n");
+    expect(git(repo, "rev-parse", "HEAD")).toBe(head);
+  });
+
+  it("refuses a link leading out of the repository, and names files loaded later in the plan and the merged outcome", () => {
+    symlinkSync("/etc/passwd", join(worktree.path, "pw"));
+    git(worktree.path, "add", "-A");
+    git(worktree.path, "commit", "--quiet", "-m", "link");
+    expect(planMerge(repo, worktree)).toEqual({ ok: false, refusal: { kind: "outside-links", links: ["pw -> /etc/passwd"] } });
+    git(worktree.path, "rm", "--quiet", "pw");
+    symlinkSync("a.txt", join(worktree.path, "inside"));
+    mkdirSync(join(worktree.path, ".pi"));
+    writeFileSync(join(worktree.path, ".pi", "settings.json"), "{}\n");
+    git(worktree.path, "add", "-A");
+    git(worktree.path, "commit", "--quiet", "-m", "more");
+    const planned = planMerge(repo, worktree);
+    expect(planned).toMatchObject({ ok: true, plan: { loadedLater: ["A .pi/settings.json"] } });
+    expect(mergeTaskWorktree(repo, worktree, "m")).toMatchObject({ kind: "merged", loadedLater: ["A .pi/settings.json"] });
   });
 });
