@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mergeTaskWorktree, planMerge } from "../../../../src/io/worktree/merge.ts";
-import { mergeRefusalText } from "../../../../src/core/worktree/merge-texts.ts";
+import { mergeChallenge, mergeRefusalText } from "../../../../src/core/worktree/merge-texts.ts";
 import type { ListedWorktree } from "../../../../src/io/worktree/list.ts";
 
 const ID = "01912345-6789-7abc-8def-0123456789ab";
@@ -111,5 +111,22 @@ describe("what a branch brings, checked before the merge", () => {
     const planned = planMerge(repo, worktree);
     expect(planned).toMatchObject({ ok: true, plan: { loadedLater: ["A .pi/settings.json"] } });
     expect(mergeTaskWorktree(repo, worktree, "m")).toMatchObject({ kind: "merged", loadedLater: ["A .pi/settings.json"] });
+  });
+});
+
+describe("the merge's texts", () => {
+  it("the first step names the files loaded later before its last line, and link targets lose terminal controls", () => {
+    const plan = { branch: `subagent/${ID}`, into: "main", files: ["A .envrc", "A x.txt"], loadedLater: ["A .envrc"] };
+    expect(mergeChallenge(plan, ID).split("\n")).toEqual([
+      `Merging subagent/${ID} into main would change 2 files:`,
+      "- A .envrc",
+      "- A x.txt",
+      "Look before you run anything here: the merge would bring files that pi, coding agents, git or your shell load or run later (1 file):",
+      "- A .envrc",
+      `Nothing was done. To merge, call again with action "merge", taskId "${ID}" and confirm: true.`,
+    ]);
+    expect(mergeRefusalText(ID, { kind: "outside-links", links: ["k -> /x\u001b]0;title\u0007"] })).toBe(
+      `Cannot merge subagent/${ID}: it adds symbolic links that point outside the repository (1 link). Look at them first (git show subagent/${ID} -- <path>), and merge by hand if you want them. Nothing was merged.\n- k -> /x`,
+    );
   });
 });
