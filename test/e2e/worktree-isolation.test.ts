@@ -60,7 +60,7 @@ describe("worktree isolation in print mode", () => {
     const path = join(suite.env.agentDir, "subagent-worktrees", id!);
     expect(result.stdout).toContain(`Worktree: kept at ${path} on branch ${branch}`);
     expect(result.stdout).toMatch(/hello\.txt \| 1 \+/);
-    expect(result.stdout).toContain(`Merge: git merge ${branch}`);
+    expect(result.stdout).toContain(`Merge: /subagent-worktrees merge ${id} or action "merge" (both check the branch first), or by hand: git merge ${branch}`);
 
     // The person's working tree and branch are untouched.
     expect(existsSync(join(dir, "hello.txt"))).toBe(false);

@@ -181,6 +181,9 @@ export class FakeModel {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
+    // Node closes an idle keep-alive socket after 5 s; a pi whose next request (after a child ran for about that
+    // long, on a loaded machine) reuses the socket just then fails with "other side closed". The client closes first.
+    this.server.keepAliveTimeout = 120_000;
     await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;

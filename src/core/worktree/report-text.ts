@@ -5,6 +5,7 @@
  */
 import { stripTerminalControls } from "../shared/terminal-text.ts";
 import type { WorktreeReport } from "./types.ts";
+import { BRANCH_PREFIX } from "./paths.ts";
 
 function shortSha(sha: string): string {
   return sha.slice(0, 12);
@@ -36,6 +37,7 @@ export function worktreeSummary(report: WorktreeReport): string {
     const why = report.problem ?? (report.ignoredRemovedTotal ? `the subagent changed nothing git tracks; ${ignoredText(report)}` : "the subagent changed nothing");
     return `removed (${why}; worktree and branch ${report.branch} deleted)`;
   }
+  if (report.gitDirReplaced) return `kept as it is at ${report.path}; not merged into your branch; ${report.problem ?? "its git dir was replaced"}`;
   if (report.leftAsIs) {
     const counted = uncommittedText(report) ?? "no uncommitted file";
     return `kept as it is at ${report.path} (${counted}); not merged into your branch; ${report.problem ?? "nothing was committed"}`;
@@ -45,9 +47,19 @@ export function worktreeSummary(report: WorktreeReport): string {
   return `kept at ${report.path} on branch ${report.branch} (${commit}${countText(report)}); not merged into your branch${problem}`;
 }
 
+/**
+ * How to merge: the package's own merge first (it refuses a branch that would overwrite untracked or ignored
+ * files or adds links out of the repository, and names files loaded later), git by hand last.
+ */
+function mergeLine(branch: string): string {
+  const taskId = branch.startsWith(BRANCH_PREFIX) ? branch.slice(BRANCH_PREFIX.length) : branch;
+  return `Merge: /subagent-worktrees merge ${taskId} or action "merge" (both check the branch first), or by hand: git merge ${branch}`;
+}
+
 /** The changes and how to act on them; empty when nothing was kept. */
 export function worktreeChangesLines(report: WorktreeReport): string[] {
   if (!report.kept) return [];
+  if (report.gitDirReplaced) return gitDirReplacedLines(report);
   if (report.leftAsIs) return leftAsIsLines(report);
   const lines = [`Changes on branch ${report.branch} since ${shortSha(report.base)} (your working tree is untouched):`];
   if (report.diffStat) lines.push(...report.diffStat.split("\n"));
@@ -61,7 +73,7 @@ export function worktreeChangesLines(report: WorktreeReport): string[] {
   for (const note of report.notes ?? []) lines.push(`Note: ${note}`);
   lines.push(
     `Review: git diff ${shortSha(report.base)} ${report.branch}`,
-    `Merge: git merge ${report.branch}`,
+    mergeLine(report.branch),
     `Drop: git worktree remove --force ${report.path} && git branch -D ${report.branch}`,
   );
   // File names come from the child's work: none may drive the terminal that shows them.
@@ -81,6 +93,14 @@ function leftAsIsLines(report: WorktreeReport): string[] {
     `Drop: git worktree remove --force ${report.path} && git branch -D ${report.branch}`,
   );
   return lines.map((line) => stripTerminalControls(line));
+}
+
+/** A worktree whose `.git` the subagent replaced: git there would run that repository's settings, so no git line is offered for it. */
+function gitDirReplacedLines(report: WorktreeReport): string[] {
+  return [
+    `Do not run git in ${report.path} before you have looked at its .git: git would run what that repository's config names.`,
+    `Drop: rm -rf ${report.path} && git worktree prune && git branch -D ${report.branch}`,
+  ].map((line) => stripTerminalControls(line));
 }
 
 /** The block appended to a result the model reads (envelope or blocking result). */

@@ -40,6 +40,11 @@ export interface WorktreeReport {
    * its own branch, or a merge or rebase was half done; `problem` says which).
    */
   leftAsIs?: boolean;
+  /**
+   * True when the worktree's `.git` no longer led to the git dir git made for it (the subagent replaced it): no
+   * git command read the worktree; `problem` says where it leads.
+   */
+  gitDirReplaced?: boolean;
   /** Where the subagent left the worktree's HEAD when that was not its branch: `branch <name>` or `a detached HEAD at <sha12>`. */
   leftOn?: string;
   /** Ignored entries (build output, dependencies) removed with an unchanged worktree: at most 10 named. */

@@ -13,6 +13,7 @@ import { PROTECTED_WORKSPACE_ENTRIES } from "../../core/sandbox/bwrap-args.ts";
 import type { HiddenSecret, ProtectedPath, SandboxLayout } from "../../core/sandbox/bwrap-args.ts";
 import type { SandboxLevel } from "../../core/sandbox/levels.ts";
 import { hiddenPaths, hiddenSystemPaths } from "../../core/sandbox/secrets.ts";
+import { gitEnvironment, SAFE_CONFIG } from "../worktree/git.ts";
 
 function real(path: string): string {
   try {
@@ -96,9 +97,14 @@ function isInside(root: string, path: string): boolean {
  * without git. git runs with its fsmonitor and hooks off, so that a planted `.git/config` runs nothing here.
  */
 export function gitDirsOf(cwd: string): string[] {
-  const result = spawnSync("git", ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "rev-parse", "--git-dir", "--git-common-dir"], {
+  // The settings of every safe git call (src/io/worktree/git.ts), without its read of the repository's drivers:
+  // rev-parse reads no index and runs no driver, and a dispatch should not pay for a second git process.
+  const args = ["--no-pager", ...SAFE_CONFIG.flatMap((setting) => ["-c", setting]), "rev-parse", "--git-dir", "--git-common-dir"];
+  const result = spawnSync("git", args, {
     cwd,
     encoding: "utf8",
+    // Without GIT_DIR and its kin from pi's environment: the folder decides which repository it is.
+    env: gitEnvironment(process.env),
     timeout: 10_000,
     stdio: ["ignore", "pipe", "ignore"],
   });

@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { oneLine } from "../../core/shared/format.ts";
 import { decideFinish, type WorktreeState } from "../../core/worktree/finish-decision.ts";
 import { runGit } from "./git.ts";
+import { checkWorktreeGitDir, gitDirReplacedText } from "./git-dir-check.ts";
 import type { ChangedFile, WorktreeReport } from "../../core/worktree/types.ts";
 
 /** Files listed by name in a report; the diff stat and the total still cover all of them. */
@@ -82,13 +83,13 @@ function removeWorktree(site: WorktreeSite): string | undefined {
 
 function changesReport(site: WorktreeSite, report: WorktreeReport): WorktreeReport {
   const range = [site.base, site.branch];
-  const names = runGit(site.repoRoot, ["diff", "--no-color", "--no-ext-diff", "--name-status", "-z", "-M", ...range, "--"]);
+  const names = runGit(site.repoRoot, ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--name-status", "-z", "-M", ...range, "--"]);
   if (names.ok) {
     const files = parseNameStatus(names.stdout);
     report.filesTotal = files.length;
     report.files = files.slice(0, MAX_LISTED_FILES);
   }
-  const stat = runGit(site.repoRoot, ["diff", "--no-color", "--no-ext-diff", "--stat=100", "-M", ...range, "--"]);
+  const stat = runGit(site.repoRoot, ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--stat=100", "-M", ...range, "--"]);
   if (stat.ok && stat.stdout.trim()) report.diffStat = boundDiffStat(stat.stdout);
   const tip = runGit(site.repoRoot, ["rev-parse", "--short=12", site.branch]);
   if (tip.ok) report.commit = tip.stdout.trim();
@@ -176,9 +177,12 @@ function tipHeldElsewhere(site: WorktreeSite, tip: string): boolean {
   return runGit(site.repoRoot, ["merge-base", "--is-ancestor", tip, "HEAD"]).ok;
 }
 
-type StateRead = { ok: true; state: WorktreeState } | { ok: false; problem: string };
+type StateRead = { ok: true; state: WorktreeState } | { ok: false; problem: string } | { ok: false; replaced: string };
 
 function readState(site: WorktreeSite): StateRead {
+  // Nothing reads the worktree's index before its git dir is known to be the one git made for it.
+  const gitDir = checkWorktreeGitDir(site.repoRoot, site.path);
+  if (!gitDir.ok && !gitDir.gone) return { ok: false, replaced: `${gitDirReplacedText(site.path, gitDir)}; it was left as it is at ${site.path}: nothing there was committed or removed` };
   const top = runGit(site.path, ["rev-parse", "--show-toplevel"]);
   if (!top.ok) return { ok: false, problem: `git rev-parse failed: ${top.message}` };
   const isWorktreeTop = sameFolder(top.stdout.trim(), site.path);
@@ -220,6 +224,7 @@ export function finishWorktree(site: WorktreeSite, run: FinishedRun): WorktreeRe
     return changesReport(site, report);
   }
   const read = readState(site);
+  if (!read.ok && "replaced" in read) return { ...report, leftAsIs: true, gitDirReplaced: true, problem: read.replaced };
   if (!read.ok) return { ...report, problem: read.problem };
   const decision = decideFinish(read.state, site);
   if (decision.action === "remove") {

@@ -8,6 +8,7 @@ import { existsSync, lstatSync, mkdirSync, realpathSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { runGit } from "./git.ts";
 import { finishWorktree } from "./finish.ts";
+import { checkWorktreeGitDir } from "./git-dir-check.ts";
 import { branchName, isInside, worktreePath, worktreesRoot } from "../../core/worktree/paths.ts";
 import {
   gitFailedMessage,
@@ -197,7 +198,8 @@ function isWorktreeOf(path: string, repo: Repository): boolean {
   const [top = "", common = ""] = there.stdout.split("\n");
   const sameTop = realFolder(top) !== undefined && realFolder(top) === realFolder(path);
   const sameRepository = realFolder(resolve(path, common)) !== undefined && realFolder(resolve(path, common)) === realFolder(resolve(repo.root, here.stdout.trim()));
-  return sameTop && sameRepository;
+  // The same top and common dir can be faked by a git dir of the child's own that names the project's as its common dir.
+  return sameTop && sameRepository && checkWorktreeGitDir(repo.root, path).ok;
 }
 
 /** Where a kept branch left the person's line of work (when no record says). */

@@ -78,7 +78,7 @@ describe("a worktree report in the results", () => {
     const [meta = "", output] = text.split("\n---\n");
     expect(output).toBe("Wrote hello.txt.\n");
     expect(meta).toContain(`Worktree: ${SUMMARY}\nChanges on branch subagent/${ID}`);
-    expect(meta).toContain(`Merge: git merge subagent/${ID}`);
+    expect(meta).toContain(`Merge: /subagent-worktrees merge ${ID} or action "merge" (both check the branch first), or by hand: git merge subagent/${ID}`);
   });
 
   it("no worktree, no worktree lines", () => {

@@ -25,7 +25,7 @@ describe("worktree report texts", () => {
       " hello.txt | 1 +",
       " 1 file changed, 1 insertion(+)",
       "Review: git diff 0123456789ab subagent/t1",
-      "Merge: git merge subagent/t1",
+      'Merge: /subagent-worktrees merge t1 or action "merge" (both check the branch first), or by hand: git merge subagent/t1',
       "Drop: git worktree remove --force /agent/subagent-worktrees/t1 && git branch -D subagent/t1",
     ]);
   });
