@@ -266,27 +266,29 @@ describe.skipIf(SKIP)("bwrap from the system's folders only", () => {
 });
 
 describe.skipIf(SKIP)("two pi sessions in one folder", () => {
-  it("the first session to finish keeps the .pi mount point the other session's workspace-write child still uses, so that child cannot create .pi for real", async () => {
+  it("the first session to finish keeps the .claude mount point the other session's workspace-write child still uses, so that child cannot create .claude for real", async () => {
     const env = suite.newEnv({ workerFrontmatter: "sandbox: workspace-write" });
     const started = join(env.workDir, "long-started");
-    const go = join(env.root, "go");
-    const planted = join(env.workDir, ".pi", "extensions", "planted.ts");
+    const go = join(env.workDir, "go");
+    const protectedDir = join(env.workDir, ".claude");
+    const planted = join(protectedDir, "commands", "planted.md");
+    expect(existsSync(protectedDir)).toBe(false);
     // The long child holds its sandbox open until the short session has ended, then tries to plant.
-    const plant = `touch ${started}; while [ ! -e ${go} ]; do sleep 0.1; done; mkdir -p ${join(env.workDir, ".pi", "extensions")} && echo planted > ${planted}; echo "plant:$?"`;
+    const plant = `touch ${started}; while [ ! -e ${go} ]; do sleep 0.1; done; mkdir -p ${join(protectedDir, "commands")} && echo planted > ${planted}; echo "plant:$?"`;
     const long = printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("LONG-PROBE", plant, "LONG-DONE") }), { text: "main done" }])}`);
     await waitForFile(started, 90_000);
     const short = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("SHORT-PROBE", "echo short", "SHORT-DONE") }), { text: "main done" }])}`);
     expect(short.code, short.stderr).toBe(0);
     expect(mainToolResults().some((text) => text.includes("SHORT-DONE"))).toBe(true);
     // Still the long child's mount point: an empty folder on the host.
-    expect(readdirSync(join(env.workDir, ".pi"))).toEqual([]);
+    expect(readdirSync(protectedDir)).toEqual([]);
     writeFileSync(go, "");
     const run = await long;
     expect(run.code, run.stderr).toBe(0);
     expect(await childBashOutput("LONG-PROBE")).toMatch(/plant:1/);
     expect(existsSync(planted)).toBe(false);
     // The last child gone, its mount point is removed.
-    expect(existsSync(join(env.workDir, ".pi"))).toBe(false);
+    expect(existsSync(protectedDir)).toBe(false);
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 });

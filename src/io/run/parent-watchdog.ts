@@ -12,6 +12,9 @@
  * that died is gone, a zombie, or already without memory (see isIdentityRunning). In the second case every
  * process of the task but this one is ended then, and pi exits by itself.
  *
+ * A sandboxed child runs none of this: its pid namespace hides the parent, and bubblewrap ends the namespace with
+ * the parent instead (src/core/sandbox/bwrap-args.ts), so it is not given PI_SUBAGENT_PARENT.
+ *
  * Who starts it: the package's entry, first thing in every child (the parent passes its own `-e` of the package on,
  * so a child loads the package however the parent got it). The first load claims the process, so there is only
  * ever one watch.
@@ -32,8 +35,8 @@ export interface WatchdogDeps {
 
 /**
  * SIGKILL to everything of the task except this process (which is exiting, or ends itself after) and the leader
- * of its group: in a sandbox that is bwrap, whose group holds this process, so signalling it first would end
- * this process before the rest of the task (bwrap exits by itself once this process has).
+ * of its group when that is another process (a wrapper that started this one in its group), so that signalling it
+ * first cannot end this process before the rest of the task.
  */
 function endTaskProcesses(taskId: string | undefined) {
   const group = ownProcessGroup();
@@ -41,8 +44,8 @@ function endTaskProcesses(taskId: string | undefined) {
 }
 
 /**
- * SIGKILL to everything of the task, this process last (its own group includes it). A sandboxed child is not
- * its group's leader (bwrap is, and exits once this process has), so only a group it leads is signalled.
+ * SIGKILL to everything of the task, this process last (its own group includes it); only a group it leads is
+ * signalled.
  */
 function endTaskNow(taskId: string | undefined) {
   endTaskProcesses(taskId);
