@@ -266,28 +266,31 @@ describe.skipIf(SKIP)("bwrap from the system's folders only", () => {
 });
 
 describe.skipIf(SKIP)("two pi sessions in one folder", () => {
-  it("the first session to finish keeps the .claude mount point the other session's workspace-write child still uses, so that child cannot create .claude for real", async () => {
+  it("the session whose child made the .claude mount point ends first, and keeps it while the other session's workspace-write child uses it, so that child cannot create .claude for real", async () => {
     const env = suite.newEnv({ workerFrontmatter: "sandbox: workspace-write" });
-    const started = join(env.workDir, "long-started");
-    const go = join(env.workDir, "go");
     const protectedDir = join(env.workDir, ".claude");
     const planted = join(protectedDir, "commands", "planted.md");
     expect(existsSync(protectedDir)).toBe(false);
-    // The long child holds its sandbox open until the short session has ended, then tries to plant.
-    const plant = `touch ${started}; while [ ! -e ${go} ]; do sleep 0.1; done; mkdir -p ${join(protectedDir, "commands")} && echo planted > ${planted}; echo "plant:$?"`;
-    const long = printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("LONG-PROBE", plant, "LONG-DONE") }), { text: "main done" }])}`);
-    await waitForFile(started, 90_000);
-    const short = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("SHORT-PROBE", "echo short", "SHORT-DONE") }), { text: "main done" }])}`);
-    expect(short.code, short.stderr).toBe(0);
-    expect(mainToolResults().some((text) => text.includes("SHORT-DONE"))).toBe(true);
-    // Still the long child's mount point: an empty folder on the host.
+    /** A child that says it started, then waits for its go file (both in the working folder it shares with the test). */
+    const waitFor = (name: string) => `touch ${join(env.workDir, `${name}-started`)}; while [ ! -e ${join(env.workDir, `${name}-go`)} ]; do sleep 0.1; done`;
+    // The first session's child makes the mount point; the second's then sees it as an empty folder.
+    const first = printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("FIRST-PROBE", `${waitFor("first")}; echo first`, "FIRST-DONE") }), { text: "main done" }])}`);
+    await waitForFile(join(env.workDir, "first-started"), 90_000);
+    const plant = `${waitFor("second")}; mkdir -p ${join(protectedDir, "commands")} && echo planted > ${planted}; echo "plant:$?"`;
+    const second = printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("SECOND-PROBE", plant, "SECOND-DONE") }), { text: "main done" }])}`);
+    await waitForFile(join(env.workDir, "second-started"), 90_000);
+    writeFileSync(join(env.workDir, "first-go"), "");
+    const firstRun = await first;
+    expect(firstRun.code, firstRun.stderr).toBe(0);
+    expect(mainToolResults().some((text) => text.includes("FIRST-DONE"))).toBe(true);
+    // Still the second child's mount point: an empty folder on the host.
     expect(readdirSync(protectedDir)).toEqual([]);
-    writeFileSync(go, "");
-    const run = await long;
-    expect(run.code, run.stderr).toBe(0);
-    expect(await childBashOutput("LONG-PROBE")).toMatch(/plant:1/);
+    writeFileSync(join(env.workDir, "second-go"), "");
+    const secondRun = await second;
+    expect(secondRun.code, secondRun.stderr).toBe(0);
+    expect(await childBashOutput("SECOND-PROBE")).toMatch(/plant:1/);
     expect(existsSync(planted)).toBe(false);
-    // The last child gone, its mount point is removed.
+    // The last child gone, the mount point is removed.
     expect(existsSync(protectedDir)).toBe(false);
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });

@@ -103,10 +103,14 @@ export function missingProtectedFiles(layout: Pick<SandboxLayout, "level" | "pro
   return (layout.protectedPaths ?? []).filter((entry) => !entry.exists && entry.kind === "file");
 }
 
-/** The host paths bubblewrap makes as mount points (missing protected paths), for the runner to remove after the child. */
-export function mountPointsMade(layout: Pick<SandboxLayout, "level" | "protectedPaths">): string[] {
+/**
+ * The host paths bubblewrap mounts over in the working folder (the protected paths), whose use the runner records
+ * for every pi (src/io/sandbox/mount-points.ts): a missing one is made as a mount point and removed after the last
+ * child using it, and an empty one may be another sandbox's mount point.
+ */
+export function protectedMountPoints(layout: Pick<SandboxLayout, "level" | "protectedPaths">): string[] {
   if (layout.level !== "workspace-write") return [];
-  return (layout.protectedPaths ?? []).filter((entry) => !entry.exists).map((entry) => normalize(entry.path));
+  return (layout.protectedPaths ?? []).map((entry) => normalize(entry.path));
 }
 
 function isInside(root: string, path: string): boolean {

@@ -7,7 +7,10 @@
  *
  * The record is shared through the agent dir (never the project, which a child may write): for each path a folder
  * `<agent dir>/subagent-mount-points/<hash of the path>/` holding one `claim-<owner>` file per running child, the
- * owner being the pi process (`<pid>_<start time>_<n>`). A claim of a pi that no longer runs is stale and cleared.
+ * owner being the pi process (`<pid>_<start time>_<n>`), and `made` once a child's bubblewrap made the path. A
+ * child claims each protected path that is missing or empty (a later child sees another's mount point as an empty
+ * folder or file, and mounts over it too), so the path is removed after the last of them, and only when a
+ * bubblewrap made it (an empty `.claude/` of the person's stays). A claim of a pi that no longer runs is cleared.
  * Without a lock: a pi about to remove a mount point first writes `removing-<owner>`, then looks for claims; a pi
  * about to start a child first writes its claim, then waits while a live `removing-` file is there. So either the
  * remover sees the new claim and keeps the path, or the claimer starts only after the removal, and its bubblewrap
@@ -25,6 +28,8 @@ import type { ProcessIdentity } from "../run/proc-identity.ts";
 export const MOUNT_POINT_RECORD_DIR = "subagent-mount-points";
 const CLAIM = "claim-";
 const REMOVING = "removing-";
+/** In a path's record: a bubblewrap made the path, so it is removed after the last child. */
+const MADE = "made";
 /** How long a child's start waits for another pi's removal of a mount point (which takes microseconds). */
 const REMOVAL_WAIT_MS = 2000;
 const POLL_MS = 5;
@@ -104,19 +109,41 @@ function writeEntry(dir: string, name: string, path: string): boolean {
   return false;
 }
 
+function isEmpty(path: string, stats: import("node:fs").Stats): boolean {
+  if (stats.isFile()) return stats.size === 0;
+  return stats.isDirectory() && entries(path).length === 0;
+}
+
+function writeMarker(path: string, content: string): void {
+  try {
+    writeFileSync(path, `${content}\n`, { mode: 0o600 });
+  } catch {
+    // unrecorded: the path is then kept, never removed
+  }
+}
+
 /** A child's use of its mount points, released once the child and everything it started have ended. */
 export interface MountPointClaim {
   release(): void;
 }
 
-/** Records that a child about to start uses `paths` as mount points; returns once no other pi is removing one of them. */
+/**
+ * Records that a child about to start mounts over `paths` (its protected paths), each that is missing (which its
+ * bubblewrap makes) or empty (which may be another sandbox's mount point); returns once no other pi is removing
+ * one of them.
+ */
 export function claimMountPoints(paths: readonly string[], deps: MountPointDeps = defaultDeps()): MountPointClaim {
   const claims: { path: string; dir: string; name: string }[] = [];
   for (const path of paths) {
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    const missing = stats === undefined;
+    // Only a missing or empty path can be a sandbox's mount point; anything else is the person's alone.
+    if (!missing && !isEmpty(path, stats)) continue;
     const dir = recordDir(deps.recordRoot, path);
     const name = entryName(CLAIM, deps.owner);
     // A claim that cannot be written leaves the path unrecorded: the release then keeps it, never removes it.
     if (!writeEntry(dir, name, path)) continue;
+    if (missing) writeMarker(join(dir, MADE), path);
     claims.push({ path, dir, name });
     const deadline = Date.now() + REMOVAL_WAIT_MS;
     while (liveEntries(dir, REMOVING, deps).length > 0 && Date.now() < deadline) pause(POLL_MS);
@@ -137,6 +164,9 @@ function releaseOne(claim: { path: string; dir: string; name: string }, deps: Mo
   if (!writeEntry(claim.dir, removing, claim.path)) return;
   try {
     if (liveEntries(claim.dir, CLAIM, deps).length > 0) return;
+    if (!entries(claim.dir).includes(MADE)) return;
+    // The made mark goes first: should the removal fail (the person wrote into it), the path is theirs now.
+    removeQuietly(join(claim.dir, MADE));
     const stats = lstatSync(claim.path, { throwIfNoEntry: false });
     if (stats?.isDirectory()) rmdirSync(claim.path);
     else if (stats?.isFile() && stats.size === 0) unlinkSync(claim.path);

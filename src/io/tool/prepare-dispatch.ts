@@ -39,7 +39,7 @@ import { resolveSandbox } from "../../core/sandbox/resolve-sandbox.ts";
 import type { ResolvedSandbox } from "../../core/sandbox/resolve-sandbox.ts";
 import { readSandboxSettings } from "../../core/sandbox/settings.ts";
 import { protectedLinkMessage, sandboxRefusedMessage } from "../../core/sandbox/texts.ts";
-import { AUTH_FILE, bwrapArgs, isFreeInPrivateTmp, missingProtectedFiles, mountPointsMade } from "../../core/sandbox/bwrap-args.ts";
+import { AUTH_FILE, bwrapArgs, isFreeInPrivateTmp, missingProtectedFiles, protectedMountPoints } from "../../core/sandbox/bwrap-args.ts";
 import type { HandedSource } from "../sandbox/handed-files.ts";
 import { bwrapDirs, findWorkingBwrap } from "../sandbox/find-bwrap.ts";
 import { nodeCompileCacheDirs, readProtectedWorkspace, readSandboxLayout } from "../sandbox/sandbox-layout.ts";
@@ -258,7 +258,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       // The child's own copy of the login file first, then jiti's entries, then an empty file per missing protected file.
       const handedIn = [join(layout.agentDir, AUTH_FILE), ...jitiEntries.map((entry) => join(jitiCache, basename(entry)))];
       const handIn: HandedSource[] = [{ loginCopyOf: join(layout.agentDir, AUTH_FILE) }, ...jitiEntries, ...missingProtectedFiles(layout).map(() => "/dev/null")];
-      sandboxArgs = { bwrap, args: bwrapArgs({ ...layout, handedIn }), handIn, mountPoints: mountPointsMade(layout) };
+      sandboxArgs = { bwrap, args: bwrapArgs({ ...layout, handedIn }), handIn, mountPoints: protectedMountPoints(layout) };
     }
     const command = buildChildCommand({
       pi: executable.pi,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bwrapArgs, FIRST_HANDED_FD, isFreeInPrivateTmp, isInsidePrivateTmp, missingProtectedFiles, mountPointsMade } from "../../../../src/core/sandbox/bwrap-args.ts";
+import { bwrapArgs, FIRST_HANDED_FD, isFreeInPrivateTmp, isInsidePrivateTmp, missingProtectedFiles, protectedMountPoints } from "../../../../src/core/sandbox/bwrap-args.ts";
 import type { SandboxLayout } from "../../../../src/core/sandbox/bwrap-args.ts";
 
 const layout = (overrides: Partial<SandboxLayout> = {}): SandboxLayout => ({
@@ -93,14 +93,15 @@ describe("bwrapArgs", () => {
     const data = args.flatMap((arg, i) => (arg === "--ro-bind-data" ? [`${args[i + 1]} ${args[i + 2]}`] : []));
     expect(data).toEqual(["4 /home/ann/project/AGENTS.md", "5 /home/ann/project/CLAUDE.md"]);
     expect(missingProtectedFiles({ level: "workspace-write", protectedPaths }).map((entry) => entry.path)).toEqual(["/home/ann/project/AGENTS.md", "/home/ann/project/CLAUDE.md"]);
-    expect(mountPointsMade({ level: "workspace-write", protectedPaths })).toEqual(["/home/ann/project/.pi", "/home/ann/project/AGENTS.md", "/home/ann/project/CLAUDE.md"]);
+    // Every protected path: the runner records the missing and the empty ones (another sandbox's mount point).
+    expect(protectedMountPoints({ level: "workspace-write", protectedPaths })).toEqual(["/home/ann/project/.git", "/home/ann/project/.pi", "/home/ann/project/AGENTS.md", "/home/ann/project/CLAUDE.md"]);
   });
 
   it("read-only needs no protected paths: its working folder is read-only already", () => {
     const protectedPaths = [{ path: "/home/ann/project/.pi", kind: "directory" as const, exists: false }];
     const ops = mounts(bwrapArgs(layout({ protectedPaths })));
     expect(ops.filter((op) => op.includes("/home/ann/project/"))).toEqual([]);
-    expect(mountPointsMade({ level: "read-only", protectedPaths })).toEqual([]);
+    expect(protectedMountPoints({ level: "read-only", protectedPaths })).toEqual([]);
   });
 
   it("workspace-write binds the working folder writable, and a worktree inside the agent dir after the agent dir's copy", () => {

@@ -60,48 +60,60 @@ describe("mount points", () => {
     return { recordRoot: join(dir, "agent", "subagent-mount-points"), owner: { pid, start: "100" }, isAlive: (identity) => alive.has(identity.pid) };
   }
 
-  it("removes an empty folder or file bubblewrap made once the last child using it has ended, and keeps one that is not empty", () => {
+  it("removes an empty folder or file bubblewrap made once the last child using it has ended, and keeps one that is not empty or was the person's", () => {
     const dir = tempRoot();
     const alive = new Set([11]);
     const pi = piProcess(dir, 11, alive);
     const folder = join(dir, ".claude");
     const file = join(dir, "AGENTS.md");
     const written = join(dir, "CLAUDE.md");
+    const persons = join(dir, ".agents");
+    mkdirSync(persons);
+    // Missing when claimed: bubblewrap then makes them.
+    const first = claimMountPoints([folder, file, written, persons], pi);
     mkdirSync(folder);
     writeFileSync(file, "");
     writeFileSync(written, "the person's");
-    const first = claimMountPoints([folder, file, written], pi);
     const second = claimMountPoints([folder], pi);
     first.release();
     // Another child still has its mount on the folder.
     expect(existsSync(folder)).toBe(true);
     expect(existsSync(file)).toBe(false);
     expect(existsSync(written)).toBe(true);
+    expect(existsSync(persons)).toBe(true);
     second.release();
     expect(existsSync(folder)).toBe(false);
     // Nothing of the record is left once no child uses a path.
     expect(readdirSync(pi.recordRoot)).toEqual([]);
   });
 
-  it("keeps a mount point another pi process's running child still uses, and removes it after that child", () => {
+  it("keeps a mount point another pi process's running child still uses, whichever started first, and removes it after the last", () => {
     const dir = tempRoot();
     const alive = new Set([11, 22]);
     const folder = join(dir, ".pi");
-    mkdirSync(folder);
     const mine = claimMountPoints([folder], piProcess(dir, 11, alive));
+    mkdirSync(folder);
+    // The other pi's child sees an empty folder (the first one's mount point) and mounts over it too.
     const theirs = claimMountPoints([folder], piProcess(dir, 22, alive));
     mine.release();
     expect(existsSync(folder)).toBe(true);
     theirs.release();
     expect(existsSync(folder)).toBe(false);
+    const again = claimMountPoints([folder], piProcess(dir, 22, alive));
+    mkdirSync(folder);
+    const later = claimMountPoints([folder], piProcess(dir, 11, alive));
+    again.release();
+    expect(existsSync(folder)).toBe(true);
+    later.release();
+    expect(existsSync(folder)).toBe(false);
   });
 
-  it("clears the claim of a pi that no longer runs (killed with its child) and removes the mount point", () => {
+  it("clears the claim of a pi that no longer runs (killed with its child) and removes the mount point it left", () => {
     const dir = tempRoot();
     const alive = new Set([11, 22]);
     const file = join(dir, "AGENTS.md");
-    writeFileSync(file, "");
     claimMountPoints([file], piProcess(dir, 22, alive));
+    writeFileSync(file, "");
     const mine = claimMountPoints([file], piProcess(dir, 11, alive));
     alive.delete(22);
     mine.release();
@@ -113,9 +125,8 @@ describe("mount points", () => {
     const alive = new Set([11]);
     const pi = piProcess(dir, 11, alive);
     const folder = join(dir, ".agents");
-    mkdirSync(folder);
     const held = claimMountPoints([folder], pi);
-    // A stale removal (its pi is gone) does not hold a start up.
+    mkdirSync(folder);
     const [recordDir] = readdirSync(pi.recordRoot);
     writeFileSync(join(pi.recordRoot, recordDir!, "removing-33_100_1"), `${folder}\n`);
     const started = Date.now();
