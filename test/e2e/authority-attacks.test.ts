@@ -77,6 +77,8 @@ describe("trust is decided at the session's start (print mode)", () => {
     });
     const run = await printPi([], "Delegate. PLANT");
     expect(run.code, run.stderr).toBe(0);
+    // The attack: the planted code ran in a child.
+    expect(markersLeft()).toEqual([]);
     if (onPi1) {
       // The child ran, told "no" for the project: the planted code never loaded.
       await suite.fake.waitForRequest(childAsked("EXPLORE-AFTER-PLANT"), 30_000, "the explore child");
@@ -89,7 +91,6 @@ describe("trust is decided at the session's start (print mode)", () => {
       expect(refusal).toContain("planted.ts");
       expect(suite.fake.requests.some(childAsked("EXPLORE-AFTER-PLANT"))).toBe(false);
     }
-    expect(markersLeft()).toEqual([]);
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
@@ -107,10 +108,10 @@ describe("trust is decided at the session's start (print mode)", () => {
       });
       const run = await printPi(["--approve"], "Delegate. APPROVED-PLANT");
       expect(run.code, run.stderr).toBe(0);
+      expect(markersLeft()).toEqual([]);
       const child = await suite.fake.waitForRequest(childAsked("EXPLORE-APPROVED"), 30_000, "the explore child");
       // Told "no" for the project as a whole: the skill approved at the start is not loaded either.
       expect(child.system).not.toContain("APPROVED-SKILL");
-      expect(markersLeft()).toEqual([]);
     });
   }
 });
