@@ -65,7 +65,7 @@ import { runBlockingWorkflow } from "./workflow-dispatch.ts";
 import { childTextProblem } from "../../core/run/task-text.ts";
 import { mergeAction } from "./merge-action.ts";
 
-// Loaded only by the dispatches that need them (see ADVANCED.md, "Supported pis and loading cost").
+// Loaded only by the dispatches that need them (see docs/processes.md, "Supported pis and loading cost").
 
 /** What the background (TUI) path provides; absent until it is wired. */
 export interface BackgroundDispatcher {
