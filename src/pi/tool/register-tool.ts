@@ -118,6 +118,8 @@ export interface AdmittedPart {
   /** The task as the call gave it. */
   task: string;
   prepare: (task?: string) => PreparedPart;
+  /** Gives back its place in the fan-out count when it will never start (a later part of its batch was refused). */
+  withdraw?: () => void;
 }
 
 export type BlockingResult = Awaited<ReturnType<typeof runSync>>;
@@ -229,23 +231,35 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     const limits = resolveDispatchLimits(process.env, config);
     const askPerson = resolveAskPerson(config.user);
     reportWarningsOnce([...config.warnings, ...settings.warnings, ...runSettingsWarnings(), ...readEnvBudget().warnings, ...limits.warnings, ...(askPerson.warning ? [askPerson.warning] : [])], warningSink(ctx));
+    let withdraw: (() => void) | undefined;
     if (options.fanOutGate) {
       const fanOut = resolveFanOutLimits(process.env, { user: config.user.fanOut, project: config.project.fanOut });
       reportWarningsOnce(fanOut.warnings, warningSink(ctx));
       // Only the TUI asks the person; elsewhere nobody could answer.
       const refusal = await options.fanOutGate.admit(fanOut.limits, ctx, background !== undefined);
       if (refusal) throw new Error(refusal);
+      const gate = options.fanOutGate;
+      let withdrawn = false;
+      withdraw = () => {
+        if (withdrawn) return;
+        withdrawn = true;
+        gate.withdraw();
+      };
     }
     let forkedHistory: ForkedHistory | undefined;
     if (request.context === "fork") {
       const fork = buildForkedHistory(forkedConversation(ctx.sessionManager), toolCallId, limits.forkMaxChars.value);
-      if (!fork.ok) throw new Error(fork.message);
+      if (!fork.ok) {
+        withdraw?.();
+        throw new Error(fork.message);
+      }
       forkedHistory = fork.history;
     }
     const toolGrant = grantProtectedTools(request.agent, { callTools: request.tools, session: readSessionTools(pi), ceiling: settings.toolCeiling });
     return {
       agent: request.agent.name,
       task: request.task,
+      ...(withdraw ? { withdraw } : {}),
       prepare: (task?: string) => {
         const problem = task === undefined ? undefined : childTextProblem(task, "task");
         if (problem) throw new Error(problem);
