@@ -112,8 +112,8 @@ const SKILL = "---\nname: proj-skill\ndescription: PROJECT-SKILL-MARKER the proj
 // Each pi gets the tests of its own trust model (pi 0.73.1 has none), so neither pass counts skipped tests.
 if (!onPi1) {
   describe("pi 0.73.1: no trust system (print mode)", () => {
-    it("runs a project agent unasked with the project's config (nobody can be asked, and pi has no decision to follow)", async () => {
-      suite.newEnv({ workerUnapproved: true });
+    it("runs a project agent the person approved before with the project's config (pi has no decision to follow)", async () => {
+      suite.newEnv();
       suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { model: `fake/${FAKE_REASONER}` } }));
       const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task("Work. OLD-PI-WORKER", { text: "OLD-PI-DONE" }) })])}`;
       const run = await printPi([], prompt);

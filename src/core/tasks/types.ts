@@ -32,6 +32,8 @@ export interface TaskOrigin {
   toolsNotGranted?: string;
   /** The sandbox the child ran in (absent: none). */
   sandbox?: Exclude<SandboxLevel, "off">;
+  /** The child's tools list (`--tools`; absent: none, pi's defaults): a resume gets no wider. */
+  tools?: string[];
 }
 
 /**

@@ -21,7 +21,8 @@ import { projectSkippedNotice } from "../../core/authority/texts.ts";
 import { readConfigLayer } from "../../io/config/read-layer.ts";
 import { userConfigPath } from "../../io/config/paths.ts";
 import { agentDir } from "../../io/shared/paths.ts";
-import { readPiTrust } from "../authority/session-authority.ts";
+import { sessionStartOf } from "../authority/session-authority.ts";
+import { withAuthorityAtStart } from "../../core/authority/session-start.ts";
 import type { TrustContext } from "../authority/session-authority.ts";
 
 export interface RosterOptions {
@@ -44,9 +45,10 @@ export type RosterContext = WarningSink & TrustContext;
 /** Whether the project's agents are listed: pi's trust decision and the person's `$projectAgents`. */
 function rosterAuthority(ctx: RosterContext): ProjectAuthority {
   const dir = agentDir();
-  const trust = readPiTrust(ctx, process.argv, dir);
-  const user = readConfigLayer(userConfigPath(dir), "user");
-  return decideProjectAuthority(trust, readAuthoritySettings({ user, project: {} }).projectAgents);
+  // As at the session's start: `$projectAgents` from the user file as it was then.
+  const start = sessionStartOf(ctx, process.argv, dir);
+  const user = withAuthorityAtStart(readConfigLayer(userConfigPath(dir), "user"), start.userAuthority);
+  return decideProjectAuthority(start.trust, readAuthoritySettings({ user, project: {} }).projectAgents);
 }
 
 export type RosterHandler = (event: Pick<BeforeAgentStartEvent, "systemPrompt">, ctx: RosterContext) => BeforeAgentStartEventResult | undefined;
