@@ -133,7 +133,7 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     // The receipt on the screen has the whole id, and pi's completion list names it: the command goes as typed.
     const taskId = /taskId: ([0-9a-f-]{36})/.exec(later)?.[1] ?? "";
     expect(taskId.startsWith(taskPrefix)).toBe(true);
-    await submitWithoutCompletion(t, taskPrefix, `${taskId.slice(0, 18)}… worker`);
+    await submitWithoutCompletion(t, taskPrefix, `${taskId.slice(0, 8)}…${taskId.slice(-8)} worker`);
     const gone = "Question gone (the task was cancelled)";
     await t.waitForText(gone, 60_000);
     const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");

@@ -84,9 +84,9 @@ function envelopeFor(taskId: string) {
   );
 }
 
-/** How an id's suggestion reads in pi's completion list: 18 characters of it, then the agent. */
+/** How an id's suggestion reads in pi's completion list: its first 8 characters, its last 8 (the short id), then the agent. */
 function suggestion(taskId: string): string {
-  return `${taskId.slice(0, 18)}… worker`;
+  return `${taskId.slice(0, 8)}…${taskId.slice(-8)} worker`;
 }
 
 /** pi's own processes of the TUI harness that are meant to stay: the tmux server and the pane's shell. */

@@ -80,8 +80,8 @@ describe.skipIf(skipTuiTests())("TUI progress widget, status segment, result car
     await suite.fake.waitForRequest((req) => isWorkerRequest(req) && req.lastText.includes("Job Beta"), WAIT_MS, "the Beta child");
 
     // The widget: a titled rule with the count and one row per task; the footer counts them.
-    const shortAlpha = idAlpha!.slice(0, 13);
-    const shortBeta = idBeta!.slice(0, 13);
+    const shortAlpha = idAlpha!.slice(-8);
+    const shortBeta = idBeta!.slice(-8);
     // Each row follows its child's live state: both children have started their model call ("thinking").
     const running = await tui.waitForScreen(
       (screen) =>

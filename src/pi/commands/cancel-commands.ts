@@ -43,13 +43,17 @@ export async function cancelCommand(args: string, ctx: TaskCommandContext, deps:
     if (picked) cancelOne(picked, io, deps);
     return;
   }
-  // A batch or chain id cancels every part of it still in flight.
-  const workflow = deps.live()?.cancelWorkflowByUser?.(normalizeTaskInput(args));
-  if (workflow) {
-    io.notice(workflowCancelSent(workflow.kind, normalizeTaskInput(args), workflow.cancelled));
-    return;
-  }
-  const picked = await chooseRunningTask(args, ctx, io, deps, { command: CANCEL_COMMAND, verb: "cancel", pickPrompt: "Pick the one to cancel:" });
+  const picked = await chooseRunningTask(args, ctx, io, deps, {
+    command: CANCEL_COMMAND,
+    verb: "cancel",
+    pickPrompt: "Pick the one to cancel:",
+    // A batch's or chain's id (whole or the end the widget shows) cancels every part of it still in flight.
+    onWorkflow: (found) => {
+      const workflow = deps.live()?.cancelWorkflowByUser?.(found.workflowId);
+      if (workflow) io.notice(workflowCancelSent(workflow.kind, found.workflowId, workflow.cancelled));
+      else io.notice(noRunningTaskMatches(found.workflowId, CANCEL_COMMAND), "warning");
+    },
+  });
   if (picked) cancelOne(picked, io, deps);
 }
 

@@ -13,6 +13,7 @@ import { alreadyFinished, noRunningTaskMatches } from "../../core/commands/notic
 import { pickTask } from "./pick-task.ts";
 import type { TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
 import type { AppMode } from "../../io/shared/mode.ts";
+import { shortTaskId } from "../../core/ui/short-id.ts";
 
 import { MESSAGE_COMMAND } from "../../core/commands/descriptions.ts";
 
@@ -71,7 +72,7 @@ export async function messageCommand(args: string, ctx: TaskCommandContext, deps
   }
   if (!taskId) return;
   const agent = deps.live()?.get(taskId)?.agent;
-  const message = text || ((await ctx.ui.input(`Message to ${agent ?? "subagent"} ${taskId.slice(0, 13)}`, "what the subagent should know")) ?? "").trim();
+  const message = text || ((await ctx.ui.input(`Message to ${agent ?? "subagent"} ${shortTaskId(taskId)}`, "what the subagent should know")) ?? "").trim();
   if (!message) return;
   sendOne(taskId, agent, message, io, deps);
 }

@@ -47,13 +47,17 @@ export async function resultCommand(args: string, ctx: TaskCommandContext, deps:
       io.notice(noTaskRecord(found.taskId), "warning");
       io.failed();
       return;
-    case "unknown": {
-      // A batch's or chain's id (from its receipt or card) names the parts' results.
-      const workflow = deps.sources.workflow?.(normalizeTaskInput(args));
-      io.notice(workflow ? workflowResultNotice(workflow.workflowId, workflow.details.agent, workflow.details.workflow.parts) : noTaskRecord(normalizeTaskInput(args)), "warning");
+    case "workflow": {
+      // A batch's or chain's id (from its receipt, card or the widget) names the parts' results.
+      const workflow = found.record;
+      io.notice(workflow ? workflowResultNotice(workflow.workflowId, workflow.details.agent, workflow.details.workflow.parts) : RESULT_STILL_RUNNING, "warning");
       io.failed();
       return;
     }
+    case "unknown":
+      io.notice(noTaskRecord(normalizeTaskInput(args)), "warning");
+      io.failed();
+      return;
     case "too-short":
       io.notice(prefixTooShort(found.prefix), "warning");
       io.failed();

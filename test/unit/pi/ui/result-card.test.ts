@@ -22,7 +22,7 @@ function details(overrides: Partial<SubagentResultDetails> = {}): SubagentResult
   };
 }
 
-const FIGURES = "01912345-6789 · 02:34 · 5 turns/↑12.5k/↓3.2k/$0.0042";
+const FIGURES = "456789ab · 02:34 · 5 turns/↑12.5k/↓3.2k/$0.0042";
 
 describe("cardText", () => {
   it("succeeded: ✓ in the success colour, no badge, no note", () => {
