@@ -143,6 +143,8 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     await waitForTreeGone(idB, 302);
     const envelopeB = (await envelopeFor(idB)).messages.map(messageText).find((text) => text.includes(`(taskId: ${idB})`))!;
     expect(envelopeB).toContain(USER_CANCEL_BODY);
+    // Its card names the command the person used.
+    await t.waitForText("Cancelled by you (/subagent-cancel-all)", 30_000);
     await t.submit("/subagent-cancel-all");
     await t.waitForText("No running subagent tasks to cancel.", 30_000);
 

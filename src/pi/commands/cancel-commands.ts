@@ -92,6 +92,6 @@ export async function cancelAllCommand(_args: string, ctx: TaskCommandContext, d
   // Tasks already being cancelled are not counted again.
   const targets = deps.sources.running().filter((task) => !task.cancelRequested);
   let cancelled = 0;
-  for (const task of targets) if (live?.cancelByUser(task.taskId)) cancelled += 1;
+  for (const task of targets) if (live?.cancelByUser(task.taskId, "/subagent-cancel-all")) cancelled += 1;
   io.notice(cancelled === 0 ? NOTHING_TO_CANCEL : cancelledCount(cancelled));
 }

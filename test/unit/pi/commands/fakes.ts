@@ -139,11 +139,14 @@ export class FakeLive implements LiveTasks {
   has(taskId: string): boolean {
     return this.get(taskId) !== undefined;
   }
-  cancelByUser(taskId: string): boolean {
+  /** The command of each cancel, in order. */
+  readonly commands: string[] = [];
+  cancelByUser(taskId: string, command = "/subagent-cancel"): boolean {
     const task = this.get(taskId);
     if (!task) return false;
     this.cancelled.push(taskId);
-    task.cancelRequested = { by: "user" };
+    this.commands.push(command);
+    task.cancelRequested = { by: "user", reason: command };
     return true;
   }
   /** Every part in flight of the batch or chain with this full id (as the real registry does). */

@@ -142,6 +142,8 @@ describe("/subagent-cancel-all", () => {
     const io = recordingIo("tui", "interactive");
     await cancelAllCommand("", fakeCtx(), fakeDeps(sources, io, live));
     expect(live.cancelled).toEqual([ID_A, ID_C, ID_B]);
+    // Each record keeps the command, so its card says /subagent-cancel-all.
+    expect(live.commands).toEqual(["/subagent-cancel-all", "/subagent-cancel-all", "/subagent-cancel-all"]);
     expect(texts(io)).toEqual(["Cancelled 3 running subagent task(s)."]);
     await cancelAllCommand("", fakeCtx(), fakeDeps(sources, io, live));
     expect(texts(io)[1]).toBe("No running subagent tasks to cancel.");

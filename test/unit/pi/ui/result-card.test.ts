@@ -71,6 +71,8 @@ describe("cardText", () => {
       badge: "aborted",
       notes: ["Cancelled by you (/subagent-cancel)"],
     });
+    // /subagent-cancel-all is named when it was the command used.
+    expect(cancelled({ cancelledBy: "user", cancelReason: "/subagent-cancel-all" }).notes).toEqual(["Cancelled by you (/subagent-cancel-all)"]);
     expect(cancelled({ cancelledBy: "agent", cancelReason: "wrong agent" }).notes).toEqual(["Cancelled by the main agent: wrong agent"]);
     expect(cancelled({ cancelledBy: "none", stopReason: "killed_on_shutdown" })).toMatchObject({
       badge: "killed_on_shutdown",
