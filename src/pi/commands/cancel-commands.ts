@@ -39,7 +39,7 @@ export async function cancelCommand(args: string, ctx: TaskCommandContext, deps:
       io.notice(NOTHING_TO_CANCEL);
       return;
     }
-    const picked = await pickTask(ctx, { title: CANCEL_PICKER_TITLE, items: runningTaskItems(running, deps.now()) });
+    const picked = await pickTask(ctx, { title: CANCEL_PICKER_TITLE, items: runningTaskItems(running, deps.now()), refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()) });
     if (picked) cancelOne(picked, io, deps);
     return;
   }

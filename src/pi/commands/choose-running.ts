@@ -46,11 +46,11 @@ export async function chooseRunningTask(
         choice.onWorkflow(found.workflow);
         return undefined;
       }
-      return pickTask(ctx, { title: workflowPartsTitle(found.workflow, choice.pickPrompt), items: runningTaskItems(found.workflow.parts, deps.now()) });
+      return pickTask(ctx, { title: workflowPartsTitle(found.workflow, choice.pickPrompt), items: runningTaskItems(found.workflow.parts, deps.now()), refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()) });
     case "ambiguous": {
       const matches = deps.sources.running().filter((task) => found.matches.some((match) => match.taskId === task.taskId));
       const title = `${prefixAmbiguous(found.prefix, found.matches)} ${choice.pickPrompt}`;
-      return pickTask(ctx, { title, items: runningTaskItems(matches, deps.now()) });
+      return pickTask(ctx, { title, items: runningTaskItems(matches, deps.now()), refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()) });
     }
     case "too-short":
       io.notice(prefixTooShort(found.prefix), "warning");

@@ -66,7 +66,7 @@ export async function messageCommand(args: string, ctx: TaskCommandContext, deps
       io.notice(NOTHING_TO_MESSAGE);
       return;
     }
-    taskId = await pickTask(ctx, { title: MESSAGE_PICKER_TITLE, items: runningTaskItems(running, deps.now()) });
+    taskId = await pickTask(ctx, { title: MESSAGE_PICKER_TITLE, items: runningTaskItems(running, deps.now()), refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()) });
   } else {
     taskId = await chooseRunningTask(id, ctx, io, deps, { command: MESSAGE_COMMAND, verb: "message", pickPrompt: "Pick the one to message:" });
   }

@@ -46,7 +46,7 @@ async function browse(ctx: TaskCommandContext, io: CommandIo, deps: TaskCommandD
       if (last === undefined) io.notice(NOTHING_TO_WATCH);
       return;
     }
-    const picked = await pickTask(ctx, { title, items: runningTaskItems(running, deps.now()), initialTaskId: last });
+    const picked = await pickTask(ctx, { title, items: runningTaskItems(running, deps.now()), refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()), initialTaskId: last });
     if (!picked) return;
     last = picked;
     await watch(picked, ctx, io, deps);
