@@ -186,7 +186,7 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     await t.type("q");
     await t.waitForNoText(`Subagent result · ${id}`, 10_000);
 
-    // A new pi on the same agent dir: the picker lists it, Enter opens it, Esc returns to the list.
+    // A new pi on the same agent dir: the picker lists it, Enter opens it, Esc returns to the list, q to the editor.
     expect(await t.quit()).toBe(0);
     await t.dispose();
     const again = await startTui();
@@ -198,8 +198,13 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     await again.waitForText(/^ ROW-60 of the report\s*$/m, 10_000);
     await again.press("Escape");
     await again.waitForText("Subagent results (newest first)", 10_000);
-    await again.press("Escape");
-    await again.waitForNoText("Subagent results (newest first)", 10_000);
+    // q in the viewer closes it and the list: what the person types next is a prompt for the main agent.
+    await again.press("Enter");
+    await again.waitForText("Esc back to the list · q close", 30_000);
+    await again.type("q");
+    await again.waitForNoText(`Subagent result · ${id}`, 10_000);
+    await again.submit("AFTER-THE-VIEWER: a prompt for the main agent.");
+    await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.includes("AFTER-THE-VIEWER"), 30_000, "the next prompt at the model");
     expect(await again.quit()).toBe(0);
     await again.dispose();
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);

@@ -216,6 +216,18 @@ describe("/subagent-result", () => {
     await running;
   });
 
+  it("q in a viewer opened from the picker closes both, back to the editor", async () => {
+    const sources = new FakeSources().add(record(ID_OLD, { agent: "writer", finishedAt: 5, output: "OLD OUTPUT", task: "Old job" }));
+    const ctx = fakeCtx();
+    const running = resultCommand("", ctx, fakeDeps(sources, recordingIo("tui", "interactive"), undefined));
+    (await ctx.waitForShown(1)).press(KEY.enter);
+    const viewer = await ctx.waitForShown(2);
+    expect(viewer.screen()).toContain("Esc back to the list · q close");
+    viewer.press("q");
+    await running;
+    expect(ctx.shown).toHaveLength(2);
+  });
+
   it("in print mode writes the record and the output to stdout, and fails with status 1 when it cannot", async () => {
     const sources = new FakeSources().add(record(ID_OLD, { output: "THE OUTPUT" }), record(ID_C, { output: "" }));
     const io = recordingIo("stdio", "print");
@@ -287,9 +299,16 @@ describe("/subagent-watch", () => {
     picker.press(KEY.down, KEY.enter);
     const view = await ctx.waitForShown(2);
     expect(view.screen()).toContain(`Watching subagent · ${ID_C}`);
-    view.press("q");
-    (await ctx.waitForShown(3)).press(KEY.escape);
+    expect(view.screen()).toContain("Esc back to the list · q close");
+    // Esc: back to the picker, on the same row.
+    view.press(KEY.escape);
+    const again = await ctx.waitForShown(3);
+    expect(again.screen()).toContain(WATCH_PICKER_TITLE);
+    again.press(KEY.enter);
+    // q: the view and the picker close, so the next prompt lands in the editor.
+    (await ctx.waitForShown(4)).press("q");
     await running;
+    expect(ctx.shown).toHaveLength(4);
   });
 
   it("points a finished task to /subagent-result, and says when nothing runs", async () => {
