@@ -5,7 +5,7 @@
  */
 import { homedir } from "node:os";
 import { discoverAgents } from "../../io/agents/discover.ts";
-import { formatAgentWarning, reportWarningsOnce } from "../../io/agents/warnings.ts";
+import { formatAgentWarning, reportOnceByKey, reportWarningsOnce } from "../../io/agents/warnings.ts";
 import { loadConfig } from "../../io/config/load.ts";
 import { currentModelRef } from "../../core/config/resolve.ts";
 import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../../core/shared/depth.ts";
@@ -43,7 +43,7 @@ import { decideProjectAuthority } from "../../core/authority/project-trust.ts";
 import type { ProjectAuthority } from "../../core/authority/project-trust.ts";
 import { readAuthoritySettings } from "../../core/authority/user-settings.ts";
 import { grantTools } from "../../core/authority/tool-ceiling.ts";
-import { projectAgentsHiddenNote, projectSkippedNotice } from "../../core/authority/texts.ts";
+import { projectAgentsHiddenNote, projectSkippedNoticeFor, projectSkippedNoticeKey } from "../../core/authority/texts.ts";
 import type { DiscoveryResult } from "../../core/agents/types.ts";
 import { readPiTrust, readSessionTools } from "../authority/session-authority.ts";
 import { admitProjectAgent } from "./project-agent-gate.ts";
@@ -122,13 +122,6 @@ function warningSink(ctx: ExtensionContext): WarningSink {
   return ctx.hasUI ? { hasUI: true, ui: ctx.ui } : { hasUI: false, ui: { notify: () => {} } };
 }
 
-/** The once-a-session notice naming what of the project's was left out, if anything was. */
-function projectSkippedNotices(authority: ProjectAuthority, agentsDir: string | undefined, configFile: string | undefined): string[] {
-  if (!authority.hiddenBecause) return [];
-  const skipped = [agentsDir ? `${agentsDir}/` : undefined, authority.hiddenBecause === "untrusted" ? configFile : undefined].filter((item) => item !== undefined);
-  return skipped.length > 0 ? [projectSkippedNotice(authority.hiddenBecause, skipped)] : [];
-}
-
 /** An unknown agent in a project whose agents were left out: the refusal says why, and who can change it. */
 function unknownAgentNote(params: SubagentParams, discovery: DiscoveryResult, authority: ProjectAuthority): string {
   const name = (params.agent ?? "").trim();
@@ -166,7 +159,8 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     const authority = decideProjectAuthority(trust, settings.projectAgents);
     const discovery = discoverAgents({ cwd: ctx.cwd, scope: params.agentScope ?? "both", projectAgents: authority.projectAgents });
     reportWarningsOnce(discovery.warnings.map(formatAgentWarning), warningSink(ctx));
-    reportWarningsOnce(projectSkippedNotices(authority, discovery.projectAgentsSkipped, config.projectSkipped), warningSink(ctx));
+    const skippedNotice = projectSkippedNoticeFor(authority, discovery.projectAgentsSkipped, config.projectSkipped);
+    if (skippedNotice) reportOnceByKey(projectSkippedNoticeKey(ctx.sessionManager.getSessionId(), ctx.cwd), skippedNotice, warningSink(ctx));
     const validation = validateDispatch(params, discovery.agents);
     if (!validation.ok) throw new Error(`${validation.message}${unknownAgentNote(params, discovery, authority)}`);
     const request = validation.value;
