@@ -29,7 +29,7 @@ import { parsePiLine, piUnderTest, withPiPath, type PiUnderTest } from "../test/
 import { killProcessesWithMarker, waitForNoProcesses } from "../test/harness/processes.ts";
 import { median } from "./startup.ts";
 import { officialToolBytes, ourToolBytes } from "./tool-bytes.ts";
-import { bwrapOnPath } from "../src/io/sandbox/find-bwrap.ts";
+import { bwrapInSystemDirs } from "../src/io/sandbox/find-bwrap.ts";
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const TIME = "/usr/bin/time";
@@ -47,7 +47,7 @@ const WORK_STEP_BYTES = 40_000;
 export const GOALS = { startup: 1.08, delegation: 1.04, parallel: 1.03, batch: 1.0, memoryOverMiB: 3, toolBytes: 5000, sandbox: 1.05 };
 
 /** Whether the sandbox row can be measured here. */
-const HAS_BWRAP = bwrapOnPath(process.env.PATH ?? "") !== undefined;
+const HAS_BWRAP = bwrapInSystemDirs() !== undefined;
 
 interface Sample {
   wallMs: number;

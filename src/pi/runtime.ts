@@ -10,6 +10,7 @@ import { FanOutGate } from "../core/fanout/fan-out-gate.ts";
 import { registerLedger } from "./ledger/register-ledger.ts";
 import { registerTaskCommands, registerWorktreesCommand } from "./commands/register-commands.ts";
 import { registerSubagentConfigCommand } from "./commands/subagent-config/register.ts";
+import { registerAgentsCommand } from "./commands/agents-register.ts";
 import { agentDir } from "../io/shared/paths.ts";
 import { registerBackgroundTasks } from "./tasks/register-background.ts";
 import { registerQuestions } from "./dialogs/register-questions.ts";
@@ -29,5 +30,6 @@ export function register(pi: ExtensionAPI): void {
   const ui = registerUi(pi, background);
   registerTaskCommands(pi, background);
   registerWorktreesCommand(pi);
+  registerAgentsCommand(pi);
   registerSubagentTool(pi, { background: createBackgroundDispatcher(background.tasks, agentDir), renderers: ui.toolRenderers, onRecorded: (record) => ledger.record(record), fanOutGate });
 }

@@ -1,10 +1,12 @@
 /**
  * The roster's hooks as the light entry registers them. In a subagent at the nesting limit they return at once.
- * Otherwise, on the first `before_agent_start` (the working directory is known only then), the block comes from
- * the start-up cache when no agent file changed since it was remembered (roster-cache.ts), and is built by the
- * roster builder (agent discovery, frontmatter parsing: register.ts, imported then) when it did. Either way it is
- * kept for the life of this extension instance, as register.ts describes. The `context` hook (the roster beside
- * a delivered result, for pi 0.73.1) loads the builder only for a model call that holds a result.
+ * Otherwise, at each `before_agent_start` (the working directory is known only then), the fingerprint of what the
+ * roster is built from is taken again (roster-cache.ts: a few directory listings and stats), so an agent file
+ * added, changed or removed during the session is in the next turn's roster without /reload. While it is the
+ * same, the block in hand is kept; when it changes (and at the first turn), the block comes from the start-up
+ * cache when it knows the fingerprint, and is built by the roster builder (agent discovery, frontmatter parsing:
+ * register.ts, imported then) when it does not. The `context` hook (the roster beside a delivered result, for pi
+ * 0.73.1) loads the builder only for a model call that holds a result.
  */
 import { RESULT_CUSTOM_TYPE_NAME } from "../core/delivery/result-type.ts";
 import { mayDispatchSubagents } from "../core/shared/depth.ts";
@@ -29,10 +31,19 @@ function projectTrusted(ctx: { isProjectTrusted?: () => boolean }): boolean | un
   }
 }
 
-async function createHandler(ctx: { cwd?: unknown; isProjectTrusted?: () => boolean }, loadRoster: () => Promise<RosterModule>): Promise<RosterHandler> {
+/** The fingerprint of the roster for this context, or undefined when it cannot be taken (no working directory). */
+function fingerprintOf(ctx: { cwd?: unknown; isProjectTrusted?: () => boolean }): string | undefined {
   const cwd = ctx.cwd;
+  if (typeof cwd !== "string" || cwd === "") return undefined;
   const trusted = projectTrusted(ctx);
-  const fingerprint = typeof cwd === "string" && cwd !== "" ? rosterFingerprint(cwd, trusted === undefined ? {} : { projectTrusted: trusted }) : undefined;
+  try {
+    return rosterFingerprint(cwd, trusted === undefined ? {} : { projectTrusted: trusted });
+  } catch {
+    return undefined;
+  }
+}
+
+async function createHandler(fingerprint: string | undefined, loadRoster: () => Promise<RosterModule>): Promise<RosterHandler> {
   const remembered = fingerprint === undefined ? undefined : cachedRoster(fingerprint);
   if (remembered) return rememberedHandler(remembered.block);
   const roster = await loadRoster();
@@ -53,11 +64,14 @@ function holdsResult(messages: ReadonlyArray<{ role?: unknown; customType?: unkn
  */
 export function registerRosterHook(pi: Pick<import("@mariozechner/pi-coding-agent").ExtensionAPI, "on">, importRoster: () => Promise<RosterModule>): void {
   const loadRoster = loadOnce(importRoster);
-  let handler: Promise<RosterHandler | undefined> | undefined;
-  // Settled once per instance: a failure leaves the prompt as it was, without retrying (as for any roster failure).
+  let current: { fingerprint: string | undefined; handler: Promise<RosterHandler | undefined> } | undefined;
+  // A handler per fingerprint, settled once: a failure leaves the prompt as it was until the files change (as for
+  // any roster failure). Without a fingerprint (no working directory) the handler in hand stays.
   const load = (ctx: { cwd?: unknown; isProjectTrusted?: () => boolean }): Promise<RosterHandler | undefined> => {
-    handler ??= createHandler(ctx, loadRoster).catch(() => undefined);
-    return handler;
+    const fingerprint = fingerprintOf(ctx);
+    if (current && (fingerprint === undefined || fingerprint === current.fingerprint)) return current.handler;
+    current = { fingerprint, handler: createHandler(fingerprint, loadRoster).catch(() => undefined) };
+    return current.handler;
   };
   pi.on("before_agent_start", async (event, ctx) => {
     if (!mayDispatchSubagents(process.env)) return undefined;

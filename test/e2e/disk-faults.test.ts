@@ -118,8 +118,9 @@ describe.skipIf(!isRoot)("disk faults in print mode", () => {
         return { text: "READ-ONLY-ANSWER" };
       },
     });
-    // pi 1.x's child stops without ending its run once its own session file cannot be written (see ADVANCED.md's
-    // limits): the activity timeout, short here, ends it, and its result is that diagnosis.
+    // pi 1.x's child stops without ending its run once its own session file cannot be written (see
+    // docs/troubleshooting.md, "Remaining limits of delivery"): the activity timeout, short here, ends it, and its
+    // result is that diagnosis.
     const run = await runPi(["-e", EXTENSION_ENTRY, "-p", delegation("Work.")], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000, extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "8000" } });
     expect(run.code, run.stderr).toBe(0);
     const result = await toolResultText();

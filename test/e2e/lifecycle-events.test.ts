@@ -1,7 +1,7 @@
 /**
  * Lifecycle events for other extensions: a listening extension of the test tree (fixtures/lifecycle-listener.ts),
  * loaded beside the package, hears `subagent:queued`, `subagent:started`, `subagent:ended` and
- * `subagent:delivered` on pi's event bus, in that order, with the payloads ADVANCED.md documents: for a blocking
+ * `subagent:delivered` on pi's event bus, in that order, with the payloads docs/events.md documents: for a blocking
  * call in print mode and for a background task in the TUI (delivered once its result entered the conversation).
  */
 import { existsSync, readFileSync } from "node:fs";

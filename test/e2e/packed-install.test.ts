@@ -2,16 +2,18 @@
  * The package as `pi install npm:…` gets it: packed with `npm pack`, installed with npm into a `node_modules`
  * folder (which brings its own dependencies and never a pi), and loaded from there by the real pi. Under
  * `node_modules` Node strips no TypeScript, so this also proves that the plain-JavaScript modules of pi's start-up
- * path and the TypeScript behind them load as they do from a checkout.
+ * path and the TypeScript behind them load as they do from a checkout. The installed copy also has the docs:
+ * every link of README.md, ADVANCED.md and docs/*.md into what the package ships resolves there.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, normalize, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective } from "../harness/fake-model.ts";
 import { REPO_ROOT, runPi, runProcess } from "../harness/pi-env.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
+import { links } from "../unit/docs/markdown.ts";
 
 const suite = useE2eSuite();
 let scratch = "";
@@ -60,5 +62,24 @@ describe("the package packed and installed into node_modules", () => {
     const parent = suite.fake.requests.find((request) => !isWorkerRequest(request));
     expect(parent?.system).toContain("## Available Subagents");
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
+  });
+
+  it("ships the docs, and every link of README.md, ADVANCED.md and docs/*.md into the package resolves there", () => {
+    const shipped = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { files: string[] }).files;
+    expect(shipped).toContain("docs");
+    const pages = readdirSync(join(REPO_ROOT, "docs")).filter((name) => name.endsWith(".md"));
+    expect(readdirSync(join(installedPackage, "docs")).filter((name) => name.endsWith(".md")).sort()).toEqual(pages.sort());
+    const docs = ["README.md", "ADVANCED.md", ...pages.map((page) => `docs/${page}`)];
+    const missing = docs.flatMap((doc) =>
+      links(readFileSync(join(installedPackage, doc), "utf8")).flatMap(({ target, line }) => {
+        const path = target.split("#")[0]!;
+        if (path === "" || /^[a-z][a-z0-9+.-]*:/i.test(path)) return [];
+        const file = normalize(join(dirname(doc), decodeURIComponent(path)));
+        // A link to what the package does not ship (test/README.md, ARCHITECTURE.md) is for the repository's readers.
+        if (!shipped.includes(file.split("/")[0]!)) return [];
+        return existsSync(join(installedPackage, file)) ? [] : [`${doc}:${line}: ${target}`];
+      }),
+    );
+    expect(missing).toEqual([]);
   });
 });

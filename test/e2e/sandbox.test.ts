@@ -15,14 +15,14 @@ import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { waitForFile, waitForNoProcesses, waitForProcess } from "../harness/processes.ts";
-import { bwrapOnPath } from "../../src/io/sandbox/find-bwrap.ts";
+import { BWRAP_DIRS_ENV, bwrapInSystemDirs } from "../../src/io/sandbox/find-bwrap.ts";
 import { jitiCacheNames } from "../../src/core/sandbox/jiti-cache-names.ts";
 
 const suite = useE2eSuite();
 
 /** Skipped with a notice without bwrap, as the TUI tests are without tmux; mandatory under CI=true. */
 function skipSandboxTests(): boolean {
-  if (bwrapOnPath(process.env.PATH ?? "")) return false;
+  if (bwrapInSystemDirs()) return false;
   if (process.env.CI === "true") throw new Error("Sandbox end-to-end tests need bubblewrap, and CI=true makes them mandatory: install it (apt-get install bubblewrap).");
   console.warn("[sandbox] bwrap not found: skipping the sandbox end-to-end tests (they are mandatory under CI=true).");
   return true;
@@ -245,15 +245,15 @@ describe.skipIf(SKIP)("every process of a sandboxed child ends", () => {
 });
 
 describe("fail-closed", () => {
-  it("without bwrap on PATH, the dispatch is refused with the fix named and no child starts", async () => {
+  it("without bwrap in the folders it is looked for in, the dispatch is refused with the fix named and no child starts", async () => {
     const env = newSandboxEnv("sandbox: read-only");
     const emptyBin = join(env.root, "empty-bin");
     mkdirSync(emptyBin);
-    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "NEVER-STARTS" }), { text: "main done" }])}`, { PATH: emptyBin });
+    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "NEVER-STARTS" }), { text: "main done" }])}`, { [BWRAP_DIRS_ENV]: emptyBin });
     expect(run.code, run.stderr).toBe(0);
     const refusal = mainToolResults().find((text) => text.includes("Cannot start the subagent")) ?? "";
     expect(refusal).toContain('Cannot start the subagent "worker": it must run in a sandbox (sandbox: read-only');
-    expect(refusal).toContain("bwrap (bubblewrap) was not found on PATH");
+    expect(refusal).toContain(`bwrap (bubblewrap) was not found in ${emptyBin}`);
     expect(refusal).toContain("install bubblewrap");
     expect(refusal).toContain('"sandbox: off" for this agent');
     expect(suite.fake.requests.some(isWorkerRequest)).toBe(false);

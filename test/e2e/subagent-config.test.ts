@@ -332,7 +332,7 @@ describe("/subagent-config outside the TUI", () => {
       expect(editor.prefill).toBe("A test worker agent");
       rpc.send({ type: "extension_ui_response", id: editor.id, value: "A renamed worker\n" });
       const saved = await nextRequest("notify", "the description notice");
-      expect(saved.message).toContain("Run /reload");
+      expect(saved.message).toContain("The main agent's subagent roster shows it from its next turn.");
       expect(readFileSync(join(suite.env.workDir, ".pi", "agents", "worker.md"), "utf8")).toContain("description: A renamed worker\n");
 
       // Esc (cancelled) at the field select leaves the command.

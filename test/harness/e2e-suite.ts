@@ -36,7 +36,7 @@ export interface NewEnvOptions {
 
 /**
  * Records, as the person's Yes to the first-use question would, that the agent file's current text may run:
- * `<agent dir>/subagent-trusted-agents.json` (ADVANCED.md, "Trust and authority"), keyed by the file's real path.
+ * `<agent dir>/subagent-trusted-agents.json` (docs/safety.md, "Trust and authority"), keyed by the file's real path.
  */
 export function approveProjectAgent(env: Pick<PiEnv, "agentDir">, agentFile: string): void {
   const path = join(env.agentDir, "subagent-trusted-agents.json");

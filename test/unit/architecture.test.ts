@@ -135,6 +135,13 @@ describe("the TUI's runtime", () => {
     expect(loadedFrom(join(SRC, "pi/commands/subagent-config/run.ts"), true)).toContain("package:yaml");
   });
 
+  it("does not load /subagent-agents' body with it: the command imports it when it first runs", () => {
+    const loaded = loadedFrom(join(SRC, "pi/runtime.ts"), true);
+    expect(loaded).toContain("src/pi/commands/agents-register.ts");
+    expect(loaded).not.toContain("src/pi/commands/agents-command.ts");
+    expect(loaded).not.toContain("src/pi/ui/agents-view.ts");
+  });
+
   it("serves a tool call without the TUI from the tool's part alone: no widget, no commands, no pi-tui", () => {
     const loaded = loadedFrom(join(SRC, "pi/runtime-tool.ts"));
     expect(loaded).toContain("src/io/run/runner.ts");

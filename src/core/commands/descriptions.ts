@@ -2,7 +2,7 @@
  * The extension's commands: each one's name and one-line description, in one table with no dependencies. pi learns
  * them at start from this table (src/start/manifest.ts lists every entry), and each command's registration in the
  * runtime takes its name and description from its entry. A new command is one entry here, one registration in the
- * runtime (a unit test checks the two agree), its body, and its entry in ADVANCED.md.
+ * runtime (a unit test checks the two agree), its body, and its entry in ADVANCED.md's command table.
  */
 export const COMMANDS = {
   config: { name: "subagent-config", description: "Configure subagents: description, tools, skills, body, model & thinking, and the $models list" },
@@ -13,6 +13,7 @@ export const COMMANDS = {
   watch: { name: "subagent-watch", description: "Watch a running subagent task live (no id: pick one)" },
   usage: { name: "subagent-usage", description: "Show what this session's subagents used: tasks by status, turns, tokens and cost, by agent and by model" },
   answer: { name: "subagent-answer", description: "Answer the oldest question a subagent is waiting on (shown in the progress widget)" },
+  agents: { name: "subagent-agents", description: "List the agents the main agent can dispatch: tier, model and thinking with their source, tools, sandbox, isolation; and the files left out, with why" },
   worktrees: { name: "subagent-worktrees", description: "List the kept git worktrees of subagent tasks (TUI: pick one to remove); remove <id>: remove one and its branch; merge <id>: merge its branch into the current branch" },
 } as const satisfies Record<string, { name: string; description: string }>;
 
@@ -26,3 +27,4 @@ export const WATCH_COMMAND = COMMANDS.watch.name;
 export const USAGE_COMMAND = COMMANDS.usage.name;
 export const WORKTREES_COMMAND = COMMANDS.worktrees.name;
 export const ANSWER_COMMAND = COMMANDS.answer.name;
+export const AGENTS_COMMAND = COMMANDS.agents.name;

@@ -1,6 +1,6 @@
 /**
  * The lifecycle events other extensions can hear on pi's shared event bus (`pi.events`): a task is queued,
- * starts, asks the person, ends and is delivered. Channel names and payloads are a stable interface (ADVANCED.md, "Events for other
+ * starts, asks the person, ends and is delivered. Channel names and payloads are a stable interface (docs/events.md, "Events for other
  * extensions"): fields may be added, none is renamed or removed. Pure: the payloads are built here, the caller
  * emits them through a sink.
  */

@@ -1,18 +1,23 @@
 /**
  * The bubblewrap arguments that put one child pi in its sandbox. Pure: the caller finds what exists on disk.
  *
- * The whole file system is bound read-only, with a fresh `/dev`, `/proc` and a private, empty `/tmp`. Over that,
- * deepest last so that a folder's own mount never covers what is mounted inside it:
+ * The rule: a sandboxed child can write nothing that pi, this package, git or the person's usual tools later load
+ * or execute outside the sandbox. The whole file system is bound read-only, with a fresh `/dev`, `/proc` and a
+ * private, empty `/tmp`. Over that, deepest last so that a folder's own mount never covers what is mounted inside it:
  * - what the child must still read under the private `/tmp` (its working folder, the pi it runs, a `HOME`
  *   there), bound back read-only;
- * - the agent dir as a private, writable copy: each entry bound back read-only, `auth.json` writable (pi locks it
- *   with a sibling `auth.json.lock` folder and rewrites it when it refreshes a login), so nothing the child writes
- *   there (an extension, a setting) reaches the person's pi;
- * - the task's own folder (its session) writable, and with `workspace-write` the working folder (the project
- *   folder, or the task's worktree);
+ * - the agent dir as a private copy: an empty tmpfs with each entry bound back read-only, except what the child
+ *   must not see (pi's transcripts in `sessions/`, other tasks' folders) and `auth.json`, which is handed in as a
+ *   copy of its own (pi rewrites it when it refreshes a login, and runs a key written `"!command"`: a writable
+ *   person's file would carry a command out of the sandbox);
+ * - the task's own folder (its session) writable, the only one in a read-only `subagent-sessions`; with
+ *   `workspace-write` the working folder (the project folder, or the task's worktree), except what git and pi
+ *   later load or run from it (`.git`, `.pi`, `.agents`, `.claude`, `AGENTS.md`, `CLAUDE.md`, the repository's git
+ *   dirs): read-only, and an empty read-only folder or file where one does not exist yet, so the child cannot
+ *   create it (bubblewrap makes the mount point on the host; the runner removes it when the child has ended);
  * - each secret that exists hidden: an empty tmpfs over a folder, `/dev/null` (unreadable there) over a file;
- * - the files handed in (the child's copy of jiti's cache entries): each copied by bubblewrap from an open
- *   descriptor into a new file of the private `/tmp`, writable by the child alone and gone with it.
+ * - the files handed in (the child's copy of `auth.json` and of jiti's cache entries): each copied by bubblewrap
+ *   from an open descriptor into a new file of a private tmpfs, writable by the child alone and gone with it.
  *
  * No `--unshare-pid`: the child's watch on its parent reads the parent's identity in `/proc` and ends its task's
  * processes by their pids, which a pid namespace would hide. No `--new-session`: the child is spawned detached
@@ -30,8 +35,31 @@ export const PRIVATE_TMP = "/tmp";
 /** The descriptor of the first file handed in (after stdin, stdout and stderr); the rest follow in order. */
 export const FIRST_HANDED_FD = 3;
 
-/** The file in the agent dir the child may write (a refreshed login). */
+/** The agent dir's login file: the child gets a copy of its own, never the person's file. */
 export const AUTH_FILE = "auth.json";
+
+/** Entries of the agent dir a child never sees: pi's own transcripts, the other tasks' folders, the login file and its lock. */
+export const AGENT_DIR_ENTRIES_NOT_BOUND: readonly string[] = Object.freeze(["sessions", "subagent-sessions", AUTH_FILE, `${AUTH_FILE}.lock`]);
+
+/**
+ * What a `workspace-write` child may not write in its working folder, because git or pi later loads or runs it
+ * outside the sandbox: folders, and files (which matters only for one that does not exist yet).
+ */
+export const PROTECTED_WORKSPACE_ENTRIES: readonly { name: string; kind: "directory" | "file" }[] = Object.freeze([
+  { name: ".git", kind: "directory" },
+  { name: ".pi", kind: "directory" },
+  { name: ".agents", kind: "directory" },
+  { name: ".claude", kind: "directory" },
+  { name: "AGENTS.md", kind: "file" },
+  { name: "CLAUDE.md", kind: "file" },
+]);
+
+/** A path a `workspace-write` child may only read: bound over read-only, or, when missing, an empty read-only one. */
+export interface ProtectedPath {
+  path: string;
+  kind: "directory" | "file";
+  exists: boolean;
+}
 
 export interface HiddenSecret {
   path: string;
@@ -51,11 +79,25 @@ export interface SandboxLayout {
   keepVisible: readonly string[];
   /** Secrets that exist on disk. */
   secrets: readonly HiddenSecret[];
+  /** `workspace-write`: what stays read-only in the writable working folder (ignored under `read-only`). */
+  protectedPaths?: readonly ProtectedPath[];
   /**
    * Where each file handed in is copied, in the order of their descriptors (`FIRST_HANDED_FD` on): paths under the
-   * private /tmp, whose folders are made for them.
+   * private /tmp, whose folders are made for them, or the agent dir's `auth.json` (its tmpfs holds it).
    */
   handedIn?: readonly string[];
+}
+
+/** The missing protected files, each made from an empty descriptor handed in after `handedIn`'s, in this order. */
+export function missingProtectedFiles(layout: Pick<SandboxLayout, "level" | "protectedPaths">): ProtectedPath[] {
+  if (layout.level !== "workspace-write") return [];
+  return (layout.protectedPaths ?? []).filter((entry) => !entry.exists && entry.kind === "file");
+}
+
+/** The host paths bubblewrap makes as mount points (missing protected paths), for the runner to remove after the child. */
+export function mountPointsMade(layout: Pick<SandboxLayout, "level" | "protectedPaths">): string[] {
+  if (layout.level !== "workspace-write") return [];
+  return (layout.protectedPaths ?? []).filter((entry) => !entry.exists).map((entry) => normalize(entry.path));
 }
 
 function isInside(root: string, path: string): boolean {
@@ -97,19 +139,36 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
   const agentDir = normalize(layout.agentDir);
   add(agentDir, "--tmpfs", agentDir);
   for (const name of layout.agentDirEntries) {
+    if (AGENT_DIR_ENTRIES_NOT_BOUND.includes(name)) continue;
     const entry = join(agentDir, name);
-    add(entry, name === AUTH_FILE ? "--bind" : "--ro-bind", entry, entry);
+    add(entry, "--ro-bind", entry, entry);
   }
   const taskDir = normalize(layout.taskDir);
-  add(taskDir, "--bind", taskDir, taskDir);
-  const madeDirs = new Set<string>();
-  (layout.handedIn ?? []).forEach((target, index) => {
+  const sessionsDir = dirname(taskDir);
+  if (sessionsDir === join(agentDir, "subagent-sessions")) {
+    // An empty, read-only `subagent-sessions` holding the task's own folder only: no other task's session is seen.
+    add(sessionsDir, "--tmpfs", sessionsDir, "--dir", taskDir, "--remount-ro", sessionsDir, "--bind", taskDir, taskDir);
+  } else {
+    add(taskDir, "--bind", taskDir, taskDir);
+  }
+  const madeDirs = new Set<string>([agentDir]);
+  const handedIn = layout.handedIn ?? [];
+  handedIn.forEach((target, index) => {
     const path = normalize(target);
     const dir = dirname(path);
     if (!madeDirs.has(dir)) add(dir, "--dir", dir);
     madeDirs.add(dir);
     add(path, "--perms", "0600", "--file", String(FIRST_HANDED_FD + index), path);
   });
+  if (layout.level === "workspace-write") {
+    let emptyFd = FIRST_HANDED_FD + handedIn.length;
+    for (const entry of layout.protectedPaths ?? []) {
+      const path = normalize(entry.path);
+      if (entry.exists) add(path, "--ro-bind", path, path);
+      else if (entry.kind === "directory") add(path, "--tmpfs", path, "--remount-ro", path);
+      else add(path, "--perms", "0444", "--ro-bind-data", String(emptyFd++), path);
+    }
+  }
   for (const secret of layout.secrets) {
     const path = normalize(secret.path);
     add(path, ...(secret.kind === "directory" ? ["--tmpfs", path] : ["--ro-bind", "/dev/null", path]));

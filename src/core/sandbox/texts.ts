@@ -9,18 +9,23 @@ export const SANDBOX_FIX =
 /** Why no sandbox can be made here. */
 export type SandboxUnavailable =
   | { kind: "platform"; platform: string }
-  | { kind: "not-found" }
+  | { kind: "not-found"; dirs: readonly string[] }
   | { kind: "broken"; bwrap: string; detail: string };
 
 export function sandboxUnavailableReason(reason: SandboxUnavailable): string {
   if (reason.kind === "platform") return `sandboxes use bubblewrap, which needs Linux (this is ${reason.platform})`;
-  if (reason.kind === "not-found") return "bwrap (bubblewrap) was not found on PATH";
+  if (reason.kind === "not-found") return `bwrap (bubblewrap) was not found in ${reason.dirs.join(", ")} (it is looked for only there, owned by root, never on PATH)`;
   return `${reason.bwrap} cannot make a sandbox here (are user namespaces turned off?): ${reason.detail}`;
 }
 
 /** The refusal: nothing was started, and the model must not try to get around it. */
 export function sandboxRefusedMessage(agent: string, sandbox: ResolvedSandbox, reason: SandboxUnavailable): string {
   return `Cannot start the subagent "${agent}": it must run in a sandbox (sandbox: ${sandbox.level}, from ${sandboxSourceText(sandbox.source)}) and none can be made here: ${sandboxUnavailableReason(reason)}. Nothing was started. The fix is the person's: ${SANDBOX_FIX}. A call's sandbox: "off" cannot lift it.`;
+}
+
+/** A `workspace-write` child refused because a path it must not write is a link in its working folder. */
+export function protectedLinkMessage(agent: string, links: readonly string[]): string {
+  return `Cannot start the subagent "${agent}" with sandbox: workspace-write: ${links.join(", ")} ${links.length === 1 ? "is a link" : "are links"}, and a sandbox cannot keep a link from being replaced (a child could then plant what git or pi later runs). Nothing was started. Make ${links.length === 1 ? "it a file or folder of its own" : "each a file or folder of its own"}, or run the agent with sandbox: read-only.`;
 }
 
 export function sandboxSourceText(source: ResolvedSandbox["source"]): string {

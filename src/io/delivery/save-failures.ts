@@ -18,7 +18,7 @@ function reason(error: unknown): string {
 export const FROM_MEMORY = "The result is still delivered, from memory; it is not on disk, so it is lost if pi exits before it arrives.";
 export const RETURNED = "The result is still returned to the model; only the record on disk (for /subagent-result) is missing.";
 
-/** The notice text (exact; ADVANCED.md quotes it). */
+/** The notice text (exact; docs/troubleshooting.md quotes it). */
 export function saveFailureNotice(what: "record" | "outbox entry", record: Pick<TaskRecord, "agent" | "taskId">, path: string, error: unknown, outcome: string = FROM_MEMORY): string {
   return `subagent: could not save the ${what} of ${record.agent} task ${record.taskId} at ${path} (${reason(error)}). ${outcome}`;
 }
@@ -27,7 +27,7 @@ const LATER = "Later save failures there are not reported again.";
 
 /**
  * The notice for a task's files that could not be removed at its end (the agent's prompt file, `run.lock`;
- * exact, ADVANCED.md quotes it). The result itself is delivered all the same.
+ * exact, docs/troubleshooting.md quotes it). The result itself is delivered all the same.
  */
 export function cleanupFailureNotice(record: Pick<TaskRecord, "agent" | "taskId">, error: unknown): string {
   return `subagent: could not remove the run files of ${record.agent} task ${record.taskId} (${reason(error)}). The result is delivered all the same; the next start of pi in this agent dir removes what is left.`;

@@ -12,6 +12,7 @@ import { OUTER_TASKS_ENV, outerTasksForChild, TASK_MARKER_ENV } from "./task-mar
 import type { ProcessIdentity } from "./proc-identity.ts";
 import type { HostThinkingLevel } from "../../core/shared/thinking.ts";
 import type { ChildMode } from "../../core/run/child-mode.ts";
+import type { HandedSource } from "../sandbox/handed-files.ts";
 
 export interface PiExecutable {
   /** The program to run: node (`process.execPath`) or a `pi` found on PATH. */
@@ -68,9 +69,10 @@ export interface ChildCommandInput {
   trustFlag?: "--approve" | "--no-approve";
   /**
    * The child runs inside this sandbox: `bwrap <args> -- <node> <pi entry> …` (src/core/sandbox/bwrap-args.ts),
-   * handed the files `handIn` names (host paths, opened at the spawn as descriptors 3, 4, …).
+   * handed the files `handIn` names (opened at the spawn as descriptors 3, 4, …); bubblewrap makes `mountPoints`
+   * on the host, removed after the child.
    */
-  sandbox?: { bwrap: string; args: readonly string[]; handIn?: readonly string[] };
+  sandbox?: { bwrap: string; args: readonly string[]; handIn?: readonly HandedSource[]; mountPoints?: readonly string[] };
 }
 
 export interface ChildCommand {
@@ -85,8 +87,17 @@ export interface ChildCommand {
    */
   prompt: string;
   /** Host files opened read-only at the spawn and given as descriptors 3, 4, … in this order (a sandbox's). */
-  handIn?: readonly string[];
+  handIn?: readonly HandedSource[];
+  /** Host paths bubblewrap makes as mount points, removed once the child's whole tree has ended (a sandbox's). */
+  mountPoints?: readonly string[];
 }
+
+/**
+ * What a sandboxed child's environment loses: the sockets through which its commands could act as the person
+ * (their ssh and gpg agents, the session bus, a docker daemon). The sockets themselves are hidden too
+ * (src/core/sandbox/secrets.ts); an unsandboxed child keeps them, as it keeps everything its user can reach.
+ */
+export const SANDBOX_DROPPED_ENV: readonly string[] = Object.freeze(["SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST"]);
 
 export function taskPrompt(task: string): string {
   return `Task: ${task}`;
@@ -157,8 +168,10 @@ export function buildChildCommand(input: ChildCommandInput): ChildCommand {
   const prompt = childPrompt(input.task, input.forked);
   // bwrap runs pi as its own child, with the same environment (the task marker, the parent's identity).
   if (input.sandbox) {
+    for (const name of SANDBOX_DROPPED_ENV) delete env[name];
     const handIn = input.sandbox.handIn?.length ? { handIn: input.sandbox.handIn } : {};
-    return { command: input.sandbox.bwrap, args: [...input.sandbox.args, "--", input.pi.command, ...args], env, mode, prompt, ...handIn };
+    const mountPoints = input.sandbox.mountPoints?.length ? { mountPoints: input.sandbox.mountPoints } : {};
+    return { command: input.sandbox.bwrap, args: [...input.sandbox.args, "--", input.pi.command, ...args], env, mode, prompt, ...handIn, ...mountPoints };
   }
   return { command: input.pi.command, args, env, mode, prompt };
 }

@@ -33,6 +33,9 @@ import { isSteerTakenIn, SteerBatch, STRANDED_STEER_PROMPT } from "../../core/ru
 import { TASK_MARKER_ENV } from "./task-marker.ts";
 import { endLeftovers } from "./leftover-sweep.ts";
 import { openHandedFiles } from "../sandbox/handed-files.ts";
+import { claimMountPoints, releaseMountPoints } from "../sandbox/mount-points.ts";
+import { loginExpiredNote } from "../../core/sandbox/login-copy.ts";
+import { readFileSync } from "node:fs";
 import type { RunOutcome, RunState, StopCause } from "../../core/run/types.ts";
 
 export const STDERR_TAIL_CHARS = 4096;
@@ -107,6 +110,14 @@ export type RunHandle = {
 
 const AGENT_END_PREFIX = '{"type":"agent_end"';
 
+function readLoginText(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
 export function startRun(spec: RunSpec): RunHandle {
   const now = spec.now ?? Date.now;
   const startedAt = now();
@@ -132,7 +143,12 @@ export function startRun(spec: RunSpec): RunHandle {
 
   const args = rpc ? spec.command.args : [...spec.command.args, spec.command.prompt];
   // A sandbox's files, opened only now (a queued task holds no descriptors); the child has its own once spawned.
+  // A sandboxed child's copy of the login file: the person's file as it was handed in, to explain a login that expired.
+  const loginSource = spec.command.handIn?.find((source) => typeof source !== "string");
+  const loginAtStart = loginSource && typeof loginSource !== "string" ? readLoginText(loginSource.loginCopyOf) : undefined;
   const handed = openHandedFiles(spec.command.handIn ?? []);
+  const mountPoints = spec.command.mountPoints ?? [];
+  claimMountPoints(mountPoints);
   let child: ChildProcess;
   try {
     child = spawn(spec.command.command, args, {
@@ -141,6 +157,9 @@ export function startRun(spec: RunSpec): RunHandle {
       stdio: [rpc ? "pipe" : "ignore", "pipe", "pipe", ...handed.fds],
       detached: true,
     });
+  } catch (error) {
+    releaseMountPoints(mountPoints);
+    throw error;
   } finally {
     handed.close();
   }
@@ -310,8 +329,13 @@ export function startRun(spec: RunSpec): RunHandle {
         skippedOutput: state.skippedLines > 0 ? { lines: state.skippedLines, sample: [...state.skippedSample] } : undefined,
         unanswered: dialogs.unanswered.length > 0 ? dialogs.unanswered : undefined,
       };
-      // The result is delivered only once nothing of the task runs any more.
-      void leftoversEnded.then(() => resolve(outcome));
+      const expiredNote = outcome.status === "failed" && loginAtStart ? loginExpiredNote(loginAtStart, startedAt, finishedAt) : undefined;
+      if (expiredNote) outcome.errorMessage = outcome.errorMessage ? `${outcome.errorMessage}\n${expiredNote}` : expiredNote;
+      // The result is delivered only once nothing of the task runs any more, and its mount points are gone.
+      void leftoversEnded.then(() => {
+        releaseMountPoints(mountPoints);
+        resolve(outcome);
+      });
     };
     child.on("error", (error) => {
       spawnError = `could not start the subagent process: ${error.message}`;

@@ -1,35 +1,92 @@
 /**
- * Finding a bubblewrap that works: `bwrap` on the PATH the dispatch runs with (so a test can hand it an empty
- * one), then one real sandbox started with it (`true` inside the same kind of mounts a child gets), which fails
- * where user namespaces are turned off. The probe runs once per process for each bwrap path.
+ * Finding a bubblewrap that works: `bwrap` in the system's own folders only (`/usr/bin`, `/bin`, …), never on the
+ * PATH (`npm run` and `npx` put `node_modules/.bin` first, and a project or a child could plant a `bwrap` that
+ * runs pi with no sandbox at all), and only where neither the file nor any folder above it can be written by
+ * anyone but root. Then one real sandbox is started with it, which must prove it isolates: a write to a folder
+ * bound read-only fails inside, and nothing reaches the host (this fails where user namespaces are turned off). The
+ * probe runs once per process for each bwrap path.
  */
 import { spawnSync } from "node:child_process";
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import type { SandboxUnavailable } from "../../core/sandbox/texts.ts";
 import { perProcess } from "../shared/per-process.ts";
-import { findOnPath } from "../shared/find-on-path.ts";
 
 export type BwrapLookup = { ok: true; bwrap: string } | { ok: false; reason: SandboxUnavailable };
 
-export function bwrapOnPath(pathEnv: string): string | undefined {
-  return findOnPath("bwrap", pathEnv);
+/** Where bubblewrap is looked for, in this order (NixOS's system profile last). */
+export const SYSTEM_BWRAP_DIRS: readonly string[] = Object.freeze(["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin", "/run/current-system/sw/bin"]);
+
+/**
+ * Tests only: other folders to look in instead (`:`-separated), each still held to the same ownership rule. It can
+ * only come from the environment pi was started with, which a child cannot change.
+ */
+export const BWRAP_DIRS_ENV = "PI_SUBAGENT_BWRAP_DIRS";
+
+/**
+ * Owned by root and writable by nobody else: a file, and every folder from it up to `/` (a sticky folder, such as
+ * `/tmp`, lets others add entries but not replace root's).
+ */
+function onlyRootCanChange(path: string): boolean {
+  let current = path;
+  for (;;) {
+    const stats = statSync(current);
+    const sticky = stats.isDirectory() && (stats.mode & 0o1000) !== 0;
+    if (stats.uid !== 0 || ((stats.mode & 0o022) !== 0 && !sticky)) return false;
+    const parent = dirname(current);
+    if (parent === current) return true;
+    current = parent;
+  }
 }
 
-const PROBE_ARGS = ["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--", "true"];
+/** The first bwrap in `dirs` that is an executable file only root can change (links resolved). */
+export function bwrapInSystemDirs(dirs: readonly string[] = SYSTEM_BWRAP_DIRS): string | undefined {
+  for (const dir of dirs) {
+    if (!dir.startsWith("/")) continue;
+    try {
+      const path = realpathSync(join(dir, "bwrap"));
+      accessSync(path, constants.X_OK);
+      if (statSync(path).isFile() && onlyRootCanChange(path)) return path;
+    } catch {
+      // not there, or not fit
+    }
+  }
+  return undefined;
+}
 
-/** The first line bwrap wrote, or how it ended. */
+/** The folders to look in: the system's, or `PI_SUBAGENT_BWRAP_DIRS` when set. */
+export function bwrapDirs(env: NodeJS.ProcessEnv = process.env): readonly string[] {
+  const fromEnv = env[BWRAP_DIRS_ENV];
+  return fromEnv === undefined ? SYSTEM_BWRAP_DIRS : fromEnv.split(":").filter((dir) => dir !== "");
+}
+
+const ISOLATED = "pi-subagent-sandbox-isolated";
+
+/** Undefined when `bwrap` made a sandbox that really kept a read-only folder read-only; else what went wrong. */
 function probe(bwrap: string): string | undefined {
-  const result = spawnSync(bwrap, PROBE_ARGS, { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "ignore", "pipe"] });
-  if (result.status === 0) return undefined;
-  const said = (result.stderr ?? "").trim().split("\n")[0]?.trim();
-  if (said) return said;
-  if (result.error) return result.error.message;
-  return result.signal ? `it ended with ${result.signal}` : `it exited with ${result.status}`;
+  const dir = mkdtempSync(join(tmpdir(), "pi-subagent-probe-"));
+  try {
+    const planted = join(dir, "written");
+    const script = `(true > '${planted}') 2>/dev/null && exit 3; echo ${ISOLATED}`;
+    const args = ["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", dir, dir, "--", "/bin/sh", "-c", script];
+    const result = spawnSync(bwrap, args, { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "pipe"] });
+    if (existsSync(planted) || readdirSync(dir).length > 0) return "a write inside its sandbox reached the host";
+    if (result.status === 0 && (result.stdout ?? "").trim() === ISOLATED) return undefined;
+    const said = (result.stderr ?? "").trim().split("\n")[0]?.trim();
+    if (said) return said;
+    if (result.error) return result.error.message;
+    if (result.status === 3) return "a write inside its sandbox did not fail";
+    return result.signal ? `it ended with ${result.signal}` : `it exited with ${result.status}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-export function findWorkingBwrap(pathEnv: string = process.env.PATH ?? "", platform: NodeJS.Platform = process.platform): BwrapLookup {
+export function findWorkingBwrap(dirs: readonly string[] = bwrapDirs(), platform: NodeJS.Platform = process.platform): BwrapLookup {
   if (platform !== "linux") return { ok: false, reason: { kind: "platform", platform } };
-  const bwrap = bwrapOnPath(pathEnv);
-  if (!bwrap) return { ok: false, reason: { kind: "not-found" } };
+  const bwrap = bwrapInSystemDirs(dirs);
+  if (!bwrap) return { ok: false, reason: { kind: "not-found", dirs } };
   const probes = perProcess("sandbox-probe", () => new Map<string, string | undefined>());
   if (!probes.has(bwrap)) probes.set(bwrap, probe(bwrap));
   const problem = probes.get(bwrap);

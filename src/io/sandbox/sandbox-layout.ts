@@ -1,15 +1,18 @@
 /**
  * What a sandboxed child's mounts are made of, read from the disk at dispatch: which secrets exist (a folder or a
- * file), the agent dir's entries, and the folders under the private /tmp the child must still read (its working
- * folder, the home folder, the node and pi it runs, the extensions it loads). Paths are taken with links
- * resolved, as bubblewrap mounts them.
+ * file), the agent dir's entries, the folders under the private /tmp the child must still read (its working
+ * folder, the home folder, the node and pi it runs, the extensions it loads), and under `workspace-write` what in
+ * the working folder stays read-only (whether each exists, and the repository's git dirs, asked of git with its
+ * hooks and fsmonitor off). Paths are taken with links resolved, as bubblewrap mounts them.
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, sep } from "node:path";
-import type { HiddenSecret, SandboxLayout } from "../../core/sandbox/bwrap-args.ts";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { PROTECTED_WORKSPACE_ENTRIES } from "../../core/sandbox/bwrap-args.ts";
+import type { HiddenSecret, ProtectedPath, SandboxLayout } from "../../core/sandbox/bwrap-args.ts";
 import type { SandboxLevel } from "../../core/sandbox/levels.ts";
-import { hiddenPaths } from "../../core/sandbox/secrets.ts";
+import { hiddenPaths, hiddenSystemPaths } from "../../core/sandbox/secrets.ts";
 
 function real(path: string): string {
   try {
@@ -84,17 +87,66 @@ export interface LayoutInputs {
   readOnly?: readonly string[];
 }
 
-export function readSandboxLayout(inputs: LayoutInputs): SandboxLayout {
+function isInside(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+}
+
+/**
+ * The repository's git dir and common dir for `cwd`, absolute, as git finds them; none outside a repository or
+ * without git. git runs with its fsmonitor and hooks off, so that a planted `.git/config` runs nothing here.
+ */
+export function gitDirsOf(cwd: string): string[] {
+  const result = spawnSync("git", ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "rev-parse", "--git-dir", "--git-common-dir"], {
+    cwd,
+    encoding: "utf8",
+    timeout: 10_000,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  if (result.status !== 0 || typeof result.stdout !== "string") return [];
+  return result.stdout.split("\n").filter((line) => line.trim() !== "").map((line) => (isAbsolute(line) ? line : resolve(cwd, line)));
+}
+
+export interface ProtectedWorkspace {
+  paths: ProtectedPath[];
+  /** Protected names that are links: a mount would protect the link's target, never the link, so none is made. */
+  links: string[];
+}
+
+/**
+ * What a `workspace-write` child may only read in its working folder `cwd` (real): the names git and pi load
+ * from it, each marked whether it exists, and the repository's git dirs that lie inside the folder.
+ */
+export function readProtectedWorkspace(cwd: string, gitDirs: readonly string[] = gitDirsOf(cwd)): ProtectedWorkspace {
+  const paths: ProtectedPath[] = [];
+  const links: string[] = [];
+  for (const entry of PROTECTED_WORKSPACE_ENTRIES) {
+    const path = join(cwd, entry.name);
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    if (stats?.isSymbolicLink()) links.push(path);
+    else paths.push({ path, kind: stats ? (stats.isDirectory() ? "directory" : "file") : entry.kind, exists: stats !== undefined });
+  }
+  for (const dir of gitDirs) {
+    const path = real(dir);
+    if (isInside(cwd, path) && path !== cwd && !paths.some((entry) => entry.path === path)) paths.push({ path, kind: "directory", exists: existsSync(path) });
+  }
+  return { paths: paths.filter((entry) => entry.exists || !paths.some((other) => other.exists && other.path !== entry.path && isInside(other.path, entry.path))), links };
+}
+
+export function readSandboxLayout(inputs: LayoutInputs): SandboxLayout & { protectedLinks: string[] } {
   const agentDir = real(inputs.agentDir);
   const home = real(inputs.home);
+  const cwd = real(inputs.cwd);
+  const workspace = inputs.level === "workspace-write" ? readProtectedWorkspace(cwd) : { paths: [], links: [] };
   return {
     level: inputs.level,
-    cwd: real(inputs.cwd),
+    cwd,
     agentDir,
     agentDirEntries: entriesOf(agentDir),
     taskDir: real(inputs.taskDir),
     // Once each: node, pi and the `-e` extensions often share one package root, and each entry is a mount.
     keepVisible: [...new Set([home, ...inputs.programs.map((file) => packageRootOf(real(file))), ...(inputs.readOnly ?? []).map(real)])],
-    secrets: existingSecrets([...new Set([...hiddenPaths(inputs.home, inputs.extraHidden), ...hiddenPaths(home, inputs.extraHidden)])]),
+    secrets: existingSecrets([...new Set([...hiddenPaths(inputs.home, inputs.extraHidden), ...hiddenPaths(home, inputs.extraHidden), ...hiddenSystemPaths(process.getuid?.())])]),
+    protectedPaths: workspace.paths,
+    protectedLinks: workspace.links,
   };
 }

@@ -9,9 +9,11 @@
  *   repeat them;
  * - "startup-sweep": whether the clean-up of a hard-killed pi's runs already ran, and when it has
  *   (src/io/tasks/startup-sweep-state.ts, used by src/start/register-startup-sweep.ts);
- * - "sandbox-probe": whether each bwrap found can make a sandbox (src/io/sandbox/find-bwrap.ts), tried once.
+ * - "sandbox-probe": whether each bwrap found can make a sandbox (src/io/sandbox/find-bwrap.ts), tried once;
+ * - "sandbox-mount-points": the mount points running sandboxes use on the host (src/io/sandbox/mount-points.ts),
+ *   so that one child's end never removes another's.
  */
-export type PerProcessName = "child-guard" | "child-watch" | "reported-warnings" | "startup-sweep" | "sandbox-probe";
+export type PerProcessName = "child-guard" | "child-watch" | "reported-warnings" | "startup-sweep" | "sandbox-probe" | "sandbox-mount-points";
 
 /** The process's value for `name`, made by `create` on first use. */
 export function perProcess<T>(name: PerProcessName, create: () => T): T {

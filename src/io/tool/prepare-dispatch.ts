@@ -4,7 +4,7 @@
  * agent body in a private temp file, skill paths, and the child's command line. Nothing is left behind on
  * failure: a refused dispatch releases what it took.
  */
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { AgentDefinition } from "../../core/agents/types.ts";
 import type { LoadedConfig } from "../config/load.ts";
@@ -38,10 +38,11 @@ import type { ToolGrant } from "../../core/authority/tool-ceiling.ts";
 import { resolveSandbox } from "../../core/sandbox/resolve-sandbox.ts";
 import type { ResolvedSandbox } from "../../core/sandbox/resolve-sandbox.ts";
 import { readSandboxSettings } from "../../core/sandbox/settings.ts";
-import { sandboxRefusedMessage } from "../../core/sandbox/texts.ts";
-import { bwrapArgs, isFreeInPrivateTmp } from "../../core/sandbox/bwrap-args.ts";
-import { findWorkingBwrap } from "../sandbox/find-bwrap.ts";
-import { nodeCompileCacheDirs, readSandboxLayout } from "../sandbox/sandbox-layout.ts";
+import { protectedLinkMessage, sandboxRefusedMessage } from "../../core/sandbox/texts.ts";
+import { AUTH_FILE, bwrapArgs, isFreeInPrivateTmp, missingProtectedFiles, mountPointsMade } from "../../core/sandbox/bwrap-args.ts";
+import type { HandedSource } from "../sandbox/handed-files.ts";
+import { bwrapDirs, findWorkingBwrap } from "../sandbox/find-bwrap.ts";
+import { nodeCompileCacheDirs, readProtectedWorkspace, readSandboxLayout } from "../sandbox/sandbox-layout.ts";
 import { hostJitiCacheDir, jitiEntriesToCopy } from "../sandbox/jiti-cache-entries.ts";
 import { taskDir as taskFolder } from "../run/session-file.ts";
 
@@ -72,8 +73,8 @@ export interface DispatchEnvironment {
   toolGrant?: ToolGrant;
   /** pi 1.x: the flag that hands the session's project-trust decision down. */
   trustFlag?: "--approve" | "--no-approve";
-  /** Where bwrap is looked for (default: `baseEnv.PATH`). */
-  sandboxPath?: string;
+  /** Where bwrap is looked for (default: the system's folders, src/io/sandbox/find-bwrap.ts). */
+  bwrapDirs?: readonly string[];
 }
 
 export interface PreparedRun {
@@ -118,6 +119,14 @@ function checkWorkingDirectory(cwd: string): string | undefined {
   return undefined;
 }
 
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironment, config: LoadedConfig): Prepared {
   const cwdProblem = checkWorkingDirectory(env.cwd);
   if (cwdProblem) return { ok: false, message: cwdProblem };
@@ -139,9 +148,13 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   });
   let bwrap: string | undefined;
   if (sandbox.level !== "off") {
-    const found = findWorkingBwrap(env.sandboxPath ?? env.baseEnv.PATH ?? "");
+    const found = findWorkingBwrap(env.bwrapDirs ?? bwrapDirs(env.baseEnv));
     if (!found.ok) return { ok: false, message: sandboxRefusedMessage(request.agent.name, sandbox, found.reason) };
     bwrap = found.bwrap;
+    // A protected name in the project that is a link cannot be kept read-only (a mount covers the link's target, and
+    // the link itself could be replaced): refused before anything is taken.
+    const links = sandbox.level === "workspace-write" ? readProtectedWorkspace(realPath(env.cwd), []).links : [];
+    if (links.length > 0) return { ok: false, message: protectedLinkMessage(request.agent.name, links) };
   }
 
   const resumed = request.sessionId !== undefined;
@@ -221,7 +234,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
     }
 
     const extraExtensions = extensionArgsOf(env.argv).map((path) => extensionArgForChild(path, process.cwd()));
-    let sandboxArgs: { bwrap: string; args: string[]; handIn: string[] } | undefined;
+    let sandboxArgs: { bwrap: string; args: string[]; handIn: HandedSource[]; mountPoints: string[] } | undefined;
     if (bwrap && sandbox.level !== "off") {
       const layout = readSandboxLayout({
         level: sandbox.level,
@@ -233,11 +246,19 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
         programs: [executable.pi.command, ...executable.pi.prefixArgs, ...extraExtensions.filter((path) => path.startsWith("/"))],
         readOnly: nodeCompileCacheDirs(env.baseEnv),
       });
+      if (layout.protectedLinks.length > 0) {
+        // The worktree has a link the project folder had not: refused all the same, releasing what was taken.
+        release();
+        lease?.discard();
+        return { ok: false, message: protectedLinkMessage(request.agent.name, layout.protectedLinks) };
+      }
       // The child's own copies of jiti's entries for this package, where its jiti looks (in its private /tmp).
       const jitiCache = hostJitiCacheDir();
-      const handIn = isFreeInPrivateTmp(layout, jitiCache) ? jitiEntriesToCopy(jitiCache) : [];
-      const handedIn = handIn.map((entry) => join(jitiCache, basename(entry)));
-      sandboxArgs = { bwrap, args: bwrapArgs({ ...layout, handedIn }), handIn };
+      const jitiEntries = isFreeInPrivateTmp(layout, jitiCache) ? jitiEntriesToCopy(jitiCache) : [];
+      // The child's own copy of the login file first, then jiti's entries, then an empty file per missing protected file.
+      const handedIn = [join(layout.agentDir, AUTH_FILE), ...jitiEntries.map((entry) => join(jitiCache, basename(entry)))];
+      const handIn: HandedSource[] = [{ loginCopyOf: join(layout.agentDir, AUTH_FILE) }, ...jitiEntries, ...missingProtectedFiles(layout).map(() => "/dev/null")];
+      sandboxArgs = { bwrap, args: bwrapArgs({ ...layout, handedIn }), handIn, mountPoints: mountPointsMade(layout) };
     }
     const command = buildChildCommand({
       pi: executable.pi,

@@ -34,6 +34,8 @@ export interface SyncProgress {
   elapsedMs: number;
   lastTool?: string;
   usage: string;
+  /** Tool calls the child made so far (absent in progress made elsewhere). */
+  toolCalls?: number;
 }
 
 export interface SyncRunOptions {
@@ -42,6 +44,8 @@ export interface SyncRunOptions {
   signal?: AbortSignal;
   parentSessionId?: string;
   onProgress?: (text: string, progress: SyncProgress) => void;
+  /** Told the run's progress at its start and every second after, changed or not (print mode's stderr lines). */
+  onTick?: (progress: SyncProgress) => void;
   now?: () => number;
   /**
    * How much of the output the model gets (default: PI_SUBAGENT_MAX_OUTPUT_CHARS,
@@ -63,23 +67,32 @@ export async function runSync(prepared: PreparedRun, options: SyncRunOptions): P
   const dispatchedAt = now();
   let lastEvents = -1;
   let lastSentAt = 0;
+  const progressOf = (state: RunState, at: number): SyncProgress => {
+    const tool = state.lastTool;
+    return {
+      taskId: prepared.taskId,
+      agent: prepared.agent.name,
+      phase: phaseLabel(state),
+      elapsedMs: at - dispatchedAt,
+      lastTool: tool ? (tool.summary ? `${tool.name}: ${tool.summary}` : tool.name) : undefined,
+      usage: formatUsage(state.usage),
+      toolCalls: state.toolCalls,
+    };
+  };
   const report = (state: RunState, force: boolean) => {
-    if (!options.onProgress) return;
+    if (!options.onProgress && !options.onTick) return;
     const at = now();
+    try {
+      options.onTick?.(progressOf(state, at));
+    } catch {
+      // As below: a courtesy that must never cost the run.
+    }
+    if (!options.onProgress) return;
     if (!force && state.events === lastEvents && at - lastSentAt < HEARTBEAT_MS) return;
     lastEvents = state.events;
     lastSentAt = at;
-    const elapsedMs = at - dispatchedAt;
-    const tool = state.lastTool;
     try {
-      options.onProgress(progressText(prepared.agent.name, state, elapsedMs), {
-        taskId: prepared.taskId,
-        agent: prepared.agent.name,
-        phase: phaseLabel(state),
-        elapsedMs,
-        lastTool: tool ? (tool.summary ? `${tool.name}: ${tool.summary}` : tool.name) : undefined,
-        usage: formatUsage(state.usage),
-      });
+      options.onProgress(progressText(prepared.agent.name, state, at - dispatchedAt), progressOf(state, at));
     } catch {
       // Progress is a courtesy: a listener that throws (inside the heartbeat interval, where nothing would
       // catch it and pi would crash) must not end the run or lose its result.

@@ -1,7 +1,8 @@
 /**
  * Wires the roster into pi: on `before_agent_start` the main agent's system prompt gets the roster block at
- * its end. The block is built once, on the first trigger (the working directory is only known then), and kept
- * in this closure; pi runs the extension factory again on /reload, which builds a fresh one. Inside a
+ * its end. A handler builds its block once, on its first trigger (the working directory is only known then), and
+ * keeps it in its closure; the light entry's hook (src/start/roster-hook.ts) makes a new handler when the agent
+ * files change, and pi runs the extension factory again on /reload, which builds a fresh one. Inside a
  * subagent at the nesting limit (PI_SUBAGENT_MAX_DEPTH) nothing is added. Whatever goes wrong, the prompt is left as it was and nothing is thrown.
  */
 import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, ContextEvent, ExtensionAPI } from "@mariozechner/pi-coding-agent";

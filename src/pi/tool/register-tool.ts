@@ -23,6 +23,7 @@ import { buildForkedHistory } from "../../core/run/fork-history.ts";
 import { forkedConversation } from "./fork-source.ts";
 import { MESSAGE_IN_SYNC_MODE } from "../../core/tool/message-texts.ts";
 import { runSync } from "../../io/tool/run-sync.ts";
+import { openStderrProgress } from "../../io/tool/stderr-progress.ts";
 import { eventBusSink } from "../../core/events/lifecycle-events.ts";
 import {
   NO_TASKS_TO_CANCEL_IN_SYNC_MODE,
@@ -57,7 +58,7 @@ import { runBlockingWorkflow } from "./workflow-dispatch.ts";
 import { childTextProblem } from "../../core/run/task-text.ts";
 import { mergeAction } from "./merge-action.ts";
 
-// Loaded only by the dispatches that need them (see ADVANCED.md, "Supported pis and loading cost").
+// Loaded only by the dispatches that need them (see docs/processes.md, "Supported pis and loading cost").
 
 /** What the background (TUI) path provides; absent until it is wired. */
 export interface BackgroundDispatcher {
@@ -236,6 +237,8 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
   /** Runs a prepared blocking part to its end; its record reaches the ledger. */
   const runBlocking = async (part: PreparedPart, ctx: ExtensionContext, signal: AbortSignal | undefined, onUpdate: AgentToolUpdateCallback<unknown> | undefined): Promise<BlockingResult> => {
     let result: BlockingResult;
+    // Print and JSON mode: the person at the terminal hears on stderr what the run is doing.
+    const terminal = openStderrProgress(appMode, part.prepared.agent.name, part.prepared.taskId);
     try {
       result = await runSync(part.prepared, {
         agentDir: agentDir(),
@@ -244,11 +247,13 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         parentSessionId: ctx.sessionManager.getSessionId(),
         dialogs: blockingDialogRoute(part.askPerson, appMode, ctx, { agent: part.prepared.agent.name, taskId: part.prepared.taskId }),
         onProgress: (text, progress) => onUpdate?.({ content: [{ type: "text", text }], details: { progress } }),
+        onTick: terminal?.tick,
         events: eventBusSink(pi.events),
       });
     } finally {
       part.endBlocking?.();
     }
+    terminal?.end(result.record);
     options.onRecorded?.(result.record);
     return result;
   };

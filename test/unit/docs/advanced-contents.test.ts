@@ -1,66 +1,15 @@
 /**
  * The docs stay navigable and true to the tree: ADVANCED.md's contents table lists exactly its `##` and `###`
  * headings, in order, each linked with the anchor GitHub gives it; and every module path `src/….ts` that
- * ADVANCED.md, ARCHITECTURE.md, README.md or test/README.md cites exists. Fenced code blocks are left out of
- * both: their lines are examples (an envelope whose first line starts with `## `, a watch view reading
- * `src/auth.ts`), not headings or citations.
+ * ADVANCED.md, the docs/ pages, ARCHITECTURE.md, README.md, CONTRIBUTING.md or test/README.md cites exists.
+ * Fenced code blocks are left out of both: their lines are examples (an envelope whose first line starts with
+ * `## `, a watch view reading `src/auth.ts`), not headings or citations.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../harness/pi-env.ts";
-
-interface Line {
-  number: number;
-  text: string;
-}
-
-interface Entry {
-  level: number;
-  text: string;
-  anchor: string;
-}
-
-const read = (file: string) => readFileSync(join(REPO_ROOT, file), "utf8");
-
-/** The lines outside fenced code blocks (``` or ~~~, indented up to 3 spaces, as in CommonMark), numbered from 1. */
-function proseLines(markdown: string): Line[] {
-  const lines: Line[] = [];
-  let fence: string | undefined;
-  markdown.split("\n").forEach((text, index) => {
-    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(text)?.[1];
-    if (fence !== undefined) {
-      // Closed by a run of the same character, at least as long, with nothing after it.
-      if (marker && marker[0] === fence[0] && marker.length >= fence.length && text.trim() === marker) fence = undefined;
-    } else if (marker) {
-      fence = marker;
-    } else {
-      lines.push({ number: index + 1, text });
-    }
-  });
-  return lines;
-}
-
-/** GitHub's anchor for a heading (as github-slugger makes it): lower case, punctuation dropped, each space a hyphen. */
-function slug(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, "")
-    .replace(/ /g, "-");
-}
-
-/** Every heading outside code blocks, with its anchor; a repeated anchor gets `-1`, `-2`, … as on GitHub. */
-function headings(markdown: string): Entry[] {
-  const seen = new Map<string, number>();
-  return proseLines(markdown).flatMap(({ text }) => {
-    const match = /^ {0,3}(#{1,6}) +(.*?)(?: +#+)? *$/.exec(text);
-    if (!match) return [];
-    const base = slug(match[2]!);
-    const count = seen.get(base) ?? 0;
-    seen.set(base, count + 1);
-    return [{ level: match[1]!.length, text: match[2]!, anchor: count === 0 ? base : `${base}-${count}` }];
-  });
-}
+import { type Heading as Entry, headings, proseLines, readDoc as read, slug, topicPages } from "./markdown.ts";
 
 /**
  * The contents table: the list of links to anchors before the first `##` heading, one entry a line; an entry
@@ -84,6 +33,8 @@ function citedModules(markdown: string): Array<{ path: string; line: number }> {
 }
 
 const CONTENTS_LEVELS = [2, 3];
+/** Docs that may not exist yet in every checkout. */
+const optionalDocs = ["CONTRIBUTING.md"].filter((doc) => existsSync(join(REPO_ROOT, doc)));
 
 describe("ADVANCED.md's contents table", () => {
   const advanced = read("ADVANCED.md");
@@ -172,7 +123,7 @@ describe("the docs' reading of Markdown", () => {
 });
 
 describe("module paths the docs cite", () => {
-  const DOCS = ["ADVANCED.md", "ARCHITECTURE.md", "README.md", "test/README.md"];
+  const DOCS = ["ADVANCED.md", "ARCHITECTURE.md", "README.md", "test/README.md", ...optionalDocs, ...topicPages()];
 
   it.each(DOCS)("%s cites only src/ modules that exist", (doc) => {
     const missing = citedModules(read(doc)).filter(({ path }) => !existsSync(join(REPO_ROOT, path)));

@@ -1,17 +1,16 @@
 /**
  * ADVANCED.md gives the strings and rules the product really has: each envelope body is built here from a record
- * and must be in the manual word for word; the parameter table lists every parameter and action the tool's schema
- * accepts; the validation list has the order the tool checks in (the depth gate first).
+ * and must be in the manual word for word (and no docs/ page may name the partial output's heading otherwise);
+ * the parameter table lists every parameter and action the tool's schema accepts; the validation list has the
+ * order the tool checks in (the depth gate first).
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../harness/pi-env.ts";
 import { buildEnvelope } from "../../../src/io/delivery/envelope.ts";
 import { subagentParameters } from "../../../src/pi/tool/schema.ts";
 import type { TaskRecord } from "../../../src/core/tasks/types.ts";
+import { readDoc, topicPages } from "./markdown.ts";
 
-const ADVANCED = readFileSync(join(REPO_ROOT, "ADVANCED.md"), "utf8");
+const ADVANCED = readDoc("ADVANCED.md");
 const SESSION_FILE = "/agent/subagent-sessions/x/session.jsonl";
 
 /** The text under a heading; `flat` joins wrapped lines (one space for each line break and its indent). */
@@ -73,7 +72,7 @@ describe("ADVANCED.md, the envelope's bodies", () => {
     expect(envelopeSection()).toContain(`followed by a blank line and its partial output under \`${heading}\``);
     // The same heading when an older record kept no tool list.
     expect(envelopeBody({ status: "cancelled", cancelledBy: "user", output: "half done" })).toContain(`\n\n${heading}\nhalf done`);
-    expect(ADVANCED).not.toMatch(/(?<!Partial )`Output before it was stopped:`/);
+    for (const doc of ["ADVANCED.md", ...topicPages()]) expect(readDoc(doc), doc).not.toMatch(/(?<!Partial )`Output before it was stopped:`/);
   });
 });
 

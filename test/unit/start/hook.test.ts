@@ -78,4 +78,37 @@ describe("the roster hooks with a remembered roster", () => {
       rmSync(root, { recursive: true, force: true });
     }
   });
+
+  it("follows the agent files within one session: a file added, then removed, changes the next turn's block, and nothing else does", async () => {
+    delete process.env.PI_SUBAGENT_DEPTH;
+    const root = mkdtempSync(join(tmpdir(), "roster-hook-"));
+    try {
+      const agentDir = join(root, "agent");
+      const cwd = join(root, "work");
+      mkdirSync(join(agentDir, "agents"), { recursive: true });
+      mkdirSync(cwd);
+      writeFileSync(join(agentDir, "agents", "mine.md"), "---\nname: mine\ndescription: Mine\n---\nBody\n");
+      process.env.PI_CODING_AGENT_DIR = agentDir;
+      const withMine = rosterFingerprint(cwd);
+      await rememberRoster(withMine, "## Available Subagents\n- mine");
+      const session = hooks();
+      const turn = async () => (await session["before_agent_start"]!({ systemPrompt: "base" }, { cwd }))?.systemPrompt;
+      expect(await turn()).toBe("base\n\n## Available Subagents\n- mine");
+
+      const added = join(agentDir, "agents", "other.md");
+      writeFileSync(added, "---\nname: other\ndescription: Other\n---\nBody\n");
+      await rememberRoster(rosterFingerprint(cwd), "## Available Subagents\n- mine\n- other");
+      const loaded = state.loaded;
+      expect(await turn()).toBe("base\n\n## Available Subagents\n- mine\n- other");
+      expect(await turn()).toBe("base\n\n## Available Subagents\n- mine\n- other");
+
+      rmSync(added);
+      expect(rosterFingerprint(cwd)).toBe(withMine);
+      expect(await turn()).toBe("base\n\n## Available Subagents\n- mine");
+      // Every block came from the remembered ones: the builder was never needed.
+      expect(state.loaded).toBe(loaded);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });

@@ -91,7 +91,7 @@ describe("the light entry's manifest", () => {
       else process.env.PI_SUBAGENT_DEPTH = saved;
     }
     expect([...fake.tools.keys()]).toEqual(["subagent"]);
-    expect([...fake.commands.keys()].sort()).toEqual(["subagent-answer", "subagent-cancel", "subagent-cancel-all", "subagent-config", "subagent-message", "subagent-result", "subagent-usage", "subagent-watch", "subagent-worktrees"]);
+    expect([...fake.commands.keys()].sort()).toEqual(["subagent-agents", "subagent-answer", "subagent-cancel", "subagent-cancel-all", "subagent-config", "subagent-message", "subagent-result", "subagent-usage", "subagent-watch", "subagent-worktrees"]);
     // message_update: without the TUI (as here), a streamed subagent call starts loading the tool's part early.
     expect([...fake.on.keys()].sort()).toEqual(["agent_end", "agent_settled", "agent_start", "before_agent_start", "context", "message_end", "message_start", "message_update", "session_shutdown", "session_start", "tool_result"]);
     expect([...fake.renderers.keys()]).toEqual(["subagent-result"]);

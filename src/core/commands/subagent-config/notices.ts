@@ -1,7 +1,7 @@
 /**
  * The result notices of /subagent-config, pure. Each says what was (or was not) written, where, and when it
- * takes effect: description edits need /reload (the roster in the system prompt is cached); every other edit
- * counts from the next dispatch, which re-reads the agent files and the config.
+ * takes effect: a description edit is in the roster of the main agent's next turn (the roster follows the agent
+ * files); every other edit counts from the next dispatch, which re-reads the agent files and the config.
  */
 import type { AgentDefinition } from "../../agents/types.ts";
 import type { ResolvedModelConfig, ResolvedValue } from "../../config/types.ts";
@@ -10,7 +10,7 @@ import type { BodyEditOutcome, FileTarget, WriteTarget } from "./types.ts";
 
 export const PROCESS_WRITE_NOTE = "written to this process (memory only — no file written; disappears when the process exits)";
 export const NEXT_DISPATCH = "Takes effect on the next dispatch.";
-export const RELOAD_HINT = "Run /reload to refresh the subagent roster in the main agent's system prompt.";
+export const ROSTER_NEXT_TURN = "The main agent's subagent roster shows it from its next turn.";
 export const USAGE = "Usage: /subagent-config [agent-name]";
 export const NON_TUI_WARNING = `/subagent-config is interactive and needs pi's TUI; nothing was shown or changed. Run it in an interactive pi session (not with -p or --mode json). ${USAGE}`;
 
@@ -101,7 +101,7 @@ export function unchangedNotice(agentName: string, field: string): string {
 }
 
 export function descriptionSavedNotice(agentName: string, filePath: string): string {
-  return `${agentName}: description saved to ${filePath}. ${RELOAD_HINT}`;
+  return `${agentName}: description saved to ${filePath}. ${ROSTER_NEXT_TURN}`;
 }
 
 export function listFieldSavedNotice(agentName: string, field: "tools" | "skills", list: readonly string[], filePath: string): string {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { bwrapArgs, FIRST_HANDED_FD, isFreeInPrivateTmp, isInsidePrivateTmp } from "../../../../src/core/sandbox/bwrap-args.ts";
+import { bwrapArgs, FIRST_HANDED_FD, isFreeInPrivateTmp, isInsidePrivateTmp, missingProtectedFiles, mountPointsMade } from "../../../../src/core/sandbox/bwrap-args.ts";
 import type { SandboxLayout } from "../../../../src/core/sandbox/bwrap-args.ts";
 
 const layout = (overrides: Partial<SandboxLayout> = {}): SandboxLayout => ({
   level: "read-only",
   cwd: "/home/ann/project",
   agentDir: "/home/ann/.pi/agent",
-  agentDirEntries: ["auth.json", "settings.json", "extensions"],
+  agentDirEntries: ["auth.json", "settings.json", "extensions", "sessions", "subagent-sessions"],
   taskDir: "/home/ann/.pi/agent/subagent-sessions/0190-task",
   keepVisible: ["/home/ann", "/usr/lib/node_modules"],
   secrets: [
@@ -21,7 +21,7 @@ function mounts(args: string[]): string[] {
   const ops: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const op = args[i]!;
-    if (op === "--tmpfs" || op === "--dev" || op === "--proc" || op === "--chdir" || op === "--dir" || op === "--perms") ops.push(`${op} ${args[++i]}`);
+    if (op === "--tmpfs" || op === "--remount-ro" || op === "--dev" || op === "--proc" || op === "--chdir" || op === "--dir" || op === "--perms") ops.push(`${op} ${args[++i]}`);
     else if (op === "--file") {
       const fd = args[++i];
       ops.push(`${op} ${fd} ${args[++i]}`);
@@ -41,7 +41,7 @@ function mounts(args: string[]): string[] {
 }
 
 describe("bwrapArgs", () => {
-  it("read-only: root read-only, private /tmp, the agent dir a private copy with auth.json and the task folder writable, secrets hidden", () => {
+  it("read-only: root read-only, private /tmp, the agent dir a private copy without transcripts, other tasks or the person's auth.json, the task folder writable, secrets hidden", () => {
     expect(mounts(bwrapArgs(layout()))).toEqual([
       "--cap-drop ALL",
       "--ro-bind /",
@@ -53,12 +53,51 @@ describe("bwrapArgs", () => {
       "--tmpfs /home/ann/.ssh",
       "--ro-bind /dev/null /home/ann/.netrc",
       "--tmpfs /home/ann/.pi/agent",
-      "--bind /home/ann/.pi/agent/auth.json",
       "--ro-bind /home/ann/.pi/agent/settings.json",
       "--ro-bind /home/ann/.pi/agent/extensions",
+      "--tmpfs /home/ann/.pi/agent/subagent-sessions",
+      "--dir /home/ann/.pi/agent/subagent-sessions/0190-task",
+      "--remount-ro /home/ann/.pi/agent/subagent-sessions",
       "--bind /home/ann/.pi/agent/subagent-sessions/0190-task",
       "--chdir /home/ann/project",
     ]);
+  });
+
+  it("hands the child its own copy of auth.json (descriptor 3, owner-only) in the agent dir's tmpfs, never the person's file", () => {
+    const ops = mounts(bwrapArgs(layout({ handedIn: ["/home/ann/.pi/agent/auth.json", "/tmp/jiti/a.1a2b3c4d.mjs"] })));
+    expect(ops.filter((op) => op.includes("auth.json"))).toEqual(["--file 3 /home/ann/.pi/agent/auth.json"]);
+    expect(ops[ops.indexOf("--file 3 /home/ann/.pi/agent/auth.json") - 1]).toBe("--perms 0600");
+    expect(ops.indexOf("--file 3 /home/ann/.pi/agent/auth.json")).toBeGreaterThan(ops.indexOf("--tmpfs /home/ann/.pi/agent"));
+    expect(ops).not.toContain("--dir /home/ann/.pi/agent");
+    expect(ops).toContain("--file 4 /tmp/jiti/a.1a2b3c4d.mjs");
+  });
+
+  it("workspace-write keeps git's and pi's files read-only: an existing one bound over, a missing folder an empty read-only tmpfs, a missing file an empty read-only file", () => {
+    const protectedPaths = [
+      { path: "/home/ann/project/.git", kind: "directory" as const, exists: true },
+      { path: "/home/ann/project/.pi", kind: "directory" as const, exists: false },
+      { path: "/home/ann/project/AGENTS.md", kind: "file" as const, exists: false },
+      { path: "/home/ann/project/CLAUDE.md", kind: "file" as const, exists: false },
+    ];
+    const ops = mounts(bwrapArgs(layout({ level: "workspace-write", protectedPaths, handedIn: ["/home/ann/.pi/agent/auth.json"] })));
+    const cwdBind = ops.indexOf("--bind /home/ann/project");
+    expect(ops.indexOf("--ro-bind /home/ann/project/.git")).toBeGreaterThan(cwdBind);
+    expect(ops.indexOf("--tmpfs /home/ann/project/.pi")).toBeGreaterThan(cwdBind);
+    expect(ops[ops.indexOf("--tmpfs /home/ann/project/.pi") + 1]).toBe("--remount-ro /home/ann/project/.pi");
+    // The empty files come from the descriptors after the files handed in.
+    expect(ops).toContain("--ro-bind-data");
+    const args = bwrapArgs(layout({ level: "workspace-write", protectedPaths, handedIn: ["/home/ann/.pi/agent/auth.json"] }));
+    const data = args.flatMap((arg, i) => (arg === "--ro-bind-data" ? [`${args[i + 1]} ${args[i + 2]}`] : []));
+    expect(data).toEqual(["4 /home/ann/project/AGENTS.md", "5 /home/ann/project/CLAUDE.md"]);
+    expect(missingProtectedFiles({ level: "workspace-write", protectedPaths }).map((entry) => entry.path)).toEqual(["/home/ann/project/AGENTS.md", "/home/ann/project/CLAUDE.md"]);
+    expect(mountPointsMade({ level: "workspace-write", protectedPaths })).toEqual(["/home/ann/project/.pi", "/home/ann/project/AGENTS.md", "/home/ann/project/CLAUDE.md"]);
+  });
+
+  it("read-only needs no protected paths: its working folder is read-only already", () => {
+    const protectedPaths = [{ path: "/home/ann/project/.pi", kind: "directory" as const, exists: false }];
+    const ops = mounts(bwrapArgs(layout({ protectedPaths })));
+    expect(ops.filter((op) => op.includes("/home/ann/project/"))).toEqual([]);
+    expect(mountPointsMade({ level: "read-only", protectedPaths })).toEqual([]);
   });
 
   it("workspace-write binds the working folder writable, and a worktree inside the agent dir after the agent dir's copy", () => {

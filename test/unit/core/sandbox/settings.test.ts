@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readSandboxSettings } from "../../../../src/core/sandbox/settings.ts";
-import { hiddenPaths } from "../../../../src/core/sandbox/secrets.ts";
+import { hiddenPaths, hiddenSystemPaths } from "../../../../src/core/sandbox/secrets.ts";
 
 const layer = (settings: Record<string, unknown>, filePath: string) => ({ settings, filePath });
 
@@ -30,17 +30,18 @@ describe("readSandboxSettings", () => {
 });
 
 describe("hiddenPaths", () => {
-  it("is the six defaults under home plus the person's own, relative ones dropped", () => {
-    expect(hiddenPaths("/home/ann", ["~/.kube", "/srv/keys", "relative/x"])).toEqual([
-      "/home/ann/.ssh",
-      "/home/ann/.gnupg",
-      "/home/ann/.aws",
-      "/home/ann/.config/gcloud",
-      "/home/ann/.netrc",
-      "/home/ann/.docker/config.json",
-      "/home/ann/.kube",
-      "/srv/keys",
-    ]);
+  it("is the defaults under home (keys, tokens, shell histories) plus the person's own, relative ones dropped", () => {
+    const paths = hiddenPaths("/home/ann", ["~/.kube", "/srv/keys", "relative/x"]);
+    for (const secret of [".ssh", ".gnupg", ".aws", ".config/gcloud", ".netrc", ".docker/config.json", ".git-credentials", ".config/gh", ".npmrc", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".kube", ".azure", ".bash_history", ".zsh_history", ".local/share/fish/fish_history"]) {
+      expect(paths).toContain(`/home/ann/${secret}`);
+    }
+    expect(paths).toContain("/srv/keys");
+    expect(paths.filter((path) => path.includes("relative"))).toEqual([]);
+    expect(new Set(paths).size).toBe(paths.length);
+  });
+
+  it("hides the person's runtime folder and docker's sockets", () => {
+    expect(hiddenSystemPaths(1000)).toEqual(["/run/user/1000", "/var/run/docker.sock", "/run/docker.sock"]);
   });
 });
 
@@ -48,8 +49,8 @@ import { sandboxRefusedMessage } from "../../../../src/core/sandbox/texts.ts";
 
 describe("sandboxRefusedMessage", () => {
   it("names the agent, the level and who set it, the reason and both fixes", () => {
-    expect(sandboxRefusedMessage("worker", { level: "read-only", source: "frontmatter" }, { kind: "not-found" })).toBe(
-      'Cannot start the subagent "worker": it must run in a sandbox (sandbox: read-only, from the agent\'s frontmatter) and none can be made here: bwrap (bubblewrap) was not found on PATH. Nothing was started. The fix is the person\'s: install bubblewrap (the `bwrap` command; Debian/Ubuntu: apt-get install bubblewrap, Fedora: dnf install bubblewrap) with user namespaces turned on, or set "sandbox: off" for this agent (its frontmatter, or its entry in your subagent-isolation.json) to run it without a sandbox. A call\'s sandbox: "off" cannot lift it.',
+    expect(sandboxRefusedMessage("worker", { level: "read-only", source: "frontmatter" }, { kind: "not-found", dirs: ["/usr/bin", "/bin"] })).toBe(
+      'Cannot start the subagent "worker": it must run in a sandbox (sandbox: read-only, from the agent\'s frontmatter) and none can be made here: bwrap (bubblewrap) was not found in /usr/bin, /bin (it is looked for only there, owned by root, never on PATH). Nothing was started. The fix is the person\'s: install bubblewrap (the `bwrap` command; Debian/Ubuntu: apt-get install bubblewrap, Fedora: dnf install bubblewrap) with user namespaces turned on, or set "sandbox: off" for this agent (its frontmatter, or its entry in your subagent-isolation.json) to run it without a sandbox. A call\'s sandbox: "off" cannot lift it.',
     );
   });
 });

@@ -242,4 +242,15 @@ describe("buildChildCommand: in a sandbox", () => {
     expect(sandboxed.env).toEqual(plain.env);
     expect(sandboxed.prompt).toBe(plain.prompt);
   });
+
+  it("drops the person's agent and bus sockets from a sandboxed child's environment only, and passes the mount points on", () => {
+    const sockets = { SSH_AUTH_SOCK: "/run/user/1000/ssh", SSH_AGENT_PID: "42", GPG_AGENT_INFO: "/run/g", DBUS_SESSION_BUS_ADDRESS: "unix:path=/run/user/1000/bus", DOCKER_HOST: "unix:///var/run/docker.sock", OPENAI_API_KEY: "sk-kept" };
+    const plain = buildChildCommand(input({ baseEnv: { PATH: "/usr/bin", ...sockets } }));
+    const sandboxed = buildChildCommand(input({ baseEnv: { PATH: "/usr/bin", ...sockets }, sandbox: { bwrap: "/usr/bin/bwrap", args: [], mountPoints: ["/p/AGENTS.md"] } }));
+    expect(plain.env.SSH_AUTH_SOCK).toBe("/run/user/1000/ssh");
+    for (const name of ["SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST"]) expect(sandboxed.env[name], name).toBeUndefined();
+    // API keys in the environment still reach the child (its pi needs them): the docs say so.
+    expect(sandboxed.env.OPENAI_API_KEY).toBe("sk-kept");
+    expect(sandboxed.mountPoints).toEqual(["/p/AGENTS.md"]);
+  });
 });

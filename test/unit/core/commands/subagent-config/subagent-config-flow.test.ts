@@ -460,7 +460,7 @@ describe("agent file fields", () => {
       { message: "worker: the description cannot be empty; nothing written.", level: "error" },
       { message: "worker: description unchanged; nothing written.", level: "info" },
       {
-        message: `worker: description saved to ${world.workerFile}. Run /reload to refresh the subagent roster in the main agent's system prompt.`,
+        message: `worker: description saved to ${world.workerFile}. The main agent's subagent roster shows it from its next turn.`,
         level: "info",
       },
     ]);

@@ -111,7 +111,7 @@ describe("in the TUI", () => {
     expect(rendered[0]).toContain("> A test worker");
     expect(rendered[0]!.some((line) => line.includes("worker: description (one line)"))).toBe(true);
     expect(world.read(world.workerFile)).toBe(WORKER_TEXT.replace("description: A test worker", "description: A test worker and more"));
-    expect(notices[0]!.message).toContain("Run /reload");
+    expect(notices[0]!.message).toContain("The main agent's subagent roster shows it from its next turn.");
     expect(calls.filter((c) => c.method === "input" || c.method === "editor")).toEqual([]);
   });
 
