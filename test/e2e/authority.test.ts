@@ -159,7 +159,11 @@ if (onPi1) describe("pi 1.x project trust (print mode)", () => {
     expect(explore.model).toBe("fake-model");
     // The child was told the same decision: the project's skill is not in its prompt either.
     expect(explore.system).not.toContain("PROJECT-SKILL-MARKER");
-    expect(run.stderr).toContain("pi-subagent-dispatch: this project is not trusted, so its subagent files are not used");
+    // One notice for the process's session, naming both files, though the roster and the tool each met them.
+    const notices = run.stderr.split("\n").filter((line) => line.includes("this project is not trusted, so its subagent files are not used"));
+    expect(notices, run.stderr).toHaveLength(1);
+    expect(notices[0]).toContain(".pi/agents/");
+    expect(notices[0]).toContain(".pi/subagent-isolation.json");
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 

@@ -12,6 +12,22 @@ export function projectSkippedNotice(hiddenBecause: NonNullable<ProjectAuthority
   return `pi-subagent-dispatch: this project is not trusted, so its subagent files are not used (${what}); ${TRUST_HOW_TO}`;
 }
 
+/**
+ * The notice naming what of the project's was left out (its agents folder, and in an untrusted project its
+ * subagent-isolation.json), or undefined when nothing was. The roster and the tool build it alike, so the person
+ * reads one notice, whichever path meets the project first.
+ */
+export function projectSkippedNoticeFor(authority: ProjectAuthority, agentsDir: string | undefined, configFile: string | undefined): string | undefined {
+  if (!authority.hiddenBecause) return undefined;
+  const skipped = [agentsDir ? `${agentsDir}/` : undefined, authority.hiddenBecause === "untrusted" ? configFile : undefined].filter((item) => item !== undefined);
+  return skipped.length > 0 ? projectSkippedNotice(authority.hiddenBecause, skipped) : undefined;
+}
+
+/** What keys the notice's once-only report: one notice per session and project. */
+export function projectSkippedNoticeKey(sessionId: string | undefined, cwd: string): string {
+  return `project-skipped:${sessionId ?? ""}:${cwd}`;
+}
+
 /** Added to an unknown-agent refusal when the project's agents were left out. */
 export function projectAgentsHiddenNote(hiddenBecause: NonNullable<ProjectAuthority["hiddenBecause"]>): string {
   if (hiddenBecause === "policy") return ` The project's agents are turned off by the person's setting ("$projectAgents": "never"); do not retry with them.`;

@@ -65,6 +65,7 @@ export interface TaskRecord {
   stopReason?: string;
   errorMessage?: string;
   cancelledBy?: CancelledBy;
+  /** The main agent's reason (an agent cancel), or the command a person cancelled with (a user cancel). */
   cancelReason?: string;
   usage: UsageTotals;
   /** The model the child ran (as pi reported it, else the one it was started with). */

@@ -5,7 +5,7 @@
  */
 import { homedir } from "node:os";
 import { discoverAgents } from "../../io/agents/discover.ts";
-import { formatAgentWarning, reportWarningsOnce } from "../../io/agents/warnings.ts";
+import { formatAgentWarning, reportOnceByKey, reportWarningsOnce } from "../../io/agents/warnings.ts";
 import { currentModelRef } from "../../core/config/resolve.ts";
 import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../../core/shared/depth.ts";
 import { resolveDispatchLimits } from "../../core/config/dispatch-limits.ts";
@@ -44,7 +44,7 @@ import type { ProjectAuthority } from "../../core/authority/project-trust.ts";
 import { readAuthoritySettings } from "../../core/authority/user-settings.ts";
 import { grantTools } from "../../core/authority/tool-ceiling.ts";
 import type { ToolGrant, ToolGrantInput } from "../../core/authority/tool-ceiling.ts";
-import { guardedChangedNotice, guardedChangedRefusal, projectAgentsHiddenNote, projectSkippedNotice } from "../../core/authority/texts.ts";
+import { guardedChangedNotice, guardedChangedRefusal, projectAgentsHiddenNote, projectSkippedNoticeFor, projectSkippedNoticeKey } from "../../core/authority/texts.ts";
 import type { AgentDefinition, DiscoveryResult } from "../../core/agents/types.ts";
 import { protectedTools, replacedAgentText } from "../../core/agents/name-protection.ts";
 import { resolveSandbox } from "../../core/sandbox/resolve-sandbox.ts";
@@ -131,13 +131,6 @@ function warningSink(ctx: ExtensionContext): WarningSink {
   return ctx.hasUI ? { hasUI: true, ui: ctx.ui } : { hasUI: false, ui: { notify: () => {} } };
 }
 
-/** The once-a-session notice naming what of the project's was left out, if anything was. */
-function projectSkippedNotices(authority: ProjectAuthority, agentsDir: string | undefined, configFile: string | undefined): string[] {
-  if (!authority.hiddenBecause) return [];
-  const skipped = [agentsDir ? `${agentsDir}/` : undefined, authority.hiddenBecause === "untrusted" ? configFile : undefined].filter((item) => item !== undefined);
-  return skipped.length > 0 ? [projectSkippedNotice(authority.hiddenBecause, skipped)] : [];
-}
-
 /** An unknown agent in a project whose agents were left out: the refusal says why, and who can change it. */
 function unknownAgentNote(params: SubagentParams, discovery: DiscoveryResult, authority: ProjectAuthority): string {
   const name = (params.agent ?? "").trim();
@@ -202,7 +195,8 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     if (changedSinceStart.length > 0) reportWarningsOnce([guardedChangedNotice(changedSinceStart)], warningSink(ctx));
     const discovery = discoverAgents({ cwd: ctx.cwd, scope: params.agentScope ?? "both", projectAgents: authority.projectAgents });
     reportWarningsOnce(discovery.warnings.map(formatAgentWarning), warningSink(ctx));
-    reportWarningsOnce(projectSkippedNotices(authority, discovery.projectAgentsSkipped, config.projectSkipped), warningSink(ctx));
+    const skippedNotice = projectSkippedNoticeFor(authority, discovery.projectAgentsSkipped, config.projectSkipped);
+    if (skippedNotice) reportOnceByKey(projectSkippedNoticeKey(ctx.sessionManager.getSessionId(), ctx.cwd), skippedNotice, warningSink(ctx));
     const validation = validateDispatch(params, discovery.agents);
     if (!validation.ok) throw new Error(`${validation.message}${unknownAgentNote(params, discovery, authority)}`);
     const request = validation.value;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FanOutGate } from "../../../../src/core/fanout/fan-out-gate.ts";
-import { fanOutHit, fanOutRefusal } from "../../../../src/core/fanout/gate.ts";
+import { fanOutHit, fanOutQuestion, fanOutRefusal } from "../../../../src/core/fanout/gate.ts";
 import { resolveFanOutLimits } from "../../../../src/core/fanout/limits.ts";
 import { parseConfigLayer } from "../../../../src/io/config/read-layer.ts";
 
@@ -94,5 +94,12 @@ describe("FanOutGate: blocking calls", () => {
     expect(await gate.admit(limits, { hasUI: false } as never, false)).toBeUndefined();
     gate.beginBlockingRun();
     expect(await gate.admit(limits, { hasUI: false } as never, false)).toContain("In flight now: 1 task");
+  });
+});
+
+describe("the question to the person", () => {
+  it("counts tasks in the singular for a limit of one", () => {
+    expect(fanOutQuestion({ cap: "turn", limit: 1 })).toBe("The model wants to dispatch more than 1 subagent task in this run. Allow more until this run ends?");
+    expect(fanOutQuestion({ cap: "in-flight", limit: 3 })).toBe("The model wants more than 3 subagent tasks in flight at once. Allow more until this run ends?");
   });
 });
