@@ -7,7 +7,8 @@
  *   refusing every call (src/start/depth-gate-tool.ts) and nothing else of ours; one that has the package only
  *   because its parent passed its own `-e` on gets no tool at all, as a child without the package would;
  * - a sandboxed subagent below the limit (PI_SUBAGENT_SANDBOX) gets the same refusing tool, saying why;
- * - the main pi gets src/start/main-pi.ts: the manifest in front of the runtime (src/pi/runtime.ts), loaded on first use.
+ * - the main pi gets src/start/main-pi.ts: the manifest in front of the runtime (src/pi/runtime.ts), loaded on first use;
+ *   a second clone of the package loaded in the same pi registers only a notice saying so (src/io/shared/loaded-copy.ts).
  * Only the depth variables are imported up front: a child that only watches its parent loads neither pi's
  * packages nor TypeBox.
  */
@@ -29,5 +30,15 @@ export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> 
     (await import("./src/start/depth-gate-tool.ts")).registerDepthGateTool(pi, subagentParameters);
     return;
   }
+  // A second clone of the package (installed and `-e`) explains itself instead of colliding on the tool's name.
+  const { claimLoadedCopy, releaseLoadedCopy, secondCopyNotice } = await import("./src/io/shared/loaded-copy.ts");
+  const { PACKAGE_ROOT } = await import("./src/io/shared/paths.ts");
+  const claim = claimLoadedCopy(PACKAGE_ROOT);
+  if (claim.kind === "other") {
+    const notice = secondCopyNotice(claim.root, PACKAGE_ROOT);
+    pi.on("session_start", async (_event, ctx) => (await import("./src/io/agents/warnings.ts")).reportWarningsOnce([notice], ctx));
+    return;
+  }
+  pi.on("session_shutdown", () => releaseLoadedCopy(PACKAGE_ROOT));
   (await import("./src/start/main-pi.ts")).registerMainPi(pi, subagentParameters);
 }

@@ -20,6 +20,7 @@ import { FakeModel, fakeDirective } from "../test/harness/fake-model.ts";
 import { createPiEnv, EXTENSION_ENTRY, PI_CLI, runPi, type PiEnv } from "../test/harness/pi-env.ts";
 import { killProcessesWithMarker } from "../test/harness/processes.ts";
 import { median } from "./startup.ts";
+import { approveProjectAgent } from "../test/harness/approve-agent.ts";
 
 const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 10));
 const WORKER_BODY = "You are the bench worker. Answer briefly.";
@@ -142,7 +143,8 @@ function inProcessTool(env: PiEnv): InProcessTool {
 export async function runDispatchSection(): Promise<{ ok: boolean }> {
   const fake = await new FakeModel().start();
   const env = createPiEnv({ baseUrl: fake.baseUrl });
-  env.writeWorkFile(".pi/agents/worker.md", WORKER);
+  // The person approved this project agent before (first-use trust): unapproved, print mode refuses it.
+  approveProjectAgent(env, env.writeWorkFile(".pi/agents/worker.md", WORKER));
   const saved = { ...process.env };
   let ok = true;
   try {

@@ -16,6 +16,7 @@ import { createPiEnv, EXTENSION_ENTRY, PI_CLI, runPi } from "../test/harness/pi-
 import { killProcessesWithMarker } from "../test/harness/processes.ts";
 import { median } from "./startup.ts";
 import { writeFileSync } from "node:fs";
+import { approveProjectAgent } from "../test/harness/approve-agent.ts";
 
 const ROUNDS = Math.max(3, Number(process.env.BENCH_LIVE_ROUNDS ?? 5));
 const WORKER = "---\nname: worker\ndescription: Bench worker\n---\nYou are the bench worker. Answer briefly.\n";
@@ -24,7 +25,8 @@ const ms = (value: number) => `${Math.round(value)} ms`;
 export async function runLiveChildrenSection(): Promise<{ ok: boolean }> {
   const fake = await new FakeModel().start();
   const env = createPiEnv({ baseUrl: fake.baseUrl });
-  env.writeWorkFile(".pi/agents/worker.md", WORKER);
+  // The person approved this project agent before (first-use trust): unapproved, print mode refuses it.
+  approveProjectAgent(env, env.writeWorkFile(".pi/agents/worker.md", WORKER));
   try {
     // (a) paired delegation wall time
     const prompt = `Delegate. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: `Bench. ${fakeDirective({ text: "CHILD-OK" })}` } }] }])}`;

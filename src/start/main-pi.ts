@@ -10,6 +10,7 @@ import { subagentManifest } from "./manifest.ts";
 import { registerRosterHook } from "./roster-hook.ts";
 import { detectAppMode } from "../io/shared/mode.ts";
 import { registerStartupSweep } from "./register-startup-sweep.ts";
+import { registerSessionStart } from "./register-session-start.ts";
 import { TOOL_NAME } from "../core/tool/texts.ts";
 
 /** The runtime's parts, each imported on first use (src/start/lazy-extension.ts says when). */
@@ -25,6 +26,8 @@ const RUNTIME_PARTS: LazyRuntimes = {
  * @param parts The runtime's parts (tests hand in their own).
  */
 export function registerMainPi(pi: ExtensionAPI, toolParameters: LazyManifest["tools"][number]["parameters"], parts: LazyRuntimes = RUNTIME_PARTS): void {
+  // Authority is decided once per session, at its start (before any child could have written a file).
+  registerSessionStart(pi);
   // Once per process, after the first session_start: runs left by a pi that was killed hard (loads on demand).
   registerStartupSweep(pi);
   registerRosterHook(pi, () => import("../pi/roster/register.ts"));

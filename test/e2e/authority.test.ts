@@ -112,8 +112,8 @@ const SKILL = "---\nname: proj-skill\ndescription: PROJECT-SKILL-MARKER the proj
 // Each pi gets the tests of its own trust model (pi 0.73.1 has none), so neither pass counts skipped tests.
 if (!onPi1) {
   describe("pi 0.73.1: no trust system (print mode)", () => {
-    it("runs a project agent unasked with the project's config (nobody can be asked, and pi has no decision to follow)", async () => {
-      suite.newEnv({ workerUnapproved: true });
+    it("runs a project agent the person approved before with the project's config (pi has no decision to follow)", async () => {
+      suite.newEnv();
       suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { model: `fake/${FAKE_REASONER}` } }));
       const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task("Work. OLD-PI-WORKER", { text: "OLD-PI-DONE" }) })])}`;
       const run = await printPi([], prompt);
@@ -159,7 +159,11 @@ if (onPi1) describe("pi 1.x project trust (print mode)", () => {
     expect(explore.model).toBe("fake-model");
     // The child was told the same decision: the project's skill is not in its prompt either.
     expect(explore.system).not.toContain("PROJECT-SKILL-MARKER");
-    expect(run.stderr).toContain("pi-subagent-dispatch: this project is not trusted, so its subagent files are not used");
+    // One notice for the process's session, naming both files, though the roster and the tool each met them.
+    const notices = run.stderr.split("\n").filter((line) => line.includes("this project is not trusted, so its subagent files are not used"));
+    expect(notices, run.stderr).toHaveLength(1);
+    expect(notices[0]).toContain(".pi/agents/");
+    expect(notices[0]).toContain(".pi/subagent-isolation.json");
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 

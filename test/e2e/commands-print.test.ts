@@ -75,7 +75,7 @@ describe("task commands outside the TUI", () => {
 
     const list = await pi(["-p", "/subagent-result"]);
     expect(list.code).toBe(0);
-    expect(list.stderr.trim()).toBe("Usage: /subagent-result <taskId> (a unique prefix of 4+ characters is enough)");
+    expect(list.stderr.trim()).toBe("Usage: /subagent-result <taskId> (the short id the widget shows, or any unique start or end of 4+ characters, is enough)");
     expect(list.stdout.split("\n")).toHaveLength(2);
     expect(list.stdout.startsWith(`${id}  worker  succeeded  Find the bug. @fake`)).toBe(true);
   });

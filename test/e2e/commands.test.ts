@@ -84,9 +84,9 @@ function envelopeFor(taskId: string) {
   );
 }
 
-/** How an id's suggestion reads in pi's completion list: 18 characters of it, then the agent. */
+/** How an id's suggestion reads in pi's completion list: its first 8 characters, its last 8 (the short id), then the agent. */
 function suggestion(taskId: string): string {
-  return `${taskId.slice(0, 18)}… worker`;
+  return `${taskId.slice(0, 8)}…${taskId.slice(-8)} worker`;
 }
 
 /** pi's own processes of the TUI harness that are meant to stay: the tmux server and the pane's shell. */
@@ -143,6 +143,8 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     await waitForTreeGone(idB, 302);
     const envelopeB = (await envelopeFor(idB)).messages.map(messageText).find((text) => text.includes(`(taskId: ${idB})`))!;
     expect(envelopeB).toContain(USER_CANCEL_BODY);
+    // Its card names the command the person used.
+    await t.waitForText("Cancelled by you (/subagent-cancel-all)", 30_000);
     await t.submit("/subagent-cancel-all");
     await t.waitForText("No running subagent tasks to cancel.", 30_000);
 
@@ -184,7 +186,7 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     await t.type("q");
     await t.waitForNoText(`Subagent result · ${id}`, 10_000);
 
-    // A new pi on the same agent dir: the picker lists it, Enter opens it, Esc returns to the list.
+    // A new pi on the same agent dir: the picker lists it, Enter opens it, Esc returns to the list, q to the editor.
     expect(await t.quit()).toBe(0);
     await t.dispose();
     const again = await startTui();
@@ -196,8 +198,13 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     await again.waitForText(/^ ROW-60 of the report\s*$/m, 10_000);
     await again.press("Escape");
     await again.waitForText("Subagent results (newest first)", 10_000);
-    await again.press("Escape");
-    await again.waitForNoText("Subagent results (newest first)", 10_000);
+    // q in the viewer closes it and the list: what the person types next is a prompt for the main agent.
+    await again.press("Enter");
+    await again.waitForText("Esc back to the list · q close", 30_000);
+    await again.type("q");
+    await again.waitForNoText(`Subagent result · ${id}`, 10_000);
+    await again.submit("AFTER-THE-VIEWER: a prompt for the main agent.");
+    await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.includes("AFTER-THE-VIEWER"), 30_000, "the next prompt at the model");
     expect(await again.quit()).toBe(0);
     await again.dispose();
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);

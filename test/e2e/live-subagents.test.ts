@@ -159,9 +159,9 @@ describe.skipIf(skipTuiTests())("live subagents in the TUI", () => {
     await t.waitForText("Dispatched.", 30_000);
     // pi offers the matching id as soon as the prefix is typed and Enter would accept it: close the list first.
     await t.type(`/subagent-cancel ${taskId.slice(0, 13)}`);
-    await t.waitForText(`${taskId.slice(0, 18)}… worker`, 15_000);
+    await t.waitForText(`${taskId.slice(0, 8)}…${taskId.slice(-8)} worker`, 15_000);
     await t.press("Escape");
-    await t.waitForNoText(`${taskId.slice(0, 18)}… worker`, 10_000);
+    await t.waitForNoText(`${taskId.slice(0, 8)}…${taskId.slice(-8)} worker`, 10_000);
     await t.press("Enter");
     const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 60_000, "the cancelled result");
     const envelope = resultMessages(delivered)[0]!;

@@ -18,6 +18,7 @@ const WORKER_AGENT = workerAgentFile("tools: read, bash");
 const MODELS = [`fake/${FAKE_MODEL}`, `fake/${FAKE_REASONER}`];
 const PROCESS_NOTE = "written to this process (memory only — no file written; disappears when the process exits)";
 const MANAGE_ENTRY = "Manage available model list ($models)";
+const TYPE_MODEL_ENTRY = "type a model (provider/model-id)…";
 
 const suite = useE2eSuite();
 
@@ -147,12 +148,18 @@ describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
     newEnv();
     const tui = await suite.startTui();
 
+    // Nothing sets the worker's model or thinking: the first screen says what it inherits.
+    await tui.submit("/subagent-config");
+    await waitForFlatText(tui, `worker (project) — inherits fake/${FAKE_MODEL} · thinking off`);
+    await tui.press("Escape");
+    await tui.waitForNoText(MANAGE_ENTRY);
+
     // Project file: fake-reasoner at high.
     await setWorkerModel(tui, `fake/${FAKE_REASONER}`, "high", "project");
     const projectNotice = `worker: model fake/${FAKE_REASONER}, thinking high; written to project (${projectConfigFile()}). Takes effect on the next dispatch.`;
     await waitForFlatText(tui, projectNotice);
     // Back at the field select, with the annotation recomputed.
-    await waitForFlatText(tui, `model & thinking — fake/${FAKE_REASONER} (project) / high (project)`);
+    await waitForFlatText(tui, `model & thinking — fake/${FAKE_REASONER} (project) · thinking high (project)`);
     expect(JSON.parse(readFileSync(projectConfigFile(), "utf8"))).toEqual({ worker: { model: `fake/${FAKE_REASONER}`, thinking: "high" } });
     await leaveFromFieldSelect(tui);
 
@@ -164,9 +171,9 @@ describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
     const projectFileBefore = readFileSync(projectConfigFile(), "utf8");
     await setWorkerModel(tui, `fake/${FAKE_REASONER}`, "low", "this process");
     await waitForFlatText(tui, PROCESS_NOTE);
-    await waitForFlatText(tui, `model & thinking — fake/${FAKE_REASONER} (process) / low (process) [saved: fake/${FAKE_REASONER} (project) / high (project)]`);
+    await waitForFlatText(tui, `model & thinking — fake/${FAKE_REASONER} (process) · thinking low (process) [saved: fake/${FAKE_REASONER} (project) · thinking high (project)]`);
     await tui.press("Escape");
-    await waitForFlatText(tui, `worker (project) — fake/${FAKE_REASONER} (low) (process) [saved: fake/${FAKE_REASONER} (project) / high (project)]`);
+    await waitForFlatText(tui, `worker (project) — fake/${FAKE_REASONER} · thinking low (process) [saved: fake/${FAKE_REASONER} (project) · thinking high (project)]`);
     await tui.press("Escape");
     await tui.waitForNoText(MANAGE_ENTRY);
     expect(readFileSync(projectConfigFile(), "utf8")).toBe(projectFileBefore);
@@ -181,10 +188,36 @@ describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
     await tui.submit("/subagent-config");
     const picker = await tui.waitForText(MANAGE_ENTRY, 30_000);
     const workerLine = selectOnScreen(picker)?.options.find((line) => line.startsWith("worker (project)"));
-    expect(workerLine).toBe(`worker (project) — fake/${FAKE_REASONER} (high)`);
+    expect(workerLine).toBe(`worker (project) — fake/${FAKE_REASONER} · thinking high`);
     await tui.press("Escape");
     await tui.waitForNoText(MANAGE_ENTRY);
 
+    expect(await tui.quit()).toBe(0);
+    await tui.dispose();
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
+  it("without $models, the model is picked from pi's model registry (free text still offered)", async () => {
+    suite.newEnv({ workerFrontmatter: "tools: read, bash" });
+    const tui = await suite.startTui();
+    await tui.submit("/subagent-config worker");
+    await pick(tui, startsWith("model & thinking — "), "model & thinking");
+    await pick(tui, startsWith("edit model & thinking — "), "edit model & thinking");
+    const screen = await tui.waitForText("worker: model (the models pi can use now)", 30_000);
+    const options = selectOnScreen(screen)?.options ?? [];
+    // The main agent's model is what the worker runs with now; the last option asks for any model.
+    expect(options).toContain(`fake/${FAKE_MODEL} (current)`);
+    expect(options).toContain(`fake/${FAKE_REASONER}`);
+    expect(options[options.length - 1]).toBe(TYPE_MODEL_ENTRY);
+    await pick(tui, exactly(`fake/${FAKE_REASONER}`), "the reasoner");
+    await tui.waitForText("worker: thinking level");
+    await pick(tui, exactly("high"), "high");
+    await tui.waitForText("worker: write model & thinking to");
+    await pick(tui, exactly("this process"), "this process");
+    await waitForFlatText(tui, PROCESS_NOTE);
+    await waitForFlatText(tui, `model & thinking — fake/${FAKE_REASONER} (process) · thinking high (process)`);
+    await tui.press("Escape");
+    await tui.waitForNoText("Configure worker (project)");
     expect(await tui.quit()).toBe(0);
     await tui.dispose();
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
@@ -277,13 +310,13 @@ describe("/subagent-config outside the TUI", () => {
         "tools — read, bash",
         "skills — not set",
         `body — ${WORKER_BODY} (1 line)`,
-        "model & thinking — not set / not set",
+        `model & thinking — inherits fake/${FAKE_MODEL} · thinking off`,
         "budget — not set",
         "sandbox — off (default)",
       ]);
       await answerSelect("the action layer", startsWith("edit model & thinking — "));
       const models = await answerSelect("the model select", exactly(`fake/${FAKE_MODEL}`));
-      expect(models.options).toEqual(MODELS);
+      expect(models.options).toEqual([...MODELS, TYPE_MODEL_ENTRY]);
       const levels = await answerSelect("the thinking select", exactly("medium"));
       expect(levels.options).toEqual(["off", "minimal", "low", "medium", "high", "xhigh", "max", "not set (current)"]);
       await answerSelect("the write target", exactly("project"));

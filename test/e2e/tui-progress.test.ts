@@ -80,8 +80,8 @@ describe.skipIf(skipTuiTests())("TUI progress widget, status segment, result car
     await suite.fake.waitForRequest((req) => isWorkerRequest(req) && req.lastText.includes("Job Beta"), WAIT_MS, "the Beta child");
 
     // The widget: a titled rule with the count and one row per task; the footer counts them.
-    const shortAlpha = idAlpha!.slice(0, 13);
-    const shortBeta = idBeta!.slice(0, 13);
+    const shortAlpha = idAlpha!.slice(-8);
+    const shortBeta = idBeta!.slice(-8);
     // Each row follows its child's live state: both children have started their model call ("thinking").
     const running = await tui.waitForScreen(
       (screen) =>
@@ -103,9 +103,10 @@ describe.skipIf(skipTuiTests())("TUI progress widget, status segment, result car
     // Alpha's result: its card replaces the envelope; the widget shrinks to Beta.
     alpha.open();
     const afterAlpha = await tui.waitForScreen(
-      (screen) => screen.includes(`View full result: /subagent-result ${idAlpha}`) && /── Subagents · 1 running ─+/.test(screen),
+      // The footer is drawn on its own render: waited for with the rest, not caught between two renders.
+      (screen) => screen.includes(`View full result: /subagent-result ${idAlpha}`) && /── Subagents · 1 running ─+/.test(screen) && screen.includes("⚙ 1 running · 1 done"),
       WAIT_MS,
-      "Alpha's card and a one-row widget",
+      "Alpha's card, a one-row widget and the footer's count",
     );
     expect(afterAlpha).toMatch(new RegExp(`✓ worker succeeded · ${escape(shortAlpha)} · \\d\\d:\\d\\d · 1 turn/`));
     expect(afterAlpha).toContain("Task: Job Alpha: inspect the parser.");

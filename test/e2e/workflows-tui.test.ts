@@ -141,9 +141,9 @@ describe.skipIf(skipTuiTests())("a batch and a chain in the TUI", () => {
     });
     await waitForFile(slow.started, 90_000);
     // The widget groups the batch's rows under one line.
-    await t.waitForText(`┌ batch ${id.slice(0, 8)}`, 30_000);
+    await t.waitForText(`┌ batch ${id.slice(-8)} · 2 parts`, 30_000);
     // pi's completion list offers the task; the command is sent as typed.
-    await submitWithoutCompletion(t, `/subagent-cancel ${a}`, `${a.slice(0, 18)}… worker`);
+    await submitWithoutCompletion(t, `/subagent-cancel ${a}`, `${a.slice(0, 8)}…${a.slice(-8)} worker`);
     await t.waitForText(`Cancelled subagent task ${a} (worker)`, 30_000);
 
     const envelope = await workflowEnvelope();
@@ -157,19 +157,28 @@ describe.skipIf(skipTuiTests())("a batch and a chain in the TUI", () => {
     expect(allEnvelopesSeen()).toEqual([envelope]);
   });
 
-  it("/subagent-cancel <batch id> cancels every part in flight, and one envelope says so", async () => {
+  it("the batch id the widget shows cancels every part in flight; the card's id names the parts' results", async () => {
     const t = await startTui();
     const [first, second] = [sleepingTask("A"), sleepingTask("B")];
     await t.submit(dispatchPrompt({ tasks: [{ agent: "worker", task: first.task }, { agent: "worker", task: second.task }] }));
-    const { id } = await receipt();
+    const { id, parts } = await receipt();
     await waitForFile(first.started, 90_000);
     await waitForFile(second.started, 90_000);
-    // pi's completion list offers the batch's id (after its parts'); the command is sent as typed.
-    await submitWithoutCompletion(t, `/subagent-cancel ${id}`, `${id.slice(0, 18)}… batch of 2`);
+    // What a person reads off the widget's group line, and each part's row: ids that differ from each other.
+    const widget = await t.waitForScreen((screen) => /┌ batch \S+ · 2 parts/.test(screen), 30_000, "the batch's group line");
+    const shown = /┌ batch (\S+) · 2 parts/.exec(widget)![1]!;
+    expect(shown).toBe(id.slice(-8));
+    for (const part of parts) expect(widget).toContain(part.slice(-8));
+    // pi's completion list offers the batch for its short id; the command is sent as typed.
+    await submitWithoutCompletion(t, `/subagent-cancel ${shown}`, `${id.slice(0, 8)}…${id.slice(-8)} batch of 2`);
     await t.waitForText(`Cancelled 2 parts of batch ${id}`, 30_000);
     const envelope = await workflowEnvelope();
     expect(envelope.split("\n")[0]).toBe(`## [subagent-result] batch of 2: 2 cancelled (batchId: ${id})`);
     expect(await childrenLeft(t)).toEqual([]);
+    // The batch's card shows the same short id; given to /subagent-result it names each part's result.
+    await t.waitForText(`batch of 2: 2 cancelled · ${shown} ·`, 30_000);
+    await t.submit(`/subagent-result ${shown}`);
+    await t.waitForText(`${id} is a batch of 2: 2 cancelled.`, 30_000);
     expect(await t.quit()).toBe(0);
   });
 

@@ -4,9 +4,7 @@
  * process the test started killed before the next one. Call `useE2eSuite()` once at the top of a file (or of a
  * describe block) and use what it returns inside the tests.
  */
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { approveProjectAgent } from "./approve-agent.ts";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { FakeModel, type FakeRequest } from "./fake-model.ts";
 import { createPiEnv, EXTENSION_ENTRY, type PiEnv } from "./pi-env.ts";
@@ -34,17 +32,7 @@ export interface NewEnvOptions {
   workerUnapproved?: boolean;
 }
 
-/**
- * Records, as the person's Yes to the first-use question would, that the agent file's current text may run:
- * `<agent dir>/subagent-trusted-agents.json` (docs/safety.md, "Trust and authority"), keyed by the file's real path.
- */
-export function approveProjectAgent(env: Pick<PiEnv, "agentDir">, agentFile: string): void {
-  const path = join(env.agentDir, "subagent-trusted-agents.json");
-  const approvals = existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>) : {};
-  const text = readFileSync(agentFile, "utf8");
-  approvals[realpathSync(agentFile)] = { sha256: createHash("sha256").update(text).digest("hex"), name: "test", approvedAt: new Date().toISOString() };
-  writeFileSync(path, JSON.stringify(approvals, null, 2));
-}
+export { approveProjectAgent } from "./approve-agent.ts";
 
 export interface E2eSuite {
   /** The file's fake model (reset after each test). */

@@ -12,6 +12,7 @@ import type { ResolvedModelConfig } from "../config/types.ts";
 import { grantTools, PI_DEFAULT_TOOLS } from "../authority/tool-ceiling.ts";
 import type { SessionTools, ToolCeilingSetting } from "../authority/tool-ceiling.ts";
 import type { ProjectAgentGate, ProjectAuthority } from "../authority/project-trust.ts";
+import { protectedTools, replacedAgentText } from "./name-protection.ts";
 import { resolveSandbox } from "../sandbox/resolve-sandbox.ts";
 import type { ResolvedSandbox } from "../sandbox/resolve-sandbox.ts";
 import type { SandboxLevel } from "../sandbox/levels.ts";
@@ -57,7 +58,7 @@ export interface InventoryTools {
 }
 
 /** A project agent's first-use state where pi has no decision for the project. */
-export type FirstUseState = "approved" | "asks" | "runs-unasked" | "refused-unasked";
+export type FirstUseState = "approved" | "asks" | "refused-unasked";
 
 export interface InventoryAgent {
   name: string;
@@ -109,8 +110,14 @@ function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** The tools a dispatch grants: a project agent that replaces a personal one bounded by it first, then the ceiling. */
 function toolsOf(agent: AgentDefinition, inputs: InventoryInputs): InventoryTools {
-  const grant = grantTools({ agentTools: agent.tools, session: inputs.session, ceiling: inputs.ceiling });
+  const bounded = protectedTools(agent);
+  const grant = grantTools({ agentTools: bounded.tools, session: inputs.session, ceiling: inputs.ceiling });
+  if (bounded.cut.length > 0 && agent.shadows) {
+    const reason = replacedAgentText(agent.shadows);
+    return { tools: grant.tools ?? [], piDefaults: false, notGranted: [...bounded.cut, ...grant.notGranted], reason: grant.reason ? `${reason}; ${grant.reason}` : reason };
+  }
   if (grant.tools !== undefined) {
     return { tools: grant.tools, piDefaults: false, notGranted: grant.notGranted, ...(grant.reason ? { reason: grant.reason } : {}) };
   }
@@ -121,8 +128,7 @@ function toolsOf(agent: AgentDefinition, inputs: InventoryInputs): InventoryTool
 function firstUseOf(agent: AgentDefinition, inputs: InventoryInputs): FirstUseState | undefined {
   if (agent.source !== "project" || inputs.projectGate === "run") return undefined;
   if (inputs.approved(agent)) return "approved";
-  if (inputs.canAsk) return "asks";
-  return inputs.projectGate === "first-use-or-refuse" ? "refused-unasked" : "runs-unasked";
+  return inputs.canAsk ? "asks" : "refused-unasked";
 }
 
 export function buildAgentInventory(inputs: InventoryInputs): AgentInventory {
@@ -132,7 +138,9 @@ export function buildAgentInventory(inputs: InventoryInputs): AgentInventory {
     for (const agent of inputs.tiers[tier].agents) {
       const earlier = winners.get(agent.name);
       if (earlier) hidden.set(agent.name, [...(hidden.get(agent.name) ?? []), earlier]);
-      winners.set(agent.name, agent);
+      // As discovery merges the tiers (src/io/agents/merge.ts): a project agent keeps the protection of the name it takes.
+      const replaced = agent.source === "project" && earlier && earlier.source !== "project" ? earlier : undefined;
+      winners.set(agent.name, replaced ? { ...agent, shadows: { name: replaced.name, source: replaced.source, filePath: replaced.filePath, ...(replaced.tools ? { tools: replaced.tools } : {}), ...(replaced.sandbox ? { sandbox: replaced.sandbox } : {}) } } : agent);
     }
   }
   const allWarnings = TIER_ORDER.flatMap((tier) => inputs.tiers[tier].warnings.map((warning) => ({ tier, warning })));

@@ -20,6 +20,8 @@ export type ParsedAgentFile = {
   ok: true;
   agent: AgentDefinition;
   ignored: string[];
+  /** A `sandbox` value that is no level: the agent runs read-only (the warning says why). */
+  sandboxProblem?: string;
 } | { ok: false; reason: string };
 
 /** Quotes a value for a message, escaping anything that could upset a terminal. */
@@ -139,8 +141,13 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
   }
 
   const sandbox = data["sandbox"];
+  let sandboxProblem: string | undefined;
   if (isSandboxLevel(sandbox)) agent.sandbox = sandbox;
-  else if (sandbox !== undefined && sandbox !== null) ignored.push(sandboxValueProblem(sandbox));
+  else if (sandbox !== undefined && sandbox !== null) {
+    // A mistyped level (`readonly`, `strict`) asked for a sandbox: the strictest one, never none.
+    agent.sandbox = "read-only";
+    sandboxProblem = sandboxValueProblem(sandbox);
+  }
 
-  return { ok: true, agent, ignored };
+  return { ok: true, agent, ignored, ...(sandboxProblem ? { sandboxProblem } : {}) };
 }

@@ -41,7 +41,15 @@ export interface AgentDefinition {
   filePath: string;
   /** SHA-256 of the file's text as parsed: what a first-use approval of a project agent is remembered for. */
   contentSha256?: string;
+  /**
+   * A project agent named like a built-in or user agent: the agent it replaces. The name keeps that agent's
+   * protection: at least its sandbox, at most its tools (src/core/agents/name-protection.ts).
+   */
+  shadows?: ShadowedAgent;
 }
+
+/** What a project agent that takes a name inherits of the agent that had it. */
+export type ShadowedAgent = Pick<AgentDefinition, "name" | "source" | "filePath" | "tools" | "sandbox">;
 
 /** A file that discovery skipped, and why (shown to the person once, never breaks pi). */
 export interface AgentWarning {

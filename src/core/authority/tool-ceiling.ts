@@ -90,3 +90,17 @@ export function toolsNotGrantedText(grant: Pick<ToolGrant, "notGranted" | "reaso
 export function parseToolCeiling(raw: unknown): ToolCeilingSetting | undefined {
   return raw === "session" || raw === "off" ? raw : undefined;
 }
+
+/**
+ * A resumed task's tools: no wider than the list it ran with (`recorded`; absent: it had pi's defaults, no list).
+ * What the recorded list lacks is cut, and said so.
+ */
+export function keepRecordedTools(grant: ToolGrant, recorded: readonly string[] | undefined, agentTools: readonly string[] | undefined): ToolGrant {
+  if (recorded === undefined) return grant;
+  const wanted = grant.tools ?? agentTools ?? PI_DEFAULT_TOOLS;
+  const tools = wanted.filter((tool) => recorded.includes(tool));
+  const cut = wanted.filter((tool) => !recorded.includes(tool) && !grant.notGranted.includes(tool));
+  if (cut.length === 0) return { ...grant, tools };
+  const reason = "not among the tools the resumed task ran with";
+  return { tools, notGranted: [...grant.notGranted, ...cut], reason: grant.reason ? `${grant.reason}; ${reason}` : reason };
+}

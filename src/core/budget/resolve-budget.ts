@@ -1,8 +1,10 @@
 /**
  * The budget a task runs with, each limit with its source. Pure.
  *
- * Configured limits shadow per field: for each limit the highest config layer whose entry sets it wins (process >
- * project > user), then the agent's frontmatter, then the session-wide environment default. Unlike model and
+ * Configured limits shadow per field: for each limit the person's value is the highest of their layers whose entry
+ * sets it (process > user), then a built-in or user agent's frontmatter, then the session-wide environment default.
+ * A project (its entry for the agent, a project agent's frontmatter) can only lower that value, never raise it: a
+ * repository must not lift the person's spending limit. Unlike model and
  * thinking (src/core/config/resolve.ts), an entry that sets one limit hides nothing else of a lower layer. A call's own limit can only lower a configured one: a lower value wins, a
  * higher one is capped at the configured limit and a note says so; with nothing configured the call's value is
  * used as given.
@@ -11,6 +13,7 @@ import { entriesOf } from "../config/resolve.ts";
 import { BUDGET_ENV } from "./env-budget.ts";
 import { BUDGET_KEYS, formatCost } from "./limits.ts";
 import type { ConfigLayers } from "../config/resolve.ts";
+import type { AgentSource } from "../agents/types.ts";
 import type { ValueSource } from "../config/types.ts";
 import type { BudgetKey, BudgetLimits } from "./limits.ts";
 
@@ -28,20 +31,28 @@ function show(key: BudgetKey, value: number): string {
 }
 
 /** The configured limits (config entry, frontmatter, env) of an agent, ignoring any call. */
-export function resolveConfiguredBudget(agent: { name: string } & BudgetLimits, layers: ConfigLayers, envLimits: BudgetLimits): ResolvedBudget {
+export function resolveConfiguredBudget(agent: { name: string; source?: AgentSource } & BudgetLimits, layers: ConfigLayers, envLimits: BudgetLimits): ResolvedBudget {
   const entries = entriesOf(agent.name, layers);
   const resolved: ResolvedBudget = { limits: {}, sources: {}, capped: [] };
+  const projectAgent = agent.source === "project";
   for (const key of BUDGET_KEYS) {
-    const fromConfig = entries.find(({ entry }) => entry[key] !== undefined);
-    if (fromConfig) {
-      resolved.limits[key] = fromConfig.entry[key];
-      resolved.sources[key] = fromConfig.source;
-    } else if (agent[key] !== undefined) {
-      resolved.limits[key] = agent[key];
-      resolved.sources[key] = "frontmatter";
-    } else if (envLimits[key] !== undefined) {
-      resolved.limits[key] = envLimits[key];
-      resolved.sources[key] = "env";
+    // The person's limit: their entries (this process's, then the user file's), a built-in or user agent's own
+    // frontmatter, then the environment default.
+    let limit: number | undefined;
+    let source: BudgetSource | undefined;
+    const personal = entries.find(({ entry, source: layer }) => layer !== "project" && entry[key] !== undefined);
+    if (personal) [limit, source] = [personal.entry[key], personal.source];
+    else if (!projectAgent && agent[key] !== undefined) [limit, source] = [agent[key], "frontmatter"];
+    else if (envLimits[key] !== undefined) [limit, source] = [envLimits[key], "env"];
+    // The project's (its entry, a project agent's frontmatter) only ever lowers it.
+    const projectEntry = entries.find(({ source: layer }) => layer === "project")?.entry[key];
+    const projectValues: [number | undefined, BudgetSource][] = [[projectAgent ? agent[key] : undefined, "frontmatter"], [projectEntry, "project"]];
+    for (const [value, from] of projectValues) {
+      if (value !== undefined && (limit === undefined || value < limit)) [limit, source] = [value, from];
+    }
+    if (limit !== undefined && source !== undefined) {
+      resolved.limits[key] = limit;
+      resolved.sources[key] = source;
     }
   }
   return resolved;

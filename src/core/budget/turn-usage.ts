@@ -5,6 +5,7 @@
  * (every real model call reads some input); otherwise the turn's tokens are estimated from the sizes of the
  * messages the child's stream showed, and its cost is unknown. Pure.
  */
+import { counted } from "../shared/format.ts";
 
 /** Characters per token of the estimate: the usual rough rule for English text and code. */
 export const CHARS_PER_TOKEN = 4;
@@ -69,13 +70,13 @@ export function usageNoteText(turns: number, estimatedTurns: number, unknownCost
   const parts: string[] = [];
   if (estimatedTurns > 0) {
     parts.push(
-      `the provider reported no usable usage for ${estimatedTurns} of ${turns} turns; their tokens are estimated from the text sizes (${CHARS_PER_TOKEN} characters a token, without pi's system prompt)`,
+      `the provider reported no usable usage for ${estimatedTurns} of ${counted(turns, "turn")}; their tokens are estimated from the text sizes (${CHARS_PER_TOKEN} characters a token, without pi's system prompt)`,
     );
   }
   parts.push(
     unknownCostTurns === estimatedTurns
       ? "their cost is unknown (counted as $0)"
-      : `the cost of ${unknownCostTurns} of ${turns} turns is unknown (counted as $0)`,
+      : `the cost of ${unknownCostTurns} of ${counted(turns, "turn")} is unknown (counted as $0)`,
   );
   return parts.join("; ");
 }

@@ -61,13 +61,13 @@ const SANDBOX_SOURCE_LABELS: Record<SandboxSource, string> = {
   "project $sandbox": '"$sandbox" in project subagent-isolation.json',
   call: "the call",
   default: "default",
+  "resumed task": "the task it resumes, which ran in it",
 };
 
 const FIRST_USE_TEXTS: Record<FirstUseState, string> = {
   approved: "approved by you on first use",
   asks: "asks you before its first run (pi has no trust decision for this project)",
-  "runs-unasked": "runs without asking here (nobody can be asked outside the TUI)",
-  "refused-unasked": 'refused here until you approve it in the TUI ("$projectAgents": "ask-or-refuse")',
+  "refused-unasked": "refused here until you approve it once in the TUI (nobody can be asked outside it)",
 };
 
 function clean(text: string): string {

@@ -10,7 +10,8 @@ import type { TaskSnapshot } from "../tasks/registry.ts";
 import type { TaskRecord } from "../tasks/types.ts";
 import { statusWithCause } from "./result-text.ts";
 import type { TaskSources } from "../../io/commands/task-lookup.ts";
-import { normalizeTaskInput } from "./task-prefix.ts";
+import { idMatches, normalizeTaskInput } from "./task-prefix.ts";
+import { shortTaskId } from "../ui/short-id.ts";
 
 /** At most this many suggestions (the newest). */
 export const COMPLETIONS_MAX = 20;
@@ -20,10 +21,12 @@ const FINISHED_CACHE_MS = 3000;
 const PREVIEW_MAX = 60;
 /**
  * The id part of a suggestion's label: pi shows labels in a column of about 30 characters, too narrow for a
- * whole id and an agent. 18 characters (the time part and the sequence after it) tell tasks apart; the full
- * id is what gets inserted.
+ * whole id and an agent. Its first 8 characters (the time) and the short id the widget shows (its random end):
+ * `01912345…3f9a2c7d`; the full id is what gets inserted.
  */
-export const LABEL_ID_CHARS = 18;
+export function labelId(taskId: string): string {
+  return `${taskId.slice(0, 8)}…${shortTaskId(taskId)}`;
+}
 
 export interface CompletionTask {
   taskId: string;
@@ -41,18 +44,18 @@ export function finishedCompletionTask(record: TaskRecord): CompletionTask {
   return { taskId: record.taskId, agent: record.agent, status: statusWithCause(record), task: record.task };
 }
 
-/** The tasks whose id starts with what is typed (each id once, in the order given), as editor suggestions. */
+/** The tasks whose id starts or ends with what is typed (each id once, in the order given), as editor suggestions. */
 export function completionItems(typed: string, tasks: readonly CompletionTask[]): AutocompleteItem[] | null {
   const prefix = normalizeTaskInput(typed);
   const seen: Set<string> = new Set();
   const items: AutocompleteItem[] = [];
   for (const task of tasks) {
     if (items.length >= COMPLETIONS_MAX) break;
-    if (!task.taskId.startsWith(prefix) || seen.has(task.taskId)) continue;
+    if (!idMatches(task.taskId, prefix) || seen.has(task.taskId)) continue;
     seen.add(task.taskId);
     items.push({
       value: task.taskId,
-      label: `${task.taskId.slice(0, LABEL_ID_CHARS)}… ${task.agent}`,
+      label: `${labelId(task.taskId)} ${task.agent}`,
       description: `${task.status} · ${oneLine(task.task, PREVIEW_MAX)}`,
     });
   }

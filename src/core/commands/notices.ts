@@ -97,7 +97,7 @@ export function cancelAlreadyRequested(task: NamedTask): string {
 
 // --- /subagent-result ---
 
-export const RESULT_USAGE = `Usage: /${RESULT_COMMAND} <taskId> (a unique prefix of ${MIN_PREFIX_LENGTH}+ characters is enough)`;
+export const RESULT_USAGE = `Usage: /${RESULT_COMMAND} <taskId> (the short id the widget shows, or any unique start or end of ${MIN_PREFIX_LENGTH}+ characters, is enough)`;
 
 export const NO_FINISHED_TASKS = "No finished subagent tasks recorded yet.";
 

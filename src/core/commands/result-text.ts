@@ -62,7 +62,9 @@ export function resultMetadataLines(record: TaskRecord): string[] {
   if (budget) lines.push(`Budget: ${budget}`);
   if (record.stopReason && record.status !== "succeeded") lines.push(`Stop reason: ${record.stopReason}`);
   if (record.errorMessage && record.status !== "succeeded") lines.push(`Error: ${oneLine(record.errorMessage, 500)}`);
-  if (record.cancelReason) lines.push(`Cancellation reason: ${oneLine(record.cancelReason, 500)}`);
+  // A person's cancel records the command used, not a reason.
+  if (record.cancelReason && record.cancelledBy === "user") lines.push(`Cancelled with: ${oneLine(record.cancelReason, 100)}`);
+  else if (record.cancelReason) lines.push(`Cancellation reason: ${oneLine(record.cancelReason, 500)}`);
   lines.push(
     `Mode: ${record.mode === "async" ? "background" : "synchronous"}`,
     ...originLines(record),

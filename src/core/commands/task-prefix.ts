@@ -1,12 +1,14 @@
 /**
- * Resolving what the person typed after a command to one task id. A full id always matches itself; anything
- * shorter must be a prefix of at least MIN_PREFIX_LENGTH characters that only one candidate starts with, so a
- * short, copied or half-typed id never picks the wrong task. Pure: the caller supplies the candidates.
+ * Resolving what the person typed after a command to one task id (or batch or chain id). A full id always matches
+ * itself; anything shorter must be a start or an end of at least MIN_PREFIX_LENGTH characters that only one
+ * candidate has, so a short, copied or half-typed id never picks the wrong task. The end is what the widget and
+ * the cards show (`src/core/ui/short-id.ts`): the start of ids made together is the same clock time. Pure: the
+ * caller supplies the candidates.
  */
 
 import { isTaskIdPrefix } from "../tasks/task-id.ts";
 
-/** The shortest prefix accepted: shorter ones would match too much to be a deliberate choice. */
+/** The shortest start or end accepted: shorter ones would match too much to be a deliberate choice. */
 export const MIN_PREFIX_LENGTH = 4;
 
 export interface TaskCandidate {
@@ -24,6 +26,11 @@ export function normalizeTaskInput(input: string): string {
   return input.trim().toLowerCase();
 }
 
+/** Whether `typed` (normalized) is the start or the end of the id. */
+export function idMatches(taskId: string, typed: string): boolean {
+  return taskId.startsWith(typed) || taskId.endsWith(typed);
+}
+
 export function resolveTaskPrefix<T extends TaskCandidate>(input: string, candidates: readonly T[]): PrefixResolution<T> {
   const prefix = normalizeTaskInput(input);
   if (prefix === "") return { kind: "empty" };
@@ -35,7 +42,7 @@ export function resolveTaskPrefix<T extends TaskCandidate>(input: string, candid
   const matches: T[] = [];
   const seen: Set<string> = new Set();
   for (const candidate of candidates) {
-    if (!candidate.taskId.startsWith(prefix) || seen.has(candidate.taskId)) continue;
+    if (!idMatches(candidate.taskId, prefix) || seen.has(candidate.taskId)) continue;
     seen.add(candidate.taskId);
     matches.push(candidate);
   }

@@ -1,6 +1,7 @@
 /**
- * How a child's question is named to the person (pure): who asks (`explore 01a2b3c4 asks:`, or the whole path of
- * a nested child, `reviewer 01a2 › explore 01a3 asks:`) and the question in one line (`Allow rm -rf build?`).
+ * How a child's question is named to the person (pure): who asks (`explore 3f9a2c7d asks:`, or the whole path of
+ * a nested child, `reviewer 2c7d › explore 0d94 asks:`) and the question in one line (`Allow rm -rf build?`). The
+ * id shown is its end, the short id of the widget and the cards, which the task commands accept.
  * Everything here comes from a child, so terminal control sequences are removed.
  */
 import { oneLine } from "../shared/format.ts";
@@ -13,16 +14,16 @@ export interface Asker {
   taskId: string;
 }
 
-/** A lone asker shows 8 characters of its id; in a path each shows 4, so the line stays short. */
+/** A lone asker shows the last 8 characters of its id (its short id); in a path each shows 4, so the line stays short. */
 export const ASKER_ID_CHARS = 8;
 export const PATH_ID_CHARS = 4;
 /** How long the one-line question may be in a widget row or a result line. */
 export const QUESTION_LINE_MAX = 100;
 
-/** `explore 01a2b3c4 asks:`; `reviewer 01a2 › explore 01a3 asks:` for a path, outermost first. */
+/** `explore 3f9a2c7d asks:`; `reviewer 2c7d › explore 0d94 asks:` for a path, outermost first. */
 export function askerLabel(path: readonly Asker[]): string {
   const chars = path.length > 1 ? PATH_ID_CHARS : ASKER_ID_CHARS;
-  const names = path.map((asker) => `${oneLine(asker.agent, 40)} ${oneLine(asker.taskId, 40).slice(0, chars)}`);
+  const names = path.map((asker) => `${oneLine(asker.agent, 40)} ${oneLine(asker.taskId, 40).slice(-chars)}`);
   return `${names.join(" › ")} asks:`;
 }
 

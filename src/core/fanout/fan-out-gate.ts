@@ -59,6 +59,14 @@ export class FanOutGate {
     return fanOutRefusal(hit, inFlight, this.blocking);
   }
 
+  /**
+   * Gives back one admitted dispatch that never started (a batch or chain whose later part was refused starts
+   * none): it no longer counts toward this run's cap, so a refused batch does not starve the next.
+   */
+  withdraw(): void {
+    if (this.dispatchedThisRun > 0) this.dispatchedThisRun -= 1;
+  }
+
   /** Counts a blocking run as in flight until the returned function is called (once; later calls do nothing). */
   beginBlockingRun(): () => void {
     this.blocking += 1;

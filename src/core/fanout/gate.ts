@@ -3,7 +3,7 @@
  * main agent has dispatched so far, and what is in flight? And the refusal the model reads when not: the cap,
  * where it is set, and what is running, so it can wait for results or cancel instead of retrying blindly.
  */
-import { oneLine } from "../shared/format.ts";
+import { counted, oneLine } from "../shared/format.ts";
 import { MAX_IN_FLIGHT_ENV, MAX_IN_FLIGHT_KEY, MAX_PER_TURN_ENV, MAX_PER_TURN_KEY } from "./limits.ts";
 import type { FanOutLimits } from "./limits.ts";
 
@@ -43,6 +43,6 @@ export const FAN_OUT_CONFIRM_TITLE = "Allow more subagents?";
 
 export function fanOutQuestion(hit: FanOutHit): string {
   return hit.cap === "turn"
-    ? `The model wants to dispatch more than ${hit.limit} subagent tasks in this run. Allow more until this run ends?`
-    : `The model wants more than ${hit.limit} subagent tasks in flight at once. Allow more until this run ends?`;
+    ? `The model wants to dispatch more than ${counted(hit.limit, "subagent task")} in this run. Allow more until this run ends?`
+    : `The model wants more than ${counted(hit.limit, "subagent task")} in flight at once. Allow more until this run ends?`;
 }

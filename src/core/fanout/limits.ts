@@ -1,8 +1,9 @@
 /**
  * The fan-out gate's two caps: tasks dispatched per run of the main agent, and tasks in flight (running plus
  * queued, background and blocking). From the environment (`PI_SUBAGENT_MAX_TASKS_PER_TURN`,
- * `PI_SUBAGENT_MAX_TASKS_IN_FLIGHT`), else the config files' `$maxTasksPerTurn` / `$maxTasksInFlight` (project
- * over user), else the defaults 16 and 32, which a normal session never reaches. Pure.
+ * `PI_SUBAGENT_MAX_TASKS_IN_FLIGHT`), else the user file's `$maxTasksPerTurn` / `$maxTasksInFlight`, else the
+ * defaults 16 and 32, which a normal session never reaches; a project file's value counts only where it is lower
+ * (a repository may tighten the person's caps, never lift them). Pure.
  */
 export const MAX_PER_TURN_ENV = "PI_SUBAGENT_MAX_TASKS_PER_TURN";
 export const MAX_IN_FLIGHT_ENV = "PI_SUBAGENT_MAX_TASKS_IN_FLIGHT";
@@ -46,7 +47,9 @@ export function resolveFanOutLimits(env: NodeJS.ProcessEnv, files: { user?: FanO
     warnings.push(`pi-subagent-dispatch: ${name}=${JSON.stringify(raw.slice(0, 40))} ${CAP_RULE}; ignored`);
     return undefined;
   };
-  const perTurn = fromEnv(MAX_PER_TURN_ENV) ?? files.project?.maxTasksPerTurn ?? files.user?.maxTasksPerTurn ?? DEFAULT_MAX_PER_TURN;
-  const inFlight = fromEnv(MAX_IN_FLIGHT_ENV) ?? files.project?.maxTasksInFlight ?? files.user?.maxTasksInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+  // The person's cap (their environment, their file, the default); a project's only ever lowers it.
+  const lower = (own: number, project: number | undefined): number => (project !== undefined && project < own ? project : own);
+  const perTurn = lower(fromEnv(MAX_PER_TURN_ENV) ?? files.user?.maxTasksPerTurn ?? DEFAULT_MAX_PER_TURN, files.project?.maxTasksPerTurn);
+  const inFlight = lower(fromEnv(MAX_IN_FLIGHT_ENV) ?? files.user?.maxTasksInFlight ?? DEFAULT_MAX_IN_FLIGHT, files.project?.maxTasksInFlight);
   return { limits: { perTurn, inFlight }, warnings };
 }

@@ -3,7 +3,7 @@
  * TUI view and on stdout in print mode). Pure. Token counts are printed whole, and cost with four decimal
  * places (as every envelope prints it), so the report can be checked against the envelopes by hand.
  */
-import { formatTokens } from "../shared/format.ts";
+import { counted, formatTokens } from "../shared/format.ts";
 import type { LedgerSummary, LedgerTotals } from "./ledger.ts";
 
 /** `$0.0420` from micro-units (integer arithmetic up to the rounding of the last place). */
@@ -23,7 +23,7 @@ export const NO_USAGE_YET = "No subagent has run in this session yet.";
 
 function totalsColumns(totals: LedgerTotals): string {
   const tasks = `${totals.tasks} ${totals.tasks === 1 ? "task" : "tasks"}`;
-  return `${tasks} · ${totals.turns} turns · input ${totals.input} · output ${totals.output} · cache read ${totals.cacheRead} · cache write ${totals.cacheWrite} · cost ${formatMicros(totals.costMicros)}`;
+  return `${tasks} · ${counted(totals.turns, "turn")} · input ${totals.input} · output ${totals.output} · cache read ${totals.cacheRead} · cache write ${totals.cacheWrite} · cost ${formatMicros(totals.costMicros)}`;
 }
 
 /**

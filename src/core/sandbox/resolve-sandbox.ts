@@ -5,14 +5,16 @@
  * (a built-in or user agent only), else their `"$sandbox"` default, else `off`. Everything else can only make it
  * stricter (off → workspace-write → read-only), never looser: a project agent's frontmatter, the project's entry
  * for the agent, the project's `"$sandbox"`, and the call's `sandbox` parameter. So a repository or a model
- * cannot lift a sandbox the person asked for.
+ * cannot lift a sandbox the person asked for. A project agent named like a built-in or user agent starts from that
+ * agent's frontmatter, as if it were that agent: a planted `.pi/agents/reviewer.md` cannot shed the sandbox the
+ * person's `reviewer` has.
  */
 import type { AgentDefinition } from "../agents/types.ts";
 import { stricterLevel } from "./levels.ts";
 import type { SandboxLevel } from "./levels.ts";
 
 /** Where the level in force came from. */
-export type SandboxSource = "user" | "frontmatter" | "$sandbox" | "project" | "project $sandbox" | "call" | "default";
+export type SandboxSource = "user" | "frontmatter" | "$sandbox" | "project" | "project $sandbox" | "call" | "default" | "resumed task";
 
 export interface ResolvedSandbox {
   level: SandboxLevel;
@@ -20,7 +22,7 @@ export interface ResolvedSandbox {
 }
 
 export interface SandboxInputs {
-  agent: Pick<AgentDefinition, "sandbox" | "source">;
+  agent: Pick<AgentDefinition, "sandbox" | "source" | "shadows">;
   /** The user-level entry's `sandbox` for this agent. */
   userEntry?: SandboxLevel;
   /** `"$sandbox"` in the user-level file. */
@@ -34,7 +36,7 @@ export interface SandboxInputs {
 }
 
 export function resolveSandbox(inputs: SandboxInputs): ResolvedSandbox {
-  const ownFrontmatter = inputs.agent.source === "project" ? undefined : inputs.agent.sandbox;
+  const ownFrontmatter = inputs.agent.source === "project" ? inputs.agent.shadows?.sandbox : inputs.agent.sandbox;
   let resolved: ResolvedSandbox;
   if (inputs.userEntry !== undefined) resolved = { level: inputs.userEntry, source: "user" };
   else if (ownFrontmatter !== undefined) resolved = { level: ownFrontmatter, source: "frontmatter" };
@@ -52,4 +54,13 @@ export function resolveSandbox(inputs: SandboxInputs): ResolvedSandbox {
     if (stricterLevel(level, resolved.level) !== resolved.level) resolved = { level, source };
   }
   return resolved;
+}
+
+/**
+ * A resumed task keeps the stricter of the sandbox it ran in and the one this call resolves: resuming a read-only
+ * task as another agent (or after a setting changed) never lifts it. `recorded` absent: it ran without one.
+ */
+export function keepRecordedSandbox(resolved: ResolvedSandbox, recorded: SandboxLevel | undefined): ResolvedSandbox {
+  if (recorded === undefined || stricterLevel(recorded, resolved.level) === resolved.level) return resolved;
+  return { level: recorded, source: "resumed task" };
 }

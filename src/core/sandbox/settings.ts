@@ -30,8 +30,10 @@ function readLevel(layer: Layer, name: string, warnings: string[]): SandboxLevel
   if (!Object.hasOwn(settings, SANDBOX_KEY)) return undefined;
   const value = settings[SANDBOX_KEY];
   if (isSandboxLevel(value)) return value;
-  warnings.push(`${where(layer, name)}: "${SANDBOX_KEY}" must be one of ${SANDBOX_LEVELS.join(", ")}; ignored`);
-  return undefined;
+  if (value === null) return undefined;
+  // A mistyped level asked for a sandbox: the strictest one, never none.
+  warnings.push(`${where(layer, name)}: "${SANDBOX_KEY}" must be one of ${SANDBOX_LEVELS.join(", ")} (got ${JSON.stringify(value)?.slice(0, 80)}); every agent it covers runs read-only until that is fixed`);
+  return "read-only";
 }
 
 export function readSandboxSettings(layers: { user: Layer; project: Layer }): SandboxSettings {

@@ -37,12 +37,16 @@ export function sandboxSourceText(source: ResolvedSandbox["source"]): string {
     case "project $sandbox": return 'the project\'s "$sandbox" setting';
     case "call": return "this call";
     case "default": return "the default";
+    case "resumed task": return "the task it resumes, which ran in it";
   }
 }
 
 export function invalidSandboxMessage(value: unknown): string {
   return `Invalid sandbox ${JSON.stringify(value)?.slice(0, 80)}: use one of ${SANDBOX_LEVELS.join(", ")} (a call can only make the agent's sandbox stricter).`;
 }
+
+/** After a mistyped level in the person's or a project's files: fail closed, never no sandbox. */
+export const UNKNOWN_LEVEL_READ_ONLY = "the agent runs read-only until that is fixed";
 
 export function sandboxValueProblem(value: unknown): string {
   return `"sandbox" must be one of ${SANDBOX_LEVELS.join(", ")} (got ${JSON.stringify(value)?.slice(0, 80)})`;

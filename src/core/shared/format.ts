@@ -69,3 +69,8 @@ export function oneLine(text: string, max: number): string {
   const flat = stripTerminalControls(text).replace(/\s+/g, " ").trim();
   return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
 }
+
+/** `1 turn`, `2 turns`: a count with its noun, singular for one (`plural` when adding an s is wrong). */
+export function counted(count: number, singular: string, plural = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : plural}`;
+}

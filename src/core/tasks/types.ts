@@ -32,6 +32,8 @@ export interface TaskOrigin {
   toolsNotGranted?: string;
   /** The sandbox the child ran in (absent: none). */
   sandbox?: Exclude<SandboxLevel, "off">;
+  /** The child's tools list (`--tools`; absent: none, pi's defaults): a resume gets no wider. */
+  tools?: string[];
 }
 
 /**
@@ -63,6 +65,7 @@ export interface TaskRecord {
   stopReason?: string;
   errorMessage?: string;
   cancelledBy?: CancelledBy;
+  /** The main agent's reason (an agent cancel), or the command a person cancelled with (a user cancel). */
   cancelReason?: string;
   usage: UsageTotals;
   /** The model the child ran (as pi reported it, else the one it was started with). */

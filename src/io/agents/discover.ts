@@ -40,13 +40,14 @@ export function discoverAgents(options: DiscoverOptions): DiscoveryResult {
   if (projectDir === userDir) projectDir = undefined;
 
   const builtin = readAgentsDir(builtinDir, "builtin");
-  const user = scopeIncludesUser(scope) ? readAgentsDir(userDir, "user") : NOTHING;
+  // Read whatever the scope: a project agent that takes a user agent's name keeps that agent's protection.
+  const user = readAgentsDir(userDir, "user");
   const projectAllowed = options.projectAgents !== false;
   const project = projectAllowed && scopeIncludesProject(scope) && projectDir !== undefined ? readAgentsDir(projectDir, "project") : NOTHING;
 
   const result: DiscoveryResult = {
     agents: mergeAgentTiers({ builtin: builtin.agents, user: user.agents, project: project.agents }, scope),
-    warnings: [...builtin.warnings, ...user.warnings, ...project.warnings],
+    warnings: [...builtin.warnings, ...(scopeIncludesUser(scope) ? user.warnings : []), ...project.warnings],
     userAgentsDir: userDir,
     builtinAgentsDir: builtinDir,
   };

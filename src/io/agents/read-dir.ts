@@ -7,6 +7,7 @@
  * device (see read-regular-file.ts). A file whose identity (inode, size, mtime, ctime) has not changed since
  * the last read is not read or parsed again: discovery then costs one `stat` per file.
  */
+import { UNKNOWN_LEVEL_READ_ONLY } from "../../core/sandbox/texts.ts";
 import { readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { sameIdentity } from "../shared/file-identity.ts";
@@ -115,6 +116,9 @@ export function readAgentsDir(dir: string, source: AgentSource): AgentsDirConten
     if (parsed.ignored.length > 0) {
       const what = parsed.ignored.length === 1 ? "that field is" : "those fields are";
       warnings.push({ filePath, reason: `${parsed.ignored.join("; ")}; ${what} ignored, the agent still loads` });
+    }
+    if (parsed.sandboxProblem !== undefined) {
+      warnings.push({ filePath, reason: `${parsed.sandboxProblem}; ${UNKNOWN_LEVEL_READ_ONLY}` });
     }
   }
   parseCache.set(dir, current);

@@ -48,6 +48,18 @@ export function reportWarningsOnce(messages: readonly string[], sink: WarningSin
   }
 }
 
+/**
+ * Shows `message` unless a message with the same `key` was shown before in this process (for a notice whose
+ * wording differs with what each path knows, but which the person should read once). Never throws.
+ */
+export function reportOnceByKey(key: string, message: string, sink: WarningSink | undefined): void {
+  const seen = seenMessages();
+  const marker = `\u0000key:${key}`;
+  if (seen.has(marker)) return;
+  seen.add(marker);
+  reportWarningsOnce([message], sink);
+}
+
 /** For tests: forget what was reported. */
 export function resetReportedWarningsForTests(): void {
   seenMessages().clear();

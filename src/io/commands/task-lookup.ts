@@ -8,7 +8,7 @@
 import { isLockLive, readSessionLock } from "../run/session-lock.ts";
 import type { BackgroundTasks } from "../tasks/background-tasks.ts";
 import { listRecentRecords, listTaskIds, readRecord } from "../tasks/record-store.ts";
-import { readWorkflowRecord } from "../tasks/workflow-store.ts";
+import { listWorkflowIds, readWorkflowRecord } from "../tasks/workflow-store.ts";
 import type { TaskSnapshot } from "../../core/tasks/registry.ts";
 import { isTaskId } from "../../core/tasks/task-id.ts";
 import type { TaskRecord, WorkflowRecord } from "../../core/tasks/types.ts";
@@ -31,6 +31,8 @@ export interface TaskSources {
   recentRecords: (limit: number) => TaskRecord[];
   /** A background batch's or chain's record (absent in fakes that do not need it). */
   workflow?: (workflowId: string) => WorkflowRecord | undefined;
+  /** The ids of the batches and chains whose record is on disk (absent in fakes that do not need it). */
+  storedWorkflowIds?: () => string[];
 }
 
 export function taskSources(background: () => BackgroundTasks | undefined, agentDir: () => string): TaskSources {
@@ -42,6 +44,7 @@ export function taskSources(background: () => BackgroundTasks | undefined, agent
     recentRecords: (limit) =>
       listRecentRecords(agentDir(), limit).sort((a, b) => b.finishedAt - a.finishedAt),
     workflow: (workflowId) => readWorkflowRecord(agentDir(), workflowId),
+    storedWorkflowIds: () => listWorkflowIds(agentDir()),
   };
 }
 
@@ -69,9 +72,30 @@ function nameStored(sources: TaskSources, ids: readonly string[], running: reado
   });
 }
 
+/** A batch or chain with parts in flight here, as its parts name it. */
+export interface LiveWorkflow {
+  workflowId: string;
+  workflowKind: "batch" | "chain";
+  /** Its parts queued or running, in dispatch order. */
+  parts: TaskSnapshot[];
+}
+
+/** The batches and chains the running tasks belong to, each once, in the order their first part appears. */
+export function liveWorkflows(running: readonly TaskSnapshot[]): LiveWorkflow[] {
+  const byId: Map<string, LiveWorkflow> = new Map();
+  for (const task of running) {
+    if (!task.workflow) continue;
+    const entry = byId.get(task.workflow.id) ?? { workflowId: task.workflow.id, workflowKind: task.workflow.kind, parts: [] };
+    entry.parts.push(task);
+    byId.set(task.workflow.id, entry);
+  }
+  return [...byId.values()];
+}
+
 /** A task to cancel or watch: running here, or the reason it is not. */
 export type RunningLookup = PrefixProblem
   | { kind: "running"; task: TaskSnapshot }
+  | { kind: "workflow"; workflow: LiveWorkflow }
   | { kind: "finished"; record: TaskRecord }
   | { kind: "elsewhere"; taskId: string };
 
@@ -81,8 +105,18 @@ export type RunningLookup = PrefixProblem
  */
 export function lookupRunning(input: string, sources: TaskSources): RunningLookup {
   const running = sources.running();
-  const resolved = resolveTaskPrefix(input, running);
-  if (resolved.kind === "found") return { kind: "running", task: resolved.task };
+  const workflows = liveWorkflows(running);
+  // A batch's or chain's id (the widget's group line, its receipt) is looked up beside the tasks' own.
+  type Candidate = { taskId: string; agent: string } & ({ task: TaskSnapshot } | { workflow: LiveWorkflow });
+  const candidates: Candidate[] = [
+    ...running.map((task) => ({ taskId: task.taskId, agent: task.agent, task })),
+    ...workflows.map((workflow) => ({ taskId: workflow.workflowId, agent: `${workflow.workflowKind} of ${workflow.parts[0]?.workflow?.total ?? workflow.parts.length}`, workflow })),
+  ];
+  const resolved = resolveTaskPrefix(input, candidates);
+  if (resolved.kind === "found") {
+    const found = resolved.task;
+    return "workflow" in found ? { kind: "workflow", workflow: found.workflow } : { kind: "running", task: found.task };
+  }
   if (resolved.kind === "ambiguous") {
     return { kind: "ambiguous", prefix: resolved.prefix, matches: resolved.matches.map(({ taskId, agent }) => ({ taskId, agent })) };
   }
@@ -98,16 +132,20 @@ export function lookupRunning(input: string, sources: TaskSources): RunningLooku
 /** A task whose result to show. */
 export type ResultLookup = PrefixProblem
   | { kind: "running"; taskId: string }
+  | { kind: "workflow"; workflowId: string; record?: WorkflowRecord }
   | { kind: "record"; record: TaskRecord }
   | { kind: "no-record"; taskId: string };
 
 export function lookupResult(input: string, sources: TaskSources): ResultLookup {
   const running = sources.running();
   const ids = [...running.map((task) => task.taskId), ...sources.storedIds()];
-  const resolved = resolveTaskPrefix(input, ids.map((taskId) => ({ taskId })));
+  const workflowIds = new Set([...liveWorkflows(running).map((workflow) => workflow.workflowId), ...(sources.storedWorkflowIds?.() ?? [])]);
+  const resolved = resolveTaskPrefix(input, [...ids, ...workflowIds].map((taskId) => ({ taskId })));
   switch (resolved.kind) {
     case "found": {
       const taskId = resolved.task.taskId;
+      // A batch or chain has no result of its own: the caller names its parts' (or says it still runs).
+      if (workflowIds.has(taskId) && !ids.includes(taskId)) return { kind: "workflow", workflowId: taskId, record: sources.workflow?.(taskId) };
       // A resumed session has the record of its earlier run while it runs again: running wins.
       if (running.some((task) => task.taskId === taskId) || sources.runLockHeld(taskId)) return { kind: "running", taskId };
       const record = sources.record(taskId);

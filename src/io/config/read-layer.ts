@@ -14,7 +14,7 @@ import type { ConfigLayer, ModelOverride } from "../../core/config/types.ts";
 import { MAX_IN_FLIGHT_KEY, MAX_PER_TURN_KEY, readFanOutSetting } from "../../core/fanout/limits.ts";
 import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../../core/budget/limits.ts";
 import { isSandboxLevel } from "../../core/sandbox/levels.ts";
-import { sandboxValueProblem } from "../../core/sandbox/texts.ts";
+import { sandboxValueProblem, UNKNOWN_LEVEL_READ_ONLY } from "../../core/sandbox/texts.ts";
 
 export const MODELS_KEY = "$models";
 
@@ -34,7 +34,7 @@ export function cleanModelList(raw: readonly unknown[]): string[] {
 }
 
 /** `ignored`: Values inside the entry that were invalid and dropped; the rest of the entry still counts. */
-export type ParsedOverrideEntry = { ok: true, entry: ModelOverride, ignored: string[] } | { ok: false, reason: string };
+export type ParsedOverrideEntry = { ok: true, entry: ModelOverride, ignored: string[], sandboxProblem?: string } | { ok: false, reason: string };
 
 /** One entry's value, or the reason the whole entry is ignored. */
 export function parseOverrideEntry(value: unknown): ParsedOverrideEntry {
@@ -64,14 +64,19 @@ export function parseOverrideEntry(value: unknown): ParsedOverrideEntry {
     else entry[key] = limit;
   }
   const sandbox = record["sandbox"];
+  let sandboxProblem: string | undefined;
   if (isSandboxLevel(sandbox)) entry.sandbox = sandbox;
-  else if (sandbox !== undefined && sandbox !== null) problems.push(sandboxValueProblem(sandbox));
+  else if (sandbox !== undefined && sandbox !== null) {
+    // A mistyped level asked for a sandbox: the strictest one, never none.
+    entry.sandbox = "read-only";
+    sandboxProblem = `${sandboxValueProblem(sandbox)}; ${UNKNOWN_LEVEL_READ_ONLY}`;
+  }
   if (entry.model === undefined && entry.thinking === undefined && entry.sandbox === undefined && !BUDGET_KEYS.some((key) => entry[key] !== undefined)) {
     problems.push('the entry sets neither "model" nor "thinking" nor a budget nor "sandbox"');
     return { ok: false, reason: problems.join("; ") };
   }
   // A partly valid entry keeps its valid fields; each shadows as its kind does (model and thinking by whole key, a budget per field).
-  return { ok: true, entry, ignored: problems };
+  return { ok: true, entry, ignored: problems, ...(sandboxProblem ? { sandboxProblem } : {}) };
 }
 
 export function parseConfigLayer(text: string, name: FileLayerName, filePath?: string): ConfigLayer {
@@ -120,6 +125,7 @@ export function parseConfigLayer(text: string, name: FileLayerName, filePath?: s
     if (parsed.ignored.length > 0) {
       layer.warnings.push(`${where}: ${quoteForMessage(key)}: ${parsed.ignored.join("; ")}; that value is ignored`);
     }
+    if (parsed.sandboxProblem !== undefined) layer.warnings.push(`${where}: ${quoteForMessage(key)}: ${parsed.sandboxProblem}`);
   }
   return layer;
 }

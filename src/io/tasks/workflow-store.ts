@@ -4,7 +4,7 @@
  * regular file under the record cap, never through a link (state-file.ts). The folder's leading dot keeps it
  * out of every listing of task folders.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../shared/atomic-file.ts";
 import { readStateJsonSync, RECORD_MAX_BYTES } from "../shared/state-file.ts";
@@ -33,4 +33,15 @@ export function readWorkflowRecord(agentDir: string, workflowId: string): Workfl
   if (!isTaskId(workflowId)) return undefined;
   const parsed = readStateJsonSync(workflowRecordPath(agentDir, workflowId), RECORD_MAX_BYTES);
   return isWorkflowRecord(parsed) ? parsed : undefined;
+}
+
+/** The ids of the workflow records on disk (for ids typed after a command); none when the folder is missing. */
+export function listWorkflowIds(agentDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(subagentSessionsDir(agentDir), WORKFLOWS_DIR_NAME));
+  } catch {
+    return [];
+  }
+  return names.filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -".json".length)).filter(isTaskId).sort().reverse();
 }

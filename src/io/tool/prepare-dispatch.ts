@@ -33,9 +33,10 @@ import { sessionBusyMessage, unknownSessionMessage } from "../../core/tool/texts
 import type { DispatchRequest } from "../../core/tool/validate.ts";
 import { takeWorktree } from "./take-worktree.ts";
 import type { WorktreeLease } from "../worktree/lease.ts";
-import { toolsNotGrantedText } from "../../core/authority/tool-ceiling.ts";
+import { keepRecordedTools, toolsNotGrantedText } from "../../core/authority/tool-ceiling.ts";
 import type { ToolGrant } from "../../core/authority/tool-ceiling.ts";
-import { resolveSandbox } from "../../core/sandbox/resolve-sandbox.ts";
+import { keepRecordedSandbox, resolveSandbox } from "../../core/sandbox/resolve-sandbox.ts";
+import { readRecord } from "../tasks/record-store.ts";
 import type { ResolvedSandbox } from "../../core/sandbox/resolve-sandbox.ts";
 import { readSandboxSettings } from "../../core/sandbox/settings.ts";
 import { protectedLinkMessage, sandboxRefusedMessage } from "../../core/sandbox/texts.ts";
@@ -138,7 +139,11 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
 
   // Fail closed, before anything is taken: a sandbox that was asked for and cannot be made is a refusal.
   const sandboxSettings = readSandboxSettings(config);
-  const sandbox = resolveSandbox({
+  // A resumed task keeps the stricter of what it ran with and what this call resolves (sandbox and tools alike).
+  const recorded = request.sessionId !== undefined ? readRecord(env.agentDir, request.sessionId)?.origin : undefined;
+  const ownGrant: ToolGrant = env.toolGrant ?? { ...(request.agent.tools ? { tools: request.agent.tools } : {}), notGranted: [] };
+  const toolGrant = recorded ? keepRecordedTools(ownGrant, recorded.tools, request.agent.tools) : env.toolGrant;
+  const resolvedSandbox = resolveSandbox({
     agent: request.agent,
     userEntry: config.user.entries[request.agent.name]?.sandbox,
     userDefault: sandboxSettings.userDefault,
@@ -146,6 +151,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
     projectDefault: sandboxSettings.projectDefault,
     call: request.sandbox,
   });
+  const sandbox = keepRecordedSandbox(resolvedSandbox, recorded?.sandbox);
   let bwrap: string | undefined;
   if (sandbox.level !== "off") {
     const found = findWorkingBwrap(env.bwrapDirs ?? bwrapDirs(env.baseEnv));
@@ -165,9 +171,11 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   const maxDepth = env.maxDepth ?? DEFAULT_MAX_DEPTH;
   const origin: TaskOrigin = { depth: env.parentDepth + 1, maxDepth, context: forked ? "fork" : "fresh" };
   if (forked) origin.forkedMessages = forked.messageCount;
-  const notGranted = env.toolGrant ? toolsNotGrantedText(env.toolGrant) : undefined;
+  const notGranted = toolGrant ? toolsNotGrantedText(toolGrant) : undefined;
   if (notGranted) origin.toolsNotGranted = notGranted;
   if (sandbox.level !== "off") origin.sandbox = sandbox.level;
+  const childToolList = toolGrant ? toolGrant.tools : request.agent.tools;
+  if (childToolList) origin.tools = [...childToolList];
   // A worktree is taken before the session file exists: its header names the folder pi runs the child in.
   const worktree = takeWorktree(request, env, taskId, resumed);
   if (!worktree.ok) return worktree;
@@ -265,7 +273,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       sessionFile,
       model: resolved.model.value,
       thinking: thinking ? toHostThinkingLevel(thinking) : undefined,
-      tools: env.toolGrant ? env.toolGrant.tools : request.agent.tools,
+      tools: childToolList,
       trustFlag: env.trustFlag,
       skills,
       systemPromptFile,

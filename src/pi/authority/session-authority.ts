@@ -1,12 +1,18 @@
 /**
- * What this pi session may hand down, read from pi: its trust decision for the project (pi 1.x
- * `ctx.isProjectTrusted()`, and whether that decision was taken or only implied by a folder with nothing pi
- * guards) and its tools at this moment (`getActiveTools`, `getAllTools`). pi 0.73.1 has no trust system.
+ * What this pi session may hand down, read from pi: its trust decision for the project as it was at the session's
+ * start (pi 1.x `ctx.isProjectTrusted()`, the command line's `--approve`/`--no-approve`, the trust store and the
+ * files pi guards, kept by src/io/authority/session-start.ts at pi's `session_start`), what of the guarded files
+ * changed since, and its tools at this moment (`getActiveTools`, `getAllTools`). pi 0.73.1 has no trust system.
  */
-import * as piPackage from "@mariozechner/pi-coding-agent";
+import { homedir } from "node:os";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import type { PiTrust } from "../../core/authority/project-trust.ts";
 import type { SessionTools } from "../../core/authority/tool-ceiling.ts";
+import { withAuthorityAtStart } from "../../core/authority/session-start.ts";
+import { guardedSinceStart, sessionStart } from "../../io/authority/session-start.ts";
+import { loadConfig } from "../../io/config/load.ts";
+import type { LoadedConfig } from "../../io/config/load.ts";
+import type { SessionStart } from "../../io/authority/session-start.ts";
 
 /** The part of pi's context the trust decision is read from; `isProjectTrusted` exists on pi 1.x only. */
 export interface TrustContext {
@@ -14,37 +20,27 @@ export interface TrustContext {
   isProjectTrusted?: () => boolean;
 }
 
-/** pi 1.x's own helpers (absent on 0.73.1); read through the namespace, since a named import would fail there. */
-interface PiTrustHelpers {
-  hasTrustRequiringProjectResources?: (cwd: string) => boolean;
-  ProjectTrustStore?: new (agentDir: string) => { get(cwd: string): boolean | null };
+/** The session's start as kept (kept now when pi never announced it). */
+export function sessionStartOf(ctx: TrustContext, argv: readonly string[], agentDir: string): SessionStart {
+  const isProjectTrusted = typeof ctx.isProjectTrusted === "function" ? () => (ctx.isProjectTrusted as () => boolean)() : undefined;
+  return sessionStart({ cwd: ctx.cwd, agentDir, home: homedir(), argv, ...(isProjectTrusted ? { isProjectTrusted } : {}) });
 }
 
-/** True when pi trusted the project by a decision, false when only because the folder holds nothing pi guards. */
-function trustWasDecided(cwd: string, argv: readonly string[], agentDir: string): boolean {
-  const helpers = piPackage as unknown as PiTrustHelpers;
-  if (argv.includes("--approve")) return true;
-  // Without pi's helpers the decision cannot be told from an implied one: follow it as pi's own.
-  if (typeof helpers.hasTrustRequiringProjectResources !== "function" || typeof helpers.ProjectTrustStore !== "function") return true;
-  try {
-    if (helpers.hasTrustRequiringProjectResources(cwd)) return true;
-    return new helpers.ProjectTrustStore(agentDir).get(cwd) === true;
-  } catch {
-    return true;
-  }
-}
-
+/** pi's trust decision as it was at the session's start. */
 export function readPiTrust(ctx: TrustContext, argv: readonly string[], agentDir: string): PiTrust {
-  if (typeof ctx.isProjectTrusted !== "function") return { kind: "no-trust-system" };
-  let trusted: boolean;
-  try {
-    trusted = ctx.isProjectTrusted();
-  } catch {
-    // A pi that cannot say is not trusted: the safe side.
-    trusted = false;
-  }
-  if (!trusted) return { kind: "untrusted" };
-  return { kind: "trusted", explicit: trustWasDecided(ctx.cwd, argv, agentDir) };
+  return sessionStartOf(ctx, argv, agentDir).trust;
+}
+
+/** The session's start and the guarded files that appeared or changed since. */
+export function readSessionAuthority(ctx: TrustContext, argv: readonly string[], agentDir: string): { start: SessionStart; changedSinceStart: string[] } {
+  const start = sessionStartOf(ctx, argv, agentDir);
+  return { start, changedSinceStart: guardedSinceStart(start, homedir()) };
+}
+
+/** The config layers for a dispatch: the files now, but the person's authority settings as they were at the start. */
+export function sessionConfig(cwd: string, trust: PiTrust, userAuthority: Readonly<Record<string, unknown>>): LoadedConfig {
+  const loaded = loadConfig({ cwd, project: trust.kind !== "untrusted" });
+  return { ...loaded, user: withAuthorityAtStart(loaded.user, userAuthority) };
 }
 
 /** The session's tools now: what it may give a child, and what a child without a tools list would get. */

@@ -8,7 +8,6 @@ import { readdirSync } from "node:fs";
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { discoverAgents } from "../../io/agents/discover.ts";
 import { readAgentsDir } from "../../io/agents/read-dir.ts";
-import { loadConfig } from "../../io/config/load.ts";
 import { agentDir } from "../../io/shared/paths.ts";
 import { isApproved } from "../../io/authority/first-use-approvals.ts";
 import { decideProjectAuthority } from "../../core/authority/project-trust.ts";
@@ -18,7 +17,7 @@ import { currentModelRef } from "../../core/config/resolve.ts";
 import { buildAgentInventory } from "../../core/agents/inventory.ts";
 import type { AgentInventory, TierContents } from "../../core/agents/inventory.ts";
 import { agentsJsonLine, agentsReportLines } from "../../core/commands/agents-text.ts";
-import { readPiTrust, readSessionTools } from "../authority/session-authority.ts";
+import { readSessionAuthority, readSessionTools, sessionConfig } from "../authority/session-authority.ts";
 import { AgentsView } from "../ui/agents-view.ts";
 import { FULL_SCREEN } from "../ui/result-viewer.ts";
 import type { CommandIo } from "./command-io.ts";
@@ -38,10 +37,13 @@ function markdownFiles(dir: string): string[] {
 /** The inventory as a dispatch from this session would see it now. */
 export function readAgentInventory(pi: Pick<ExtensionAPI, "getActiveTools" | "getAllTools">, ctx: AgentsCommandContext, canAsk: boolean, argv: readonly string[] = process.argv): AgentInventory {
   const dir = agentDir();
-  const trust = readPiTrust(ctx, argv, dir);
-  const config = loadConfig({ cwd: ctx.cwd, project: trust.kind !== "untrusted" });
+  // As a dispatch decides (src/pi/tool/register-tool.ts): trust and the person's authority settings as they were at
+  // the session's start, and the guarded files changed since.
+  const { start, changedSinceStart } = readSessionAuthority(ctx, argv, dir);
+  const trust = start.trust;
+  const config = sessionConfig(ctx.cwd, trust, start.userAuthority);
   const settings = readAuthoritySettings(config);
-  const authority = decideProjectAuthority(trust, settings.projectAgents);
+  const authority = decideProjectAuthority(trust, settings.projectAgents, changedSinceStart);
   // Discovery decides which folders count (its rules for the project folder); each tier is then read on its own,
   // so the shadowed definitions can be named. The parse cache makes the second read one stat per file.
   const discovery = discoverAgents({ cwd: ctx.cwd, projectAgents: authority.projectAgents });

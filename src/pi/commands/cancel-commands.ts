@@ -39,17 +39,21 @@ export async function cancelCommand(args: string, ctx: TaskCommandContext, deps:
       io.notice(NOTHING_TO_CANCEL);
       return;
     }
-    const picked = await pickTask(ctx, { title: CANCEL_PICKER_TITLE, items: runningTaskItems(running, deps.now()) });
+    const picked = await pickTask(ctx, { title: CANCEL_PICKER_TITLE, items: runningTaskItems(running, deps.now()), refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()) });
     if (picked) cancelOne(picked, io, deps);
     return;
   }
-  // A batch or chain id cancels every part of it still in flight.
-  const workflow = deps.live()?.cancelWorkflowByUser?.(normalizeTaskInput(args));
-  if (workflow) {
-    io.notice(workflowCancelSent(workflow.kind, normalizeTaskInput(args), workflow.cancelled));
-    return;
-  }
-  const picked = await chooseRunningTask(args, ctx, io, deps, { command: CANCEL_COMMAND, verb: "cancel", pickPrompt: "Pick the one to cancel:" });
+  const picked = await chooseRunningTask(args, ctx, io, deps, {
+    command: CANCEL_COMMAND,
+    verb: "cancel",
+    pickPrompt: "Pick the one to cancel:",
+    // A batch's or chain's id (whole or the end the widget shows) cancels every part of it still in flight.
+    onWorkflow: (found) => {
+      const workflow = deps.live()?.cancelWorkflowByUser?.(found.workflowId);
+      if (workflow) io.notice(workflowCancelSent(workflow.kind, found.workflowId, workflow.cancelled));
+      else io.notice(noRunningTaskMatches(found.workflowId, CANCEL_COMMAND), "warning");
+    },
+  });
   if (picked) cancelOne(picked, io, deps);
 }
 
@@ -88,6 +92,6 @@ export async function cancelAllCommand(_args: string, ctx: TaskCommandContext, d
   // Tasks already being cancelled are not counted again.
   const targets = deps.sources.running().filter((task) => !task.cancelRequested);
   let cancelled = 0;
-  for (const task of targets) if (live?.cancelByUser(task.taskId)) cancelled += 1;
+  for (const task of targets) if (live?.cancelByUser(task.taskId, "/subagent-cancel-all")) cancelled += 1;
   io.notice(cancelled === 0 ? NOTHING_TO_CANCEL : cancelledCount(cancelled));
 }

@@ -13,6 +13,7 @@ import { alreadyFinished, noRunningTaskMatches } from "../../core/commands/notic
 import { pickTask } from "./pick-task.ts";
 import type { TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
 import type { AppMode } from "../../io/shared/mode.ts";
+import { shortTaskId } from "../../core/ui/short-id.ts";
 
 import { MESSAGE_COMMAND } from "../../core/commands/descriptions.ts";
 
@@ -65,13 +66,13 @@ export async function messageCommand(args: string, ctx: TaskCommandContext, deps
       io.notice(NOTHING_TO_MESSAGE);
       return;
     }
-    taskId = await pickTask(ctx, { title: MESSAGE_PICKER_TITLE, items: runningTaskItems(running, deps.now()) });
+    taskId = await pickTask(ctx, { title: MESSAGE_PICKER_TITLE, items: runningTaskItems(running, deps.now()), refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()) });
   } else {
     taskId = await chooseRunningTask(id, ctx, io, deps, { command: MESSAGE_COMMAND, verb: "message", pickPrompt: "Pick the one to message:" });
   }
   if (!taskId) return;
   const agent = deps.live()?.get(taskId)?.agent;
-  const message = text || ((await ctx.ui.input(`Message to ${agent ?? "subagent"} ${taskId.slice(0, 13)}`, "what the subagent should know")) ?? "").trim();
+  const message = text || ((await ctx.ui.input(`Message to ${agent ?? "subagent"} ${shortTaskId(taskId)}`, "what the subagent should know")) ?? "").trim();
   if (!message) return;
   sendOne(taskId, agent, message, io, deps);
 }

@@ -12,6 +12,8 @@ export interface PickTaskOptions {
   title: string;
   items: SelectItem[];
   initialTaskId?: string;
+  /** The rows as they are now, for a picker of running tasks whose clocks move (TaskPicker's refreshItems). */
+  refreshItems?: () => SelectItem[];
 }
 
 export async function pickTask(ctx: PickerContext, options: PickTaskOptions): Promise<string | undefined> {

@@ -6,7 +6,7 @@
  * JSON line; under RPC a notice to the client.
  */
 import type { TaskRecord } from "../../core/tasks/types.ts";
-import { FULL_SCREEN, ResultViewer } from "../ui/result-viewer.ts";
+import { FULL_SCREEN, ResultViewer, type ViewerExit } from "../ui/result-viewer.ts";
 import { finishedTaskItems, namedTaskItems } from "../ui/task-picker.ts";
 import type { CommandIo } from "./command-io.ts";
 import { RECENT_FINISHED_MAX } from "../../core/commands/completions.ts";
@@ -47,13 +47,17 @@ export async function resultCommand(args: string, ctx: TaskCommandContext, deps:
       io.notice(noTaskRecord(found.taskId), "warning");
       io.failed();
       return;
-    case "unknown": {
-      // A batch's or chain's id (from its receipt or card) names the parts' results.
-      const workflow = deps.sources.workflow?.(normalizeTaskInput(args));
-      io.notice(workflow ? workflowResultNotice(workflow.workflowId, workflow.details.agent, workflow.details.workflow.parts) : noTaskRecord(normalizeTaskInput(args)), "warning");
+    case "workflow": {
+      // A batch's or chain's id (from its receipt, card or the widget) names the parts' results.
+      const workflow = found.record;
+      io.notice(workflow ? workflowResultNotice(workflow.workflowId, workflow.details.agent, workflow.details.workflow.parts) : RESULT_STILL_RUNNING, "warning");
       io.failed();
       return;
     }
+    case "unknown":
+      io.notice(noTaskRecord(normalizeTaskInput(args)), "warning");
+      io.failed();
+      return;
     case "too-short":
       io.notice(prefixTooShort(found.prefix), "warning");
       io.failed();
@@ -108,32 +112,35 @@ async function browse(
     if (!picked) return;
     last = picked;
     const found = lookupResult(picked, deps.sources);
-    if (found.kind === "record") await showRecord(found.record, ctx, io, deps);
-    else if (found.kind === "running") io.notice(RESULT_STILL_RUNNING);
+    if (found.kind === "record") {
+      // Esc goes back to the picker; q (or Enter) closes both, so the next prompt lands in the editor.
+      if ((await showRecord(found.record, ctx, io, deps, true)) === "close") return;
+    } else if (found.kind === "running") io.notice(RESULT_STILL_RUNNING);
     else io.notice(noTaskRecord(picked), "warning");
   }
 }
 
-async function showRecord(record: TaskRecord, ctx: TaskCommandContext, io: CommandIo, deps: TaskCommandDeps): Promise<void> {
+/** Shows a record; in the TUI, how its viewer was left (undefined when none opened). */
+async function showRecord(record: TaskRecord, ctx: TaskCommandContext, io: CommandIo, deps: TaskCommandDeps, fromList = false): Promise<ViewerExit | undefined> {
   const hasOutput = record.output.trim() !== "";
   if (io.surface === "tui") {
     if (!hasOutput) {
       io.notice(noFinalOutput(record.sessionFile), "warning");
-      return;
+      return undefined;
     }
-    await ctx.ui.custom<void>(
+    return ctx.ui.custom<ViewerExit>(
       (tui, theme, _keybindings, done) =>
         new ResultViewer({
           record,
           theme,
           markdownTheme: deps.markdownTheme(),
           rows: () => tui.terminal.rows,
-          onClose: () => done(),
+          onClose: done,
           requestRender: () => tui.requestRender(),
+          fromList,
         }),
       FULL_SCREEN,
     );
-    return;
   }
   if (io.surface === "rpc") {
     io.notice(hasOutput ? resultPlainText(record) : noFinalOutput(record.sessionFile), hasOutput ? "info" : "warning");

@@ -18,8 +18,11 @@ export interface LiveTasks {
   get(taskId: string): TaskSnapshot | undefined;
   /** Cheap: whether the task is still queued or running. */
   has(taskId: string): boolean;
-  /** A user cancel (`cancelledBy: user`); false when the task is no longer in flight. */
-  cancelByUser(taskId: string): boolean;
+  /**
+   * A user cancel (`cancelledBy: user`), recording the command used (`/subagent-cancel` unless said), which the
+   * result card names; false when the task is no longer in flight.
+   */
+  cancelByUser(taskId: string, command?: UserCancelCommand): boolean;
   /**
    * A user cancel of every part of a batch or chain in flight: how many parts, or undefined when `id` is no
    * workflow in flight (absent in fakes that do not need it).
@@ -29,6 +32,9 @@ export interface LiveTasks {
   messageByUser?(taskId: string, text: string): MessageOutcome;
   onChange(listener: () => void): () => void;
 }
+
+/** The commands a person cancels with; a user cancel's record keeps it as its `cancelReason`. */
+export type UserCancelCommand = "/subagent-cancel" | "/subagent-cancel-all";
 
 export interface TaskCommandDeps {
   sources: TaskSources;
@@ -47,10 +53,10 @@ export function liveTasksOf(tasks: BackgroundTasks): LiveTasks {
       return question ? { ...task, question } : task;
     },
     has: (taskId) => tasks.registry.has(taskId),
-    cancelByUser: (taskId) => tasks.cancel(taskId, "user"),
+    cancelByUser: (taskId, command = "/subagent-cancel") => tasks.cancel(taskId, "user", command),
     cancelWorkflowByUser: (id) => {
       const kind = tasks.workflows.kindOf(id);
-      const cancelled = kind && tasks.cancelWorkflow(id, "user");
+      const cancelled = kind && tasks.cancelWorkflow(id, "user", "/subagent-cancel");
       return kind && cancelled !== undefined ? { kind, cancelled } : undefined;
     },
     messageByUser: (taskId, text) => tasks.registry.message(taskId, "user", text),

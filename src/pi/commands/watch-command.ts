@@ -5,7 +5,7 @@
  * (while any still run). Only the interactive TUI has background tasks; elsewhere the command says so.
  */
 import type { Component } from "@mariozechner/pi-tui";
-import { FULL_SCREEN } from "../ui/result-viewer.ts";
+import { FULL_SCREEN, type ViewerExit } from "../ui/result-viewer.ts";
 import { runningTaskItems } from "../ui/task-picker.ts";
 import { frameOf, WATCH_REFRESH_MS, WatchView } from "../ui/watch-view.ts";
 import type { CommandIo } from "./command-io.ts";
@@ -46,23 +46,25 @@ async function browse(ctx: TaskCommandContext, io: CommandIo, deps: TaskCommandD
       if (last === undefined) io.notice(NOTHING_TO_WATCH);
       return;
     }
-    const picked = await pickTask(ctx, { title, items: runningTaskItems(running, deps.now()), initialTaskId: last });
+    const picked = await pickTask(ctx, { title, items: runningTaskItems(running, deps.now()), refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()), initialTaskId: last });
     if (!picked) return;
     last = picked;
-    await watch(picked, ctx, io, deps);
+    // Esc goes back to the picker; q (or Enter) closes both, so the next prompt lands in the editor.
+    if ((await watch(picked, ctx, io, deps, true)) !== "back") return;
   }
 }
 
-async function watch(taskId: string, ctx: TaskCommandContext, io: CommandIo, deps: TaskCommandDeps): Promise<void> {
+/** Shows the live view until it is left; how it was left (undefined when no view opened). */
+async function watch(taskId: string, ctx: TaskCommandContext, io: CommandIo, deps: TaskCommandDeps, fromList = false): Promise<ViewerExit | undefined> {
   const live = deps.live();
   const first = live?.get(taskId);
   if (!live || !first) {
     const record = deps.sources.record(taskId);
     io.notice(record ? alreadyFinished(taskId, record.status) : noRunningTaskMatches(taskId, WATCH_COMMAND), "warning");
-    return;
+    return undefined;
   }
-  await ctx.ui.custom<void>((tui, theme, _keybindings, done) => {
-    const view = new WatchView({ frame: frameOf(first, deps.now()), theme, rows: () => tui.terminal.rows, onClose: () => done() });
+  return ctx.ui.custom<ViewerExit>((tui, theme, _keybindings, done) => {
+    const view = new WatchView({ frame: frameOf(first, deps.now()), theme, rows: () => tui.terminal.rows, onClose: done, fromList });
     const stop = followTask(taskId, view, live, deps, () => tui.requestRender());
     const component: Component & { dispose(): void } = {
       render: (width) => view.render(width),

@@ -11,6 +11,7 @@ import { answerOf, CANCELLED } from "../../core/dialogs/child-ui-request.ts";
 import type { DialogRoute } from "../../core/dialogs/dialog-bridge.ts";
 import { decodeNestedTitle, encodeNestedTitle } from "../../core/dialogs/nested-path.ts";
 import type { Asker } from "../../core/dialogs/question-label.ts";
+import { shortTaskId } from "../../core/ui/short-id.ts";
 
 export type ParentUi = Pick<ExtensionUIContext, "select" | "confirm" | "input" | "editor" | "notify">;
 
@@ -52,7 +53,7 @@ export function forwardToParent(ui: ParentUi, task: Asker, nestedHops: number): 
       },
       notice: (notice) => {
         try {
-          ui.notify(`${task.agent} ${task.taskId.slice(0, 8)} says: ${notice.message}`, notice.level);
+          ui.notify(`${task.agent} ${shortTaskId(task.taskId)} says: ${notice.message}`, notice.level);
         } catch {
           // the parent is gone: nobody to tell
         }

@@ -8,7 +8,7 @@
 import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, ContextEvent, ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { discoverAgents } from "../../io/agents/discover.ts";
 import type { DiscoveryResult } from "../../core/agents/types.ts";
-import { formatAgentWarning, reportWarningsOnce } from "../../io/agents/warnings.ts";
+import { formatAgentWarning, reportOnceByKey, reportWarningsOnce } from "../../io/agents/warnings.ts";
 import type { WarningSink } from "../../io/agents/warnings.ts";
 import { mayDispatchSubagents } from "../../core/shared/depth.ts";
 import { appendRoster } from "../../core/roster/append.ts";
@@ -17,11 +17,13 @@ import { withRosterForResults } from "../../core/roster/roster-for-results.ts";
 import { decideProjectAuthority } from "../../core/authority/project-trust.ts";
 import type { ProjectAuthority } from "../../core/authority/project-trust.ts";
 import { readAuthoritySettings } from "../../core/authority/user-settings.ts";
-import { projectSkippedNotice } from "../../core/authority/texts.ts";
+import { projectSkippedNoticeFor, projectSkippedNoticeKey } from "../../core/authority/texts.ts";
 import { readConfigLayer } from "../../io/config/read-layer.ts";
-import { userConfigPath } from "../../io/config/paths.ts";
+import { projectConfigPath, userConfigPath } from "../../io/config/paths.ts";
+import { existsSync } from "node:fs";
 import { agentDir } from "../../io/shared/paths.ts";
-import { readPiTrust } from "../authority/session-authority.ts";
+import { sessionStartOf } from "../authority/session-authority.ts";
+import { withAuthorityAtStart } from "../../core/authority/session-start.ts";
 import type { TrustContext } from "../authority/session-authority.ts";
 
 export interface RosterOptions {
@@ -39,14 +41,20 @@ export interface RosterOptions {
 }
 
 /** The part of pi's ExtensionContext the roster uses (`isProjectTrusted`: pi 1.x only). */
-export type RosterContext = WarningSink & TrustContext;
+export type RosterContext = WarningSink & TrustContext & { sessionManager?: { getSessionId(): string } };
+
+/** The path when a file is there, for naming what was left out. */
+function existingFile(path: string | undefined): string | undefined {
+  return path !== undefined && existsSync(path) ? path : undefined;
+}
 
 /** Whether the project's agents are listed: pi's trust decision and the person's `$projectAgents`. */
 function rosterAuthority(ctx: RosterContext): ProjectAuthority {
   const dir = agentDir();
-  const trust = readPiTrust(ctx, process.argv, dir);
-  const user = readConfigLayer(userConfigPath(dir), "user");
-  return decideProjectAuthority(trust, readAuthoritySettings({ user, project: {} }).projectAgents);
+  // As at the session's start: `$projectAgents` from the user file as it was then.
+  const start = sessionStartOf(ctx, process.argv, dir);
+  const user = withAuthorityAtStart(readConfigLayer(userConfigPath(dir), "user"), start.userAuthority);
+  return decideProjectAuthority(start.trust, readAuthoritySettings({ user, project: {} }).projectAgents);
 }
 
 export type RosterHandler = (event: Pick<BeforeAgentStartEvent, "systemPrompt">, ctx: RosterContext) => BeforeAgentStartEventResult | undefined;
@@ -63,7 +71,10 @@ export function createRosterHandler(options: RosterOptions = {}): RosterHandler 
     const discovery = discover(ctx.cwd, authority.projectAgents);
     reportWarningsOnce(discovery.warnings.map(formatAgentWarning), ctx);
     if (authority.hiddenBecause && discovery.projectAgentsSkipped) {
-      reportWarningsOnce([projectSkippedNotice(authority.hiddenBecause, [`${discovery.projectAgentsSkipped}/`])], ctx);
+      // The same notice the tool gives (its config file named too), shown once a session whichever comes first.
+      const configFile = authority.hiddenBecause === "untrusted" ? existingFile(projectConfigPath(ctx.cwd)) : undefined;
+      const notice = projectSkippedNoticeFor(authority, discovery.projectAgentsSkipped, configFile);
+      if (notice) reportOnceByKey(projectSkippedNoticeKey(ctx.sessionManager?.getSessionId(), ctx.cwd), notice, ctx);
     }
     const rosterBlock = buildRosterBlock(discovery.agents);
     options.onBuilt?.(rosterBlock, discovery.warnings.length);

@@ -7,6 +7,7 @@ import { oneLine } from "../../core/shared/format.ts";
 import type { BackgroundTasks } from "../../io/tasks/background-tasks.ts";
 import { CANCEL_TOO_LATE_STATUS, MAX_AGENT_MESSAGES_PER_TASK } from "../../core/tasks/registry.ts";
 import { readRecord } from "../../io/tasks/record-store.ts";
+import { resolveTaskPrefix } from "../../core/commands/task-prefix.ts";
 import { isTaskId } from "../../core/tasks/task-id.ts";
 import {
   CANCEL_NEEDS_REASON,
@@ -79,6 +80,18 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
     };
   };
 
+  /**
+   * The full id behind what the model passed: a whole id as it is, or the short id a person read off the widget
+   * or a card (a unique start or end of a task, batch or chain in flight here); anything else stays as typed.
+   */
+  const inFlightId = (typed: string): string => {
+    if (isTaskId(typed)) return typed;
+    const running = tasks().snapshot();
+    const candidates = [...running.map((task) => task.taskId), ...tasks().workflows.ids()].map((taskId) => ({ taskId }));
+    const resolved = resolveTaskPrefix(typed, candidates);
+    return resolved.kind === "found" ? resolved.task.taskId : typed;
+  };
+
   return {
     dispatch(prepared: PreparedRun, ctx: ExtensionContext, askPerson = true): AgentToolResult<unknown> {
       const result = tasks().dispatch(prepared, ctx.sessionManager.getSessionId(), askPerson);
@@ -104,7 +117,7 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
     dispatchWorkflow: (workflow, admit, ctx) => dispatchBackgroundWorkflow(workflow, admit, ctx, tasks()),
 
     cancel(params: SubagentParams): AgentToolResult<unknown> {
-      const taskId = (params.taskId ?? "").trim();
+      const taskId = inFlightId((params.taskId ?? "").trim());
       if (!taskId) throw new Error(CANCEL_NEEDS_TASK_ID);
       if (!isTaskId(taskId)) throw new Error(cancelInvalidTaskId(taskId));
       const workflowKind = tasks().workflows.kindOf(taskId);
@@ -141,7 +154,7 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
     },
 
     message(params: SubagentParams): AgentToolResult<unknown> {
-      const taskId = (params.taskId ?? "").trim();
+      const taskId = inFlightId((params.taskId ?? "").trim());
       if (!taskId) throw new Error(MESSAGE_NEEDS_TASK_ID);
       const text = params.message ?? "";
       if (!text.trim()) throw new Error(MESSAGE_NEEDS_TEXT);

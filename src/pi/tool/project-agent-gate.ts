@@ -1,8 +1,10 @@
 /**
  * Whether a project agent may run now. pi's "no" was already applied (its agents are not discovered); here the
  * first-use rule: where pi has no decision, the TUI asks the person before the first run of each version of a
- * project agent's file, and a Yes is remembered for that exact text. Where nobody can be asked it runs, or is
- * refused under `"$projectAgents": "ask-or-refuse"`. Returns the refusal, or undefined to go on.
+ * project agent's file, and a Yes is remembered for that exact text. Where nobody can be asked it is refused
+ * (fail closed: a planted `.pi/agents/explore.md` must not run unasked in print mode). The question shows what the
+ * file may do: its tools, its sandbox, the agent it replaces and the first lines of its prompt. Returns the
+ * refusal, or undefined to go on.
  */
 import type { AgentDefinition } from "../../core/agents/types.ts";
 import type { ProjectAuthority } from "../../core/authority/project-trust.ts";
@@ -16,12 +18,13 @@ export interface GateContext {
   agentDir: string;
 }
 
-export async function admitProjectAgent(agent: AgentDefinition, authority: ProjectAuthority, ctx: GateContext): Promise<string | undefined> {
+/** @param sandbox The sandbox it would run in, for the question (`read-only, from the agent's frontmatter`). */
+export async function admitProjectAgent(agent: AgentDefinition, authority: ProjectAuthority, ctx: GateContext, sandbox: string): Promise<string | undefined> {
   if (agent.source !== "project" || authority.gate === "run") return undefined;
   const digest = agent.contentSha256;
   if (digest !== undefined && isApproved(ctx.agentDir, agent.filePath, digest)) return undefined;
-  if (!ctx.canAsk) return authority.gate === "first-use-or-refuse" ? firstUseRefusedUnaskedMessage(agent.name, agent.filePath) : undefined;
-  const approved = await ctx.ui.confirm(FIRST_USE_TITLE, firstUseQuestion(agent.name, agent.filePath));
+  if (!ctx.canAsk) return firstUseRefusedUnaskedMessage(agent.name, agent.filePath);
+  const approved = await ctx.ui.confirm(FIRST_USE_TITLE, firstUseQuestion({ agent, sandbox }));
   if (!approved) return firstUseDeclinedMessage(agent.name, agent.filePath);
   if (digest !== undefined) {
     try {

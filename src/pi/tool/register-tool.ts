@@ -5,8 +5,7 @@
  */
 import { homedir } from "node:os";
 import { discoverAgents } from "../../io/agents/discover.ts";
-import { formatAgentWarning, reportWarningsOnce } from "../../io/agents/warnings.ts";
-import { loadConfig } from "../../io/config/load.ts";
+import { formatAgentWarning, reportOnceByKey, reportWarningsOnce } from "../../io/agents/warnings.ts";
 import { currentModelRef } from "../../core/config/resolve.ts";
 import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../../core/shared/depth.ts";
 import { resolveDispatchLimits } from "../../core/config/dispatch-limits.ts";
@@ -44,9 +43,15 @@ import { decideProjectAuthority } from "../../core/authority/project-trust.ts";
 import type { ProjectAuthority } from "../../core/authority/project-trust.ts";
 import { readAuthoritySettings } from "../../core/authority/user-settings.ts";
 import { grantTools } from "../../core/authority/tool-ceiling.ts";
-import { projectAgentsHiddenNote, projectSkippedNotice } from "../../core/authority/texts.ts";
-import type { DiscoveryResult } from "../../core/agents/types.ts";
-import { readPiTrust, readSessionTools } from "../authority/session-authority.ts";
+import type { ToolGrant, ToolGrantInput } from "../../core/authority/tool-ceiling.ts";
+import { guardedChangedNotice, guardedChangedRefusal, projectAgentsHiddenNote, projectSkippedNoticeFor, projectSkippedNoticeKey } from "../../core/authority/texts.ts";
+import type { AgentDefinition, DiscoveryResult } from "../../core/agents/types.ts";
+import { protectedTools, replacedAgentText } from "../../core/agents/name-protection.ts";
+import { resolveSandbox } from "../../core/sandbox/resolve-sandbox.ts";
+import { readSandboxSettings } from "../../core/sandbox/settings.ts";
+import { sandboxSourceText } from "../../core/sandbox/texts.ts";
+import type { LoadedConfig } from "../../io/config/load.ts";
+import { readSessionAuthority, readSessionTools, sessionConfig, sessionStartOf } from "../authority/session-authority.ts";
 import { admitProjectAgent } from "./project-agent-gate.ts";
 import type { TaskOrigin, TaskRecord } from "../../core/tasks/types.ts";
 import { nestedHopsBelow } from "../../core/dialogs/nested-path.ts";
@@ -112,6 +117,8 @@ export interface AdmittedPart {
   /** The task as the call gave it. */
   task: string;
   prepare: (task?: string) => PreparedPart;
+  /** Gives back its place in the fan-out count when it will never start (a later part of its batch was refused). */
+  withdraw?: () => void;
 }
 
 export type BlockingResult = Awaited<ReturnType<typeof runSync>>;
@@ -122,13 +129,6 @@ function textResult(text: string, details: unknown = undefined): ToolResult {
 
 function warningSink(ctx: ExtensionContext): WarningSink {
   return ctx.hasUI ? { hasUI: true, ui: ctx.ui } : { hasUI: false, ui: { notify: () => {} } };
-}
-
-/** The once-a-session notice naming what of the project's was left out, if anything was. */
-function projectSkippedNotices(authority: ProjectAuthority, agentsDir: string | undefined, configFile: string | undefined): string[] {
-  if (!authority.hiddenBecause) return [];
-  const skipped = [agentsDir ? `${agentsDir}/` : undefined, authority.hiddenBecause === "untrusted" ? configFile : undefined].filter((item) => item !== undefined);
-  return skipped.length > 0 ? [projectSkippedNotice(authority.hiddenBecause, skipped)] : [];
 }
 
 /** An unknown agent in a project whose agents were left out: the refusal says why, and who can change it. */
@@ -149,6 +149,29 @@ function blockingDialogRoute(askPerson: boolean, appMode: AppMode, ctx: Extensio
   return { kind: "nobody", reason: nobodyReasonOf(appMode) };
 }
 
+
+/** `read-only, from the agent's frontmatter`: the sandbox a project agent would run in, for the first-use question. */
+function sandboxForQuestion(agent: AgentDefinition, config: LoadedConfig): string {
+  const settings = readSandboxSettings(config);
+  const sandbox = resolveSandbox({
+    agent,
+    userEntry: config.user.entries[agent.name]?.sandbox,
+    userDefault: settings.userDefault,
+    projectEntry: config.project.entries[agent.name]?.sandbox,
+    projectDefault: settings.projectDefault,
+  });
+  return sandbox.level === "off" ? `none (off, from ${sandboxSourceText(sandbox.source)})` : `${sandbox.level}, from ${sandboxSourceText(sandbox.source)}`;
+}
+
+/** The tool ceiling over the agent's tools, after a shadowing project agent's were bounded by the agent it replaces. */
+function grantProtectedTools(agent: AgentDefinition, input: Omit<ToolGrantInput, "agentTools">): ToolGrant {
+  const bounded = protectedTools(agent);
+  const grant = grantTools({ ...input, ...(bounded.tools ? { agentTools: bounded.tools } : {}) });
+  if (bounded.cut.length === 0 || !agent.shadows) return grant;
+  const reason = replacedAgentText(agent.shadows);
+  return { ...grant, tools: grant.tools ?? [], notGranted: [...bounded.cut, ...grant.notGranted], reason: grant.reason ? `${reason}; ${grant.reason}` : reason };
+}
+
 export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOptions = {}): void {
   const appMode = options.appMode ?? detectAppMode();
   const argv = options.argv ?? process.argv;
@@ -161,14 +184,19 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
    */
   const admitPart = async (params: SubagentParams, toolCallId: string, ctx: ExtensionContext, background: BackgroundDispatcher | undefined): Promise<AdmittedPart> => {
     const dir = agentDir();
-    // Authority first: what pi lets this session see of the project decides what is read at all.
-    const trust = readPiTrust(ctx, argv, dir);
-    const config = loadConfig({ cwd: ctx.cwd, project: trust.kind !== "untrusted" });
+    // Authority first, as it was at the session's start: what pi let this session see of the project decides what
+    // is read at all, and files that appeared since (a child may have written them) decide nothing.
+    const { start, changedSinceStart } = readSessionAuthority(ctx, argv, dir);
+    const trust = start.trust;
+    if (changedSinceStart.length > 0 && trust.kind === "no-trust-system") throw new Error(guardedChangedRefusal(changedSinceStart));
+    const config = sessionConfig(ctx.cwd, trust, start.userAuthority);
     const settings = readAuthoritySettings(config);
-    const authority = decideProjectAuthority(trust, settings.projectAgents);
+    const authority = decideProjectAuthority(trust, settings.projectAgents, changedSinceStart);
+    if (changedSinceStart.length > 0) reportWarningsOnce([guardedChangedNotice(changedSinceStart)], warningSink(ctx));
     const discovery = discoverAgents({ cwd: ctx.cwd, scope: params.agentScope ?? "both", projectAgents: authority.projectAgents });
     reportWarningsOnce(discovery.warnings.map(formatAgentWarning), warningSink(ctx));
-    reportWarningsOnce(projectSkippedNotices(authority, discovery.projectAgentsSkipped, config.projectSkipped), warningSink(ctx));
+    const skippedNotice = projectSkippedNoticeFor(authority, discovery.projectAgentsSkipped, config.projectSkipped);
+    if (skippedNotice) reportOnceByKey(projectSkippedNoticeKey(ctx.sessionManager.getSessionId(), ctx.cwd), skippedNotice, warningSink(ctx));
     const validation = validateDispatch(params, discovery.agents);
     if (!validation.ok) throw new Error(`${validation.message}${unknownAgentNote(params, discovery, authority)}`);
     const request = validation.value;
@@ -184,30 +212,42 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       );
       if (!approved) throw new Error(projectAgentDeclinedMessage(request.agent.name));
     } else {
-      const refusal = await admitProjectAgent(request.agent, authority, { canAsk: background !== undefined, ui: ctx.ui, agentDir: dir });
+      const refusal = await admitProjectAgent(request.agent, authority, { canAsk: background !== undefined, ui: ctx.ui, agentDir: dir }, sandboxForQuestion(request.agent, config));
       if (refusal) throw new Error(refusal);
     }
 
     const limits = resolveDispatchLimits(process.env, config);
     const askPerson = resolveAskPerson(config.user);
     reportWarningsOnce([...config.warnings, ...settings.warnings, ...runSettingsWarnings(), ...readEnvBudget().warnings, ...limits.warnings, ...(askPerson.warning ? [askPerson.warning] : [])], warningSink(ctx));
+    let withdraw: (() => void) | undefined;
     if (options.fanOutGate) {
       const fanOut = resolveFanOutLimits(process.env, { user: config.user.fanOut, project: config.project.fanOut });
       reportWarningsOnce(fanOut.warnings, warningSink(ctx));
       // Only the TUI asks the person; elsewhere nobody could answer.
       const refusal = await options.fanOutGate.admit(fanOut.limits, ctx, background !== undefined);
       if (refusal) throw new Error(refusal);
+      const gate = options.fanOutGate;
+      let withdrawn = false;
+      withdraw = () => {
+        if (withdrawn) return;
+        withdrawn = true;
+        gate.withdraw();
+      };
     }
     let forkedHistory: ForkedHistory | undefined;
     if (request.context === "fork") {
       const fork = buildForkedHistory(forkedConversation(ctx.sessionManager), toolCallId, limits.forkMaxChars.value);
-      if (!fork.ok) throw new Error(fork.message);
+      if (!fork.ok) {
+        withdraw?.();
+        throw new Error(fork.message);
+      }
       forkedHistory = fork.history;
     }
-    const toolGrant = grantTools({ agentTools: request.agent.tools, callTools: request.tools, session: readSessionTools(pi), ceiling: settings.toolCeiling });
+    const toolGrant = grantProtectedTools(request.agent, { callTools: request.tools, session: readSessionTools(pi), ceiling: settings.toolCeiling });
     return {
       agent: request.agent.name,
       task: request.task,
+      ...(withdraw ? { withdraw } : {}),
       prepare: (task?: string) => {
         const problem = task === undefined ? undefined : childTextProblem(task, "task");
         if (problem) throw new Error(problem);
@@ -284,8 +324,8 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     }
 
     if (isWorkflowCall(params)) {
-      const trust = readPiTrust(ctx, argv, agentDir());
-      const cap = readWorkflowCap(loadConfig({ cwd: ctx.cwd, project: trust.kind !== "untrusted" }));
+      const start = sessionStartOf(ctx, argv, agentDir());
+      const cap = readWorkflowCap(sessionConfig(ctx.cwd, start.trust, start.userAuthority));
       reportWarningsOnce(cap.warnings, warningSink(ctx));
       const workflow = readWorkflow(params, cap.cap);
       if (!workflow.ok) throw new Error(workflow.message);

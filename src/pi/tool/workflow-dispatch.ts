@@ -71,6 +71,8 @@ export async function admitAll(kind: WorkflowKind, parts: readonly SubagentParam
     try {
       admitted.push(await admit(params));
     } catch (error) {
+      // None starts: the parts admitted before it give back their places in the run's fan-out count.
+      for (const part of admitted) part.withdraw?.();
       throw new Error(partRefusedMessage(partLabel(kind), index + 1, params.agent, error instanceof Error ? error.message : String(error)));
     }
   }
@@ -85,6 +87,7 @@ export function prepareAll(kind: WorkflowKind, admitted: readonly AdmittedPart[]
       prepared.push(part.prepare());
     } catch (error) {
       for (const done of prepared) abandon(done);
+      for (const part of admitted) part.withdraw?.();
       throw new Error(partRefusedMessage(partLabel(kind), index + 1, part.agent, error instanceof Error ? error.message : String(error)));
     }
   }

@@ -56,6 +56,11 @@ function badgeOf(details: SubagentResultDetails): string | undefined {
   return undefined;
 }
 
+/** The command named for a user cancel: the one recorded, else `/subagent-cancel`. */
+export function userCancelCommand(reason: string | undefined): string {
+  return reason?.startsWith("/subagent-cancel") ? reason : "/subagent-cancel";
+}
+
 function notesOf(details: SubagentResultDetails): string[] {
   const notes: string[] = [];
   if (details.status === "cancelled") {
@@ -64,7 +69,8 @@ function notesOf(details: SubagentResultDetails): string[] {
     } else if (details.cancelledBy === "none") {
       notes.push("Stopped because the session shut down");
     } else {
-      notes.push("Cancelled by you (/subagent-cancel)");
+      // A user cancel's reason is the command the person used (`/subagent-cancel-all`); older records have none.
+      notes.push(`Cancelled by you (${userCancelCommand(details.cancelReason)})`);
     }
   }
   // A budget stop's message is its reason, not an error.

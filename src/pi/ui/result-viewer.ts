@@ -31,6 +31,21 @@ export const FULL_SCREEN: { overlay: true; overlayOptions: OverlayOptions } = {
 };
 
 export const RESULT_VIEWER_KEYS = "↑↓/j/k scroll · PgUp/PgDn page · g/G top/end · q/Esc close";
+/** The same keys for a viewer opened from a picker: Esc goes back to the list, q closes both. */
+export const RESULT_VIEWER_KEYS_FROM_LIST = "↑↓/j/k scroll · PgUp/PgDn page · g/G top/end · Esc back to the list · q close";
+
+/**
+ * How a viewer was left: `back` (Esc) returns to the picker it was opened from, `close` (q, Enter, Ctrl+C) goes
+ * back to the editor, so what the person types next lands there, not in a list.
+ */
+export type ViewerExit = "back" | "close";
+
+/** The exit a key asks for, or undefined for a key that does not leave. */
+export function viewerExitOf(data: string): ViewerExit | undefined {
+  if (matchesKey(data, Key.escape)) return "back";
+  if (data === "q" || matchesKey(data, Key.enter) || matchesKey(data, Key.ctrl("c"))) return "close";
+  return undefined;
+}
 
 /** Lines the viewer itself takes: title, status, task, two rules, footer. */
 const CHROME_LINES = 6;
@@ -89,8 +104,10 @@ export interface ResultViewerOptions {
   markdownTheme: MarkdownTheme;
   /** The terminal's height, read at every render (the viewer fills it). */
   rows: () => number;
-  onClose: () => void;
+  onClose: (exit: ViewerExit) => void;
   requestRender?: () => void;
+  /** Opened from a picker: the key hint says Esc goes back to it. */
+  fromList?: boolean;
 }
 
 export class ResultViewer implements Component {
@@ -106,9 +123,10 @@ export class ResultViewer implements Component {
 
   handleInput(data: string): void {
     if (this.closed) return;
-    if (matchesKey(data, Key.escape) || matchesKey(data, Key.enter) || data === "q" || matchesKey(data, Key.ctrl("c"))) {
+    const exit = viewerExitOf(data);
+    if (exit) {
       this.closed = true;
-      this.options.onClose();
+      this.options.onClose(exit);
       return;
     }
     if (matchesKey(data, Key.up) || data === "k") this.scroll.scrollBy(-1);
@@ -138,7 +156,7 @@ export class ResultViewer implements Component {
     ];
     while (lines.length < rows - 2) lines.push("");
     const position = bodyLines.length === 0 ? "empty" : `${start + 1}-${end} of ${bodyLines.length}`;
-    lines.push(rule, fit(theme.fg("dim", ` ${position} · ${RESULT_VIEWER_KEYS}`)));
+    lines.push(rule, fit(theme.fg("dim", ` ${position} · ${this.options.fromList ? RESULT_VIEWER_KEYS_FROM_LIST : RESULT_VIEWER_KEYS}`)));
     return lines;
   }
 

@@ -21,6 +21,8 @@ const TASK_PREVIEW_MAX = 200;
 export const PICKER_VISIBLE_ROWS = 10;
 
 export const PICKER_HINT = "↑↓ move · Enter select · Esc close";
+/** How often the rows of running tasks are rebuilt, so their clocks move as the widget's do. */
+export const PICKER_REFRESH_MS = 1000;
 
 /** One row per queued or running task: `agent · running MM:SS · task` (value: the task id). */
 export function runningTaskItems(tasks: readonly TaskSnapshot[], now: number): SelectItem[] {
@@ -65,8 +67,13 @@ export interface TaskPickerOptions {
   initialTaskId?: string;
   onPick: (taskId: string) => void;
   onCancel: () => void;
-  /** Asks pi to draw again after a key changed the selection. */
+  /** Asks pi to draw again after a key changed the selection (or the rows were refreshed). */
   requestRender?: () => void;
+  /**
+   * The rows as they are now (running tasks, whose clocks move): each row keeps its place and takes its new
+   * label about once a second while the picker is open. Rows no longer given keep their last label.
+   */
+  refreshItems?: () => SelectItem[];
 }
 
 export class TaskPicker implements Component {
@@ -74,14 +81,26 @@ export class TaskPicker implements Component {
   private readonly list: SelectList;
   private readonly titleText = new Text("", 1, 0);
   private readonly hintText = new Text("", 1, 0);
+  private refreshTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly options: TaskPickerOptions) {
     const { theme, items } = options;
     this.list = new SelectList(items, Math.min(Math.max(items.length, 1), PICKER_VISIBLE_ROWS), selectListTheme(theme));
     const initial = options.initialTaskId ? items.findIndex((item) => item.value === options.initialTaskId) : -1;
     if (initial > 0) this.list.setSelectedIndex(initial);
-    this.list.onSelect = (item) => options.onPick(item.value);
-    this.list.onCancel = () => options.onCancel();
+    this.list.onSelect = (item) => {
+      this.dispose();
+      options.onPick(item.value);
+    };
+    this.list.onCancel = () => {
+      this.dispose();
+      options.onCancel();
+    };
+    if (options.refreshItems) {
+      this.refreshTimer = setInterval(() => this.refresh(), PICKER_REFRESH_MS);
+      // An open picker never keeps pi's process alive.
+      this.refreshTimer.unref?.();
+    }
     const border = () => new DynamicBorder((text: string) => theme.fg("accent", text));
     this.container.addChild(border());
     this.container.addChild(this.titleText);
@@ -89,6 +108,26 @@ export class TaskPicker implements Component {
     this.container.addChild(this.hintText);
     this.container.addChild(border());
     this.restyle();
+  }
+
+  /**
+   * Gives each row its current label. SelectList keeps the item objects it was given and reads their labels at
+   * each render, so the rows change in place and the selection stays where it is.
+   */
+  refresh(): void {
+    const fresh = this.options.refreshItems?.();
+    if (!fresh) return;
+    for (const item of this.options.items) {
+      const now = fresh.find((candidate) => candidate.value === item.value);
+      if (now) item.label = now.label;
+    }
+    this.options.requestRender?.();
+  }
+
+  /** Stops the refresh (the picker closed, or pi took it down). */
+  dispose(): void {
+    if (this.refreshTimer !== undefined) clearInterval(this.refreshTimer);
+    this.refreshTimer = undefined;
   }
 
   /** The task id of the selected row. */

@@ -18,13 +18,14 @@
  */
 import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
 import type { Theme, ThemeColor } from "@mariozechner/pi-coding-agent";
-import { Key, matchesKey, truncateToWidth, wrapTextWithAnsi, type Component } from "@mariozechner/pi-tui";
+import { truncateToWidth, wrapTextWithAnsi, type Component } from "@mariozechner/pi-tui";
 import { emptyUsage, formatElapsed, formatUsage, oneLine, type UsageTotals } from "../../core/shared/format.ts";
 import { budgetUseText, type BudgetLimits } from "../../core/budget/limits.ts";
 import type { ActivityLine, RunPhase } from "../../core/run/types.ts";
 import type { TaskSnapshot } from "../../core/tasks/registry.ts";
 import type { TaskMessage } from "../../core/tasks/types.ts";
 import { watchEnded } from "../../core/commands/notices.ts";
+import { viewerExitOf, type ViewerExit } from "./result-viewer.ts";
 
 export type WatchTheme = Pick<Theme, "fg" | "bold">;
 
@@ -33,6 +34,8 @@ export const WATCH_REFRESH_MS = 1000;
 
 export const WATCH_LIVE_HINT = "live · refreshed every second";
 export const WATCH_CLOSE_HINT = "q/Esc close";
+/** Opened from the picker: Esc goes back to it, q closes both. */
+export const WATCH_CLOSE_HINT_FROM_LIST = "Esc back to the list · q close";
 
 /** Lines the view itself takes: title, status, task, three rules, footer. */
 const CHROME_LINES = 7;
@@ -132,7 +135,9 @@ export interface WatchViewOptions {
   theme: WatchTheme;
   /** The terminal's height, read at every render (the view fills it). */
   rows: () => number;
-  onClose: () => void;
+  onClose: (exit: ViewerExit) => void;
+  /** Opened from the picker: the hint says Esc goes back to it. */
+  fromList?: boolean;
 }
 
 export class WatchView implements Component {
@@ -160,9 +165,10 @@ export class WatchView implements Component {
 
   handleInput(data: string): void {
     if (this.closed) return;
-    if (matchesKey(data, Key.escape) || data === "q" || matchesKey(data, Key.enter) || matchesKey(data, Key.ctrl("c"))) {
+    const exit = viewerExitOf(data);
+    if (exit) {
       this.closed = true;
-      this.options.onClose();
+      this.options.onClose(exit);
     }
   }
 
@@ -204,7 +210,7 @@ export class WatchView implements Component {
     while (lines.length < rows - 2) lines.push("");
     // The last line is the live hint, or once the task ended the pinned pointer to its result.
     const footer = this.endLine === undefined ? theme.fg("dim", ` ${WATCH_LIVE_HINT}`) : theme.fg("accent", theme.bold(` ${this.endLine}`));
-    lines.push(rule(WATCH_CLOSE_HINT), fit(footer));
+    lines.push(rule(this.options.fromList ? WATCH_CLOSE_HINT_FROM_LIST : WATCH_CLOSE_HINT), fit(footer));
     return lines;
   }
 

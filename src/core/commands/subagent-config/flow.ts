@@ -19,6 +19,7 @@ import type { ResolvedModelConfig } from "../../config/types.ts";
 import type { ThinkingLevel } from "../../shared/thinking.ts";
 import {
   agentModelView,
+  inheritedOf,
   agentPickerChoices,
   agentPickerTitle,
   copyDestinationChoices,
@@ -38,6 +39,8 @@ import {
   modelToRemoveTitle,
   modelValueChoices,
   modelValueTitle,
+  modelPickChoices,
+  registryModelTitle,
   thinkingChoices,
   thinkingTitle,
   writeTargetChoices,
@@ -151,7 +154,7 @@ export class SubagentConfigFlow {
         this.dialogs.notify(agentGoneNotice(name), "error");
         return;
       }
-      const field = await this.choose(fieldSelectTitle(agent), fieldChoices(agent, this.snapshot.layers));
+      const field = await this.choose(fieldSelectTitle(agent), fieldChoices(agent, this.snapshot.layers, inheritedOf(this.snapshot)));
       if (field === undefined) return;
       await this.editField(agent, field);
     }
@@ -334,7 +337,7 @@ export class SubagentConfigFlow {
   /** The action layer. Esc here → field select; Esc in any later step → back here. Returns after a write. */
   private async modelAndThinking(agent: AgentDefinition): Promise<void> {
     for (;;) {
-      const action = await this.choose(modelActionTitle(agent), modelActionChoices(agent, this.snapshot.layers));
+      const action = await this.choose(modelActionTitle(agent), modelActionChoices(agent, this.snapshot.layers, inheritedOf(this.snapshot)));
       if (action === undefined) return;
       const finished = action === "edit" ? await this.editModelThinking(agent) : await this.clearModelThinking(agent);
       if (finished) return;
@@ -348,7 +351,13 @@ export class SubagentConfigFlow {
 
   private async chooseModel(agent: AgentDefinition, current: string | undefined): Promise<string | undefined> {
     const models = this.snapshot.models;
-    if (models.models.length > 0) return this.choose(modelValueTitle(agent, models), modelValueChoices(models.models, current));
+    const fromList = models.models.length > 0;
+    const listed = fromList ? models.models : (this.snapshot.registryModels ?? []);
+    if (listed.length > 0) {
+      const title = fromList ? modelValueTitle(agent, models) : registryModelTitle(agent);
+      const picked = await this.choose(title, modelPickChoices(listed, current ?? (fromList ? undefined : this.snapshot.inheritedModel)));
+      if (picked === undefined || picked.kind === "model") return picked?.model;
+    }
     return this.dialogs.input(modelInputTitle(agent), current ?? this.snapshot.inheritedModel ?? "");
   }
 

@@ -49,27 +49,56 @@ export function formatSourcedValue(resolved: ResolvedValue<string>): string {
   return resolved.value === undefined ? NOT_SET : `${resolved.value} (${resolved.source ?? NOT_SET})`;
 }
 
-/** `<model> (<source>) / <thinking> (<source>)`, each slot `not set` when nothing sets it. */
-export function formatModelThinking(resolved: ResolvedModelConfig): string {
-  return `${formatSourcedValue(resolved.model)} / ${formatSourcedValue(resolved.thinking)}`;
+/**
+ * What a child gets where nothing sets its model or thinking: the main agent's current model, and pi's default
+ * thinking level for that model (`off` for a model without reasoning). Either may be unknown.
+ */
+export interface InheritedModelThinking {
+  model?: string;
+  thinking?: string;
+}
+
+const INHERITS = "inherits";
+
+/** The model slot: `fake/x (project)` when something sets it (with `withSources`), else `inherits fake/y`. */
+function modelSlot(resolved: ResolvedModelConfig, inherited: InheritedModelThinking, withSources: boolean): string {
+  const { value, source } = resolved.model;
+  if (value !== undefined) return withSources ? `${value} (${source ?? NOT_SET})` : value;
+  return `${INHERITS} ${inherited.model ?? "the main agent's model"}`;
+}
+
+/** The thinking slot: `thinking high (frontmatter)` when something sets it, else `thinking off` (pi's default). */
+function thinkingSlot(resolved: ResolvedModelConfig, inherited: InheritedModelThinking, withSources: boolean): string {
+  const { value, source } = resolved.thinking;
+  if (value !== undefined) return withSources ? `thinking ${value} (${source ?? NOT_SET})` : `thinking ${value}`;
+  return `thinking ${inherited.thinking ?? "pi's default"}`;
+}
+
+/**
+ * `<model> (<source>) · thinking <level> (<source>)`; a slot nothing sets says what the child gets instead:
+ * `inherits fake/fake-model · thinking off`.
+ */
+export function formatModelThinking(resolved: ResolvedModelConfig, inherited: InheritedModelThinking = {}): string {
+  return `${modelSlot(resolved, inherited, true)} · ${thinkingSlot(resolved, inherited, true)}`;
 }
 
 /** The `[saved: ...]` fragment: what the config files and frontmatter say, without the process layer. */
-export function formatSavedFragment(saved: ResolvedModelConfig): string {
-  return `[saved: ${formatModelThinking(saved)}]`;
+export function formatSavedFragment(saved: ResolvedModelConfig, inherited: InheritedModelThinking = {}): string {
+  return `[saved: ${formatModelThinking(saved, inherited)}]`;
 }
 
-/** What the annotations of one agent are computed from. Inheritance is left out: unset shows as `not set`. */
+/** What the annotations of one agent are computed from; an unset slot shows what is inherited instead. */
 export interface AgentModelView {
   effective: ResolvedModelConfig;
   /** Present only when the agent has a process-level override: the values without it. */
   saved?: ResolvedModelConfig;
   /** The layer whose entry governs the agent (`(current)` in the write-target menu), if any. */
   governing?: WriteTarget;
+  inherited: InheritedModelThinking;
 }
 
-export function agentModelView(agent: AgentDefinition, layers: ConfigLayers): AgentModelView {
-  const view: AgentModelView = { effective: resolveModelConfig(agent, layers) };
+export function agentModelView(agent: AgentDefinition, layers: ConfigLayers, inherited: InheritedModelThinking = {}): AgentModelView {
+  const view: AgentModelView = { effective: resolveModelConfig(agent, layers), inherited };
   if (layers.process && Object.hasOwn(layers.process.entries, agent.name)) view.saved = resolveSavedModelConfig(agent, layers);
   const governing = governingEntry(agent.name, layers);
   if (governing) view.governing = governing.source;
@@ -77,24 +106,34 @@ export function agentModelView(agent: AgentDefinition, layers: ConfigLayers): Ag
 }
 
 function savedSuffix(view: AgentModelView): string {
-  return view.saved ? ` ${formatSavedFragment(view.saved)}` : "";
+  return view.saved ? ` ${formatSavedFragment(view.saved, view.inherited)}` : "";
 }
 
-/** `<name> (<source>) — <model> (<thinking>)`, plus ` (process) [saved: ...]` with a process override. */
-export function agentPickerLine(agent: AgentDefinition, layers: ConfigLayers): string {
-  const view = agentModelView(agent, layers);
-  const model = view.effective.model.value ?? NOT_SET;
-  const thinking = view.effective.thinking.value ?? NOT_SET;
+/**
+ * `<name> (<source>) — <model> · thinking <level>` (an unset slot: `inherits fake/fake-model · thinking off`),
+ * plus ` (process) [saved: ...]` with a process override.
+ */
+export function agentPickerLine(agent: AgentDefinition, layers: ConfigLayers, inherited: InheritedModelThinking = {}): string {
+  const view = agentModelView(agent, layers, inherited);
+  const values = `${modelSlot(view.effective, inherited, false)} · ${thinkingSlot(view.effective, inherited, false)}`;
   const badge = view.saved ? ` ${PROCESS_BADGE}${savedSuffix(view)}` : "";
-  return `${agent.name} (${agent.source})${ANNOTATION_SEPARATOR}${model} (${thinking})${badge}`;
+  return `${agent.name} (${agent.source})${ANNOTATION_SEPARATOR}${values}${badge}`;
+}
+
+/** What a snapshot says is inherited. */
+export function inheritedOf(snapshot: Pick<ConfigSnapshot, "inheritedModel" | "inheritedThinking">): InheritedModelThinking {
+  const inherited: InheritedModelThinking = {};
+  if (snapshot.inheritedModel !== undefined) inherited.model = snapshot.inheritedModel;
+  if (snapshot.inheritedThinking !== undefined) inherited.thinking = snapshot.inheritedThinking;
+  return inherited;
 }
 
 export type PickerValue = { kind: "agent"; name: string } | { kind: "models" };
 
 /** The agent picker: one line per agent (in discovery order), then the `$models` entry, always last. */
-export function agentPickerChoices(snapshot: Pick<ConfigSnapshot, "agents" | "layers">): Choice<PickerValue>[] {
+export function agentPickerChoices(snapshot: Pick<ConfigSnapshot, "agents" | "layers" | "inheritedModel" | "inheritedThinking">): Choice<PickerValue>[] {
   const choices: Choice<PickerValue>[] = snapshot.agents.map((agent) => ({
-    label: agentPickerLine(agent, snapshot.layers),
+    label: agentPickerLine(agent, snapshot.layers, inheritedOf(snapshot)),
     value: { kind: "agent", name: agent.name },
   }));
   choices.push({ label: MANAGE_MODELS_ENTRY, value: { kind: "models" } });
@@ -117,15 +156,15 @@ export function bodySummary(body: string): string {
 }
 
 /** The seven fields, each with its current value. */
-export function fieldChoices(agent: AgentDefinition, layers: ConfigLayers): Choice<AgentField>[] {
-  const view = agentModelView(agent, layers);
+export function fieldChoices(agent: AgentDefinition, layers: ConfigLayers, inherited: InheritedModelThinking = {}): Choice<AgentField>[] {
+  const view = agentModelView(agent, layers, inherited);
   const values: Record<AgentField, string> = {
     description: oneLine(agent.description, VALUE_PREVIEW_CHARS),
     tools: listValue(agent.tools, NOT_SET),
     // An empty skills key is not "unset": it turns the global skills off for this agent.
     skills: listValue(agent.skills, "none (global skills off)"),
     body: bodySummary(agent.body),
-    "model & thinking": `${formatModelThinking(view.effective)}${savedSuffix(view)}`,
+    "model & thinking": `${formatModelThinking(view.effective, inherited)}${savedSuffix(view)}`,
     budget: budgetFieldValue(agent, layers),
     sandbox: sandboxFieldValue(agent, layers),
   };
@@ -135,10 +174,10 @@ export function fieldChoices(agent: AgentDefinition, layers: ConfigLayers): Choi
 export type ModelAction = "edit" | "clear";
 
 /** The action layer of the model & thinking sub-flow. */
-export function modelActionChoices(agent: AgentDefinition, layers: ConfigLayers): Choice<ModelAction>[] {
-  const view = agentModelView(agent, layers);
+export function modelActionChoices(agent: AgentDefinition, layers: ConfigLayers, inherited: InheritedModelThinking = {}): Choice<ModelAction>[] {
+  const view = agentModelView(agent, layers, inherited);
   return [
-    { label: `${EDIT_MODEL_THINKING}${ANNOTATION_SEPARATOR}${formatModelThinking(view.effective)}${savedSuffix(view)}`, value: "edit" },
+    { label: `${EDIT_MODEL_THINKING}${ANNOTATION_SEPARATOR}${formatModelThinking(view.effective, inherited)}${savedSuffix(view)}`, value: "edit" },
     { label: CLEAR_MODEL_THINKING, value: "clear" },
   ];
 }
@@ -146,6 +185,21 @@ export function modelActionChoices(agent: AgentDefinition, layers: ConfigLayers)
 /** The `$models` list as a select, the effective model marked `(current)`. */
 export function modelValueChoices(models: readonly string[], currentModel: string | undefined): Choice<string>[] {
   return models.map((model) => ({ label: withCurrentMark(model, model === currentModel), value: model }));
+}
+
+/** The last option of the model step: the person types any `provider/model-id`. */
+export const TYPE_MODEL_ENTRY = "type a model (provider/model-id)…";
+
+export type ModelPick = { kind: "model"; model: string } | { kind: "type" };
+
+/**
+ * The model step's options: `$models` when that list is set (it is the person's own choice of models), else the
+ * models pi can use now (its registry); the effective model `(current)`; then the free-text entry, always last.
+ */
+export function modelPickChoices(listed: readonly string[], current: string | undefined): Choice<ModelPick>[] {
+  const models: Choice<ModelPick>[] = [...new Set(listed)].map((model) => ({ label: withCurrentMark(model, model === current), value: { kind: "model", model } }));
+  models.push({ label: TYPE_MODEL_ENTRY, value: { kind: "type" } });
+  return models;
 }
 
 /** The seven levels, then `not set` (null: the key is dropped); the effective level, or unset, is `(current)`. */
@@ -208,6 +262,10 @@ export function modelActionTitle(agent: AgentDefinition): string {
 
 export function modelValueTitle(agent: AgentDefinition, models: AvailableModels): string {
   return `${agent.name}: model (from $models, ${models.source ?? "user"} list)`;
+}
+
+export function registryModelTitle(agent: AgentDefinition): string {
+  return `${agent.name}: model (the models pi can use now)`;
 }
 
 export function modelInputTitle(agent: AgentDefinition): string {

@@ -26,6 +26,10 @@ export interface ConfigSnapshot {
   agentDirs: { user: string; project?: string };
   /** The main agent's current model (`provider/id`), offered as the prefill when nothing sets a model. */
   inheritedModel?: string;
+  /** The thinking level a child gets when nothing sets one: pi's default, `off` for a model without reasoning. */
+  inheritedThinking?: string;
+  /** The models pi can use now (`provider/id`, from its model registry), offered when a model is chosen. */
+  registryModels?: string[];
   /** True when pi does not trust the project in this session: nothing of the project's is shown or offered. */
   projectUntrusted?: boolean;
 }

@@ -30,6 +30,10 @@ export interface ConfigStoreOptions {
   builtinDir?: string;
   /** The main agent's current model as `provider/id`. */
   inheritedModel?: string;
+  /** The thinking level a child gets when nothing sets one. */
+  inheritedThinking?: string;
+  /** The models pi can use now, as `provider/id`. */
+  registryModels?: string[];
   /** False when pi does not trust the project in this session: its agents and file are neither read nor offered. */
   projectTrusted?: boolean;
 }
@@ -107,6 +111,8 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
     if (projectConfig !== undefined) snapshot.configPaths.project = projectConfig;
     if (projectAgents !== undefined) snapshot.agentDirs.project = projectAgents;
     if (options.inheritedModel !== undefined) snapshot.inheritedModel = options.inheritedModel;
+    if (options.inheritedThinking !== undefined) snapshot.inheritedThinking = options.inheritedThinking;
+    if (options.registryModels !== undefined) snapshot.registryModels = options.registryModels;
     if (!trusted) snapshot.projectUntrusted = true;
     return snapshot;
   };

@@ -15,20 +15,30 @@ import { NON_TUI_WARNING } from "../../../core/commands/subagent-config/notices.
 import { createConfigStore, type ConfigStoreOptions } from "../../../io/commands/subagent-config/store.ts";
 import { readPiTrust } from "../../authority/session-authority.ts";
 import { agentDir } from "../../../io/shared/paths.ts";
+import { inheritedThinking, piDefaultThinking } from "../../../io/config/pi-default-thinking.ts";
 import type { ConfigDialogs } from "../../../core/commands/subagent-config/types.ts";
 
 export interface SubagentConfigCommandOptions {
   /** How pi runs (default: detected from the command line). */
   appMode?: AppMode;
-  /** Paths for the store (tests); cwd and the inherited model always come from the command's context. */
-  paths?: Omit<ConfigStoreOptions, "cwd" | "inheritedModel">;
+  /** Paths for the store (tests); cwd, the inherited model and pi's models always come from the command's context. */
+  paths?: Omit<ConfigStoreOptions, "cwd" | "inheritedModel" | "inheritedThinking" | "registryModels">;
   /** Replaces the dialogs built from ctx.ui (tests). */
   dialogs?: ConfigDialogs;
   /** Where the no-UI warning is written besides ctx.ui (default: stderr). */
   writeStderr?: (text: string) => void;
 }
 
-type CommandContext = Pick<ExtensionCommandContext, "hasUI" | "ui" | "cwd" | "model">;
+type CommandContext = Pick<ExtensionCommandContext, "hasUI" | "ui" | "cwd" | "model"> & Partial<Pick<ExtensionCommandContext, "modelRegistry">>;
+
+/** The models pi can use now (its registry's available ones), as `provider/id`; none when pi cannot say. */
+function registryModels(ctx: CommandContext): string[] {
+  try {
+    return (ctx.modelRegistry?.getAvailable() ?? []).map((model) => `${model.provider}/${model.id}`);
+  } catch {
+    return [];
+  }
+}
 
 export async function runSubagentConfigCommand(args: string, ctx: CommandContext, options: SubagentConfigCommandOptions = {}): Promise<void> {
   if (!ctx.hasUI) {
@@ -39,11 +49,15 @@ export async function runSubagentConfigCommand(args: string, ctx: CommandContext
   const mode = options.appMode ?? detectAppMode();
   const dialogs = options.dialogs ?? (mode === "rpc" ? rpcDialogs(ctx.ui) : tuiDialogs(ctx.ui));
   const inheritedModel = currentModelRef(ctx.model);
+  const dir = options.paths?.agentDir ?? agentDir();
+  const projectTrusted = readPiTrust(ctx, process.argv, dir).kind !== "untrusted";
   const store = createConfigStore({
     ...options.paths,
     cwd: ctx.cwd,
     ...(inheritedModel !== undefined ? { inheritedModel } : {}),
-    ...(readPiTrust(ctx, process.argv, options.paths?.agentDir ?? agentDir()).kind === "untrusted" ? { projectTrusted: false } : {}),
+    inheritedThinking: inheritedThinking(piDefaultThinking({ agentDir: dir, cwd: ctx.cwd, projectTrusted }), ctx.model),
+    registryModels: registryModels(ctx),
+    ...(projectTrusted ? {} : { projectTrusted: false }),
   });
   await runSubagentConfigFlow(dialogs, store, args);
 }

@@ -251,9 +251,12 @@ describe("parseAgentFile: sandbox", () => {
     expect(agentOf("---\nname: a\ndescription: b\n---\n").agent.sandbox).toBeUndefined();
   });
 
-  it("drops an unknown value with a note", () => {
-    const parsed = agentOf("---\nname: a\ndescription: b\nsandbox: strict\n---\n");
-    expect(parsed.agent.sandbox).toBeUndefined();
-    expect(parsed.ignored).toEqual(['"sandbox" must be one of off, workspace-write, read-only (got "strict")']);
+  it("reads an unknown value (a mistyped level) as read-only, with a note: fail closed, never no sandbox", () => {
+    for (const typo of ["strict", "readonly", "read_only"]) {
+      const parsed = agentOf(`---\nname: a\ndescription: b\nsandbox: ${typo}\n---\n`);
+      expect(parsed.agent.sandbox).toBe("read-only");
+      expect(parsed.ignored).toEqual([]);
+      expect(parsed.sandboxProblem).toBe(`"sandbox" must be one of off, workspace-write, read-only (got "${typo}")`);
+    }
   });
 });

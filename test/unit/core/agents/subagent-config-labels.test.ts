@@ -44,11 +44,11 @@ function processLayer(entries: ConfigLayer["entries"]): ConfigLayer {
 const coder = agent({ name: "coder", model: "fm/model", thinking: "low" });
 
 describe("annotations and provenance", () => {
-  it("picker line: source, effective model and thinking, `not set` in unset slots", () => {
-    expect(agentPickerLine(agent({ name: "bare", source: "builtin" }), {})).toBe("bare (builtin) — not set (not set)");
-    expect(agentPickerLine(coder, {})).toBe("coder (project) — fm/model (low)");
+  it("picker line: source, effective model and thinking; an unset slot says what is inherited", () => {
+    expect(agentPickerLine(agent({ name: "bare", source: "builtin" }), {})).toBe("bare (builtin) — inherits the main agent's model · thinking pi's default");
+    expect(agentPickerLine(coder, {})).toBe("coder (project) — fm/model · thinking low");
     const layers: ConfigLayers = { user: fileLayer("user", { coder: "u/model" }) };
-    expect(agentPickerLine(coder, layers)).toBe("coder (project) — u/model (low)");
+    expect(agentPickerLine(coder, layers)).toBe("coder (project) — u/model · thinking low");
   });
 
   it("picker line: a project entry shadows the user entry wholesale; unset fields fall to the frontmatter", () => {
@@ -56,8 +56,8 @@ describe("annotations and provenance", () => {
       user: fileLayer("user", { coder: { model: "u/model", thinking: "high" } }),
       project: fileLayer("project", { coder: { model: "p/model" } }),
     };
-    expect(agentPickerLine(coder, layers)).toBe("coder (project) — p/model (low)");
-    expect(fieldChoices(coder, layers)[4]!.label).toBe("model & thinking — p/model (project) / low (frontmatter)");
+    expect(agentPickerLine(coder, layers)).toBe("coder (project) — p/model · thinking low");
+    expect(fieldChoices(coder, layers)[4]!.label).toBe("model & thinking — p/model (project) · thinking low (frontmatter)");
   });
 
   it("a process override adds the (process) badge and the [saved: ...] fragment (file values, no inheritance)", () => {
@@ -65,18 +65,18 @@ describe("annotations and provenance", () => {
       project: fileLayer("project", { coder: { thinking: "high" } }),
       process: processLayer({ coder: { model: "x/mem" } }),
     };
-    expect(agentPickerLine(coder, layers)).toBe("coder (project) — x/mem (low) (process) [saved: fm/model (frontmatter) / high (project)]");
+    expect(agentPickerLine(coder, layers)).toBe("coder (project) — x/mem · thinking low (process) [saved: fm/model (frontmatter) · thinking high (project)]");
     const bare = agent({ name: "bare", source: "user" });
     const memory: ConfigLayers = { process: processLayer({ bare: { model: "x/mem", thinking: "max" } }) };
-    expect(agentPickerLine(bare, memory)).toBe("bare (user) — x/mem (max) (process) [saved: not set / not set]");
-    expect(formatSavedFragment({ model: {}, thinking: {} })).toBe("[saved: not set / not set]");
-    expect(formatModelThinking({ model: { value: "a/1", source: "user" }, thinking: {} })).toBe("a/1 (user) / not set");
+    expect(agentPickerLine(bare, memory)).toBe("bare (user) — x/mem · thinking max (process) [saved: inherits the main agent's model · thinking pi's default]");
+    expect(formatSavedFragment({ model: {}, thinking: {} })).toBe("[saved: inherits the main agent's model · thinking pi's default]");
+    expect(formatModelThinking({ model: { value: "a/1", source: "user" }, thinking: {} })).toBe("a/1 (user) · thinking pi's default");
   });
 
   it("the picker keeps the discovery order and puts the $models entry last", () => {
     const agents = [agent({ name: "a" }), agent({ name: "b", source: "user" })];
     const choices = agentPickerChoices({ agents, layers: { user: emptyLayer("user"), project: emptyLayer("project"), process: emptyLayer("process") } });
-    expect(choices.map((c) => c.label)).toEqual(["a (project) — not set (not set)", "b (user) — not set (not set)", "Manage available model list ($models)"]);
+    expect(choices.map((c) => c.label)).toEqual(["a (project) — inherits the main agent's model · thinking pi's default", "b (user) — inherits the main agent's model · thinking pi's default", "Manage available model list ($models)"]);
     expect(choices.map((c) => c.value)).toEqual([{ kind: "agent", name: "a" }, { kind: "agent", name: "b" }, { kind: "models" }]);
   });
 
@@ -94,7 +94,7 @@ describe("annotations and provenance", () => {
       "tools — read, edit",
       "skills — none (global skills off)",
       "body — First line of the prompt. (4 lines)",
-      "model & thinking — fm/model (frontmatter) / not set",
+      "model & thinking — fm/model (frontmatter) · thinking pi's default",
       "budget — not set",
       "sandbox — off (default)",
     ]);
@@ -113,7 +113,7 @@ describe("annotations and provenance", () => {
   it("the action layer: edit with the effective values (and saved fragment), clear", () => {
     const layers: ConfigLayers = { process: processLayer({ coder: { thinking: "xhigh" } }) };
     expect(modelActionChoices(coder, layers).map((c) => c.label)).toEqual([
-      "edit model & thinking — fm/model (frontmatter) / xhigh (process) [saved: fm/model (frontmatter) / low (frontmatter)]",
+      "edit model & thinking — fm/model (frontmatter) · thinking xhigh (process) [saved: fm/model (frontmatter) · thinking low (frontmatter)]",
       "clear model & thinking (reset to frontmatter)",
     ]);
   });

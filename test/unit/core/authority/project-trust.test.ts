@@ -12,8 +12,15 @@ describe("decideProjectAuthority", () => {
   it("where pi has no decision, project agents are trusted on first use, and nothing is passed down", () => {
     expect(decideProjectAuthority({ kind: "no-trust-system" })).toEqual({ projectConfig: true, projectAgents: true, gate: "first-use" });
     expect(decideProjectAuthority({ kind: "trusted", explicit: false })).toEqual({ projectConfig: true, projectAgents: true, gate: "first-use" });
-    expect(decideProjectAuthority({ kind: "no-trust-system" }, "ask-or-refuse").gate).toBe("first-use-or-refuse");
+    expect(decideProjectAuthority({ kind: "no-trust-system" }, "ask-or-refuse").gate).toBe("first-use");
     expect(decideProjectAuthority({ kind: "no-trust-system" }, "always").gate).toBe("run");
+  });
+  it("guarded files that appeared since the session's start are covered by no decision: children get --no-approve", () => {
+    const changed = ["/w/.pi/extensions/planted.ts"];
+    expect(decideProjectAuthority({ kind: "trusted", explicit: true }, "ask", changed)).toMatchObject({ childTrustFlag: "--no-approve", changedSinceStart: changed, gate: "run" });
+    expect(decideProjectAuthority({ kind: "trusted", explicit: false }, "ask", changed)).toMatchObject({ childTrustFlag: "--no-approve", gate: "first-use" });
+    expect(decideProjectAuthority({ kind: "untrusted" }, "ask", changed).childTrustFlag).toBe("--no-approve");
+    expect(decideProjectAuthority({ kind: "trusted", explicit: false }, "ask", []).childTrustFlag).toBeUndefined();
   });
   it("never hides project agents wherever the project is trusted", () => {
     expect(decideProjectAuthority({ kind: "trusted", explicit: true }, "never")).toMatchObject({ projectAgents: false, hiddenBecause: "policy", projectConfig: true });

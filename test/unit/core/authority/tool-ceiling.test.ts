@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ceilingAllows, grantTools, toolsNotGrantedText } from "../../../../src/core/authority/tool-ceiling.ts";
+import { ceilingAllows, grantTools, keepRecordedTools, toolsNotGrantedText } from "../../../../src/core/authority/tool-ceiling.ts";
 
 const readOnly = { active: ["read", "grep", "find", "ls", "subagent"], extensionTools: ["subagent"] };
 const full = { active: ["read", "bash", "edit", "write", "subagent"], extensionTools: ["subagent"] };
@@ -60,5 +60,13 @@ describe("grantTools", () => {
   it("is lifted only by the setting off", () => {
     expect(grantTools({ agentTools: ["bash"], session: readOnly, ceiling: "off" })).toEqual({ tools: ["bash"], notGranted: [] });
     expect(grantTools({ session: readOnly, ceiling: "off" })).toEqual({ notGranted: [] });
+  });
+});
+
+describe("keepRecordedTools: a resume gets no wider tools than the task ran with", () => {
+  it("cuts what the recorded list lacks, and says so", () => {
+    expect(keepRecordedTools({ notGranted: [] }, ["read", "grep"], undefined)).toEqual({ tools: ["read"], notGranted: ["bash", "edit", "write"], reason: "not among the tools the resumed task ran with" });
+    expect(keepRecordedTools({ tools: ["read", "grep"], notGranted: [] }, ["read", "grep", "ls"], ["read", "grep"])).toEqual({ tools: ["read", "grep"], notGranted: [] });
+    expect(keepRecordedTools({ notGranted: [] }, undefined, undefined)).toEqual({ notGranted: [] });
   });
 });

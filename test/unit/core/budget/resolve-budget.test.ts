@@ -48,3 +48,15 @@ describe("budgets shadow per field", () => {
     ]);
   });
 });
+
+describe("a project can only tighten the person's budget", () => {
+  it("a project entry above the user's limit is ignored; one below it wins", () => {
+    const layers = { user: layer("user", { worker: { maxCost: 1, maxTurns: 10 } }), project: layer("project", { worker: { maxCost: 50, maxTurns: 3 } }) };
+    expect(resolveConfiguredBudget({ name: "worker" }, layers, {})).toEqual({ limits: { maxCost: 1, maxTurns: 3 }, sources: { maxCost: "user", maxTurns: "project" }, capped: [] });
+  });
+  it("a project agent's frontmatter cannot raise the person's environment default", () => {
+    const layers = { project: layer("project", {}) };
+    expect(resolveConfiguredBudget({ name: "worker", source: "project", maxTurns: 500 }, layers, { maxTurns: 20 })).toEqual({ limits: { maxTurns: 20 }, sources: { maxTurns: "env" }, capped: [] });
+    expect(resolveConfiguredBudget({ name: "worker", source: "project", maxTurns: 5 }, layers, { maxTurns: 20 })).toEqual({ limits: { maxTurns: 5 }, sources: { maxTurns: "frontmatter" }, capped: [] });
+  });
+});

@@ -117,8 +117,22 @@ describe("the /subagent-agents report", () => {
     expect(trustLine({ projectGate: "run" })).toBeUndefined();
     expect(trustLine({ projectGate: "first-use", canAsk: true })).toBe("  trust: asks you before its first run (pi has no trust decision for this project)");
     expect(trustLine({ projectGate: "first-use", canAsk: true, approved: () => true })).toBe("  trust: approved by you on first use");
-    expect(trustLine({ projectGate: "first-use" })).toBe("  trust: runs without asking here (nobody can be asked outside the TUI)");
-    expect(trustLine({ projectGate: "first-use-or-refuse" })).toBe('  trust: refused here until you approve it in the TUI ("$projectAgents": "ask-or-refuse")');
+    expect(trustLine({ projectGate: "first-use" })).toBe("  trust: refused here until you approve it once in the TUI (nobody can be asked outside it)");
+  });
+
+  it("shows a project agent that takes a personal agent's name with that agent's sandbox and no more than its tools", () => {
+    const [explore] = buildAgentInventory(
+      inputs({
+        tiers: {
+          builtin: { agents: [agent("explore", "builtin", { tools: ["read"], sandbox: "read-only" })], warnings: [] },
+          user: { agents: [], warnings: [] },
+          project: { agents: [agent("explore", "project", { tools: ["read", "bash"] })], warnings: [] },
+        },
+      }),
+    ).agents;
+    expect(explore?.tier).toBe("project");
+    expect(explore?.sandbox).toEqual({ level: "read-only", source: "frontmatter" });
+    expect(explore?.tools).toEqual({ tools: ["read"], piDefaults: false, notGranted: ["bash"], reason: 'not in the tools of the built-in agent "explore" it replaces' });
   });
 
   it("takes the sandbox and model a dispatch would: a project entry only tightens, this process's override wins", () => {

@@ -8,8 +8,16 @@ describe("task id completion", () => {
       { taskId: ID_A, agent: "coder", status: "running 00:10", task: "Fix\nthe bug" },
       { taskId: ID_OLD, agent: "writer", status: "succeeded", task: "Docs" },
     ]);
-    expect(items).toEqual([{ value: ID_A, label: "01912345-6789-7abc… coder", description: "running 00:10 · Fix the bug" }]);
+    expect(items).toEqual([{ value: ID_A, label: "01912345…456789ab coder", description: "running 00:10 · Fix the bug" }]);
     expect(completionItems("ffff", [{ taskId: ID_A, agent: "coder", status: "x", task: "y" }])).toBeNull();
+  });
+
+  it("offers the task whose short id (the end the widget shows) is typed", () => {
+    const tasks = [
+      { taskId: ID_A, agent: "coder", status: "running 00:10", task: "Fix" },
+      { taskId: ID_B, agent: "writer", status: "running 00:10", task: "Docs" },
+    ];
+    expect(completionItems(ID_B.slice(-8), tasks)!.map((item) => item.value)).toEqual([ID_B]);
   });
 
   it("offers at most 20", () => {
@@ -26,7 +34,7 @@ describe("task id completion", () => {
       [ID_B, "queued"],
     ]);
     expect(completions.runningAndRecent("")!.map((i) => i.value)).toEqual([ID_A, ID_B, ID_OLD]);
-    expect(completions.runningAndRecent("0190")!.map((i) => i.label)).toEqual(["01900000-0000-7000… writer"]);
+    expect(completions.runningAndRecent("0190")!.map((i) => i.label)).toEqual(["01900000…000000ff writer"]);
   });
 
   it("offers /subagent-cancel a batch's id after its parts, once, with how many parts are in flight", () => {
@@ -35,7 +43,7 @@ describe("task id completion", () => {
     sources.running_ = [snapshot(ID_A, { startedAt: 1_000, workflow: { ...workflow, index: 1 } }), snapshot(ID_B, { startedAt: 1_000, workflow: { ...workflow, index: 2 } })];
     const items = taskCompletions(sources, () => 31_000).cancellable("")!;
     expect(items.map((item) => item.value)).toEqual([ID_A, ID_B, ID_C]);
-    expect(items[2]).toEqual({ value: ID_C, label: `${ID_C.slice(0, 18)}… batch of 3`, description: "2 in flight · every part of the batch" });
+    expect(items[2]).toEqual({ value: ID_C, label: `${ID_C.slice(0, 8)}…${ID_C.slice(-8)} batch of 3`, description: "2 in flight · every part of the batch" });
   });
 
   it("reads finished tasks from disk at most every few seconds", () => {

@@ -34,4 +34,16 @@ describe("resolving a typed task id or prefix", () => {
   it("counts a task listed twice (running and on disk) once", () => {
     expect(resolveTaskPrefix("01912399", [...tasks, { taskId: ID_C, agent: "coder" }])).toMatchObject({ kind: "found" });
   });
+
+  it("finds the task whose end is typed: the short id the widget and the cards show", () => {
+    // ID_A and ID_B were made in the same millisecond: their starts are alike up to the 19th character.
+    expect(resolveTaskPrefix(ID_B.slice(-8), tasks)).toEqual({ kind: "found", task: tasks[1] });
+    expect(resolveTaskPrefix(ID_A.slice(-8).toUpperCase(), tasks)).toEqual({ kind: "found", task: tasks[0] });
+  });
+
+  it("counts a start of one id and an end of another as two matches", () => {
+    const start = { taskId: "0123abcd-0000-7000-8000-000000000001" };
+    const end = { taskId: "01912345-0000-7000-8000-00000123abcd" };
+    expect(resolveTaskPrefix("0123abcd", [start, end])).toEqual({ kind: "ambiguous", prefix: "0123abcd", matches: [start, end] });
+  });
 });

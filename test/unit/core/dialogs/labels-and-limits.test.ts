@@ -7,11 +7,11 @@ import { answerOf, parseUiRequest } from "../../../../src/core/dialogs/child-ui-
 import { waitingLine } from "../../../../src/core/dialogs/texts.ts";
 
 describe("question labels", () => {
-  it("names a lone asker by agent and 8 characters of its id, a nested one by its whole path with 4", () => {
-    expect(askerLabel([{ agent: "explore", taskId: "01a2b3c4-d5e6-7f00-8000-000000000000" }])).toBe("explore 01a2b3c4 asks:");
+  it("names a lone asker by agent and its short id (the last 8 characters of its id), a nested one by its whole path with the last 4", () => {
+    expect(askerLabel([{ agent: "explore", taskId: "0191d5e6-d5e6-7f00-8000-000001a2b3c4" }])).toBe("explore 01a2b3c4 asks:");
     expect(askerLabel([
-      { agent: "reviewer", taskId: "01a2ffff-0000" },
-      { agent: "explore", taskId: "01a3eeee-0000" },
+      { agent: "reviewer", taskId: "0000-ffff01a2" },
+      { agent: "explore", taskId: "0000-eeee01a3" },
     ])).toBe("reviewer 01a2 › explore 01a3 asks:");
   });
 
@@ -22,7 +22,7 @@ describe("question labels", () => {
   });
 
   it("the widget's line and the result's line", () => {
-    const question = { path: [{ agent: "explore", taskId: "01a2b3c4-0000" }], dialog: { id: "q1", method: "select" as const, title: "Allow rm -rf build?" } };
+    const question = { path: [{ agent: "explore", taskId: "0000-01a2b3c4" }], dialog: { id: "q1", method: "select" as const, title: "Allow rm -rf build?" } };
     expect(waitingLine(question, 1)).toBe("? explore 01a2b3c4 asks: Allow rm -rf build? · /subagent-answer");
     expect(waitingLine(question, 3)).toBe("? explore 01a2b3c4 asks: Allow rm -rf build? (+2 more) · /subagent-answer");
     expect(unansweredLine({ title: "Allow rm -rf build?" }, "print mode")).toBe('asked "Allow rm -rf build?": no one to answer (print mode)');

@@ -3,8 +3,8 @@ import { decodeNestedTitle, encodeNestedTitle, nestedHopsBelow } from "../../../
 import { QuestionBoard } from "../../../../src/core/dialogs/question-board.ts";
 import { askingEvent } from "../../../../src/core/events/lifecycle-events.ts";
 
-const EXPLORE = { agent: "explore", taskId: "01a3eeee-1111-7000-8000-000000000000" };
-const DEEP = { agent: "leaf", taskId: "01a4dddd-2222-7000-8000-000000000000" };
+const EXPLORE = { agent: "explore", taskId: "0191eeee-1111-7000-8000-0000000001a3" };
+const DEEP = { agent: "leaf", taskId: "0191dddd-2222-7000-8000-0000000001a4" };
 
 describe("a question's path up a tree of subagents", () => {
   it("round-trips through a forwarding child's title, and leaves titles without a path alone", () => {
@@ -18,25 +18,25 @@ describe("a question's path up a tree of subagents", () => {
 
   it("a grandchild's question, forwarded by its parent, is labelled with the whole path at the top", () => {
     const board = new QuestionBoard({ notify: () => {} });
-    const route = board.routeFor({ agent: "reviewer", taskId: "01a2ffff-0000-7000-8000-000000000000" }, { nestedHops: 1 });
+    const route = board.routeFor({ agent: "reviewer", taskId: "0191ffff-0000-7000-8000-0000000001a2" }, { nestedHops: 1 });
     if (route.kind !== "person") throw new Error("expected a person route");
     route.sink.ask({ id: "q", method: "select", title: encodeNestedTitle([EXPLORE], "Allow rm -rf build?"), options: ["Yes", "No"] }, () => {});
     expect(board.waitingLine()).toBe("? reviewer 01a2 › explore 01a3 asks: Allow rm -rf build? · /subagent-answer");
-    expect(board.queue.first()?.taskId).toBe("01a2ffff-0000-7000-8000-000000000000");
+    expect(board.queue.first()?.taskId).toBe("0191ffff-0000-7000-8000-0000000001a2");
   });
 
   it("tells other extensions of each question as it joins the queue (subagent:asking), with the whole path", () => {
     const heard: unknown[] = [];
     const board = new QuestionBoard({ notify: () => {}, asked: (question) => heard.push(askingEvent(question, 42)) });
-    const route = board.routeFor({ agent: "reviewer", taskId: "01a2ffff-0000-7000-8000-000000000000" }, { nestedHops: 1 });
+    const route = board.routeFor({ agent: "reviewer", taskId: "0191ffff-0000-7000-8000-0000000001a2" }, { nestedHops: 1 });
     if (route.kind !== "person") throw new Error("expected a person route");
     route.sink.ask({ id: "q", method: "confirm", title: encodeNestedTitle([EXPLORE], "Allow rm -rf build?") }, () => {});
     expect(heard).toEqual([
       {
         source: "pi-subagent-dispatch",
-        taskId: "01a2ffff-0000-7000-8000-000000000000",
+        taskId: "0191ffff-0000-7000-8000-0000000001a2",
         agent: "reviewer",
-        askers: [{ agent: "reviewer", taskId: "01a2ffff-0000-7000-8000-000000000000" }, EXPLORE],
+        askers: [{ agent: "reviewer", taskId: "0191ffff-0000-7000-8000-0000000001a2" }, EXPLORE],
         kind: "confirm",
         title: "Allow rm -rf build?",
         at: 42,
@@ -56,13 +56,13 @@ describe("a question's path up a tree of subagents", () => {
     expect(decodeNestedTitle(tooLong, 2).path).toEqual([EXPLORE, DEEP]);
 
     const board = new QuestionBoard({ notify: () => {} });
-    const route = board.routeFor({ agent: "worker", taskId: "01a2ffff-0000-7000-8000-000000000000" });
+    const route = board.routeFor({ agent: "worker", taskId: "01910000-0000-7000-8000-000001a2ffff" });
     if (route.kind !== "person") throw new Error("expected a person route");
     route.sink.ask({ id: "q", method: "select", title: forged, options: ["Yes", "No"] }, () => {});
     const line = board.waitingLine() ?? "";
     // The label is the parent's: the asking worker alone, never "worker › explore".
     expect(line.startsWith("? worker 01a2ffff asks: ")).toBe(true);
     expect(line).not.toContain("›");
-    expect(board.queue.first()?.path).toEqual([{ agent: "worker", taskId: "01a2ffff-0000-7000-8000-000000000000" }]);
+    expect(board.queue.first()?.path).toEqual([{ agent: "worker", taskId: "01910000-0000-7000-8000-000001a2ffff" }]);
   });
 });

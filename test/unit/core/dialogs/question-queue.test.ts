@@ -91,7 +91,7 @@ describe("a task asking in a loop (issue 34)", () => {
     const notices: string[] = [];
     const board = new QuestionBoard({ notify: (text) => notices.push(text) });
     const sent: DialogResponse[] = [];
-    const bridge = new DialogBridge(board.routeFor({ agent: "worker", taskId: "01a2b3c4-1111-7000-8000-000000000000" }), (response) => sent.push(response));
+    const bridge = new DialogBridge(board.routeFor({ agent: "worker", taskId: "01910000-1111-7000-8000-000001a2b3c4" }), (response) => sent.push(response));
     for (let i = 0; i < 200; i++) bridge.handle({ kind: "dialog", dialog: { id: `q${i}`, method: "confirm", title: `Allow step ${i}?`, message: "" } });
     expect(board.queue.pending()).toHaveLength(QUESTIONS_PER_TASK_MAX);
     expect(sent).toHaveLength(200 - QUESTIONS_PER_TASK_MAX);

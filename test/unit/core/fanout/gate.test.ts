@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FanOutGate } from "../../../../src/core/fanout/fan-out-gate.ts";
-import { fanOutHit, fanOutRefusal } from "../../../../src/core/fanout/gate.ts";
+import { fanOutHit, fanOutQuestion, fanOutRefusal } from "../../../../src/core/fanout/gate.ts";
 import { resolveFanOutLimits } from "../../../../src/core/fanout/limits.ts";
 import { parseConfigLayer } from "../../../../src/io/config/read-layer.ts";
 
@@ -15,10 +15,12 @@ function ui(answers: boolean[]) {
 }
 
 describe("fan-out caps", () => {
-  it("defaults to 16 per run and 32 in flight; env beats the project file beats the user file; bad values warn", () => {
+  it("defaults to 16 per run and 32 in flight; env beats the user file; a project file only lowers them; bad values warn", () => {
     expect(resolveFanOutLimits({}, {}).limits).toEqual({ perTurn: 16, inFlight: 32 });
+    // A project cannot raise the person's cap (4 over the user's 3), only lower it (2 under the default 32).
     const files = { user: { maxTasksPerTurn: 3, maxTasksInFlight: 5 }, project: { maxTasksPerTurn: 4 } };
-    expect(resolveFanOutLimits({}, files).limits).toEqual({ perTurn: 4, inFlight: 5 });
+    expect(resolveFanOutLimits({}, files).limits).toEqual({ perTurn: 3, inFlight: 5 });
+    expect(resolveFanOutLimits({}, { project: { maxTasksPerTurn: 40, maxTasksInFlight: 2 } }).limits).toEqual({ perTurn: 16, inFlight: 2 });
     const env = resolveFanOutLimits({ PI_SUBAGENT_MAX_TASKS_PER_TURN: "2", PI_SUBAGENT_MAX_TASKS_IN_FLIGHT: "0" }, files);
     expect(env.limits).toEqual({ perTurn: 2, inFlight: 5 });
     expect(env.warnings).toEqual(['pi-subagent-dispatch: PI_SUBAGENT_MAX_TASKS_IN_FLIGHT="0" must be a whole number of at least 1; ignored']);
@@ -63,6 +65,22 @@ describe("fan-out caps", () => {
     expect(await gate.admit(limits, nobody.ctx, false)).toMatch(/^Fan-out cap reached/);
     expect(nobody.asked).toHaveLength(0);
   });
+
+  it("a batch refused part-way gives back what its earlier parts took: the next batch of the run is not starved", async () => {
+    const gate = new FanOutGate({ inFlight: () => [] });
+    const limits = { perTurn: 16, inFlight: 100 };
+    const nobody = ui([]);
+    // A first batch: 10 parts admitted, then one refused for another reason; none starts, so all 10 are given back.
+    for (let i = 0; i < 10; i++) expect(await gate.admit(limits, nobody.ctx, false)).toBeUndefined();
+    for (let i = 0; i < 10; i++) gate.withdraw();
+    // A second batch of 16 in the same run fits whole.
+    for (let i = 0; i < 16; i++) expect(await gate.admit(limits, nobody.ctx, false)).toBeUndefined();
+    expect(await gate.admit(limits, nobody.ctx, false)).toMatch(/this run has dispatched 16\./);
+    gate.withdraw();
+    gate.runStarted();
+    gate.withdraw(); // never below zero
+    expect(await gate.admit({ perTurn: 1, inFlight: 100 }, nobody.ctx, false)).toBeUndefined();
+  });
 });
 
 describe("FanOutGate: blocking calls", () => {
@@ -76,5 +94,12 @@ describe("FanOutGate: blocking calls", () => {
     expect(await gate.admit(limits, { hasUI: false } as never, false)).toBeUndefined();
     gate.beginBlockingRun();
     expect(await gate.admit(limits, { hasUI: false } as never, false)).toContain("In flight now: 1 task");
+  });
+});
+
+describe("the question to the person", () => {
+  it("counts tasks in the singular for a limit of one", () => {
+    expect(fanOutQuestion({ cap: "turn", limit: 1 })).toBe("The model wants to dispatch more than 1 subagent task in this run. Allow more until this run ends?");
+    expect(fanOutQuestion({ cap: "in-flight", limit: 3 })).toBe("The model wants more than 3 subagent tasks in flight at once. Allow more until this run ends?");
   });
 });

@@ -60,4 +60,8 @@ describe("the session ledger", () => {
       "- fake/fake-reasoner: 1 task · 3 turns · input 1 · output 2 · cache read 0 · cache write 7 · cost $0.3000",
     ]);
   });
+
+  it("says `1 turn`, not `1 turns`", () => {
+    expect(ledgerReportLines(summarize([ledgerEntryOf(tasks[0]!)]))[1]).toBe("Total: 1 task · 1 turn · input 10000 · output 1000 · cache read 0 · cache write 0 · cost $0.1000");
+  });
 });

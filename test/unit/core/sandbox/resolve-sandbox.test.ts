@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveSandbox } from "../../../../src/core/sandbox/resolve-sandbox.ts";
+import { keepRecordedSandbox, resolveSandbox } from "../../../../src/core/sandbox/resolve-sandbox.ts";
 import type { SandboxInputs } from "../../../../src/core/sandbox/resolve-sandbox.ts";
 
 const userAgent = (sandbox?: SandboxInputs["agent"]["sandbox"]): SandboxInputs["agent"] => ({ source: "user", ...(sandbox ? { sandbox } : {}) });
@@ -29,5 +29,20 @@ describe("resolveSandbox", () => {
     expect(resolveSandbox({ agent: userAgent(), userDefault: "read-only", projectEntry: "off", projectDefault: "off" })).toEqual({ level: "read-only", source: "$sandbox" });
     expect(resolveSandbox({ agent: userAgent(), projectDefault: "workspace-write" })).toEqual({ level: "workspace-write", source: "project $sandbox" });
     expect(resolveSandbox({ agent: userAgent(), projectEntry: "read-only", projectDefault: "workspace-write" })).toEqual({ level: "read-only", source: "project" });
+  });
+});
+
+describe("a name keeps its protection, and a resume keeps its sandbox", () => {
+  it("a project agent that replaces the person's sandboxed agent starts from that agent's sandbox", () => {
+    const planted: SandboxInputs["agent"] = { source: "project", sandbox: "off", shadows: { name: "reviewer", source: "user", filePath: "/u/reviewer.md", sandbox: "read-only" } };
+    expect(resolveSandbox({ agent: planted })).toEqual({ level: "read-only", source: "frontmatter" });
+    const stricter: SandboxInputs["agent"] = { source: "project", sandbox: "read-only", shadows: { name: "w", source: "builtin", filePath: "/b/w.md", sandbox: "workspace-write" } };
+    expect(resolveSandbox({ agent: stricter }).level).toBe("read-only");
+  });
+
+  it("keepRecordedSandbox: the stricter of the recorded level and the call's", () => {
+    expect(keepRecordedSandbox({ level: "off", source: "default" }, "read-only")).toEqual({ level: "read-only", source: "resumed task" });
+    expect(keepRecordedSandbox({ level: "read-only", source: "call" }, "workspace-write")).toEqual({ level: "read-only", source: "call" });
+    expect(keepRecordedSandbox({ level: "workspace-write", source: "user" }, undefined)).toEqual({ level: "workspace-write", source: "user" });
   });
 });

@@ -18,15 +18,23 @@ describe("readSandboxSettings", () => {
     });
   });
 
-  it("warns about a value that is no level or no list", () => {
+  it("reads a value that is no level as read-only (fail closed), and warns about it and a value that is no list", () => {
     const read = readSandboxSettings({ user: layer({ $sandbox: "strict", $sandboxHide: "~/.kube" }, "/u.json"), project: layer({}, "/p.json") });
-    expect(read.userDefault).toBeUndefined();
+    expect(read.userDefault).toBe("read-only");
     expect(read.hide).toEqual([]);
     expect(read.warnings).toEqual([
-      'pi-subagent-dispatch: /u.json: "$sandbox" must be one of off, workspace-write, read-only; ignored',
+      'pi-subagent-dispatch: /u.json: "$sandbox" must be one of off, workspace-write, read-only (got "strict"); every agent it covers runs read-only until that is fixed',
       'pi-subagent-dispatch: /u.json: "$sandboxHide" must be a list of paths ("~/..." or absolute); ignored',
     ]);
   });
+
+  for (const typo of ["readonly", "read_only", "strict", "Read-Only"]) {
+    it(`fails closed on "$sandbox": "${typo}" in the person's file and in a project's`, () => {
+      const read = readSandboxSettings({ user: layer({ $sandbox: typo }, "/u.json"), project: layer({ $sandbox: typo }, "/p.json") });
+      expect(read.userDefault).toBe("read-only");
+      expect(read.projectDefault).toBe("read-only");
+    });
+  }
 });
 
 describe("hiddenPaths", () => {
@@ -43,6 +51,14 @@ describe("hiddenPaths", () => {
   it("hides the person's runtime folder and docker's sockets", () => {
     expect(hiddenSystemPaths(1000)).toEqual(["/run/user/1000", "/var/run/docker.sock", "/run/docker.sock"]);
   });
+
+  for (const typo of ["readonly", "read_only", "strict", "Read-Only"]) {
+    it(`fails closed on "$sandbox": "${typo}" in the person's file and in a project's`, () => {
+      const read = readSandboxSettings({ user: layer({ $sandbox: typo }, "/u.json"), project: layer({ $sandbox: typo }, "/p.json") });
+      expect(read.userDefault).toBe("read-only");
+      expect(read.projectDefault).toBe("read-only");
+    });
+  }
 });
 
 import { sandboxRefusedMessage } from "../../../../src/core/sandbox/texts.ts";
@@ -53,4 +69,12 @@ describe("sandboxRefusedMessage", () => {
       'Cannot start the subagent "worker": it must run in a sandbox (sandbox: read-only, from the agent\'s frontmatter) and none can be made here: bwrap (bubblewrap) was not found in /usr/bin, /bin (it is looked for only there, owned by root, never on PATH). Nothing was started. The fix is the person\'s: install bubblewrap (the `bwrap` command; Debian/Ubuntu: apt-get install bubblewrap, Fedora: dnf install bubblewrap) with user namespaces turned on, or set "sandbox: off" for this agent (its frontmatter, or its entry in your subagent-isolation.json) to run it without a sandbox. A call\'s sandbox: "off" cannot lift it.',
     );
   });
+
+  for (const typo of ["readonly", "read_only", "strict", "Read-Only"]) {
+    it(`fails closed on "$sandbox": "${typo}" in the person's file and in a project's`, () => {
+      const read = readSandboxSettings({ user: layer({ $sandbox: typo }, "/u.json"), project: layer({ $sandbox: typo }, "/p.json") });
+      expect(read.userDefault).toBe("read-only");
+      expect(read.projectDefault).toBe("read-only");
+    });
+  }
 });

@@ -227,4 +227,17 @@ describe("mergeAgentTiers", () => {
     });
     expect(merged.map((a) => `${a.name}:${a.source}`)).toEqual(["a:user", "m:project", "z:builtin"]);
   });
+
+  it("a project agent that takes a name carries the agent it replaces (the user's over the built-in), whatever the scope", () => {
+    const mine: AgentDefinition = { ...agent("rev", "user"), sandbox: "read-only", tools: ["read"] };
+    const tiers = { builtin: [agent("rev", "builtin"), agent("explore", "builtin")], user: [mine], project: [agent("rev", "project"), agent("explore", "project"), agent("own", "project")] };
+    for (const scope of ["both", "project"] as const) {
+      const merged = mergeAgentTiers(tiers, scope);
+      expect(merged.find((a) => a.name === "rev")?.shadows).toEqual({ name: "rev", source: "user", filePath: "/user/rev.md", tools: ["read"], sandbox: "read-only" });
+      expect(merged.find((a) => a.name === "explore")?.shadows).toEqual({ name: "explore", source: "builtin", filePath: "/builtin/explore.md" });
+      expect(merged.find((a) => a.name === "own")?.shadows).toBeUndefined();
+    }
+    // The cached parse is not changed.
+    expect(tiers.project[0]).not.toHaveProperty("shadows");
+  });
 });

@@ -32,6 +32,32 @@ describe("finding a task to cancel or watch", () => {
   });
 });
 
+describe("a batch's or chain's id, whole or its short id", () => {
+  const BATCH = "01912345-6789-7abc-8def-00000000babe";
+  const partOf = (index: number) => ({ workflow: { id: BATCH, kind: "batch" as const, index, total: 2 } });
+
+  it("finds a batch in flight by the short id its group line in the widget shows, with its parts", () => {
+    const sources = new FakeSources();
+    sources.running_ = [snapshot(ID_A, { agent: "coder", ...partOf(1) }), snapshot(ID_B, { agent: "writer", ...partOf(2) }), snapshot(ID_C)];
+    const found = lookupRunning("00babe", sources);
+    expect(found).toMatchObject({ kind: "workflow", workflow: { workflowId: BATCH, workflowKind: "batch" } });
+    expect(found.kind === "workflow" && found.workflow.parts.map((part) => part.taskId)).toEqual([ID_A, ID_B]);
+    expect(lookupRunning(BATCH, sources)).toMatchObject({ kind: "workflow" });
+    // A part's own short id still names the part, not its batch.
+    expect(lookupRunning(ID_B.slice(-8), sources)).toMatchObject({ kind: "running", task: { taskId: ID_B } });
+  });
+
+  it("finds a finished batch's record by its card's short id, and a running one as still running", () => {
+    const sources = new FakeSources().add(record(ID_A));
+    const stored = { version: 1, workflowId: BATCH, kind: "batch", partIds: [ID_A], finishedAt: 1, envelope: "", delivered: true } as never;
+    sources.workflows.set(BATCH, stored);
+    expect(lookupResult(BATCH.slice(-8), sources)).toEqual({ kind: "workflow", workflowId: BATCH, record: stored });
+    sources.workflows.clear();
+    sources.running_ = [snapshot(ID_B, partOf(1))];
+    expect(lookupResult(BATCH.slice(-8), sources)).toEqual({ kind: "workflow", workflowId: BATCH, record: undefined });
+  });
+});
+
 describe("finding a task whose result to show", () => {
   it("finds a finished task's record by prefix", () => {
     const sources = new FakeSources().add(record(ID_OLD), record(ID_C));

@@ -11,7 +11,7 @@ import { emptyUsage } from "../../../../src/core/shared/format.ts";
 import type { AppMode } from "../../../../src/io/shared/mode.ts";
 import { initialRunState } from "../../../../src/core/run/event-reducer.ts";
 import type { TaskSnapshot } from "../../../../src/core/tasks/registry.ts";
-import type { TaskRecord } from "../../../../src/core/tasks/types.ts";
+import type { TaskRecord, WorkflowRecord } from "../../../../src/core/tasks/types.ts";
 
 export const KEY = {
   up: "\x1b[A",
@@ -112,6 +112,14 @@ export class FakeSources implements TaskSources {
   recentRecords(limit: number): TaskRecord[] {
     return [...this.records.values()].sort((a, b) => b.finishedAt - a.finishedAt).slice(0, limit);
   }
+  /** Batches and chains whose record is on disk, by id. */
+  workflows = new Map<string, WorkflowRecord>();
+  workflow(workflowId: string): WorkflowRecord | undefined {
+    return this.workflows.get(workflowId);
+  }
+  storedWorkflowIds(): string[] {
+    return [...this.workflows.keys()].sort().reverse();
+  }
   add(...records: TaskRecord[]): this {
     for (const r of records) this.records.set(r.taskId, r);
     return this;
@@ -131,12 +139,23 @@ export class FakeLive implements LiveTasks {
   has(taskId: string): boolean {
     return this.get(taskId) !== undefined;
   }
-  cancelByUser(taskId: string): boolean {
+  /** The command of each cancel, in order. */
+  readonly commands: string[] = [];
+  cancelByUser(taskId: string, command = "/subagent-cancel"): boolean {
     const task = this.get(taskId);
     if (!task) return false;
     this.cancelled.push(taskId);
-    task.cancelRequested = { by: "user" };
+    this.commands.push(command);
+    task.cancelRequested = { by: "user", reason: command };
     return true;
+  }
+  /** Every part in flight of the batch or chain with this full id (as the real registry does). */
+  cancelWorkflowByUser(id: string): { kind: "batch" | "chain"; cancelled: number } | undefined {
+    const parts = this.sources.running_.filter((t) => t.workflow?.id === id);
+    const kind = parts[0]?.workflow?.kind;
+    if (!kind) return undefined;
+    for (const part of parts) this.cancelByUser(part.taskId);
+    return { kind, cancelled: parts.length };
   }
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);

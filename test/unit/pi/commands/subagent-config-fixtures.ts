@@ -134,7 +134,7 @@ export interface World {
   projectConfig: string;
   workerFile: string;
   helperFile: string;
-  store(inheritedModel?: string): ConfigStore;
+  store(inheritedModel?: string, pi?: { inheritedThinking?: string; registryModels?: string[] }): ConfigStore;
   /** Every file under the tree with its content (for "nothing was written"). */
   files(): Record<string, string>;
   read(path: string): string;
@@ -178,8 +178,8 @@ export function createWorld(options: { project?: boolean; worker?: string; userC
     projectConfig,
     workerFile,
     helperFile,
-    store: (inheritedModel) =>
-      createConfigStore({ cwd, agentDir, home, builtinDir, ...(inheritedModel !== undefined ? { inheritedModel } : {}) }),
+    store: (inheritedModel, pi = {}) =>
+      createConfigStore({ cwd, agentDir, home, builtinDir, ...(inheritedModel !== undefined ? { inheritedModel } : {}), ...pi }),
     files: () => listFiles(tree.root),
     read: (path) => readFileSync(path, "utf8"),
     remove: () => tree.remove(),

@@ -24,6 +24,18 @@ describe("/subagent-cancel", () => {
     expect(texts(io)).toEqual([`Cancelled subagent task ${ID_C} (writer); its cancelled result goes to the main agent.`]);
   });
 
+  it("cancels a whole batch by the short id its group line in the widget shows", async () => {
+    const batch = "01912345-6789-7abc-8def-00000000babe";
+    const sources = new FakeSources();
+    const partOf = (index: number) => ({ workflow: { id: batch, kind: "batch" as const, index, total: 2 } });
+    sources.running_ = [snapshot(ID_A, { agent: "coder", ...partOf(1) }), snapshot(ID_B, { agent: "writer", ...partOf(2) }), snapshot(ID_C)];
+    const live = new FakeLive(sources);
+    const io = recordingIo("tui", "interactive");
+    await cancelCommand("00babe", fakeCtx(), fakeDeps(sources, io, live));
+    expect(live.cancelled).toEqual([ID_A, ID_B]);
+    expect(texts(io)).toEqual([`Cancelled 2 parts of batch ${batch}; its one result goes to the main agent once every part has ended.`]);
+  });
+
   it("says so when the task is already being cancelled, without cancelling it again", async () => {
     const { sources, live } = twoRunning();
     sources.running_[0]!.cancelRequested = { by: "user" };
@@ -130,6 +142,8 @@ describe("/subagent-cancel-all", () => {
     const io = recordingIo("tui", "interactive");
     await cancelAllCommand("", fakeCtx(), fakeDeps(sources, io, live));
     expect(live.cancelled).toEqual([ID_A, ID_C, ID_B]);
+    // Each record keeps the command, so its card says /subagent-cancel-all.
+    expect(live.commands).toEqual(["/subagent-cancel-all", "/subagent-cancel-all", "/subagent-cancel-all"]);
     expect(texts(io)).toEqual(["Cancelled 3 running subagent task(s)."]);
     await cancelAllCommand("", fakeCtx(), fakeDeps(sources, io, live));
     expect(texts(io)[1]).toBe("No running subagent tasks to cancel.");
@@ -202,6 +216,18 @@ describe("/subagent-result", () => {
     await running;
   });
 
+  it("q in a viewer opened from the picker closes both, back to the editor", async () => {
+    const sources = new FakeSources().add(record(ID_OLD, { agent: "writer", finishedAt: 5, output: "OLD OUTPUT", task: "Old job" }));
+    const ctx = fakeCtx();
+    const running = resultCommand("", ctx, fakeDeps(sources, recordingIo("tui", "interactive"), undefined));
+    (await ctx.waitForShown(1)).press(KEY.enter);
+    const viewer = await ctx.waitForShown(2);
+    expect(viewer.screen()).toContain("Esc back to the list · q close");
+    viewer.press("q");
+    await running;
+    expect(ctx.shown).toHaveLength(2);
+  });
+
   it("in print mode writes the record and the output to stdout, and fails with status 1 when it cannot", async () => {
     const sources = new FakeSources().add(record(ID_OLD, { output: "THE OUTPUT" }), record(ID_C, { output: "" }));
     const io = recordingIo("stdio", "print");
@@ -227,7 +253,7 @@ describe("/subagent-result", () => {
       type: "subagent_results",
       tasks: [{ taskId: ID_OLD, agent: "coder", status: "succeeded", finishedAt: 155_000, task: "Refactor the auth middleware." }],
     });
-    expect(texts(io)).toEqual(["Usage: /subagent-result <taskId> (a unique prefix of 4+ characters is enough)"]);
+    expect(texts(io)).toEqual(["Usage: /subagent-result <taskId> (the short id the widget shows, or any unique start or end of 4+ characters, is enough)"]);
   });
 
   it("under RPC sends the result to the client as a notice", async () => {
@@ -273,9 +299,16 @@ describe("/subagent-watch", () => {
     picker.press(KEY.down, KEY.enter);
     const view = await ctx.waitForShown(2);
     expect(view.screen()).toContain(`Watching subagent · ${ID_C}`);
-    view.press("q");
-    (await ctx.waitForShown(3)).press(KEY.escape);
+    expect(view.screen()).toContain("Esc back to the list · q close");
+    // Esc: back to the picker, on the same row.
+    view.press(KEY.escape);
+    const again = await ctx.waitForShown(3);
+    expect(again.screen()).toContain(WATCH_PICKER_TITLE);
+    again.press(KEY.enter);
+    // q: the view and the picker close, so the next prompt lands in the editor.
+    (await ctx.waitForShown(4)).press("q");
     await running;
+    expect(ctx.shown).toHaveLength(4);
   });
 
   it("points a finished task to /subagent-result, and says when nothing runs", async () => {
@@ -359,13 +392,13 @@ describe("wiring", () => {
     expect([...commands.keys()]).toEqual(["subagent-cancel", "subagent-cancel-all", "subagent-message", "subagent-result", "subagent-watch"]);
     const labels = (name: string, typed: string) =>
       (commands.get(name)!.getArgumentCompletions!(typed) as Array<{ label: string }> | null)?.map((i) => i.label) ?? null;
-    expect(labels("subagent-cancel", "")).toEqual(["01912345-6789-7abc… coder", "01912399-0000-7000… writer"]);
-    expect(labels("subagent-watch", "019123")).toEqual(["01912345-6789-7abc… coder", "01912399-0000-7000… writer"]);
-    expect(labels("subagent-result", "0190")).toEqual(["01900000-0000-7000… tester"]);
+    expect(labels("subagent-cancel", "")).toEqual(["01912345…456789ab coder", "01912399…00000001 writer"]);
+    expect(labels("subagent-watch", "019123")).toEqual(["01912345…456789ab coder", "01912399…00000001 writer"]);
+    expect(labels("subagent-result", "0190")).toEqual(["01900000…000000ff tester"]);
     expect(labels("subagent-cancel", "0190")).toBeNull();
     expect(commands.get("subagent-cancel-all")!.getArgumentCompletions).toBeUndefined();
     // /subagent-message completes the id only; once the text starts there is nothing to complete.
-    expect(labels("subagent-message", "019123")).toEqual(["01912345-6789-7abc… coder", "01912399-0000-7000… writer"]);
+    expect(labels("subagent-message", "019123")).toEqual(["01912345…456789ab coder", "01912399…00000001 writer"]);
     expect(labels("subagent-message", "01912345-6789-7abc-0000-000000000000 hello")).toBeNull();
   });
 });

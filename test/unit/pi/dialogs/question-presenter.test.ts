@@ -82,9 +82,9 @@ function setUp(timing: Partial<PresenterTiming> = {}) {
 describe("the person's questions", () => {
   it("come one at a time in arrival order, labelled with the asking agent, and each answer reaches its own child", async () => {
     const { pi, board, start } = setUp();
-    const first = start("explore", "01a2b3c4-1111-7000-8000-000000000000");
+    const first = start("explore", "01911111-1111-7000-8000-000001a2b3c4");
     await until(() => pi.shown.length === 1);
-    const second = start("reviewer", "01a2b3c5-2222-7000-8000-000000000000");
+    const second = start("reviewer", "01912222-2222-7000-8000-000001a2b3c5");
     await until(() => board.queue.pending().length === 2);
     expect(pi.shown).toHaveLength(1);
     expect(pi.shown[0]?.title).toBe("explore 01a2b3c4 asks:\n⚠️ Dangerous command:\n\n  rm -rf build\n\nAllow?");
@@ -101,10 +101,10 @@ describe("the person's questions", () => {
   it("waits as the widget's line while the person types or the main agent streams, and opens once they can answer", async () => {
     const { pi, board, start } = setUp();
     pi.type("half a sentence");
-    const handle = start("explore", "01a2b3c4-1111-7000-8000-000000000000");
+    const handle = start("explore", "01911111-1111-7000-8000-000001a2b3c4");
     await until(() => board.queue.pending().length === 1);
     expect(board.waitingLine()).toBe("? explore 01a2b3c4 asks: ⚠️ Dangerous command: rm -rf build Allow? · /subagent-answer");
-    expect(board.questionOf("01a2b3c4-1111-7000-8000-000000000000")).toBe("explore 01a2b3c4 asks: ⚠️ Dangerous command: rm -rf build Allow?");
+    expect(board.questionOf("01911111-1111-7000-8000-000001a2b3c4")).toBe("explore 01a2b3c4 asks: ⚠️ Dangerous command: rm -rf build Allow?");
     pi.type("");
     pi.setIdle(false);
     // Still nothing shown: the main agent is streaming.
@@ -119,7 +119,7 @@ describe("the person's questions", () => {
 
   it("a cancelled task's shown question is taken off the screen and the person is told it is gone", async () => {
     const { pi, board, start } = setUp();
-    const handle = start("explore", "01a2b3c4-1111-7000-8000-000000000000");
+    const handle = start("explore", "01911111-1111-7000-8000-000001a2b3c4");
     await until(() => pi.shown.length === 1);
     handle.stop("aborted");
     expect(pi.shown[0]?.aborted()).toBe(true);
@@ -130,7 +130,7 @@ describe("the person's questions", () => {
 
   it("a child's notify is shown labelled; a flood is cut to a few and one held-back line", () => {
     const { pi, board } = setUp();
-    const route = board.routeFor({ agent: "explore", taskId: "01a2b3c4-1111" });
+    const route = board.routeFor({ agent: "explore", taskId: "1111-01a2b3c4" });
     if (route.kind !== "person") throw new Error("expected a person route");
     for (let i = 0; i < 20; i++) route.sink.notice?.({ message: `step ${i}`, level: "info" });
     expect(pi.notices).toEqual([
@@ -143,7 +143,7 @@ describe("the person's questions", () => {
 
   /** Two questions of one task straight into the board's route; their answers are collected. */
   function askTwice(board: QuestionBoard, method: "select" | "confirm" = "select") {
-    const route = board.routeFor({ agent: "worker", taskId: "01a2b3c4-1111-7000-8000-000000000000" });
+    const route = board.routeFor({ agent: "worker", taskId: "01910000-1111-7000-8000-000001a2b3c4" });
     if (route.kind !== "person") throw new Error("expected a person route");
     const answers: DialogAnswer[] = [];
     for (const dir of ["junk-a", "junk-b"]) {
@@ -187,7 +187,7 @@ describe("the person's questions", () => {
     const { pi, board } = setUp();
     const answers = askTwice(board);
     await until(() => pi.shown.length === 1);
-    expect(board.refuseTask()).toEqual({ asker: { agent: "worker", taskId: "01a2b3c4-1111-7000-8000-000000000000" }, count: 2 });
+    expect(board.refuseTask()).toEqual({ asker: { agent: "worker", taskId: "01910000-1111-7000-8000-000001a2b3c4" }, count: 2 });
     expect(pi.shown[0]?.aborted()).toBe(true);
     expect(answers).toEqual([{ cancelled: true }, { cancelled: true }]);
     expect(board.queue.pending()).toEqual([]);

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import type { AgentDefinition, DiscoveryResult } from "../../../../src/core/agents/types.ts";
 import { resetReportedWarningsForTests } from "../../../../src/io/agents/warnings.ts";
+import { resetSessionStartsForTests } from "../../../../src/io/authority/session-start.ts";
 import { createRosterHandler, registerRoster, type RosterOptions } from "../../../../src/pi/roster/register.ts";
 import { agentFile, createTempTree, type TempTree } from "../../io/agents/temp-tree.ts";
 import { discoverAgents } from "../../../../src/io/agents/discover.ts";
@@ -28,7 +29,11 @@ function handlerWith(result: () => DiscoveryResult, env: NodeJS.ProcessEnv = {})
   return { discover, handler: createRosterHandler(options) };
 }
 
-beforeEach(() => resetReportedWarningsForTests());
+// Each test is a session of its own: its trust is read afresh, not kept from an earlier test's start.
+beforeEach(() => {
+  resetReportedWarningsForTests();
+  resetSessionStartsForTests();
+});
 afterEach(() => vi.restoreAllMocks());
 
 describe("roster injection", () => {

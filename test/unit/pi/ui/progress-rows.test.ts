@@ -41,15 +41,15 @@ describe("taskActivity", () => {
 });
 
 describe("shortTaskIds", () => {
-  it("keeps 13 characters (time to the millisecond), longer only where two ids still share the prefix", () => {
+  it("keeps the last 8 characters (random in a UUID v7), longer only where two ids still end alike", () => {
     const ids = [
       "01912345-6789-7abc-8def-0123456789ab",
-      "01912345-678a-7abc-8def-0123456789ab",
-      "01912345-678a-7bcd-8def-0123456789ab",
+      "01912345-6789-7abc-8def-1a23456789ab",
+      "01912345-6789-7abc-8def-0123f1e2d3c4",
     ];
-    expect(shortTaskIds(ids)).toEqual(["01912345-6789", "01912345-678a-7a", "01912345-678a-7b"]);
-    // 8 characters would have been the same for all three.
-    expect(new Set(ids.map((id) => id.slice(0, 8))).size).toBe(1);
+    expect(shortTaskIds(ids)).toEqual(["123456789ab", "a23456789ab", "f1e2d3c4"]);
+    // Ids made in the same millisecond share their first 13 characters: the start tells them apart no better.
+    expect(new Set(ids.map((id) => id.slice(0, 13))).size).toBe(1);
   });
 });
 
@@ -98,9 +98,9 @@ describe("widgetLines", () => {
     const lines = plainLines(widgetLines(list, 83_000, 120, plain));
     expect(lines[0]).toMatch(/^── Subagents · 2 running · 1 queued ─+$/);
     expect(lines[0]).toHaveLength(120);
-    expect(lines[1]).toMatch(new RegExp(`^ ● ${list[0]!.taskId.slice(0, 13)}  coder   ⚡ bash: npm test -- --run test/unit/some/really/long/path/to/a/test/file\\.test\\.ts  01:23$`));
-    expect(lines[2]).toMatch(new RegExp(`^ ● ${list[1]!.taskId.slice(0, 13)}  writer  thinking +00:53$`));
-    expect(lines[3]).toMatch(new RegExp(`^ ○ ${list[2]!.taskId.slice(0, 13)}  coder   queued \\(#1 in line\\) +00:03$`));
+    expect(lines[1]).toMatch(new RegExp(`^ ● ${list[0]!.taskId.slice(-8)}  coder   ⚡ bash: npm test -- --run test/unit/some/really/long/path/to/a/test/file\\.test\\.ts  01:23$`));
+    expect(lines[2]).toMatch(new RegExp(`^ ● ${list[1]!.taskId.slice(-8)}  writer  thinking +00:53$`));
+    expect(lines[3]).toMatch(new RegExp(`^ ○ ${list[2]!.taskId.slice(-8)}  coder   queued \\(#1 in line\\) +00:03$`));
     // The clocks line up in one column.
     expect(new Set(lines.slice(1).map((line) => visibleWidth(line)))).toEqual(new Set([visibleWidth(lines[1]!)]));
   });
@@ -122,7 +122,7 @@ describe("widgetLines", () => {
 
   it("keeps the clock visible on a narrow terminal by shortening the activity", () => {
     const lines = plainLines(widgetLines(tasks(), 83_000, 60, plain));
-    expect(lines[1]).toMatch(/  coder   ⚡ bash: npm test -- --run…  01:23$/);
+    expect(lines[1]).toMatch(/  coder   ⚡ bash: npm test -- --run test…  01:23$/);
     expect(visibleWidth(lines[1]!)).toBe(60);
   });
 
@@ -132,8 +132,8 @@ describe("widgetLines", () => {
     expect(lines).toHaveLength(1 + WIDGET_MAX_ROWS);
     expect(lines[0]).toMatch(/^── Subagents · 8 running ─+$/);
     expect(lines[1]).toBe(" +3 more");
-    expect(lines[2]).toContain(many[3]!.taskId.slice(0, 13));
-    expect(lines[6]).toContain(many[7]!.taskId.slice(0, 13));
+    expect(lines[2]).toContain(many[3]!.taskId.slice(-8));
+    expect(lines[6]).toContain(many[7]!.taskId.slice(-8));
   });
 });
 
@@ -142,12 +142,12 @@ describe("a batch's or chain's rows (issue 27)", () => {
     const id = "01912345-0000-7000-8000-00000000abcd";
     const single = runningTask({ agent: "writer" });
     const parts = [1, 2].map((index) => runningTask({ agent: "explore", workflow: { id, kind: "batch", index, total: 2 } }));
-    const step = runningTask({ agent: "coder", workflow: { id: "01912399-0000-7000-8000-00000000abcd", kind: "chain", index: 2, total: 3 } });
+    const step = runningTask({ agent: "coder", workflow: { id: "01912399-0000-7000-8000-00000000ef01", kind: "chain", index: 2, total: 3 } });
     const lines = plainLines(widgetLines([single, ...parts, step], 0, 100, plain));
-    expect(lines[2]).toBe(" ┌ batch 01912345-0000 · 2 parts");
+    expect(lines[2]).toBe(" ┌ batch 0000abcd · 2 parts");
     expect(lines[3]).toMatch(/^ ● \S+ +1\. explore /);
     expect(lines[4]).toMatch(/^ ● \S+ +2\. explore /);
-    expect(lines[5]).toBe(" ┌ chain 01912399-0000 · step 2 of 3");
+    expect(lines[5]).toBe(" ┌ chain 0000ef01 · step 2 of 3");
     expect(lines[6]).toMatch(/^ ● \S+ +2\. coder /);
     expect(lines[1]).toMatch(/^ ● \S+ +writer /);
   });

@@ -22,7 +22,7 @@ function details(overrides: Partial<SubagentResultDetails> = {}): SubagentResult
   };
 }
 
-const FIGURES = "01912345-6789 · 02:34 · 5 turns/↑12.5k/↓3.2k/$0.0042";
+const FIGURES = "456789ab · 02:34 · 5 turns/↑12.5k/↓3.2k/$0.0042";
 
 describe("cardText", () => {
   it("succeeded: ✓ in the success colour, no badge, no note", () => {
@@ -71,6 +71,8 @@ describe("cardText", () => {
       badge: "aborted",
       notes: ["Cancelled by you (/subagent-cancel)"],
     });
+    // /subagent-cancel-all is named when it was the command used.
+    expect(cancelled({ cancelledBy: "user", cancelReason: "/subagent-cancel-all" }).notes).toEqual(["Cancelled by you (/subagent-cancel-all)"]);
     expect(cancelled({ cancelledBy: "agent", cancelReason: "wrong agent" }).notes).toEqual(["Cancelled by the main agent: wrong agent"]);
     expect(cancelled({ cancelledBy: "none", stopReason: "killed_on_shutdown" })).toMatchObject({
       badge: "killed_on_shutdown",

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { finishedTaskItems, namedTaskItems, PICKER_HINT, runningTaskItems, TaskPicker } from "../../../../src/pi/ui/task-picker.ts";
+import { describe, expect, it, vi } from "vitest";
+import { finishedTaskItems, namedTaskItems, PICKER_HINT, PICKER_REFRESH_MS, runningTaskItems, TaskPicker } from "../../../../src/pi/ui/task-picker.ts";
 import { ID_A, ID_B, ID_C, KEY, plainTheme, record, snapshot } from "../commands/fakes.ts";
 
 describe("picker rows", () => {
@@ -84,5 +84,39 @@ describe("the picker component", () => {
     const { component, events } = picker(ID_B);
     component.handleInput(KEY.enter);
     expect(events).toEqual([`pick ${ID_B}`]);
+  });
+});
+
+describe("the clocks of a picker of running tasks", () => {
+  it("move about once a second while it is open, the selection staying put, and stop when it closes", () => {
+    vi.useFakeTimers();
+    try {
+      let now = 61_000;
+      const running = [snapshot(ID_A, { agent: "coder", startedAt: 1_000 }), snapshot(ID_B, { agent: "writer", startedAt: 1_000 })];
+      const picked: string[] = [];
+      const picker = new TaskPicker({
+        title: "Cancel a subagent task",
+        items: runningTaskItems(running, now),
+        theme: plainTheme,
+        onPick: (id) => picked.push(id),
+        onCancel: () => undefined,
+        refreshItems: () => runningTaskItems(running, now),
+      });
+      picker.handleInput(KEY.down);
+      expect(picker.render(100).join("\n")).toContain("writer · running 01:00");
+      now += 5_000;
+      vi.advanceTimersByTime(PICKER_REFRESH_MS);
+      const screen = picker.render(100).join("\n");
+      expect(screen).toContain("coder · running 01:05");
+      expect(screen).toContain("→ writer · running 01:05");
+      picker.handleInput(KEY.enter);
+      expect(picked).toEqual([ID_B]);
+      // Closed: no more refreshes.
+      now += 5_000;
+      vi.advanceTimersByTime(5 * PICKER_REFRESH_MS);
+      expect(picker.render(100).join("\n")).toContain("writer · running 01:05");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -60,7 +60,7 @@ describe("callText", () => {
   });
 
   it("a resumed dispatch names the session it resumes", () => {
-    expect(callText({ agent: "coder", task: "More.", sessionId: TASK_ID }).detail).toBe("resume 01912345-6789 · More.");
+    expect(callText({ agent: "coder", task: "More.", sessionId: TASK_ID }).detail).toBe("resume 456789ab · More.");
   });
 
   it("a long task is cut to one short line", () => {
@@ -107,12 +107,12 @@ describe("classifyResult", () => {
 
 describe("syncResultLines", () => {
   it("a blocking result: outcome, short id, duration and usage", () => {
-    expect(syncResultLines(syncDetails, plain)).toEqual(["✓ coder succeeded · 01912345-6789 · 00:12 · 1 turn/↑100/↓20/$0.0001"]);
+    expect(syncResultLines(syncDetails, plain)).toEqual(["✓ coder succeeded · 456789ab · 00:12 · 1 turn/↑100/↓20/$0.0001"]);
   });
 
   it("a failed one adds its badge and error", () => {
     const failed = { ...syncDetails, status: "failed" as const, exitCode: 1, stopReason: "error", errorMessage: "boom" };
-    expect(syncResultLines(failed, plain)).toEqual(["✗ coder failed [error] · 01912345-6789 · 00:12 · 1 turn/↑100/↓20/$0.0001", "Error: boom"]);
+    expect(syncResultLines(failed, plain)).toEqual(["✗ coder failed [error] · 456789ab · 00:12 · 1 turn/↑100/↓20/$0.0001", "Error: boom"]);
   });
 });
 
@@ -155,10 +155,10 @@ describe("renderSubagentResult", () => {
   it("a blocking result is one line collapsed and the Markdown output expanded", () => {
     const result = { content: text(`Fixed **everything**.\n\n[subagent session: ${TASK_ID}]`), details: syncDetails };
     expect(rendered(renderSubagentResult(result, options, theme, context))).toEqual([
-      "✓ coder succeeded · 01912345-6789 · 00:12 · 1 turn/↑100/↓20/$0.0001 (ctrl+o to expand)",
+      "✓ coder succeeded · 456789ab · 00:12 · 1 turn/↑100/↓20/$0.0001 (ctrl+o to expand)",
     ]);
     const expanded = rendered(renderSubagentResult(result, { expanded: true, isPartial: false }, theme, context)).filter((line) => line);
-    expect(expanded).toEqual(["✓ coder succeeded · 01912345-6789 · 00:12 · 1 turn/↑100/↓20/$0.0001", "Fixed everything."]);
+    expect(expanded).toEqual(["✓ coder succeeded · 456789ab · 00:12 · 1 turn/↑100/↓20/$0.0001", "Fixed everything."]);
   });
 
   it("a cancel challenge shows its first line collapsed and all of it expanded", () => {

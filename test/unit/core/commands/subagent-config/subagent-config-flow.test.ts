@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSubagentConfigFlow } from "../../../../../src/core/commands/subagent-config/flow.ts";
 import { PROCESS_WRITE_NOTE } from "../../../../../src/core/commands/subagent-config/notices.ts";
+import { TYPE_MODEL_ENTRY } from "../../../../../src/core/commands/subagent-config/labels.ts";
 import { getProcessOverrides, resetProcessOverridesForTests, setProcessOverride } from "../../../../../src/io/config/process-overrides.ts";
 import {
   bodyEdit,
@@ -37,9 +38,9 @@ const PICKER = "Configure subagents: pick an agent";
 const WORKER_FIELDS = "Configure worker (project)";
 const WORKER_ACTIONS = "worker: model & thinking";
 
-async function run(w: World, steps: Step[], args = "", inheritedModel?: string): Promise<ScriptedDialogs> {
+async function run(w: World, steps: Step[], args = "", inheritedModel?: string, pi?: { inheritedThinking?: string; registryModels?: string[] }): Promise<ScriptedDialogs> {
   const dialogs = new ScriptedDialogs(steps);
-  await runSubagentConfigFlow(dialogs, w.store(inheritedModel), args);
+  await runSubagentConfigFlow(dialogs, w.store(inheritedModel, pi), args);
   expect(dialogs.remaining, "every scripted step was used").toBe(0);
   return dialogs;
 }
@@ -61,8 +62,8 @@ describe("agent picker", () => {
     const dialogs = await runWritingNothing(world, [escSelect]);
     expect(dialogs.calls[0]!.title).toBe(PICKER);
     expect(dialogs.selectOptions(0)).toEqual([
-      "helper (builtin) — not set (not set)",
-      "worker (project) — fake/a (medium)",
+      "helper (builtin) — inherits the main agent's model · thinking pi's default",
+      "worker (project) — fake/a · thinking medium",
       "Manage available model list ($models)",
     ]);
   });
@@ -72,7 +73,7 @@ describe("agent picker", () => {
     setProcessOverride("worker", { model: "fake/b" });
     const dialogs = await run(world, [escSelect]);
     // The process entry shadows the project entry wholesale: its unset thinking falls to the frontmatter.
-    expect(dialogs.selectOptions(0)[1]).toBe("worker (project) — fake/b (medium) (process) [saved: fake/a (project) / high (project)]");
+    expect(dialogs.selectOptions(0)[1]).toBe("worker (project) — fake/b · thinking medium (process) [saved: fake/a (project) · thinking high (project)]");
   });
 
   it("with zero agents degrades to the $models entry, which still works", async () => {
@@ -112,7 +113,7 @@ describe("field select", () => {
       "tools — read, bash",
       "skills — not set",
       "body — You are the worker. (2 lines)",
-      "model & thinking — fake/u (user) / medium (frontmatter)",
+      "model & thinking — fake/u (user) · thinking medium (frontmatter)",
       "budget — not set",
       "sandbox — off (default)",
     ]);
@@ -122,9 +123,9 @@ describe("field select", () => {
     world = createWorld();
     setProcessOverride("worker", { model: "fake/p", thinking: "low" });
     const dialogs = await run(world, [choose("model & thinking"), escSelect, escSelect], "worker");
-    expect(dialogs.selectOptions(0)[4]).toBe("model & thinking — fake/p (process) / low (process) [saved: not set / medium (frontmatter)]");
+    expect(dialogs.selectOptions(0)[4]).toBe("model & thinking — fake/p (process) · thinking low (process) [saved: inherits the main agent's model · thinking medium (frontmatter)]");
     expect(dialogs.selectOptions(1)).toEqual([
-      "edit model & thinking — fake/p (process) / low (process) [saved: not set / medium (frontmatter)]",
+      "edit model & thinking — fake/p (process) · thinking low (process) [saved: inherits the main agent's model · thinking medium (frontmatter)]",
       "clear model & thinking (reset to frontmatter)",
     ]);
   });
@@ -300,18 +301,53 @@ describe("model & thinking", () => {
       },
     ]);
     // The options offered on the way, and the annotations after the write.
-    expect(dialogs.selectOptions(3)).toEqual(["fake/a", "fake/b"]);
+    expect(dialogs.selectOptions(3)).toEqual(["fake/a", "fake/b", TYPE_MODEL_ENTRY]);
     expect(dialogs.selectOptions(4)).toEqual(["off", "minimal", "low", "medium (current)", "high", "xhigh", "max", "not set"]);
     expect(dialogs.selectOptions(5)).toEqual(["this process", "user", "project"]);
-    expect(dialogs.selectOptions(6)[4]).toBe("model & thinking — fake/b (project) / high (project)");
-    expect(dialogs.selectOptions(7)[1]).toBe("worker (project) — fake/b (high)");
+    expect(dialogs.selectOptions(6)[4]).toBe("model & thinking — fake/b (project) · thinking high (project)");
+    expect(dialogs.selectOptions(7)[1]).toBe("worker (project) — fake/b · thinking high");
     expect(getProcessOverrides()).toEqual({});
+  });
+
+  it("says what an agent with nothing set inherits: the main agent's model and pi's default thinking", async () => {
+    world = createWorld({});
+    const dialogs = await run(world, [choose("helper"), choose("model & thinking"), escSelect, escSelect, escSelect], "", "fake/fake-model", { inheritedThinking: "off" });
+    expect(dialogs.selectOptions(0)).toContain("helper (builtin) — inherits fake/fake-model · thinking off");
+    expect(dialogs.selectOptions(1)[4]).toBe("model & thinking — inherits fake/fake-model · thinking off");
+    expect(dialogs.selectOptions(2)[0]).toBe("edit model & thinking — inherits fake/fake-model · thinking off");
+  });
+
+  it("without $models, picks the model from pi's registry, the inherited one marked current, free text still possible", async () => {
+    world = createWorld({});
+    const registryModels = ["fake/fake-model", "fake/fake-reasoner"];
+    const dialogs = await run(
+      world,
+      [choose("model & thinking"), choose("edit"), chooseExactly("fake/fake-reasoner"), chooseExactly("low"), chooseExactly("user"), escSelect],
+      "worker",
+      "fake/fake-model",
+      { registryModels },
+    );
+    expect(dialogs.titles[2]).toBe("worker: model (the models pi can use now)");
+    expect(dialogs.selectOptions(2)).toEqual(["fake/fake-model (current)", "fake/fake-reasoner", TYPE_MODEL_ENTRY]);
+    expect(JSON.parse(world.read(world.userConfig))).toEqual({ worker: { model: "fake/fake-reasoner", thinking: "low" } });
+
+    // The last entry asks for any provider/model-id, prefilled with what the agent runs with now.
+    resetProcessOverridesForTests();
+    const typed = await run(
+      world,
+      [choose("model & thinking"), choose("edit"), chooseExactly(TYPE_MODEL_ENTRY), type("other/model-x"), chooseExactly("high"), chooseExactly("this process"), escSelect],
+      "worker",
+      "fake/fake-model",
+      { registryModels },
+    );
+    expect(typed.titles[3]).toBe("worker: model (provider/model-id)");
+    expect(getProcessOverrides()).toEqual({ worker: { model: "other/model-x", thinking: "high" } });
   });
 
   it("marks the governing layer (current) and the current model in the $models select", async () => {
     world = createWorld({ userConfig: { $models: MODELS, worker: { model: "fake/a" } } });
     const dialogs = await run(world, [choose("model & thinking"), choose("edit"), chooseExactly("fake/a"), chooseExactly("not set"), escSelect, escSelect, escSelect], "worker");
-    expect(dialogs.selectOptions(2)).toEqual(["fake/a (current)", "fake/b"]);
+    expect(dialogs.selectOptions(2)).toEqual(["fake/a (current)", "fake/b", TYPE_MODEL_ENTRY]);
     expect(dialogs.selectOptions(3)).toEqual(["off", "minimal", "low", "medium (current)", "high", "xhigh", "max", "not set"]);
     expect(dialogs.selectOptions(4)).toEqual(["this process", "user (current)", "project"]);
   });
@@ -356,8 +392,8 @@ describe("model & thinking", () => {
     expect(getProcessOverrides()).toEqual({ worker: { model: "fake/b", thinking: "low" } });
     expect(world.files()).toEqual(before);
     expect(dialogs.notices[0]).toEqual({ message: `worker: model fake/b, thinking low; ${PROCESS_WRITE_NOTE}. Takes effect on the next dispatch.`, level: "info" });
-    expect(dialogs.selectOptions(6)[4]).toBe("model & thinking — fake/b (process) / low (process) [saved: fake/a (project) / high (project)]");
-    expect(dialogs.selectOptions(7)[1]).toBe("worker (project) — fake/b (low) (process) [saved: fake/a (project) / high (project)]");
+    expect(dialogs.selectOptions(6)[4]).toBe("model & thinking — fake/b (process) · thinking low (process) [saved: fake/a (project) · thinking high (project)]");
+    expect(dialogs.selectOptions(7)[1]).toBe("worker (project) — fake/b · thinking low (process) [saved: fake/a (project) · thinking high (project)]");
   });
 
   it("says so when a higher layer keeps governing after the write", async () => {
@@ -365,7 +401,7 @@ describe("model & thinking", () => {
     const dialogs = await run(world, [choose("model & thinking"), choose("edit"), type("fake/u"), chooseExactly("high"), chooseExactly("user"), escSelect], "worker");
     expect(JSON.parse(world.read(world.userConfig))).toEqual({ worker: { model: "fake/u", thinking: "high" } });
     expect(dialogs.notices[0]!.message).toBe(
-      `worker: model fake/u, thinking high; written to user (${world.userConfig}). Takes effect on the next dispatch. Note: the project entry takes precedence over user, so dispatch still uses fake/p (project) / medium (frontmatter).`,
+      `worker: model fake/u, thinking high; written to user (${world.userConfig}). Takes effect on the next dispatch. Note: the project entry takes precedence over user, so dispatch still uses fake/p (project) · thinking medium (frontmatter).`,
     );
   });
 
@@ -515,7 +551,7 @@ describe("built-in agents are copied, not edited in place", () => {
     ]);
     // The field select now edits the copy; the picker lists it as a project agent.
     expect(dialogs.calls[4]!.title).toBe(`Configure helper (project): ${copy}`);
-    expect(dialogs.lastSelectOptions()[0]).toBe("helper (project) — not set (not set)");
+    expect(dialogs.lastSelectOptions()[0]).toBe("helper (project) — inherits the main agent's model · thinking pi's default");
   });
 
   it("copies to the user agents folder; the body edit lands in the copy", async () => {

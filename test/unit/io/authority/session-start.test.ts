@@ -1,0 +1,54 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { captureSessionStart, guardedSinceStart, savedTrustDecision } from "../../../../src/io/authority/session-start.ts";
+import { createTempTree, type TempTree } from "../agents/temp-tree.ts";
+
+let tree: TempTree | undefined;
+afterEach(() => tree?.remove());
+
+function setUp(): { tree: TempTree; cwd: string; agentDir: string; home: string } {
+  tree = createTempTree();
+  return { tree, cwd: tree.mkdir("work"), agentDir: tree.mkdir("agent"), home: tree.mkdir("home") };
+}
+
+describe("the session's start", () => {
+  it("a .pi/extensions file planted after the start is a change, and does not make the implied trust a decision", () => {
+    const { tree, cwd, agentDir, home } = setUp();
+    tree.write("work/.pi/agents/worker.md", "---\nname: worker\ndescription: w\n---\n");
+    const start = captureSessionStart({ cwd, agentDir, home, argv: [], isProjectTrusted: () => true });
+    expect(start.trust).toEqual({ kind: "trusted", explicit: false });
+    expect(guardedSinceStart(start, home)).toEqual([]);
+    const planted = tree.write("work/.pi/extensions/planted.ts", "export default () => {};\n");
+    expect(guardedSinceStart(start, home)).toEqual([planted]);
+    expect(start.trust).toEqual({ kind: "trusted", explicit: false });
+  });
+
+  it("a guarded file present at the start and unchanged is no change; editing it is", () => {
+    const { tree, cwd, agentDir, home } = setUp();
+    const skill = tree.write("work/.pi/skills/s/SKILL.md", "---\nname: s\ndescription: d\n---\n");
+    const start = captureSessionStart({ cwd, agentDir, home, argv: ["--approve"], isProjectTrusted: () => true });
+    expect(start.trust).toEqual({ kind: "trusted", explicit: true });
+    expect(guardedSinceStart(start, home)).toEqual([]);
+    writeFileSync(skill, "---\nname: s\ndescription: changed and longer\n---\n");
+    expect(guardedSinceStart(start, home)).toEqual([skill]);
+  });
+
+  it("keeps the user file's authority settings as they were", () => {
+    const { tree, cwd, agentDir, home } = setUp();
+    tree.write("agent/subagent-isolation.json", JSON.stringify({ $sandbox: "read-only", $maxDepth: 2 }));
+    const start = captureSessionStart({ cwd, agentDir, home, argv: [] });
+    tree.write("agent/subagent-isolation.json", JSON.stringify({ $toolCeiling: "off" }));
+    expect(start.userAuthority).toEqual({ $sandbox: "read-only" });
+    expect(start.trust).toEqual({ kind: "no-trust-system" });
+  });
+
+  it("reads the trust store's nearest decision, as pi does", () => {
+    const { tree, cwd, agentDir } = setUp();
+    expect(savedTrustDecision(agentDir, cwd)).toBeNull();
+    writeFileSync(join(agentDir, "trust.json"), JSON.stringify({ [tree.root]: true }));
+    expect(savedTrustDecision(agentDir, cwd)).toBe(true);
+    writeFileSync(join(agentDir, "trust.json"), JSON.stringify({ [tree.root]: true, [cwd]: false }));
+    expect(savedTrustDecision(agentDir, cwd)).toBe(false);
+  });
+});
