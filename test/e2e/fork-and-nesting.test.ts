@@ -106,7 +106,7 @@ describe("context fork in print mode", () => {
 
     const forkId = sessionIdIn(forked.stdout)!;
     const forkRecord = records().find((record) => record["taskId"] === forkId)!;
-    expect(forkRecord["origin"]).toEqual({ depth: 1, maxDepth: 1, context: "fork", forkedMessages: 3 });
+    expect(forkRecord["origin"]).toEqual({ depth: 1, maxDepth: 1, context: "fork", forkedMessages: 3, tools: ["read"] });
 
     // Fresh (the default): nothing of the conversation.
     const fresh = await printPi(["--session", parentFile], delegatingPrompt([{ agent: "worker", task: "Fresh look at the code word." }]));
