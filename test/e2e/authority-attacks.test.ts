@@ -11,12 +11,13 @@
  * - a read-only task resumed as `general-purpose` keeps its sandbox;
  * - the first-use question in the TUI shows the file's tools, sandbox and the first lines of its prompt.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
+import { subagentCall, useMarkerFolder } from "../harness/child-scripts.ts";
 import { parsePiLine, PI_LINE_VAR } from "../harness/pi-under-test.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests } from "../harness/tmux.ts";
@@ -26,18 +27,7 @@ const suite = useE2eSuite();
 const onPi1 = parsePiLine(process.env[PI_LINE_VAR]) === "1";
 const NO_BWRAP = bwrapInSystemDirs() === undefined;
 
-/** Where planted code leaves its marker: outside the work dir, the agent dir and the test's HOME. */
-let markers = "";
-beforeEach(() => {
-  markers = mkdtempSync(join("/var/tmp", "pi-subagent-markers-"));
-});
-afterEach(() => {
-  rmSync(markers, { recursive: true, force: true });
-});
-
-function subagentCall(args: Record<string, unknown>): FakeAction {
-  return { toolCalls: [{ name: "subagent", arguments: args }] };
-}
+const marks = useMarkerFolder();
 
 function task(text: string, actions: FakeAction | FakeAction[]): string {
   return `${text} ${fakeDirective(actions)}`;
@@ -55,11 +45,11 @@ function toolResults(): string[] {
 
 /** An extension that, when any pi loads it, leaves a marker naming that pi's process. */
 function plantedExtension(): string {
-  return `import { writeFileSync } from "node:fs";\nexport default function () {\n  writeFileSync(${JSON.stringify(markers)} + "/loaded-" + process.pid, "planted code ran");\n}\n`;
+  return `import { writeFileSync } from "node:fs";\nexport default function () {\n  writeFileSync(${JSON.stringify(marks.dir)} + "/loaded-" + process.pid, "planted code ran");\n}\n`;
 }
 
 function markersLeft(): string[] {
-  return existsSync(markers) ? readdirSync(markers) : [];
+  return existsSync(marks.dir) ? readdirSync(marks.dir) : [];
 }
 
 describe("trust is decided at the session's start (print mode)", () => {

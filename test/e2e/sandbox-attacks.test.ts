@@ -9,13 +9,14 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { createServer, type Server } from "node:net";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
-import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
+import { fakeDirective, messageText } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
+import { bashTask, childBashOutput, mainToolResults, subagentCall, useMarkerFolder } from "../harness/child-scripts.ts";
 import { gitProject } from "../harness/git-project.ts";
 import { waitForFile, waitForNoProcesses } from "../harness/processes.ts";
 import { bwrapInSystemDirs } from "../../src/io/sandbox/find-bwrap.ts";
@@ -23,38 +24,10 @@ import { bwrapInSystemDirs } from "../../src/io/sandbox/find-bwrap.ts";
 const suite = useE2eSuite();
 const SKIP = !bwrapInSystemDirs() && process.env.CI !== "true";
 
-/** Where planted code would leave its mark: outside the test root, read-only to every sandboxed child. */
-let markers = "";
-beforeEach(() => {
-  markers = mkdtempSync(join("/var/tmp", "pi-subagent-markers-"));
-});
-afterEach(() => {
-  rmSync(markers, { recursive: true, force: true });
-});
-
-function subagentCall(args: Record<string, unknown>): FakeAction {
-  return { toolCalls: [{ name: "subagent", arguments: args }] };
-}
-
-function bashTask(tag: string, command: string, answer: string): string {
-  return `${tag} ${fakeDirective([{ toolCalls: [{ name: "bash", arguments: { command } }] }, { text: answer }])}`;
-}
+const marks = useMarkerFolder();
 
 function printPi(prompt: string, extraEnv?: NodeJS.ProcessEnv) {
   return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 120_000, ...(extraEnv ? { extraEnv } : {}) });
-}
-
-async function childBashOutput(tag: string): Promise<string> {
-  const req = await suite.fake.waitForRequest(
-    (r: FakeRequest) => r.lastRole === "tool" && r.messages.some((m) => m.role === "user" && messageText(m).includes(tag)),
-    60_000,
-    `the child's bash result (${tag})`,
-  );
-  return req.lastText;
-}
-
-function mainToolResults(): string[] {
-  return suite.fake.requests.flatMap((req) => req.messages.filter((m) => m.role === "tool").map(messageText));
 }
 
 /** An extension file that leaves `marker` when pi loads it. */
@@ -70,7 +43,7 @@ describe.skipIf(SKIP)("the agent dir is the child's private copy", () => {
     writeFileSync(authFile, personAuth);
     const personModels = readFileSync(join(agentDir, "models.json"), "utf8");
     const personSettings = readFileSync(join(agentDir, "settings.json"), "utf8");
-    const mark = (name: string) => join(markers, name);
+    const mark = (name: string) => join(marks.dir, name);
     const authPlant = JSON.stringify({ fake: { type: "api_key", key: `!touch ${mark("auth")}; echo fake-key` } });
     const modelsPlant = personModels.replace('"fake-key"', JSON.stringify(`!touch ${mark("models")}; echo fake-key`));
     const command = [
@@ -93,9 +66,9 @@ describe.skipIf(SKIP)("the agent dir is the child's private copy", () => {
     // A new pi starts on the person's files too.
     const next = await runPi(["-p", "hello again"], { env: env.env, cwd: env.workDir, timeoutMs: 60_000 });
     expect(next.code, next.stderr).toBe(0);
-    expect(readdirSync(markers)).toEqual([]);
+    expect(readdirSync(marks.dir)).toEqual([]);
     expect(readFileSync(authFile, "utf8")).toBe(personAuth);
-    const output = await childBashOutput("PLANT-AGENT-DIR");
+    const output = await childBashOutput(suite.fake, "PLANT-AGENT-DIR");
     // The child read its own copy: the access token, never the refresh token.
     expect(output).toContain("ACCESS-TOKEN-a1");
     expect(output).not.toContain(REFRESH);
@@ -103,7 +76,7 @@ describe.skipIf(SKIP)("the agent dir is the child's private copy", () => {
     expect(output).toMatch(/auth:0/);
     expect(output).toMatch(/models:[1-9]/);
     expect(output).toMatch(/settings:[1-9]/);
-    expect(mainToolResults().find((text) => text.includes("PLANT-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(mainToolResults(suite.fake).find((text) => text.includes("PLANT-DONE"))).toContain("[subagent sandbox: read-only]");
     expect(readFileSync(join(agentDir, "models.json"), "utf8")).toBe(personModels);
     expect(readFileSync(join(agentDir, "settings.json"), "utf8")).toBe(personSettings);
     expect(existsSync(join(agentDir, "extensions", "planted.ts"))).toBe(false);
@@ -116,7 +89,7 @@ describe.skipIf(SKIP)("workspace-write: what later runs is read-only", () => {
   it("a workspace-write child cannot set core.fsmonitor, add a hook, or create .pi/extensions, .pi/agents/explore.md, AGENTS.md, CLAUDE.md, .agents or .claude; ordinary files stay writable, and no mount point is left behind", async () => {
     const env = suite.newEnv({ workerFrontmatter: "sandbox: workspace-write" });
     const dir = gitProject(env);
-    const mark = (name: string) => join(markers, name);
+    const mark = (name: string) => join(marks.dir, name);
     const command = [
       `git config core.fsmonitor 'touch ${mark("fsmonitor")}; false'; echo "fsmonitor:$?"`,
       `printf '#!/bin/sh\\ntouch ${mark("hook")}\\n' > .git/hooks/post-checkout; echo "hook:$?"`,
@@ -132,7 +105,7 @@ describe.skipIf(SKIP)("workspace-write: what later runs is read-only", () => {
     ].join("; ");
     const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("WW-PLANT", command, "WW-PLANT-DONE") }), { text: "main done" }])}`);
     expect(run.code, run.stderr).toBe(0);
-    const output = await childBashOutput("WW-PLANT");
+    const output = await childBashOutput(suite.fake, "WW-PLANT");
     for (const attempt of ["fsmonitor", "hook", "piext", "explore", "agentsmd", "claudemd", "agentsdir", "claudedir", "rmgit"]) {
       expect(output, attempt).toMatch(new RegExp(`${attempt}:[1-9]`));
     }
@@ -149,7 +122,7 @@ describe.skipIf(SKIP)("workspace-write: what later runs is read-only", () => {
     execFileSync("git", ["checkout", "--quiet", "-b", "after"], { cwd: dir, stdio: "ignore" });
     const next = await printPi(`Again. ${fakeDirective([subagentCall({ agent: "general-purpose", task: "AFTER-WW answer briefly" }), { text: "main done" }])}`);
     expect(next.code, next.stderr).toBe(0);
-    expect(readdirSync(markers)).toEqual([]);
+    expect(readdirSync(marks.dir)).toEqual([]);
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
@@ -159,7 +132,7 @@ describe.skipIf(SKIP)("workspace-write: what later runs is read-only", () => {
     symlinkSync("AGENTS.md", join(env.workDir, "CLAUDE.md"));
     const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "NEVER-STARTS" }), { text: "main done" }])}`);
     expect(run.code, run.stderr).toBe(0);
-    const refusal = mainToolResults().find((text) => text.includes("Cannot start the subagent")) ?? "";
+    const refusal = mainToolResults(suite.fake).find((text) => text.includes("Cannot start the subagent")) ?? "";
     expect(refusal).toContain(`Cannot start the subagent "worker" with sandbox: workspace-write: ${realpathSync(env.workDir)}/CLAUDE.md is a link`);
     expect(refusal).toContain("Nothing was started.");
     expect(suite.fake.requests.some(isWorkerRequest)).toBe(false);
@@ -169,9 +142,9 @@ describe.skipIf(SKIP)("workspace-write: what later runs is read-only", () => {
   it("a workspace-write worktree child cannot replace or rewrite its .git file, and its change still comes back on the branch", async () => {
     const env = suite.newEnv({ workerFrontmatter: "sandbox: workspace-write\nisolation: worktree" });
     const dir = gitProject(env);
-    const evil = join(markers, "evil-repo");
+    const evil = join(marks.dir, "evil-repo");
     const command = [
-      `git init --quiet ${evil} 2>/dev/null; git -C ${evil} config core.fsmonitor 'touch ${join(markers, "fsmonitor")}; false' 2>/dev/null`,
+      `git init --quiet ${evil} 2>/dev/null; git -C ${evil} config core.fsmonitor 'touch ${join(marks.dir, "fsmonitor")}; false' 2>/dev/null`,
       `printf 'gitdir: ${evil}/.git\\n' > .git; echo "swap:$?"`,
       `rm -f .git; echo "rm:$?"`,
       `mv .git moved; echo "mv:$?"`,
@@ -179,17 +152,17 @@ describe.skipIf(SKIP)("workspace-write: what later runs is read-only", () => {
     ].join("; ");
     const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("WT-SWAP", command, "WT-SWAP-DONE") }), { text: "main done" }])}`);
     expect(run.code, run.stderr).toBe(0);
-    const output = await childBashOutput("WT-SWAP");
+    const output = await childBashOutput(suite.fake, "WT-SWAP");
     expect(output).toMatch(/swap:[1-9]/);
     expect(output).toMatch(/rm:[1-9]/);
     expect(output).toMatch(/mv:[1-9]/);
     expect(output).toMatch(/worktree:0/);
-    const result = mainToolResults().find((text) => text.includes("WT-SWAP-DONE")) ?? "";
+    const result = mainToolResults(suite.fake).find((text) => text.includes("WT-SWAP-DONE")) ?? "";
     const id = /\[subagent session: ([0-9a-f-]{36})\]/.exec(result)?.[1];
     expect(id, result).toBeDefined();
     expect(execFileSync("git", ["show", `subagent/${id!}:wt.txt`], { cwd: dir, encoding: "utf8" })).toBe("from-child\n");
     execFileSync("git", ["status", "--porcelain"], { cwd: dir, stdio: "ignore" });
-    expect(readdirSync(markers)).toEqual([]);
+    expect(readdirSync(marks.dir)).toEqual([]);
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 });
@@ -229,7 +202,7 @@ describe.skipIf(SKIP)("sockets and secrets", () => {
     ].join("; ");
     const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("SECRETS-PROBE", command, "SECRETS-DONE") }), { text: "main done" }])}`, { SSH_AUTH_SOCK: socketPath, DBUS_SESSION_BUS_ADDRESS: `unix:path=${socketPath}` });
     expect(run.code, run.stderr).toBe(0);
-    const output = await childBashOutput("SECRETS-PROBE");
+    const output = await childBashOutput(suite.fake, "SECRETS-PROBE");
     expect(output).not.toContain(SECRET);
     for (const attempt of ["credentials", "gh", "history", "other-task", "transcript"]) expect(output, attempt).toMatch(new RegExp(`${attempt}:[1-9]`));
     expect(output).toMatch(/sock:unset/);
@@ -237,7 +210,7 @@ describe.skipIf(SKIP)("sockets and secrets", () => {
     expect(output).not.toContain("AGENT-ANSWERED");
     // Its own task folder is the only one it sees.
     expect(output).toMatch(/tasks:\s*1/);
-    expect(mainToolResults().find((text) => text.includes("SECRETS-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(mainToolResults(suite.fake).find((text) => text.includes("SECRETS-DONE"))).toContain("[subagent sandbox: read-only]");
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 });
@@ -249,7 +222,7 @@ describe.skipIf(SKIP)("bwrap from the system's folders only", () => {
     mkdirSync(bin, { recursive: true });
     const fake = join(bin, "bwrap");
     // Runs the command with no sandbox at all, and leaves a mark that it did.
-    writeFileSync(fake, `#!/bin/sh\ntouch ${join(markers, "fake-bwrap")}\nwhile [ "$1" != "--" ]; do shift; done; shift; exec "$@"\n`);
+    writeFileSync(fake, `#!/bin/sh\ntouch ${join(marks.dir, "fake-bwrap")}\nwhile [ "$1" != "--" ]; do shift; done; shift; exec "$@"\n`);
     chmodSync(fake, 0o755);
     const inside = join(env.workDir, "written.txt");
     const command = `touch ${inside}; echo "inside:$?"`;
@@ -257,10 +230,10 @@ describe.skipIf(SKIP)("bwrap from the system's folders only", () => {
       PATH: `${bin}:${env.env.PATH ?? ""}`,
     });
     expect(run.code, run.stderr).toBe(0);
-    expect(await childBashOutput("FAKE-BWRAP")).toMatch(/inside:1/);
+    expect(await childBashOutput(suite.fake, "FAKE-BWRAP")).toMatch(/inside:1/);
     expect(existsSync(inside)).toBe(false);
-    expect(readdirSync(markers)).toEqual([]);
-    expect(mainToolResults().find((text) => text.includes("FAKE-BWRAP-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(readdirSync(marks.dir)).toEqual([]);
+    expect(mainToolResults(suite.fake).find((text) => text.includes("FAKE-BWRAP-DONE"))).toContain("[subagent sandbox: read-only]");
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 });
@@ -282,13 +255,13 @@ describe.skipIf(SKIP)("two pi sessions in one folder", () => {
     writeFileSync(join(env.workDir, "first-go"), "");
     const firstRun = await first;
     expect(firstRun.code, firstRun.stderr).toBe(0);
-    expect(mainToolResults().some((text) => text.includes("FIRST-DONE"))).toBe(true);
+    expect(mainToolResults(suite.fake).some((text) => text.includes("FIRST-DONE"))).toBe(true);
     // Still the second child's mount point: an empty folder on the host.
     expect(readdirSync(protectedDir)).toEqual([]);
     writeFileSync(join(env.workDir, "second-go"), "");
     const secondRun = await second;
     expect(secondRun.code, secondRun.stderr).toBe(0);
-    expect(await childBashOutput("SECOND-PROBE")).toMatch(/plant:1/);
+    expect(await childBashOutput(suite.fake, "SECOND-PROBE")).toMatch(/plant:1/);
     expect(existsSync(planted)).toBe(false);
     // The last child gone, the mount point is removed.
     expect(existsSync(protectedDir)).toBe(false);
@@ -308,14 +281,14 @@ describe.skipIf(SKIP)("a sandboxed child's processes and its own dispatch", () =
       const command = `kill -TERM ${pid}; echo "kill:$?"; kill -TERM -${pid}; echo "group:$?"`;
       const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("SIGNAL-PROBE", command, "SIGNAL-DONE") }), { text: "main done" }])}`);
       expect(run.code, run.stderr).toBe(0);
-      const output = await childBashOutput("SIGNAL-PROBE");
+      const output = await childBashOutput(suite.fake, "SIGNAL-PROBE");
       expect(output).toMatch(/kill:1/);
       expect(output).toMatch(/group:1/);
       expect(output).toMatch(/No such process/);
       // Still running (a process the test reaps would have reported its exit by now).
       expect(victimExited).toBe(false);
       expect(() => process.kill(pid, 0)).not.toThrow();
-      expect(mainToolResults().find((text) => text.includes("SIGNAL-DONE"))).toContain("[subagent sandbox: workspace-write]");
+      expect(mainToolResults(suite.fake).find((text) => text.includes("SIGNAL-DONE"))).toContain("[subagent sandbox: workspace-write]");
       expect(await waitForNoProcesses(env.marker)).toEqual([]);
     } finally {
       if (!victimExited) process.kill(-pid, "SIGKILL");
@@ -328,13 +301,13 @@ describe.skipIf(SKIP)("a sandboxed child's processes and its own dispatch", () =
     const task = `NEST-PROBE ${fakeDirective([nested, { text: "NEST-DONE" }])}`;
     const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task }), { text: "main done" }])}`, { PI_SUBAGENT_MAX_DEPTH: "2" });
     expect(run.code, run.stderr).toBe(0);
-    const refusal = await childBashOutput("NEST-PROBE");
+    const refusal = await childBashOutput(suite.fake, "NEST-PROBE");
     expect(refusal).toContain("Subagent tool is blocked: nested subagents cannot start from a sandboxed subagent (this one runs with sandbox: read-only), so finish the task with your own tools.");
     expect(refusal).not.toContain("bwrap");
     // No grandchild ever asked the model, and the child's own run went on to its answer.
     const grandchildAsked = suite.fake.requests.some((req) => req.messages.some((m) => m.role === "user" && messageText(m).startsWith("Task: NESTED-NEVER-STARTS")));
     expect(grandchildAsked).toBe(false);
-    expect(mainToolResults().find((text) => text.includes("NEST-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(mainToolResults(suite.fake).find((text) => text.includes("NEST-DONE"))).toContain("[subagent sandbox: read-only]");
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 });

@@ -12,8 +12,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
-import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
+import { fakeDirective } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
+import { bashTask, childBashOutput, mainToolResults, subagentCall } from "../harness/child-scripts.ts";
 import { waitForFile, waitForNoProcesses, waitForProcess } from "../harness/processes.ts";
 import { BWRAP_DIRS_ENV, bwrapInSystemDirs } from "../../src/io/sandbox/find-bwrap.ts";
 import { jitiCacheNames } from "../../src/core/sandbox/jiti-cache-names.ts";
@@ -47,32 +48,8 @@ function newSandboxEnv(workerFrontmatter?: string) {
   return env;
 }
 
-function subagentCall(args: Record<string, unknown>): FakeAction {
-  return { toolCalls: [{ name: "subagent", arguments: args }] };
-}
-
-/** A child task that runs one bash command, then answers with `answer`. */
-function bashTask(tag: string, command: string, answer: string): string {
-  return `${tag} ${fakeDirective([{ toolCalls: [{ name: "bash", arguments: { command } }] }, { text: answer }])}`;
-}
-
 function printPi(prompt: string, extraEnv?: NodeJS.ProcessEnv) {
   return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 120_000, ...(extraEnv ? { extraEnv } : {}) });
-}
-
-/** What the child's bash tool gave back: the tool message of the child's request after it. */
-async function childBashOutput(tag: string): Promise<string> {
-  const req = await suite.fake.waitForRequest(
-    (r: FakeRequest) => r.lastRole === "tool" && r.messages.some((m) => m.role === "user" && messageText(m).includes(tag)),
-    60_000,
-    `the child's bash result (${tag})`,
-  );
-  return req.lastText;
-}
-
-/** The tool results the main agent's model received. */
-function mainToolResults(): string[] {
-  return suite.fake.requests.flatMap((req) => req.messages.filter((m) => m.role === "tool").map(messageText));
 }
 
 const probeCommand = (inside: string, outsideFile: string) =>
@@ -86,7 +63,7 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("RO-PROBE", probeCommand(inside, outsideFile), "RO-DONE") }), { text: "main done" }])}`;
     const run = await printPi(prompt);
     expect(run.code, run.stderr).toBe(0);
-    const output = await childBashOutput("RO-PROBE");
+    const output = await childBashOutput(suite.fake, "RO-PROBE");
     expect(output).toMatch(/inside:1/);
     expect(output).toMatch(/outside:1/);
     expect(output).toMatch(/Read-only file system/);
@@ -94,7 +71,7 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     expect(output).not.toContain(SECRET);
     expect(existsSync(inside)).toBe(false);
     expect(existsSync(outsideFile)).toBe(false);
-    const result = mainToolResults().find((text) => text.includes("RO-DONE"));
+    const result = mainToolResults(suite.fake).find((text) => text.includes("RO-DONE"));
     expect(result).toContain("[subagent sandbox: read-only]");
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
@@ -106,13 +83,13 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("WW-PROBE", probeCommand(inside, outsideFile), "WW-DONE") }), { text: "main done" }])}`;
     const run = await printPi(prompt);
     expect(run.code, run.stderr).toBe(0);
-    const output = await childBashOutput("WW-PROBE");
+    const output = await childBashOutput(suite.fake, "WW-PROBE");
     expect(output).toMatch(/inside:0/);
     expect(output).toMatch(/outside:1/);
     expect(output).not.toContain(SECRET);
     expect(existsSync(inside)).toBe(true);
     expect(existsSync(outsideFile)).toBe(false);
-    expect(mainToolResults().find((text) => text.includes("WW-DONE"))).toContain("[subagent sandbox: workspace-write]");
+    expect(mainToolResults(suite.fake).find((text) => text.includes("WW-DONE"))).toContain("[subagent sandbox: workspace-write]");
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
@@ -125,7 +102,7 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("TMP-PROBE", command, "TMP-DONE") }), { text: "main done" }])}`;
     const run = await printPi(prompt, { TMPDIR: personTmp });
     expect(run.code, run.stderr).toBe(0);
-    expect(await childBashOutput("TMP-PROBE")).toMatch(/mktemp:ok:\/tmp\/tmp\./);
+    expect(await childBashOutput(suite.fake, "TMP-PROBE")).toMatch(/mktemp:ok:\/tmp\/tmp\./);
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
@@ -135,9 +112,9 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "general-purpose", sandbox: "read-only", task: bashTask("GP-TIGHT", `touch ${inside}; echo "inside:$?"`, "GP-DONE") }), { text: "main done" }])}`;
     const run = await printPi(prompt);
     expect(run.code, run.stderr).toBe(0);
-    expect(await childBashOutput("GP-TIGHT")).toMatch(/inside:1/);
+    expect(await childBashOutput(suite.fake, "GP-TIGHT")).toMatch(/inside:1/);
     expect(existsSync(inside)).toBe(false);
-    expect(mainToolResults().find((text) => text.includes("GP-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(mainToolResults(suite.fake).find((text) => text.includes("GP-DONE"))).toContain("[subagent sandbox: read-only]");
   });
 
   it('a call with sandbox: "off" does not loosen an agent\'s read-only', async () => {
@@ -146,9 +123,9 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", sandbox: "off", task: bashTask("RO-OFF", `touch ${inside}; echo "inside:$?"`, "RO-OFF-DONE") }), { text: "main done" }])}`;
     const run = await printPi(prompt);
     expect(run.code, run.stderr).toBe(0);
-    expect(await childBashOutput("RO-OFF")).toMatch(/inside:1/);
+    expect(await childBashOutput(suite.fake, "RO-OFF")).toMatch(/inside:1/);
     expect(existsSync(inside)).toBe(false);
-    expect(mainToolResults().find((text) => text.includes("RO-OFF-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(mainToolResults(suite.fake).find((text) => text.includes("RO-OFF-DONE"))).toContain("[subagent sandbox: read-only]");
   });
 
   it("a worktree child with workspace-write writes only its worktree, and its change comes back on the branch", async () => {
@@ -162,12 +139,12 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     const command = `echo from-child > wt.txt; echo "worktree:$?"; touch ${escape}; echo "project:$?"`;
     const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("WT-PROBE", command, "WT-DONE") }), { text: "main done" }])}`);
     expect(run.code, run.stderr).toBe(0);
-    const output = await childBashOutput("WT-PROBE");
+    const output = await childBashOutput(suite.fake, "WT-PROBE");
     expect(output).toMatch(/worktree:0/);
     expect(output).toMatch(/project:1/);
     expect(existsSync(escape)).toBe(false);
     expect(existsSync(join(env.workDir, "wt.txt"))).toBe(false);
-    const result = mainToolResults().find((text) => text.includes("WT-DONE")) ?? "";
+    const result = mainToolResults(suite.fake).find((text) => text.includes("WT-DONE")) ?? "";
     const id = /\[subagent session: ([0-9a-f-]{36})\]/.exec(result)?.[1];
     expect(id, result).toBeDefined();
     expect(git("show", `subagent/${id!}:wt.txt`)).toBe("from-child\n");
@@ -193,7 +170,7 @@ describe.skipIf(SKIP)("the child's copies of pi's TypeScript cache", () => {
     ].join("; ");
     const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("JITI-PROBE", command, "JITI-DONE") }), { text: "main done" }])}`, { TMPDIR: tmp });
     expect(run.code, run.stderr).toBe(0);
-    const output = await childBashOutput("JITI-PROBE");
+    const output = await childBashOutput(suite.fake, "JITI-PROBE");
     // The parent pi compiled the package into the test's cache; the child got copies of those entries.
     const hostEntry = names.map((name) => join(cache, name)).find((path) => existsSync(path));
     expect(hostEntry, readdirSync(cache).join(" ")).toBeDefined();
@@ -207,7 +184,7 @@ describe.skipIf(SKIP)("the child's copies of pi's TypeScript cache", () => {
     expect(readFileSync(hostEntry!, "utf8")).not.toContain("POISON");
     expect(existsSync(join(cache, "planted.mjs"))).toBe(false);
     expect(readdirSync(cache).filter((name) => readFileSync(join(cache, name), "utf8").includes("POISON"))).toEqual([]);
-    expect(mainToolResults().find((text) => text.includes("JITI-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(mainToolResults(suite.fake).find((text) => text.includes("JITI-DONE"))).toContain("[subagent sandbox: read-only]");
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 });
@@ -220,7 +197,7 @@ describe.skipIf(SKIP)("every process of a sandboxed child ends", () => {
     const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task }), { text: "main done" }])}`, { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "6000" });
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(started)).toBe(true);
-    expect(mainToolResults().join("\n")).toMatch(/timed out/);
+    expect(mainToolResults(suite.fake).join("\n")).toMatch(/timed out/);
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
@@ -251,7 +228,7 @@ describe("fail-closed", () => {
     mkdirSync(emptyBin);
     const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "NEVER-STARTS" }), { text: "main done" }])}`, { [BWRAP_DIRS_ENV]: emptyBin });
     expect(run.code, run.stderr).toBe(0);
-    const refusal = mainToolResults().find((text) => text.includes("Cannot start the subagent")) ?? "";
+    const refusal = mainToolResults(suite.fake).find((text) => text.includes("Cannot start the subagent")) ?? "";
     expect(refusal).toContain('Cannot start the subagent "worker": it must run in a sandbox (sandbox: read-only');
     expect(refusal).toContain(`bwrap (bubblewrap) was not found in ${emptyBin}`);
     expect(refusal).toContain("install bubblewrap");
