@@ -214,7 +214,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     // (the call's JSON arguments, the envelope's raw text).
     const screen = await resumed.waitForText("View full result: /subagent-result", 30_000);
     expect(screen).toMatch(/subagent worker\s*\n\s*Write the resume report\./);
-    expect(screen).toMatch(/✓ worker succeeded · [0-9a-f]{8}-[0-9a-f]{4} · /);
+    expect(screen).toMatch(/✓ worker succeeded · [0-9a-f]{8} · /);
     expect(screen).not.toContain("[subagent-result] worker succeeded (taskId:");
     // The rest of the runtime came right after: the session's usage in the footer, the commands.
     await resumed.waitForText(/subagents: 1 task · ↑/, 30_000);
