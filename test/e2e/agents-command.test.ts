@@ -98,7 +98,8 @@ describe("/subagent-agents outside the TUI", () => {
   });
 });
 
-describe.skipIf(PI.line !== "1")("/subagent-agents in a project pi 1.x does not trust", () => {
+// pi 0.73.1 has no trust system: only the pi 1 pass has this test, so neither pass counts a skipped one.
+if (PI.line === "1") describe("/subagent-agents in a project pi 1.x does not trust", () => {
   it("--no-approve: the project's files are named as left out, with how to trust the project", async () => {
     const files = withAgents();
     const run = await pi(["--no-approve", "-p", "/subagent-agents"]);
