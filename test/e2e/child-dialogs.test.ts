@@ -278,13 +278,16 @@ describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => 
   it("200 questions at once: 3 wait, the rest are refused and counted in one line, a confirm opens on No, and one command refuses the task's queue", async () => {
     setUpHostile();
     answerResultsWithOk();
-    const t = await suite.startTui({ width: 160 });
+    // A pause between questions long enough for a loaded machine: the test types in it only once Esc has closed the
+    // dialog (an Esc sent together with the next keys reads as Alt+key), and the default second is too short for that.
+    const t = await suite.startTui({ width: 160, extraEnv: { PI_SUBAGENT_QUESTION_PAUSE_MS: "20000" } });
     await t.submit(dispatchPrompt([hostileTask("QUESTION-FLOOD")]));
     const first = await t.waitForText("Flood question 0?", 90_000);
     expect(first).toContain("has 3 questions waiting: its next ones are refused (cancelled).");
     // A child's confirm opens on No: Enter alone never says Yes.
     expect(first).toMatch(/→ No\s*\n\s*Yes/);
     await t.press("Escape");
+    await t.waitForNoText("Flood question 0?", 30_000);
     // The person types a command in the pause after a question: it lands in the editor, and the queue waits.
     await t.type("/subagent-answer refuse");
     const waiting = await t.waitForText(/\? worker [0-9a-f]{8} asks: Flood question 1\? Allow\? \(\+1 more\) · 197 more questions from worker refused · \/subagent-answer/, 30_000);

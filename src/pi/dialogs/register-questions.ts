@@ -12,7 +12,7 @@ import { QuestionBoard } from "../../core/dialogs/question-board.ts";
 import { NO_QUESTION_WAITING, NO_QUESTION_OF_TASK, QUESTION_ALREADY_OPEN, questionsRefusedReply } from "../../core/dialogs/texts.ts";
 import { parseAnswerArgs } from "../../core/dialogs/answer-args.ts";
 import { detectAppMode } from "../../io/shared/mode.ts";
-import { QuestionPresenter } from "./question-presenter.ts";
+import { QuestionPresenter, questionPauseMs } from "./question-presenter.ts";
 import { askingEvent, eventBusSink, LIFECYCLE_CHANNELS } from "../../core/events/lifecycle-events.ts";
 
 export function registerQuestions(pi: ExtensionAPI): QuestionBoard {
@@ -28,7 +28,7 @@ export function registerQuestions(pi: ExtensionAPI): QuestionBoard {
     },
     asked: (question) => events(LIFECYCLE_CHANNELS.asking, askingEvent(question, Date.now())),
   });
-  const presenter = new QuestionPresenter(board, () => session);
+  const presenter = new QuestionPresenter(board, () => session, { gapMs: questionPauseMs() });
   const capture = (ctx: ExtensionContext) => {
     if (!ctx.hasUI || detectAppMode() !== "interactive") return;
     session = ctx;

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ChildCommand } from "../../../../src/io/run/command-line.ts";
 import { startRun } from "../../../../src/io/run/runner.ts";
 import { QuestionBoard } from "../../../../src/core/dialogs/question-board.ts";
-import { QuestionPresenter } from "../../../../src/pi/dialogs/question-presenter.ts";
+import { QUESTION_GAP_MS, QuestionPresenter, questionPauseMs } from "../../../../src/pi/dialogs/question-presenter.ts";
 import type { PresenterContext, PresenterTiming } from "../../../../src/pi/dialogs/question-presenter.ts";
 import type { DialogAnswer } from "../../../../src/core/dialogs/child-ui-request.ts";
 import { ASKING_CHILD } from "../../../harness/asking-child.ts";
@@ -192,5 +192,15 @@ describe("the person's questions", () => {
     expect(answers).toEqual([{ cancelled: true }, { cancelled: true }]);
     expect(board.queue.pending()).toEqual([]);
     expect(board.refuseTask()).toBeUndefined();
+  });
+});
+
+describe("the pause between questions (PI_SUBAGENT_QUESTION_PAUSE_MS)", () => {
+  it("is a second by default, a whole number of ms when set, and the default again for anything else", () => {
+    expect(questionPauseMs({})).toBe(QUESTION_GAP_MS);
+    expect(QUESTION_GAP_MS).toBe(1000);
+    expect(questionPauseMs({ PI_SUBAGENT_QUESTION_PAUSE_MS: "20000" })).toBe(20000);
+    expect(questionPauseMs({ PI_SUBAGENT_QUESTION_PAUSE_MS: "0" })).toBe(0);
+    for (const bad of ["-5", "1.5", "soon", ""]) expect(questionPauseMs({ PI_SUBAGENT_QUESTION_PAUSE_MS: bad })).toBe(QUESTION_GAP_MS);
   });
 });
