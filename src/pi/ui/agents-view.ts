@@ -35,14 +35,7 @@ export class AgentsView implements Component {
       this.options.onClose();
       return;
     }
-    if (matchesKey(data, Key.up) || data === "k") this.scroll.scrollBy(-1);
-    else if (matchesKey(data, Key.down) || data === "j") this.scroll.scrollBy(1);
-    else if (matchesKey(data, Key.pageUp) || matchesKey(data, Key.ctrl("b"))) this.scroll.page(-1);
-    else if (matchesKey(data, Key.pageDown) || matchesKey(data, Key.ctrl("f")) || data === " ") this.scroll.page(1);
-    else if (matchesKey(data, Key.home) || data === "g") this.scroll.top();
-    else if (matchesKey(data, Key.end) || data === "G") this.scroll.bottom();
-    else return;
-    this.options.requestRender?.();
+    if (this.scroll.handleKey(data)) this.options.requestRender?.();
   }
 
   /** How a report line is coloured: what kind of line it is shows in how it starts. */

@@ -55,6 +55,18 @@ const CHROME_LINES = 6;
  * scrolled away (so a viewer opened "at the end" still is after a resize); any move up unpins it, G pins it.
  */
 export class ScrollWindow {
+  /** The viewers' scroll keys (arrows, j/k, pages, g/G, Home/End); true when `data` was one of them. */
+  handleKey(data: string): boolean {
+    if (matchesKey(data, Key.up) || data === "k") this.scrollBy(-1);
+    else if (matchesKey(data, Key.down) || data === "j") this.scrollBy(1);
+    else if (matchesKey(data, Key.pageUp) || matchesKey(data, Key.ctrl("b"))) this.page(-1);
+    else if (matchesKey(data, Key.pageDown) || matchesKey(data, Key.ctrl("f")) || data === " ") this.page(1);
+    else if (matchesKey(data, Key.home) || data === "g") this.top();
+    else if (matchesKey(data, Key.end) || data === "G") this.bottom();
+    else return false;
+    return true;
+  }
+
   private offset = 0;
   private pinnedToEnd: boolean;
   private total = 0;
@@ -129,14 +141,7 @@ export class ResultViewer implements Component {
       this.options.onClose(exit);
       return;
     }
-    if (matchesKey(data, Key.up) || data === "k") this.scroll.scrollBy(-1);
-    else if (matchesKey(data, Key.down) || data === "j") this.scroll.scrollBy(1);
-    else if (matchesKey(data, Key.pageUp) || matchesKey(data, Key.ctrl("b"))) this.scroll.page(-1);
-    else if (matchesKey(data, Key.pageDown) || matchesKey(data, Key.ctrl("f")) || data === " ") this.scroll.page(1);
-    else if (matchesKey(data, Key.home) || data === "g") this.scroll.top();
-    else if (matchesKey(data, Key.end) || data === "G") this.scroll.bottom();
-    else return;
-    this.options.requestRender?.();
+    if (this.scroll.handleKey(data)) this.options.requestRender?.();
   }
 
   render(width: number): string[] {
