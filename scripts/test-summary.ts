@@ -1,21 +1,45 @@
 /**
  * Prints one closing line for the whole suite, `Tests: N passed, N failed, N skipped`, from the JSON reports
  * the vitest runs of `npm test` write (unit once, then end-to-end on pi 0.73.1 and on pi 1.x), so a CI log says
- * what ran in plain words; one line per report comes first. A missing report (a run that never started) fails.
+ * what ran in plain words; one line per report comes first. Each failed test is named again here, with the first
+ * lines of its error and its file, because a CI log is often read from its end only. A missing report (a run that
+ * never started) fails.
  */
-import { basename } from "node:path";
+import { basename, relative } from "node:path";
 import { existsSync, readFileSync } from "node:fs";
+
+interface VitestAssertion {
+  fullName: string;
+  status: string;
+  failureMessages?: string[];
+}
+
+interface VitestFileResult {
+  name: string;
+  status: string;
+  message?: string;
+  assertionResults: VitestAssertion[];
+}
 
 interface VitestJsonReport {
   numPassedTests: number;
   numFailedTests: number;
   numPendingTests: number;
   numTodoTests: number;
+  testResults?: VitestFileResult[];
+}
+
+const ERROR_LINES = 6;
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+function firstLines(text: string): string {
+  return text.replace(ANSI, "").split("\n").slice(0, ERROR_LINES).map((line) => `        ${line}`).join("\n");
 }
 
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+const failures: string[] = [];
 for (const file of process.argv.slice(2)) {
   if (!existsSync(file)) {
     console.error(`test summary: no report at ${file}`);
@@ -23,11 +47,24 @@ for (const file of process.argv.slice(2)) {
     continue;
   }
   const report = JSON.parse(readFileSync(file, "utf8")) as VitestJsonReport;
+  const run = basename(file, ".json");
   const reportSkipped = report.numPendingTests + report.numTodoTests;
-  console.log(`  ${basename(file, ".json")}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${reportSkipped} skipped`);
+  console.log(`  ${run}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${reportSkipped} skipped`);
   passed += report.numPassedTests;
   failed += report.numFailedTests;
-  skipped += report.numPendingTests + report.numTodoTests;
+  skipped += reportSkipped;
+  for (const fileResult of report.testResults ?? []) {
+    const where = relative(process.cwd(), fileResult.name);
+    for (const test of fileResult.assertionResults) {
+      if (test.status !== "failed") continue;
+      failures.push(`    ${run} · ${where} › ${test.fullName}\n${firstLines(test.failureMessages?.[0] ?? "(no message)")}`);
+    }
+    // A file that failed outside any test (a hook, an import) has no failed assertion to name.
+    if (fileResult.status === "failed" && !fileResult.assertionResults.some((test) => test.status === "failed")) {
+      failures.push(`    ${run} · ${where} (outside its tests)\n${firstLines(fileResult.message ?? "(no message)")}`);
+    }
+  }
 }
+if (failures.length > 0) console.log(`  failed:\n${failures.join("\n")}`);
 console.log(`Tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
-if (failed > 0) process.exitCode = 1;
+if (failed > 0 || failures.length > 0) process.exitCode = 1;
