@@ -32,14 +32,15 @@ export class FanOutGate {
   }
 
   /**
-   * Admits one dispatch (counted at once, so parallel calls of one batch are counted one by one), or returns the
-   * refusal message.
+   * Admits `count` dispatches at once (a batch's parts together, so calls sent side by side cannot each take a few
+   * places and all fail), or returns the refusal message. They are counted before any await, so parallel calls are
+   * counted one after another.
    */
-  async admit(limits: FanOutLimits, ctx: Pick<ExtensionContext, "hasUI" | "ui">, askPerson: boolean): Promise<string | undefined> {
+  async admit(limits: FanOutLimits, ctx: Pick<ExtensionContext, "hasUI" | "ui">, askPerson: boolean, count = 1): Promise<string | undefined> {
     const inFlight = this.deps.inFlight();
-    const hit = this.decision === "allowed" ? undefined : fanOutHit(limits, this.dispatchedThisRun, inFlight.length + this.blocking);
+    const hit = this.decision === "allowed" ? undefined : fanOutHit(limits, this.dispatchedThisRun, inFlight.length + this.blocking, count);
     if (!hit) {
-      this.dispatchedThisRun += 1;
+      this.dispatchedThisRun += count;
       return undefined;
     }
     if (askPerson && ctx.hasUI && this.decision === undefined) {
@@ -52,7 +53,7 @@ export class FanOutGate {
       }
       if (allowed) {
         this.decision = "allowed";
-        this.dispatchedThisRun += 1;
+        this.dispatchedThisRun += count;
         return undefined;
       }
     }
@@ -60,11 +61,11 @@ export class FanOutGate {
   }
 
   /**
-   * Gives back one admitted dispatch that never started (a batch or chain whose later part was refused starts
-   * none): it no longer counts toward this run's cap, so a refused batch does not starve the next.
+   * Gives back admitted dispatches that never started (a batch or chain whose later part was refused starts
+   * none): they no longer count toward this run's cap, so a refused batch does not starve the next.
    */
-  withdraw(): void {
-    if (this.dispatchedThisRun > 0) this.dispatchedThisRun -= 1;
+  withdraw(count = 1): void {
+    this.dispatchedThisRun = Math.max(0, this.dispatchedThisRun - count);
   }
 
   /** Counts a blocking run as in flight until the returned function is called (once; later calls do nothing). */

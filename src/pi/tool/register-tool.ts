@@ -61,6 +61,7 @@ import { readWorkflowCap } from "../../core/config/workflow-cap.ts";
 import { isWorkflowCall, readWorkflow } from "../../core/tool/workflow.ts";
 import type { Workflow } from "../../core/tool/workflow.ts";
 import { runBlockingWorkflow } from "./workflow-dispatch.ts";
+import type { WorkflowAdmission } from "./workflow-dispatch.ts";
 import { childTextProblem } from "../../core/run/task-text.ts";
 import { mergeAction } from "./merge-action.ts";
 
@@ -73,7 +74,7 @@ export interface BackgroundDispatcher {
   cancel: (params: SubagentParams, ctx: ExtensionContext) => AgentToolResult<unknown>;
   message: (params: SubagentParams, ctx: ExtensionContext) => AgentToolResult<unknown>;
   /** A batch or chain: every part admitted (a refusal starts none), then dispatched; one receipt. */
-  dispatchWorkflow: (workflow: Workflow, admit: (params: SubagentParams) => Promise<AdmittedPart>, ctx: ExtensionContext) => Promise<AgentToolResult<unknown>>;
+  dispatchWorkflow: (workflow: Workflow, admission: WorkflowAdmission, ctx: ExtensionContext) => Promise<AgentToolResult<unknown>>;
 }
 
 /** How the tool's row is drawn in the TUI (provided by the UI part); pi's default rendering when absent. */
@@ -182,7 +183,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
    * refusal; its `prepare` runs prepareDispatch (task id, session file, lock, worktree). A single call, every
    * batch part and every chain step go through it. A blocking part counts as in flight once prepared.
    */
-  const admitPart = async (params: SubagentParams, toolCallId: string, ctx: ExtensionContext, background: BackgroundDispatcher | undefined): Promise<AdmittedPart> => {
+  const admitPart = async (params: SubagentParams, toolCallId: string, ctx: ExtensionContext, background: BackgroundDispatcher | undefined, reservedPlace?: () => void): Promise<AdmittedPart> => {
     const dir = agentDir();
     // Authority first, as it was at the session's start: what pi let this session see of the project decides what
     // is read at all, and files that appeared since (a child may have written them) decide nothing.
@@ -219,8 +220,8 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     const limits = resolveDispatchLimits(process.env, config);
     const askPerson = resolveAskPerson(config.user);
     reportWarningsOnce([...config.warnings, ...settings.warnings, ...runSettingsWarnings(), ...readEnvBudget().warnings, ...limits.warnings, ...(askPerson.warning ? [askPerson.warning] : [])], warningSink(ctx));
-    let withdraw: (() => void) | undefined;
-    if (options.fanOutGate) {
+    let withdraw: (() => void) | undefined = reservedPlace;
+    if (options.fanOutGate && !reservedPlace) {
       const fanOut = resolveFanOutLimits(process.env, { user: config.user.fanOut, project: config.project.fanOut });
       reportWarningsOnce(fanOut.warnings, warningSink(ctx));
       // Only the TUI asks the person; elsewhere nobody could answer.
@@ -278,6 +279,29 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     };
   };
 
+  /**
+   * Takes a batch's (or background chain's) places in the run's fan-out count at once, before any part is admitted:
+   * one give-back function a part, or a thrown refusal naming the cap. Nothing to take without a gate.
+   */
+  const reservePlaces = async (count: number, ctx: ExtensionContext, background: BackgroundDispatcher | undefined): Promise<(() => void)[] | undefined> => {
+    const gate = options.fanOutGate;
+    if (!gate) return undefined;
+    const start = sessionStartOf(ctx, argv, agentDir());
+    const config = sessionConfig(ctx.cwd, start.trust, start.userAuthority);
+    const fanOut = resolveFanOutLimits(process.env, { user: config.user.fanOut, project: config.project.fanOut });
+    reportWarningsOnce(fanOut.warnings, warningSink(ctx));
+    const refusal = await gate.admit(fanOut.limits, ctx, background !== undefined, count);
+    if (refusal) throw new Error(refusal);
+    return Array.from({ length: count }, () => {
+      let given = false;
+      return () => {
+        if (given) return;
+        given = true;
+        gate.withdraw();
+      };
+    });
+  };
+
   const preparePart = async (params: SubagentParams, toolCallId: string, ctx: ExtensionContext, background: BackgroundDispatcher | undefined): Promise<PreparedPart> =>
     (await admitPart(params, toolCallId, ctx, background)).prepare();
 
@@ -329,14 +353,21 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       reportWarningsOnce(cap.warnings, warningSink(ctx));
       const workflow = readWorkflow(params, cap.cap);
       if (!workflow.ok) throw new Error(workflow.message);
-      if (background) return background.dispatchWorkflow(workflow.workflow, (part) => admitPart(part, toolCallId, ctx, background), ctx);
+      if (background) {
+        return background.dispatchWorkflow(
+          workflow.workflow,
+          { admit: (part, place) => admitPart(part, toolCallId, ctx, background, place), reserve: (count) => reservePlaces(count, ctx, background) },
+          ctx,
+        );
+      }
       return runBlockingWorkflow(workflow.workflow, {
         toolCallId,
         ctx,
         signal,
         onUpdate,
         maxConcurrent: readRunSettings().maxConcurrent,
-        admitPart: (part, id, partCtx) => admitPart(part, id, partCtx, undefined),
+        admitPart: (part, id, partCtx, place) => admitPart(part, id, partCtx, undefined, place),
+        reservePlaces: (count, partCtx) => reservePlaces(count, partCtx, undefined),
         runBlocking,
       });
     }

@@ -15,8 +15,8 @@ import type { Workflow } from "../../core/tool/workflow.ts";
 import { receiptPartLine, workflowReceipt } from "../../core/tool/workflow-texts.ts";
 import type { WorkflowMembership } from "../../core/tasks/types.ts";
 import { admitAll, prepareAll } from "./workflow-dispatch.ts";
+import type { WorkflowAdmission } from "./workflow-dispatch.ts";
 import type { AdmittedPart, PreparedPart } from "./register-tool.ts";
-import type { SubagentParams } from "./schema.ts";
 
 /** A workflow receipt's `details` (the tool row draws its text; programs read the ids). */
 export interface WorkflowReceiptDetails {
@@ -37,12 +37,12 @@ function partNotes(prepared: PreparedRun, queued: boolean): string[] {
 
 export async function dispatchBackgroundWorkflow(
   workflow: Workflow,
-  admit: (params: SubagentParams) => Promise<AdmittedPart>,
+  admission: WorkflowAdmission,
   ctx: ExtensionContext,
   tasks: BackgroundTasks,
 ): Promise<AgentToolResult<WorkflowReceiptDetails>> {
   const { kind, parts } = workflow;
-  const admitted = await admitAll(kind, parts, admit);
+  const admitted = await admitAll(kind, parts, admission);
   const id = newTaskId();
   const parentSessionId = ctx.sessionManager.getSessionId();
   const membership = (index: number): WorkflowMembership => ({ id, kind, index: index + 1, total: admitted.length });

@@ -24,7 +24,9 @@ export interface WorkflowDeps {
   signal: AbortSignal | undefined;
   onUpdate: AgentToolUpdateCallback<unknown> | undefined;
   maxConcurrent: number;
-  admitPart: (params: SubagentParams, toolCallId: string, ctx: ExtensionContext) => Promise<AdmittedPart>;
+  admitPart: (params: SubagentParams, toolCallId: string, ctx: ExtensionContext, reservedPlace?: () => void) => Promise<AdmittedPart>;
+  /** Takes a batch's fan-out places at once (see `WorkflowAdmission.reserve`). */
+  reservePlaces: (count: number, ctx: ExtensionContext) => Promise<(() => void)[] | undefined>;
   runBlocking: (part: PreparedPart, ctx: ExtensionContext, signal: AbortSignal | undefined, onUpdate: AgentToolUpdateCallback<unknown> | undefined) => Promise<BlockingResult>;
 }
 
@@ -64,15 +66,29 @@ export function partLabel(kind: WorkflowKind): string {
   return kind === "chain" ? "Step" : "Part";
 }
 
+/** How a workflow's parts are admitted: their fan-out places first, all at once, then each part in order. */
+export interface WorkflowAdmission {
+  /**
+   * Takes `count` places in the run's fan-out count together (one give-back function a place), or throws the
+   * refusal; undefined when nothing counts. Taken together so that batches sent side by side in one message do
+   * not each take a few places, then all fail on the cap with a count of tasks that never ran.
+   */
+  reserve: (count: number) => Promise<(() => void)[] | undefined>;
+  /** One part, under its reserved place. */
+  admit: (params: SubagentParams, reservedPlace?: () => void) => Promise<AdmittedPart>;
+}
+
 /** Admits every part in order; the first refusal is thrown, naming the part (nothing was taken yet). */
-export async function admitAll(kind: WorkflowKind, parts: readonly SubagentParams[], admit: (params: SubagentParams) => Promise<AdmittedPart>): Promise<AdmittedPart[]> {
+export async function admitAll(kind: WorkflowKind, parts: readonly SubagentParams[], admission: WorkflowAdmission): Promise<AdmittedPart[]> {
+  const places = await admission.reserve(parts.length);
   const admitted: AdmittedPart[] = [];
   for (const [index, params] of parts.entries()) {
     try {
-      admitted.push(await admit(params));
+      admitted.push(await admission.admit(params, places?.[index]));
     } catch (error) {
-      // None starts: the parts admitted before it give back their places in the run's fan-out count.
+      // None starts: every place goes back to the run's fan-out count (each give-back works once).
       for (const part of admitted) part.withdraw?.();
+      for (const giveBack of places ?? []) giveBack();
       throw new Error(partRefusedMessage(partLabel(kind), index + 1, params.agent, error instanceof Error ? error.message : String(error)));
     }
   }
@@ -95,7 +111,10 @@ export function prepareAll(kind: WorkflowKind, admitted: readonly AdmittedPart[]
 }
 
 async function runBatch(parts: readonly SubagentParams[], deps: WorkflowDeps): Promise<BlockingResult[]> {
-  const admitted = await admitAll("batch", parts, (params) => deps.admitPart(params, deps.toolCallId, deps.ctx));
+  const admitted = await admitAll("batch", parts, {
+    reserve: (count) => deps.reservePlaces(count, deps.ctx),
+    admit: (params, place) => deps.admitPart(params, deps.toolCallId, deps.ctx, place),
+  });
   const prepared = prepareAll("batch", admitted);
   const results: BlockingResult[] = new Array<BlockingResult>(prepared.length);
   let next = 0;

@@ -31,9 +31,9 @@ describe("fan-out caps", () => {
 
   it("refuses past a cap, naming it and what is in flight", () => {
     expect(fanOutHit({ perTurn: 2, inFlight: 5 }, 1, 4)).toBeUndefined();
-    expect(fanOutHit({ perTurn: 2, inFlight: 5 }, 2, 0)).toEqual({ cap: "turn", limit: 2 });
-    expect(fanOutHit({ perTurn: 9, inFlight: 5 }, 2, 5)).toEqual({ cap: "in-flight", limit: 5 });
-    const text = fanOutRefusal({ cap: "turn", limit: 2 }, running, 1);
+    expect(fanOutHit({ perTurn: 2, inFlight: 5 }, 2, 0)).toEqual({ cap: "turn", limit: 2, dispatched: 2, asked: 1 });
+    expect(fanOutHit({ perTurn: 9, inFlight: 5 }, 2, 5)).toEqual({ cap: "in-flight", limit: 5, dispatched: 2, asked: 1 });
+    const text = fanOutRefusal({ cap: "turn", limit: 2, dispatched: 2, asked: 1 }, running, 1);
     expect(text.split("\n")).toEqual([
       'Fan-out cap reached: at most 2 subagent tasks may be dispatched in one run of the main agent (PI_SUBAGENT_MAX_TASKS_PER_TURN or "$maxTasksPerTurn" in subagent-isolation.json), and this run has dispatched 2.',
       "In flight now: 2 tasks.",
@@ -41,6 +41,18 @@ describe("fan-out caps", () => {
       "- 1 blocking call of this run",
       "Nothing was dispatched. Wait for the results in flight, or cancel tasks you no longer need, and combine the remaining work into fewer tasks.",
     ]);
+  });
+
+  it("a call that asks for several places at once fits only whole, and its refusal says how many it asked for", () => {
+    expect(fanOutHit({ perTurn: 16, inFlight: 32 }, 0, 0, 16)).toBeUndefined();
+    expect(fanOutHit({ perTurn: 16, inFlight: 32 }, 1, 0, 16)).toEqual({ cap: "turn", limit: 16, dispatched: 1, asked: 16 });
+    expect(fanOutHit({ perTurn: 64, inFlight: 32 }, 0, 20, 16)).toEqual({ cap: "in-flight", limit: 32, dispatched: 0, asked: 16 });
+    expect(fanOutRefusal({ cap: "turn", limit: 16, dispatched: 1, asked: 16 }, [], 0).split("\n")[0]).toBe(
+      'Fan-out cap reached: at most 16 subagent tasks may be dispatched in one run of the main agent (PI_SUBAGENT_MAX_TASKS_PER_TURN or "$maxTasksPerTurn" in subagent-isolation.json), this run has dispatched 1, and this call asks for 16 at once.',
+    );
+    expect(fanOutRefusal({ cap: "in-flight", limit: 32, dispatched: 0, asked: 16 }, [], 0).split("\n")[0]).toBe(
+      'Fan-out cap reached: at most 32 subagent tasks may be in flight (running or queued) at once (PI_SUBAGENT_MAX_TASKS_IN_FLIGHT or "$maxTasksInFlight" in subagent-isolation.json), and this call asks for 16 at once.',
+    );
   });
 
   it("counts per run, asks the person once per run, and a yes lifts the caps until the run ends", async () => {

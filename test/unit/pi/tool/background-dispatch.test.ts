@@ -238,7 +238,7 @@ describe("a batch through the background path (issue 27)", () => {
     const parts = [job("first part"), job("second part")];
     const receipt = await dispatcher.dispatchWorkflow(
       { kind: "batch", parts: [{ task: "first part" }, { task: "second part" }] },
-      async (params) => admitted(parts.find((part) => part.task === params.task)!),
+      { reserve: async () => undefined, admit: async (params) => admitted(parts.find((part) => part.task === params.task)!) },
       ctx,
     );
     const lines = text(receipt).split("\n");
@@ -266,9 +266,12 @@ describe("a batch through the background path (issue 27)", () => {
     await expect(
       dispatcher.dispatchWorkflow(
         { kind: "batch", parts: [{ agent: "coder", task: "fine" }, { agent: "nobody", task: "x" }] },
-        async (params) => {
-          if (params.agent === "nobody") throw new Error('Unknown agent "nobody".');
-          return admitted(first);
+        {
+          reserve: async () => undefined,
+          admit: async (params) => {
+            if (params.agent === "nobody") throw new Error('Unknown agent "nobody".');
+            return admitted(first);
+          },
         },
         ctx,
       ),
