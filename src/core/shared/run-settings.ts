@@ -9,6 +9,17 @@ export const DEFAULT_HARD_TIMEOUT_MS = 0;
 export const DEFAULT_MAX_CONCURRENT = 8;
 export const DEFAULT_KILL_GRACE_MS = 5000;
 
+/**
+ * The quiet time allowed to a child that has written nothing yet: pi's own start (1–3 s, far longer on a loaded
+ * machine) is not a hang, so a short activity timeout counts from the child's first output. A child that never
+ * writes is still stopped, after the longer of its activity timeout and this.
+ */
+export const START_ALLOWANCE_MS = 60_000;
+
+export function startAllowanceMs(activityTimeoutMs: number): number {
+  return Math.max(activityTimeoutMs, START_ALLOWANCE_MS);
+}
+
 export interface RunSettings {
   /** <= 0 disables the activity timeout. */
   activityTimeoutMs: number;

@@ -36,6 +36,7 @@ import { openHandedFiles } from "../sandbox/handed-files.ts";
 import { claimMountPoints } from "../sandbox/mount-points.ts";
 import { loginExpiredNote } from "../../core/sandbox/login-copy.ts";
 import { readFileSync } from "node:fs";
+import { startAllowanceMs } from "../../core/shared/run-settings.ts";
 import type { RunOutcome, RunState, StopCause } from "../../core/run/types.ts";
 
 export const STDERR_TAIL_CHARS = 4096;
@@ -52,6 +53,8 @@ export interface RunSpec {
    * <= 0 disables.
    */
   activityTimeoutMs: number;
+  /** The quiet time allowed before the child's first output; by default the longer of the timeout and 60 s. */
+  startAllowanceMs?: number;
   /** Absolute limit (`hard_timeout`); <= 0 disables. */
   hardTimeoutMs: number;
   /** Kill grace: SIGTERM to SIGKILL. */
@@ -127,6 +130,8 @@ export function startRun(spec: RunSpec): RunHandle {
   let stderrTail = "";
   let termination: TreeTermination | undefined;
   let lastActivity = startedAt;
+  /** The child has written something: its quiet time counts from its last output, not from the spawn. */
+  let started = false;
   let activityTimer: NodeJS.Timeout | undefined;
   let hardTimer: NodeJS.Timeout | undefined;
   let exitFallbackTimer: NodeJS.Timeout | undefined;
@@ -237,8 +242,10 @@ export function startRun(spec: RunSpec): RunHandle {
       return armActivityTimer(failedAt + 2 * spec.activityTimeoutMs - now());
     }
     const idle = now() - lastActivity;
-    if (idle >= spec.activityTimeoutMs) stop("activity_timeout");
-    else armActivityTimer(spec.activityTimeoutMs - idle);
+    // A pi that has not written yet is still starting (slow on a loaded machine): that is not silence, up to a limit.
+    const limit = started ? spec.activityTimeoutMs : (spec.startAllowanceMs ?? startAllowanceMs(spec.activityTimeoutMs));
+    if (idle >= limit) stop("activity_timeout");
+    else armActivityTimer(limit - idle);
   };
   if (spec.activityTimeoutMs > 0) armActivityTimer(spec.activityTimeoutMs);
   if (spec.hardTimeoutMs > 0) hardTimer = setTimeout(() => stop("hard_timeout"), spec.hardTimeoutMs);
@@ -281,11 +288,13 @@ export function startRun(spec: RunSpec): RunHandle {
   // Both pipes were requested above, so they exist.
   (child.stdout as NonNullable<typeof child.stdout>).setEncoding("utf8").on("data", (chunk: string) => {
     lastActivity = now();
+    started = true;
     splitter.push(chunk);
     spec.onUpdate?.(state);
   });
   (child.stderr as NonNullable<typeof child.stderr>).setEncoding("utf8").on("data", (chunk: string) => {
     lastActivity = now();
+    started = true;
     stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
   });
 

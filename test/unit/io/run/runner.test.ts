@@ -193,6 +193,19 @@ describe("startRun: timeouts", () => {
     expect(outcome.durationMs).toBeGreaterThanOrEqual(800 + 800);
   });
 
+  it("a child's silent start is not counted: the quiet time starts at its first output", async () => {
+    const { command } = nodeChild(`await sleep(1200); out(L.session); out(L.answer);`, { session: sessionLine(SESSION_ID), answer: answer("started late") });
+    const outcome = await run(command, { activityTimeoutMs: 400 }).done;
+    expect(outcome).toMatchObject({ status: "succeeded", output: "started late" });
+  });
+
+  it("a child that never writes is still stopped, once its start allowance is over", async () => {
+    const { command } = nodeChild(`setInterval(() => {}, 1e6);`, {});
+    const outcome = await run(command, { activityTimeoutMs: 200, startAllowanceMs: 700 }).done;
+    expect(outcome).toMatchObject({ status: "timed out", stopReason: "activity_timeout" });
+    expect(outcome.durationMs).toBeGreaterThanOrEqual(700);
+  });
+
   it("timed out: the hard timeout ends a busy child as hard_timeout", async () => {
     const { command } = nodeChild(`setInterval(() => out(L.session), 50);`, { session: sessionLine(SESSION_ID) });
     const outcome = await run(command, { activityTimeoutMs: 10_000, hardTimeoutMs: 600 }).done;
