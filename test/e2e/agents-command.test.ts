@@ -4,6 +4,8 @@
  * report on stdout (nothing on stderr, no model call), JSON mode one `subagent_agents` line, and the TUI shows
  * the same lines in a full-screen view that scrolls to the files left out and closes with Escape. A person's
  * `"$projectAgents": "never"` (and, on pi 1.x, `--no-approve`) leaves the project's files out, named with the reason.
+ *
+ * @module-tag contract
  */
 import { describe, expect, it } from "vitest";
 import { useE2eSuite } from "../harness/e2e-suite.ts";
@@ -113,7 +115,7 @@ if (PI.line === "1") describe("/subagent-agents in a project pi 1.x does not tru
 });
 
 describe.skipIf(skipTuiTests())("/subagent-agents in the TUI", () => {
-  it("opens a full-screen view of the same report, scrolls to the files left out, and closes with Escape", async () => {
+  it("opens a full-screen view of the same report, scrolls to the files left out, and closes with Escape", { tags: ["tui"] }, async () => {
     const files = withAgents();
     const t = await suite.startTui();
     await t.submit("/subagent-agents");

@@ -3,6 +3,8 @@
  * receipts at once, results delivered as `[subagent-result]` steer messages (starting a turn when idle,
  * injected into the running turn when busy), the agent's two-step cancel, and shutdown paths that leave no
  * process behind and the record on disk. Skipped with a notice where tmux is missing; mandatory under CI.
+ *
+ * @module-tag contract
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -60,7 +62,7 @@ function records(agentDir: string): Array<Record<string, unknown>> {
 }
 
 describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
-  it("answers two dispatches with receipts at once, and each result starts a turn with the exact envelope", async () => {
+  it("answers two dispatches with receipts at once, and each result starts a turn with the exact envelope", { tags: ["tui"] }, async () => {
     const t = await startTui();
     // The children answer only after the parent got both receipts back: receipts never wait for children.
     const receiptsSeen = () =>
@@ -92,7 +94,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("injects a result that arrives while the main agent is busy into the same run", async () => {
+  it("injects a result that arrives while the main agent is busy into the same run", { tags: ["tui"] }, async () => {
     const t = await startTui();
     const outbox = join(suite.env.agentDir, "subagent-sessions", ".outbox");
     // The parent's second step is a bash command that waits until the child's result has been recorded, so the
@@ -117,7 +119,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("lets the main agent cancel in two steps, killing the child's whole tree", async () => {
+  it("lets the main agent cancel in two steps, killing the child's whole tree", { tags: ["tui"] }, async () => {
     const t = await startTui();
     const { sleeping, childTask } = sleepingChild();
     let taskId = "";
@@ -156,7 +158,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("refuses to resume a session that is still running", async () => {
+  it("refuses to resume a session that is still running", { tags: ["tui"] }, async () => {
     const t = await startTui();
     const { sleeping, childTask } = sleepingChild();
     suite.fake.on({
@@ -198,7 +200,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     });
   }
 
-  it("pi -c draws the session's subagent rows and cards as ours, then the usage footer and the commands work", async () => {
+  it("pi -c draws the session's subagent rows and cards as ours, then the usage footer and the commands work", { tags: ["tui"] }, async () => {
     const t = await startTui();
     suite.fake.on({ when: (r) => isChild(r), reply: { text: "RESUMED-RESULT-MARKER" } });
     await t.submit(dispatchPrompt([{ agent: "worker", task: "Write the resume report." }]));
@@ -225,7 +227,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     expect(await resumed.quit()).toBe(0);
   });
 
-  it("delivers a result that could not be delivered once, after /reload, and never twice", async () => {
+  it("delivers a result that could not be delivered once, after /reload, and never twice", { tags: ["tui"] }, async () => {
     const t = await startTui();
     const { sleeping, childTask } = sleepingChild();
     await t.submit(dispatchPrompt([{ agent: "worker", task: childTask }]));

@@ -10,6 +10,8 @@
  * - a mistyped sandbox level in the person's own agent file runs read-only, not without a sandbox;
  * - a read-only task resumed as `general-purpose` keeps its sandbox;
  * - the first-use question in the TUI shows the file's tools, sandbox and the first lines of its prompt.
+ *
+ * @module-tag contract
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -195,7 +197,7 @@ describe.skipIf(NO_BWRAP)("fail closed (print mode)", () => {
 });
 
 describe.skipIf(skipTuiTests())("the first-use question shows what the file may do (TUI)", () => {
-  it("names its tools, its sandbox and the first lines of its prompt", async () => {
+  it("names its tools, its sandbox and the first lines of its prompt", { tags: ["tui"] }, async () => {
     const env = suite.newEnv({ workerUnapproved: true, workerFrontmatter: "tools: read, bash" });
     suite.fake.on({ when: (r) => r.lastRole === "user" && r.lastText.startsWith("## [subagent-result]"), reply: { text: "noted" } });
     const t = await suite.startTui();

@@ -4,6 +4,8 @@
  * narrows the session with `setActiveTools` narrows the next child), pi 1.x project trust (`--no-approve`: no
  * project agent listed or runnable and no project config applied; `--approve`: the child sees the project's skill
  * and config), and trust on first use in the TUI (asked once per version of a project agent's file).
+ *
+ * @module-tag contract
  */
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -191,7 +193,7 @@ if (onPi1) describe("pi 1.x project trust (print mode)", () => {
 });
 
 describe.skipIf(skipTuiTests())("trust on first use of a project agent (TUI)", () => {
-  it("asks once with the agent's name and file, remembers Yes, asks again for a changed file, and No refuses", async () => {
+  it("asks once with the agent's name and file, remembers Yes, asks again for a changed file, and No refuses", { tags: ["tui"] }, async () => {
     const env = suite.newEnv({ workerUnapproved: true });
     const workerFile = join(env.workDir, ".pi", "agents", "worker.md");
     // Results the child delivers start a turn of the parent: answer those plainly.

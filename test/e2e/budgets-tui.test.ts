@@ -30,7 +30,7 @@ function dispatchPrompt(calls: Array<Record<string, unknown>>, then = "Dispatche
 }
 
 describe.skipIf(skipTuiTests())("budgets, ledger and fan-out gate in the TUI", () => {
-  it("shows turn n/N in the widget and stops the looping child at its turn budget, keeping its partial output", async () => {
+  it("shows turn n/N in the widget and stops the looping child at its turn budget, keeping its partial output", { tags: ["tui"] }, async () => {
     suite.newEnv({ workerFrontmatter: "maxTurns: 2" });
     answerResultsWithOk();
     const t = await suite.startTui();
@@ -49,7 +49,7 @@ describe.skipIf(skipTuiTests())("budgets, ledger and fan-out gate in the TUI", (
     expect(await t.quit()).toBe(0);
   });
 
-  it("sums three results in the footer and /subagent-usage, and /reload keeps the footer total", async () => {
+  it("sums three results in the footer and /subagent-usage, and /reload keeps the footer total", { tags: ["tui"] }, async () => {
     suite.newEnv();
     answerResultsWithOk();
     const t = await suite.startTui();
@@ -78,7 +78,7 @@ describe.skipIf(skipTuiTests())("budgets, ledger and fan-out gate in the TUI", (
     expect(printed.stdout.split("\n")).toContain(KNOWN_TOTAL_LINE);
   });
 
-  it("past the fan-out cap asks the person once, and a yes dispatches the rest", async () => {
+  it("past the fan-out cap asks the person once, and a yes dispatches the rest", { tags: ["tui", "contract"] }, async () => {
     suite.newEnv();
     answerResultsWithOk();
     const t = await suite.startTui({ extraEnv: { PI_SUBAGENT_MAX_TASKS_PER_TURN: "1" } });

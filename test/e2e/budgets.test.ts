@@ -36,7 +36,7 @@ describe("per-task budgets in print mode", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("a call's lower maxCost wins; a higher one is capped at the configured limit and the result says so", async () => {
+  it("a call's lower maxCost wins; a higher one is capped at the configured limit and the result says so", { tags: ["slow"] }, async () => {
     suite.newEnv();
     suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { maxCost: 0.5 } }));
     // 1000 input tokens at $1 per million: $0.001 a turn.
@@ -69,7 +69,7 @@ describe("per-task budgets in print mode", () => {
 });
 
 describe("budgets in /subagent-config", () => {
-  it("sets maxTurns for an agent in the project file (RPC dialogs), and the next dispatch is stopped by it", async () => {
+  it("sets maxTurns for an agent in the project file (RPC dialogs), and the next dispatch is stopped by it", { tags: ["contract"] }, async () => {
     suite.newEnv();
     const rpc = PiRpc.start(["-e", EXTENSION_ENTRY], { env: suite.env.env, cwd: suite.env.workDir });
     const answered = new Set<string>();

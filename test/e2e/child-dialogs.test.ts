@@ -12,6 +12,8 @@
  * limit cannot add a hop to its label; one asking 200 questions at once gets 3 waiting, the rest refused and
  * counted in one line, its confirm opening on No, and one `/subagent-answer refuse` ends its queue.
  * Print mode: the dir stays and the result names the unanswered question.
+ *
+ * @module-tag contract
  */
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -98,7 +100,7 @@ function holdMainAgentUntilReleased(): () => void {
 const WAITING_LINE = /\? worker [0-9a-f]{8} asks: .*rm -rf/;
 
 describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
-  it("Yes: the question names the agent, the child runs rm -rf, the dir is gone and the result arrives", async () => {
+  it("Yes: the question names the agent, the child runs rm -rf, the dir is gone and the result arrives", { tags: ["tui"] }, async () => {
     const dir = setUp();
     answerResultsWithOk();
     const t = await suite.startTui();
@@ -114,7 +116,7 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("No: the dir stays and the result says the command was blocked", async () => {
+  it("No: the dir stays and the result says the command was blocked", { tags: ["tui"] }, async () => {
     const dir = setUp();
     answerResultsWithOk();
     const t = await suite.startTui();
@@ -128,12 +130,12 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("a question waits in the widget while the main agent works and then while the person types, takes no key, outlives the activity timeout, and a cancel closes it", async () => {
+  it("a question waits in the widget while the main agent works and then while the person types, takes no key, outlives the activity timeout, and a cancel closes it", { tags: ["tui", "slow"] }, async () => {
     const dir = setUp();
     answerResultsWithOk();
     const release = holdMainAgentUntilReleased();
-    // Long enough for a child pi to start on a loaded machine (its start-up prints nothing).
-    const activityTimeoutMs = 10_000;
+    // The quiet time counts from the child's first output, so its silent start needs no margin here.
+    const activityTimeoutMs = 4000;
     const t = await suite.startTui({ extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: String(activityTimeoutMs) } });
     await t.submit(dispatchPrompt([removeTask(dir)]));
     // The question arrives while the main agent works: it waits in the widget.
@@ -169,7 +171,7 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("a question waiting while the person types takes no key, and opens once the editor is empty", async () => {
+  it("a question waiting while the person types takes no key, and opens once the editor is empty", { tags: ["tui"] }, async () => {
     const dir = setUp();
     answerResultsWithOk();
     const release = holdMainAgentUntilReleased();
@@ -197,7 +199,7 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
 });
 
 describe.skipIf(skipTuiTests())("no keystroke answers a question the person did not see (issue 34)", () => {
-  it("keys typed right after answering No go to the editor, not into the next question: the other folder survives", async () => {
+  it("keys typed right after answering No go to the editor, not into the next question: the other folder survives", { tags: ["tui"] }, async () => {
     const [a, b] = setUpDirs(["junk-a", "junk-b"]);
     answerResultsWithOk();
     suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && r.lastText === "thanks", reply: { text: "YOU-ARE-WELCOME" } });
@@ -238,7 +240,7 @@ function setUpHostile(): void {
 const hostileTask = (word: string) => ({ agent: "worker", task: `Go. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `echo ${word}` } }] })}` });
 
 describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => {
-  it("an editor prefill with title, clipboard and clear-screen sequences reaches the screen as plain text, with none of their effects", async () => {
+  it("an editor prefill with title, clipboard and clear-screen sequences reaches the screen as plain text, with none of their effects", { tags: ["tui"] }, async () => {
     setUpHostile();
     answerResultsWithOk();
     const t = await suite.startTui();
@@ -260,7 +262,7 @@ describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => 
     expect(await t.quit()).toBe(0);
   });
 
-  it("a child at the depth limit cannot add a hop to its question's label", async () => {
+  it("a child at the depth limit cannot add a hop to its question's label", { tags: ["tui"] }, async () => {
     setUpHostile();
     answerResultsWithOk();
     const t = await suite.startTui();
@@ -275,7 +277,7 @@ describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => 
     expect(await t.quit()).toBe(0);
   });
 
-  it("200 questions at once: 3 wait, the rest are refused and counted in one line, a confirm opens on No, and one command refuses the task's queue", async () => {
+  it("200 questions at once: 3 wait, the rest are refused and counted in one line, a confirm opens on No, and one command refuses the task's queue", { tags: ["tui"] }, async () => {
     setUpHostile();
     answerResultsWithOk();
     // A pause between questions long enough for a loaded machine: the test types in it only once Esc has closed the
@@ -304,7 +306,7 @@ describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => 
 });
 
 describe.skipIf(skipTuiTests())("the person chose not to be asked ($askPerson: false)", () => {
-  it("the question never shows, the dir stays, and the envelope names the unanswered question", async () => {
+  it("the question never shows, the dir stays, and the envelope names the unanswered question", { tags: ["tui"] }, async () => {
     const dir = setUp();
     suite.env.writeAgentDirFile("subagent-isolation.json", JSON.stringify({ $askPerson: false }));
     answerResultsWithOk();
@@ -321,7 +323,7 @@ describe.skipIf(skipTuiTests())("the person chose not to be asked ($askPerson: f
 });
 
 describe.skipIf(skipTuiTests())("a grandchild asks the person (nesting)", () => {
-  it("its question travels up through its parent, labelled with the whole path, and Yes reaches it", async () => {
+  it("its question travels up through its parent, labelled with the whole path, and Yes reaches it", { tags: ["tui"] }, async () => {
     const dir = setUp();
     answerResultsWithOk();
     const t = await suite.startTui({ extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2" } });

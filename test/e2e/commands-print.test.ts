@@ -4,6 +4,8 @@
  * extension's console output to stderr in print mode), JSON mode prints one JSON line, RPC sends it as a
  * notice; unknown ids fail with status 1; cancel, cancel-all and watch say what they can do there. None of
  * them calls the model, throws or hangs.
+ *
+ * @module-tag contract
  */
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";

@@ -5,6 +5,8 @@
  * scripted through `@fake` directives in their tasks; each long one sits in a bash `sleep` of its own length,
  * so the test can tell whose process tree is gone. Skipped with a notice where tmux is missing; mandatory
  * under CI.
+ *
+ * @module-tag contract
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -95,7 +97,7 @@ async function harnessPids(t: TmuxPi): Promise<number[]> {
 }
 
 describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
-  it("cancels one task by id prefix, one through the picker, and the rest with cancel-all", async () => {
+  it("cancels one task by id prefix, one through the picker, and the rest with cancel-all", { tags: ["tui"] }, async () => {
     newEnv();
     const t = await startTui();
     const started = ["A", "B", "C"].map((name) => join(suite.env.root, `started-${name}`));
@@ -156,7 +158,7 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("shows a finished task's full output in the viewer, also after pi is quit and started again", async () => {
+  it("shows a finished task's full output in the viewer, also after pi is quit and started again", { tags: ["tui"] }, async () => {
     newEnv();
     const t = await startTui();
     const output = ["# Report", ...Array.from({ length: 60 }, (_, i) => `ROW-${String(i + 1).padStart(2, "0")} of the report`)].join("\n\n");
@@ -210,7 +212,7 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("watches a running task's streamed text and tool call live, then pins the line to its result", async () => {
+  it("watches a running task's streamed text and tool call live, then pins the line to its result", { tags: ["tui"] }, async () => {
     newEnv();
     const t = await startTui();
     const started = join(suite.env.root, "watch-started");

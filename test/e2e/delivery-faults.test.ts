@@ -3,6 +3,8 @@
  * Esc clearing pi's steer queue, a failed main-agent model call with results waiting in that queue, and a
  * file where the outbox folder should be. Each result must reach the main agent once, without the person
  * doing anything. Skipped with a notice where tmux is missing; mandatory under CI.
+ *
+ * @module-tag contract
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -48,7 +50,7 @@ function expectNoDuplicates(): void {
 const outboxCount = (n: number, outbox: string) => `[ "$(ls ${outbox} 2>/dev/null | grep -c json)" -ge ${n} ]`;
 
 describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
-  it("Esc with 4 results queued: all 4 still reach the main agent in that session, each once", async () => {
+  it("Esc with 4 results queued: all 4 still reach the main agent in that session, each once", { tags: ["tui"] }, async () => {
     const t = await startTui();
     const outbox = join(suite.env.agentDir, "subagent-sessions", ".outbox");
     const queued = join(suite.env.root, "all-queued");
@@ -74,7 +76,7 @@ describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("a failed main-agent model call with a result queued: the result arrives without a new prompt, once", async () => {
+  it("a failed main-agent model call with a result queued: the result arrives without a new prompt, once", { tags: ["tui"] }, async () => {
     const t = await startTui();
     const outbox = join(suite.env.agentDir, "subagent-sessions", ".outbox");
     suite.fake.on({ when: (r) => isChild(r), reply: { text: "LATE-RESULT" } });
@@ -107,7 +109,7 @@ describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("a file where the outbox folder should be: pi keeps running, the result still arrives, the person is told", async () => {
+  it("a file where the outbox folder should be: pi keeps running, the result still arrives, the person is told", { tags: ["tui"] }, async () => {
     const sessions = join(suite.newEnv().agentDir, "subagent-sessions");
     mkdirSync(sessions, { recursive: true });
     writeFileSync(join(sessions, ".outbox"), "in the way");
@@ -123,7 +125,7 @@ describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("a result redelivered in a fresh pi (a message-started turn, no before_agent_start on 0.73.1) comes with the roster", async () => {
+  it("a result redelivered in a fresh pi (a message-started turn, no before_agent_start on 0.73.1) comes with the roster", { tags: ["tui"] }, async () => {
     const first = await startTui();
     const sleeping = join(suite.env.root, "sleep-started");
     const childTask = `Long job. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] })}`;
@@ -141,7 +143,7 @@ describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
     expect(await second.quit()).toBe(0);
   });
 
-  it("a second window on the same session (pi -c) leaves the first window's result to it: delivered once", async () => {
+  it("a second window on the same session (pi -c) leaves the first window's result to it: delivered once", { tags: ["tui"] }, async () => {
     const first = await startTui();
     const outbox = join(suite.env.agentDir, "subagent-sessions", ".outbox");
     const queued = join(suite.env.root, "result-queued");

@@ -1,6 +1,8 @@
 /**
  * `npm run demo` must keep working on a fresh machine: it runs the real pi offline and exits 0, and names the pi it
  * runs (each pass's own: the demo follows PI_E2E_PI like the tests).
+ *
+ * @module-tag contract
  */
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";

@@ -108,7 +108,7 @@ describe.skipIf(!isRoot)("disk faults in print mode", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("the agent dir's task folders remounted read-only while the child runs: the child's answer still reaches the model", async () => {
+  it("the agent dir's task folders remounted read-only while the child runs: the child's answer still reaches the model", { tags: ["slow"] }, async () => {
     suite.newEnv();
     suite.fake.on({
       when: isWorkerRequest,
@@ -121,7 +121,7 @@ describe.skipIf(!isRoot)("disk faults in print mode", () => {
     // pi 1.x's child stops without ending its run once its own session file cannot be written (see
     // docs/troubleshooting.md, "Remaining limits of delivery"): the activity timeout, short here, ends it, and its
     // result is that diagnosis.
-    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", delegation("Work.")], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000, extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "8000" } });
+    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", delegation("Work.")], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000, extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000" } });
     expect(run.code, run.stderr).toBe(0);
     const result = await toolResultText();
     if (PI.line === "1") expect(result).toMatch(/^Subagent worker timed out/);
@@ -180,7 +180,7 @@ describe("hostile state files", () => {
 });
 
 describe.skipIf(!isRoot || skipTuiTests())("disk faults in the TUI", () => {
-  it("run files that cannot be removed at a background task's end: pi keeps running, the result arrives, the person is told once", async () => {
+  it("run files that cannot be removed at a background task's end: pi keeps running, the result arrives, the person is told once", { tags: ["tui"] }, async () => {
     suite.newEnv();
     suite.fake.on({
       when: isWorkerRequest,

@@ -90,7 +90,7 @@ describe("daemonized grandchildren", () => {
     const result = await runPi(["-e", EXTENSION_ENTRY, "-p", delegatingPrompt([{ agent: "worker", task }], "Done.")], {
       env: suite.env.env,
       cwd: suite.env.workDir,
-      extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "8000" },
+      extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000" },
       timeoutMs: 120_000,
     });
     expect(result.code, result.stderr).toBe(0);
@@ -102,7 +102,7 @@ describe("daemonized grandchildren", () => {
 });
 
 describe.skipIf(skipTuiTests())("the interactive pi killed by a signal it does not survive", () => {
-  it.each(["SIGKILL", "SIGINT"] as const)("%s: ends the child and its sleep within 5 s, and the next TUI start tells the person", async (signal) => {
+  it.each(["SIGKILL", "SIGINT"] as const)("%s: ends the child and its sleep within 5 s, and the next TUI start tells the person", { tags: ["tui"] }, async (signal) => {
     const t = await suite.startTui();
     const { sleeping, task } = sleepingChild();
     await t.submit(delegatingPrompt([{ agent: "worker", task }], "Dispatched, waiting for results."));
@@ -130,7 +130,7 @@ describe.skipIf(skipTuiTests())("the interactive pi killed by a signal it does n
 });
 
 describe.skipIf(skipTuiTests())("daemonized grandchildren in the TUI", () => {
-  it("ends a `setsid` grandchild when the person cancels its task", async () => {
+  it("ends a `setsid` grandchild when the person cancels its task", { tags: ["tui"] }, async () => {
     const t = await suite.startTui();
     // The envelope quotes the task, directive included: the main agent must only take note of it, not run it.
     suite.fake.on({ when: (r) => r.lastRole === "user" && r.lastText.includes("[subagent-result]"), reply: { text: "Noted the result." } });
@@ -186,7 +186,7 @@ describe("the start-up clean-up in a quick pi -p", () => {
 });
 
 describe.skipIf(skipTuiTests())("the start-up clean-up in the TUI", () => {
-  it("2000 stale locks: what the person types is shown while the clean-up is still at work, not after it", async () => {
+  it("2000 stale locks: what the person types is shown while the clean-up is still at work, not after it", { tags: ["tui", "slow"], timeout: 180_000 }, async () => {
     suite.newEnv();
     const ids = staleRuns(2000);
     const t = await suite.startTui();
@@ -204,5 +204,5 @@ describe.skipIf(skipTuiTests())("the start-up clean-up in the TUI", () => {
     await t.press("Enter");
     await suite.fake.waitForRequest((r) => r.lastText.includes("typed-while-sweeping"), 30_000, "the typed prompt");
     expect(await t.quit()).toBe(0);
-  }, 180_000);
+  });
 });

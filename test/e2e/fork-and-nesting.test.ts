@@ -4,6 +4,8 @@
  * request, its system prompt is the agent's, the in-flight call is not in it) while a fresh one does not; with
  * PI_SUBAGENT_MAX_DEPTH=2 a child dispatches a grandchild whose answer comes back through it, the grandchild
  * cannot dispatch, and cancelling the child in the TUI ends the grandchild too.
+ *
+ * @module-tag contract
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -61,7 +63,7 @@ function records(): Array<Record<string, unknown>> {
 }
 
 describe("context fork in print mode", () => {
-  it("gives a forked child the earlier conversation and the task under the agent's system prompt and tools; a fresh child gets neither; the parent's file is only appended to by pi", async () => {
+  it("gives a forked child the earlier conversation and the task under the agent's system prompt and tools; a fresh child gets neither; the parent's file is only appended to by pi", { tags: ["slow"] }, async () => {
     suite.newEnv({ workerFrontmatter: "tools: read" });
     const parentFile = join(suite.env.root, "parent-session.jsonl");
     const first = await printPi(["--session", parentFile], `Remember this: the code word is ${FACT}.`);
@@ -205,7 +207,7 @@ describe("nesting: shutdown ends the whole tree", () => {
 });
 
 describe.skipIf(skipTuiTests())("fork and nesting in the TUI", () => {
-  it("a forked child in the background dispatches a grandchild; cancelling the child ends the grandchild, no orphan", async () => {
+  it("a forked child in the background dispatches a grandchild; cancelling the child ends the grandchild, no orphan", { tags: ["tui"] }, async () => {
     suite.newEnv();
     // The main agent only acknowledges the result (the envelope quotes the task and its directive).
     suite.fake.on({

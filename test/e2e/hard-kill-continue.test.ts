@@ -3,6 +3,8 @@
  * model once what became of the call: the next start reaps the run (a `failed` record, `its pi process ended`)
  * and its `[subagent-result]` goes to the session that dispatched it, as a background result would. Before,
  * that model saw only pi's `No result provided` for the dangling `subagent` call.
+ *
+ * @module-tag contract
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,7 +28,7 @@ function taskFolders(agentDir: string): string[] {
 }
 
 describe.skipIf(skipTuiTests())("a blocking call whose pi was killed, in the continued session", () => {
-  it("tells the model once: agent, taskId, failed: its pi process ended, and the session file", async () => {
+  it("tells the model once: agent, taskId, failed: its pi process ended, and the session file", { tags: ["tui"] }, async () => {
     suite.newEnv();
     const sleeping = join(suite.env.root, "sleep-started");
     const task = `Long job. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] })}`;

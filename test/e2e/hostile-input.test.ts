@@ -79,7 +79,7 @@ describe("a 5 MB answer", () => {
 });
 
 describe.skipIf(skipTuiTests())("in the TUI", () => {
-  it("a task with an OSC title sequence leaves the terminal title alone, and a path as a taskId is refused", async () => {
+  it("a task with an OSC title sequence leaves the terminal title alone, and a path as a taskId is refused", { tags: ["tui"] }, async () => {
     const tui = await suite.startTui({ width: 120, height: 45 });
     const env = suite.env;
     const titleBefore = await tui.tmux("display-message", "-p", "-t", "pi", "#{pane_title}");

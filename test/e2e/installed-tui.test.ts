@@ -4,6 +4,8 @@
  * dispatch with its receipt, the progress widget, a result delivered as a `[subagent-result]` turn, cancel of
  * a running task, and /subagent-config's picker. This is also what proves the lazily loaded runtime is there
  * when the TUI needs it (widget, renderers, commands).
+ *
+ * @module-tag contract
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -19,7 +21,7 @@ const RESULT_TITLE = /^## \[subagent-result\] worker (succeeded|failed|timed out
 const isParent = (req: FakeRequest) => !isWorkerRequest(req);
 
 describe.skipIf(skipTuiTests())("the package installed with pi install, in the TUI", () => {
-  it("dispatches, shows the widget, delivers a result, cancels, and opens /subagent-config", async () => {
+  it("dispatches, shows the widget, delivers a result, cancels, and opens /subagent-config", { tags: ["tui"] }, async () => {
     const env = suite.newEnv();
     const install = await runPi(["install", REPO_ROOT], { env: env.env, cwd: env.workDir, timeoutMs: 120_000 });
     expect(install.code, install.stderr).toBe(0);

@@ -19,7 +19,7 @@ function printPi(args: string[]) {
 }
 
 describe("the session ledger in print mode", () => {
-  it("`pi -c -p /subagent-usage` prints the exact sums of three delegations' usage and exits 0", async () => {
+  it("`pi -c -p /subagent-usage` prints the exact sums of three delegations' usage and exits 0", { tags: ["contract"] }, async () => {
     suite.newEnv();
     const run = await printPi(["-p", delegateKnownTasks()]);
     expect(run.code, run.stderr).toBe(0);

@@ -3,6 +3,8 @@
  * loaded beside the package, hears `subagent:queued`, `subagent:started`, `subagent:ended` and
  * `subagent:delivered` on pi's event bus, in that order, with the payloads docs/events.md documents: for a blocking
  * call in print mode and for a background task in the TUI (delivered once its result entered the conversation).
+ *
+ * @module-tag contract
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -88,7 +90,7 @@ describe("lifecycle events on pi.events", () => {
   });
 
   describe.skipIf(skipTuiTests())("in the TUI", () => {
-    it("a background task: delivered comes once its result entered the conversation", async () => {
+    it("a background task: delivered comes once its result entered the conversation", { tags: ["tui"] }, async () => {
       suite.newEnv();
       const log = join(suite.env.root, "lifecycle.jsonl");
       suite.fake.on({ when: (r) => !isWorkerRequest(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "Noted the result." } });

@@ -6,6 +6,8 @@
  * 20 and crashes: the reason for the scripts). A delegation must work end to end, and the child's bash must
  * see the script's Node. pi's own subcommands (`install`, `list`, `remove`, ...) must reach pi as subcommands, not
  * the model as prompts.
+ *
+ * @module-tag contract
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

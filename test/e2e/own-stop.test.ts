@@ -2,6 +2,8 @@
  * A stop we caused is not the child's error: when a blocking call times out while its child waits on the model,
  * the child answers our abort with pi's `Request was aborted`; the result the main agent reads (and the record)
  * give the stop reason and no `- Error:` line with that answer.
+ *
+ * @module-tag contract
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,7 +23,7 @@ describe("our own stop in a blocking result", () => {
     const result = await runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
       env: suite.env.env,
       cwd: suite.env.workDir,
-      extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "6000" },
+      extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000" },
       timeoutMs: 90_000,
     });
     expect(result.code, result.stderr).toBe(0);
@@ -31,7 +33,7 @@ describe("our own stop in a blocking result", () => {
       .filter((request) => !isWorkerRequest(request))
       .flatMap((request) => request.messages.filter((message) => message.role === "tool").map(messageText))
       .at(-1);
-    expect(toolResult).toMatch(/^Subagent worker timed out\.\n- Stop reason: activity_timeout \(no output for 6 s\)\n/);
+    expect(toolResult).toMatch(/^Subagent worker timed out\.\n- Stop reason: activity_timeout \(no output for 4 s\)\n/);
     expect(toolResult).not.toContain("aborted");
     expect(toolResult).not.toContain("- Error:");
 

@@ -4,6 +4,8 @@
  * `node_modules` Node strips no TypeScript, so this also proves that the plain-JavaScript modules of pi's start-up
  * path and the TypeScript behind them load as they do from a checkout. The installed copy also has the docs:
  * every link of README.md, ADVANCED.md and docs/*.md into what the package ships resolves there.
+ *
+ * @module-tag contract
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -3,6 +3,8 @@
  * dispatch writes on stderr a line when the child starts (agent, task id), a progress line while it works (its
  * tool call), and a line when it ends, and stdout holds exactly the main agent's answer. In JSON mode every
  * stdout line is still an event of pi's (the lines are on stderr only), and PI_SUBAGENT_PROGRESS=0 silences them.
+ *
+ * @module-tag contract
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -27,7 +29,7 @@ function pi(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
 const START = /^subagent worker started · task ([0-9a-f-]{36})$/m;
 
 describe("a blocking dispatch's lines on stderr", () => {
-  it("print mode: the start, the child's tool call while it runs, and the end on stderr; stdout is the answer alone", async () => {
+  it("print mode: the start, the child's tool call while it runs, and the end on stderr; stdout is the answer alone", { tags: ["slow"] }, async () => {
     suite.newEnv();
     // The tool call outlasts the least interval between two lines, so a progress line is due while it runs.
     const run = await pi(["-p", delegating([{ toolCalls: [{ name: "bash", arguments: { command: "sleep 6; echo SLEPT" } }] }, { text: "CHILD-DONE" }])]);

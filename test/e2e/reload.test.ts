@@ -10,6 +10,8 @@
  *   runs; it runs once before the edit, so that module was loaded already and must be loaded again).
  * The modules are found by searching the copy for the texts, not by their paths, so moving files around `src/`
  * does not break the test.
+ *
+ * @module-tag contract
  */
 import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -103,7 +105,7 @@ async function probe(tui: TmuxPi, name: string): Promise<FakeRequest> {
 }
 
 describe.skipIf(skipTuiTests())("/reload in the TUI, with the package installed from a path", () => {
-  it("renews the package's modules: texts edited on disk in modules loaded at start and on first use show after /reload", async () => {
+  it("renews the package's modules: texts edited on disk in modules loaded at start and on first use show after /reload", { tags: ["tui"] }, async () => {
     const env = suite.newEnv();
     const copy = join(env.root, "package-copy");
     copyPackage(copy);

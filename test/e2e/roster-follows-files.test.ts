@@ -27,7 +27,7 @@ const turn = (tag: string) => (req: FakeRequest) => req.lastRole === "user" && r
 const rosterLineOf = (system: string, name: string) => system.split("\n").find((line) => line.startsWith(`- ${name} \u2014 `));
 
 describe.skipIf(skipTuiTests())("the roster follows the agent files (TUI)", () => {
-  it("lists new, changed and removed files on the next turn, and a new project agent still asks on first use", async () => {
+  it("lists new, changed and removed files on the next turn, and a new project agent still asks on first use", { tags: ["tui"] }, async () => {
     const env = suite.newEnv();
     // Results the children deliver start a turn of the main agent: answer those plainly.
     suite.fake.on({ when: (r) => !isWorkerRequest(r) && r.lastRole === "user" && r.lastText.startsWith("## [subagent-result]"), reply: { text: "noted" } });

@@ -4,6 +4,8 @@
  * the same name) and one malformed file. The system prompt the model receives must end with the exact roster
  * block, the malformed file must be named on stderr, and pi must answer normally. Inside a subagent
  * (PI_SUBAGENT_DEPTH=1) there is no roster at all.
+ *
+ * @module-tag contract
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";

@@ -6,6 +6,8 @@
  * which a sandboxed child sees read-only; no marker may ever appear. A sandboxed child cannot signal a process of
  * the person's, and its own dispatch is refused in one sentence; two pi sessions in one folder share the record of
  * mount points, so one session's end never lets the other's child create a protected name.
+ *
+ * @module-tag contract
  */
 import { execFileSync, spawn } from "node:child_process";
 import { createServer, type Server } from "node:net";

@@ -6,6 +6,8 @@
  * child and the children of a `kill -9`'d pi leave no process behind; without `bwrap` the dispatch is refused
  * with the fix named and no child starts; a child has writable copies of jiti's cache entries for the package,
  * and what it writes there never reaches the host's cache.
+ *
+ * @module-tag contract
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -194,7 +196,7 @@ describe.skipIf(SKIP)("every process of a sandboxed child ends", () => {
     const env = newSandboxEnv("sandbox: workspace-write");
     const started = join(env.workDir, "sleep-started");
     const task = `Long job. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `touch ${started} && sleep 300` } }] })}`;
-    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task }), { text: "main done" }])}`, { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "6000" });
+    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task }), { text: "main done" }])}`, { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000" });
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(started)).toBe(true);
     expect(mainToolResults(suite.fake).join("\n")).toMatch(/timed out/);

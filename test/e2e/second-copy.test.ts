@@ -2,6 +2,8 @@
  * Two clones of the package in one pi (one installed, one given with `-e`; here both with `-e`): the first serves
  * the pi, the second says in one line which folder is used and which is not, instead of pi's bare
  * "Tool "subagent" conflicts with …" refusal, and a delegation still works.
+ *
+ * @module-tag contract
  */
 import { cpSync, mkdirSync, realpathSync, symlinkSync } from "node:fs";
 import { join } from "node:path";

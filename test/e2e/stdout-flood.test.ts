@@ -20,7 +20,7 @@ const suite = useE2eSuite();
 const FLOOD_SECONDS = 12;
 
 describe.skipIf(skipTuiTests())("a child flooding its stdout with non-JSON", () => {
-  it("leaves the TUI responsive (8 keystrokes echoed within 4 s in all) and the record counts the dropped lines", async () => {
+  it("leaves the TUI responsive (8 keystrokes echoed within 4 s in all) and the record counts the dropped lines", { tags: ["tui", "slow"] }, async () => {
     const t = await suite.startTui({ args: ["-e", EXTENSION_ENTRY, "-e", FLOOD_EXTENSION], extraEnv: { FLOOD_SECONDS: String(FLOOD_SECONDS) } });
     const started = join(suite.env.root, "flood-started");
     // The extension starts the flood as this command starts; the command outlasts it.

@@ -3,6 +3,8 @@
  * to the process memory, a dispatch that uses what was written, /reload dropping the process value, the body
  * in an external editor, Esc walking back without writing), print mode (a warning, nothing else) and RPC
  * mode (the dialogs go to the client).
+ *
+ * @module-tag contract
  */
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -144,7 +146,7 @@ async function dispatchWorker(session: TmuxPi, tag: string): Promise<FakeRequest
 }
 
 describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
-  it("writes model & thinking to the project file, a dispatch uses them, a process override wins until /reload", async () => {
+  it("writes model & thinking to the project file, a dispatch uses them, a process override wins until /reload", { tags: ["tui"] }, async () => {
     newEnv();
     const tui = await suite.startTui();
 
@@ -197,7 +199,7 @@ describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("without $models, the model is picked from pi's model registry (free text still offered)", async () => {
+  it("without $models, the model is picked from pi's model registry (free text still offered)", { tags: ["tui"] }, async () => {
     suite.newEnv({ workerFrontmatter: "tools: read, bash" });
     const tui = await suite.startTui();
     await tui.submit("/subagent-config worker");
@@ -223,7 +225,7 @@ describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("edits the body in $EDITOR with the TUI handed over and back, and Esc at every level writes nothing", async () => {
+  it("edits the body in $EDITOR with the TUI handed over and back, and Esc at every level writes nothing", { tags: ["tui"] }, async () => {
     newEnv();
     const script = join(suite.env.root, "edit-body.sh");
     writeFileSync(script, `#!/bin/sh\nprintf 'EDITED-BODY-MARKER: a new system prompt.\\n' > "$1"\n`);

@@ -2,6 +2,8 @@
  * Synchronous dispatch with the real pi 0.73.1: print, JSON and RPC mode against the scripted fake model.
  * The parent is scripted through `@fake` directives in the prompt; the child through directives inside the
  * task it is given (the child's prompt is `Task: <task>`).
+ *
+ * @module-tag contract
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -104,12 +106,12 @@ describe("synchronous dispatch in print mode", () => {
     newEnv();
     const marker = join(suite.env.root, "sleep-started");
     const task = childTask("Wait.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${marker} && sleep 300` } }] });
-    const result = await printPi(delegatingPrompt([{ agent: "worker", task }]), { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "10000" });
+    const result = await printPi(delegatingPrompt([{ agent: "worker", task }]), { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000" });
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(marker), "the child's bash tool was running sleep 300").toBe(true);
     const toolText = suite.fake.requests.at(-1)!.lastText;
     expect(toolText).toContain("Subagent worker timed out.");
-    expect(toolText).toContain("Stop reason: activity_timeout (no output for 10 s)");
+    expect(toolText).toContain("Stop reason: activity_timeout (no output for 4 s)");
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 

@@ -4,6 +4,8 @@
  * is a fake; whatever is typed first is delegated, and the receipt, the progress widget, the result card and the
  * main agent's answer appear; the second prompt's longer task can be cancelled; after `/quit` no process of the
  * run is left and its temp folder is gone. `npm run try` always runs pi 1.x, so only the pi 1 pass runs this file.
+ *
+ * @module-tag contract
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,7 +30,7 @@ describe.skipIf(PI.line !== "1" || skipTuiTests())("npm run try", () => {
     if (folder) rmSync(folder, { recursive: true, force: true });
   });
 
-  it("tours a delegation in the real TUI against the fake model and leaves nothing behind after /quit", async () => {
+  it("tours a delegation in the real TUI against the fake model and leaves nothing behind after /quit", { tags: ["slow", "tui"], timeout: 300_000 }, async () => {
     folder = mkdtempSync(join(tmpdir(), "pi-subagent-try-test-"));
     marker = randomUUID();
     // A newcomer's shell: no npm variables, nothing of the tests' pi set-up.
@@ -71,5 +73,5 @@ describe.skipIf(PI.line !== "1" || skipTuiTests())("npm run try", () => {
     await tmux.dispose();
     tmux = undefined;
     expect(await waitForNoProcesses(marker)).toEqual([]);
-  }, 300_000); // npm, pi and two subagents one after the other, on a shared 2-core machine
+  }); // timeout 300 s: npm, pi and two subagents one after the other, on a shared 2-core machine
 });

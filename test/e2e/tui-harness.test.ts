@@ -5,6 +5,8 @@
  *
  * Skip policy: these tests need tmux. Without tmux they are skipped with a visible warning, unless CI=true,
  * where a missing tmux fails the file (skipTuiTests throws).
+ *
+ * @module-tag contract
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeModel, fakeDirective } from "../harness/fake-model.ts";

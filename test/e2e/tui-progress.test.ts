@@ -7,6 +7,8 @@
  *
  * The children's answers are held by the fake model until the test releases them, so every state is observed
  * on purpose rather than caught by timing.
+ *
+ * @module-tag contract
  */
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
@@ -35,7 +37,7 @@ function widgetRow(screen: string, shortId: string): { activity: string; clock: 
 describe.skipIf(skipTuiTests())("TUI progress widget, status segment, result cards and tool rows", () => {
   const suite = useE2eSuite();
 
-  it("shows both tasks while they run, a card per result, and clears the widget when all are done", async () => {
+  it("shows both tasks while they run, a card per result, and clears the widget when all are done", { tags: ["tui"] }, async () => {
     const alpha = gate();
     const beta = gate();
     suite.fake.on({

@@ -82,7 +82,7 @@ function allEnvelopesSeen(): string[] {
 }
 
 describe.skipIf(skipTuiTests())("a batch and a chain in the TUI", () => {
-  it("a batch answers with one receipt, then exactly one envelope with every part; each part keeps its /subagent-result", async () => {
+  it("a batch answers with one receipt, then exactly one envelope with every part; each part keeps its /subagent-result", { tags: ["tui"] }, async () => {
     const t = await startTui();
     const receiptSeen = () => suite.fake.waitForRequest((r) => isParent(r) && r.messages.some((m) => m.role === "tool"), 90_000, "the receipt");
     // The children answer only after the parent got the receipt: a receipt never waits for its parts.
@@ -128,7 +128,7 @@ describe.skipIf(skipTuiTests())("a batch and a chain in the TUI", () => {
     );
   });
 
-  it("cancelling one part leaves the other running; the one envelope shows the cancelled part", async () => {
+  it("cancelling one part leaves the other running; the one envelope shows the cancelled part", { tags: ["tui"] }, async () => {
     const t = await startTui();
     const slow = sleepingTask("A");
     await t.submit(dispatchPrompt({ tasks: [{ agent: "worker", task: slow.task }, { agent: "worker", task: "JOB-B" }] }));
@@ -157,7 +157,7 @@ describe.skipIf(skipTuiTests())("a batch and a chain in the TUI", () => {
     expect(allEnvelopesSeen()).toEqual([envelope]);
   });
 
-  it("the batch id the widget shows cancels every part in flight; the card's id names the parts' results", async () => {
+  it("the batch id the widget shows cancels every part in flight; the card's id names the parts' results", { tags: ["tui"] }, async () => {
     const t = await startTui();
     const [first, second] = [sleepingTask("A"), sleepingTask("B")];
     await t.submit(dispatchPrompt({ tasks: [{ agent: "worker", task: first.task }, { agent: "worker", task: second.task }] }));
@@ -182,7 +182,7 @@ describe.skipIf(skipTuiTests())("a batch and a chain in the TUI", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("a chain runs its steps in turn, the second given the first's output, and ends with one envelope", async () => {
+  it("a chain runs its steps in turn, the second given the first's output, and ends with one envelope", { tags: ["tui"] }, async () => {
     const t = await startTui();
     suite.fake.on({ when: (r) => isWorkerRequest(r) && r.lastText.includes("STEP-ONE"), reply: { text: "FIRST-FINDING" } });
     suite.fake.on({

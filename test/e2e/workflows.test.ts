@@ -38,7 +38,7 @@ function toolResultText(): string {
 }
 
 describe("a call's own model and thinking", () => {
-  it("runs that task on the call's model and thinking, above the config, and says so in the result and record", async () => {
+  it("runs that task on the call's model and thinking, above the config, and says so in the result and record", { tags: ["contract"] }, async () => {
     suite.newEnv();
     suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { model: "fake/fake-model", thinking: "low" } }));
     const result = await printPi(delegatingPrompt({ agent: "worker", model: `fake/${FAKE_REASONER}`, thinking: "high", task: childTask("Count.", { text: "CHEAP-ANSWER" }) }));
@@ -57,7 +57,7 @@ describe("a call's own model and thinking", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("refuses a model pi does not know, and one outside $models naming the allowed ones, starting no child", async () => {
+  it("refuses a model pi does not know, and one outside $models naming the allowed ones, starting no child", { tags: ["contract"] }, async () => {
     suite.newEnv();
     await printPi(delegatingPrompt({ agent: "worker", model: "fake/no-such-model", task: "Count." }));
     expect(toolResultText()).toContain('Unknown model "fake/no-such-model": give provider/id of a model pi knows');

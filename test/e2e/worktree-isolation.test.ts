@@ -48,7 +48,7 @@ function worktreeCount(dir: string): number {
 }
 
 describe("worktree isolation in print mode", () => {
-  it("runs the child in a worktree: the working tree stays untouched, the branch holds the new file, the result names both", async () => {
+  it("runs the child in a worktree: the working tree stays untouched, the branch holds the new file, the result names both", { tags: ["slow"] }, async () => {
     suite.newEnv();
     const dir = gitProject();
     const result = await printPi(delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("Add hello.", writeThenAnswer("hello.txt", "HELLO FROM CHILD\n", "WROTE-IT")) }]));
@@ -156,7 +156,7 @@ describe("worktree isolation in print mode", () => {
     expect(worktreeCount(dir)).toBe(3);
   });
 
-  it("keeps what a child wrote before it timed out, committed on its branch", async () => {
+  it("keeps what a child wrote before it timed out, committed on its branch", { tags: ["slow"] }, async () => {
     suite.newEnv();
     const dir = gitProject();
     const started = join(suite.env.root, "sleep-started");
@@ -180,7 +180,7 @@ describe("worktree isolation in print mode", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("resumes a worktree task in its kept worktree, adding to its branch", async () => {
+  it("resumes a worktree task in its kept worktree, adding to its branch", { tags: ["slow"] }, async () => {
     suite.newEnv();
     const dir = gitProject();
     const first = await printPi(delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("First.", writeThenAnswer("one.txt", "1\n", "FIRST")) }]));
@@ -206,7 +206,7 @@ function readRecordOf(id: string): Record<string, any> {
 }
 
 describe("worktree isolation: what the child does to git costs no work and writes nowhere else", () => {
-  it("commits nothing when the child switched its worktree to one of the person's branches or detached HEAD, and keeps everything", async () => {
+  it("commits nothing when the child switched its worktree to one of the person's branches or detached HEAD, and keeps everything", { tags: ["slow"] }, async () => {
     suite.newEnv();
     const dir = gitProject();
     git(dir, "branch", "feature");
@@ -309,7 +309,7 @@ const isParent = (req: FakeRequest) => !isWorkerRequest(req);
 const resultMessages = (req: FakeRequest) => req.messages.filter((m) => m.role === "user" && RESULT_TITLE.test(messageText(m))).map(messageText);
 
 describe.skipIf(skipTuiTests())("worktree isolation in the TUI", () => {
-  it("delivers an envelope that names the branch, the worktree and the changed file", async () => {
+  it("delivers an envelope that names the branch, the worktree and the changed file", { tags: ["tui"] }, async () => {
     suite.newEnv();
     const dir = gitProject();
     suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "ok" } });
@@ -346,7 +346,7 @@ describe.skipIf(skipTuiTests())("worktree isolation in the TUI", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("keeps and commits what a cancelled child wrote", async () => {
+  it("keeps and commits what a cancelled child wrote", { tags: ["tui"] }, async () => {
     suite.newEnv();
     const dir = gitProject();
     suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "ok" } });
