@@ -33,8 +33,10 @@ export default defineConfig({
             { name: "slow", description: "takes 8 s or more on a quiet 2-core machine" },
           ],
           fileParallelism: false,
-          testTimeout: 120_000,
-          hookTimeout: 60_000,
+          // Bounds for a test that hangs, not for a slow one: every wait inside a test has its own, and a loaded machine
+          // (the two pis' passes side by side on 2 cores) may take several times a quiet run's time.
+          testTimeout: 300_000,
+          hookTimeout: 120_000,
           // pi 1.x's bin turns on Node's compile cache (in its default folder, as for anyone running `pi`); the tests keep
           // theirs apart, here. Node 20 (pi 0.73.1) has no compile cache and ignores the variable.
           env: { NODE_COMPILE_CACHE: join(tmpdir(), "pi-subagent-dispatch-e2e-compile-cache") },

@@ -167,7 +167,8 @@ describe("worktree isolation in print mode", () => {
     const result = await runPi(["-e", EXTENSION_ENTRY, "-p", delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("Slow.", actions) }])], {
       env: suite.env.env,
       cwd: dir,
-      extraEnv: { PI_SUBAGENT_HARD_TIMEOUT_MS: "10000" },
+      // The quiet time counts from the child's first output: the sleep, not the child's start, is what times out.
+      extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000" },
       timeoutMs: 120_000,
     });
     expect(result.code, result.stderr).toBe(0);

@@ -21,6 +21,8 @@ import { PI_CLI, PI_NODE } from "./pi-env.ts";
 
 const TMUX = "tmux";
 const POLL_INTERVAL_MS = 100;
+/** How much of a typed text's end `submit` waits to see on the screen before it presses Enter. */
+const TYPED_TAIL_CHARS = 16;
 /** The editor's top and bottom borders: full-width rules of U+2500. Their presence means pi's TUI is drawn. */
 const EDITOR_BORDER = /^\u2500{20,}\s*$/m;
 const EXIT_CODE_PREFIX = "__tmuxpi_exit:";
@@ -81,6 +83,10 @@ const FORBIDDEN_KEYS = new Set(["C-l", "C-L", "^L"]);
 function shellQuote(word: string): string {
   if (/^[A-Za-z0-9_\/.,:=@%+-]+$/.test(word)) return word;
   return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function withoutBlanks(text: string): string {
+  return text.replace(/\s+/g, "");
 }
 
 function matches(screen: string, wanted: string | RegExp): boolean {
@@ -212,10 +218,21 @@ export class TmuxPi {
     }
   }
 
-  /** Types the text, then presses Enter. */
+  /**
+   * Types the text, waits until the screen shows its end (so the keys were taken by what is on screen, not lost
+   * to a program still starting or busy on a loaded machine), then presses Enter.
+   */
   async submit(text: string): Promise<void> {
     await this.type(text);
+    await this.waitForTyped(text);
     await this.press("Enter");
+  }
+
+  /** Waits until the screen shows the last characters of `text` (blanks ignored: the editor wraps long lines). */
+  async waitForTyped(text: string, timeoutMs = 30_000): Promise<void> {
+    const tail = withoutBlanks(text).slice(-TYPED_TAIL_CHARS);
+    if (tail === "") return;
+    await this.waitForScreen((screen) => withoutBlanks(screen).includes(tail), timeoutMs, `the typed text's end ${JSON.stringify(tail)} to show`);
   }
 
   /** The visible screen as plain text (tmux `capture-pane -p`), one line per row. */
