@@ -26,16 +26,22 @@ function twoBatches(): string {
   return `Please fan out twice. ${fakeDirective([{ toolCalls: [batch("BATCH-A"), batch("BATCH-B")] }])}`;
 }
 
+/** `pi -p` in a new set-up, with the per-run cap; it must exit 0. */
+async function printWithCap(prompt: string, perTurn: number) {
+  suite.newEnv();
+  const result = await runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+    env: suite.env.env,
+    cwd: suite.env.workDir,
+    extraEnv: { PI_SUBAGENT_MAX_TASKS_PER_TURN: String(perTurn) },
+    timeoutMs: 120_000,
+  });
+  expect(result.code, result.stderr).toBe(0);
+  return result;
+}
+
 describe("the fan-out gate in print mode", () => {
   it("refuses the dispatch past PI_SUBAGENT_MAX_TASKS_PER_TURN with a message naming the cap", async () => {
-    suite.newEnv();
-    const result = await runPi(["-e", EXTENSION_ENTRY, "-p", threeDispatches()], {
-      env: suite.env.env,
-      cwd: suite.env.workDir,
-      extraEnv: { PI_SUBAGENT_MAX_TASKS_PER_TURN: "2" },
-      timeoutMs: 120_000,
-    });
-    expect(result.code, result.stderr).toBe(0);
+    const result = await printWithCap(threeDispatches(), 2);
     expect(result.stdout).toContain(
       'Fan-out cap reached: at most 2 subagent tasks may be dispatched in one run of the main agent (PI_SUBAGENT_MAX_TASKS_PER_TURN or "$maxTasksPerTurn" in subagent-isolation.json), and this run has dispatched 2.',
     );
@@ -45,14 +51,7 @@ describe("the fan-out gate in print mode", () => {
   });
 
   it("two batches in one message past the cap: one runs whole, the other is refused with the true count", async () => {
-    suite.newEnv();
-    const result = await runPi(["-e", EXTENSION_ENTRY, "-p", twoBatches()], {
-      env: suite.env.env,
-      cwd: suite.env.workDir,
-      extraEnv: { PI_SUBAGENT_MAX_TASKS_PER_TURN: "4" },
-      timeoutMs: 120_000,
-    });
-    expect(result.code, result.stderr).toBe(0);
+    const result = await printWithCap(twoBatches(), 4);
     expect(result.stdout).toContain(
       'Fan-out cap reached: at most 4 subagent tasks may be dispatched in one run of the main agent (PI_SUBAGENT_MAX_TASKS_PER_TURN or "$maxTasksPerTurn" in subagent-isolation.json), this run has dispatched 3, and this call asks for 3 at once.',
     );
