@@ -15,6 +15,7 @@ import type { Workflow } from "../../core/tool/workflow.ts";
 import { receiptPartLine, workflowReceipt } from "../../core/tool/workflow-texts.ts";
 import type { WorkflowMembership } from "../../core/tasks/types.ts";
 import { admitAll, prepareAll } from "./workflow-dispatch.ts";
+import { refreshLoginsBeforeHandIn } from "../sandbox/refresh-before-hand-in.ts";
 import type { AdmittedPart, PreparedPart } from "./register-tool.ts";
 import type { SubagentParams } from "./schema.ts";
 
@@ -60,6 +61,10 @@ export async function dispatchBackgroundWorkflow(
       return { refused: error instanceof Error ? error.message : String(error) };
     }
   };
+  // Each ready part's login renewed before it is queued (a later chain step starts with the file as it is then).
+  for (const part of ready) {
+    await refreshLoginsBeforeHandIn({ agent: part.prepared.agent.name, handIn: part.prepared.command.handIn }, ctx.modelRegistry, { hasUI: ctx.hasUI, ui: ctx.ui });
+  }
   tasks.beginWorkflow({ id, kind, agents, parentSessionId }, kind === "chain" ? continueChain : undefined);
 
   const lines: string[] = [];
