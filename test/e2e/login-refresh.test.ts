@@ -9,10 +9,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
-import { fakeDirective, type FakeRequest } from "../harness/fake-model.ts";
+import { fakeDirective, messageText, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, REPO_ROOT, runPi } from "../harness/pi-env.ts";
 import { mainToolResults, subagentCall, useMarkerFolder } from "../harness/child-scripts.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
+import { skipTuiTests } from "../harness/tmux.ts";
 import { bwrapInSystemDirs } from "../../src/io/sandbox/find-bwrap.ts";
 import { BROKEN_REFRESH, OAUTH_MODEL, OAUTH_PROVIDER, RENEWED, RENEWED_LIFETIME_MS } from "./fixtures/oauth-provider.ts";
 
@@ -28,13 +29,15 @@ function setUp(login: { access: string; refresh: string; expires: number }) {
   const authFile = join(env.agentDir, "auth.json");
   writeFileSync(authFile, JSON.stringify({ [OAUTH_PROVIDER]: { type: "oauth", ...login } }, null, 2));
   const refreshLog = join(marks.dir, "refreshes.jsonl");
+  const providerEnv = { OAUTH_FAKE_BASE_URL: suite.fake.baseUrl, OAUTH_FAKE_LOG: refreshLog };
   const run = (prompt: string, extraEnv: NodeJS.ProcessEnv = {}) =>
     runPi(["-e", EXTENSION_ENTRY, "-e", PROVIDER_EXTENSION, "-p", prompt], {
       env: env.env,
       cwd: env.workDir,
       timeoutMs: 120_000,
-      extraEnv: { OAUTH_FAKE_BASE_URL: suite.fake.baseUrl, OAUTH_FAKE_LOG: refreshLog, ...extraEnv },
+      extraEnv: { ...providerEnv, ...extraEnv },
     });
+  const startTui = () => suite.startTui({ args: ["-e", EXTENSION_ENTRY, "-e", PROVIDER_EXTENSION], extraEnv: providerEnv });
   const storedLogin = () => (JSON.parse(readFileSync(authFile, "utf8")) as Record<string, { access: string; refresh: string; expires: number }>)[OAUTH_PROVIDER];
   const refreshes = (): Array<{ refresh: string; depth: string }> => {
     try {
@@ -43,7 +46,7 @@ function setUp(login: { access: string; refresh: string; expires: number }) {
       return [];
     }
   };
-  return { env, authFile, run, storedLogin, refreshes };
+  return { env, authFile, run, startTui, storedLogin, refreshes };
 }
 
 const workerRequests = (): FakeRequest[] => suite.fake.requests.filter(isWorkerRequest);
@@ -123,5 +126,38 @@ describe.skipIf(SKIP)("a login near its end is renewed before a sandboxed child 
     expect(toolResult).not.toContain("child done");
     expect(readFileSync(authFile, "utf8")).toBe(person);
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
+  });
+});
+
+describe.skipIf(SKIP || skipTuiTests())("in the TUI, a background child's login is renewed when it is dispatched", () => {
+  const envelopes = (req: FakeRequest) => req.messages.filter((m) => m.role === "user" && messageText(m).includes("[subagent-result]")).length;
+  const resultsSeen = (count: number) => suite.fake.waitForRequest((req) => !isWorkerRequest(req) && envelopes(req) >= count, 90_000, `${count} result envelope(s)`);
+
+  it("a single background dispatch and a batch of two: each renewal happens once, in the main pi, and every child calls its model with the new token", async () => {
+    const { env, startTui, storedLogin, refreshes } = setUp({ access: "ACCESS-OLD", refresh: "REFRESH-1", expires: Date.now() + MINUTE });
+    // An envelope quotes the child's task, directive included: the main pi must not act on that directive.
+    suite.fake.on({ when: (req) => !isWorkerRequest(req) && req.lastRole === "user" && req.lastText.includes("[subagent-result]"), reply: { text: "noted" } });
+    const t = await startTui();
+    // The tmux server and its shell carry the marker too, and stay until the suite disposes of them.
+    const harness = [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim())];
+    const childTask = (tag: string) => `${tag} ${fakeDirective({ text: `${tag}-ANSWER` })}`;
+    await t.submit(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: childTask("SINGLE") }), { text: "dispatched" }])}`);
+    await resultsSeen(1);
+    expect(refreshes()).toEqual([{ refresh: "REFRESH-1", depth: "0" }]);
+    expect(storedLogin()).toMatchObject({ access: RENEWED.access, refresh: RENEWED.refresh });
+    // The login near its end again, for the batch: both parts are dispatched after one renewal.
+    writeFileSync(join(env.agentDir, "auth.json"), JSON.stringify({ [OAUTH_PROVIDER]: { type: "oauth", access: "ACCESS-OLD-2", refresh: "REFRESH-2", expires: Date.now() + MINUTE } }, null, 2));
+    const batch = { tasks: [{ agent: "worker", task: childTask("PART-A") }, { agent: "worker", task: childTask("PART-B") }] };
+    await t.submit(`Delegate both. ${fakeDirective([subagentCall(batch), { text: "batch dispatched" }])}`);
+    await resultsSeen(2);
+    expect(refreshes()).toEqual([
+      { refresh: "REFRESH-1", depth: "0" },
+      { refresh: "REFRESH-2", depth: "0" },
+    ]);
+    const calls = workerRequests();
+    expect(calls.length).toBeGreaterThanOrEqual(3);
+    for (const call of calls) expect(call.authorization).toBe(`Bearer ${RENEWED.access}`);
+    expect(await t.quit()).toBe(0);
+    expect(await waitForNoProcesses(env.marker, 15_000, harness)).toEqual([]);
   });
 });
