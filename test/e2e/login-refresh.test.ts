@@ -56,7 +56,7 @@ const DELEGATE = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", tas
 const childResult = (): string | undefined => mainToolResults(suite.fake).find((text) => text.includes("[subagent session:"));
 
 describe.skipIf(SKIP)("a login near its end is renewed before a sandboxed child gets its copy", () => {
-  it("the parent renews a login that ends in a minute, under pi's lock, in the person's auth.json; the read-only child calls its model with the new token and succeeds", async () => {
+  it("the main pi renews a login that ends in a minute in the person's auth.json, with the person's refresh token; the read-only child calls its model with the new token and succeeds", async () => {
     const { env, run, storedLogin, refreshes } = setUp({ access: "ACCESS-OLD", refresh: "REFRESH-1", expires: Date.now() + MINUTE });
     const before = Date.now();
     const result = await run(DELEGATE);
