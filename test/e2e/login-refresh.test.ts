@@ -3,7 +3,8 @@
  * with the real pi, real bubblewrap and an OAuth provider registered by an extension of the test tree
  * (`fixtures/oauth-provider.ts`), whose model is the fake model and whose refreshes are logged to a folder no
  * sandbox can write. The worker runs on that provider in a read-only sandbox; the main pi runs on the fake
- * provider's API key, so it never needs the login itself and only the dispatch renews it.
+ * provider's API key, so it never needs the login itself and only the dispatch renews it. Two pis renewing at
+ * once against a slow login server ask it once (the test fails with a renewal that skips pi's lock: two calls).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -74,6 +75,22 @@ describe.skipIf(SKIP)("a login near its end is renewed before a sandboxed child 
     expect(childResult()).toContain("CHILD-ANSWER");
     expect(childResult()).toContain("[subagent sandbox: read-only]");
     expect(result.stderr).not.toContain("could not refresh");
+    expect(await waitForNoProcesses(env.marker)).toEqual([]);
+  });
+
+  it("two pis dispatching at once with one login near its end renew it once, under pi's lock: the second finds it renewed, and both children use the new token", async () => {
+    const { env, run, storedLogin, refreshes } = setUp({ access: "ACCESS-OLD", refresh: "REFRESH-1", expires: Date.now() + MINUTE });
+    // A slow login server: without the lock both pis would be inside it with the same (single-use) refresh token.
+    const slow = { OAUTH_FAKE_REFRESH_DELAY_MS: "3000" };
+    const [first, second] = await Promise.all([run(DELEGATE, slow), run(DELEGATE, slow)]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(second.code, second.stderr).toBe(0);
+    expect(refreshes()).toEqual([{ refresh: "REFRESH-1", depth: "0" }]);
+    expect(storedLogin()).toMatchObject({ access: RENEWED.access, refresh: RENEWED.refresh });
+    const calls = workerRequests();
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    for (const call of calls) expect(call.authorization).toBe(`Bearer ${RENEWED.access}`);
+    expect(mainToolResults(suite.fake).filter((text) => text.includes("CHILD-ANSWER"))).toHaveLength(2);
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
