@@ -47,6 +47,20 @@ export function loginsDueForRefresh(authText: string, now: number, marginMs: num
   return due;
 }
 
+/**
+ * How long a login whose refresh failed is not tried again by this pi: a login server that is down, or a stale
+ * login of a provider the person no longer uses, must not cost every dispatch a wait (up to 20 s each).
+ */
+export const LOGIN_RETRY_AFTER_MS = 5 * 60_000;
+
+/** `due` without the providers whose refresh failed (`failedAt`, ms) less than `LOGIN_RETRY_AFTER_MS` before `now`. */
+export function withoutRecentFailures(due: readonly string[], failedAt: ReadonlyMap<string, number>, now: number): string[] {
+  return due.filter((provider) => {
+    const at = failedAt.get(provider);
+    return at === undefined || now - at >= LOGIN_RETRY_AFTER_MS;
+  });
+}
+
 /** One login the parent could not renew, and pi's reason. */
 export interface LoginRefreshFailure {
   provider: string;

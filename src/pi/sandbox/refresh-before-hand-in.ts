@@ -3,10 +3,11 @@
  * the margin (`PI_SUBAGENT_LOGIN_REFRESH_MARGIN_MS`), so the copy lasts the child's run. An unsandboxed child is
  * handed nothing and costs nothing here; a sandboxed one costs one read of the file unless a login is near its end.
  * A refresh that fails never holds the dispatch back: the child starts with the login as it is, and the person
- * reads one warning.
+ * reads one warning; that login is not tried again by this pi for five minutes.
  */
 import { readFileSync } from "node:fs";
-import { loginRefreshFailedWarning, loginsDueForRefresh, readLoginRefreshMargin, type LoginRefreshFailure } from "../../core/sandbox/login-refresh.ts";
+import { loginRefreshFailedWarning, loginsDueForRefresh, readLoginRefreshMargin, withoutRecentFailures, type LoginRefreshFailure } from "../../core/sandbox/login-refresh.ts";
+import { perProcess } from "../../io/shared/per-process.ts";
 import { reportWarningsOnce, type WarningSink } from "../../io/agents/warnings.ts";
 import type { HandedSource } from "../../io/sandbox/handed-files.ts";
 import type { LoginRefreshResult } from "./pi-login-refresh.ts";
@@ -54,14 +55,19 @@ export async function refreshLoginsBeforeHandIn(target: LoginRefreshTarget, regi
   } catch {
     return;
   }
-  const due = loginsDueForRefresh(text, Date.now(), marginMs);
+  const failedAt = perProcess("login-refresh-failures", () => new Map<string, number>());
+  const now = Date.now();
+  const due = withoutRecentFailures(loginsDueForRefresh(text, now, marginMs), failedAt, now);
   if (due.length === 0) return;
   const { refreshLoginWithPi } = await import("./pi-login-refresh.ts");
   const failures: LoginRefreshFailure[] = [];
   // One after another: each takes pi's lock on the same file.
   for (const provider of due) {
     const result = await withinWait(refreshLoginWithPi(registry, authFile, provider, marginMs));
-    if (result.kind === "failed") failures.push({ provider, reason: result.reason });
+    if (result.kind === "failed") {
+      failures.push({ provider, reason: result.reason });
+      failedAt.set(provider, Date.now());
+    } else failedAt.delete(provider);
   }
   if (failures.length > 0) reportWarningsOnce([loginRefreshFailedWarning(target.agent, failures)], sink);
 }

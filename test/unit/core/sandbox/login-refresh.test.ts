@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   DEFAULT_LOGIN_REFRESH_MARGIN_MS,
   LOGIN_REFRESH_MARGIN_ENV,
+  LOGIN_RETRY_AFTER_MS,
   loginRefreshFailedWarning,
   loginsDueForRefresh,
   readLoginRefreshMargin,
+  withoutRecentFailures,
 } from "../../../../src/core/sandbox/login-refresh.ts";
 
 const NOW = 1_000_000_000;
@@ -59,5 +61,13 @@ describe("loginRefreshFailedWarning", () => {
     expect(loginRefreshFailedWarning("worker", [{ provider: "anthropic", reason: "fetch failed" }])).toBe(
       "pi-subagent-dispatch: worker: could not refresh the OAuth login of anthropic (fetch failed) before the sandboxed subagent started; it runs with the current login, and fails with a note if that login expires during its run.",
     );
+  });
+});
+
+describe("withoutRecentFailures", () => {
+  it("leaves out a login whose refresh failed less than five minutes ago, and tries it again after", () => {
+    const failedAt = new Map([["anthropic", NOW - LOGIN_RETRY_AFTER_MS + 1], ["openai-codex", NOW - LOGIN_RETRY_AFTER_MS]]);
+    expect(LOGIN_RETRY_AFTER_MS).toBe(5 * MINUTE);
+    expect(withoutRecentFailures(["anthropic", "openai-codex", "github-copilot"], failedAt, NOW)).toEqual(["openai-codex", "github-copilot"]);
   });
 });
