@@ -59,7 +59,12 @@ export async function refreshLoginsBeforeHandIn(target: LoginRefreshTarget, regi
   const now = Date.now();
   const due = withoutRecentFailures(loginsDueForRefresh(text, now, marginMs), failedAt, now);
   if (due.length === 0) return;
-  const { refreshLoginWithPi } = await import("./pi-login-refresh.ts");
+  let refreshLoginWithPi: typeof import("./pi-login-refresh.ts").refreshLoginWithPi;
+  try {
+    ({ refreshLoginWithPi } = await import("./pi-login-refresh.ts"));
+  } catch {
+    return;
+  }
   const failures: LoginRefreshFailure[] = [];
   // One after another: each takes pi's lock on the same file.
   for (const provider of due) {
