@@ -66,6 +66,8 @@ export interface FakeRequest {
   /** Text of the last message (user, tool or assistant). */
   lastText: string;
   lastRole: string;
+  /** The request's `Authorization` header: the key or OAuth access token the caller sent. */
+  authorization?: string;
   /** The action that was answered (after rules and directives). */
   action?: FakeAction;
 }
@@ -258,6 +260,7 @@ export class FakeModel {
       reasoningEffort: body.reasoning_effort,
       lastText: messageText(last),
       lastRole: last?.role ?? "",
+      authorization: req.headers.authorization,
     };
     // Logged (and announced) before the reply is chosen, so a rule's reply can wait for later requests.
     this.requests.push(logged);

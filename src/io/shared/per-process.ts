@@ -13,7 +13,9 @@
  * - "sandbox-mount-points": the number of this pi's last entry in the shared record of mount points
  *   (src/io/sandbox/mount-points.ts), so that two loads never name two claims alike;
  * - "session-start": the session's authority as it was at its start (src/io/authority/session-start.ts), kept by
- *   the start-up part at pi's `session_start` and read by the runtime, which is a later load of the modules.
+ *   the start-up part at pi's `session_start` and read by the runtime, which is a later load of the modules;
+ * - "login-refresh-failures": when each OAuth login's refresh last failed (src/pi/sandbox/refresh-before-hand-in.ts),
+ *   so a /reload does not start the retry wait over.
  */
 export type PerProcessName =
   | "child-guard"
@@ -22,7 +24,8 @@ export type PerProcessName =
   | "startup-sweep"
   | "sandbox-probe"
   | "sandbox-mount-points"
-  | "session-start";
+  | "session-start"
+  | "login-refresh-failures";
 
 /** The process's value for `name`, made by `create` on first use. */
 export function perProcess<T>(name: PerProcessName, create: () => T): T {

@@ -22,6 +22,7 @@ import { buildForkedHistory } from "../../core/run/fork-history.ts";
 import { forkedConversation } from "./fork-source.ts";
 import { MESSAGE_IN_SYNC_MODE } from "../../core/tool/message-texts.ts";
 import { runSync } from "../../io/tool/run-sync.ts";
+import { refreshLoginsBeforeHandIn } from "../sandbox/refresh-before-hand-in.ts";
 import { openStderrProgress } from "../../io/tool/stderr-progress.ts";
 import { eventBusSink } from "../../core/events/lifecycle-events.ts";
 import {
@@ -308,6 +309,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
   /** Runs a prepared blocking part to its end; its record reaches the ledger. */
   const runBlocking = async (part: PreparedPart, ctx: ExtensionContext, signal: AbortSignal | undefined, onUpdate: AgentToolUpdateCallback<unknown> | undefined): Promise<BlockingResult> => {
     let result: BlockingResult;
+    await refreshLoginsBeforeHandIn({ agent: part.prepared.agent.name, handIn: part.prepared.command.handIn }, ctx.modelRegistry, warningSink(ctx));
     // Print and JSON mode: the person at the terminal hears on stderr what the run is doing.
     const terminal = openStderrProgress(appMode, part.prepared.agent.name, part.prepared.taskId);
     try {
@@ -372,7 +374,11 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       });
     }
     const part = await preparePart(params, toolCallId, ctx, background);
-    if (background) return background.dispatch(part.prepared, ctx, part.askPerson);
+    if (background) {
+      // A background child may wait in the queue: its login is renewed now, with the margin to spare.
+      await refreshLoginsBeforeHandIn({ agent: part.prepared.agent.name, handIn: part.prepared.command.handIn }, ctx.modelRegistry, warningSink(ctx));
+      return background.dispatch(part.prepared, ctx, part.askPerson);
+    }
     const result = await runBlocking(part, ctx, signal, onUpdate);
     return textResult(result.text, result.details);
   };

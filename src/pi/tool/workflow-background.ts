@@ -16,6 +16,7 @@ import { receiptPartLine, workflowReceipt } from "../../core/tool/workflow-texts
 import type { WorkflowMembership } from "../../core/tasks/types.ts";
 import { admitAll, prepareAll } from "./workflow-dispatch.ts";
 import type { WorkflowAdmission } from "./workflow-dispatch.ts";
+import { refreshLoginsBeforeHandIn } from "../sandbox/refresh-before-hand-in.ts";
 import type { AdmittedPart, PreparedPart } from "./register-tool.ts";
 
 /** A workflow receipt's `details` (the tool row draws its text; programs read the ids). */
@@ -60,6 +61,10 @@ export async function dispatchBackgroundWorkflow(
       return { refused: error instanceof Error ? error.message : String(error) };
     }
   };
+  // Each ready part's login renewed before it is queued (a later chain step starts with the file as it is then).
+  for (const part of ready) {
+    await refreshLoginsBeforeHandIn({ agent: part.prepared.agent.name, handIn: part.prepared.command.handIn }, ctx.modelRegistry, { hasUI: ctx.hasUI, ui: ctx.ui });
+  }
   tasks.beginWorkflow({ id, kind, agents, parentSessionId }, kind === "chain" ? continueChain : undefined);
 
   const lines: string[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loginCopyText, loginExpiredNote } from "../../../../src/core/sandbox/login-copy.ts";
+import { loginCopyText, loginExpiredNote, PI_RENEWAL_WINDOW_MS } from "../../../../src/core/sandbox/login-copy.ts";
 
 describe("loginCopyText", () => {
   it("keeps API keys and OAuth access tokens, and blanks every OAuth refresh token", () => {
@@ -17,12 +17,15 @@ describe("loginCopyText", () => {
 });
 
 describe("loginExpiredNote", () => {
-  it("names an OAuth login that expired during the run, and nothing otherwise", () => {
+  it("names an OAuth login that expired during the run, or came within pi's five-minute renewal window of its end, and nothing otherwise", () => {
     const text = JSON.stringify({ anthropic: { type: "oauth", access: "a", refresh: "r", expires: 1500 }, openai: { type: "api_key", key: "k" } });
     expect(loginExpiredNote(text, 1000, 2000)).toBe(
-      "The OAuth login of anthropic expired while this sandboxed subagent ran; a sandboxed child cannot refresh a login (it never writes your auth.json). Run the task again: your pi refreshes the login as usual.",
+      "The OAuth login of anthropic expired while this sandboxed subagent ran; a sandboxed child cannot refresh a login (it never writes your auth.json). Run the task again: your pi refreshes a login near its end before it starts a sandboxed subagent.",
     );
-    expect(loginExpiredNote(text, 1000, 1400)).toBeUndefined();
+    // pi 1.x renews five minutes before the end: a child that failed then failed for its login.
+    expect(loginExpiredNote(text, 1000, 1400)).toContain("The OAuth login of anthropic expired");
+    expect(loginExpiredNote(text, 1000, 1500 - PI_RENEWAL_WINDOW_MS - 1)).toBeUndefined();
+    // Already ended before the child started: not this child's doing to explain.
     expect(loginExpiredNote(text, 1600, 2000)).toBeUndefined();
     expect(loginExpiredNote("{", 0, 1)).toBeUndefined();
   });
