@@ -14,6 +14,7 @@ import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { waitForFile, waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests } from "../harness/tmux.ts";
 import { git, gitProject as gitProjectOf } from "../harness/git-project.ts";
+import { PiRpc } from "../harness/rpc.ts";
 
 const suite = useE2eSuite();
 
@@ -90,6 +91,16 @@ describe("worktree isolation in print mode", () => {
     expect(line.split("\n")).toHaveLength(1);
     expect(line.startsWith(`${id}  ${branch}  worker · succeeded · 1 file changed · Add hello.`)).toBe(true);
     expect(line.endsWith(`  ${path}`)).toBe(true);
+    // An RPC client gets the same list as a notice, and its event stream stays JSON.
+    const rpc = PiRpc.start(["-e", EXTENSION_ENTRY], { env: suite.env.env, cwd: dir });
+    try {
+      rpc.send({ id: "w1", type: "prompt", message: "/subagent-worktrees" });
+      const notice = (await rpc.waitForEvent((e) => e.type === "extension_ui_request" && e.method === "notify", 60_000, "the worktree list notice")) as { message: string };
+      expect(notice.message).toBe(line);
+      expect(rpc.strayLines).toEqual([]);
+    } finally {
+      await rpc.stop();
+    }
     const removed = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-worktrees remove ${id!.slice(0, 13)}`], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
     expect(removed.code, removed.stderr).toBe(0);
     expect(removed.stderr).toContain(`Removed worktree ${path} and deleted branch ${branch}.`);

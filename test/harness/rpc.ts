@@ -11,6 +11,8 @@ export type RpcEvent = Record<string, unknown>;
 
 export class PiRpc {
   readonly events: RpcEvent[] = [];
+  /** Lines on stdout that are not JSON: anything here broke the RPC stream a client reads. */
+  readonly strayLines: string[] = [];
   stderr = "";
   private readonly emitter = new EventEmitter();
   private buffer = "";
@@ -48,7 +50,7 @@ export class PiRpc {
         this.events.push(event);
         this.emitter.emit("event", event);
       } catch {
-        // not a protocol line
+        this.strayLines.push(line);
       }
     }
   }

@@ -128,11 +128,17 @@ export async function worktreesCommand(args: string, ctx: ExtensionCommandContex
     else io.notice(NO_WORKTREES, "info");
     return;
   }
-  if (io.surface !== "tui") {
-    io.stdout(`${worktrees.map((worktree) => worktreeLine(worktree, agentDir)).join("\n")}\n`);
+  const lines = worktrees.map((worktree) => worktreeLine(worktree, agentDir));
+  // An RPC client reads stdout as its event stream: the list goes to it as a notice.
+  if (io.surface === "rpc") {
+    io.notice(lines.join("\n"));
     return;
   }
-  const items = worktrees.map((worktree) => ({ value: worktree.taskId, label: worktreeLine(worktree, agentDir) }));
+  if (io.surface === "stdio") {
+    io.stdout(`${lines.join("\n")}\n`);
+    return;
+  }
+  const items = worktrees.map((worktree, index) => ({ value: worktree.taskId, label: lines[index] ?? "" }));
   const picked = await pickTask(ctx, { title: "Subagent worktrees (Enter: remove one)", items });
   const worktree = worktrees.find((candidate) => candidate.taskId === picked);
   if (!worktree) return;
