@@ -118,7 +118,7 @@ describe.skipIf(skipTuiTests())("the interactive pi killed by a signal it does n
     expect(processesWithMarker(suite.env.marker).some((p) => p.cmdline.includes("sleep 300"))).toBe(false);
 
     // pi again in the same pane and agent dir: the notice names the run, and its record says why it failed.
-    await t.submit(`clear; ${[process.execPath, PI_CLI, "-e", EXTENSION_ENTRY].join(" ")}`);
+    await t.submitToShell(`clear; ${[process.execPath, PI_CLI, "-e", EXTENSION_ENTRY].join(" ")}`);
     const screen = await t.waitForText("its pi process ended", 60_000);
     const [folder] = taskFolders(suite.env.agentDir);
     expect(screen).toContain(folder!.split("/").at(-1)!.slice(0, 20));

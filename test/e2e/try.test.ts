@@ -4,8 +4,6 @@
  * is a fake; whatever is typed first is delegated, and the receipt, the progress widget, the result card and the
  * main agent's answer appear; the second prompt's longer task can be cancelled; after `/quit` no process of the
  * run is left and its temp folder is gone. `npm run try` always runs pi 1.x, so only the pi 1 pass runs this file.
- *
- * @module-tag contract
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -166,7 +166,7 @@ export class TmuxPi {
     try {
       await session.startShell(options.cwd);
       const command = (options.command ?? [PI_NODE, PI_CLI, ...(options.args ?? [])]).map(shellQuote).join(" ");
-      await session.submit(command);
+      await session.submitToShell(command);
       const timeoutMs = options.readyTimeoutMs ?? 30_000;
       await session.waitForText(options.readyText ?? EDITOR_BORDER, timeoutMs);
       await session.waitForPiPid(timeoutMs);
@@ -225,6 +225,16 @@ export class TmuxPi {
   async submit(text: string): Promise<void> {
     await this.type(text);
     await this.waitForTyped(text);
+    await this.press("Enter");
+  }
+
+  /**
+   * A command line for the pane's shell: typed, then Enter, without waiting for its echo. bash's line editor takes
+   * keys as they come, and after pi was killed the terminal may still have line wrapping off, so a long line never
+   * shows whole.
+   */
+  async submitToShell(text: string): Promise<void> {
+    await this.type(text);
     await this.press("Enter");
   }
 
@@ -331,7 +341,7 @@ export class TmuxPi {
 
   /** Asks the shell for `$?` (the exit status of the last command, i.e. pi once it has exited). */
   async lastExitCode(timeoutMs = 10_000): Promise<number> {
-    await this.submit(`echo "${EXIT_CODE_PREFIX}$?"`);
+    await this.submitToShell(`echo "${EXIT_CODE_PREFIX}$?"`);
     const pattern = new RegExp(`^${EXIT_CODE_PREFIX}(\\d+)\\s*$`, "m");
     const screen = await this.waitForText(pattern, timeoutMs);
     return Number(pattern.exec(screen)?.[1]);
