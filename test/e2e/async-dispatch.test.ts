@@ -8,7 +8,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { TRIGGER_LINE } from "../../src/io/delivery/envelope.ts";
 import { EXTENSION_ENTRY } from "../harness/pi-env.ts";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
@@ -155,6 +155,30 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     // The child pi and its sleep are gone; only the TUI's own processes remain.
     const stay = [...(await harnessPids(t)), (await t.piPid())!];
     expect(await waitForNoProcesses(suite.env.marker, 15_000, stay)).toEqual([]);
+    expect(await t.quit()).toBe(0);
+  });
+
+  it("delivers a resumed task's new result to the main agent: the same taskId, a second run, a second envelope", { tags: ["tui"] }, async () => {
+    suite.newEnv();
+    // The first result arrives: the main agent resumes the task with more work.
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText) && r.lastText.includes("FIRST-ANSWER"),
+      reply: (r) => ({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", sessionId: RESULT_TITLE.exec(r.lastText)?.[2] ?? "", task: task("More work.", { text: "SECOND-ANSWER" }) } }] }),
+      times: 1,
+    });
+    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."), reply: { text: "Waiting again." } });
+    const t = await startTui();
+    await t.submit(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: task("First work.", { text: "FIRST-ANSWER" }) } }] })}`);
+    const second = await suite.fake.waitForRequest((r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText) && r.lastText.includes("SECOND-ANSWER"), 120_000, "the resumed run's result");
+    // Both envelopes are in what the model reads, each once, under the one taskId.
+    const envelopes = resultMessages(second);
+    expect(envelopes).toHaveLength(2);
+    expect(new Set(envelopes.map((text) => RESULT_TITLE.exec(text)?.[2])).size).toBe(1);
+    expect(envelopes[0]).toContain("FIRST-ANSWER");
+    expect(envelopes[1]).toContain("SECOND-ANSWER");
+    // The record of the second run says delivered, and no card calls the new result a copy of the old one.
+    await vi.waitFor(() => expect(records(suite.env.agentDir)).toMatchObject([{ status: "succeeded", delivered: true, output: "SECOND-ANSWER" }]), { timeout: 30_000, interval: 100 });
+    expect(await t.screen()).not.toContain("copy above");
     expect(await t.quit()).toBe(0);
   });
 

@@ -86,6 +86,15 @@ export class DeliveryTracker {
     return chosen;
   }
 
+  /**
+   * A task starts a new run under its id (a resume): its earlier result's delivery says nothing about the new one,
+   * which must be delivered, and acknowledged, as a result of its own.
+   */
+  newRun(taskId: string): void {
+    this.acknowledged.delete(taskId);
+    this.awaiting.delete(taskId);
+  }
+
   /** Forgets a result that will not be sent again by this process (for example its session went away). */
   drop(taskId: string): void {
     this.awaiting.delete(taskId);

@@ -1,7 +1,8 @@
 /**
  * What the model sees of `[subagent-result]` messages: each result once. A copy that entered the conversation
  * a second time (pi still held the original when it was sent again, or two paths delivered it) stays in pi's
- * session, marked `duplicate` in its details, but is left out of every model call. Pure.
+ * session, marked `duplicate` in its details, but is left out of every model call. A copy is the same task's same
+ * envelope: a resumed task keeps its taskId, and its new run's result, another envelope, is not a copy. Pure.
  */
 import { RESULT_CUSTOM_TYPE_NAME } from "./result-type.ts";
 
@@ -9,6 +10,7 @@ import { RESULT_CUSTOM_TYPE_NAME } from "./result-type.ts";
 export interface ContextMessage {
   role: string;
   customType?: string;
+  content?: unknown;
   details?: unknown;
 }
 
@@ -33,8 +35,9 @@ export function withoutDuplicateResults<T extends ContextMessage>(messages: read
   const kept = messages.filter((message) => {
     if (!isResultMessage(message)) return true;
     const taskId = resultTaskId(message);
-    const duplicate = (message.details as ResultDetailsLike | undefined)?.duplicate === true || (taskId !== undefined && seen.has(taskId));
-    if (taskId !== undefined) seen.add(taskId);
+    const copyKey = taskId === undefined ? undefined : `${taskId}\n${JSON.stringify(message.content ?? "")}`;
+    const duplicate = (message.details as ResultDetailsLike | undefined)?.duplicate === true || (copyKey !== undefined && seen.has(copyKey));
+    if (copyKey !== undefined) seen.add(copyKey);
     if (duplicate) dropped = true;
     return !duplicate;
   });

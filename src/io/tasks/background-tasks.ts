@@ -214,6 +214,8 @@ export class BackgroundTasks {
     const waiting = this.registry.runningCount() >= this.options.settings.maxConcurrent;
     this.options.events?.(LIFECYCLE_CHANNELS.queued, queuedEvent(identity, waiting, this.now()));
     if (workflow) this.workflows.partStarted(workflow.id, workflow.index - 1, prepared.taskId);
+    // A resumed task's new result is a result of its own, not a copy of the one delivered before.
+    if (prepared.resumed) this.delivery.newRun(prepared.taskId);
     return this.registry.enqueue({
       workflow,
       taskId: prepared.taskId,

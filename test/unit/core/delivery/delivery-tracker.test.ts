@@ -25,6 +25,18 @@ describe("acknowledged delivery", () => {
     expect(tracker.runEnded(false)).toEqual(["c"]);
   });
 
+  it("a task's new run (a resume) is delivered and acknowledged as a result of its own", () => {
+    const tracker = new DeliveryTracker();
+    tracker.sent("a", "prompt");
+    expect(tracker.acknowledge("a")).toBe("first");
+    tracker.newRun("a");
+    expect(tracker.isAcknowledged("a")).toBe(false);
+    tracker.sent("a", "queue");
+    expect(tracker.isAwaiting("a")).toBe(true);
+    expect(tracker.acknowledge("a")).toBe("first");
+    expect(tracker.acknowledge("a")).toBe("duplicate");
+  });
+
   it("acknowledges each result once; a second copy is a duplicate", () => {
     const tracker = new DeliveryTracker();
     tracker.sent("a", "queue");

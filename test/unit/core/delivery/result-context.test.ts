@@ -11,6 +11,13 @@ describe("each result reaches the model once", () => {
     expect(withoutDuplicateResults(messages)).toEqual([user, result("a"), other, result("b")]);
   });
 
+  it("keeps a resumed task's new result: the same taskId with another envelope is not a copy", () => {
+    const first = { ...result("a"), content: "## [subagent-result] worker succeeded (taskId: a)\nFIRST" };
+    const resumed = { ...result("a"), content: "## [subagent-result] worker succeeded (taskId: a)\nSECOND" };
+    expect(withoutDuplicateResults([first, resumed])).toBeUndefined();
+    expect(withoutDuplicateResults([first, resumed, { ...resumed }])).toEqual([first, resumed]);
+  });
+
   it("returns undefined when nothing is left out", () => {
     expect(withoutDuplicateResults([{ role: "user" }, result("a"), result("b")])).toBeUndefined();
   });
