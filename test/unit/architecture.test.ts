@@ -126,6 +126,14 @@ describe("a subagent at the depth limit", () => {
   });
 });
 
+describe("a pi that may dispatch, at its start", () => {
+  it("loads no config parser, agent-file parser or YAML library: the session's start is kept raw and read at the first dispatch", () => {
+    const loaded = [join(REPO_ROOT, "extension.ts"), join(SRC, "start/main-pi.ts")].flatMap((entry) => loadedFrom(entry, true));
+    expect(loaded).toContain("src/io/authority/start-snapshot.ts");
+    expect(loaded.filter((file) => file.startsWith("src/io/config/read-") || file.startsWith("src/core/agents/") || file === "package:yaml")).toEqual([]);
+  });
+});
+
 describe("the TUI's runtime", () => {
   it("does not load the YAML library or the config editor's body with it: /subagent-config imports them when it first runs", () => {
     const loaded = loadedFrom(join(SRC, "pi/runtime.ts"), true);
