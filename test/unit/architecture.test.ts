@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../harness/pi-env.ts";
+import { SANDBOXED_CHILD_MODULES } from "../../src/core/sandbox/child-modules.ts";
 
 const SRC = join(REPO_ROOT, "src");
 
@@ -123,6 +124,35 @@ describe("a subagent at the depth limit", () => {
       "src/core/tool/texts.ts",
       "src/start/depth-gate-tool.ts",
     ]);
+  });
+});
+
+describe("a sandboxed subagent", () => {
+  it("loads exactly the modules whose jiti entries it is handed (src/core/sandbox/child-modules.ts)", () => {
+    // Its entry's path: the parent's watch, the depth check, the agent dir, the schema, then the refusing tool.
+    const entries = ["extension.ts", "src/io/run/parent-watchdog.ts", "src/io/shared/own-package.ts", "src/io/shared/paths.ts", "src/pi/tool/schema.ts", "src/start/depth-gate-tool.ts"];
+    const loaded = new Set(entries.flatMap((entry) => loadedFrom(join(REPO_ROOT, entry), true)).filter((file) => !file.startsWith("package:")));
+    expect([...loaded].sort()).toEqual([...SANDBOXED_CHILD_MODULES].sort());
+    expect(runtimeSpecifiers(readFileSync(join(REPO_ROOT, "extension.ts"), "utf8")).filter((specifier) => specifier.startsWith("."))).toEqual([
+      "./src/core/shared/depth.ts",
+      "./src/io/run/parent-watchdog.ts",
+      "./src/io/shared/own-package.ts",
+      "./src/io/shared/paths.ts",
+      "./src/pi/tool/schema.ts",
+      "./src/start/depth-gate-tool.ts",
+      "./src/io/shared/loaded-copy.ts",
+      "./src/io/shared/paths.ts",
+      "./src/io/agents/warnings.ts",
+      "./src/start/main-pi.ts",
+    ]);
+  });
+});
+
+describe("a pi that may dispatch, at its start", () => {
+  it("loads no config parser, agent-file parser or YAML library: the session's start is kept raw and read at the first dispatch", () => {
+    const loaded = [join(REPO_ROOT, "extension.ts"), join(SRC, "start/main-pi.ts")].flatMap((entry) => loadedFrom(entry, true));
+    expect(loaded).toContain("src/io/authority/start-snapshot.ts");
+    expect(loaded.filter((file) => file.startsWith("src/io/config/read-") || file.startsWith("src/core/agents/") || file === "package:yaml")).toEqual([]);
   });
 });
 

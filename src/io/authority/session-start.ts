@@ -5,25 +5,19 @@
  * `$sandboxHide`, `$askPerson`). A dispatch reads what was kept, never the folder or the user file as a child may
  * since have left them. Where nothing was kept (a pi that never announced its session start), the first dispatch
  * keeps what it finds, which is the safe side only when no child ran before it; pi always announces it.
+ * What is kept at the start is the raw state (src/io/authority/start-snapshot.ts); it is made sense of here, at the
+ * first dispatch, so that pi's start-up loads no config parser.
  */
-import { readFileSync, realpathSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname } from "node:path";
 import { authoritySettingsOf, trustAtStart, trustFlagOf } from "../../core/authority/session-start.ts";
 import type { PiTrust } from "../../core/authority/project-trust.ts";
-import { readConfigLayer } from "../config/read-layer.ts";
-import { userConfigPath } from "../config/paths.ts";
-import { perProcess } from "../shared/per-process.ts";
+import { configLayerFromRead } from "../config/read-layer.ts";
 import { CODE_PI_ENTRIES, GUARDED_PI_ENTRIES, guardedChanges, listGuardedFiles } from "./guarded-files.ts";
 import type { GuardedListing } from "./guarded-files.ts";
+import { keptStarts, readTrustStoreText, realCwdOf, rememberStartSnapshot, startKey, takeStartSnapshot } from "./start-snapshot.ts";
+import type { SessionStartInput, StartSnapshot } from "./start-snapshot.ts";
 
-export interface SessionStartInput {
-  cwd: string;
-  agentDir: string;
-  home: string;
-  argv: readonly string[];
-  /** pi 1.x's `ctx.isProjectTrusted` (absent on pi 0.73.1). */
-  isProjectTrusted?: () => boolean;
-}
+export type { SessionStartInput } from "./start-snapshot.ts";
 
 export interface SessionStart {
   cwd: string;
@@ -34,22 +28,18 @@ export interface SessionStart {
   userAuthority: Readonly<Record<string, unknown>>;
 }
 
-/** The trust store's decision for `cwd` or its nearest parent, as pi reads `<agent dir>/trust.json`. */
-export function savedTrustDecision(agentDir: string, cwd: string): boolean | null {
+/** The decision of a trust store's text for `realCwd` or its nearest parent, as pi reads `<agent dir>/trust.json`. */
+export function trustDecisionIn(text: string | undefined, realCwd: string): boolean | null {
+  if (text === undefined) return null;
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(join(agentDir, "trust.json"), "utf8").replace(/^\uFEFF/, ""));
+    data = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch {
     return null;
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) return null;
   const record = data as Record<string, unknown>;
-  let current: string;
-  try {
-    current = realpathSync(cwd);
-  } catch {
-    current = resolve(cwd);
-  }
+  let current = realCwd;
   while (true) {
     const value = record[current];
     if (value === true || value === false) return value;
@@ -59,42 +49,36 @@ export function savedTrustDecision(agentDir: string, cwd: string): boolean | nul
   }
 }
 
-function readPiTrusted(isProjectTrusted: (() => boolean) | undefined): boolean | undefined {
-  if (typeof isProjectTrusted !== "function") return undefined;
-  try {
-    return isProjectTrusted();
-  } catch {
-    // A pi that cannot say is not trusted: the safe side.
-    return false;
-  }
+/** The trust store's decision for `cwd` or its nearest parent, as it is on the disk now. */
+export function savedTrustDecision(agentDir: string, cwd: string): boolean | null {
+  return trustDecisionIn(readTrustStoreText(agentDir), realCwdOf(cwd));
 }
 
+/** What a snapshot taken at the start says: the same answer as deciding then, since only the start's state is read. */
+export function interpretStartSnapshot(snapshot: StartSnapshot): SessionStart {
+  const saved = snapshot.trustStore === undefined ? null : trustDecisionIn(snapshot.trustStore.text, snapshot.trustStore.realCwd);
+  const trust = trustAtStart({ piTrusted: snapshot.piTrusted, flag: trustFlagOf(snapshot.argv), saved, guarded: snapshot.guarded.size > 0 });
+  const userAuthority = authoritySettingsOf(configLayerFromRead(snapshot.userFile.read, snapshot.userFile.path, "user"));
+  return { cwd: snapshot.cwd, trust, guarded: snapshot.guarded, userAuthority };
+}
+
+/** The session's authority as the disk says now (tests; and what a start that was never announced keeps). */
 export function captureSessionStart(input: SessionStartInput): SessionStart {
-  const piTrusted = readPiTrusted(input.isProjectTrusted);
-  const guarded = listGuardedFiles(input.cwd, input.home, piTrusted === undefined ? CODE_PI_ENTRIES : GUARDED_PI_ENTRIES);
-  const trust = trustAtStart({ piTrusted, flag: trustFlagOf(input.argv), saved: piTrusted === undefined ? null : savedTrustDecision(input.agentDir, input.cwd), guarded: guarded.size > 0 });
-  const userAuthority = authoritySettingsOf(readConfigLayer(userConfigPath(input.agentDir), "user"));
-  return { cwd: input.cwd, trust, guarded, userAuthority };
+  return interpretStartSnapshot(takeStartSnapshot(input));
 }
 
-function starts(): Map<string, SessionStart> {
-  return perProcess("session-start", () => new Map<string, SessionStart>());
-}
-
-function keyOf(input: Pick<SessionStartInput, "cwd" | "agentDir">): string {
-  return `${input.agentDir}\0${input.cwd}`;
-}
-
-/** At pi's `session_start`: keeps the state of now for this session (replacing an earlier session's). */
-export function rememberSessionStart(input: SessionStartInput): SessionStart {
-  const start = captureSessionStart(input);
-  starts().set(keyOf(input), start);
-  return start;
-}
+/** Each snapshot is made sense of once per load of this module (a reload makes sense of it again, alike). */
+const interpreted = new WeakMap<StartSnapshot, SessionStart>();
 
 /** What the session's start kept (kept now, at first use, when pi never announced it). */
 export function sessionStart(input: SessionStartInput): SessionStart {
-  return starts().get(keyOf(input)) ?? rememberSessionStart(input);
+  const snapshot = keptStarts().get(startKey(input)) ?? rememberStartSnapshot(input);
+  let start = interpreted.get(snapshot);
+  if (start === undefined) {
+    start = interpretStartSnapshot(snapshot);
+    interpreted.set(snapshot, start);
+  }
+  return start;
 }
 
 /** The guarded files that appeared or changed since the session's start (empty: none). */
@@ -105,5 +89,5 @@ export function guardedSinceStart(start: SessionStart, home: string): string[] {
 
 /** For tests: forgets every kept start. */
 export function resetSessionStartsForTests(): void {
-  starts().clear();
+  keptStarts().clear();
 }

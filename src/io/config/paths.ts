@@ -48,6 +48,9 @@ export function findProjectPiDir(cwd: string, home?: string): string | undefined
   return findNearestProjectDir(cwd, PROJECT_DIR_NAME, home);
 }
 
+/** Largest subagent-isolation.json read: a few agents' models, never megabytes. */
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+
 /** `<agent dir>/subagent-isolation.json`. */
 export function userConfigPath(agentDirPath: string = piAgentDir()): string {
   return join(agentDirPath, CONFIG_FILE_NAME);

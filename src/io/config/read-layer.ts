@@ -9,6 +9,8 @@ import { isReservedObjectKey } from "../../core/agents/names.ts";
 import { quoteForMessage } from "../../core/agents/parse.ts";
 import { WARNING_PREFIX } from "../agents/warnings.ts";
 import { readRegularFileSync } from "../shared/read-regular-file.ts";
+import type { RegularFileRead } from "../shared/read-regular-file.ts";
+import { CONFIG_FILE_MAX_BYTES } from "./paths.ts";
 import { isThinkingLevel, THINKING_LEVELS } from "../../core/shared/thinking.ts";
 import type { ConfigLayer, ModelOverride } from "../../core/config/types.ts";
 import { MAX_IN_FLIGHT_KEY, MAX_PER_TURN_KEY, readFanOutSetting } from "../../core/fanout/limits.ts";
@@ -130,8 +132,7 @@ export function parseConfigLayer(text: string, name: FileLayerName, filePath?: s
   return layer;
 }
 
-/** Largest subagent-isolation.json read: a few agents' models, never megabytes. */
-export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+export { CONFIG_FILE_MAX_BYTES } from "./paths.ts";
 
 /**
  * Reads one file layer. A missing file (or no path) is an empty layer without warnings; anything that is not a
@@ -139,7 +140,11 @@ export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
  */
 export function readConfigLayer(filePath: string | undefined, name: FileLayerName): ConfigLayer {
   if (filePath === undefined) return emptyLayer(name);
-  const read = readRegularFileSync(filePath, CONFIG_FILE_MAX_BYTES);
+  return configLayerFromRead(readRegularFileSync(filePath, CONFIG_FILE_MAX_BYTES), filePath, name);
+}
+
+/** The layer a read of `filePath` (made now or earlier, as at the session's start) gives: what readConfigLayer returns. */
+export function configLayerFromRead(read: RegularFileRead, filePath: string, name: FileLayerName): ConfigLayer {
   if (!read.ok) {
     const layer = emptyLayer(name, filePath);
     if (read.kind === "refused") layer.warnings.push(`${WARNING_PREFIX}${printablePath(filePath)}: ${read.reason}; ignored`);

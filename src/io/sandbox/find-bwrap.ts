@@ -4,9 +4,10 @@
  * runs pi with no sandbox at all), and only where neither the file nor any folder above it can be written by
  * anyone but root. Then one real sandbox is started with it, which must prove it isolates: a write to a folder
  * bound read-only fails inside, and nothing reaches the host (this fails where user namespaces are turned off). The
- * probe runs once per process for each bwrap path.
+ * probe runs once per process for each bwrap path; a call that asks for a sandbox starts it ahead (probeAhead), so
+ * that it runs beside the reading of agents and config instead of after it.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -63,31 +64,108 @@ export function bwrapDirs(env: NodeJS.ProcessEnv = process.env): readonly string
 
 const ISOLATED = "pi-subagent-sandbox-isolated";
 
+/** A host folder the probe's sandbox binds read-only, and the probe's command line for it. */
+function probeSetUp(): { dir: string; planted: string; args: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), "pi-subagent-probe-"));
+  const planted = join(dir, "written");
+  const script = `(true > '${planted}') 2>/dev/null && exit 3; echo ${ISOLATED}`;
+  const args = ["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", dir, dir, "--", "/bin/sh", "-c", script];
+  return { dir, planted, args };
+}
+
+interface ProbeRun {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  error?: Error;
+}
+
+/** Undefined when the probe's sandbox really kept its read-only folder read-only; else what went wrong. */
+function judgeProbe(dir: string, planted: string, result: ProbeRun): string | undefined {
+  if (existsSync(planted) || readdirSync(dir).length > 0) return "a write inside its sandbox reached the host";
+  if (result.status === 0 && result.stdout.trim() === ISOLATED) return undefined;
+  const said = result.stderr.trim().split("\n")[0]?.trim();
+  if (said) return said;
+  if (result.error) return result.error.message;
+  if (result.status === 3) return "a write inside its sandbox did not fail";
+  return result.signal ? `it ended with ${result.signal}` : `it exited with ${result.status}`;
+}
+
+const PROBE_TIMEOUT_MS = 10_000;
+
 /** Undefined when `bwrap` made a sandbox that really kept a read-only folder read-only; else what went wrong. */
 function probe(bwrap: string): string | undefined {
-  const dir = mkdtempSync(join(tmpdir(), "pi-subagent-probe-"));
+  const { dir, planted, args } = probeSetUp();
   try {
-    const planted = join(dir, "written");
-    const script = `(true > '${planted}') 2>/dev/null && exit 3; echo ${ISOLATED}`;
-    const args = ["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", dir, dir, "--", "/bin/sh", "-c", script];
-    const result = spawnSync(bwrap, args, { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "pipe"] });
-    if (existsSync(planted) || readdirSync(dir).length > 0) return "a write inside its sandbox reached the host";
-    if (result.status === 0 && (result.stdout ?? "").trim() === ISOLATED) return undefined;
-    const said = (result.stderr ?? "").trim().split("\n")[0]?.trim();
-    if (said) return said;
-    if (result.error) return result.error.message;
-    if (result.status === 3) return "a write inside its sandbox did not fail";
-    return result.signal ? `it ended with ${result.signal}` : `it exited with ${result.status}`;
+    const result = spawnSync(bwrap, args, { encoding: "utf8", timeout: PROBE_TIMEOUT_MS, stdio: ["ignore", "pipe", "pipe"] });
+    return judgeProbe(dir, planted, { status: result.status, signal: result.signal, stdout: result.stdout ?? "", stderr: result.stderr ?? "", ...(result.error ? { error: result.error } : {}) });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The same probe without blocking: bubblewrap starts while the dispatch reads its agents and config. */
+function probeInBackground(bwrap: string): Promise<string | undefined> {
+  const { dir, planted, args } = probeSetUp();
+  return new Promise<ProbeRun>((resolve) => {
+    let stdout = "";
+    let stderr = "";
+    let settled = false;
+    const done = (run: Omit<ProbeRun, "stdout" | "stderr">) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...run, stdout, stderr });
+    };
+    const child = spawn(bwrap, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const timer = setTimeout(() => child.kill("SIGKILL"), PROBE_TIMEOUT_MS);
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", (error) => done({ status: null, signal: null, error }));
+    child.on("close", (status, signal) => done({ status, signal }));
+  }).then(
+    (run) => judgeProbe(dir, planted, run),
+  ).finally(() => rmSync(dir, { recursive: true, force: true }));
+}
+
+/** Each bwrap's probe outcome, once known (for the process: one probe each). */
+function probeOutcomes(): Map<string, string | undefined> {
+  return perProcess("sandbox-probe", () => new Map<string, string | undefined>());
+}
+
+/** Probes started ahead and not yet done, by bwrap path (this load's own). */
+const probesUnderWay = new Map<string, Promise<void>>();
+
+/**
+ * Starts the probe of the bwrap findWorkingBwrap would use, without waiting, so that a dispatch that asked for a
+ * sandbox finds it done: the same probe, kept alike. Resolves once it is done (at once when there is nothing to do).
+ * findWorkingBwrap still decides; until this resolves it would probe again itself.
+ */
+export function probeAhead(dirs: readonly string[] = bwrapDirs(), platform: NodeJS.Platform = process.platform): Promise<void> {
+  if (platform !== "linux") return Promise.resolve();
+  const bwrap = bwrapInSystemDirs(dirs);
+  if (!bwrap || probeOutcomes().has(bwrap)) return Promise.resolve();
+  let underWay = probesUnderWay.get(bwrap);
+  if (!underWay) {
+    underWay = probeInBackground(bwrap)
+      .then(
+        (problem) => {
+          probeOutcomes().set(bwrap, problem);
+        },
+        () => undefined, // could not even start it: findWorkingBwrap probes at the dispatch, as without this
+      )
+      .finally(() => probesUnderWay.delete(bwrap));
+    probesUnderWay.set(bwrap, underWay);
+  }
+  return underWay;
 }
 
 export function findWorkingBwrap(dirs: readonly string[] = bwrapDirs(), platform: NodeJS.Platform = process.platform): BwrapLookup {
   if (platform !== "linux") return { ok: false, reason: { kind: "platform", platform } };
   const bwrap = bwrapInSystemDirs(dirs);
   if (!bwrap) return { ok: false, reason: { kind: "not-found", dirs } };
-  const probes = perProcess("sandbox-probe", () => new Map<string, string | undefined>());
+  const probes = probeOutcomes();
   if (!probes.has(bwrap)) probes.set(bwrap, probe(bwrap));
   const problem = probes.get(bwrap);
   return problem === undefined ? { ok: true, bwrap } : { ok: false, reason: { kind: "broken", bwrap, detail: problem } };

@@ -1,6 +1,6 @@
 /**
- * Which of jiti's cache entries a sandboxed child gets copies of: those of this package's own TypeScript files, in
- * jiti's cache folder `<temp dir>/jiti`, copied by bubblewrap into the same folder of the child's private /tmp
+ * Which of jiti's cache entries a sandboxed child gets copies of: those of the package's modules it loads
+ * (src/core/sandbox/child-modules.ts, about a dozen), in jiti's cache folder `<temp dir>/jiti`, copied by bubblewrap into the same folder of the child's private /tmp
  * (src/core/sandbox/bwrap-args.ts; the descriptors, and what may be handed in, in src/io/sandbox/handed-files.ts).
  *
  * Why copies: jiti turns its file cache off in a folder it cannot write (it checks the folder for `W_OK`), so the
@@ -11,9 +11,10 @@
  * person's own pi would read is copied: from a folder the user can write (jiti's rule), regular files the user owns,
  * each under a size limit.
  */
-import { accessSync, constants, lstatSync, readdirSync } from "node:fs";
+import { accessSync, constants, lstatSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SANDBOXED_CHILD_MODULES } from "../../core/sandbox/child-modules.ts";
 import { jitiCacheNames } from "../../core/sandbox/jiti-cache-names.ts";
 import { PACKAGE_ROOT } from "../shared/paths.ts";
 import { isHandableFile } from "./handed-files.ts";
@@ -23,35 +24,19 @@ export function hostJitiCacheDir(): string {
   return join(tmpdir(), "jiti");
 }
 
-let sourcesOfRoot: { root: string; files: string[] } | undefined;
-
-/** The package's TypeScript files pi's loader compiles: `extension.ts` and everything under `src/` (listed once per load). */
-export function packageSources(root: string = PACKAGE_ROOT): string[] {
-  if (sourcesOfRoot?.root === root) return sourcesOfRoot.files;
-  const files = [join(root, "extension.ts")];
-  const walk = (dir: string) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.isFile() && entry.name.endsWith(".ts")) files.push(path);
-    }
-  };
-  walk(join(root, "src"));
-  sourcesOfRoot = { root, files };
-  return files;
+/**
+ * The package's TypeScript files a sandboxed child loads (src/core/sandbox/child-modules.ts): the only ones whose
+ * entries are worth copying, since a sandboxed child gets the refusing tool and none of the runtime.
+ */
+export function sandboxedChildSources(root: string = PACKAGE_ROOT): string[] {
+  return SANDBOXED_CHILD_MODULES.map((module) => join(root, ...module.split("/")));
 }
 
 /**
  * The host paths of the entries to copy, one per source file at most. Each name is looked up, never the folder
  * listed: a cache grown to thousands of entries (one per checkout of every file) costs no more.
  */
-export function jitiEntriesToCopy(hostCache: string = hostJitiCacheDir(), sources: readonly string[] = packageSources()): string[] {
+export function jitiEntriesToCopy(hostCache: string = hostJitiCacheDir(), sources: readonly string[] = sandboxedChildSources()): string[] {
   try {
     accessSync(hostCache, constants.W_OK);
   } catch {

@@ -12,8 +12,9 @@
  * - "sandbox-probe": whether each bwrap found can make a sandbox (src/io/sandbox/find-bwrap.ts), tried once;
  * - "sandbox-mount-points": the number of this pi's last entry in the shared record of mount points
  *   (src/io/sandbox/mount-points.ts), so that two loads never name two claims alike;
- * - "session-start": the session's authority as it was at its start (src/io/authority/session-start.ts), kept by
- *   the start-up part at pi's `session_start` and read by the runtime, which is a later load of the modules;
+ * - "session-start-snapshot": what the session's authority is decided from, as it was at its start
+ *   (src/io/authority/start-snapshot.ts), kept by the start-up part at pi's `session_start` and read by the
+ *   runtime, which is a later load of the modules;
  * - "login-refresh-failures": when each OAuth login's refresh last failed (src/pi/sandbox/refresh-before-hand-in.ts),
  *   so a /reload does not start the retry wait over.
  */
@@ -24,7 +25,7 @@ export type PerProcessName =
   | "startup-sweep"
   | "sandbox-probe"
   | "sandbox-mount-points"
-  | "session-start"
+  | "session-start-snapshot"
   | "login-refresh-failures";
 
 /** The process's value for `name`, made by `create` on first use. */

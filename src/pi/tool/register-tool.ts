@@ -49,6 +49,7 @@ import { guardedChangedNotice, guardedChangedRefusal, projectAgentsHiddenNote, p
 import type { AgentDefinition, DiscoveryResult } from "../../core/agents/types.ts";
 import { protectedTools, replacedAgentText } from "../../core/agents/name-protection.ts";
 import { resolveSandbox } from "../../core/sandbox/resolve-sandbox.ts";
+import { bwrapDirs, probeAhead } from "../../io/sandbox/find-bwrap.ts";
 import { readSandboxSettings } from "../../core/sandbox/settings.ts";
 import { sandboxSourceText } from "../../core/sandbox/texts.ts";
 import type { LoadedConfig } from "../../io/config/load.ts";
@@ -185,6 +186,9 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
    * batch part and every chain step go through it. A blocking part counts as in flight once prepared.
    */
   const admitPart = async (params: SubagentParams, toolCallId: string, ctx: ExtensionContext, background: BackgroundDispatcher | undefined, reservedPlace?: () => void): Promise<AdmittedPart> => {
+    // A call that asks for a sandbox has bubblewrap's probe run beside the reading below (prepareDispatch still
+    // decides, from the same probe's outcome), instead of after it.
+    const probing = params.sandbox !== undefined && params.sandbox !== "off" ? probeAhead(bwrapDirs(process.env)) : undefined;
     const dir = agentDir();
     // Authority first, as it was at the session's start: what pi let this session see of the project decides what
     // is read at all, and files that appeared since (a child may have written them) decide nothing.
@@ -246,6 +250,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       forkedHistory = fork.history;
     }
     const toolGrant = grantProtectedTools(request.agent, { callTools: request.tools, session: readSessionTools(pi), ceiling: settings.toolCeiling });
+    await probing;
     return {
       agent: request.agent.name,
       task: request.task,

@@ -1,11 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { captureSessionStart, guardedSinceStart, savedTrustDecision } from "../../../../src/io/authority/session-start.ts";
+import { captureSessionStart, guardedSinceStart, resetSessionStartsForTests, savedTrustDecision, sessionStart } from "../../../../src/io/authority/session-start.ts";
+import { rememberStartSnapshot } from "../../../../src/io/authority/start-snapshot.ts";
 import { createTempTree, type TempTree } from "../agents/temp-tree.ts";
 
 let tree: TempTree | undefined;
-afterEach(() => tree?.remove());
+afterEach(() => {
+  tree?.remove();
+  resetSessionStartsForTests();
+});
 
 function setUp(): { tree: TempTree; cwd: string; agentDir: string; home: string } {
   tree = createTempTree();
@@ -50,5 +54,29 @@ describe("the session's start", () => {
     expect(savedTrustDecision(agentDir, cwd)).toBe(true);
     writeFileSync(join(agentDir, "trust.json"), JSON.stringify({ [tree.root]: true, [cwd]: false }));
     expect(savedTrustDecision(agentDir, cwd)).toBe(false);
+  });
+
+  it("what is kept at the start is made sense of at the first dispatch, as it was then: the user file and the trust store written in between change nothing", () => {
+    const { tree, cwd, agentDir, home } = setUp();
+    tree.write("agent/subagent-isolation.json", JSON.stringify({ $toolCeiling: "session", $sandbox: "read-only" }));
+    const input = { cwd, agentDir, home, argv: [], isProjectTrusted: () => true };
+    rememberStartSnapshot(input);
+    // What a child (or anything) may write after the start and before the first dispatch.
+    tree.write("agent/subagent-isolation.json", JSON.stringify({ $toolCeiling: "off", $sandbox: "off" }));
+    writeFileSync(join(agentDir, "trust.json"), JSON.stringify({ [cwd]: true }));
+    const start = sessionStart(input);
+    expect(start.userAuthority).toEqual({ $toolCeiling: "session", $sandbox: "read-only" });
+    // Trusted only as implied at the start (no saved decision then): the saved "yes" written later is no decision.
+    expect(start.trust).toEqual({ kind: "trusted", explicit: false });
+    expect(sessionStart(input)).toBe(start);
+  });
+
+  it("a session never announced keeps what the first dispatch finds", () => {
+    const { tree, cwd, agentDir, home } = setUp();
+    tree.write("agent/subagent-isolation.json", JSON.stringify({ $sandbox: "workspace-write" }));
+    const start = sessionStart({ cwd, agentDir, home, argv: [] });
+    tree.write("agent/subagent-isolation.json", JSON.stringify({ $sandbox: "off" }));
+    expect(sessionStart({ cwd, agentDir, home, argv: [] }).userAuthority).toEqual({ $sandbox: "workspace-write" });
+    expect(start.trust).toEqual({ kind: "no-trust-system" });
   });
 });

@@ -1,8 +1,8 @@
-import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { bwrapDirs, bwrapInSystemDirs, findWorkingBwrap, SYSTEM_BWRAP_DIRS } from "../../../../src/io/sandbox/find-bwrap.ts";
+import { bwrapDirs, bwrapInSystemDirs, findWorkingBwrap, probeAhead, SYSTEM_BWRAP_DIRS } from "../../../../src/io/sandbox/find-bwrap.ts";
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -68,5 +68,32 @@ describe("findWorkingBwrap", () => {
     const fake = fakeBwrap(join(dir), 'while [ "$1" != "--" ]; do shift; done; shift; exec "$@"');
     const found = findWorkingBwrap([dir], "linux");
     expect(found).toEqual({ ok: false, reason: { kind: "broken", bwrap: fake, detail: "a write inside its sandbox reached the host" } });
+  });
+
+  it.skipIf(!isRoot)("a probe started ahead decides as the probe at the dispatch would, and runs once: a bwrap that does not isolate is refused all the same", async () => {
+    const dir = tempDir();
+    const runs = join(dir, "runs");
+    const fake = fakeBwrap(dir, `echo run >> '${runs}'\nwhile [ "$1" != "--" ]; do shift; done; shift; exec "$@"`);
+    await Promise.all([probeAhead([dir], "linux"), probeAhead([dir], "linux")]);
+    expect(findWorkingBwrap([dir], "linux")).toEqual({ ok: false, reason: { kind: "broken", bwrap: fake, detail: "a write inside its sandbox reached the host" } });
+    await probeAhead([dir], "linux");
+    expect(readFileSync(runs, "utf8")).toBe("run\n");
+  });
+
+  it.skipIf(!isRoot)("a probe started ahead reports a bwrap that cannot make a sandbox, with what it said", async () => {
+    const dir = tempDir();
+    const fake = fakeBwrap(dir, "echo 'bwrap: No permissions to create new namespace' >&2\nexit 1");
+    await probeAhead([dir], "linux");
+    expect(findWorkingBwrap([dir], "linux")).toEqual({ ok: false, reason: { kind: "broken", bwrap: fake, detail: "bwrap: No permissions to create new namespace" } });
+  });
+
+  it.skipIf(!bwrapInSystemDirs())("a probe started ahead finds the system's bwrap working", async () => {
+    await probeAhead(SYSTEM_BWRAP_DIRS, "linux");
+    expect(findWorkingBwrap(SYSTEM_BWRAP_DIRS, "linux")).toEqual({ ok: true, bwrap: bwrapInSystemDirs() });
+  });
+
+  it("a probe ahead does nothing off Linux or without a bwrap", async () => {
+    await expect(probeAhead(["/usr/bin"], "darwin")).resolves.toBeUndefined();
+    await expect(probeAhead([tempDir()], "linux")).resolves.toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { jitiCacheNames } from "../../../../src/core/sandbox/jiti-cache-names.ts";
 import { MAX_HANDED_BYTES, openHandedFiles } from "../../../../src/io/sandbox/handed-files.ts";
-import { jitiEntriesToCopy, packageSources } from "../../../../src/io/sandbox/jiti-cache-entries.ts";
+import { jitiEntriesToCopy, sandboxedChildSources } from "../../../../src/io/sandbox/jiti-cache-entries.ts";
 
 let root = "";
 afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -23,9 +23,12 @@ function setUp() {
 }
 
 describe("jitiEntriesToCopy", () => {
-  it("lists the package's TypeScript files: extension.ts and src/", () => {
-    const { pkg, sources } = setUp();
-    expect(packageSources(pkg).sort()).toEqual([...sources].sort());
+  it("looks for the entries of the modules a sandboxed child loads: the entry and the refusing tool's, none of the runtime", () => {
+    const sources = sandboxedChildSources("/pkg");
+    expect(sources).toContain("/pkg/extension.ts");
+    expect(sources).toContain("/pkg/src/start/depth-gate-tool.ts");
+    expect(sources).not.toContain("/pkg/src/pi/runtime.ts");
+    expect(sources).not.toContain("/pkg/src/io/run/runner.ts");
   });
 
   it("takes the entries of the package's files that are regular files under the limit, never a link or another file's entry", () => {
