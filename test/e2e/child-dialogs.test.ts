@@ -13,7 +13,7 @@
  * counted in one line, its confirm opening on No, and one `/subagent-answer refuse` ends its queue.
  * Print mode: the dir stays and the result names the unanswered question.
  *
- * @module-tag contract
+ * Contract tests (both pis) are tagged one by one; the others test our own logic and run on pi 1.x only.
  */
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -100,7 +100,7 @@ function holdMainAgentUntilReleased(): () => void {
 const WAITING_LINE = /\? worker [0-9a-f]{8} asks: .*rm -rf/;
 
 describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
-  it("Yes: the question names the agent, the child runs rm -rf, the dir is gone and the result arrives", { tags: ["tui"] }, async () => {
+  it("Yes: the question names the agent, the child runs rm -rf, the dir is gone and the result arrives", { tags: ["contract", "tui"] }, async () => {
     const dir = setUp();
     answerResultsWithOk();
     const t = await suite.startTui();
@@ -116,7 +116,7 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("No: the dir stays and the result says the command was blocked", { tags: ["tui"] }, async () => {
+  it("No: the dir stays and the result says the command was blocked", { tags: ["contract", "tui"] }, async () => {
     const dir = setUp();
     answerResultsWithOk();
     const t = await suite.startTui();
@@ -240,7 +240,7 @@ function setUpHostile(): void {
 const hostileTask = (word: string) => ({ agent: "worker", task: `Go. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `echo ${word}` } }] })}` });
 
 describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => {
-  it("an editor prefill with title, clipboard and clear-screen sequences reaches the screen as plain text, with none of their effects", { tags: ["tui"] }, async () => {
+  it("an editor prefill with title, clipboard and clear-screen sequences reaches the screen as plain text, with none of their effects", { tags: ["contract", "tui"] }, async () => {
     setUpHostile();
     answerResultsWithOk();
     const t = await suite.startTui();
@@ -323,7 +323,7 @@ describe.skipIf(skipTuiTests())("the person chose not to be asked ($askPerson: f
 });
 
 describe.skipIf(skipTuiTests())("a grandchild asks the person (nesting)", () => {
-  it("its question travels up through its parent, labelled with the whole path, and Yes reaches it", { tags: ["tui"] }, async () => {
+  it("its question travels up through its parent, labelled with the whole path, and Yes reaches it", { tags: ["contract", "tui"] }, async () => {
     const dir = setUp();
     answerResultsWithOk();
     const t = await suite.startTui({ extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2" } });

@@ -5,7 +5,7 @@
  * PI_SUBAGENT_MAX_DEPTH=2 a child dispatches a grandchild whose answer comes back through it, the grandchild
  * cannot dispatch, and cancelling the child in the TUI ends the grandchild too.
  *
- * @module-tag contract
+ * Contract tests (both pis) are tagged one by one; the others test our own logic and run on pi 1.x only.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -63,7 +63,7 @@ function records(): Array<Record<string, unknown>> {
 }
 
 describe("context fork in print mode", () => {
-  it("gives a forked child the earlier conversation and the task under the agent's system prompt and tools; a fresh child gets neither; the parent's file is only appended to by pi", { tags: ["slow"] }, async () => {
+  it("gives a forked child the earlier conversation and the task under the agent's system prompt and tools; a fresh child gets neither; the parent's file is only appended to by pi", { tags: ["contract", "slow"] }, async () => {
     suite.newEnv({ workerFrontmatter: "tools: read" });
     const parentFile = join(suite.env.root, "parent-session.jsonl");
     const first = await printPi(["--session", parentFile], `Remember this: the code word is ${FACT}.`);
@@ -185,7 +185,7 @@ describe("nesting with a limit of 2 in print mode", () => {
 });
 
 describe("nesting: shutdown ends the whole tree", () => {
-  it("Ctrl+C (SIGINT) on pi -p while a grandchild runs leaves no process of the tree behind", async () => {
+  it("Ctrl+C (SIGINT) on pi -p while a grandchild runs leaves no process of the tree behind", { tags: ["contract"] }, async () => {
     suite.newEnv();
     const started = join(suite.env.root, "grandchild-started");
     const grandTask = `Hold on. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `touch ${started} && sleep 305` } }] })}`;

@@ -3,7 +3,7 @@
  * from the main agent (`action: "message"`) or the person (`/subagent-message`) reaches a busy child at its next
  * step, and a cancelled child keeps the text it wrote and the tools it ran. Skipped where tmux is missing.
  *
- * @module-tag contract
+ * Contract tests (both pis) are tagged one by one; the others test our own logic and run on pi 1.x only.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -60,7 +60,7 @@ function recordOf(taskId: string): Record<string, unknown> {
 }
 
 describe.skipIf(skipTuiTests())("live subagents in the TUI", () => {
-  it("action=message reaches a child busy in bash at its next request, and its result shows it acted on it", { tags: ["tui"] }, async () => {
+  it("action=message reaches a child busy in bash at its next request, and its result shows it acted on it", { tags: ["contract", "tui"] }, async () => {
     const t = await startTui();
     const { started, release } = busyChild();
     let taskId = "";
@@ -130,7 +130,7 @@ describe.skipIf(skipTuiTests())("live subagents in the TUI", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("/subagent-message with a 13-character id prefix reaches the child, marked as the user's", { tags: ["tui"] }, async () => {
+  it("/subagent-message with a 13-character id prefix reaches the child, marked as the user's", { tags: ["contract", "tui"] }, async () => {
     const t = await startTui();
     const { started, release } = busyChild();
     suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."), reply: { text: "Dispatched." }, times: 1 });
@@ -150,7 +150,7 @@ describe.skipIf(skipTuiTests())("live subagents in the TUI", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("/subagent-cancel of a child that wrote text and then started a long tool keeps that text, and leaves no process", { tags: ["tui"] }, async () => {
+  it("/subagent-cancel of a child that wrote text and then started a long tool keeps that text, and leaves no process", { tags: ["contract", "tui"] }, async () => {
     const t = await startTui();
     const { started } = busyChild();
     suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."), reply: { text: "Dispatched." }, times: 1 });
@@ -200,7 +200,7 @@ describe("live children in print mode", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("a 200 KiB task reaches the child whole (no E2BIG); the JSON fallback still delegates as before", async () => {
+  it("a 200 KiB task reaches the child whole (no E2BIG); the JSON fallback still delegates as before", { tags: ["contract"] }, async () => {
     suite.newEnv();
     const big = `BIG-TASK ${"x".repeat(200 * 1024)}`;
     suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && r.lastText.includes("GO-BIG"), reply: { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: big } }] } });

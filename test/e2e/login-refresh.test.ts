@@ -6,7 +6,7 @@
  * provider's API key, so it never needs the login itself and only the dispatch renews it. Two pis renewing at
  * once against a slow login server ask it once (the test fails with a renewal that skips pi's lock: two calls).
  *
- * @module-tag contract
+ * Contract tests (both pis) are tagged one by one; the others test our own logic and run on pi 1.x only.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -59,7 +59,7 @@ const DELEGATE = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", tas
 const childResult = (): string | undefined => mainToolResults(suite.fake).find((text) => text.includes("[subagent session:"));
 
 describe.skipIf(SKIP)("a login near its end is renewed before a sandboxed child gets its copy", () => {
-  it("the main pi renews a login that ends in a minute in the person's auth.json, with the person's refresh token; the read-only child calls its model with the new token and succeeds", async () => {
+  it("the main pi renews a login that ends in a minute in the person's auth.json, with the person's refresh token; the read-only child calls its model with the new token and succeeds", { tags: ["contract"] }, async () => {
     const { env, run, storedLogin, refreshes } = setUp({ access: "ACCESS-OLD", refresh: "REFRESH-1", expires: Date.now() + MINUTE });
     const before = Date.now();
     const result = await run(DELEGATE);
@@ -80,7 +80,7 @@ describe.skipIf(SKIP)("a login near its end is renewed before a sandboxed child 
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
-  it("two pis dispatching at once with one login near its end renew it once, under pi's lock: the second finds it renewed, and both children use the new token", async () => {
+  it("two pis dispatching at once with one login near its end renew it once, under pi's lock: the second finds it renewed, and both children use the new token", { tags: ["contract"] }, async () => {
     const { env, run, storedLogin, refreshes } = setUp({ access: "ACCESS-OLD", refresh: "REFRESH-1", expires: Date.now() + MINUTE });
     // A slow login server: without the lock both pis would be inside it with the same (single-use) refresh token.
     const slow = { OAUTH_FAKE_REFRESH_DELAY_MS: "3000" };
@@ -107,7 +107,7 @@ describe.skipIf(SKIP)("a login near its end is renewed before a sandboxed child 
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
-  it("a refresh that fails does not hold the dispatch back: one warning, the child runs with the current login, the person's file is as it was", async () => {
+  it("a refresh that fails does not hold the dispatch back: one warning, the child runs with the current login, the person's file is as it was", { tags: ["contract"] }, async () => {
     // Ten minutes left: within a 20-minute margin, beyond pi's own five-minute window (so the child uses it as it is).
     const expires = Date.now() + 10 * MINUTE;
     const { env, authFile, run, refreshes } = setUp({ access: "ACCESS-OLD", refresh: BROKEN_REFRESH, expires });

@@ -7,7 +7,7 @@
  * the person's, and its own dispatch is refused in one sentence; two pi sessions in one folder share the record of
  * mount points, so one session's end never lets the other's child create a protected name.
  *
- * @module-tag contract
+ * Contract tests (both pis) are tagged one by one; the others test our own logic and run on pi 1.x only.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { createServer, type Server } from "node:net";
@@ -36,7 +36,7 @@ function printPi(prompt: string, extraEnv?: NodeJS.ProcessEnv) {
 const plantedExtension = (marker: string) => `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "ran");\nexport default function () {}\n`;
 
 describe.skipIf(SKIP)("the agent dir is the child's private copy", () => {
-  it("a read-only child's \"!command\" keys in auth.json and models.json, settings and extensions never reach the person's pi; its login copy has no refresh token", async () => {
+  it("a read-only child's \"!command\" keys in auth.json and models.json, settings and extensions never reach the person's pi; its login copy has no refresh token", { tags: ["contract"] }, async () => {
     const env = suite.newEnv({ workerFrontmatter: "sandbox: read-only" });
     const agentDir = env.agentDir;
     const authFile = join(agentDir, "auth.json");
@@ -88,7 +88,7 @@ describe.skipIf(SKIP)("the agent dir is the child's private copy", () => {
 });
 
 describe.skipIf(SKIP)("workspace-write: what later runs is read-only", () => {
-  it("a workspace-write child cannot set core.fsmonitor, add a hook, or create .pi/extensions, .pi/agents/explore.md, AGENTS.md, CLAUDE.md, .agents or .claude; ordinary files stay writable, and no mount point is left behind", async () => {
+  it("a workspace-write child cannot set core.fsmonitor, add a hook, or create .pi/extensions, .pi/agents/explore.md, AGENTS.md, CLAUDE.md, .agents or .claude; ordinary files stay writable, and no mount point is left behind", { tags: ["contract"] }, async () => {
     const env = suite.newEnv({ workerFrontmatter: "sandbox: workspace-write" });
     const dir = gitProject(env);
     const mark = (name: string) => join(marks.dir, name);
@@ -176,7 +176,7 @@ describe.skipIf(SKIP)("sockets and secrets", () => {
     server = undefined;
   });
 
-  it("a read-only child cannot read ~/.git-credentials, gh's token, shell history, pi's transcripts or another task's session, and has no SSH_AUTH_SOCK", async () => {
+  it("a read-only child cannot read ~/.git-credentials, gh's token, shell history, pi's transcripts or another task's session, and has no SSH_AUTH_SOCK", { tags: ["contract"] }, async () => {
     const env = suite.newEnv({ workerFrontmatter: "sandbox: read-only" });
     const home = env.env.HOME as string;
     const SECRET = `TOKEN-${randomUUID()}`;

@@ -7,7 +7,7 @@
  * with the fix named and no child starts; a child has writable copies of jiti's cache entries for the package,
  * and what it writes there never reaches the host's cache.
  *
- * @module-tag contract
+ * Contract tests (both pis) are tagged one by one; the others test our own logic and run on pi 1.x only.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -58,7 +58,7 @@ const probeCommand = (inside: string, outsideFile: string) =>
   `touch ${inside}; echo "inside:$?"; touch ${outsideFile}; echo "outside:$?"; cat ~/.ssh/id_test; echo "secret:$?"`;
 
 describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () => {
-  it("a read-only agent writes nothing in the project or outside it and cannot read ~/.ssh; its result arrives and names the sandbox", async () => {
+  it("a read-only agent writes nothing in the project or outside it and cannot read ~/.ssh; its result arrives and names the sandbox", { tags: ["contract"] }, async () => {
     const env = newSandboxEnv("sandbox: read-only");
     const inside = join(env.workDir, "in-project.txt");
     const outsideFile = join(outside, "outside.txt");
@@ -78,7 +78,7 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
-  it("a workspace-write agent writes in its folder, not outside it, and cannot read ~/.ssh", async () => {
+  it("a workspace-write agent writes in its folder, not outside it, and cannot read ~/.ssh", { tags: ["contract"] }, async () => {
     const env = newSandboxEnv("sandbox: workspace-write");
     const inside = join(env.workDir, "in-project.txt");
     const outsideFile = join(outside, "outside.txt");
@@ -95,7 +95,7 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
-  it("a read-only child's temp folder is its private /tmp, wherever the person's TMPDIR points", async () => {
+  it("a read-only child's temp folder is its private /tmp, wherever the person's TMPDIR points", { tags: ["contract"] }, async () => {
     const env = newSandboxEnv("sandbox: read-only");
     // A TMPDIR the sandbox does not show (under /tmp, but no folder the child is given).
     const personTmp = join(env.root, "person-tmp");
@@ -130,7 +130,7 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     expect(mainToolResults(suite.fake).find((text) => text.includes("RO-OFF-DONE"))).toContain("[subagent sandbox: read-only]");
   });
 
-  it("a worktree child with workspace-write writes only its worktree, and its change comes back on the branch", async () => {
+  it("a worktree child with workspace-write writes only its worktree, and its change comes back on the branch", { tags: ["contract"] }, async () => {
     const env = newSandboxEnv("sandbox: workspace-write\nisolation: worktree");
     const git = (...args: string[]) => execFileSync("git", args, { cwd: env.workDir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     env.writeWorkFile("README.md", "original\n");
@@ -155,7 +155,7 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
 });
 
 describe.skipIf(SKIP)("the child's copies of pi's TypeScript cache", () => {
-  it("a sandboxed child has its own writable copies of jiti's entries for the package, and what it writes there never reaches the host's cache", async () => {
+  it("a sandboxed child has its own writable copies of jiti's entries for the package, and what it writes there never reaches the host's cache", { tags: ["contract"] }, async () => {
     const env = newSandboxEnv("sandbox: read-only");
     // A temp folder of the test's own (under /tmp, so inside the child's private one): its jiti cache is this test's.
     const tmp = join(env.root, "tmp");

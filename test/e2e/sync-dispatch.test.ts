@@ -3,7 +3,7 @@
  * The parent is scripted through `@fake` directives in the prompt; the child through directives inside the
  * task it is given (the child's prompt is `Task: <task>`).
  *
- * @module-tag contract
+ * Contract tests (both pis) are tagged one by one; the others test our own logic and run on pi 1.x only.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -35,7 +35,7 @@ function printPi(prompt: string, extraEnv: NodeJS.ProcessEnv = {}, mode: "print"
 }
 
 describe("synchronous dispatch in print mode", () => {
-  it("runs the child with the agent's body, the task, and the project's model and thinking, and returns its answer", async () => {
+  it("runs the child with the agent's body, the task, and the project's model and thinking, and returns its answer", { tags: ["contract"] }, async () => {
     newEnv();
     suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { model: `fake/${FAKE_REASONER}`, thinking: "high" } }));
     const result = await printPi(delegatingPrompt([{ agent: "worker", task: childTask("Count the files.", { text: "CHILD-ANSWER-42" }) }]));
@@ -58,7 +58,7 @@ describe("synchronous dispatch in print mode", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("resumes a session: the child's second request carries the first exchange", async () => {
+  it("resumes a session: the child's second request carries the first exchange", { tags: ["contract"] }, async () => {
     newEnv();
     const first = await printPi(delegatingPrompt([{ agent: "worker", task: childTask("First task.", { text: "FIRST-ANSWER" }) }]));
     expect(first.code, first.stderr).toBe(0);
@@ -88,7 +88,7 @@ describe("synchronous dispatch in print mode", () => {
     expect(suite.fake.requests.some(isWorkerRequest)).toBe(false);
   });
 
-  it("reports a failing child as failed, with the model's error", async () => {
+  it("reports a failing child as failed, with the model's error", { tags: ["contract"] }, async () => {
     newEnv();
     const result = await printPi(
       delegatingPrompt([{ agent: "worker", task: childTask("Break.", { httpError: { status: 500, message: "upstream exploded" } }) }]),
@@ -115,7 +115,7 @@ describe("synchronous dispatch in print mode", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("Ctrl+C (SIGINT) on pi -p during a delegation leaves no process behind and the task recorded", async () => {
+  it("Ctrl+C (SIGINT) on pi -p during a delegation leaves no process behind and the task recorded", { tags: ["contract"] }, async () => {
     newEnv();
     const marker = join(suite.env.root, "sleep-started");
     const task = childTask("Wait.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${marker} && sleep 300` } }] });
@@ -138,7 +138,7 @@ describe("synchronous dispatch in print mode", () => {
     expect(existsSync(join(sessions, id!, "run.lock"))).toBe(false);
   });
 
-  it("spares a child at the depth limit the package given with -e: its model sees no subagent tool", async () => {
+  it("spares a child at the depth limit the package given with -e: its model sees no subagent tool", { tags: ["contract"] }, async () => {
     newEnv();
     const result = await printPi(delegatingPrompt([{ agent: "worker", task: childTask("Look around.", { text: "CHILD-LOOKED" }) }]));
     expect(result.code, result.stderr).toBe(0);
@@ -151,7 +151,7 @@ describe("synchronous dispatch in print mode", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("gives a child's own subagent call the depth-gate message when the package is installed", async () => {
+  it("gives a child's own subagent call the depth-gate message when the package is installed", { tags: ["contract"] }, async () => {
     newEnv();
     const install = await runPi(["install", REPO_ROOT], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 120_000 });
     expect(install.code, install.stderr).toBe(0);
@@ -164,7 +164,7 @@ describe("synchronous dispatch in print mode", () => {
     expect(result.stdout).toContain("Subagent tool is blocked: depth limit reached");
   });
 
-  it.each(["rpc", "json"])("a child in %s mode starts with --offline even when the parent pi is online", async (childMode) => {
+  it.each(["rpc", "json"])("a child in %s mode starts with --offline even when the parent pi is online", { tags: ["contract"] }, async (childMode) => {
     newEnv();
     // pi 1.x's RPC mode refreshes model catalogs over the network at start unless offline; the parent here is
     // not offline, so a child that reports PI_OFFLINE=1 got it from its own --offline (pi sets it from the flag).
@@ -212,7 +212,7 @@ describe("synchronous dispatch in print mode", () => {
 });
 
 describe("synchronous dispatch in JSON mode", () => {
-  it("returns the same result in the tool's JSON events", async () => {
+  it("returns the same result in the tool's JSON events", { tags: ["contract"] }, async () => {
     newEnv();
     const result = await printPi(delegatingPrompt([{ agent: "worker", task: childTask("Say it.", { text: "JSON-CHILD" }) }]), {}, "json");
     expect(result.code, result.stderr).toBe(0);
@@ -228,7 +228,7 @@ describe("synchronous dispatch in JSON mode", () => {
 });
 
 describe("synchronous dispatch in RPC mode", () => {
-  it("an abort stops the child's whole tree and reports it cancelled", async () => {
+  it("an abort stops the child's whole tree and reports it cancelled", { tags: ["contract"] }, async () => {
     newEnv();
     const marker = join(suite.env.root, "sleep-started");
     const task = childTask("Wait.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${marker} && sleep 300` } }] });
