@@ -8,35 +8,35 @@
  *   because its parent passed its own `-e` on gets no tool at all, as a child without the package would;
  * - a sandboxed subagent below the limit (PI_SUBAGENT_SANDBOX) gets the same refusing tool, saying why;
  * - the main pi gets src/start/main-pi.ts: the manifest in front of the runtime (src/pi/runtime.ts), loaded on first use;
- *   a second clone of the package loaded in the same pi registers only a notice saying so (src/io/shared/loaded-copy.ts).
+ *   a second clone of the package loaded in the same pi registers only a notice saying so (src/shared/loaded-copy.ts).
  * Only the depth variables are imported up front: a child that only watches its parent loads neither pi's
  * packages nor TypeBox.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { isBelowDepthLimit, mayDispatchSubagents, PARENT_ENV } from "./src/core/shared/depth.ts";
+import { isBelowDepthLimit, mayDispatchSubagents, PARENT_ENV } from "./src/shared/depth.ts";
 
 export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> {
   // Only a child has a parent to watch (a no-op after the first load in a child).
-  if (process.env[PARENT_ENV]) (await import("./src/io/run/parent-watchdog.ts")).watchParentFromChild();
+  if (process.env[PARENT_ENV]) (await import("./src/run/parent-watchdog.ts")).watchParentFromChild();
   if (!isBelowDepthLimit()) {
-    const { givenThisPackage } = await import("./src/io/shared/own-package.ts");
+    const { givenThisPackage } = await import("./src/shared/own-package.ts");
     if (givenThisPackage(process.argv, process.cwd())) return;
   }
   // One after another: pi's loader can show a module still being evaluated half-made to a concurrent import.
   const { getAgentDir } = await import("@mariozechner/pi-coding-agent");
-  (await import("./src/io/shared/paths.ts")).useAgentDirResolver(getAgentDir);
-  const { subagentParameters } = await import("./src/pi/tool/schema.ts");
+  (await import("./src/shared/paths.ts")).useAgentDirResolver(getAgentDir);
+  const { subagentParameters } = await import("./src/tool/schema.ts");
   if (!mayDispatchSubagents()) {
     (await import("./src/start/depth-gate-tool.ts")).registerDepthGateTool(pi, subagentParameters);
     return;
   }
   // A second clone of the package (installed and `-e`) explains itself instead of colliding on the tool's name.
-  const { claimLoadedCopy, releaseLoadedCopy, secondCopyNotice } = await import("./src/io/shared/loaded-copy.ts");
-  const { PACKAGE_ROOT } = await import("./src/io/shared/paths.ts");
+  const { claimLoadedCopy, releaseLoadedCopy, secondCopyNotice } = await import("./src/shared/loaded-copy.ts");
+  const { PACKAGE_ROOT } = await import("./src/shared/paths.ts");
   const claim = claimLoadedCopy(PACKAGE_ROOT);
   if (claim.kind === "other") {
     const notice = secondCopyNotice(claim.root, PACKAGE_ROOT);
-    pi.on("session_start", async (_event, ctx) => (await import("./src/io/agents/warnings.ts")).reportWarningsOnce([notice], ctx));
+    pi.on("session_start", async (_event, ctx) => (await import("./src/agents/warnings.ts")).reportWarningsOnce([notice], ctx));
     return;
   }
   pi.on("session_shutdown", () => releaseLoadedCopy(PACKAGE_ROOT));

@@ -8,9 +8,9 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { markedMessage } from "../src/core/run/rpc-protocol.ts";
-import { startRun } from "../src/io/run/runner.ts";
-import { sessionHeaderLine } from "../src/io/run/session-file.ts";
+import { markedMessage } from "../src/run/rpc-protocol.ts";
+import { startRun } from "../src/run/runner.ts";
+import { sessionHeaderLine } from "../src/run/session-file.ts";
 import { FakeModel, fakeDirective, messageText } from "../test/harness/fake-model.ts";
 import { createPiEnv, EXTENSION_ENTRY, PI_CLI, runPi } from "../test/harness/pi-env.ts";
 import { killProcessesWithMarker } from "../test/harness/processes.ts";

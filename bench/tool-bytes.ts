@@ -3,8 +3,8 @@
  * description, parameters, prompt snippet and guidelines. Ours from its modules; the official example's by
  * running its registration against a stand-in pi that keeps the registered tool.
  */
-import { SUBAGENT_TOOL_TEXTS } from "../src/core/tool/texts.ts";
-import { subagentParameters } from "../src/pi/tool/schema.ts";
+import { SUBAGENT_TOOL_TEXTS } from "../src/tool/texts.ts";
+import { subagentParameters } from "../src/tool/schema.ts";
 
 interface ToolShape {
   name?: string;

@@ -6,13 +6,13 @@
  * in the manifest too; test/unit/start/manifest.test.ts checks that.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { FanOutGate } from "../core/fanout/fan-out-gate.ts";
-import { registerLedger } from "./ledger/register-ledger.ts";
+import { FanOutGate } from "../budget/fan-out-gate.ts";
+import { registerLedger } from "./commands/register-ledger.ts";
 import { registerTaskCommands, registerWorktreesCommand } from "./commands/register-commands.ts";
 import { registerSubagentConfigCommand } from "./commands/subagent-config/register.ts";
 import { registerAgentsCommand } from "./commands/agents-register.ts";
-import { agentDir } from "../io/shared/paths.ts";
-import { registerBackgroundTasks } from "./tasks/register-background.ts";
+import { agentDir } from "../shared/paths.ts";
+import { registerBackgroundTasks } from "./register-background.ts";
 import { registerQuestions } from "./dialogs/register-questions.ts";
 import { createBackgroundDispatcher } from "./tool/background-dispatch.ts";
 import { registerSubagentTool } from "./tool/register-tool.ts";

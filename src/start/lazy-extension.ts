@@ -153,7 +153,7 @@ export function registerLazily(pi: ExtensionAPI, manifest: LazyManifest, runtime
 
   const load = (): Promise<Registrations> => {
     // After the draw part, never beside it: both import the renderers' modules, and a TypeScript module one import
-    // is still evaluating is seen half-made by the other (src/core/shared/load-once.ts).
+    // is still evaluating is seen half-made by the other (src/shared/load-once.ts).
     const afterDraw = async () => {
       await loadingDraw?.catch(() => undefined);
       return all();

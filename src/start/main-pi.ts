@@ -8,10 +8,10 @@ import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { registerLazily, type LazyManifest, type LazyRuntimes } from "./lazy-extension.ts";
 import { subagentManifest } from "./manifest.ts";
 import { registerRosterHook } from "./roster-hook.ts";
-import { detectAppMode } from "../io/shared/mode.ts";
+import { detectAppMode } from "../shared/mode.ts";
 import { registerStartupSweep } from "./register-startup-sweep.ts";
 import { registerSessionStart } from "./register-session-start.ts";
-import { TOOL_NAME } from "../core/tool/texts.ts";
+import { TOOL_NAME } from "../tool/texts.ts";
 
 /** The runtime's parts, each imported on first use (src/start/lazy-extension.ts says when). */
 const RUNTIME_PARTS: LazyRuntimes = {
@@ -21,7 +21,7 @@ const RUNTIME_PARTS: LazyRuntimes = {
 };
 
 /**
- * @param toolParameters The `subagent` tool's parameter schema (src/pi/tool/schema.ts), which pi needs at start; the
+ * @param toolParameters The `subagent` tool's parameter schema (src/tool/schema.ts), which pi needs at start; the
  *   entry hands it over since start/ imports pi/ only lazily.
  * @param parts The runtime's parts (tests hand in their own).
  */
@@ -30,7 +30,7 @@ export function registerMainPi(pi: ExtensionAPI, toolParameters: LazyManifest["t
   registerSessionStart(pi);
   // Once per process, after the first session_start: runs left by a pi that was killed hard (loads on demand).
   registerStartupSweep(pi);
-  registerRosterHook(pi, () => import("../pi/roster/register.ts"));
+  registerRosterHook(pi, () => import("../pi/roster.ts"));
   const interactive = detectAppMode() === "interactive";
   const lazy = registerLazily(pi, subagentManifest(toolParameters), {
     all: parts.all,

@@ -2,13 +2,13 @@
  * What pi sees of the extension at start, before the runtime (src/pi/runtime.ts) is loaded: the `subagent` tool's
  * definition, the commands' names and descriptions, the events the runtime listens to and its message
  * renderer. Only texts and constants are imported here, so loading this costs next to nothing. The tool's
- * parameter schema is pi's TypeBox (src/pi/tool/schema.ts): the entry passes it in.
+ * parameter schema is pi's TypeBox (src/tool/schema.ts): the entry passes it in.
  */
-import { detectAppMode } from "../io/shared/mode.ts";
-import { COMMANDS } from "../core/commands/descriptions.ts";
-import { SUBAGENT_TOOL_TEXTS } from "../core/tool/texts.ts";
-import { RESULT_CUSTOM_TYPE_NAME } from "../core/delivery/result-type.ts";
-import { holdsSubagentActivity } from "../core/shared/session-activity.ts";
+import { detectAppMode } from "../shared/mode.ts";
+import { COMMANDS } from "../commands/descriptions.ts";
+import { SUBAGENT_TOOL_TEXTS } from "../tool/texts.ts";
+import { RESULT_CUSTOM_TYPE_NAME } from "../delivery/result-type.ts";
+import { holdsSubagentActivity } from "./session-activity.ts";
 
 /** The manifest, with the `subagent` tool's parameter schema. */
 export function subagentManifest(toolParameters: import("./lazy-extension.ts").LazyManifest["tools"][number]["parameters"]): import("./lazy-extension.ts").LazyManifest {

@@ -5,15 +5,15 @@
  * imported only then. Only the main pi does it, never a subagent. Registered by the light entry, so it runs in
  * every mode.
  */
-import { isInsideSubagent } from "../core/shared/depth.ts";
-import { agentDir } from "../io/shared/paths.ts";
-import { startupSweepState } from "../io/tasks/startup-sweep-state.ts";
-import { startupSweepHasWork } from "../io/tasks/startup-work.ts";
+import { isInsideSubagent } from "../shared/depth.ts";
+import { agentDir } from "../shared/paths.ts";
+import { startupSweepState } from "../delivery/startup-sweep-state.ts";
+import { startupSweepHasWork } from "../run/startup-work.ts";
 
-/** @param importSweep The clean-up's module (src/pi/tasks/startup-sweep.ts); a parameter so tests can hand in a fake. */
+/** @param importSweep The clean-up's module (src/pi/startup-sweep.ts); a parameter so tests can hand in a fake. */
 export function registerStartupSweep(
   pi: Pick<import("@mariozechner/pi-coding-agent").ExtensionAPI, "on">,
-  importSweep: () => Promise<typeof import("../pi/tasks/startup-sweep.ts")> = () => import("../pi/tasks/startup-sweep.ts"),
+  importSweep: () => Promise<typeof import("../pi/startup-sweep.ts")> = () => import("../pi/startup-sweep.ts"),
 ): void {
   if (isInsideSubagent()) return;
   const sweep = startupSweepState();

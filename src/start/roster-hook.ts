@@ -8,13 +8,13 @@
  * register.ts, imported then) when it does not. The `context` hook (the roster beside a delivered result, for pi
  * 0.73.1) loads the builder only for a model call that holds a result.
  */
-import { RESULT_CUSTOM_TYPE_NAME } from "../core/delivery/result-type.ts";
-import { mayDispatchSubagents } from "../core/shared/depth.ts";
-import { appendRoster } from "../core/roster/append.ts";
-import { cachedRoster, rememberRoster, rosterFingerprint } from "../io/roster/roster-cache.ts";
-import { loadOnce } from "../core/shared/load-once.ts";
+import { RESULT_CUSTOM_TYPE_NAME } from "../delivery/result-type.ts";
+import { mayDispatchSubagents } from "../shared/depth.ts";
+import { appendRoster } from "../roster/append.ts";
+import { cachedRoster, rememberRoster, rosterFingerprint } from "../roster/roster-cache.ts";
+import { loadOnce } from "../shared/load-once.ts";
 
-export type RosterModule = typeof import("../pi/roster/register.ts");
+export type RosterModule = typeof import("../pi/roster.ts");
 export type RosterHandler = ReturnType<RosterModule["createRosterHandler"]>;
 
 /** The handler for a remembered block: the same answer the builder's handler gives for it. */
@@ -59,7 +59,7 @@ function holdsResult(messages: ReadonlyArray<{ role?: unknown; customType?: unkn
 }
 
 /**
- * @param importRoster Imports the roster builder (src/pi/roster/register.ts); called when
+ * @param importRoster Imports the roster builder (src/pi/roster.ts); called when
  *   the cache cannot answer (a parameter, so tests can count and fail the import).
  */
 export function registerRosterHook(pi: Pick<import("@mariozechner/pi-coding-agent").ExtensionAPI, "on">, importRoster: () => Promise<RosterModule>): void {

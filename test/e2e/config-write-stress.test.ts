@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MARKER_VAR, REPO_ROOT } from "../harness/pi-env.ts";
 import { killProcessesWithMarker, waitForNoProcesses } from "../harness/processes.ts";
-import { THINKING_LEVELS } from "../../src/core/shared/thinking.ts";
+import { THINKING_LEVELS } from "../../src/shared/thinking.ts";
 
 const WORKER = join(REPO_ROOT, "test/e2e/fixtures/config-write-stress-worker.ts");
 const WRITES_PER_PROCESS = 200;

@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { TRIGGER_LINE } from "../../src/io/delivery/envelope.ts";
+import { TRIGGER_LINE } from "../../src/delivery/envelope.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";

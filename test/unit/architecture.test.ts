@@ -1,100 +1,272 @@
 /**
- * The module graphs that decide what pi loads when: all source is TypeScript, loaded by pi's loader, and each lazy
- * seam keeps what it defers out of the static imports in front of it.
+ * The shape of src/: one folder per concern, the concerns in one declared order, pi's edge at the top, and the
+ * module graphs that decide what pi loads when. Imports are read with TypeScript's own parser.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../harness/pi-env.ts";
-import { SANDBOXED_CHILD_MODULES } from "../../src/core/sandbox/child-modules.ts";
+import { SANDBOXED_CHILD_MODULES } from "../../src/sandbox/child-modules.ts";
 
 const SRC = join(REPO_ROOT, "src");
 
-function jsModules(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return jsModules(path);
-    return entry.name.endsWith(".js") ? [path] : [];
-  });
+/**
+ * The concerns, lowest first: a module may import (at run time or for a type) only modules of its own concern and
+ * of the concerns before it. `pi/` (what imports pi) and `start/` (what pi loads at its start) are the edge above
+ * them all.
+ */
+const CONCERN_ORDER = [
+  "shared", "budget", "worktree", "sandbox", "agents", "config", "authority", "dialogs", "run", "records", "delivery",
+  "roster", "tool", "workflows", "tasks", "commands",
+] as const;
+const EDGE = ["pi", "start"] as const;
+
+/** Modules of pure logic: no file system, no processes (their callers hand them what they need). */
+const PURE_MODULES: readonly string[] = Object.freeze([
+  "src/agents/frontmatter.ts",
+  "src/agents/name-protection.ts",
+  "src/agents/names.ts",
+  "src/agents/parse.ts",
+  "src/agents/types.ts",
+  "src/agents/yaml-library.ts",
+  "src/agents/yaml-scalar.ts",
+  "src/authority/project-trust.ts",
+  "src/authority/session-start.ts",
+  "src/authority/texts.ts",
+  "src/authority/tool-ceiling.ts",
+  "src/authority/user-settings.ts",
+  "src/budget/append-ledger-entry.ts",
+  "src/budget/env-budget.ts",
+  "src/budget/fan-out-decision.ts",
+  "src/budget/fan-out-gate.ts",
+  "src/budget/fan-out-limits.ts",
+  "src/budget/ledger-text.ts",
+  "src/budget/ledger.ts",
+  "src/budget/limits.ts",
+  "src/budget/record-text.ts",
+  "src/budget/turn-usage.ts",
+  "src/commands/agents-inventory.ts",
+  "src/commands/agents-text.ts",
+  "src/commands/completions.ts",
+  "src/commands/descriptions.ts",
+  "src/commands/notices.ts",
+  "src/commands/result-text.ts",
+  "src/commands/subagent-config/budget-labels.ts",
+  "src/commands/subagent-config/config-notices.ts",
+  "src/commands/subagent-config/config-types.ts",
+  "src/commands/subagent-config/flow.ts",
+  "src/commands/subagent-config/labels.ts",
+  "src/commands/subagent-config/sandbox-labels.ts",
+  "src/commands/task-prefix.ts",
+  "src/config/ask-person.ts",
+  "src/config/available-models.ts",
+  "src/config/call-model.ts",
+  "src/config/dispatch-limits.ts",
+  "src/config/resolve-budget.ts",
+  "src/config/resolve-sandbox.ts",
+  "src/config/resolve.ts",
+  "src/config/sandbox-settings.ts",
+  "src/config/types.ts",
+  "src/config/write-json-document.ts",
+  "src/delivery/delivery-tracker.ts",
+  "src/delivery/inert-output.ts",
+  "src/delivery/lifecycle-events.ts",
+  "src/delivery/result-context.ts",
+  "src/delivery/result-type.ts",
+  "src/dialogs/answer-args.ts",
+  "src/dialogs/child-ui-request.ts",
+  "src/dialogs/dialog-bridge.ts",
+  "src/dialogs/nested-path.ts",
+  "src/dialogs/notice-limit.ts",
+  "src/dialogs/question-board.ts",
+  "src/dialogs/question-label.ts",
+  "src/dialogs/question-queue.ts",
+  "src/dialogs/texts.ts",
+  "src/dialogs/unanswered.ts",
+  "src/pi/ui/status-segment.ts",
+  "src/records/model-text.ts",
+  "src/records/record-from-outcome.ts",
+  "src/records/record-output.ts",
+  "src/records/types.ts",
+  "src/roster/append.ts",
+  "src/roster/format.ts",
+  "src/roster/roster-for-results.ts",
+  "src/run/budget-watch.ts",
+  "src/run/child-mode.ts",
+  "src/run/classify.ts",
+  "src/run/event-reducer.ts",
+  "src/run/fork-history.ts",
+  "src/run/line-splitter.ts",
+  "src/run/outcome-at-exit.ts",
+  "src/run/partial-output.ts",
+  "src/run/phase-label.ts",
+  "src/run/rpc-protocol.ts",
+  "src/run/skill-paths.ts",
+  "src/run/steer-batch.ts",
+  "src/run/stop-sequence.ts",
+  "src/run/task-text.ts",
+  "src/run/terminal-progress.ts",
+  "src/run/tool-summary.ts",
+  "src/run/types.ts",
+  "src/sandbox/bwrap-args.ts",
+  "src/sandbox/child-modules.ts",
+  "src/sandbox/jiti-cache-names.ts",
+  "src/sandbox/levels.ts",
+  "src/sandbox/login-copy.ts",
+  "src/sandbox/login-refresh.ts",
+  "src/sandbox/secrets.ts",
+  "src/sandbox/texts.ts",
+  "src/shared/depth.ts",
+  "src/shared/format.ts",
+  "src/shared/load-once.ts",
+  "src/shared/run-settings.ts",
+  "src/shared/short-id.ts",
+  "src/shared/styler.ts",
+  "src/shared/task-id.ts",
+  "src/shared/terminal-text.ts",
+  "src/shared/thinking.ts",
+  "src/shared/write-back-error.ts",
+  "src/start/session-activity.ts",
+  "src/tasks/registry.ts",
+  "src/tool/cancel-texts.ts",
+  "src/tool/message-texts.ts",
+  "src/tool/texts.ts",
+  "src/tool/validate.ts",
+  "src/workflows/workflow-cap.ts",
+  "src/workflows/workflow-card-details.ts",
+  "src/workflows/workflow-result.ts",
+  "src/workflows/workflow-texts.ts",
+  "src/workflows/workflow-tracker.ts",
+  "src/workflows/workflow.ts",
+  "src/worktree/branch-files.ts",
+  "src/worktree/finish-decision.ts",
+  "src/worktree/merge-texts.ts",
+  "src/worktree/paths.ts",
+  "src/worktree/report-text.ts",
+  "src/worktree/texts.ts",
+  "src/worktree/types.ts",
+]);
+
+/** Packages a concern may load at run time; pi's edge adds pi's own packages. Type-only imports are erased and free. */
+const CONCERN_PACKAGES = /^(node:.*|yaml|uuid|tree-kill|typebox)$/;
+const EDGE_PACKAGES: Record<(typeof EDGE)[number], RegExp> = {
+  pi: /^(node:.*|yaml|uuid|tree-kill|typebox|@mariozechner\/pi-(coding-agent|tui))$/,
+  start: /^(node:.*|@mariozechner\/pi-coding-agent)$/,
+};
+
+interface ModuleImport {
+  specifier: string;
+  /** Erased when compiled: `import type`, `export type`, an import whose every name is a type, `import("…")` in a type. */
+  typeOnly: boolean;
+  /** `import()` in code. */
+  lazy: boolean;
 }
 
-/**
- * Run-time module specifiers of a source: static imports and re-exports, side-effect imports, and (unless
- * `staticOnly`) `import()`.
- */
-function runtimeSpecifiers(source: string, staticOnly = false): string[] {
-  // JSDoc (`@import`, `import("…")` in a type) is erased: only code counts.
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
-  const found: string[] = [];
-  const patterns = [
-    /^\s*(?:import|export)\s+(?!type\s)[^;]*?\sfrom\s*["']([^"']+)["']/gm,
-    /^\s*import\s*["']([^"']+)["']/gm,
-    ...(staticOnly ? [] : [/\bimport\(\s*["']([^"']+)["']\s*\)/g]),
-  ];
-  for (const pattern of patterns) for (const match of code.matchAll(pattern)) found.push(match[1]!);
+/** Every import of a source, found by TypeScript's parser (so comments, strings and JSDoc never count). */
+function importsOf(source: string, fileName = "module.ts"): ModuleImport[] {
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true);
+  const found: ModuleImport[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      found.push({ specifier: node.moduleSpecifier.text, typeOnly: isTypeOnly(node), lazy: false });
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+      found.push({ specifier: node.arguments[0].text, typeOnly: false, lazy: true });
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      found.push({ specifier: node.argument.literal.text, typeOnly: true, lazy: false });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
   return found;
 }
 
-/** Every TypeScript module under src/, relative to the repository. */
-const MODULES = tsModules(SRC).map((file) => relative(REPO_ROOT, file));
+function isTypeOnly(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
+  if (ts.isExportDeclaration(node)) return node.isTypeOnly;
+  const clause = node.importClause;
+  if (!clause) return false;
+  if (clause.isTypeOnly) return true;
+  const named = clause.namedBindings;
+  return !clause.name && named !== undefined && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((element) => element.isTypeOnly);
+}
+
+/** Run-time specifiers of a source: static imports and re-exports, side-effect imports, and (unless `staticOnly`) `import()`. */
+function runtimeSpecifiers(source: string, staticOnly = false): string[] {
+  return importsOf(source).filter((found) => !found.typeOnly && !(staticOnly && found.lazy)).map((found) => found.specifier);
+}
 
 function tsModules(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return tsModules(path);
-    return entry.name.endsWith(".ts") ? [path] : [];
+    return [path];
   });
 }
 
-/** The layer of a module: its first folder under src/. */
-const layerOf = (module: string) => module.split("/")[1]!;
+/** Every module under src/, relative to the repository. */
+const MODULES = tsModules(SRC).map((file) => relative(REPO_ROOT, file));
 
-/** What each layer may import at run time: from the layers named here (its own included) and the packages matched. */
-const MAY_IMPORT: Record<string, { layers: string[]; packages: RegExp }> = {
-  // The pure core: no pi, no file system, no processes; only its own modules and the YAML parser.
-  core: { layers: ["core"], packages: /^(node:(path|module|util|crypto)|yaml)$/ },
-  // Adapters to the file system, processes, git and the clock: no pi.
-  io: { layers: ["core", "io"], packages: /^(node:.*|yaml|uuid|tree-kill)$/ },
-  // Adapters to pi (tool, commands, UI, hooks): loaded on first use.
-  pi: { layers: ["core", "io", "pi"], packages: /^(node:.*|@mariozechner\/pi-(coding-agent|tui)|typebox)$/ },
-  // What pi loads at its start: registrations and the lazy layer, which import pi/ only lazily.
-  start: { layers: ["core", "io", "start"], packages: /^(node:.*|@mariozechner\/pi-coding-agent)$/ },
-};
+/** The concern (or edge) of a module: its first folder under src/. */
+const folderOf = (module: string) => module.split("/")[1]!;
+const rank = (folder: string) => (CONCERN_ORDER as readonly string[]).indexOf(folder);
+const isEdge = (folder: string) => (EDGE as readonly string[]).includes(folder);
 
 describe("the source", () => {
-  it("is TypeScript only, in four layers: core, io, pi and start", () => {
-    expect(jsModules(SRC).map((file) => relative(REPO_ROOT, file))).toEqual([]);
-    expect([...new Set(MODULES.map(layerOf))].sort()).toEqual(["core", "io", "pi", "start"]);
+  it("is TypeScript only, one folder per concern and pi's edge", () => {
+    expect(MODULES.filter((module) => !module.endsWith(".ts"))).toEqual([]);
+    expect([...new Set(MODULES.map(folderOf))].sort()).toEqual([...CONCERN_ORDER, ...EDGE].sort());
   });
 
-  it("imports, at run time, only what its layer may (the pure core neither pi nor I/O; nothing but the entry and start/ loads pi/ lazily)", () => {
+  it("imports downward only: a concern reaches its own modules and the concerns before it, type imports included", () => {
     const problems = MODULES.flatMap((module) => {
-      const rule = MAY_IMPORT[layerOf(module)]!;
+      const folder = folderOf(module);
       const file = join(REPO_ROOT, module);
-      const staticSpecifiers = new Set(runtimeSpecifiers(readFileSync(file, "utf8"), true));
-      return runtimeSpecifiers(readFileSync(file, "utf8")).flatMap((specifier) => {
-        if (!specifier.startsWith(".")) return rule.packages.test(specifier) ? [] : [`${module}: package "${specifier}"`];
+      const found = importsOf(readFileSync(file, "utf8"), file);
+      const statics = new Set(found.filter((item) => !item.lazy && !item.typeOnly).map((item) => item.specifier));
+      return found.flatMap(({ specifier, typeOnly, lazy }) => {
+        if (!specifier.startsWith(".")) {
+          const allowed = isEdge(folder) ? EDGE_PACKAGES[folder as (typeof EDGE)[number]] : CONCERN_PACKAGES;
+          return typeOnly || allowed.test(specifier) ? [] : [`${module}: package "${specifier}"`];
+        }
         const target = relative(REPO_ROOT, resolve(dirname(file), specifier));
-        const targetLayer = layerOf(target);
-        if (rule.layers.includes(targetLayer)) return [];
-        // start/ may reach pi/ by a lazy import only: that is the seam between pi's start and first use.
-        if (layerOf(module) === "start" && targetLayer === "pi" && !staticSpecifiers.has(specifier)) return [];
-        return [`${module}: ${target}`];
+        const targetFolder = folderOf(target);
+        if (targetFolder === folder) return [];
+        if (!isEdge(folder)) return rank(targetFolder) >= 0 && rank(targetFolder) < rank(folder) ? [] : [`${module} -> ${target}`];
+        if (!isEdge(targetFolder)) return [];
+        // start/ reaches pi/ at run time by a lazy import only: that is the seam between pi's start and first use.
+        if (typeOnly || (folder === "start" && lazy && !statics.has(specifier))) return [];
+        return [`${module} -> ${target}`];
       });
     });
     expect(problems).toEqual([]);
   });
 
-  it("finds run-time imports and skips type-only ones", () => {
+  it("keeps its pure modules free of the file system and processes", () => {
+    expect(PURE_MODULES.filter((module) => !MODULES.includes(module))).toEqual([]);
+    const problems = PURE_MODULES.flatMap((module) =>
+      importsOf(readFileSync(join(REPO_ROOT, module), "utf8"))
+        .filter(({ specifier, typeOnly }) => !typeOnly && /^node:(fs|fs\/promises|child_process)$/.test(specifier))
+        .map(({ specifier }) => `${module}: ${specifier}`),
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it("finds run-time imports and tells type-only ones apart, by the parser", () => {
     const source = [
       'import type { A } from "./types.ts";',
-      'import { x } from "./x.ts";',
+      'import { type B } from "./b-types.ts";',
+      'import { x, type C } from "./x.ts";',
       'export { y } from "../y.ts";',
+      'export type { Z } from "./z.ts";',
       'import "./side.ts";',
       'const lazy = () => import("./lazy.ts");',
+      'type Lazy = import("./lazy-type.ts").T;',
       '// import { z } from "./commented.ts";',
+      'const text = \'import { w } from "./in-a-string.ts"\';',
     ].join("\n");
     expect(runtimeSpecifiers(source)).toEqual(["./x.ts", "../y.ts", "./side.ts", "./lazy.ts"]);
+    expect(runtimeSpecifiers(source, true)).toEqual(["./x.ts", "../y.ts", "./side.ts"]);
+    expect(importsOf(source).filter((found) => found.typeOnly).map((found) => found.specifier)).toEqual(["./types.ts", "./b-types.ts", "./z.ts", "./lazy-type.ts"]);
   });
 });
 
@@ -119,30 +291,30 @@ function loadedFrom(entry: string, staticOnly = false): string[] {
 describe("a subagent at the depth limit", () => {
   it("loads, besides the entry's own imports, only the depth variables and the tool's texts (pi loads an installed package in every child)", () => {
     expect(loadedFrom(join(SRC, "start/depth-gate-tool.ts"))).toEqual([
-      "src/core/shared/depth.ts",
-      "src/core/tasks/task-id.ts",
-      "src/core/tool/texts.ts",
+      "src/shared/depth.ts",
+      "src/shared/task-id.ts",
       "src/start/depth-gate-tool.ts",
+      "src/tool/texts.ts",
     ]);
   });
 });
 
 describe("a sandboxed subagent", () => {
-  it("loads exactly the modules whose jiti entries it is handed (src/core/sandbox/child-modules.ts)", () => {
+  it("loads exactly the modules whose jiti entries it is handed (src/sandbox/child-modules.ts)", () => {
     // Its entry's path: the parent's watch, the depth check, the agent dir, the schema, then the refusing tool.
-    const entries = ["extension.ts", "src/io/run/parent-watchdog.ts", "src/io/shared/own-package.ts", "src/io/shared/paths.ts", "src/pi/tool/schema.ts", "src/start/depth-gate-tool.ts"];
+    const entries = ["extension.ts", "src/run/parent-watchdog.ts", "src/shared/own-package.ts", "src/shared/paths.ts", "src/tool/schema.ts", "src/start/depth-gate-tool.ts"];
     const loaded = new Set(entries.flatMap((entry) => loadedFrom(join(REPO_ROOT, entry), true)).filter((file) => !file.startsWith("package:")));
     expect([...loaded].sort()).toEqual([...SANDBOXED_CHILD_MODULES].sort());
     expect(runtimeSpecifiers(readFileSync(join(REPO_ROOT, "extension.ts"), "utf8")).filter((specifier) => specifier.startsWith("."))).toEqual([
-      "./src/core/shared/depth.ts",
-      "./src/io/run/parent-watchdog.ts",
-      "./src/io/shared/own-package.ts",
-      "./src/io/shared/paths.ts",
-      "./src/pi/tool/schema.ts",
+      "./src/shared/depth.ts",
+      "./src/run/parent-watchdog.ts",
+      "./src/shared/own-package.ts",
+      "./src/shared/paths.ts",
+      "./src/tool/schema.ts",
       "./src/start/depth-gate-tool.ts",
-      "./src/io/shared/loaded-copy.ts",
-      "./src/io/shared/paths.ts",
-      "./src/io/agents/warnings.ts",
+      "./src/shared/loaded-copy.ts",
+      "./src/shared/paths.ts",
+      "./src/agents/warnings.ts",
       "./src/start/main-pi.ts",
     ]);
   });
@@ -151,8 +323,8 @@ describe("a sandboxed subagent", () => {
 describe("a pi that may dispatch, at its start", () => {
   it("loads no config parser, agent-file parser or YAML library: the session's start is kept raw and read at the first dispatch", () => {
     const loaded = [join(REPO_ROOT, "extension.ts"), join(SRC, "start/main-pi.ts")].flatMap((entry) => loadedFrom(entry, true));
-    expect(loaded).toContain("src/io/authority/start-snapshot.ts");
-    expect(loaded.filter((file) => file.startsWith("src/io/config/read-") || file.startsWith("src/core/agents/") || file === "package:yaml")).toEqual([]);
+    expect(loaded).toContain("src/authority/start-snapshot.ts");
+    expect(loaded.filter((file) => ["src/config/read-layer.ts", "src/agents/parse.ts", "src/agents/frontmatter.ts", "src/agents/yaml-library.ts", "package:yaml"].includes(file))).toEqual([]);
   });
 });
 
@@ -174,7 +346,7 @@ describe("the TUI's runtime", () => {
 
   it("serves a tool call without the TUI from the tool's part alone: no widget, no commands, no pi-tui", () => {
     const loaded = loadedFrom(join(SRC, "pi/runtime-tool.ts"));
-    expect(loaded).toContain("src/io/run/runner.ts");
+    expect(loaded).toContain("src/run/runner.ts");
     expect(loaded.filter((file) => file.startsWith("src/pi/ui/") || file.startsWith("src/pi/commands/") || file === "package:@mariozechner/pi-tui")).toEqual([]);
   });
 
@@ -182,18 +354,18 @@ describe("the TUI's runtime", () => {
     expect(loadedFrom(join(SRC, "pi/ui/draw-part.ts"))).toEqual([
       "package:@mariozechner/pi-coding-agent",
       "package:@mariozechner/pi-tui",
-      "src/core/delivery/result-type.ts",
-      "src/core/shared/depth.ts",
-      "src/core/shared/format.ts",
-      "src/core/shared/terminal-text.ts",
-      "src/core/tasks/task-id.ts",
-      "src/core/tool/texts.ts",
-      "src/core/ui/short-id.ts",
+      "src/delivery/result-type.ts",
       "src/pi/ui/draw-part.ts",
       "src/pi/ui/expand-hint.ts",
       "src/pi/ui/result-card.ts",
       "src/pi/ui/tool-row.ts",
       "src/pi/ui/workflow-card.ts",
+      "src/shared/depth.ts",
+      "src/shared/format.ts",
+      "src/shared/short-id.ts",
+      "src/shared/task-id.ts",
+      "src/shared/terminal-text.ts",
+      "src/tool/texts.ts",
     ]);
   });
 });

@@ -3,8 +3,8 @@
  * the TUI view) is imported when the command first runs; a failure is a notice, never a throw (`guarded`).
  */
 import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
-import { AGENTS_COMMAND, COMMANDS } from "../../core/commands/descriptions.ts";
-import { loadOnce } from "../../core/shared/load-once.ts";
+import { AGENTS_COMMAND, COMMANDS } from "../../commands/descriptions.ts";
+import { loadOnce } from "../../shared/load-once.ts";
 import { commandIo, type CommandIo } from "./command-io.ts";
 import { guarded } from "./register-commands.ts";
 

@@ -5,9 +5,9 @@
  * background tasks as for any other end. Background tasks exist only in the interactive TUI; elsewhere both
  * commands say so.
  */
-import { CANCEL_TOO_LATE_STATUS, type TaskSnapshot } from "../../core/tasks/registry.ts";
+import { CANCEL_TOO_LATE_STATUS, type TaskSnapshot } from "../../tasks/registry.ts";
 import { runningTaskItems } from "../ui/task-picker.ts";
-import { CANCEL_ALL_COMMAND, CANCEL_COMMAND } from "../../core/commands/descriptions.ts";
+import { CANCEL_ALL_COMMAND, CANCEL_COMMAND } from "../../commands/descriptions.ts";
 import {
   alreadyFinished,
   cancelAlreadyRequested,
@@ -18,12 +18,12 @@ import {
   NOTHING_TO_CANCEL,
   type NamedTask,
   workflowCancelSent,
-} from "../../core/commands/notices.ts";
+} from "../../commands/notices.ts";
 import { chooseRunningTask } from "./choose-running.ts";
 import { pickTask } from "./pick-task.ts";
 import type { CommandIo } from "./command-io.ts";
 import type { TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
-import { normalizeTaskInput } from "../../core/commands/task-prefix.ts";
+import { normalizeTaskInput } from "../../commands/task-prefix.ts";
 
 export const CANCEL_PICKER_TITLE = "Cancel a subagent task";
 

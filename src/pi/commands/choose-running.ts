@@ -7,10 +7,10 @@
  */
 import { runningTaskItems } from "../ui/task-picker.ts";
 import type { CommandIo } from "./command-io.ts";
-import { alreadyFinished, noRunningTaskMatches, prefixAmbiguous, prefixTooShort, runsElsewhere } from "../../core/commands/notices.ts";
+import { alreadyFinished, noRunningTaskMatches, prefixAmbiguous, prefixTooShort, runsElsewhere } from "../../commands/notices.ts";
 import { pickTask } from "./pick-task.ts";
 import type { TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
-import { lookupRunning, type LiveWorkflow } from "../../io/commands/task-lookup.ts";
+import { lookupRunning, type LiveWorkflow } from "../../commands/task-lookup.ts";
 
 export interface RunningChoice {
   /** The command's name, for the "nothing matches" notice. */

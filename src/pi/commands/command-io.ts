@@ -10,8 +10,8 @@
  */
 import { Writable } from "node:stream";
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
-import { detectAppMode } from "../../io/shared/mode.ts";
-import type { AppMode } from "../../io/shared/mode.ts";
+import { detectAppMode } from "../../shared/mode.ts";
+import type { AppMode } from "../../shared/mode.ts";
 
 /** Where a command's answer goes: the TUI's widgets and dialogs, an RPC client, or the terminal's streams. */
 export type Surface = "tui" | "rpc" | "stdio";

@@ -4,18 +4,18 @@
  * its next step (an RPC steer, marked as coming from the user); a queued one reads it with its task. Without an
  * id a picker opens; without text pi's input dialog asks for it. Outside the TUI the command explains itself.
  */
-import type { MessageOutcome } from "../../core/tasks/registry.ts";
+import type { MessageOutcome } from "../../tasks/registry.ts";
 import { runningTaskItems } from "../ui/task-picker.ts";
-import { childTextProblem } from "../../core/run/task-text.ts";
+import { childTextProblem } from "../../run/task-text.ts";
 import { chooseRunningTask } from "./choose-running.ts";
 import type { CommandIo } from "./command-io.ts";
-import { alreadyFinished, noRunningTaskMatches } from "../../core/commands/notices.ts";
+import { alreadyFinished, noRunningTaskMatches } from "../../commands/notices.ts";
 import { pickTask } from "./pick-task.ts";
 import type { TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
-import type { AppMode } from "../../io/shared/mode.ts";
-import { shortTaskId } from "../../core/ui/short-id.ts";
+import type { AppMode } from "../../shared/mode.ts";
+import { shortTaskId } from "../../shared/short-id.ts";
 
-import { MESSAGE_COMMAND } from "../../core/commands/descriptions.ts";
+import { MESSAGE_COMMAND } from "../../commands/descriptions.ts";
 
 export { MESSAGE_COMMAND };
 export const MESSAGE_PICKER_TITLE = "Send a message to a subagent task";

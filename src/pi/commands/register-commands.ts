@@ -6,9 +6,9 @@
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import type { AutocompleteItem } from "@mariozechner/pi-tui";
-import { agentDir } from "../../io/shared/paths.ts";
-import type { BackgroundHandle } from "../tasks/register-background.ts";
-import { taskCompletions } from "../../core/commands/completions.ts";
+import { agentDir } from "../../shared/paths.ts";
+import type { BackgroundHandle } from "../register-background.ts";
+import { taskCompletions } from "../../commands/completions.ts";
 import {
   CANCEL_ALL_COMMAND,
   CANCEL_COMMAND,
@@ -17,9 +17,9 @@ import {
   WATCH_COMMAND,
   WORKTREES_COMMAND,
   COMMANDS,
-} from "../../core/commands/descriptions.ts";
+} from "../../commands/descriptions.ts";
 import { commandIo, type CommandIo } from "./command-io.ts";
-import { commandFailed } from "../../core/commands/notices.ts";
+import { commandFailed } from "../../commands/notices.ts";
 import { taskCommandDeps, type TaskCommandDeps } from "./task-command-deps.ts";
 import { cancelAllCommand, cancelCommand } from "./cancel-commands.ts";
 import { messageCommand } from "./message-command.ts";

@@ -5,11 +5,11 @@
  * closes). In print mode it writes the record and the whole output to stdout for scripts; in JSON mode one
  * JSON line; under RPC a notice to the client.
  */
-import type { TaskRecord } from "../../core/tasks/types.ts";
+import type { TaskRecord } from "../../records/types.ts";
 import { FULL_SCREEN, ResultViewer, type ViewerExit } from "../ui/result-viewer.ts";
 import { finishedTaskItems, namedTaskItems } from "../ui/task-picker.ts";
 import type { CommandIo } from "./command-io.ts";
-import { RECENT_FINISHED_MAX } from "../../core/commands/completions.ts";
+import { RECENT_FINISHED_MAX } from "../../commands/completions.ts";
 import {
   NO_FINISHED_TASKS,
   noFinalOutput,
@@ -19,12 +19,12 @@ import {
   RESULT_STILL_RUNNING,
   RESULT_USAGE,
   workflowResultNotice,
-} from "../../core/commands/notices.ts";
+} from "../../commands/notices.ts";
 import { pickTask } from "./pick-task.ts";
-import { recentResultLines, resultJsonLine, resultPlainText } from "../../core/commands/result-text.ts";
+import { recentResultLines, resultJsonLine, resultPlainText } from "../../commands/result-text.ts";
 import type { TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
-import { lookupResult } from "../../io/commands/task-lookup.ts";
-import { normalizeTaskInput } from "../../core/commands/task-prefix.ts";
+import { lookupResult } from "../../commands/task-lookup.ts";
+import { normalizeTaskInput } from "../../commands/task-prefix.ts";
 
 export const RESULT_PICKER_TITLE = "Subagent results (newest first)";
 

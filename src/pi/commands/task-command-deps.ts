@@ -5,10 +5,10 @@
  */
 import { getMarkdownTheme, type ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import type { MarkdownTheme } from "@mariozechner/pi-tui";
-import type { BackgroundTasks } from "../../io/tasks/background-tasks.ts";
-import type { MessageOutcome, TaskSnapshot } from "../../core/tasks/registry.ts";
+import type { BackgroundTasks } from "../../tasks/background-tasks.ts";
+import type { MessageOutcome, TaskSnapshot } from "../../tasks/registry.ts";
 import { commandIo, type CommandIo } from "./command-io.ts";
-import { taskSources, type TaskSources } from "../../io/commands/task-lookup.ts";
+import { taskSources, type TaskSources } from "../../commands/task-lookup.ts";
 
 /** The part of a command's context the task commands use. */
 export type TaskCommandContext = Pick<ExtensionCommandContext, "hasUI" | "ui">;

@@ -9,18 +9,18 @@ import { FULL_SCREEN, type ViewerExit } from "../ui/result-viewer.ts";
 import { runningTaskItems } from "../ui/task-picker.ts";
 import { frameOf, WATCH_REFRESH_MS, WatchView } from "../ui/watch-view.ts";
 import type { CommandIo } from "./command-io.ts";
-import { WATCH_COMMAND } from "../../core/commands/descriptions.ts";
+import { WATCH_COMMAND } from "../../commands/descriptions.ts";
 import {
   alreadyFinished,
   noRunningTaskMatches,
   NOTHING_TO_WATCH,
   watchOutsideTui,
-} from "../../core/commands/notices.ts";
+} from "../../commands/notices.ts";
 import { chooseRunningTask } from "./choose-running.ts";
 import { pickTask } from "./pick-task.ts";
-import { statusWithCause } from "../../core/commands/result-text.ts";
+import { statusWithCause } from "../../commands/result-text.ts";
 import type { LiveTasks, TaskCommandContext, TaskCommandDeps } from "./task-command-deps.ts";
-import { normalizeTaskInput } from "../../core/commands/task-prefix.ts";
+import { normalizeTaskInput } from "../../commands/task-prefix.ts";
 
 export const WATCH_PICKER_TITLE = "Watch a running subagent task";
 

@@ -11,10 +11,10 @@
  * confirm starts on Yes).
  */
 import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
-import { answerOf, CANCELLED } from "../../core/dialogs/child-ui-request.ts";
-import { labelledTitle } from "../../core/dialogs/question-label.ts";
-import type { QuestionBoard } from "../../core/dialogs/question-board.ts";
-import type { Question } from "../../core/dialogs/question-queue.ts";
+import { answerOf, CANCELLED } from "../../dialogs/child-ui-request.ts";
+import { labelledTitle } from "../../dialogs/question-label.ts";
+import type { QuestionBoard } from "../../dialogs/question-board.ts";
+import type { Question } from "../../dialogs/question-queue.ts";
 
 export type PresenterUi = Pick<ExtensionUIContext, "select" | "confirm" | "input" | "editor" | "getEditorText">;
 

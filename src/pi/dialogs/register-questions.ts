@@ -6,14 +6,14 @@
  * background tasks, so nothing asks.
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { ANSWER_COMMAND, COMMANDS } from "../../core/commands/descriptions.ts";
-import { commandFailed } from "../../core/commands/notices.ts";
-import { QuestionBoard } from "../../core/dialogs/question-board.ts";
-import { NO_QUESTION_WAITING, NO_QUESTION_OF_TASK, QUESTION_ALREADY_OPEN, questionsRefusedReply } from "../../core/dialogs/texts.ts";
-import { parseAnswerArgs } from "../../core/dialogs/answer-args.ts";
-import { detectAppMode } from "../../io/shared/mode.ts";
+import { ANSWER_COMMAND, COMMANDS } from "../../commands/descriptions.ts";
+import { commandFailed } from "../../commands/notices.ts";
+import { QuestionBoard } from "../../dialogs/question-board.ts";
+import { NO_QUESTION_WAITING, NO_QUESTION_OF_TASK, QUESTION_ALREADY_OPEN, questionsRefusedReply } from "../../dialogs/texts.ts";
+import { parseAnswerArgs } from "../../dialogs/answer-args.ts";
+import { detectAppMode } from "../../shared/mode.ts";
 import { QuestionPresenter, questionPauseMs } from "./question-presenter.ts";
-import { askingEvent, eventBusSink, LIFECYCLE_CHANNELS } from "../../core/events/lifecycle-events.ts";
+import { askingEvent, eventBusSink, LIFECYCLE_CHANNELS } from "../../delivery/lifecycle-events.ts";
 
 export function registerQuestions(pi: ExtensionAPI): QuestionBoard {
   const events = eventBusSink(pi.events);

@@ -3,12 +3,12 @@
  * receipt; a cancel goes through the two-step challenge and confirmation.
  */
 import type { AgentToolResult, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { oneLine } from "../../core/shared/format.ts";
-import type { BackgroundTasks } from "../../io/tasks/background-tasks.ts";
-import { CANCEL_TOO_LATE_STATUS, MAX_AGENT_MESSAGES_PER_TASK } from "../../core/tasks/registry.ts";
-import { readRecord } from "../../io/tasks/record-store.ts";
-import { resolveTaskPrefix } from "../../core/commands/task-prefix.ts";
-import { isTaskId } from "../../core/tasks/task-id.ts";
+import { oneLine } from "../../shared/format.ts";
+import type { BackgroundTasks } from "../../tasks/background-tasks.ts";
+import { CANCEL_TOO_LATE_STATUS, MAX_AGENT_MESSAGES_PER_TASK } from "../../tasks/registry.ts";
+import { readRecord } from "../../records/record-store.ts";
+import { resolveTaskPrefix } from "../../commands/task-prefix.ts";
+import { isTaskId } from "../../shared/task-id.ts";
 import {
   CANCEL_NEEDS_REASON,
   CANCEL_NEEDS_TASK_ID,
@@ -19,7 +19,7 @@ import {
   cancelUnknownTask,
   workflowCancelChallenge,
   workflowCancelRequested,
-} from "../../core/tool/cancel-texts.ts";
+} from "../../tool/cancel-texts.ts";
 import { dispatchBackgroundWorkflow } from "./workflow-background.ts";
 import {
   MESSAGE_NEEDS_TASK_ID,
@@ -30,12 +30,12 @@ import {
   messageToFinished,
   messageToUnknown,
   messageUnsupported,
-} from "../../core/tool/message-texts.ts";
-import { childTextProblem } from "../../core/run/task-text.ts";
-import type { PreparedRun } from "../../io/tool/prepare-dispatch.ts";
-import { worktreeReceiptNote } from "../../core/worktree/texts.ts";
+} from "../../tool/message-texts.ts";
+import { childTextProblem } from "../../run/task-text.ts";
+import type { PreparedRun } from "../../tool/prepare-dispatch.ts";
+import { worktreeReceiptNote } from "../../worktree/texts.ts";
 import type { BackgroundDispatcher } from "./register-tool.ts";
-import type { SubagentParams } from "./schema.ts";
+import type { SubagentParams } from "../../tool/schema.ts";
 
 /** The longest cancel reason kept (it is quoted in the cancelled task's envelope). */
 export const CANCEL_REASON_MAX = 500;

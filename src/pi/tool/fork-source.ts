@@ -5,7 +5,7 @@
  * the running pi's package, so each pi uses its own rules. Only reads the session: the parent's file is untouched.
  */
 import { buildSessionContext, type ExtensionContext } from "@mariozechner/pi-coding-agent";
-import type { ForkMessage } from "../../core/run/fork-history.ts";
+import type { ForkMessage } from "../../run/fork-history.ts";
 
 export function forkedConversation(sessionManager: ExtensionContext["sessionManager"]): ForkMessage[] {
   const context = buildSessionContext(sessionManager.getEntries(), sessionManager.getLeafId());

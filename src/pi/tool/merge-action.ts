@@ -4,11 +4,11 @@
  * Works in every mode (worktrees are on disk, not in the background registry). Every refusal is thrown.
  */
 import type { AgentToolResult } from "@mariozechner/pi-coding-agent";
-import { isTaskId } from "../../core/tasks/task-id.ts";
-import { oneLine } from "../../core/shared/format.ts";
-import { listOurWorktrees } from "../../io/worktree/list.ts";
-import { mergeStep } from "../../io/worktree/merge-task.ts";
-import type { SubagentParams } from "./schema.ts";
+import { isTaskId } from "../../shared/task-id.ts";
+import { oneLine } from "../../shared/format.ts";
+import { listOurWorktrees } from "../../worktree/list.ts";
+import { mergeStep } from "../../tasks/merge-task.ts";
+import type { SubagentParams } from "../../tool/schema.ts";
 
 export const MERGE_NEEDS_TASK_ID = 'action "merge" needs the taskId of a task that ran with isolation "worktree" (its result names the branch subagent/<taskId>). Nothing was merged.';
 

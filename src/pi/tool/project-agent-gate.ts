@@ -6,10 +6,10 @@
  * file may do: its tools, its sandbox, the agent it replaces and the first lines of its prompt. Returns the
  * refusal, or undefined to go on.
  */
-import type { AgentDefinition } from "../../core/agents/types.ts";
-import type { ProjectAuthority } from "../../core/authority/project-trust.ts";
-import { FIRST_USE_TITLE, firstUseDeclinedMessage, firstUseQuestion, firstUseRefusedUnaskedMessage } from "../../core/authority/texts.ts";
-import { isApproved, rememberApproval } from "../../io/authority/first-use-approvals.ts";
+import type { AgentDefinition } from "../../agents/types.ts";
+import type { ProjectAuthority } from "../../authority/project-trust.ts";
+import { FIRST_USE_TITLE, firstUseDeclinedMessage, firstUseQuestion, firstUseRefusedUnaskedMessage } from "../../authority/texts.ts";
+import { isApproved, rememberApproval } from "../../authority/first-use-approvals.ts";
 
 export interface GateContext {
   /** True in the interactive TUI, where a person can answer. */

@@ -4,67 +4,67 @@
  * until it finishes (print/JSON/RPC) or hands it to the background dispatcher (interactive TUI).
  */
 import { homedir } from "node:os";
-import { discoverAgents } from "../../io/agents/discover.ts";
-import { formatAgentWarning, reportOnceByKey, reportWarningsOnce } from "../../io/agents/warnings.ts";
-import { currentModelRef } from "../../core/config/resolve.ts";
-import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../../core/shared/depth.ts";
-import { resolveDispatchLimits } from "../../core/config/dispatch-limits.ts";
-import { resolveAskPerson } from "../../core/config/ask-person.ts";
-import { nobodyReasonOf } from "../../core/dialogs/unanswered.ts";
-import type { DialogRoute } from "../../core/dialogs/dialog-bridge.ts";
+import { discoverAgents } from "../../agents/discover.ts";
+import { formatAgentWarning, reportOnceByKey, reportWarningsOnce } from "../../agents/warnings.ts";
+import { currentModelRef } from "../../config/resolve.ts";
+import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../../shared/depth.ts";
+import { resolveDispatchLimits } from "../../config/dispatch-limits.ts";
+import { resolveAskPerson } from "../../config/ask-person.ts";
+import { nobodyReasonOf } from "../../dialogs/unanswered.ts";
+import type { DialogRoute } from "../../dialogs/dialog-bridge.ts";
 import { forwardToParent } from "../dialogs/forward-to-parent.ts";
-import { detectAppMode, isAsyncDispatchMode } from "../../io/shared/mode.ts";
-import { agentDir } from "../../io/shared/paths.ts";
-import { readRunSettings, runSettingsWarnings } from "../../core/shared/run-settings.ts";
-import { readEnvBudget } from "../../core/budget/env-budget.ts";
-import { prepareDispatch } from "../../io/tool/prepare-dispatch.ts";
-import { buildForkedHistory } from "../../core/run/fork-history.ts";
+import { detectAppMode, isAsyncDispatchMode } from "../../shared/mode.ts";
+import { agentDir } from "../../shared/paths.ts";
+import { readRunSettings, runSettingsWarnings } from "../../shared/run-settings.ts";
+import { readEnvBudget } from "../../budget/env-budget.ts";
+import { prepareDispatch } from "../../tool/prepare-dispatch.ts";
+import { buildForkedHistory } from "../../run/fork-history.ts";
 import { forkedConversation } from "./fork-source.ts";
-import { MESSAGE_IN_SYNC_MODE } from "../../core/tool/message-texts.ts";
-import { runSync } from "../../io/tool/run-sync.ts";
-import { refreshLoginsBeforeHandIn } from "../sandbox/refresh-before-hand-in.ts";
-import { openStderrProgress } from "../../io/tool/stderr-progress.ts";
-import { eventBusSink } from "../../core/events/lifecycle-events.ts";
+import { MESSAGE_IN_SYNC_MODE } from "../../tool/message-texts.ts";
+import { runSync } from "../../tool/run-sync.ts";
+import { refreshLoginsBeforeHandIn } from "./refresh-before-hand-in.ts";
+import { openStderrProgress } from "../../tool/stderr-progress.ts";
+import { eventBusSink } from "../../delivery/lifecycle-events.ts";
 import {
   NO_TASKS_TO_CANCEL_IN_SYNC_MODE,
   projectAgentDeclinedMessage,
   SUBAGENT_TOOL_TEXTS,
   TOOL_NAME,
   unknownActionMessage,
-} from "../../core/tool/texts.ts";
-import { checkDepth, validateDispatch } from "../../core/tool/validate.ts";
-import { resolveFanOutLimits } from "../../core/fanout/limits.ts";
+} from "../../tool/texts.ts";
+import { checkDepth, validateDispatch } from "../../tool/validate.ts";
+import { resolveFanOutLimits } from "../../budget/fan-out-limits.ts";
 import type { AgentToolResult, AgentToolUpdateCallback, ExtensionAPI, ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
-import type { WarningSink } from "../../io/agents/warnings.ts";
-import type { ForkedHistory } from "../../core/run/fork-history.ts";
-import type { AppMode } from "../../io/shared/mode.ts";
-import type { PreparedRun } from "../../io/tool/prepare-dispatch.ts";
-import { subagentParameters, type SubagentParams } from "./schema.ts";
-import { decideProjectAuthority } from "../../core/authority/project-trust.ts";
-import type { ProjectAuthority } from "../../core/authority/project-trust.ts";
-import { readAuthoritySettings } from "../../core/authority/user-settings.ts";
-import { grantTools } from "../../core/authority/tool-ceiling.ts";
-import type { ToolGrant, ToolGrantInput } from "../../core/authority/tool-ceiling.ts";
-import { guardedChangedNotice, guardedChangedRefusal, projectAgentsHiddenNote, projectSkippedNoticeFor, projectSkippedNoticeKey } from "../../core/authority/texts.ts";
-import type { AgentDefinition, DiscoveryResult } from "../../core/agents/types.ts";
-import { protectedTools, replacedAgentText } from "../../core/agents/name-protection.ts";
-import { resolveSandbox } from "../../core/sandbox/resolve-sandbox.ts";
-import { bwrapDirs, probeAhead } from "../../io/sandbox/find-bwrap.ts";
-import { readSandboxSettings } from "../../core/sandbox/settings.ts";
-import { sandboxSourceText } from "../../core/sandbox/texts.ts";
-import type { LoadedConfig } from "../../io/config/load.ts";
-import { readSessionAuthority, readSessionTools, sessionConfig, sessionStartOf } from "../authority/session-authority.ts";
+import type { WarningSink } from "../../agents/warnings.ts";
+import type { ForkedHistory } from "../../run/fork-history.ts";
+import type { AppMode } from "../../shared/mode.ts";
+import type { PreparedRun } from "../../tool/prepare-dispatch.ts";
+import { subagentParameters, type SubagentParams } from "../../tool/schema.ts";
+import { decideProjectAuthority } from "../../authority/project-trust.ts";
+import type { ProjectAuthority } from "../../authority/project-trust.ts";
+import { readAuthoritySettings } from "../../authority/user-settings.ts";
+import { grantTools } from "../../authority/tool-ceiling.ts";
+import type { ToolGrant, ToolGrantInput } from "../../authority/tool-ceiling.ts";
+import { guardedChangedNotice, guardedChangedRefusal, projectAgentsHiddenNote, projectSkippedNoticeFor, projectSkippedNoticeKey } from "../../authority/texts.ts";
+import type { AgentDefinition, DiscoveryResult } from "../../agents/types.ts";
+import { protectedTools, replacedAgentText } from "../../agents/name-protection.ts";
+import { resolveSandbox } from "../../config/resolve-sandbox.ts";
+import { bwrapDirs, probeAhead } from "../../sandbox/find-bwrap.ts";
+import { readSandboxSettings } from "../../config/sandbox-settings.ts";
+import { sandboxSourceText } from "../../sandbox/texts.ts";
+import type { LoadedConfig } from "../../config/load.ts";
+import { readSessionAuthority, readSessionTools, sessionConfig, sessionStartOf } from "./session-authority.ts";
 import { admitProjectAgent } from "./project-agent-gate.ts";
-import type { TaskOrigin, TaskRecord } from "../../core/tasks/types.ts";
-import { nestedHopsBelow } from "../../core/dialogs/nested-path.ts";
-import type { FanOutGate } from "../../core/fanout/fan-out-gate.ts";
-import { callModelProblem } from "../../core/config/call-model.ts";
-import { readWorkflowCap } from "../../core/config/workflow-cap.ts";
-import { isWorkflowCall, readWorkflow } from "../../core/tool/workflow.ts";
-import type { Workflow } from "../../core/tool/workflow.ts";
+import type { TaskOrigin, TaskRecord } from "../../records/types.ts";
+import { nestedHopsBelow } from "../../dialogs/nested-path.ts";
+import type { FanOutGate } from "../../budget/fan-out-gate.ts";
+import { callModelProblem } from "../../config/call-model.ts";
+import { readWorkflowCap } from "../../workflows/workflow-cap.ts";
+import { isWorkflowCall, readWorkflow } from "../../workflows/workflow.ts";
+import type { Workflow } from "../../workflows/workflow.ts";
 import { runBlockingWorkflow } from "./workflow-dispatch.ts";
 import type { WorkflowAdmission } from "./workflow-dispatch.ts";
-import { childTextProblem } from "../../core/run/task-text.ts";
+import { childTextProblem } from "../../run/task-text.ts";
 import { mergeAction } from "./merge-action.ts";
 
 // Loaded only by the dispatches that need them (see docs/processes.md, "Supported pis and loading cost").

@@ -3,20 +3,20 @@
  * none), the parts go to the background tasks as single tasks marked with the workflow, and the call answers at
  * once with one receipt. A batch's parts are all dispatched now; a chain's first step now, and each later step
  * by the background tasks once the step before succeeded (`{previous}` filled in from its output). One
- * combined `[subagent-result]` follows when the workflow is over (see src/io/tasks/background-tasks.ts).
+ * combined `[subagent-result]` follows when the workflow is over (see src/tasks/background-tasks.ts).
  */
 import type { AgentToolResult, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import type { BackgroundTasks, ChainStep } from "../../io/tasks/background-tasks.ts";
-import { limitedOutput } from "../../io/tasks/output-limit.ts";
-import { newTaskId } from "../../io/tasks/new-task-id.ts";
-import type { PreparedRun } from "../../io/tool/prepare-dispatch.ts";
-import { withPrevious } from "../../core/tool/workflow.ts";
-import type { Workflow } from "../../core/tool/workflow.ts";
-import { receiptPartLine, workflowReceipt } from "../../core/tool/workflow-texts.ts";
-import type { WorkflowMembership } from "../../core/tasks/types.ts";
+import type { BackgroundTasks, ChainStep } from "../../tasks/background-tasks.ts";
+import { limitedOutput } from "../../records/output-limit.ts";
+import { newTaskId } from "../../shared/new-task-id.ts";
+import type { PreparedRun } from "../../tool/prepare-dispatch.ts";
+import { withPrevious } from "../../workflows/workflow.ts";
+import type { Workflow } from "../../workflows/workflow.ts";
+import { receiptPartLine, workflowReceipt } from "../../workflows/workflow-texts.ts";
+import type { WorkflowMembership } from "../../records/types.ts";
 import { admitAll, prepareAll } from "./workflow-dispatch.ts";
 import type { WorkflowAdmission } from "./workflow-dispatch.ts";
-import { refreshLoginsBeforeHandIn } from "../sandbox/refresh-before-hand-in.ts";
+import { refreshLoginsBeforeHandIn } from "./refresh-before-hand-in.ts";
 import type { AdmittedPart, PreparedPart } from "./register-tool.ts";
 
 /** A workflow receipt's `details` (the tool row draws its text; programs read the ids). */

@@ -8,14 +8,14 @@
 import { rmSync } from "node:fs";
 import { dirname } from "node:path";
 import type { AgentToolResult, AgentToolUpdateCallback, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { limitedOutput } from "../../io/tasks/output-limit.ts";
-import type { SubagentResultDetails } from "../../io/tasks/details.ts";
-import { withPrevious } from "../../core/tool/workflow.ts";
-import type { Workflow, WorkflowKind } from "../../core/tool/workflow.ts";
-import { workflowResultText } from "../../core/tool/workflow-result.ts";
-import type { FinishedPart } from "../../core/tool/workflow-result.ts";
-import { partRefusedMessage } from "../../core/tool/workflow-texts.ts";
-import type { SubagentParams } from "./schema.ts";
+import { limitedOutput } from "../../records/output-limit.ts";
+import type { SubagentResultDetails } from "../../records/details.ts";
+import { withPrevious } from "../../workflows/workflow.ts";
+import type { Workflow, WorkflowKind } from "../../workflows/workflow.ts";
+import { workflowResultText } from "../../workflows/workflow-result.ts";
+import type { FinishedPart } from "../../workflows/workflow-result.ts";
+import { partRefusedMessage } from "../../workflows/workflow-texts.ts";
+import type { SubagentParams } from "../../tool/schema.ts";
 import type { AdmittedPart, BlockingResult, PreparedPart } from "./register-tool.ts";
 
 export interface WorkflowDeps {

@@ -1,5 +1,5 @@
 /**
- * The TUI view of /subagent-agents: the lines print mode writes to stdout (src/core/commands/agents-text.ts),
+ * The TUI view of /subagent-agents: the lines print mode writes to stdout (src/commands/agents-text.ts),
  * full screen, scrollable and opened at the top, in pi's theme colours: each agent's name line in the accent
  * colour, its details plain, a cut tool or a first-use question in the warning colour, the file in dim, the two
  * closing sections muted. Keys as in the result viewer; Esc, q or Enter close it.
@@ -7,7 +7,7 @@
 import type { Theme } from "@mariozechner/pi-coding-agent";
 import { Key, matchesKey, truncateToWidth, wrapTextWithAnsi, type Component } from "@mariozechner/pi-tui";
 import { RESULT_VIEWER_KEYS, ScrollWindow } from "./result-viewer.ts";
-import { LEFT_OUT_HEADING, SHADOWED_HEADING } from "../../core/commands/agents-text.ts";
+import { LEFT_OUT_HEADING, SHADOWED_HEADING } from "../../commands/agents-text.ts";
 
 /** Lines the view itself takes: title, two rules, footer. */
 const CHROME_LINES = 4;

@@ -5,9 +5,9 @@
  * ledger, the tool) loads right after pi's start-up (src/start/lazy-extension.ts, `LazyRuntimes.draw`). The
  * renderers are the ones src/pi/ui/register-ui.ts registers; a unit test checks they are the same functions.
  */
-import { RESULT_CUSTOM_TYPE_NAME } from "../../core/delivery/result-type.ts";
+import { RESULT_CUSTOM_TYPE_NAME } from "../../delivery/result-type.ts";
 import type { DrawPart } from "../../start/lazy-extension.ts";
-import { TOOL_NAME } from "../../core/tool/texts.ts";
+import { TOOL_NAME } from "../../tool/texts.ts";
 import { renderResultCard } from "./result-card.ts";
 import { renderSubagentCall, renderSubagentResult } from "./tool-row.ts";
 

@@ -1,5 +1,5 @@
 import { keyText } from "@mariozechner/pi-coding-agent";
-import type { Styler } from "../../core/ui/styler.ts";
+import type { Styler } from "../../shared/styler.ts";
 
 /** pi's default for `app.tools.expand`, used when the configured keys cannot be read. */
 const DEFAULT_EXPAND_KEY = "ctrl+o";

@@ -10,10 +10,10 @@
  * - Without a UI (print/JSON mode, before `session_start`, after `session_shutdown`) nothing is drawn.
  */
 import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
-import type { Counts } from "../../io/tasks/background-tasks.ts";
-import type { TaskSnapshot } from "../../core/tasks/registry.ts";
+import type { Counts } from "../../tasks/background-tasks.ts";
+import type { TaskSnapshot } from "../../tasks/registry.ts";
 import { ProgressWidget, WIDGET_KEY } from "./progress-widget.ts";
-import { STATUS_KEY, styledStatus } from "../../core/ui/status-segment.ts";
+import { STATUS_KEY, styledStatus } from "./status-segment.ts";
 
 /** What the controller reads from the background tasks. */
 export interface TaskSource {

@@ -8,14 +8,14 @@
  *    ● 01912345-a0b1  writer  thinking · last tool read: README.md  00:41
  *    ○ 01912346-0c2d  coder   queued (#1 in line)                   00:05
  */
-import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
+import { stripTerminalControls } from "../../shared/terminal-text.ts";
 import { truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
-import { budgetUseText } from "../../core/budget/limits.ts";
-import { phaseLabel } from "../../core/run/phase-label.ts";
-import { formatElapsed } from "../../core/shared/format.ts";
-import type { TaskSnapshot } from "../../core/tasks/registry.ts";
-import { shortTaskId, shortTaskIds } from "../../core/ui/short-id.ts";
-import type { Styler } from "../../core/ui/styler.ts";
+import { budgetUseText } from "../../budget/limits.ts";
+import { phaseLabel } from "../../run/phase-label.ts";
+import { formatElapsed } from "../../shared/format.ts";
+import type { TaskSnapshot } from "../../tasks/registry.ts";
+import { shortTaskId, shortTaskIds } from "../../shared/short-id.ts";
+import type { Styler } from "../../shared/styler.ts";
 
 /** Rows for tasks (the `+N more` line included) below the title. */
 export const WIDGET_MAX_ROWS = 6;

@@ -3,9 +3,9 @@
  * each time pi draws it, so a redraw (a tick or a change) is all it takes to refresh it.
  */
 import type { Component } from "@mariozechner/pi-tui";
-import type { TaskSnapshot } from "../../core/tasks/registry.ts";
+import type { TaskSnapshot } from "../../tasks/registry.ts";
 import { widgetLines, WIDGET_MAX_ROWS } from "./progress-rows.ts";
-import type { Styler } from "../../core/ui/styler.ts";
+import type { Styler } from "../../shared/styler.ts";
 
 export const WIDGET_KEY = "subagents";
 

@@ -8,9 +8,9 @@
  * background tasks are created (`onCreated`), never creating them itself.
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { detectAppMode } from "../../io/shared/mode.ts";
-import { RESULT_CUSTOM_TYPE } from "../../io/tasks/background-tasks.ts";
-import type { BackgroundHandle } from "../tasks/register-background.ts";
+import { detectAppMode } from "../../shared/mode.ts";
+import { RESULT_CUSTOM_TYPE } from "../../tasks/background-tasks.ts";
+import type { BackgroundHandle } from "../register-background.ts";
 import type { SubagentToolRenderers } from "../tool/register-tool.ts";
 import { ProgressController, type ProgressUi } from "./progress-controller.ts";
 import { renderResultCard } from "./result-card.ts";

@@ -10,13 +10,13 @@
  */
 import { getMarkdownTheme, type Theme, type ThemeColor } from "@mariozechner/pi-coding-agent";
 import { Box, Markdown, Spacer, Text, type Component } from "@mariozechner/pi-tui";
-import { formatDuration, formatUsage, oneLine } from "../../core/shared/format.ts";
-import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
-import type { SubagentResultDetails } from "../../io/tasks/details.ts";
+import { formatDuration, formatUsage, oneLine } from "../../shared/format.ts";
+import { stripTerminalControls } from "../../shared/terminal-text.ts";
+import type { SubagentResultDetails } from "../../records/details.ts";
 import { expandHint } from "./expand-hint.ts";
 import { isWorkflowCardDetails, renderWorkflowCard } from "./workflow-card.ts";
-import { shortTaskId } from "../../core/ui/short-id.ts";
-import type { Styler } from "../../core/ui/styler.ts";
+import { shortTaskId } from "../../shared/short-id.ts";
+import type { Styler } from "../../shared/styler.ts";
 
 const TASK_PREVIEW_MAX = 160;
 const NOTE_MAX = 300;
@@ -136,7 +136,7 @@ export function renderResultCard(message: { details?: unknown }, options: { expa
   const details = message.details;
   if (isWorkflowCardDetails(details)) return renderWorkflowCard(details, theme);
   if (!isResultDetails(details)) return undefined;
-  // A second copy of a result already in the conversation (see src/core/delivery/delivery-tracker.ts): one dim line.
+  // A second copy of a result already in the conversation (see src/delivery/delivery-tracker.ts): one dim line.
   if ((details as { duplicate?: unknown }).duplicate === true) return new Text(theme.fg("dim", duplicateLine(details.taskId)), 0, 0);
   const box = new Box(1, 1, (text: string) => theme.bg("customMessageBg", text));
   box.addChild(new Text(cardLines(details, options.expanded, theme, expandHint(theme)).join("\n"), 0, 0));

@@ -14,13 +14,13 @@
  * Keys: ↑/k and ↓/j one line, PgUp/PgDn (also Ctrl+B/Ctrl+F, Space) a page, g/Home the top, G/End the end,
  * Esc, q or Enter close.
  */
-import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
+import { stripTerminalControls } from "../../shared/terminal-text.ts";
 import type { Theme } from "@mariozechner/pi-coding-agent";
 import { Key, Markdown, matchesKey, truncateToWidth, type Component, type MarkdownTheme, type OverlayOptions } from "@mariozechner/pi-tui";
-import { oneLine } from "../../core/shared/format.ts";
-import type { TaskRecord } from "../../core/tasks/types.ts";
-import { resultStatusLine } from "../../core/commands/result-text.ts";
-import { messageBlock, shownOutput } from "../../core/tasks/record-output.ts";
+import { oneLine } from "../../shared/format.ts";
+import type { TaskRecord } from "../../records/types.ts";
+import { resultStatusLine } from "../../commands/result-text.ts";
+import { messageBlock, shownOutput } from "../../records/record-output.ts";
 
 export type ViewerTheme = Pick<Theme, "fg" | "bold">;
 

@@ -8,10 +8,10 @@
  */
 import { DynamicBorder, type Theme } from "@mariozechner/pi-coding-agent";
 import { Container, SelectList, Text, type Component, type SelectItem, type SelectListTheme } from "@mariozechner/pi-tui";
-import { formatElapsed, oneLine } from "../../core/shared/format.ts";
-import type { TaskSnapshot } from "../../core/tasks/registry.ts";
-import type { TaskRecord } from "../../core/tasks/types.ts";
-import { statusWithCause } from "../../core/commands/result-text.ts";
+import { formatElapsed, oneLine } from "../../shared/format.ts";
+import type { TaskSnapshot } from "../../tasks/registry.ts";
+import type { TaskRecord } from "../../records/types.ts";
+import { statusWithCause } from "../../commands/result-text.ts";
 
 /** The part of pi's theme the picker uses (unit tests pass one that leaves text unchanged). */
 export type PickerTheme = Pick<Theme, "fg" | "bold">;

@@ -9,16 +9,16 @@
  */
 import type { AgentToolResult, Theme, ToolRenderResultOptions } from "@mariozechner/pi-coding-agent";
 import { Container, Spacer, Text, type Component } from "@mariozechner/pi-tui";
-import { formatElapsed, oneLine } from "../../core/shared/format.ts";
-import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
-import type { SubagentResultDetails } from "../../io/tasks/details.ts";
+import { formatElapsed, oneLine } from "../../shared/format.ts";
+import { stripTerminalControls } from "../../shared/terminal-text.ts";
+import type { SubagentResultDetails } from "../../records/details.ts";
 import type { ReceiptDetails } from "../tool/background-dispatch.ts";
-import type { SyncProgress } from "../../io/tool/run-sync.ts";
-import type { SubagentParams } from "../tool/schema.ts";
+import type { SyncProgress } from "../../tool/run-sync.ts";
+import type { SubagentParams } from "../../tool/schema.ts";
 import { expandHint } from "./expand-hint.ts";
 import { cardText, headerLine, outputComponent } from "./result-card.ts";
-import { shortTaskId } from "../../core/ui/short-id.ts";
-import type { Styler } from "../../core/ui/styler.ts";
+import { shortTaskId } from "../../shared/short-id.ts";
+import type { Styler } from "../../shared/styler.ts";
 
 /** What the renderers read of pi's tool render context (a subset, so tests can pass a plain object). */
 export interface RowContext {

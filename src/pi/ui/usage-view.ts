@@ -1,6 +1,6 @@
 /**
  * The TUI view of /subagent-usage: the ledger's report between two rules, in pi's theme colours, closed with
- * Esc, q or Enter. The lines are the ones print mode writes to stdout (src/core/ledger/ledger-text.ts).
+ * Esc, q or Enter. The lines are the ones print mode writes to stdout (src/budget/ledger-text.ts).
  */
 import type { Theme } from "@mariozechner/pi-coding-agent";
 import { Key, matchesKey, truncateToWidth, type Component } from "@mariozechner/pi-tui";

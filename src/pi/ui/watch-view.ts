@@ -16,15 +16,15 @@
  *   ── q/Esc close ────────────────
  *   live · refreshed every second
  */
-import { stripTerminalControls } from "../../core/shared/terminal-text.ts";
+import { stripTerminalControls } from "../../shared/terminal-text.ts";
 import type { Theme, ThemeColor } from "@mariozechner/pi-coding-agent";
 import { truncateToWidth, wrapTextWithAnsi, type Component } from "@mariozechner/pi-tui";
-import { emptyUsage, formatElapsed, formatUsage, oneLine, type UsageTotals } from "../../core/shared/format.ts";
-import { budgetUseText, type BudgetLimits } from "../../core/budget/limits.ts";
-import type { ActivityLine, RunPhase } from "../../core/run/types.ts";
-import type { TaskSnapshot } from "../../core/tasks/registry.ts";
-import type { TaskMessage } from "../../core/tasks/types.ts";
-import { watchEnded } from "../../core/commands/notices.ts";
+import { emptyUsage, formatElapsed, formatUsage, oneLine, type UsageTotals } from "../../shared/format.ts";
+import { budgetUseText, type BudgetLimits } from "../../budget/limits.ts";
+import type { ActivityLine, RunPhase } from "../../run/types.ts";
+import type { TaskSnapshot } from "../../tasks/registry.ts";
+import type { TaskMessage } from "../../records/types.ts";
+import { watchEnded } from "../../commands/notices.ts";
 import { viewerExitOf, type ViewerExit } from "./result-viewer.ts";
 
 export type WatchTheme = Pick<Theme, "fg" | "bold">;

@@ -10,10 +10,10 @@
  */
 import { Box, Text, type Component } from "@mariozechner/pi-tui";
 import type { Theme } from "@mariozechner/pi-coding-agent";
-import { oneLine } from "../../core/shared/format.ts";
-import { shortTaskId } from "../../core/ui/short-id.ts";
-import type { Styler } from "../../core/ui/styler.ts";
-import type { WorkflowCardDetails, WorkflowCardPart } from "../../core/tasks/types.ts";
+import { oneLine } from "../../shared/format.ts";
+import { shortTaskId } from "../../shared/short-id.ts";
+import type { Styler } from "../../shared/styler.ts";
+import type { WorkflowCardDetails, WorkflowCardPart } from "../../records/types.ts";
 import { duplicateLine, headerLine, runFigures, toneOf } from "./result-card.ts";
 
 export const VIEW_PART_LINE = "View a part's full result: /subagent-result <taskId>";

@@ -109,14 +109,14 @@ describe("the docs' reading of Markdown", () => {
 
   it("finds module paths in prose and inline code, not in code blocks or inside other paths", () => {
     const sample = [
-      "See `src/io/run/runner.ts` and src/start/manifest.ts.",
+      "See `src/run/runner.ts` and src/start/manifest.ts.",
       "Not node_modules/x/src/y.ts, nor the pattern src/<folder>/<module>.ts.",
       "```",
       " +00:02 ▸ read: src/auth.ts",
       "```",
     ].join("\n");
     expect(citedModules(sample)).toEqual([
-      { path: "src/io/run/runner.ts", line: 1 },
+      { path: "src/run/runner.ts", line: 1 },
       { path: "src/start/manifest.ts", line: 1 },
     ]);
   });

@@ -5,9 +5,9 @@
  * order the tool checks in (the depth gate first).
  */
 import { describe, expect, it } from "vitest";
-import { buildEnvelope } from "../../../src/io/delivery/envelope.ts";
-import { subagentParameters } from "../../../src/pi/tool/schema.ts";
-import type { TaskRecord } from "../../../src/core/tasks/types.ts";
+import { buildEnvelope } from "../../../src/delivery/envelope.ts";
+import { subagentParameters } from "../../../src/tool/schema.ts";
+import type { TaskRecord } from "../../../src/records/types.ts";
 import { readDoc, topicPages } from "./markdown.ts";
 
 const ADVANCED = readDoc("ADVANCED.md");

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 
 const state = vi.hoisted(() => ({ loaded: 0 }));
-vi.mock("../../../src/pi/roster/register.ts", () => {
+vi.mock("../../../src/pi/roster.ts", () => {
   state.loaded += 1;
   return {
     createRosterHandler: () => (event: { systemPrompt: string }) => ({ systemPrompt: `${event.systemPrompt}\n## Available Subagents` }),
@@ -17,13 +17,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { registerRosterHook } from "../../../src/start/roster-hook.ts";
-import { cachedRoster, rememberRoster, rosterFingerprint } from "../../../src/io/roster/roster-cache.ts";
+import { cachedRoster, rememberRoster, rosterFingerprint } from "../../../src/roster/roster-cache.ts";
 
 type Handler = (event: { systemPrompt: string }, ctx: unknown) => Promise<{ systemPrompt: string } | undefined>;
 
 function hooks(): Record<string, Handler> {
   const handlers: Record<string, Handler> = {};
-  registerRosterHook({ on: ((name: string, handler: Handler) => (handlers[name] = handler)) as never }, () => import("../../../src/pi/roster/register.ts"));
+  registerRosterHook({ on: ((name: string, handler: Handler) => (handlers[name] = handler)) as never }, () => import("../../../src/pi/roster.ts"));
   return handlers;
 }
 

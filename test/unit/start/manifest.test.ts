@@ -5,7 +5,7 @@ import { registerLazily, type LazyManifest, type LoadTiming } from "../../../src
 import { emptyRegistrations, recordingApi } from "../../../src/start/recording-api.ts";
 import { subagentManifest } from "../../../src/start/manifest.ts";
 import { registerMainPi, startsSubagentCall } from "../../../src/start/main-pi.ts";
-import { subagentParameters } from "../../../src/pi/tool/schema.ts";
+import { subagentParameters } from "../../../src/tool/schema.ts";
 import { register } from "../../../src/pi/runtime.ts";
 import * as toolPart from "../../../src/pi/runtime-tool.ts";
 import { drawPart } from "../../../src/pi/ui/draw-part.ts";

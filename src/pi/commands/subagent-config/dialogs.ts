@@ -7,8 +7,8 @@
  */
 import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
 import { showPrefilledInput } from "../../ui/prefilled-input.ts";
-import { runEditorOnText, runEditorOutsideTui } from "../../../io/commands/subagent-config/external-editor.ts";
-import type { BodyEditOutcome, ConfigDialogs } from "../../../core/commands/subagent-config/types.ts";
+import { runEditorOnText, runEditorOutsideTui } from "../../../commands/subagent-config/external-editor.ts";
+import type { BodyEditOutcome, ConfigDialogs } from "../../../commands/subagent-config/config-types.ts";
 
 type DialogUI = Pick<ExtensionUIContext, "select" | "confirm" | "custom" | "editor" | "notify">;
 

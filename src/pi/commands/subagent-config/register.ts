@@ -5,11 +5,11 @@
  */
 import type { AutocompleteItem } from "@mariozechner/pi-tui";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { discoverAgents } from "../../../io/agents/discover.ts";
-import { loadOnce } from "../../../core/shared/load-once.ts";
+import { discoverAgents } from "../../../agents/discover.ts";
+import { loadOnce } from "../../../shared/load-once.ts";
 import type { SubagentConfigCommandOptions } from "./run.ts";
 
-import { COMMANDS } from "../../../core/commands/descriptions.ts";
+import { COMMANDS } from "../../../commands/descriptions.ts";
 
 export const COMMAND_NAME = COMMANDS.config.name;
 

@@ -6,17 +6,17 @@
  * every TUI session about 30 ms and 1.4 MB of heap when loaded up front.
  */
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
-import { WARNING_PREFIX } from "../../../io/agents/warnings.ts";
-import { currentModelRef } from "../../../core/config/resolve.ts";
-import { detectAppMode, type AppMode } from "../../../io/shared/mode.ts";
+import { WARNING_PREFIX } from "../../../agents/warnings.ts";
+import { currentModelRef } from "../../../config/resolve.ts";
+import { detectAppMode, type AppMode } from "../../../shared/mode.ts";
 import { rpcDialogs, tuiDialogs } from "./dialogs.ts";
-import { runSubagentConfigFlow } from "../../../core/commands/subagent-config/flow.ts";
-import { NON_TUI_WARNING } from "../../../core/commands/subagent-config/notices.ts";
-import { createConfigStore, type ConfigStoreOptions } from "../../../io/commands/subagent-config/store.ts";
-import { readPiTrust } from "../../authority/session-authority.ts";
-import { agentDir } from "../../../io/shared/paths.ts";
-import { inheritedThinking, piDefaultThinking } from "../../../io/config/pi-default-thinking.ts";
-import type { ConfigDialogs } from "../../../core/commands/subagent-config/types.ts";
+import { runSubagentConfigFlow } from "../../../commands/subagent-config/flow.ts";
+import { NON_TUI_WARNING } from "../../../commands/subagent-config/config-notices.ts";
+import { createConfigStore, type ConfigStoreOptions } from "../../../commands/subagent-config/store.ts";
+import { readPiTrust } from "../../tool/session-authority.ts";
+import { agentDir } from "../../../shared/paths.ts";
+import { inheritedThinking, piDefaultThinking } from "../../../config/pi-default-thinking.ts";
+import type { ConfigDialogs } from "../../../commands/subagent-config/config-types.ts";
 
 export interface SubagentConfigCommandOptions {
   /** How pi runs (default: detected from the command line). */

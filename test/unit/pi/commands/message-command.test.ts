@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { messageCommand, splitIdAndText } from "../../../../src/pi/commands/message-command.ts";
-import type { MessageOutcome } from "../../../../src/core/tasks/registry.ts";
+import type { MessageOutcome } from "../../../../src/tasks/registry.ts";
 import { fakeCtx, fakeDeps, FakeLive, FakeSources, ID_A, ID_C, ID_OLD, record, recordingIo, snapshot } from "./fakes.ts";
 
 /** Live tasks that answer messages with a scripted outcome and remember what was sent. */

@@ -5,9 +5,9 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { createConfigStore } from "../../../../src/io/commands/subagent-config/store.ts";
-import type { BodyEditOutcome, ConfigDialogs, ConfigStore, NoticeLevel } from "../../../../src/core/commands/subagent-config/types.ts";
-import { createTempTree, type TempTree } from "../../io/agents/temp-tree.ts";
+import { createConfigStore } from "../../../../src/commands/subagent-config/store.ts";
+import type { BodyEditOutcome, ConfigDialogs, ConfigStore, NoticeLevel } from "../../../../src/commands/subagent-config/config-types.ts";
+import { createTempTree, type TempTree } from "../../agents/temp-tree.ts";
 
 export type Answer<T> = T | ((options: string[], title: string) => T);
 

@@ -7,12 +7,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChildCommand } from "../../../../src/io/run/command-line.ts";
-import { startRun } from "../../../../src/io/run/runner.ts";
-import { QuestionBoard } from "../../../../src/core/dialogs/question-board.ts";
+import type { ChildCommand } from "../../../../src/run/command-line.ts";
+import { startRun } from "../../../../src/run/runner.ts";
+import { QuestionBoard } from "../../../../src/dialogs/question-board.ts";
 import { QUESTION_GAP_MS, QuestionPresenter, questionPauseMs } from "../../../../src/pi/dialogs/question-presenter.ts";
 import type { PresenterContext, PresenterTiming } from "../../../../src/pi/dialogs/question-presenter.ts";
-import type { DialogAnswer } from "../../../../src/core/dialogs/child-ui-request.ts";
+import type { DialogAnswer } from "../../../../src/dialogs/child-ui-request.ts";
 import { ASKING_CHILD } from "../../../harness/asking-child.ts";
 import { MARKER_VAR } from "../../../harness/pi-env.ts";
 import { expectNoProcessesLeftAfterEach } from "../../../harness/processes.ts";

@@ -5,7 +5,7 @@
  */
 import { buildSessionContext, type SessionEntry } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { buildForkedHistory } from "../../../../src/core/run/fork-history.ts";
+import { buildForkedHistory } from "../../../../src/run/fork-history.ts";
 import { forkedConversation } from "../../../../src/pi/tool/fork-source.ts";
 
 const at = "2026-12-01T00:00:00.000Z";

@@ -3,8 +3,8 @@
  * sends of it (name, description, parameters, prompt snippet, guidelines) stays at most 5000 bytes.
  */
 import { describe, expect, it } from "vitest";
-import { SUBAGENT_TOOL_TEXTS } from "../../../../src/core/tool/texts.ts";
-import { subagentParameters } from "../../../../src/pi/tool/schema.ts";
+import { SUBAGENT_TOOL_TEXTS } from "../../../../src/tool/texts.ts";
+import { subagentParameters } from "../../../../src/tool/schema.ts";
 
 export const TOOL_DEFINITION_BUDGET_BYTES = 5000;
 

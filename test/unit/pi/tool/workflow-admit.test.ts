@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { admitAll } from "../../../../src/pi/tool/workflow-dispatch.ts";
 import type { AdmittedPart } from "../../../../src/pi/tool/register-tool.ts";
-import type { SubagentParams } from "../../../../src/pi/tool/schema.ts";
-import { FanOutGate } from "../../../../src/core/fanout/fan-out-gate.ts";
+import type { SubagentParams } from "../../../../src/tool/schema.ts";
+import { FanOutGate } from "../../../../src/budget/fan-out-gate.ts";
 
 const nobody = { hasUI: false } as never;
 

@@ -7,7 +7,7 @@ import {
   widgetTitle,
   WIDGET_MAX_ROWS,
 } from "../../../../src/pi/ui/progress-rows.ts";
-import { shortTaskIds } from "../../../../src/core/ui/short-id.ts";
+import { shortTaskIds } from "../../../../src/shared/short-id.ts";
 import { darkTheme, plain, plainLines, queuedTask, runningTask, runState } from "./helpers.ts";
 
 const MINUTE = 60_000;

@@ -1,7 +1,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import type { BackgroundTasks } from "../../../../src/io/tasks/background-tasks.ts";
-import type { BackgroundHandle } from "../../../../src/pi/tasks/register-background.ts";
+import type { BackgroundTasks } from "../../../../src/tasks/background-tasks.ts";
+import type { BackgroundHandle } from "../../../../src/pi/register-background.ts";
 import { registerUi } from "../../../../src/pi/ui/register-ui.ts";
 import { renderResultCard } from "../../../../src/pi/ui/result-card.ts";
 import { renderSubagentCall, renderSubagentResult } from "../../../../src/pi/ui/tool-row.ts";

@@ -1,6 +1,6 @@
 import { visibleWidth } from "@mariozechner/pi-tui";
 import { describe, expect, it } from "vitest";
-import type { SubagentResultDetails } from "../../../../src/io/tasks/details.ts";
+import type { SubagentResultDetails } from "../../../../src/records/details.ts";
 import { cardLines, cardText, renderResultCard } from "../../../../src/pi/ui/result-card.ts";
 import { darkTheme, plain, plainLines } from "./helpers.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { SubagentResultDetails } from "../../../../src/io/tasks/details.ts";
-import type { SyncProgress } from "../../../../src/io/tool/run-sync.ts";
+import type { SubagentResultDetails } from "../../../../src/records/details.ts";
+import type { SyncProgress } from "../../../../src/tool/run-sync.ts";
 import {
   callText,
   classifyResult,

@@ -8,11 +8,11 @@ import { join } from "node:path";
 import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { editBodyInTui } from "../../../../../src/pi/commands/subagent-config/dialogs.ts";
-import { editorCommand, runEditorOnText, runEditorOutsideTui, splitCommand } from "../../../../../src/io/commands/subagent-config/external-editor.ts";
-import { NON_TUI_WARNING } from "../../../../../src/core/commands/subagent-config/notices.ts";
+import { editorCommand, runEditorOnText, runEditorOutsideTui, splitCommand } from "../../../../../src/commands/subagent-config/external-editor.ts";
+import { NON_TUI_WARNING } from "../../../../../src/commands/subagent-config/config-notices.ts";
 import { agentNameCompletions, COMMAND_NAME, registerSubagentConfigCommand } from "../../../../../src/pi/commands/subagent-config/register.ts";
 import { runSubagentConfigCommand } from "../../../../../src/pi/commands/subagent-config/run.ts";
-import { resetProcessOverridesForTests } from "../../../../../src/io/config/process-overrides.ts";
+import { resetProcessOverridesForTests } from "../../../../../src/config/process-overrides.ts";
 import { PrefilledInputComponent } from "../../../../../src/pi/ui/prefilled-input.ts";
 import { createWorld, WORKER_TEXT, type World } from "../subagent-config-fixtures.ts";
 

@@ -1,0 +1,148 @@
+/**
+ * The lifecycle events other extensions can hear on pi's shared event bus (`pi.events`): a task is queued,
+ * starts, asks the person, ends and is delivered. Channel names and payloads are a stable interface (docs/events.md, "Events for other
+ * extensions"): fields may be added, none is renamed or removed. Pure: the payloads are built here, the caller
+ * emits them through a sink.
+ */
+import type { UsageTotals } from "../shared/format.ts";
+import type { RunStatus } from "../run/types.ts";
+import type { CancelledBy, DispatchMode, TaskRecord } from "../records/types.ts";
+
+export const LIFECYCLE_CHANNELS = {
+  queued: "subagent:queued",
+  started: "subagent:started",
+  asking: "subagent:asking",
+  ended: "subagent:ended",
+  delivered: "subagent:delivered",
+} as const;
+
+/** Every payload says who sent it, so a listener can tell ours from another extension's `subagent:` events. */
+export const EVENT_SOURCE = "pi-subagent-dispatch";
+
+/** What every payload carries. `at` is the moment of the event, in milliseconds since the epoch. */
+export interface TaskEventBase {
+  source: typeof EVENT_SOURCE;
+  taskId: string;
+  agent: string;
+  /** The task as the main agent wrote it. */
+  task: string;
+  /** `sync`: a blocking call (print, JSON, RPC mode); `async`: a background task (the TUI). */
+  mode: DispatchMode;
+  at: number;
+}
+
+export interface TaskQueuedEvent extends TaskEventBase {
+  /** True when the task waits for a free slot (the concurrency limit); false when it starts at once. */
+  waiting: boolean;
+}
+
+export interface TaskStartedEvent extends TaskEventBase {
+  /** The child pi's process id. */
+  pid: number;
+}
+
+/**
+ * A background task's child asks the person something (a dialog it forwards, see "Questions from subagents"). It
+ * carries what the board knows of the task, not its task text and mode (always a background task, `async`).
+ */
+export interface TaskAskingEvent {
+  source: typeof EVENT_SOURCE;
+  taskId: string;
+  agent: string;
+  /** Who asks, outermost first: more than one for a nested subagent's question (`reviewer 01a2 › explore 01a3`). */
+  askers: Array<{ agent: string; taskId: string }>;
+  /** The kind of dialog: `select`, `confirm`, `input` or `editor`. */
+  kind: string;
+  /** The dialog's title, as the child wrote it. */
+  title: string;
+  at: number;
+}
+
+export interface TaskEndedEvent extends TaskEventBase {
+  /** The record's status: `succeeded`, `failed`, `timed out`, `cancelled` or `stopped`. */
+  status: RunStatus;
+  stopReason?: string;
+  cancelledBy?: CancelledBy;
+  durationMs: number;
+  usage: UsageTotals;
+  model?: string;
+  sessionFile: string;
+}
+
+export interface TaskDeliveredEvent extends TaskEventBase {
+  status: RunStatus;
+}
+
+export interface LifecycleEventMap {
+  "subagent:queued": TaskQueuedEvent;
+  "subagent:started": TaskStartedEvent;
+  "subagent:asking": TaskAskingEvent;
+  "subagent:ended": TaskEndedEvent;
+  "subagent:delivered": TaskDeliveredEvent;
+}
+
+export type LifecycleChannel = keyof LifecycleEventMap;
+
+/** Where events go (`pi.events.emit` behind a guard); it must never throw into the caller. */
+export type LifecycleSink = <C extends LifecycleChannel>(channel: C, payload: LifecycleEventMap[C]) => void;
+
+export interface TaskIdentity {
+  taskId: string;
+  agent: string;
+  task: string;
+  mode: DispatchMode;
+}
+
+function base(task: TaskIdentity, at: number): TaskEventBase {
+  return { source: EVENT_SOURCE, taskId: task.taskId, agent: task.agent, task: task.task, mode: task.mode, at };
+}
+
+export function queuedEvent(task: TaskIdentity, waiting: boolean, at: number): TaskQueuedEvent {
+  return { ...base(task, at), waiting };
+}
+
+export function startedEvent(task: TaskIdentity, pid: number, at: number): TaskStartedEvent {
+  return { ...base(task, at), pid };
+}
+
+export function askingEvent(question: { taskId: string; path: ReadonlyArray<{ agent: string; taskId: string }>; dialog: { method: string; title: string } }, at: number): TaskAskingEvent {
+  const asker = question.path[question.path.length - 1];
+  return {
+    source: EVENT_SOURCE,
+    taskId: question.taskId,
+    agent: question.path[0]?.agent ?? asker?.agent ?? "",
+    askers: question.path.map((step) => ({ agent: step.agent, taskId: step.taskId })),
+    kind: question.dialog.method,
+    title: question.dialog.title,
+    at,
+  };
+}
+
+export function endedEvent(record: TaskRecord, at: number): TaskEndedEvent {
+  const event: TaskEndedEvent = {
+    ...base(record, at),
+    status: record.status,
+    durationMs: record.durationMs,
+    usage: { ...record.usage },
+    sessionFile: record.sessionFile,
+  };
+  if (record.stopReason !== undefined) event.stopReason = record.stopReason;
+  if (record.cancelledBy !== undefined) event.cancelledBy = record.cancelledBy;
+  if (record.model !== undefined) event.model = record.model;
+  return event;
+}
+
+export function deliveredEvent(record: TaskRecord, at: number): TaskDeliveredEvent {
+  return { ...base(record, at), status: record.status };
+}
+
+/** A sink over pi's event bus: a stale or failing bus (after a reload, at exit) costs the event, nothing else. */
+export function eventBusSink(bus: { emit(channel: string, data: unknown): void } | undefined): LifecycleSink {
+  return (channel, payload) => {
+    try {
+      bus?.emit(channel, payload);
+    } catch {
+      // pi 1.x throws from a stale extension's bus; an event is a courtesy and never costs a result.
+    }
+  };
+}

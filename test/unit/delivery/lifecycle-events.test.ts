@@ -1,0 +1,64 @@
+/**
+ * The lifecycle events' payloads as other extensions receive them, and the sink over pi's event bus: a bus that
+ * throws (pi 1.x's stale extension API after a reload) costs the event, never the caller.
+ */
+import { describe, expect, it } from "vitest";
+import { endedEvent, eventBusSink, LIFECYCLE_CHANNELS } from "../../../src/delivery/lifecycle-events.ts";
+import type { TaskRecord } from "../../../src/records/types.ts";
+
+const record = {
+  version: 1,
+  taskId: "t1",
+  agent: "worker",
+  task: "do it",
+  mode: "async",
+  status: "cancelled",
+  exitCode: null,
+  stopReason: "aborted",
+  cancelledBy: "user",
+  usage: { turns: 2, input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cost: 0.01, contextTokens: 15 },
+  model: "fake/fake-model",
+  durationMs: 1500,
+  dispatchedAt: 0,
+  finishedAt: 1500,
+  output: "secret partial output",
+  sessionFile: "/agent/subagent-sessions/t1/session.jsonl",
+  cwd: "/work",
+  delivered: false,
+} satisfies TaskRecord;
+
+describe("lifecycle events", () => {
+  it("an ended event carries the record's facts, and neither its output nor its envelope", () => {
+    const event = endedEvent(record, 2000);
+    expect(event).toEqual({
+      source: "pi-subagent-dispatch",
+      taskId: "t1",
+      agent: "worker",
+      task: "do it",
+      mode: "async",
+      at: 2000,
+      status: "cancelled",
+      stopReason: "aborted",
+      cancelledBy: "user",
+      durationMs: 1500,
+      usage: record.usage,
+      model: "fake/fake-model",
+      sessionFile: record.sessionFile,
+    });
+    // A copy: a listener changing it changes nothing of ours.
+    expect(event.usage).not.toBe(record.usage);
+  });
+
+  it("the sink emits on the bus and swallows a bus that throws", () => {
+    const emitted: Array<[string, unknown]> = [];
+    eventBusSink({ emit: (channel, data) => emitted.push([channel, data]) })(LIFECYCLE_CHANNELS.ended, endedEvent(record, 1));
+    expect(emitted.map(([channel]) => channel)).toEqual(["subagent:ended"]);
+    const stale = eventBusSink({
+      emit: () => {
+        throw new Error("This extension ctx is stale");
+      },
+    });
+    expect(() => stale(LIFECYCLE_CHANNELS.ended, endedEvent(record, 1))).not.toThrow();
+    expect(() => eventBusSink(undefined)(LIFECYCLE_CHANNELS.ended, endedEvent(record, 1))).not.toThrow();
+  });
+});
