@@ -6,6 +6,7 @@
  * /proc/<pid>/environ holds the marker are touched (never a name), and a pid is signalled only while its start
  * time is still the one seen when it was found, so a recycled pid is never hit.
  */
+import { signalQuietly } from "./process-tree.ts";
 import { isIdentityAlive, processStartTime } from "../shared/proc-identity.ts";
 import type { ProcessIdentity } from "../shared/proc-identity.ts";
 import { processesCarryingMarker } from "./task-marker.ts";
@@ -22,14 +23,6 @@ export interface SweepDeps {
   signal: (target: number, signal: NodeJS.Signals) => void;
   wait: (ms: number) => Promise<void>;
   now: () => number;
-}
-
-function signalQuietly(target: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(target, signal);
-  } catch {
-    // already gone, or not a group leader
-  }
 }
 
 const realDeps: SweepDeps = {

@@ -54,7 +54,7 @@ export function descendantsOf(rootPid: number): number[] {
   return found;
 }
 
-function signalQuietly(target: number, signal: NodeJS.Signals): void {
+export function signalQuietly(target: number, signal: NodeJS.Signals): void {
   try {
     process.kill(target, signal);
   } catch {

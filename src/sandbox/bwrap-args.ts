@@ -113,7 +113,7 @@ export function protectedMountPoints(layout: Pick<SandboxLayout, "level" | "prot
   return (layout.protectedPaths ?? []).map((entry) => normalize(entry.path));
 }
 
-function isInside(root: string, path: string): boolean {
+export function isInside(root: string, path: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 }
 

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { PROTECTED_WORKSPACE_ENTRIES } from "./bwrap-args.ts";
+import { isInside, PROTECTED_WORKSPACE_ENTRIES } from "./bwrap-args.ts";
 import type { HiddenSecret, ProtectedPath, SandboxLayout } from "./bwrap-args.ts";
 import type { SandboxLevel } from "./levels.ts";
 import { hiddenPaths, hiddenSystemPaths } from "./secrets.ts";
@@ -86,10 +86,6 @@ export interface LayoutInputs {
   programs: readonly string[];
   /** Folders it only reads (Node's compile cache). */
   readOnly?: readonly string[];
-}
-
-function isInside(root: string, path: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 }
 
 /**

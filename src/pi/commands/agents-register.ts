@@ -8,12 +8,12 @@ import { loadOnce } from "../../shared/load-once.ts";
 import { commandIo, type CommandIo } from "./command-io.ts";
 import { guarded } from "./register-commands.ts";
 
-const loadCommandBody = loadOnce(() => import("./agents-command.ts"));
+const loadAgentsCommandBody = loadOnce(() => import("./agents-command.ts"));
 
 export function registerAgentsCommand(pi: ExtensionAPI): void {
   const deps = { io: (ctx: ExtensionCommandContext): CommandIo => commandIo(ctx) };
   pi.registerCommand(AGENTS_COMMAND, {
     description: COMMANDS.agents.description,
-    handler: guarded(AGENTS_COMMAND, async (_args, ctx: ExtensionCommandContext, commandDeps) => (await loadCommandBody()).agentsCommand(pi, ctx, commandDeps.io(ctx)), deps),
+    handler: guarded(AGENTS_COMMAND, async (_args, ctx: ExtensionCommandContext, commandDeps) => (await loadAgentsCommandBody()).agentsCommand(pi, ctx, commandDeps.io(ctx)), deps),
   });
 }

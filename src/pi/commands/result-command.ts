@@ -64,7 +64,7 @@ export async function resultCommand(args: string, ctx: TaskCommandContext, deps:
       return;
     case "ambiguous":
       if (io.surface === "tui") {
-        await browse(ctx, io, deps, `${prefixAmbiguous(found.prefix, found.matches)} Pick one:`, () => namedTaskItems(found.matches));
+        await browseResults(ctx, io, deps, `${prefixAmbiguous(found.prefix, found.matches)} Pick one:`, () => namedTaskItems(found.matches));
       } else {
         io.notice(prefixAmbiguous(found.prefix, found.matches), "warning");
         io.failed();
@@ -80,7 +80,7 @@ async function withoutId(ctx: TaskCommandContext, io: CommandIo, deps: TaskComma
   if (io.surface === "tui") {
     const recent = () => finishedTaskItems(deps.sources.recentRecords(RECENT_FINISHED_MAX));
     if (recent().length === 0) io.notice(NO_FINISHED_TASKS);
-    else await browse(ctx, io, deps, RESULT_PICKER_TITLE, recent);
+    else await browseResults(ctx, io, deps, RESULT_PICKER_TITLE, recent);
     return;
   }
   const records = deps.sources.recentRecords(RECENT_FINISHED_MAX);
@@ -99,7 +99,7 @@ function summaryOf(record: TaskRecord) {
 }
 
 /** Picker, viewer, back to the picker (on the same row) until the person leaves the picker. */
-async function browse(
+async function browseResults(
   ctx: TaskCommandContext,
   io: CommandIo,
   deps: TaskCommandDeps,

@@ -31,7 +31,7 @@ export async function watchCommand(args: string, ctx: TaskCommandContext, deps: 
     return;
   }
   if (normalizeTaskInput(args) === "") {
-    await browse(ctx, io, deps, WATCH_PICKER_TITLE, undefined);
+    await browseRunning(ctx, io, deps, WATCH_PICKER_TITLE, undefined);
     return;
   }
   const picked = await chooseRunningTask(args, ctx, io, deps, { command: WATCH_COMMAND, verb: "watch", pickPrompt: "Pick one to watch:" });
@@ -39,7 +39,7 @@ export async function watchCommand(args: string, ctx: TaskCommandContext, deps: 
 }
 
 /** Picker of the running tasks, the view, back to the picker while anything runs. */
-async function browse(ctx: TaskCommandContext, io: CommandIo, deps: TaskCommandDeps, title: string, last: string | undefined): Promise<void> {
+async function browseRunning(ctx: TaskCommandContext, io: CommandIo, deps: TaskCommandDeps, title: string, last: string | undefined): Promise<void> {
   for (;;) {
     const running = deps.sources.running();
     if (running.length === 0) {

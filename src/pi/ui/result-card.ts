@@ -18,7 +18,7 @@ import { isWorkflowCardDetails, renderWorkflowCard } from "./workflow-card.ts";
 import { shortTaskId } from "../../shared/short-id.ts";
 import type { Styler } from "../../shared/styler.ts";
 
-const TASK_PREVIEW_MAX = 160;
+const CARD_TASK_PREVIEW_MAX = 160;
 const NOTE_MAX = 300;
 
 export type Tone = "success" | "error" | "warning";
@@ -105,7 +105,7 @@ export function headerLine(card: Pick<CardText, "icon" | "tone" | "title" | "bad
 /** The card's lines before the output, as plain-or-styled text (collapsed view, and the head of the expanded one). */
 export function cardLines(details: SubagentResultDetails, expanded: boolean, style: Styler, hint?: string): string[] {
   const card = cardText(details);
-  const taskText = expanded ? stripTerminalControls(details.task) : oneLine(details.task, TASK_PREVIEW_MAX);
+  const taskText = expanded ? stripTerminalControls(details.task) : oneLine(details.task, CARD_TASK_PREVIEW_MAX);
   return [
     headerLine(card, style) + (!expanded && hint ? ` ${hint}` : ""),
     ...card.notes.map((note) => style.fg(card.tone === "success" ? "muted" : card.tone, note)),

@@ -48,7 +48,7 @@ export function viewerExitOf(data: string): ViewerExit | undefined {
 }
 
 /** Lines the viewer itself takes: title, status, task, two rules, footer. */
-const CHROME_LINES = 6;
+const RESULT_CHROME_LINES = 6;
 
 /**
  * Which slice of a long text is visible. It starts at the end and stays there while the person has not
@@ -146,11 +146,11 @@ export class ResultViewer implements Component {
 
   render(width: number): string[] {
     const { theme, record } = this.options;
-    const rows = Math.max(CHROME_LINES + 1, this.options.rows());
+    const rows = Math.max(RESULT_CHROME_LINES + 1, this.options.rows());
     const fit = (text: string) => truncateToWidth(text, width);
     const rule = theme.fg("borderMuted", "─".repeat(Math.max(0, width)));
     const bodyLines = this.body.render(width);
-    const bodyHeight = rows - CHROME_LINES;
+    const bodyHeight = rows - RESULT_CHROME_LINES;
     const { start, end } = this.scroll.fit(bodyLines.length, bodyHeight);
     const lines = [
       fit(theme.fg("accent", theme.bold(` Subagent result · ${record.taskId}`))),

@@ -16,7 +16,7 @@ import { statusWithCause } from "../../commands/result-text.ts";
 /** The part of pi's theme the picker uses (unit tests pass one that leaves text unchanged). */
 export type PickerTheme = Pick<Theme, "fg" | "bold">;
 
-const TASK_PREVIEW_MAX = 200;
+const PICKER_TASK_PREVIEW_MAX = 200;
 /** Rows shown at once; longer lists scroll (SelectList shows `(i/n)` under them). */
 export const PICKER_VISIBLE_ROWS = 10;
 
@@ -32,7 +32,7 @@ export function runningTaskItems(tasks: readonly TaskSnapshot[], now: number): S
       : task.status === "queued"
         ? "queued"
         : `running ${formatElapsed(now - (task.startedAt ?? task.dispatchedAt))}`;
-    return { value: task.taskId, label: `${task.agent} · ${status} · ${oneLine(task.task, TASK_PREVIEW_MAX)}` };
+    return { value: task.taskId, label: `${task.agent} · ${status} · ${oneLine(task.task, PICKER_TASK_PREVIEW_MAX)}` };
   });
 }
 
@@ -40,7 +40,7 @@ export function runningTaskItems(tasks: readonly TaskSnapshot[], now: number): S
 export function finishedTaskItems(records: readonly TaskRecord[]): SelectItem[] {
   return records.map((record) => ({
     value: record.taskId,
-    label: `${record.agent} · ${statusWithCause(record)} · ${oneLine(record.task, TASK_PREVIEW_MAX)}`,
+    label: `${record.agent} · ${statusWithCause(record)} · ${oneLine(record.task, PICKER_TASK_PREVIEW_MAX)}`,
   }));
 }
 

@@ -26,7 +26,7 @@ export interface RowContext {
   isError: boolean;
 }
 
-const TASK_PREVIEW_MAX = 120;
+const ROW_TASK_PREVIEW_MAX = 120;
 const REASON_PREVIEW_MAX = 120;
 /** The agent name or task id the model passed (a real one is far shorter). */
 const SUBJECT_MAX = 60;
@@ -55,9 +55,9 @@ export function callText(args: Partial<SubagentParams>): CallText {
     const entries = (workflow.parts as unknown[]).map((part) => (typeof part === "object" && part !== null ? (part as { agent?: unknown; task?: unknown }) : {}));
     const agents = entries.map((entry) => (typeof entry.agent === "string" && entry.agent.trim() ? entry.agent.trim() : "…"));
     const tasks = entries.map((entry, index) => `${index + 1}. ${typeof entry.task === "string" ? entry.task : ""}`);
-    return { head: workflow.head, subject: oneLine(agents.join(", "), SUBJECT_MAX) || "…", detail: oneLine(tasks.join(" · "), TASK_PREVIEW_MAX) || undefined };
+    return { head: workflow.head, subject: oneLine(agents.join(", "), SUBJECT_MAX) || "…", detail: oneLine(tasks.join(" · "), ROW_TASK_PREVIEW_MAX) || undefined };
   }
-  const task = args.task?.trim() ? oneLine(args.task, TASK_PREVIEW_MAX) : undefined;
+  const task = args.task?.trim() ? oneLine(args.task, ROW_TASK_PREVIEW_MAX) : undefined;
   const resume = args.sessionId?.trim() ? `resume ${shortTaskId(oneLine(args.sessionId, SUBJECT_MAX))}` : undefined;
   const detail = [resume, task].filter(Boolean).join(" · ") || undefined;
   return { head: "subagent", subject: oneLine(args.agent ?? "", SUBJECT_MAX) || "…", detail };

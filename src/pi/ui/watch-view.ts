@@ -38,7 +38,7 @@ export const WATCH_CLOSE_HINT = "q/Esc close";
 export const WATCH_CLOSE_HINT_FROM_LIST = "Esc back to the list · q close";
 
 /** Lines the view itself takes: title, status, task, three rules, footer. */
-const CHROME_LINES = 7;
+const WATCH_CHROME_LINES = 7;
 
 /** A copy of what the view shows of a running task, taken at one moment. */
 export interface WatchFrame {
@@ -175,13 +175,13 @@ export class WatchView implements Component {
   render(width: number): string[] {
     const { theme } = this.options;
     const frame = this.frame;
-    const rows = Math.max(CHROME_LINES + 2, this.options.rows());
+    const rows = Math.max(WATCH_CHROME_LINES + 2, this.options.rows());
     const fit = (text: string) => truncateToWidth(text, width);
     const rule = (label?: string) => {
       const text = label ? `── ${label} ` : "";
       return theme.fg("borderMuted", fit(text + "─".repeat(Math.max(0, width - text.length))));
     };
-    const room = rows - CHROME_LINES - (frame.question ? 1 : 0);
+    const room = rows - WATCH_CHROME_LINES - (frame.question ? 1 : 0);
 
     const startedAt = frame.startedAt ?? frame.dispatchedAt;
     const activity = frame.activity.filter((line) => line.kind !== "text");

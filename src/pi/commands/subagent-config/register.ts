@@ -13,7 +13,7 @@ import { COMMANDS } from "../../../commands/descriptions.ts";
 
 export const COMMAND_NAME = COMMANDS.config.name;
 
-const loadCommandBody = loadOnce(() => import("./run.ts"));
+const loadConfigCommandBody = loadOnce(() => import("./run.ts"));
 
 /**
  * Agent names starting with what was typed, for `/subagent-config <Tab>`. A name typed in full that no other
@@ -40,6 +40,6 @@ export function registerSubagentConfigCommand(pi: Pick<ExtensionAPI, "registerCo
     description: COMMANDS.config.description,
     // pi gives completions no context; its working directory is the process's.
     getArgumentCompletions: (prefix) => agentNameCompletions(prefix, process.cwd(), options.paths),
-    handler: async (args, ctx) => (await loadCommandBody()).runSubagentConfigCommand(args, ctx, options),
+    handler: async (args, ctx) => (await loadConfigCommandBody()).runSubagentConfigCommand(args, ctx, options),
   });
 }
