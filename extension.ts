@@ -8,31 +8,28 @@
  *   because its parent passed its own `-e` on gets no tool at all, as a child without the package would;
  * - a sandboxed subagent below the limit (PI_SUBAGENT_SANDBOX) gets the same refusing tool, saying why;
  * - the main pi gets src/start/main-pi.ts: the manifest in front of the runtime (src/pi/runtime.ts), loaded on first use;
- *   a second clone of the package loaded in the same pi registers only a notice saying so (src/shared/loaded-copy.ts).
+ *   a second clone of the package loaded in the same pi registers only a notice saying so (src/shared/this-process.ts).
  * Only the depth variables are imported up front: a child that only watches its parent loads neither pi's
  * packages nor TypeBox.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { isBelowDepthLimit, mayDispatchSubagents, PARENT_ENV } from "./src/shared/depth.ts";
+import { isBelowDepthLimit, mayDispatchSubagents, PARENT_ENV } from "./src/shared/nesting.ts";
 
 export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> {
   // Only a child has a parent to watch (a no-op after the first load in a child).
   if (process.env[PARENT_ENV]) (await import("./src/run/parent-watchdog.ts")).watchParentFromChild();
-  if (!isBelowDepthLimit()) {
-    const { givenThisPackage } = await import("./src/shared/own-package.ts");
-    if (givenThisPackage(process.argv, process.cwd())) return;
-  }
+  const thisProcess = await import("./src/shared/this-process.ts");
+  if (!isBelowDepthLimit() && thisProcess.givenThisPackage(process.argv, process.cwd())) return;
   // One after another: pi's loader can show a module still being evaluated half-made to a concurrent import.
   const { getAgentDir } = await import("@mariozechner/pi-coding-agent");
-  (await import("./src/shared/paths.ts")).useAgentDirResolver(getAgentDir);
+  thisProcess.useAgentDirResolver(getAgentDir);
   const { subagentParameters } = await import("./src/tool/schema.ts");
   if (!mayDispatchSubagents()) {
     (await import("./src/start/depth-gate-tool.ts")).registerDepthGateTool(pi, subagentParameters);
     return;
   }
   // A second clone of the package (installed and `-e`) explains itself instead of colliding on the tool's name.
-  const { claimLoadedCopy, releaseLoadedCopy, secondCopyNotice } = await import("./src/shared/loaded-copy.ts");
-  const { PACKAGE_ROOT } = await import("./src/shared/paths.ts");
+  const { claimLoadedCopy, releaseLoadedCopy, secondCopyNotice, PACKAGE_ROOT } = thisProcess;
   const claim = claimLoadedCopy(PACKAGE_ROOT);
   if (claim.kind === "other") {
     const notice = secondCopyNotice(claim.root, PACKAGE_ROOT);

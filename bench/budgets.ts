@@ -1,13 +1,13 @@
 /**
  * Budget checks in the stream reducer: the same 100 MB of pi-like JSON-mode events (bench/runner.ts) reduced
- * with and without the runner's per-line budget check (src/run/budget-watch.ts), in alternating passes.
+ * with and without the runner's per-line budget check (src/run/stop-sequence.ts), in alternating passes.
  * The limits are set out of reach, so every turn is checked and none stops the run. Target: >= 100 MB/s either
  * way, and no measurable difference.
  */
 import { fileURLToPath } from "node:url";
-import { BudgetWatch } from "../src/run/budget-watch.ts";
+import { BudgetWatch } from "../src/run/stop-sequence.ts";
 import { applyLine, initialRunState } from "../src/run/event-reducer.ts";
-import { LineSplitter } from "../src/run/line-splitter.ts";
+import { LineSplitter } from "../src/run/rpc.ts";
 import { buildStream } from "./runner.ts";
 
 const MB = 1024 * 1024;

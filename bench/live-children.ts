@@ -6,16 +6,15 @@
  *  (b) message latency: from a steer sent to a child busy in a bash tool (released at the same moment) to the
  *      child's next model request carrying the message; median.
  */
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { markedMessage } from "../src/run/rpc-protocol.ts";
+import { markedMessage } from "../src/run/rpc.ts";
 import { startRun } from "../src/run/runner.ts";
-import { sessionHeaderLine } from "../src/run/session-file.ts";
+import { sessionHeaderLine } from "../src/run/session-files.ts";
 import { FakeModel, fakeDirective, messageText } from "../test/harness/fake-model.ts";
 import { createPiEnv, EXTENSION_ENTRY, PI_CLI, runPi } from "../test/harness/pi-env.ts";
 import { killProcessesWithMarker } from "../test/harness/processes.ts";
 import { median } from "./startup.ts";
-import { writeFileSync } from "node:fs";
 import { approveProjectAgent } from "../test/harness/approve-agent.ts";
 
 const ROUNDS = Math.max(3, Number(process.env.BENCH_LIVE_ROUNDS ?? 5));

@@ -13,9 +13,8 @@ import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { applyLine, initialRunState } from "../src/run/event-reducer.ts";
-import { DEFAULT_MAX_LINE_CHARS, LineSplitter } from "../src/run/line-splitter.ts";
-import type { RunState } from "../src/run/types.ts";
+import { applyLine, initialRunState, type RunState } from "../src/run/event-reducer.ts";
+import { DEFAULT_MAX_LINE_CHARS, LineSplitter } from "../src/run/rpc.ts";
 
 const MB = 1024 * 1024;
 const CHUNK_CHARS = 64 * 1024;

@@ -29,7 +29,7 @@ import { parsePiLine, piUnderTest, withPiPath, type PiUnderTest } from "../test/
 import { killProcessesWithMarker, waitForNoProcesses } from "../test/harness/processes.ts";
 import { median } from "./startup.ts";
 import { officialToolBytes, ourToolBytes } from "./tool-bytes.ts";
-import { bwrapInSystemDirs } from "../src/sandbox/find-bwrap.ts";
+import { bwrapInSystemDirs } from "../src/sandbox/sandbox-layout.ts";
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const TIME = "/usr/bin/time";

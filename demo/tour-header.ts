@@ -5,7 +5,7 @@
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Text } from "@mariozechner/pi-tui";
-import { PARENT_ENV } from "../src/shared/depth.ts";
+import { PARENT_ENV } from "../src/shared/nesting.ts";
 
 export const TOUR_HEADER = [
   "npm run try · the model is a FAKE: scripted, offline, no API key",

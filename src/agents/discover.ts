@@ -1,14 +1,176 @@
 /**
+ * The agents a dispatch can name: the three tiers read (parses kept by file identity) and merged.
+ */
+import { UNKNOWN_LEVEL_READ_ONLY } from "../sandbox/levels.ts";
+import { readdirSync } from "node:fs";
+import { basename, join } from "node:path";
+import { sameIdentity, readRegularFileSync, statRegularFile, type FileIdentity, type RegularFileRead } from "../shared/safe-read.ts";
+import { parseAgentFile, quoteForMessage, type ParsedAgentFile, type AgentDefinition, type AgentSource, type AgentWarning, type AgentScope, type DiscoveryResult } from "./parse.ts";
+import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir } from "../shared/config-paths.ts";
+import { agentDir as piAgentDir, BUILTIN_AGENTS_DIR } from "../shared/this-process.ts";
+
+/*
+ * The file-system side of discovery: reads the `*.md` files of one agents folder (not its subfolders), in
+ * name order, and parses each. Synchronous on purpose: it runs on every dispatch and on the first turn, and a
+ * handful of small files is cheaper to read than to schedule.
+ *
+ * A project folder is untrusted: only regular files up to AGENT_FILE_MAX_BYTES are read, never a FIFO or a
+ * device (see read-regular-file.ts). A file whose identity (inode, size, mtime, ctime) has not changed since
+ * the last read is not read or parsed again: discovery then costs one `stat` per file.
+ */
+/** Largest agent file read (frontmatter and body): a system prompt, not a book. */
+export const AGENT_FILE_MAX_BYTES = 1024 * 1024;
+
+export interface CachedParse {
+  identity: FileIdentity;
+  source: AgentSource;
+  parsed: ParsedAgentFile;
+}
+
+/** Per folder, per file name: the last parse. Replaced on each read of the folder, so deleted files drop out. */
+const parseCache: Map<string, Map<string, CachedParse>> = new Map();
+let parsesDone = 0;
+
+/** For tests: how many files were parsed (not served from the cache) since the process started. */
+export function agentFileParsesForTests(): number {
+  return parsesDone;
+}
+
+/** For tests: forget every cached parse. */
+export function clearAgentParseCacheForTests(): void {
+  parseCache.clear();
+}
+
+export type FileParse = { kind: "parsed"; parsed: ParsedAgentFile; entry?: CachedParse } | { kind: "skip" } | { kind: "warn"; reason: string };
+
+function notRead(read: Exclude<RegularFileRead, { ok: true }>): FileParse {
+  // A folder that happens to be named *.md is not an agent file and not worth a warning.
+  if (read.kind === "directory") return { kind: "skip" };
+  // Listed but gone: a dangling link, most likely.
+  if (read.kind === "missing") return { kind: "warn", reason: `the file cannot be read (${read.code})` };
+  return { kind: "warn", reason: read.reason };
+}
+
+function parseOne(filePath: string, source: AgentSource, cached: CachedParse | undefined): FileParse {
+  const stat = statRegularFile(filePath, AGENT_FILE_MAX_BYTES);
+  if (!stat.ok) return notRead(stat);
+  if (cached && cached.source === source && sameIdentity(cached.identity, stat.identity)) {
+    return { kind: "parsed", parsed: cached.parsed, entry: cached };
+  }
+  const read = readRegularFileSync(filePath, AGENT_FILE_MAX_BYTES);
+  if (!read.ok) return notRead(read);
+  parsesDone += 1;
+  const parsed = parseAgentFile(read.text, filePath, source);
+  return { kind: "parsed", parsed, entry: { identity: read.identity, source, parsed } };
+}
+
+export interface AgentsDirContents {
+  agents: AgentDefinition[];
+  warnings: AgentWarning[];
+}
+
+/** Plain code-unit order, the same on every machine and locale. */
+export function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function readAgentsDir(dir: string, source: AgentSource): AgentsDirContents {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    // A missing (or unreadable) folder simply has no agents.
+    return { agents: [], warnings: [] };
+  }
+  const agents: AgentDefinition[] = [];
+  const warnings: AgentWarning[] = [];
+  const fileByName: Map<string, string> = new Map();
+  const previous = parseCache.get(dir);
+  const current: Map<string, CachedParse> = new Map();
+  for (const fileName of names.filter((n) => n.endsWith(".md")).sort(compareNames)) {
+    const filePath = join(dir, fileName);
+    const outcome = parseOne(filePath, source, previous?.get(fileName));
+    if (outcome.kind === "skip") continue;
+    if (outcome.kind === "warn") {
+      warnings.push({ filePath, reason: outcome.reason, skipped: true });
+      continue;
+    }
+    if (outcome.entry) current.set(fileName, outcome.entry);
+    const parsed = outcome.parsed;
+    if (!parsed.ok) {
+      warnings.push({ filePath, reason: parsed.reason, skipped: true });
+      continue;
+    }
+    const earlier = fileByName.get(parsed.agent.name);
+    if (earlier !== undefined) {
+      warnings.push({
+        filePath,
+        reason: `duplicate name ${quoteForMessage(parsed.agent.name)} (already defined by ${basename(earlier)} in the same folder)`,
+        skipped: true,
+      });
+      continue;
+    }
+    fileByName.set(parsed.agent.name, filePath);
+    // A copy: the cached parse is shared by every later discovery.
+    agents.push({ ...parsed.agent });
+    if (parsed.ignored.length > 0) {
+      const what = parsed.ignored.length === 1 ? "that field is" : "those fields are";
+      warnings.push({ filePath, reason: `${parsed.ignored.join("; ")}; ${what} ignored, the agent still loads` });
+    }
+    if (parsed.sandboxProblem !== undefined) {
+      warnings.push({ filePath, reason: `${parsed.sandboxProblem}; ${UNKNOWN_LEVEL_READ_ONLY}` });
+    }
+  }
+  parseCache.set(dir, current);
+  return { agents, warnings };
+}
+
+/*
+ * Tier precedence, pure: builtin < user < project, a later tier replacing an earlier agent of the same name.
+ * `agentScope` decides which of the user and project tiers take part; builtins always do.
+ */
+export interface AgentTiers {
+  builtin: readonly AgentDefinition[];
+  user: readonly AgentDefinition[];
+  project: readonly AgentDefinition[];
+}
+
+export function scopeIncludesUser(scope: AgentScope): boolean {
+  return scope === "user" || scope === "both";
+}
+
+export function scopeIncludesProject(scope: AgentScope): boolean {
+  return scope === "project" || scope === "both";
+}
+
+/**
+ * The effective agents, one per name, sorted by name. A project agent that replaces a built-in or user agent
+ * carries it as `shadows` (a copy: the parsed definitions are cached and shared), so the name keeps its protection.
+ * It is shadowed as the person has it, whatever the call's scope: a scope narrows which agents are offered, never
+ * what a name stands for.
+ */
+export function mergeAgentTiers(tiers: AgentTiers, scope: AgentScope = "both"): AgentDefinition[] {
+  const byName: Map<string, AgentDefinition> = new Map();
+  const personal: Map<string, AgentDefinition> = new Map();
+  for (const agent of [...tiers.builtin, ...tiers.user]) personal.set(agent.name, agent);
+  const layers = [tiers.builtin, scopeIncludesUser(scope) ? tiers.user : [], scopeIncludesProject(scope) ? tiers.project : []];
+  for (const layer of layers) {
+    for (const agent of layer) {
+      const replaced = agent.source === "project" ? personal.get(agent.name) : undefined;
+      if (replaced === undefined) byName.set(agent.name, agent);
+      else {
+        const { name, source, filePath, tools, sandbox } = replaced;
+        byName.set(agent.name, { ...agent, shadows: { name, source, filePath, ...(tools ? { tools } : {}), ...(sandbox ? { sandbox } : {}) } });
+      }
+    }
+  }
+  return [...byName.values()].sort((a, b) => compareNames(a.name, b.name));
+}
+
+/*
  * Agent discovery: the three folders, read and merged. Cheap enough to run on every dispatch: it lists three
  * folders, reads only their `*.md` files, and walks up from cwd looking for `.pi/agents`.
  */
-import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir } from "../shared/config-paths.ts";
-import { agentDir as piAgentDir, BUILTIN_AGENTS_DIR } from "../shared/paths.ts";
-import { mergeAgentTiers, scopeIncludesProject, scopeIncludesUser } from "./merge.ts";
-import { readAgentsDir } from "./read-dir.ts";
-import type { AgentsDirContents } from "./read-dir.ts";
-import type { AgentScope, DiscoveryResult } from "./types.ts";
-
 export interface DiscoverOptions {
   cwd: string;
   scope?: AgentScope;

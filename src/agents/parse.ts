@@ -1,20 +1,154 @@
 /**
+ * One agent file as text: its frontmatter, its definition or the reason it is none, safe names, the YAML library, and the protection of built-in and user agents' names.
+ */
+import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../shared/thinking.ts";
+import { isIsolation, ISOLATIONS, type Isolation } from "../worktree/worktree.ts";
+import { isSandboxLevel, sandboxValueProblem, type SandboxLevel } from "../sandbox/levels.ts";
+import { createRequire } from "node:module";
+import { createHash } from "node:crypto";
+import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../budget/limits.ts";
+
+/** What a child starts from: only its task (`fresh`) or a copy of the main agent's conversation (`fork`). */
+export type DispatchContext = "fresh" | "fork";
+
+/** Where an agent definition comes from; later tiers shadow earlier ones on a name clash. */
+export type AgentSource = "builtin" | "user" | "project";
+
+/** Which of the user/project tiers a dispatch may use (builtins are always available unless shadowed). */
+export type AgentScope = "user" | "project" | "both";
+
+export interface AgentDefinition {
+  name: string;
+  /** Flattened to one line is the roster's job; this is the value as written. */
+  description: string;
+  /** Tool allowlist (`--tools`); absent means the child gets pi's default tools. */
+  tools?: string[];
+  model?: string;
+  thinking?: ThinkingLevel;
+  /**
+   * Skill paths as written. Present (even empty) means the agent has a `skills` key: global skills are then
+   * off in the child (`--no-skills`) and only these are loaded.
+   */
+  skills?: string[];
+  /** Budget limits from the frontmatter (src/budget/limits.ts); absent: no limit of its own. */
+  maxTurns?: number;
+  maxTokens?: number;
+  maxCost?: number;
+  /** `context` key: `fork` starts the agent on a copy of the main conversation unless a call says otherwise. */
+  context?: DispatchContext;
+  /** `isolation: worktree` in the frontmatter: the agent runs in its own git worktree unless a call says otherwise. */
+  isolation?: Isolation;
+  /** `sandbox` key: the OS sandbox its child pi runs in (src/config/resolve.ts says who may change it). */
+  sandbox?: SandboxLevel;
+  /** The Markdown body: the agent's system prompt, appended to pi's. */
+  body: string;
+  source: AgentSource;
+  /** Absolute path of the .md file. */
+  filePath: string;
+  /** SHA-256 of the file's text as parsed: what a first-use approval of a project agent is remembered for. */
+  contentSha256?: string;
+  /**
+   * A project agent named like a built-in or user agent: the agent it replaces. The name keeps that agent's
+   * protection: at least its sandbox, at most its tools (src/agents/parse.ts).
+   */
+  shadows?: ShadowedAgent;
+}
+
+/** What a project agent that takes a name inherits of the agent that had it. */
+export type ShadowedAgent = Pick<AgentDefinition, "name" | "source" | "filePath" | "tools" | "sandbox">;
+
+/** A file that discovery skipped, and why (shown to the person once, never breaks pi). */
+export interface AgentWarning {
+  filePath: string;
+  reason: string;
+  /** True when the whole file was skipped; absent or false when the agent loaded without the named field. */
+  skipped?: boolean;
+}
+
+export interface DiscoveryResult {
+  /** Effective agents after shadowing, sorted by name. */
+  agents: AgentDefinition[];
+  warnings: AgentWarning[];
+  /** The project agents folder in use (nearest `.pi/agents` walking up), if any. */
+  projectAgentsDir?: string;
+  /** The project agents folder that was found but not read (the project is not trusted, or the person said never). */
+  projectAgentsSkipped?: string;
+  userAgentsDir: string;
+  builtinAgentsDir: string;
+}
+
+/*
+ * Which agent names are safe. A name becomes a path fragment, an object key (in subagent-isolation.json and
+ * in memory) and a command argument, so anything that could walk out of a folder, reach an object's
+ * prototype or be misread on a command line is refused.
+ */
+/** Keys that would reach an object's prototype machinery if used as property names. */
+export const RESERVED_OBJECT_KEYS: readonly string[] = ["__proto__", "constructor", "prototype"];
+
+export function isReservedObjectKey(name: string): boolean {
+  return RESERVED_OBJECT_KEYS.includes(name);
+}
+
+// C0 controls, DEL and C1 controls.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Why `name` cannot be an agent name, or undefined when it can. */
+export function agentNameProblem(name: string): string | undefined {
+  if (name.length === 0) return "the name is empty";
+  if (CONTROL_CHARACTER.test(name)) return "the name contains a control character";
+  if (name.includes("/") || name.includes("\\")) return "the name contains a path separator (/ or \\)";
+  if (name.includes("..")) return 'the name contains ".."';
+  if (name === ".") return 'the name is "."';
+  if (/\s/.test(name)) return "the name contains whitespace";
+  if (isReservedObjectKey(name)) return `the name "${name}" is reserved`;
+  if (name.startsWith("$")) return 'the name starts with "$", which subagent-isolation.json reserves for its own keys';
+  return undefined;
+}
+
+/*
+ * The `yaml` package, which parses every agent file's frontmatter, loaded on first use and through Node's own
+ * `require`: pi's loader (jiti) would compile the package again at every load, Node's loader is several times faster
+ * for a plain CommonJS package (and, on pi 1.x, uses Node's compile cache). The roster cache spares parsing files
+ * that did not change, so most starts never load it.
+ */
+export type YamlModule = typeof import("yaml");
+
+let loaded: YamlModule | undefined;
+
+export function yamlLibrary(): YamlModule {
+  loaded ??= (createRequire(import.meta.url)("yaml") as YamlModule);
+  return loaded;
+}
+
+/*
+ * Splits an agent file into its YAML frontmatter and its Markdown body. Pure: text in, parts or a reason out.
+ * A UTF-8 BOM and CRLF line endings are accepted; the body keeps its own line breaks (as LF).
+ */
+export type FrontmatterSplit = { ok: true; yaml: string; body: string } | { ok: false; reason: string };
+
+const FENCE = /^---[ \t]*$/;
+
+export function splitFrontmatter(text: string): FrontmatterSplit {
+  const normalized = text.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n");
+  const lines = normalized.split("\n");
+  if (!FENCE.test(lines[0] ?? "")) {
+    return { ok: false, reason: "no frontmatter (the file must start with a --- line)" };
+  }
+  const close = lines.findIndex((line, index) => index > 0 && FENCE.test(line));
+  if (close < 0) return { ok: false, reason: "the frontmatter is never closed (no second --- line)" };
+  return {
+    ok: true,
+    yaml: lines.slice(1, close).join("\n"),
+    body: lines.slice(close + 1).join("\n").trim(),
+  };
+}
+
+/*
  * Turns the text of one agent file into an agent definition, or into the reason it cannot be one. Pure: no
  * file system, no pi. Required fields that are wrong skip the file; optional fields that are wrong are
  * dropped with a note, and the agent still loads.
  */
-import { createHash } from "node:crypto";
-import { isThinkingLevel, THINKING_LEVELS } from "../shared/thinking.ts";
-import type { ThinkingLevel } from "../shared/thinking.ts";
-import { splitFrontmatter } from "./frontmatter.ts";
-import { yamlLibrary } from "./yaml-library.ts";
-import { agentNameProblem } from "./names.ts";
-import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../budget/limits.ts";
-import type { AgentDefinition, AgentSource } from "./types.ts";
-import { isIsolation, ISOLATIONS } from "../worktree/types.ts";
-import { isSandboxLevel } from "../sandbox/levels.ts";
-import { sandboxValueProblem } from "../sandbox/texts.ts";
-
 /** On success, `ignored` lists the optional fields that were present but invalid, and were therefore ignored. */
 export type ParsedAgentFile = {
   ok: true;
@@ -150,4 +284,29 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
   }
 
   return { ok: true, agent, ignored, ...(sandboxProblem ? { sandboxProblem } : {}) };
+}
+
+/*
+ * A name keeps its protection. A project agent named like a built-in or user agent (a planted
+ * `.pi/agents/explore.md`, say) runs with no more tools than the agent it replaces: its own list narrowed to that
+ * agent's, or that agent's list when it has none. (Its sandbox is at least that agent's: resolve-sandbox.ts.)
+ * Pure.
+ */
+export interface ProtectedTools {
+  /** The tools list the agent runs with (absent: none, pi's defaults, as both agents allow). */
+  tools?: string[];
+  /** Tools the project agent listed that the replaced agent does not have. */
+  cut: string[];
+}
+
+export function protectedTools(agent: Pick<AgentDefinition, "tools" | "shadows">): ProtectedTools {
+  const bound = agent.shadows?.tools;
+  if (bound === undefined) return agent.tools === undefined ? { cut: [] } : { tools: [...agent.tools], cut: [] };
+  if (agent.tools === undefined) return { tools: [...bound], cut: [] };
+  return { tools: agent.tools.filter((tool) => bound.includes(tool)), cut: agent.tools.filter((tool) => !bound.includes(tool)) };
+}
+
+/** `the built-in agent "explore" it replaces`: why a shadowing project agent's tools were cut. */
+export function replacedAgentText(shadowed: NonNullable<AgentDefinition["shadows"]>): string {
+  return `not in the tools of the ${shadowed.source === "builtin" ? "built-in" : "user"} agent "${shadowed.name}" it replaces`;
 }

@@ -2,9 +2,9 @@
  * How discovery and config problems reach the person: each message once per process (a broken file is not
  * re-announced on every dispatch), as a UI warning when there is a UI, otherwise on stderr.
  */
-import { stripTerminalControls } from "../shared/terminal-text.ts";
-import type { AgentWarning } from "./types.ts";
-import { perProcess } from "../shared/per-process.ts";
+import { stripTerminalControls } from "../shared/text.ts";
+import type { AgentWarning } from "./parse.ts";
+import { perProcess } from "../shared/this-process.ts";
 
 export const WARNING_PREFIX = "pi-subagent-dispatch: ";
 

@@ -7,9 +7,8 @@
  */
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { readStateJsonSync, SMALL_STATE_MAX_BYTES } from "../shared/state-file.ts";
-import { editJsonObjectFile } from "../config/write-json-file.ts";
-import type { JsonObject } from "../config/write-json-document.ts";
+import { readStateJsonSync, SMALL_STATE_MAX_BYTES } from "../shared/safe-write.ts";
+import { editJsonObjectFile, type JsonObject } from "../config/write.ts";
 
 export const FIRST_USE_APPROVALS_FILE_NAME = "subagent-trusted-agents.json";
 

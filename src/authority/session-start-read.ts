@@ -9,13 +9,9 @@
  * first dispatch, so that pi's start-up loads no config parser.
  */
 import { dirname } from "node:path";
-import { authoritySettingsOf, trustAtStart, trustFlagOf } from "./session-start.ts";
-import type { PiTrust } from "./project-trust.ts";
-import { configLayerFromRead } from "../config/read-layer.ts";
-import { CODE_PI_ENTRIES, GUARDED_PI_ENTRIES, guardedChanges, listGuardedFiles } from "./guarded-files.ts";
-import type { GuardedListing } from "./guarded-files.ts";
-import { keptStarts, readTrustStoreText, realCwdOf, rememberStartSnapshot, startKey, takeStartSnapshot } from "./start-snapshot.ts";
-import type { SessionStartInput, StartSnapshot } from "./start-snapshot.ts";
+import { authoritySettingsOf, trustAtStart, trustFlagOf, type PiTrust } from "./trust.ts";
+import { configLayerFromRead } from "../config/load.ts";
+import { CODE_PI_ENTRIES, GUARDED_PI_ENTRIES, guardedChanges, listGuardedFiles, keptStarts, readTrustStoreText, realCwdOf, rememberStartSnapshot, startKey, takeStartSnapshot, type GuardedListing, type SessionStartInput, type StartSnapshot } from "./start-snapshot.ts";
 
 export type { SessionStartInput } from "./start-snapshot.ts";
 

@@ -1,11 +1,13 @@
 /**
+ * Per-task budgets: the three limits and their rules, the session-wide defaults from the environment, and how a budget reads in a task's results.
+ */
+import { formatTokens, type UsageTotals } from "../shared/text.ts";
+
+/*
  * Per-task budgets: the three limits, their value rules, the check the runner makes as the child's usage grows,
  * and the texts that show use against a limit. Pure and cheap: the check is a few comparisons, made only when a
  * turn ends.
  */
-import { formatTokens } from "../shared/format.ts";
-import type { UsageTotals } from "../shared/format.ts";
-
 export const BUDGET_KEYS = (["maxTurns", "maxTokens", "maxCost"] as const);
 export type BudgetKey = (typeof BUDGET_KEYS)[number];
 
@@ -104,4 +106,62 @@ export function budgetUseText(limits: BudgetLimits | undefined, usage: UsageTota
   if (limits.maxTokens !== undefined) parts.push(`${formatTokens(usage.input + usage.output)}/${formatTokens(limits.maxTokens)} tok`);
   if (limits.maxCost !== undefined) parts.push(`${formatCost(usage.cost)}/${formatCost(limits.maxCost)}`);
   return parts.join(" · ");
+}
+
+/*
+ * Session-wide budget defaults from the environment: `PI_SUBAGENT_MAX_TURNS`, `PI_SUBAGENT_MAX_TOKENS` and
+ * `PI_SUBAGENT_MAX_COST`. They apply to every agent whose frontmatter and config set no value of their own.
+ * A malformed value is ignored with one warning naming the variable.
+ */
+export const BUDGET_ENV: Record<BudgetKey, string> = {
+  maxTurns: "PI_SUBAGENT_MAX_TURNS",
+  maxTokens: "PI_SUBAGENT_MAX_TOKENS",
+  maxCost: "PI_SUBAGENT_MAX_COST",
+};
+
+export interface EnvBudget {
+  limits: BudgetLimits;
+  warnings: string[];
+}
+
+export function readEnvBudget(env: NodeJS.ProcessEnv = process.env): EnvBudget {
+  const limits: BudgetLimits = {};
+  const warnings: string[] = [];
+  for (const key of (Object.keys(BUDGET_ENV) as BudgetKey[])) {
+    const name = BUDGET_ENV[key];
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === "") continue;
+    const value = budgetValue(key, raw);
+    if (value === undefined) {
+      const rule = budgetValueProblem(key, raw)?.replace(`"${key}" must be`, "must be") ?? "is invalid";
+      warnings.push(`pi-subagent-dispatch: ${name}=${JSON.stringify(raw.slice(0, 40))} ${rule}; ignored`);
+      continue;
+    }
+    limits[key] = value;
+  }
+  return { limits, warnings };
+}
+
+/*
+ * How a task's budget reads in its envelope, blocking result and printed result (pure): the status of a run a
+ * budget stopped (`stopped: turn budget 8 reached`) and the `Budget:` line with any capped call value.
+ */
+export interface BudgetedRecord {
+  status: string;
+  errorMessage?: string;
+  budget?: BudgetLimits;
+  budgetNotes?: readonly string[];
+}
+
+/** `stopped: turn budget 8 reached` for a run a budget ended; otherwise the bare status. */
+export function budgetAwareStatus(record: BudgetedRecord): string {
+  return record.status === "stopped" && record.errorMessage ? `stopped: ${record.errorMessage}` : record.status;
+}
+
+/** `maxTurns 8, maxCost $1.00 (maxCost $5.00 was capped at ...)`, or undefined when there is nothing to say. */
+export function budgetSummary(record: BudgetedRecord): string | undefined {
+  const notes = record.budgetNotes ?? [];
+  if (!hasAnyLimit(record.budget) && notes.length === 0) return undefined;
+  const limits = describeLimits(record.budget);
+  return notes.length > 0 ? `${limits} (${notes.join("; ")})` : limits;
 }

@@ -1,23 +1,22 @@
 /**
+ * What `/subagent-agents` shows: each dispatchable agent resolved as a dispatch would, the shadowed ones, the files left out, and its lines.
+ */
+import { protectedTools, replacedAgentText, type AgentDefinition, type AgentSource, type AgentWarning, type DispatchContext } from "../agents/parse.ts";
+import { resolveModelConfig, resolveSandbox, type ConfigLayers, type ResolvedSandbox, type SandboxSource } from "../config/resolve.ts";
+import type { ResolvedModelConfig, ValueSource } from "../config/load.ts";
+import { grantTools, PI_DEFAULT_TOOLS, type SessionTools, type ToolCeilingSetting } from "../authority/tool-ceiling.ts";
+import type { ProjectAgentGate, ProjectAuthority } from "../authority/trust.ts";
+import type { SandboxLevel } from "../sandbox/levels.ts";
+import type { Isolation } from "../worktree/worktree.ts";
+import { oneLine, stripTerminalControls } from "../shared/text.ts";
+
+/*
  * What /subagent-agents shows: every agent the main agent can dispatch, as a dispatch would resolve it now (tier,
  * model and thinking with their sources, tools after the ceiling, sandbox, isolation), the definitions a higher
  * tier shadows, and the files left out with the reason. Pure: the caller reads the three folders, the config
  * layers, pi's trust decision and the session's tools, and this puts them together with the same resolvers a
  * dispatch uses (resolve.ts, tool-ceiling.ts, resolve-sandbox.ts), so the list says what a call would get.
  */
-import type { AgentDefinition, AgentSource, AgentWarning, DispatchContext } from "../agents/types.ts";
-import { resolveModelConfig } from "../config/resolve.ts";
-import type { ConfigLayers } from "../config/resolve.ts";
-import type { ResolvedModelConfig } from "../config/types.ts";
-import { grantTools, PI_DEFAULT_TOOLS } from "../authority/tool-ceiling.ts";
-import type { SessionTools, ToolCeilingSetting } from "../authority/tool-ceiling.ts";
-import type { ProjectAgentGate, ProjectAuthority } from "../authority/project-trust.ts";
-import { protectedTools, replacedAgentText } from "../agents/name-protection.ts";
-import { resolveSandbox } from "../config/resolve-sandbox.ts";
-import type { ResolvedSandbox } from "../config/resolve-sandbox.ts";
-import type { SandboxLevel } from "../sandbox/levels.ts";
-import type { Isolation } from "../worktree/types.ts";
-
 /** One folder's agents and the problems found in it (`readAgentsDir`'s answer). */
 export interface TierContents {
   agents: readonly AgentDefinition[];
@@ -138,7 +137,7 @@ export function buildAgentInventory(inputs: InventoryInputs): AgentInventory {
     for (const agent of inputs.tiers[tier].agents) {
       const earlier = winners.get(agent.name);
       if (earlier) hidden.set(agent.name, [...(hidden.get(agent.name) ?? []), earlier]);
-      // As discovery merges the tiers (src/agents/merge.ts): a project agent keeps the protection of the name it takes.
+      // As discovery merges the tiers (src/agents/discover.ts): a project agent keeps the protection of the name it takes.
       const replaced = agent.source === "project" && earlier && earlier.source !== "project" ? earlier : undefined;
       winners.set(agent.name, replaced ? { ...agent, shadows: { name: replaced.name, source: replaced.source, filePath: replaced.filePath, ...(replaced.tools ? { tools: replaced.tools } : {}), ...(replaced.sandbox ? { sandbox: replaced.sandbox } : {}) } } : agent);
     }
@@ -189,4 +188,128 @@ export function buildAgentInventory(inputs: InventoryInputs): AgentInventory {
     for (const file of [...inputs.skippedProject.files].sort(compareNames)) leftOut.push({ filePath: `${dir}/${file}`, tier: "project", reason });
   }
   return { agents, shadowed, leftOut };
+}
+
+/*
+ * How /subagent-agents reads: the same lines in the TUI view and on stdout in print mode, and one JSON line in
+ * JSON mode. Pure. Everything taken from a file (descriptions, paths, reasons) has its control sequences removed,
+ * since a project's file must not drive the person's terminal.
+ *
+ *   Subagents the main agent can dispatch: 2
+ *
+ *   explore · built-in
+ *     Read-only and fast. Finds where code lives …
+ *     model: fake/fake-model (inherited from the main agent) · thinking: pi's default
+ *     tools: read, grep, find, ls
+ *     sandbox: off (default) · isolation: none · context: fresh
+ *     file: /…/agents/explore.md
+ *
+ *   reviewer · user, shadows built-in
+ *     …
+ *
+ *   Shadowed (a higher tier defines the same name):
+ *   - reviewer · built-in · /…/agents/reviewer.md · shadowed by user /…/agents/reviewer.md
+ *
+ *   Left out:
+ *   - /…/.pi/agents/broken.md · project: no frontmatter …
+ */
+/** Characters of description shown per agent (flattened to one line). */
+export const AGENTS_DESCRIPTION_MAX = 300;
+
+export const NO_AGENTS = "No subagent can be dispatched: no agent file was found.";
+
+export function agentsTitle(count: number): string {
+  return `Subagents the main agent can dispatch: ${count}`;
+}
+
+export const SHADOWED_HEADING = "Shadowed (a higher tier defines the same name):";
+export const LEFT_OUT_HEADING = "Left out:";
+
+export function tierLabel(tier: AgentSource): string {
+  return tier === "builtin" ? "built-in" : tier;
+}
+
+const VALUE_SOURCE_LABELS: Record<ValueSource, string> = {
+  call: "the call",
+  process: "this process (/subagent-config)",
+  project: "project subagent-isolation.json",
+  user: "user subagent-isolation.json",
+  frontmatter: "frontmatter",
+  inherited: "inherited from the main agent",
+};
+
+const SANDBOX_SOURCE_LABELS: Record<SandboxSource, string> = {
+  user: "user subagent-isolation.json",
+  frontmatter: "frontmatter",
+  $sandbox: '"$sandbox" in user subagent-isolation.json',
+  project: "project subagent-isolation.json",
+  "project $sandbox": '"$sandbox" in project subagent-isolation.json',
+  call: "the call",
+  default: "default",
+  "resumed task": "the task it resumes, which ran in it",
+};
+
+const FIRST_USE_TEXTS: Record<FirstUseState, string> = {
+  approved: "approved by you on first use",
+  asks: "asks you before its first run (pi has no trust decision for this project)",
+  "refused-unasked": "refused here until you approve it once in the TUI (nobody can be asked outside it)",
+};
+
+function clean(text: string): string {
+  return stripTerminalControls(text);
+}
+
+function modelText(agent: InventoryAgent): string {
+  const model = agent.model.value !== undefined ? `${clean(agent.model.value)} (${VALUE_SOURCE_LABELS[agent.model.source ?? "inherited"]})` : "pi's default";
+  const thinking = agent.thinking.value !== undefined ? `${agent.thinking.value} (${VALUE_SOURCE_LABELS[agent.thinking.source ?? "frontmatter"]})` : "pi's default";
+  return `model: ${model} · thinking: ${thinking}`;
+}
+
+function toolsText(agent: InventoryAgent): string[] {
+  const tools = agent.tools;
+  const list = tools.tools.length > 0 ? tools.tools.map(clean).join(", ") : "none";
+  const lines = [`tools: ${list}${tools.piDefaults ? " (pi's defaults: the agent lists none)" : ""}`];
+  if (tools.notGranted.length > 0) lines.push(`not granted: ${tools.notGranted.map(clean).join(", ")} (${tools.reason ?? "not active in the main session"})`);
+  return lines;
+}
+
+function headerOf(agent: InventoryAgent): string {
+  const shadows = [...new Set(agent.shadows.map((other) => tierLabel(other.tier)))];
+  return `${clean(agent.name)} · ${tierLabel(agent.tier)}${shadows.length > 0 ? `, shadows ${shadows.join(" and ")}` : ""}`;
+}
+
+/** One agent's block: its header and indented detail lines. */
+export function agentLines(agent: InventoryAgent): string[] {
+  const details = [
+    oneLine(agent.description, AGENTS_DESCRIPTION_MAX),
+    modelText(agent),
+    ...toolsText(agent),
+    `sandbox: ${agent.sandbox.level} (${SANDBOX_SOURCE_LABELS[agent.sandbox.source]}) · isolation: ${agent.isolation} · context: ${agent.context}`,
+    ...(agent.firstUse ? [`trust: ${FIRST_USE_TEXTS[agent.firstUse]}`] : []),
+    ...agent.notes.map((note) => `note: ${oneLine(note, AGENTS_DESCRIPTION_MAX)}`),
+    `file: ${clean(agent.filePath)}`,
+  ];
+  return [headerOf(agent), ...details.map((line) => `  ${line}`)];
+}
+
+/** The whole report, one string a line; blank lines separate the agents and the sections. */
+export function agentsReportLines(inventory: AgentInventory): string[] {
+  const lines: string[] = [inventory.agents.length === 0 ? NO_AGENTS : agentsTitle(inventory.agents.length)];
+  for (const agent of inventory.agents) lines.push("", ...agentLines(agent));
+  if (inventory.shadowed.length > 0) {
+    lines.push("", SHADOWED_HEADING);
+    for (const item of inventory.shadowed) {
+      lines.push(`- ${clean(item.name)} · ${tierLabel(item.tier)} · ${clean(item.filePath)} · shadowed by ${tierLabel(item.shadowedBy.tier)} ${clean(item.shadowedBy.filePath)}`);
+    }
+  }
+  if (inventory.leftOut.length > 0) {
+    lines.push("", LEFT_OUT_HEADING);
+    for (const item of inventory.leftOut) lines.push(`- ${clean(item.filePath)} · ${tierLabel(item.tier)}: ${oneLine(item.reason, AGENTS_DESCRIPTION_MAX)}`);
+  }
+  return lines;
+}
+
+/** JSON mode's line: the inventory as it is, with `type` first. */
+export function agentsJsonLine(inventory: AgentInventory): string {
+  return `${JSON.stringify({ type: "subagent_agents", ...inventory })}\n`;
 }

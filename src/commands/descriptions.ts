@@ -1,6 +1,6 @@
 /**
  * The extension's commands: each one's name and one-line description, in one table with no dependencies. pi learns
- * them at start from this table (src/start/manifest.ts lists every entry), and each command's registration in the
+ * them at start from this table (src/start/main-pi.ts lists every entry), and each command's registration in the
  * runtime takes its name and description from its entry. A new command is one entry here, one registration in the
  * runtime (a unit test checks the two agree), its body, and its entry in ADVANCED.md's command table.
  */

@@ -5,15 +5,14 @@
  * live process is still running, possibly in another pi. The lookups turn a typed id or prefix into one of
  * these, or into the reason it is none.
  */
-import { isLockLive, readSessionLock } from "../run/session-lock.ts";
+import { isLockLive, readSessionLock } from "../run/session-files.ts";
 import type { BackgroundTasks } from "../tasks/background-tasks.ts";
 import { listRecentRecords, listTaskIds, readRecord } from "../records/record-store.ts";
-import { listWorkflowIds, readWorkflowRecord } from "../workflows/workflow-store.ts";
+import { listWorkflowIds, readWorkflowRecord } from "../workflows/background-workflow.ts";
 import type { TaskSnapshot } from "../tasks/registry.ts";
-import { isTaskId } from "../shared/task-id.ts";
-import type { TaskRecord, WorkflowRecord } from "../records/types.ts";
-import type { NamedTask } from "./notices.ts";
-import { resolveTaskPrefix } from "./task-prefix.ts";
+import { isTaskId } from "../shared/nesting.ts";
+import type { TaskRecord, WorkflowRecord } from "../records/record.ts";
+import { resolveTaskPrefix, type NamedTask } from "./task-commands.ts";
 
 /** What the commands read about tasks (an adapter over the registry and the disk; tests pass their own). */
 export interface TaskSources {

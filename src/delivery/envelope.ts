@@ -1,19 +1,57 @@
 /**
+ * The `[subagent-result]` envelope, with a child's text made inert inside it.
+ */
+import { formatDuration, formatSeconds, formatUsage, oneLine, stripTerminalControls } from "../shared/text.ts";
+import { budgetAwareStatus, budgetSummary } from "../budget/limits.ts";
+import { limitedOutput } from "../records/record-store.ts";
+import { isPartialRecord, shownOutput, callChoseModel, modelProvenanceText, type TaskRecord } from "../records/record.ts";
+import { PARTIAL_OUTPUT_HEADING } from "../run/outcome.ts";
+import { worktreeChangesLines, worktreeSummary } from "../worktree/finish-decision.ts";
+
+/*
+ * A child's text made inert inside a result (pure): the envelope, a batch's or chain's combined result and a
+ * blocking call's tool result put a child's answer under headings of their own (`## [subagent-result] …`,
+ * `### 2. explore succeeded (taskId: …)`, `### Step 2. …`, `[subagent session: …]`), so a line of the answer that
+ * looks like one of them could pass for the result's structure: a forged part, a forged status, a forged second
+ * envelope. Such a line gets a backslash in front (`\### Step 2. worker succeeded`): the model reads it as the
+ * child's text, and every other line of the answer, its own headings included, is left exactly as written.
+ */
+/** Up to 3 spaces and any `>` quote markers: where markdown still reads a heading or a tag at a line's start. */
+const LINE_START = /^( {0,3}(?:>\s*)*)/;
+/** A markdown heading's marks and the heading text. */
+const HEADING = /^(#{1,6})(?:[ \t]+(.*))?$/;
+/** A heading text a result's own heading could start with: a part number (`2.`, `Step 2.`) or a result tag. */
+const STRUCTURE_HEADING = /^(?:step\s*)?\d+\s*[.):]|subagent[-_ ]?result|\b(?:task|batch|chain)id\b/i;
+/** A result's own tag line: `[subagent-result] …`, `[subagent session: …]`, `[subagent sandbox: …]`. */
+const TAG_LINE = /^\[subagent[-_ ]/i;
+
+/** True when the line could be read as part of a result's structure rather than the child's text. */
+export function looksLikeResultStructure(line: string): boolean {
+  const rest = line.slice(LINE_START.exec(line)?.[0].length ?? 0);
+  if (TAG_LINE.test(rest)) return true;
+  const heading = HEADING.exec(rest);
+  return heading !== null && STRUCTURE_HEADING.test((heading[2] ?? "").trim());
+}
+
+/** The child's text with every structure-like line escaped by a leading backslash; the rest untouched. */
+export function inertChildText(text: string): string {
+  // Fast path: no line can start a heading or a tag.
+  if (!text.includes("#") && !/\[subagent/i.test(text)) return text;
+  return text
+    .split("\n")
+    .map((line) => {
+      if (!looksLikeResultStructure(line)) return line;
+      const indent = LINE_START.exec(line)?.[0] ?? "";
+      return `${indent}\\${line.slice(indent.length)}`;
+    })
+    .join("\n");
+}
+
+/*
  * The `[subagent-result]` envelope: the message a background task's result reaches the main agent as. Its
  * title, trigger line, metadata lines and in-flight block follow the spec to the letter; it is built only
  * from the task's record and the in-flight snapshot taken when the task ended.
  */
-import { formatDuration, formatSeconds, formatUsage, oneLine } from "../shared/format.ts";
-import { budgetAwareStatus, budgetSummary } from "../budget/record-text.ts";
-import { stripTerminalControls } from "../shared/terminal-text.ts";
-import { limitedOutput } from "../records/output-limit.ts";
-import { inertChildText } from "./inert-output.ts";
-import { isPartialRecord, shownOutput } from "../records/record-output.ts";
-import { PARTIAL_OUTPUT_HEADING } from "../run/partial-output.ts";
-import type { TaskRecord } from "../records/types.ts";
-import { callChoseModel, modelProvenanceText } from "../records/model-text.ts";
-import { worktreeChangesLines, worktreeSummary } from "../worktree/report-text.ts";
-
 export const ENVELOPE_TAG = "[subagent-result]";
 
 /** The fixed line under every envelope's title (verbatim from the spec). */
@@ -85,7 +123,7 @@ function cancelledBody(record: TaskRecord): string {
 
 /**
  * What follows the envelope's `---`: the output, or why there is none (and who cancelled it). The child's text is
- * made inert (src/delivery/inert-output.ts): no line of it can pass for the envelope's or a batch's headings.
+ * made inert (src/delivery/envelope.ts): no line of it can pass for the envelope's or a batch's headings.
  */
 export function envelopeBody(record: TaskRecord): string {
   const output = inertChildText(limitedOutput(record));

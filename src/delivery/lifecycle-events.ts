@@ -4,9 +4,9 @@
  * extensions"): fields may be added, none is renamed or removed. Pure: the payloads are built here, the caller
  * emits them through a sink.
  */
-import type { UsageTotals } from "../shared/format.ts";
-import type { RunStatus } from "../run/types.ts";
-import type { CancelledBy, DispatchMode, TaskRecord } from "../records/types.ts";
+import type { UsageTotals } from "../shared/text.ts";
+import type { RunStatus } from "../run/event-reducer.ts";
+import type { CancelledBy, DispatchMode, TaskRecord } from "../records/record.ts";
 
 export const LIFECYCLE_CHANNELS = {
   queued: "subagent:queued",

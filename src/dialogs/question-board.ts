@@ -1,4 +1,118 @@
 /**
+ * This pi's board of children's questions: a route per task, the notices and their limit, `/subagent-answer`'s arguments, and the texts.
+ */
+import { oneLine } from "../shared/text.ts";
+import { askerLabel, questionLine, decodeNestedTitle, QuestionQueue, CANCELLED, type Asker, type CloseReason, type Question, type DialogAnswer, type DialogRoute, type NobodyReason } from "./child-dialogs.ts";
+
+/*
+ * What the person reads about a child's questions and notices (pure): the waiting line of the progress widget,
+ * the notice when a question is gone, a child's labelled notice, and the `/subagent-answer` replies.
+ */
+/**
+ * The widget line of a waiting question: `? explore 01a2b3c4 asks: Allow rm -rf build? (+2 more) · /subagent-answer`;
+ * with ` · 12 more questions from explore refused` before the command when its task asked past the cap.
+ */
+export function waitingLine(question: Pick<Question, "path" | "dialog">, waitingCount: number, refusedCount = 0): string {
+  const more = waitingCount > 1 ? ` (+${waitingCount - 1} more)` : "";
+  const asker = question.path[0];
+  const refused = refusedCount > 0 && asker ? ` · ${refusedCount} more ${refusedCount === 1 ? "question" : "questions"} from ${oneLine(asker.agent, 40)} refused` : "";
+  return `? ${askerLabel(question.path)} ${questionLine(question.dialog)}${more}${refused} · /subagent-answer`;
+}
+
+/** Told once when a task asks past the cap: its next questions are refused, and how to refuse the rest. */
+export function questionsRefusedNotice(task: Asker, perTask: number): string {
+  return `${askerLabel([task]).replace(/ asks:$/, "")} has ${perTask} questions waiting: its next ones are refused (cancelled). /subagent-answer refuse answers all of its questions cancelled.`;
+}
+
+/** `/subagent-answer refuse`: how many questions of which task were answered cancelled. */
+export function questionsRefusedReply(asker: Asker, count: number): string {
+  return `Refused ${count} ${count === 1 ? "question" : "questions"} of ${askerLabel([asker]).replace(/ asks:$/, "")} (answered cancelled); the task goes on.`;
+}
+
+const CLOSE_TEXTS: Record<CloseReason, string> = {
+  cancelled: "the task was cancelled",
+  "timed out": "the task timed out",
+  budget: "the task reached its budget",
+  shutdown: "pi is shutting down",
+  ended: "the task ended",
+};
+
+export function questionGoneNotice(question: Pick<Question, "path" | "dialog">, why: CloseReason): string {
+  return `Question gone (${CLOSE_TEXTS[why]}): ${askerLabel(question.path)} ${questionLine(question.dialog)}`;
+}
+
+/** A child's notify, labelled: `explore 01a2b3c4 says: Build finished`. */
+export function childNoticeText(path: readonly Asker[], message: string): string {
+  return `${askerLabel(path).replace(/ asks:$/, " says:")} ${oneLine(message, 200)}`;
+}
+
+export function noticesHeldBackText(path: readonly Asker[]): string {
+  return `${askerLabel(path).replace(/ asks:$/, "")}: more notices held back (a few every 10 s are shown)`;
+}
+
+export const NO_QUESTION_WAITING = "No subagent question is waiting.";
+export const QUESTION_ALREADY_OPEN = "A subagent question is already open.";
+export const NO_QUESTION_OF_TASK = "No subagent question of that task is waiting.";
+
+/*
+ * How many of a child's `notify` notices reach the person (pure): a few per task in a sliding window, then one
+ * line saying the rest are held back, so a looping child cannot flood the screen.
+ */
+/** At most this many notices of one task in NOTICE_WINDOW_MS. */
+export const NOTICES_PER_WINDOW = 3;
+export const NOTICE_WINDOW_MS = 10_000;
+
+export type NoticeVerdict = "show" | "show-suppression" | "drop";
+
+export class NoticeLimit {
+  private readonly shownAt: Map<string, number[]> = new Map();
+  private readonly suppressed: Set<string> = new Set();
+  private readonly perWindow: number;
+  private readonly windowMs: number;
+
+  constructor(perWindow = NOTICES_PER_WINDOW, windowMs = NOTICE_WINDOW_MS) {
+    this.perWindow = perWindow;
+    this.windowMs = windowMs;
+  }
+
+  /** What to do with a notice of `taskId` arriving at `now`: show it, say the rest are held back (once), or drop it. */
+  admit(taskId: string, now: number): NoticeVerdict {
+    const recent = (this.shownAt.get(taskId) ?? []).filter((at) => now - at < this.windowMs);
+    if (recent.length < this.perWindow) {
+      recent.push(now);
+      this.shownAt.set(taskId, recent);
+      this.suppressed.delete(taskId);
+      return "show";
+    }
+    this.shownAt.set(taskId, recent);
+    if (this.suppressed.has(taskId)) return "drop";
+    this.suppressed.add(taskId);
+    return "show-suppression";
+  }
+
+  /** Forgets a task (it ended). */
+  forget(taskId: string): void {
+    this.shownAt.delete(taskId);
+    this.suppressed.delete(taskId);
+  }
+}
+
+/*
+ * What `/subagent-answer` was asked (pure): nothing (open the oldest question), or `refuse [task id or prefix]`
+ * (answer every waiting question of one task `cancelled`; the oldest question's task when no id is given).
+ */
+export type AnswerArgs = { kind: "open" } | { kind: "refuse"; task?: string } | { kind: "unknown"; message: string };
+
+export const ANSWER_USAGE = "Usage: /subagent-answer (open the oldest question) or /subagent-answer refuse [task id] (answer all of a task's questions cancelled).";
+
+export function parseAnswerArgs(args: string): AnswerArgs {
+  const words = args.trim().split(/\s+/).filter((word) => word !== "");
+  if (words.length === 0) return { kind: "open" };
+  if (words[0] === "refuse" && words.length <= 2) return words[1] === undefined ? { kind: "refuse" } : { kind: "refuse", task: words[1] };
+  return { kind: "unknown", message: ANSWER_USAGE };
+}
+
+/*
  * The person's side of every background child's questions and notices (pure): one queue for the whole pi, a
  * route per task that feeds it, the rate limit on notices, and what the widget and `/subagent-watch` show. How a
  * question is put on the screen is the caller's (src/pi/dialogs/); this only decides what, and in which order.
@@ -7,18 +121,6 @@
  * is answered `cancelled`, its result names them) and counted in one line of the widget, so a child asking in a
  * loop cannot bury the person in dialogs. `refuseTask` answers a task's whole queue `cancelled` in one go.
  */
-import { NoticeLimit } from "./notice-limit.ts";
-import { decodeNestedTitle } from "./nested-path.ts";
-import { askerLabel, questionLine } from "./question-label.ts";
-import type { Asker } from "./question-label.ts";
-import { QuestionQueue } from "./question-queue.ts";
-import type { CloseReason, Question } from "./question-queue.ts";
-import { childNoticeText, noticesHeldBackText, questionGoneNotice, questionsRefusedNotice, waitingLine } from "./texts.ts";
-import { CANCELLED } from "./child-ui-request.ts";
-import type { DialogAnswer } from "./child-ui-request.ts";
-import type { DialogRoute } from "./dialog-bridge.ts";
-import type { NobodyReason } from "./unanswered.ts";
-
 /** At most this many questions of one task wait for the person (the one shown included). */
 export const QUESTIONS_PER_TASK_MAX = 3;
 

@@ -1,30 +1,23 @@
 /**
  * Wires the roster into pi: on `before_agent_start` the main agent's system prompt gets the roster block at
  * its end. A handler builds its block once, on its first trigger (the working directory is only known then), and
- * keeps it in its closure; the light entry's hook (src/start/roster-hook.ts) makes a new handler when the agent
+ * keeps it in its closure; the light entry's hook (src/start/main-pi.ts) makes a new handler when the agent
  * files change, and pi runs the extension factory again on /reload, which builds a fresh one. Inside a
  * subagent at the nesting limit (PI_SUBAGENT_MAX_DEPTH) nothing is added. Whatever goes wrong, the prompt is left as it was and nothing is thrown.
  */
 import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, ContextEvent, ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { discoverAgents } from "../agents/discover.ts";
-import type { DiscoveryResult } from "../agents/types.ts";
-import { formatAgentWarning, reportOnceByKey, reportWarningsOnce } from "../agents/warnings.ts";
-import type { WarningSink } from "../agents/warnings.ts";
-import { mayDispatchSubagents } from "../shared/depth.ts";
-import { appendRoster } from "../roster/append.ts";
-import { buildRosterBlock } from "../roster/format.ts";
-import { withRosterForResults } from "../roster/roster-for-results.ts";
-import { decideProjectAuthority } from "../authority/project-trust.ts";
-import type { ProjectAuthority } from "../authority/project-trust.ts";
-import { readAuthoritySettings } from "../authority/user-settings.ts";
-import { projectSkippedNoticeFor, projectSkippedNoticeKey } from "../authority/texts.ts";
-import { readConfigLayer } from "../config/read-layer.ts";
+import type { DiscoveryResult } from "../agents/parse.ts";
+import { formatAgentWarning, reportOnceByKey, reportWarningsOnce, type WarningSink } from "../agents/warnings.ts";
+import { mayDispatchSubagents } from "../shared/nesting.ts";
+import { appendRoster } from "../roster/roster-cache.ts";
+import { buildRosterBlock, withRosterForResults } from "../roster/roster.ts";
+import { decideProjectAuthority, readAuthoritySettings, projectSkippedNoticeFor, projectSkippedNoticeKey, withAuthorityAtStart, type ProjectAuthority } from "../authority/trust.ts";
+import { readConfigLayer } from "../config/load.ts";
 import { projectConfigPath, userConfigPath } from "../shared/config-paths.ts";
 import { existsSync } from "node:fs";
-import { agentDir } from "../shared/paths.ts";
-import { sessionStartOf } from "./tool/session-authority.ts";
-import { withAuthorityAtStart } from "../authority/session-start.ts";
-import type { TrustContext } from "./tool/session-authority.ts";
+import { agentDir } from "../shared/this-process.ts";
+import { sessionStartOf, type TrustContext } from "./tool/authority.ts";
 
 export interface RosterOptions {
   /**

@@ -4,9 +4,9 @@
  * of the runtime's modules (src/pi/runtime.ts has the whole). The light entry loads this on the first tool call in
  * those modes; a command loads the whole runtime, which then takes over (src/start/lazy-extension.ts).
  */
-import { FanOutGate } from "../budget/fan-out-gate.ts";
-import { appendLedgerEntry } from "../budget/append-ledger-entry.ts";
-import { registerSubagentTool } from "./tool/register-tool.ts";
+import { FanOutGate } from "../budget/fan-out.ts";
+import { appendLedgerEntry } from "../budget/usage.ts";
+import { registerSubagentTool } from "./tool/execute.ts";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 
 export function register(pi: ExtensionAPI): void {

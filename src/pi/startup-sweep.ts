@@ -4,8 +4,8 @@
  * (src/delivery/orphan-sweep.ts), each one's notice told as soon as it is recorded.
  */
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { sweepStalePromptDirs } from "../run/prompt-dir.ts";
-import { agentDir } from "../shared/paths.ts";
+import { sweepStalePromptDirs } from "../run/session-files.ts";
+import { agentDir } from "../shared/this-process.ts";
 import { readRunSettings } from "../shared/run-settings.ts";
 import { defaultSweepDeps, reapedNotice, reapOrphanedTasksInSlices } from "../delivery/orphan-sweep.ts";
 

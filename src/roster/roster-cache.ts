@@ -1,4 +1,13 @@
 /**
+ * The roster on pi's start-up path: the block remembered across starts by fingerprint, and appended to the system prompt.
+ */
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir, userConfigPath } from "../shared/config-paths.ts";
+import { identityOf, readRegularFileSync, type FileIdentity } from "../shared/safe-read.ts";
+import { agentDir, BUILTIN_AGENTS_DIR, PACKAGE_ROOT } from "../shared/this-process.ts";
+
+/*
  * The roster block remembered across pi starts. Building it means loading and running agent discovery and
  * frontmatter parsing, some twenty modules and the largest part of what the package costs a starting pi;
  * checking whether a remembered block still holds takes a few directory listings and stats.
@@ -11,15 +20,6 @@
  * fingerprint, and the block is built afresh. A build that warned is not remembered, so its warnings are
  * shown at every start as before. The file holds nothing that is not in the agent files; deleting it is safe.
  */
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir, userConfigPath } from "../shared/config-paths.ts";
-import { identityOf } from "../shared/file-identity.ts";
-import { readRegularFileSync } from "../shared/read-regular-file.ts";
-import { agentDir, BUILTIN_AGENTS_DIR, PACKAGE_ROOT } from "../shared/paths.ts";
-
-import type { FileIdentity } from "../shared/file-identity.ts";
-
 export const ROSTER_CACHE_FILE_NAME = "subagent-roster-cache.json";
 /** Blocks kept: one per recent project, roughly. */
 export const ROSTER_CACHE_ENTRIES = 8;
@@ -100,7 +100,7 @@ function isCacheEntry(entry: unknown): entry is CacheEntry {
 }
 
 function readEntries(options: RosterCacheOptions): CacheEntry[] {
-  // Our own state file: a regular file of bounded size, never a link (src/shared/state-file.ts's rules).
+  // Our own state file: a regular file of bounded size, never a link (src/shared/safe-write.ts's rules).
   const read = readRegularFileSync(cacheFile(options), ROSTER_CACHE_MAX_BYTES, { followLinks: false });
   if (!read.ok) return [];
   let parsed: unknown;
@@ -126,10 +126,19 @@ export function cachedRoster(fingerprint: string, options: RosterCacheOptions = 
  */
 export async function rememberRoster(fingerprint: string, block: string | undefined, options: RosterCacheOptions = {}): Promise<void> {
   try {
-    const { writeFileAtomicSync } = await import("../shared/atomic-file.ts");
+    const { writeFileAtomicSync } = await import("../shared/safe-write.ts");
     const entries = [{ fingerprint, block: block ?? null }, ...readEntries(options).filter((entry) => entry.fingerprint !== fingerprint)];
     writeFileAtomicSync(cacheFile(options), `${JSON.stringify({ entries: entries.slice(0, ROSTER_CACHE_ENTRIES) })}\n`);
   } catch {
     // a read-only agent dir, a full disk: the roster is simply built again next time
   }
+}
+
+/** The system prompt with the roster block at its end, the existing content untouched in front. Pure. */
+export function appendRoster(systemPrompt: string, block: string): string {
+  const base = systemPrompt.trimEnd();
+  // pi 1.x runs before_agent_start for every run, also those started by a steer message; should a host hand us a
+  // prompt that already ends with this roster, it is not appended twice.
+  if (base.endsWith(block.trimEnd())) return systemPrompt;
+  return base === "" ? block : `${base}\n\n${block}`;
 }

@@ -1,25 +1,58 @@
 /**
+ * The child's command line (pure): the skills it gets, and the arguments and environment.
+ */
+import type { PiExecutable } from "../shared/run-settings.ts";
+import { isAbsolute, relative, resolve } from "node:path";
+import { AGENT_NAME_ENV, DEFAULT_MAX_DEPTH, DEPTH_ENV, MAX_DEPTH_ENV, PARENT_ENV } from "../shared/nesting.ts";
+import { formatIdentity, type ProcessIdentity } from "../shared/proc-identity.ts";
+import { OUTER_TASKS_ENV, outerTasksForChild, TASK_MARKER_ENV } from "./parent-watchdog.ts";
+import type { HostThinkingLevel } from "../shared/thinking.ts";
+import type { ChildMode } from "./stop-sequence.ts";
+import type { HandedSource } from "../sandbox/handed-files.ts";
+
+export interface SkillPathResolution {
+  paths: string[];
+  warnings: string[];
+}
+
+/**
+ * Resolves an agent's `skills` entries: `~` is the home directory, absolute paths stay, relative paths are
+ * taken from the working directory. A relative path that climbs out of the working directory is dropped
+ * with a warning: an agent file should not reach into arbitrary places through `../`.
+ */
+export function resolveSkillPaths(entries: readonly string[], cwd: string, home: string): SkillPathResolution {
+  const paths: string[] = [];
+  const warnings: string[] = [];
+  for (const raw of entries) {
+    const entry = raw.trim();
+    if (!entry) continue;
+    if (entry === "~" || entry.startsWith("~/")) {
+      paths.push(resolve(home, entry.slice(2)));
+      continue;
+    }
+    if (isAbsolute(entry)) {
+      paths.push(entry);
+      continue;
+    }
+    const full = resolve(cwd, entry);
+    const rel = relative(cwd, full);
+    if (rel === ".." || rel.startsWith("../") || isAbsolute(rel)) {
+      warnings.push(`skill path "${entry}" leaves the working directory and was not loaded`);
+      continue;
+    }
+    paths.push(full);
+  }
+  return { paths: [...new Set(paths)], warnings };
+}
+
+/*
  * The child pi's command line and environment, built purely from resolved inputs so it can be tested
  * directly. The child runs the same node and pi entry as the parent, on a session file we created (so the task
  * id is the session id), in RPC mode (the task is sent on stdin by the runner) or, as a fallback, in JSON print
  * mode (the runner adds the task as the last argument). The prompt is kept apart from the arguments so a message
  * sent to a queued task can still be appended to it before it starts.
  */
-import { resolve } from "node:path";
-import { AGENT_NAME_ENV, DEFAULT_MAX_DEPTH, DEPTH_ENV, MAX_DEPTH_ENV, PARENT_ENV } from "../shared/depth.ts";
-import { formatIdentity } from "../shared/proc-identity.ts";
-import { OUTER_TASKS_ENV, outerTasksForChild, TASK_MARKER_ENV } from "./task-marker.ts";
-import type { ProcessIdentity } from "../shared/proc-identity.ts";
-import type { HostThinkingLevel } from "../shared/thinking.ts";
-import type { ChildMode } from "./child-mode.ts";
-import type { HandedSource } from "../sandbox/handed-files.ts";
-
-export interface PiExecutable {
-  /** The program to run: node (`process.execPath`) or a `pi` found on PATH. */
-  command: string;
-  /** Arguments before pi's own: the pi entry script when `command` is node. */
-  prefixArgs: string[];
-}
+export type { PiExecutable } from "../shared/run-settings.ts";
 
 export interface ChildCommandInput {
   pi: PiExecutable;
@@ -95,7 +128,7 @@ export interface ChildCommand {
 /**
  * What a sandboxed child's environment loses: the sockets through which its commands could act as the person
  * (their ssh and gpg agents, the session bus, a docker daemon). The sockets themselves are hidden too
- * (src/sandbox/secrets.ts); an unsandboxed child keeps them, as it keeps everything its user can reach.
+ * (src/sandbox/bwrap-args.ts); an unsandboxed child keeps them, as it keeps everything its user can reach.
  */
 export const SANDBOX_DROPPED_ENV: readonly string[] = Object.freeze(["SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST"]);
 

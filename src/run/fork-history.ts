@@ -1,7 +1,7 @@
 /**
  * `context: "fork"`: the main agent's conversation as the first part of a child's new session. The messages are
  * the ones pi itself would send to the model (the active branch, compaction applied: see forkedConversation in
- * src/pi/tool/fork-source.ts); this file makes them valid as a child's history and writes them as session entries.
+ * src/pi/tool/execute.ts); this file makes them valid as a child's history and writes them as session entries.
  *
  * The call that is dispatching right now sits in the parent's last assistant message as a tool call without a
  * result; a model given that history would see a call that never answered. The history therefore ends before

@@ -9,35 +9,22 @@
  * shuts down and exits 0 when its input ends (verified in pi 0.73.1 and 1.x, `modes/rpc/rpc-mode.js`). A JSON
  * child (`PI_SUBAGENT_CHILD_MODE=json`) gets the task as its last argument and exits by itself.
  */
-import { spawn } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
-import { BudgetWatch } from "./budget-watch.ts";
+import { spawn, type ChildProcess } from "node:child_process";
+import { BudgetWatch, readStopGraceMs, StopSequence } from "./stop-sequence.ts";
 import type { BudgetHit, BudgetLimits } from "../budget/limits.ts";
-import { usageNoteText } from "../budget/turn-usage.ts";
-import { classifyRun } from "./classify.ts";
-import { trackChild, untrackChild } from "./child-guard.ts";
+import { usageNoteText } from "../budget/usage.ts";
+import { classifyRun, toolLinesOf } from "./outcome.ts";
+import { trackChild, untrackChild, DEFAULT_GRACE_MS, terminateTree, endLeftovers, type TreeTermination } from "./processes.ts";
 import type { ChildCommand } from "./command-line.ts";
-import { applyLine, initialRunState } from "./event-reducer.ts";
-import { LineSplitter } from "./line-splitter.ts";
-import type { SplitLine } from "./line-splitter.ts";
-import { toolLinesOf } from "./partial-output.ts";
-import { DialogBridge } from "../dialogs/dialog-bridge.ts";
-import type { DialogRoute } from "../dialogs/dialog-bridge.ts";
-import { closeReasonOf } from "../dialogs/question-queue.ts";
-import { DEFAULT_GRACE_MS, terminateTree } from "./process-tree.ts";
-import type { TreeTermination } from "./process-tree.ts";
-import { classifyRpcLine, encodeRpcCommand } from "./rpc-protocol.ts";
-import type { RpcCommand } from "./rpc-protocol.ts";
-import { readStopGraceMs, StopSequence } from "./stop-sequence.ts";
-import { isSteerTakenIn, SteerBatch, STRANDED_STEER_PROMPT } from "./steer-batch.ts";
-import { TASK_MARKER_ENV } from "./task-marker.ts";
-import { endLeftovers } from "./leftover-sweep.ts";
+import { applyLine, initialRunState, type RunOutcome, type RunState, type StopCause } from "./event-reducer.ts";
+import { LineSplitter, classifyRpcLine, encodeRpcCommand, isSteerTakenIn, SteerBatch, STRANDED_STEER_PROMPT, type SplitLine, type RpcCommand } from "./rpc.ts";
+import { DialogBridge, closeReasonOf, type DialogRoute } from "../dialogs/child-dialogs.ts";
+import { TASK_MARKER_ENV } from "./parent-watchdog.ts";
 import { openHandedFiles } from "../sandbox/handed-files.ts";
 import { claimMountPoints } from "../sandbox/mount-points.ts";
-import { loginExpiredNote } from "../sandbox/login-copy.ts";
+import { loginExpiredNote } from "../sandbox/hand-in.ts";
 import { readFileSync } from "node:fs";
 import { startAllowanceMs } from "../shared/run-settings.ts";
-import type { RunOutcome, RunState, StopCause } from "./types.ts";
 
 export const STDERR_TAIL_CHARS = 4096;
 /** How long to wait for the child's pipes to drain after it exited (a grandchild may hold them open). */

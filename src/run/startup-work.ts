@@ -1,4 +1,12 @@
 /**
+ * Whether the start-up sweep has anything to look at, and whether it ran: both on pi's start-up path, with nothing beyond Node's own modules.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { subagentSessionsDir, perProcess } from "../shared/this-process.ts";
+import { isTaskId } from "../shared/nesting.ts";
+
+/*
  * Whether the start-up sweep has anything to look at: a run whose lock may have outlived its pi (the agent's body a
  * run was started with lies beside its lock and goes with it). With nothing beyond Node's own modules, so a start
  * with nothing left over (nearly every start) never loads the clean-up's modules at all, and never lists the temp
@@ -10,12 +18,7 @@
  * lock: the check lists that folder alone. Before the index exists (an agent dir last used by a version without
  * it), every task folder is looked at once; finding no lock there, the check starts the index.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { subagentSessionsDir } from "../shared/paths.ts";
-import { isTaskId } from "../shared/task-id.ts";
-
-/** The run lock's file name in a task folder (src/run/session-lock.ts writes it). */
+/** The run lock's file name in a task folder (src/run/session-files.ts writes it). */
 export const RUN_LOCK_FILE_NAME = "run.lock";
 /** The running index's folder name in `subagent-sessions/`. */
 export const RUNNING_INDEX_NAME = ".running";
@@ -127,4 +130,38 @@ export function startRunningIndex(agentDir: string): void {
   } catch {
     // already there, or no subagent-sessions yet (the first run creates both)
   }
+}
+
+/*
+ * Whether this process's start-up sweep (src/start/main-pi.ts) ran, and a promise that settles once
+ * it has: the background part waits for it before delivering a session's waiting results, so a run the sweep just
+ * recorded (a hard-killed pi's blocking call, whose continued session must hear of it) goes out in the same
+ * delivery. Per process, like the sweep itself.
+ */
+export interface StartupSweepState {
+  done: boolean;
+  /** Settles when the sweep has run, found nothing to do, or failed; never rejects. */
+  readonly settled: Promise<void>;
+  settle: () => void;
+}
+
+export function startupSweepState(): StartupSweepState {
+  return perProcess("startup-sweep", () => {
+    let settle = () => {};
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    return { done: false, settled, settle };
+  });
+}
+
+/** How long delivery waits for the sweep at most (a sweep that never settles must not hold results back). */
+export const SWEEP_WAIT_MAX_MS = 5000;
+
+/** Settles when the sweep has, or after SWEEP_WAIT_MAX_MS, whichever comes first. */
+export function afterStartupSweep(): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, SWEEP_WAIT_MAX_MS);
+    timer.unref();
+  });
+  return Promise.race([startupSweepState().settled, bound]).finally(() => clearTimeout(timer));
 }

@@ -1,11 +1,61 @@
 /**
+ * How a run is driven and stopped (pure): the child's mode, the budget watch, and the one stop sequence.
+ */
+import { budgetReached, hasAnyLimit, type BudgetHit, type BudgetLimits } from "../budget/limits.ts";
+import type { RunState } from "./event-reducer.ts";
+
+/**
+ * How a child pi is driven. `rpc` (the default) runs `pi --mode rpc`: the task goes in as an RPC `prompt` on
+ * stdin (no command-line size limit), a running child can be steered and asked to abort. `json` is the older
+ * sealed `pi --mode json -p <task>` child, kept as a fallback (`PI_SUBAGENT_CHILD_MODE=json`).
+ */
+export type ChildMode = "rpc" | "json";
+
+export const CHILD_MODE_ENV = "PI_SUBAGENT_CHILD_MODE";
+
+/** The child mode chosen by the environment; anything but `json` (any case) is the default, `rpc`. */
+export function readChildMode(env: NodeJS.ProcessEnv = process.env): ChildMode {
+  return (env[CHILD_MODE_ENV] ?? "").trim().toLowerCase() === "json" ? "json" : "rpc";
+}
+
+/*
+ * The runner's per-line budget check, kept cheap: one integer comparison per line of the child's stream, and
+ * the limits compared only once per finished turn. Only a turn that goes on (a tool call follows) can be
+ * stopped: a final answer is complete and is kept as it is.
+ */
+export class BudgetWatch {
+  private readonly limits: BudgetLimits;
+
+  private checkedTurns = 0;
+
+  constructor(limits: BudgetLimits) {
+    this.limits = limits;
+  }
+
+  /** A watch for the limits, or undefined when there is nothing to watch. */
+  static of(limits: BudgetLimits | undefined): BudgetWatch | undefined {
+    return hasAnyLimit(limits) ? new BudgetWatch(limits) : undefined;
+  }
+
+  /** Call after each line was applied to `state`: the budget the run has just reached, if any. */
+  afterLine(state: RunState): BudgetHit | undefined {
+    if (state.usage.turns === this.checkedTurns) return undefined;
+    this.checkedTurns = state.usage.turns;
+    if (state.stopReason !== "toolUse") return undefined;
+    const reached = budgetReached(this.limits, state.usage);
+    // A cost budget that cannot be checked (a turn's cost is unknown) must not let a looping child run on.
+    if (!reached && this.limits.maxCost !== undefined && state.unknownCostTurns > 0) return { kind: "cost", limit: this.limits.maxCost, unchecked: true };
+    return reached;
+  }
+}
+
+/*
  * The one way a run is stopped from outside, whatever the cause (cancel, cancel-all, a timeout, shutdown, and
  * later a budget): first ask the child to end its turn (RPC `abort`), wait a short grace for that turn to end so
  * what it produced so far is kept, then end the whole process tree (SIGTERM, SIGKILL after the kill grace).
  * A stop therefore never takes longer than the stop grace plus the kill grace, also when the child ignores the
  * request. The sequence owns only the timing; the runner provides the actions.
  */
-
 export const STOP_GRACE_ENV = "PI_SUBAGENT_STOP_GRACE_MS";
 export const DEFAULT_STOP_GRACE_MS = 3000;
 /** Above this, a stop grace would make cancel feel broken; larger values are capped. */

@@ -19,10 +19,8 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, lstatSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { agentDir } from "../shared/paths.ts";
-import { perProcess } from "../shared/per-process.ts";
-import { isIdentityAlive, ownIdentity } from "../shared/proc-identity.ts";
-import type { ProcessIdentity } from "../shared/proc-identity.ts";
+import { agentDir, perProcess } from "../shared/this-process.ts";
+import { isIdentityAlive, ownIdentity, type ProcessIdentity } from "../shared/proc-identity.ts";
 
 /** The agent dir's entry holding the record (a sandboxed child never sees it). */
 export const MOUNT_POINT_RECORD_DIR = "subagent-mount-points";

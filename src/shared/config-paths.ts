@@ -6,7 +6,7 @@
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { agentDir as piAgentDir } from "./paths.ts";
+import { agentDir as piAgentDir } from "./this-process.ts";
 
 export const CONFIG_FILE_NAME = "subagent-isolation.json";
 export const PROJECT_DIR_NAME = ".pi";

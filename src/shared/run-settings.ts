@@ -1,3 +1,10 @@
+/**
+ * What every run starts from: the limits read from the environment, a new task id, and the pi a child runs (the parent's own, else one found on PATH).
+ */
+import { v7 } from "uuid";
+import { accessSync, constants, statSync, existsSync } from "node:fs";
+import { delimiter, join } from "node:path";
+
 /** Limits read from the environment (documented in ADVANCED.md, "Environment variables"). */
 export const ACTIVITY_TIMEOUT_ENV = "PI_SUBAGENT_ACTIVITY_TIMEOUT_MS";
 export const HARD_TIMEOUT_ENV = "PI_SUBAGENT_HARD_TIMEOUT_MS";
@@ -74,3 +81,56 @@ export function runSettingsWarnings(env: NodeJS.ProcessEnv = process.env): strin
 
 /** Why a run ended, when it was ended from outside (absent: the child exited by itself). */
 export type StopCause = "activity_timeout" | "hard_timeout" | "aborted" | "killed_on_shutdown" | "budget";
+
+/*
+ * A new task id: a UUID v7 from the `uuid` library, time-ordered and monotonic within the process (ids made in one
+ * millisecond still sort in the order they were made), so task folders and records sort by dispatch time.
+ */
+export function newTaskId(): string {
+  return v7();
+}
+
+/* The first executable regular file named `name` in the folders of a PATH value, as a shell would find it. */
+function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export function findOnPath(name: string, pathEnv: string): string | undefined {
+  for (const dir of pathEnv.split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/*
+ * Which pi the child runs: the same node and pi entry as the parent (`process.execPath` + `process.argv[1]`),
+ * so a child never picks up a different pi version; a `pi` on PATH only when the entry is unknown.
+ */
+export type ExecutableLookup = { ok: true; pi: PiExecutable } | { ok: false; message: string };
+
+export function findPiExecutable(argv: readonly string[] = process.argv, execPath: string = process.execPath, pathEnv: string = process.env.PATH ?? ""): ExecutableLookup {
+  const entry = argv[1];
+  if (entry) {
+    if (!existsSync(execPath)) return { ok: false, message: `Cannot start the subagent: the node executable ${execPath} does not exist.` };
+    if (!existsSync(entry)) return { ok: false, message: `Cannot start the subagent: the pi entry script ${entry} does not exist.` };
+    return { ok: true, pi: { command: execPath, prefixArgs: [entry] } };
+  }
+  const onPath = findOnPath("pi", pathEnv);
+  if (onPath) return { ok: true, pi: { command: onPath, prefixArgs: [] } };
+  return { ok: false, message: "Cannot start the subagent: no pi executable was found (pi's entry script is unknown and no `pi` is on PATH)." };
+}
+
+/** How a child pi is started. */
+export interface PiExecutable {
+  /** The program to run: node (`process.execPath`) or a `pi` found on PATH. */
+  command: string;
+  /** Arguments before pi's own: the pi entry script when `command` is node. */
+  prefixArgs: string[];
+}

@@ -7,7 +7,7 @@
  * path stays a handful of native modules (the depth variables and the tool's texts); the schema comes from the
  * entry, like the main tool's.
  */
-import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSandboxEnv, readSubagentDepth } from "../shared/depth.ts";
+import { DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSandboxEnv, readSubagentDepth } from "../shared/nesting.ts";
 import { depthGateMessage, sandboxGateMessage, SUBAGENT_TOOL_TEXTS } from "../tool/texts.ts";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import type { subagentParameters } from "../tool/schema.ts";

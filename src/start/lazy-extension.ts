@@ -1,4 +1,57 @@
 /**
+ * The lazy layer: the API the runtime registers against, and the forwarders that load the runtime on first use.
+ */
+import type { ExtensionAPI, ToolDefinition } from "@mariozechner/pi-coding-agent";
+
+/*
+ * A stand-in for pi's ExtensionAPI that the lazily loaded part of the extension registers against: `on`,
+ * `registerTool`, `registerCommand` and `registerMessageRenderer` are recorded here (the light entry forwards
+ * pi's calls to them), and everything else (`sendMessage`, `appendEntry`, `events`, ...) goes straight to pi.
+ */
+// pi's handler and renderer types differ per event and message type; the table stores them loosely and the
+// forwarding code calls them with exactly what pi passed in, so no shape is changed on the way.
+export type AnyFunction = (...args: any[]) => any;
+export type AnyToolDefinition = import("@mariozechner/pi-coding-agent").ToolDefinition<any, any, any>;
+export type CommandOptions = Omit<import("@mariozechner/pi-coding-agent").RegisteredCommand, "name" | "sourceInfo">;
+
+export interface Registrations {
+  handlers: Map<string, AnyFunction[]>;
+  tools: Map<string, AnyToolDefinition>;
+  commands: Map<string, CommandOptions>;
+  messageRenderers: Map<string, AnyFunction>;
+}
+
+export function emptyRegistrations(): Registrations {
+  return { handlers: new Map(), tools: new Map(), commands: new Map(), messageRenderers: new Map() };
+}
+
+/** An ExtensionAPI whose registrations land in `into` and whose other members are pi's own. */
+export function recordingApi(pi: ExtensionAPI, into: Registrations): ExtensionAPI {
+  const recorded: Partial<Record<keyof ExtensionAPI, AnyFunction>> = {
+    on: (event: string, handler: AnyFunction) => {
+      const list = into.handlers.get(event) ?? [];
+      list.push(handler);
+      into.handlers.set(event, list);
+    },
+    registerTool: (tool: AnyToolDefinition) => {
+      into.tools.set(tool.name, tool);
+    },
+    registerCommand: (name: string, options: CommandOptions) => {
+      into.commands.set(name, options);
+    },
+    registerMessageRenderer: (customType: string, renderer: AnyFunction) => {
+      into.messageRenderers.set(customType, renderer);
+    },
+  };
+  return new Proxy(pi, {
+    get(target, property, receiver) {
+      if (typeof property === "string" && property in recorded) return recorded[(property as keyof ExtensionAPI)];
+      return (Reflect.get(target, property, receiver) as unknown);
+    },
+  });
+}
+
+/*
  * How the extension stays cheap to load (pi loads it in every session and in every subagent child, and
  * compiles each TypeScript module at every load).
  *
@@ -24,11 +77,6 @@
  * - A unit test (test/unit/start/manifest.test.ts) checks that the manifest names every tool, command, event and
  *   renderer the runtime registers, so adding one to the runtime without its manifest line fails a test.
  */
-import { emptyRegistrations, recordingApi } from "./recording-api.ts";
-
-import type { ExtensionAPI, ToolDefinition } from "@mariozechner/pi-coding-agent";
-import type { AnyToolDefinition, Registrations, AnyFunction } from "./recording-api.ts";
-
 /** The module loaded on first use: wires the real parts to the (recording) API it is given. */
 export interface LazyRuntime {
   register: (pi: ExtensionAPI) => void;
@@ -153,7 +201,7 @@ export function registerLazily(pi: ExtensionAPI, manifest: LazyManifest, runtime
 
   const load = (): Promise<Registrations> => {
     // After the draw part, never beside it: both import the renderers' modules, and a TypeScript module one import
-    // is still evaluating is seen half-made by the other (src/shared/load-once.ts).
+    // is still evaluating is seen half-made by the other (src/shared/pi-process.ts).
     const afterDraw = async () => {
       await loadingDraw?.catch(() => undefined);
       return all();

@@ -8,39 +8,25 @@
  * Disk is a safety net, never a precondition: when a record or outbox write fails (read-only or full disk, a
  * file where a folder should be), the result is still delivered from memory and the person is told once.
  */
-import { DeliveryTracker } from "../delivery/delivery-tracker.ts";
-import type { SendRoute } from "../delivery/delivery-tracker.ts";
-import { buildEnvelope } from "../delivery/envelope.ts";
-import type { InFlightTask } from "../delivery/envelope.ts";
-import { addToOutbox, pendingFor, removeFromOutbox } from "../delivery/outbox.ts";
+import { DeliveryTracker, type SendRoute } from "../delivery/delivery-tracker.ts";
+import { buildEnvelope, type InFlightTask } from "../delivery/envelope.ts";
+import { addToOutbox, pendingFor, removeFromOutbox, SaveFailureReporter } from "../delivery/outbox.ts";
 import { RESULT_CUSTOM_TYPE_NAME } from "../delivery/result-type.ts";
-import { SaveFailureReporter } from "../delivery/save-failures.ts";
 import { ownIdentity } from "../shared/proc-identity.ts";
-import { onProcessExit } from "../run/child-guard.ts";
+import { onProcessExit } from "../run/processes.ts";
 import { startRun as startChildRun } from "../run/runner.ts";
 import { readStopGraceMs } from "../run/stop-sequence.ts";
-import type { RunOutcome } from "../run/types.ts";
-import { MAX_TIMER_MS } from "../shared/run-settings.ts";
-import type { RunSettings } from "../shared/run-settings.ts";
+import type { RunOutcome } from "../run/event-reducer.ts";
+import { MAX_TIMER_MS, type RunSettings } from "../shared/run-settings.ts";
 import type { PreparedRun } from "../tool/prepare-dispatch.ts";
-import type { DialogRoute } from "../dialogs/dialog-bridge.ts";
+import { nestedHopsBelow, type DialogRoute } from "../dialogs/child-dialogs.ts";
 import type { QuestionBoard } from "../dialogs/question-board.ts";
-import { nestedHopsBelow } from "../dialogs/nested-path.ts";
-import { detailsFromRecord } from "../records/details.ts";
-import type { SubagentResultDetails } from "../records/details.ts";
-import { recordFromOutcome } from "../records/record-from-outcome.ts";
-import { readMaxOutputChars, saveLongOutput } from "../records/output-limit.ts";
-import { readRecord, writeRecord } from "../records/record-store.ts";
-import { TaskRegistry } from "./registry.ts";
-import type { EnqueueResult, FinishedTask, TaskSnapshot } from "./registry.ts";
-import type { CancelledBy, TaskRecord, WorkflowMembership, WorkflowRecord } from "../records/types.ts";
-import { WorkflowTracker } from "../workflows/workflow-tracker.ts";
-import type { EndedWorkflow, WorkflowStart } from "../workflows/workflow-tracker.ts";
-import { workflowCardDetails } from "../workflows/workflow-card-details.ts";
-import { buildWorkflowEnvelope } from "../workflows/workflow-envelope.ts";
-import { readWorkflowRecord, workflowRecordPath, writeWorkflowRecord } from "../workflows/workflow-store.ts";
-import { deliveredEvent, endedEvent, LIFECYCLE_CHANNELS, queuedEvent, startedEvent } from "../delivery/lifecycle-events.ts";
-import type { LifecycleSink } from "../delivery/lifecycle-events.ts";
+import { detailsFromRecord, readMaxOutputChars, saveLongOutput, readRecord, writeRecord, type SubagentResultDetails } from "../records/record-store.ts";
+import { recordFromOutcome, type CancelledBy, type TaskRecord, type WorkflowMembership, type WorkflowRecord } from "../records/record.ts";
+import { TaskRegistry, type EnqueueResult, type FinishedTask, type TaskSnapshot } from "./registry.ts";
+import { WorkflowTracker, workflowCardDetails, type EndedWorkflow, type WorkflowStart } from "../workflows/workflow-tracker.ts";
+import { buildWorkflowEnvelope, readWorkflowRecord, workflowRecordPath, writeWorkflowRecord } from "../workflows/background-workflow.ts";
+import { deliveredEvent, endedEvent, LIFECYCLE_CHANNELS, queuedEvent, startedEvent, type LifecycleSink } from "../delivery/lifecycle-events.ts";
 
 export const RESULT_CUSTOM_TYPE = RESULT_CUSTOM_TYPE_NAME;
 

@@ -3,11 +3,11 @@
  * `action: "merge"`: a running task is never merged; `confirm: false` only says what a merge would do (the
  * tool's first step); `confirm: true` merges. Returns the text to show and whether it succeeded.
  */
-import { oneLine } from "../shared/format.ts";
+import { oneLine } from "../shared/text.ts";
 import { mergeChallenge, mergeOutcomeText, mergeRefusalText } from "../worktree/merge-texts.ts";
-import { isLockLive, readSessionLock } from "../run/session-lock.ts";
+import { isLockLive, readSessionLock } from "../run/session-files.ts";
 import { readRecord } from "../records/record-store.ts";
-import type { ListedWorktree } from "../worktree/list.ts";
+import type { ListedWorktree } from "../worktree/lease.ts";
 import { mergeTaskWorktree, planMerge } from "../worktree/merge.ts";
 
 export interface MergeStep {

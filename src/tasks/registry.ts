@@ -5,14 +5,12 @@
  * are the caller's.
  */
 import type { BudgetLimits } from "../budget/limits.ts";
-import { outcomeAtExit } from "../run/outcome-at-exit.ts";
+import { outcomeAtExit } from "../run/outcome.ts";
 import type { RunHandle, RunSpec } from "../run/runner.ts";
-import type { RunOutcome, RunState } from "../run/types.ts";
-import { markedMessage } from "../run/rpc-protocol.ts";
-import type { MessageSender } from "../run/rpc-protocol.ts";
-import type { CancelledBy, TaskMessage, TaskOrigin, WorkflowMembership } from "../records/types.ts";
-import type { WorktreeFinisher } from "../records/record-from-outcome.ts";
-import type { ResolvedModelConfig } from "../config/types.ts";
+import type { RunOutcome, RunState } from "../run/event-reducer.ts";
+import { markedMessage, type MessageSender } from "../run/rpc.ts";
+import type { CancelledBy, TaskMessage, TaskOrigin, WorkflowMembership, WorktreeFinisher } from "../records/record.ts";
+import type { ResolvedModelConfig } from "../config/load.ts";
 
 /** What the registry needs to start one task (prepared by the dispatch path). */
 export interface TaskLaunch {

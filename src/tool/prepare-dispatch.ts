@@ -1,52 +1,76 @@
 /**
+ * A validated call up to its command line, its worktree taken on the way.
+ */
+import { readRecord } from "../records/record-store.ts";
+import { sessionFilePath, removeAgentPrompt, writeAgentPrompt, createSessionFile, sessionFileExists, acquireSessionLock, taskDir as taskFolder } from "../run/session-files.ts";
+import { createWorktree, resumeWorktree, sessionHeaderCwd, type WorktreeLease } from "../worktree/lease.ts";
+import type { DispatchRequest } from "./validate.ts";
+import { realpathSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import type { AgentDefinition } from "../agents/parse.ts";
+import type { LoadedConfig, ResolvedModelConfig } from "../config/load.ts";
+import { resolveModelConfig, applyCallBudget, resolveConfiguredBudget, keepRecordedSandbox, resolveSandbox, readSandboxSettings, type ResolvedBudget, type ResolvedSandbox } from "../config/resolve.ts";
+import { readChildMode } from "../run/stop-sequence.ts";
+import { buildChildCommand, childPrompt, extensionArgForChild, resolveSkillPaths, type ChildCommand } from "../run/command-line.ts";
+import { extensionArgsOf } from "../shared/this-process.ts";
+import { promptProblem } from "../run/rpc.ts";
+import { findPiExecutable, newTaskId } from "../shared/run-settings.ts";
+import { ownIdentity } from "../shared/proc-identity.ts";
+import { toHostThinkingLevel } from "../shared/thinking.ts";
+import { readEnvBudget } from "../budget/limits.ts";
+import type { TaskOrigin } from "../records/record.ts";
+import type { ForkedHistory } from "../run/fork-history.ts";
+import { DEFAULT_MAX_DEPTH } from "../shared/nesting.ts";
+import { sessionBusyMessage, unknownSessionMessage } from "./texts.ts";
+import { keepRecordedTools, toolsNotGrantedText, type ToolGrant } from "../authority/tool-ceiling.ts";
+import { protectedLinkMessage, sandboxRefusedMessage } from "../sandbox/levels.ts";
+import { AUTH_FILE, bwrapArgs, isFreeInPrivateTmp, missingProtectedFiles, protectedMountPoints } from "../sandbox/bwrap-args.ts";
+import { hostJitiCacheDir, jitiEntriesToCopy, type HandedSource } from "../sandbox/handed-files.ts";
+import { bwrapDirs, findWorkingBwrap, nodeCompileCacheDirs, readProtectedWorkspace, readSandboxLayout } from "../sandbox/sandbox-layout.ts";
+
+/*
+ * The dispatch's side of worktree isolation: which worktree (if any) a task runs in. A new task with
+ * isolation "worktree" gets a new one; a resumed task runs where its session started, which re-takes its
+ * worktree when it had one (see resumeWorktree). No isolation and no worktree session: nothing to take.
+ */
+export type TakenWorktree = { ok: true; lease?: WorktreeLease } | { ok: false; message: string };
+
+export function takeWorktree(request: Pick<DispatchRequest, "isolation" | "isolationRequested">, env: { agentDir: string; cwd: string }, taskId: string, resumed: boolean): TakenWorktree {
+  if (!resumed) {
+    if (request.isolation !== "worktree") return { ok: true };
+    const created = createWorktree({ cwd: env.cwd, agentDir: env.agentDir, taskId });
+    return created.ok ? { ok: true, lease: created.lease } : created;
+  }
+  const sessionCwd = sessionHeaderCwd(sessionFilePath(env.agentDir, taskId));
+  if (sessionCwd === undefined) return { ok: true };
+  let recordedBase: string | undefined;
+  let recordedRepoRoot: string | undefined;
+  try {
+    const recorded = readRecord(env.agentDir, taskId)?.worktree;
+    recordedBase = recorded?.base;
+    recordedRepoRoot = recorded?.repoRoot;
+  } catch {
+    // no readable record: the base is worked out from git instead
+  }
+  const taken = resumeWorktree({
+    cwd: env.cwd,
+    agentDir: env.agentDir,
+    taskId,
+    sessionCwd,
+    recordedBase,
+    recordedRepoRoot,
+    requested: request.isolationRequested === true,
+  });
+  if (taken === undefined) return { ok: true };
+  return taken.ok ? { ok: true, lease: taken.lease } : taken;
+}
+
+/*
  * Everything between a validated dispatch and a spawn: the working directory and executable checks, the task
  * id (new, or the resumed session's), the session file and its run lock, the resolved model and thinking, the
  * agent body in a private temp file, skill paths, and the child's command line. Nothing is left behind on
  * failure: a refused dispatch releases what it took.
  */
-import { realpathSync, statSync } from "node:fs";
-import { basename, join } from "node:path";
-import type { AgentDefinition } from "../agents/types.ts";
-import type { LoadedConfig } from "../config/load.ts";
-import { resolveModelConfig } from "../config/resolve.ts";
-import type { ResolvedModelConfig } from "../config/types.ts";
-import { readChildMode } from "../run/child-mode.ts";
-import { buildChildCommand, childPrompt, extensionArgForChild } from "../run/command-line.ts";
-import { extensionArgsOf } from "../shared/own-package.ts";
-import type { ChildCommand } from "../run/command-line.ts";
-import { promptProblem } from "../run/task-text.ts";
-import { findPiExecutable } from "../run/pi-executable.ts";
-import { ownIdentity } from "../shared/proc-identity.ts";
-import { removeAgentPrompt, writeAgentPrompt } from "../run/prompt-file.ts";
-import { createSessionFile, sessionFileExists, sessionFilePath } from "../run/session-file.ts";
-import { acquireSessionLock } from "../run/session-lock.ts";
-import { resolveSkillPaths } from "../run/skill-paths.ts";
-import { toHostThinkingLevel } from "../shared/thinking.ts";
-import { newTaskId } from "../shared/new-task-id.ts";
-import { readEnvBudget } from "../budget/env-budget.ts";
-import { applyCallBudget, resolveConfiguredBudget } from "../config/resolve-budget.ts";
-import type { ResolvedBudget } from "../config/resolve-budget.ts";
-import type { TaskOrigin } from "../records/types.ts";
-import type { ForkedHistory } from "../run/fork-history.ts";
-import { DEFAULT_MAX_DEPTH } from "../shared/depth.ts";
-import { sessionBusyMessage, unknownSessionMessage } from "./texts.ts";
-import type { DispatchRequest } from "./validate.ts";
-import { takeWorktree } from "./take-worktree.ts";
-import type { WorktreeLease } from "../worktree/lease.ts";
-import { keepRecordedTools, toolsNotGrantedText } from "../authority/tool-ceiling.ts";
-import type { ToolGrant } from "../authority/tool-ceiling.ts";
-import { keepRecordedSandbox, resolveSandbox } from "../config/resolve-sandbox.ts";
-import { readRecord } from "../records/record-store.ts";
-import type { ResolvedSandbox } from "../config/resolve-sandbox.ts";
-import { readSandboxSettings } from "../config/sandbox-settings.ts";
-import { protectedLinkMessage, sandboxRefusedMessage } from "../sandbox/texts.ts";
-import { AUTH_FILE, bwrapArgs, isFreeInPrivateTmp, missingProtectedFiles, protectedMountPoints } from "../sandbox/bwrap-args.ts";
-import type { HandedSource } from "../sandbox/handed-files.ts";
-import { bwrapDirs, findWorkingBwrap } from "../sandbox/find-bwrap.ts";
-import { nodeCompileCacheDirs, readProtectedWorkspace, readSandboxLayout } from "../sandbox/sandbox-layout.ts";
-import { hostJitiCacheDir, jitiEntriesToCopy } from "../sandbox/jiti-cache-entries.ts";
-import { taskDir as taskFolder } from "../run/session-file.ts";
-
 export interface DispatchEnvironment {
   agentDir: string;
   cwd: string;
@@ -74,7 +98,7 @@ export interface DispatchEnvironment {
   toolGrant?: ToolGrant;
   /** pi 1.x: the flag that hands the session's project-trust decision down. */
   trustFlag?: "--approve" | "--no-approve";
-  /** Where bwrap is looked for (default: the system's folders, src/sandbox/find-bwrap.ts). */
+  /** Where bwrap is looked for (default: the system's folders, src/sandbox/sandbox-layout.ts). */
   bwrapDirs?: readonly string[];
 }
 

@@ -1,28 +1,224 @@
 /**
+ * A blocking run (print, JSON and RPC mode): the run, its lines on stderr, and its result.
+ */
+import { formatElapsed, stripTerminalControls, formatUsage, formatDuration, formatSeconds } from "../shared/text.ts";
+import { readSubagentDepth } from "../shared/nesting.ts";
+import { isPartialRecord, shownOutput, callChoseModel, modelProvenanceText, recordFromOutcome, type TaskRecord } from "../records/record.ts";
+import type { AppMode } from "../shared/pi-process.ts";
+import { CRASHED_STOP_REASON, KILLED_STOP_REASON, outcomeAtExit } from "../run/outcome.ts";
+import { budgetAwareStatus, budgetSummary } from "../budget/limits.ts";
+import { limitedOutput, detailsFromRecord, readMaxOutputChars, saveLongOutput, recordPath, saveRecordQuietly, type SubagentResultDetails } from "../records/record-store.ts";
+import { inertChildText } from "../delivery/envelope.ts";
+import { worktreeBlock } from "../worktree/finish-decision.ts";
+import type { RunSettings } from "../shared/run-settings.ts";
+import { phaseLabel, type RunState } from "../run/event-reducer.ts";
+import { onProcessExit } from "../run/processes.ts";
+import { startRun } from "../run/runner.ts";
+import { cleanupFailureNotice, RETURNED, saveFailureNotice } from "../delivery/outbox.ts";
+import type { PreparedRun } from "./prepare-dispatch.ts";
+import type { DialogRoute } from "../dialogs/child-dialogs.ts";
+import { deliveredEvent, endedEvent, LIFECYCLE_CHANNELS, queuedEvent, startedEvent, type LifecycleSink } from "../delivery/lifecycle-events.ts";
+
+/*
+ * What a blocking run tells the terminal on stderr in print and JSON mode, so a person is never in front of a
+ * silent terminal while a child works: a line when the child starts (agent, task id), a progress line when it
+ * made tool calls since the last line (at most one every PROGRESS_LINE_MIN_MS) or, when nothing new happened,
+ * one every QUIET_LINE_MS, and a line when it ends. Pure: the caller feeds it the run's state once a second and
+ * writes what it returns. Every line has the terminal's control sequences removed (a tool's arguments are the
+ * child's to choose).
+ *
+ *   subagent worker started · task 01a24177-831b-70e9-9b68-dc543ba7b57b
+ *   subagent worker …a7b57b · 00:06 · ⚡ bash: npm test · 1 tool call
+ *   subagent worker succeeded · 00:09 · 2 turns/↑1.2k/↓300 · task 01a24177-831b-70e9-9b68-dc543ba7b57b
+ */
+/** The least time between two lines of one run (a start line counts). */
+export const PROGRESS_LINE_MIN_MS = 5_000;
+/** The longest a run stays silent while it works: a line is written even when nothing new happened. */
+export const QUIET_LINE_MS = 30_000;
+/** Characters of a progress line's activity (a long command is cut). */
+const ACTIVITY_MAX = 120;
+
+/** `PI_SUBAGENT_PROGRESS`: `0`, `off`, `false` or `no` silence the lines; anything else (or unset) keeps them. */
+export const PROGRESS_ENV = "PI_SUBAGENT_PROGRESS";
+
+export function progressLinesWanted(env: NodeJS.ProcessEnv): boolean {
+  const value = env[PROGRESS_ENV]?.trim().toLowerCase();
+  return !(value === "0" || value === "off" || value === "false" || value === "no");
+}
+
+/** A run's state as the reporter needs it. */
+export interface ProgressSnapshot {
+  elapsedMs: number;
+  /** `⚡ bash: npm test`, `thinking`, `waiting for the model` (phase-label.ts). */
+  phase: string;
+  /** The last tool call, `bash: npm test`, if any. */
+  lastTool?: string;
+  toolCalls: number;
+}
+
+function clean(text: string): string {
+  return stripTerminalControls(text).replace(/\s+/g, " ").trim();
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function toolCallsText(count: number): string {
+  return `${count} tool ${count === 1 ? "call" : "calls"}`;
+}
+
+export function startLine(agent: string, taskId: string): string {
+  return `subagent ${clean(agent)} started · task ${clean(taskId)}`;
+}
+
+/** `subagent worker succeeded · 00:09 · 2 turns/↑1.2k/↓300 · task <id>` */
+export function endLine(agent: string, taskId: string, status: string, durationMs: number, usage: string): string {
+  return `subagent ${clean(agent)} ${clean(status)} · ${formatElapsed(durationMs)} · ${clean(usage)} · task ${clean(taskId)}`;
+}
+
+export function progressLine(agent: string, taskId: string, snapshot: ProgressSnapshot): string {
+  const phase = clean(snapshot.phase);
+  // Between tool calls the phase says little: the last call says what the child was doing.
+  const activity = phase.startsWith("⚡") || !snapshot.lastTool ? phase : `${phase} (last: ${clean(snapshot.lastTool)})`;
+  return `subagent ${clean(agent)} …${clean(taskId).slice(-6)} · ${formatElapsed(snapshot.elapsedMs)} · ${cut(activity, ACTIVITY_MAX)} · ${toolCallsText(snapshot.toolCalls)}`;
+}
+
+/** One run's lines: when to write a progress line. */
+export class TerminalProgress {
+  private lastLineAt: number;
+  private toolCallsShown = 0;
+
+  constructor(
+    private readonly agent: string,
+    private readonly taskId: string,
+    startedAtMs = 0,
+  ) {
+    this.lastLineAt = startedAtMs;
+  }
+
+  start(): string {
+    return startLine(this.agent, this.taskId);
+  }
+
+  /** The progress line due at `snapshot.elapsedMs` (time since the start), if one is. */
+  tick(snapshot: ProgressSnapshot): string | undefined {
+    const since = snapshot.elapsedMs - this.lastLineAt;
+    if (since < PROGRESS_LINE_MIN_MS) return undefined;
+    if (snapshot.toolCalls === this.toolCallsShown && since < QUIET_LINE_MS) return undefined;
+    this.lastLineAt = snapshot.elapsedMs;
+    this.toolCallsShown = snapshot.toolCalls;
+    return progressLine(this.agent, this.taskId, snapshot);
+  }
+
+  end(status: string, durationMs: number, usage: string): string {
+    return endLine(this.agent, this.taskId, status, durationMs, usage);
+  }
+}
+
+/*
+ * The stderr side of a blocking run in print and JSON mode (src/tool/run-sync.ts says which lines,
+ * and when). Only the main pi writes them (depth 0: a subagent's stderr is no person's terminal), never stdout,
+ * and whether stderr is a terminal or not: a person who pipes or captures stdout still sees them, and a script
+ * that wants a quiet stderr sets PI_SUBAGENT_PROGRESS=0. A failed write is ignored.
+ */
+export interface StderrProgress {
+  tick: (progress: SyncProgress) => void;
+  end: (record: Pick<TaskRecord, "status" | "durationMs" | "usage">) => void;
+}
+
+export interface StderrProgressOptions {
+  env?: NodeJS.ProcessEnv;
+  write?: (text: string) => void;
+}
+
+/** Writes the start line and returns the run's other two hooks; undefined where no lines are written. */
+export function openStderrProgress(mode: AppMode, agent: string, taskId: string, options: StderrProgressOptions = {}): StderrProgress | undefined {
+  const env = options.env ?? process.env;
+  if ((mode !== "print" && mode !== "json") || readSubagentDepth(env) !== 0 || !progressLinesWanted(env)) return undefined;
+  const write = (line: string | undefined) => {
+    if (line === undefined) return;
+    try {
+      (options.write ?? ((text: string) => void process.stderr.write(text)))(`${line}\n`);
+    } catch {
+      // a closed stderr: nothing to tell
+    }
+  };
+  const lines = new TerminalProgress(agent, taskId);
+  write(lines.start());
+  return {
+    tick: (progress) => write(lines.tick({ elapsedMs: progress.elapsedMs, phase: progress.phase, lastTool: progress.lastTool, toolCalls: progress.toolCalls ?? 0 })),
+    end: (record) => write(lines.end(record.status, record.durationMs, formatUsage(record.usage))),
+  };
+}
+
+/*
+ * The text a blocking (print/JSON/RPC) dispatch returns to the model. Success is the subagent's final answer
+ * followed by the session line; anything else is a short diagnosis the model can act on, with whatever output
+ * exists and the same session line (so the session can still be resumed or inspected).
+ */
+export function sessionLine(taskId: string): string {
+  return `[subagent session: ${taskId}]`;
+}
+
+function stopReasonText(record: TaskRecord, activityTimeoutMs: number, hardTimeoutMs: number): string | undefined {
+  switch (record.stopReason) {
+    case "activity_timeout":
+      return `activity_timeout (no output for ${formatSeconds(activityTimeoutMs)})`;
+    case "hard_timeout":
+      return `hard_timeout (ran longer than ${formatSeconds(hardTimeoutMs)})`;
+    case "aborted":
+      return "aborted (the call was interrupted)";
+    case KILLED_STOP_REASON:
+      return "killed (a signal from outside pi-subagent-dispatch ended its pi process: kill, the OOM killer)";
+    case CRASHED_STOP_REASON:
+      return `crashed (its pi process exited with code ${record.exitCode ?? "?"} in the middle of its run)`;
+    default:
+      return record.stopReason;
+  }
+}
+
+export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: number; hardTimeoutMs: number }): string {
+  // The child's text may not pass for this result's own lines, nor for a batch's or chain's part headings.
+  const output = inertChildText(limitedOutput(record));
+  const budget = budgetSummary(record);
+  const cappedNote = record.budgetNotes && record.budgetNotes.length > 0 ? `\n[subagent budget: ${budget}]` : "";
+  const usageNote = record.usageNote ? `\n[subagent usage: ${record.usageNote}]` : "";
+  const worktree = record.worktree ? `\n\n${worktreeBlock(record.worktree)}` : "";
+  const notGranted = `${record.origin?.sandbox ? `\n[subagent sandbox: ${record.origin.sandbox}]` : ""}${record.origin?.toolsNotGranted ? `\n[subagent ${record.origin.toolsNotGranted}]` : ""}`;
+  const asked = record.unansweredQuestions?.length ? `${record.unansweredQuestions.join("\n")}\n\n` : "";
+  // Only a call's own choice is named, so a plain answer stays the answer and its session line.
+  const model = callChoseModel(record) ? `\n[subagent model: ${modelProvenanceText(record)}]` : "";
+  if (record.status === "succeeded") return `${output}\n\n${asked}${sessionLine(record.taskId)}${model}${notGranted}${cappedNote}${usageNote}${worktree}`;
+  const lines = [`Subagent ${record.agent} ${budgetAwareStatus(record)}.`];
+  const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
+  if (reason) lines.push(`- Stop reason: ${reason}`);
+  if (record.errorMessage && record.status !== "stopped") lines.push(`- Error: ${inertChildText(record.errorMessage)}`);
+  if (budget) lines.push(`- Budget: ${budget}`);
+  if (record.origin?.sandbox) lines.push(`- Sandbox: ${record.origin.sandbox}`);
+  if (record.origin?.toolsNotGranted) lines.push(`- Note: ${record.origin.toolsNotGranted}`);
+  if (callChoseModel(record)) lines.push(`- Model: ${modelProvenanceText(record)}`);
+  lines.push(`- Duration: ${formatDuration(record.durationMs)} · Usage: ${formatUsage(record.usage)}`);
+  if (record.usageNote) lines.push(`- Usage note: ${record.usageNote}`);
+  if (record.stderrTail) {
+    const tail = inertChildText(record.stderrTail.split("\n").slice(-10).join("\n"));
+    lines.push("- Stderr (last lines):", tail);
+  }
+  if (isPartialRecord(record)) {
+    const partial = shownOutput({ ...record, output });
+    if (partial) lines.push("", partial);
+  } else if (output.trim()) lines.push("", "Output so far:", output);
+  if (record.unansweredQuestions?.length) lines.push("", ...record.unansweredQuestions);
+  lines.push("", sessionLine(record.taskId));
+  if (record.worktree) lines.push("", worktreeBlock(record.worktree));
+  // The error and stderr come from the child: nothing in them may drive the terminal that shows this.
+  return stripTerminalControls(lines.join("\n"));
+}
+
+/*
  * A blocking dispatch (print, JSON and RPC mode): run the child to the end while streaming progress to the
  * caller, record the result on disk, and return it as the tool's result.
  */
-import { formatElapsed, formatUsage } from "../shared/format.ts";
-import type { RunSettings } from "../shared/run-settings.ts";
-import { phaseLabel } from "../run/phase-label.ts";
-import { onProcessExit } from "../run/child-guard.ts";
-import { outcomeAtExit } from "../run/outcome-at-exit.ts";
-import { startRun } from "../run/runner.ts";
-import type { RunState } from "../run/types.ts";
-import { detailsFromRecord } from "../records/details.ts";
-import type { SubagentResultDetails } from "../records/details.ts";
-import { readMaxOutputChars, saveLongOutput } from "../records/output-limit.ts";
-import { recordFromOutcome } from "../records/record-from-outcome.ts";
-import { cleanupFailureNotice, RETURNED, saveFailureNotice } from "../delivery/save-failures.ts";
-import { recordPath } from "../records/record-store.ts";
-import { saveRecordQuietly } from "../records/save-record.ts";
-import type { TaskRecord } from "../records/types.ts";
-import type { PreparedRun } from "./prepare-dispatch.ts";
-import type { DialogRoute } from "../dialogs/dialog-bridge.ts";
-import { syncResultText } from "./sync-result.ts";
-import { deliveredEvent, endedEvent, LIFECYCLE_CHANNELS, queuedEvent, startedEvent } from "../delivery/lifecycle-events.ts";
-import type { LifecycleSink } from "../delivery/lifecycle-events.ts";
-
 /** How often the caller hears from a blocking run even when nothing changed (a heartbeat). */
 export const HEARTBEAT_MS = 10_000;
 const PROGRESS_TICK_MS = 1000;

@@ -2,8 +2,7 @@
  * Everything the model reads about the `subagent` tool: description, snippet, guidelines and error messages.
  * Model-facing text uses no em dashes (the roster and the envelope keep the spec's exact strings).
  */
-import { idForMessage } from "../shared/task-id.ts";
-import { DEPTH_ENV } from "../shared/depth.ts";
+import { idForMessage, DEPTH_ENV } from "../shared/nesting.ts";
 
 export const TOOL_NAME = "subagent";
 export const TOOL_LABEL = "Subagent";

@@ -1,30 +1,23 @@
 /**
+ * A call checked before anything starts, and the texts of its cancel and message actions.
+ */
+import type { AgentDefinition, AgentScope, DispatchContext } from "../agents/parse.ts";
+import { childTextProblem } from "../run/rpc.ts";
+import { isTaskId, idForMessage } from "../shared/nesting.ts";
+import type { SubagentParams } from "./schema.ts";
+import { BUDGET_KEYS, budgetValueProblem, type BudgetLimits } from "../budget/limits.ts";
+import { isIsolation, type Isolation } from "../worktree/worktree.ts";
+import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../shared/thinking.ts";
+import { isSandboxLevel, invalidSandboxMessage, type SandboxLevel } from "../sandbox/levels.ts";
+import { BLANK_TASK_MESSAGE, depthGateMessage, FORK_WITH_SESSION_MESSAGE, invalidIsolationMessage, invalidSessionIdMessage, missingAgentMessage, unknownAgentMessage } from "./texts.ts";
+import { formatElapsed, oneLine } from "../shared/text.ts";
+import type { InFlightTask } from "../delivery/envelope.ts";
+import { CHILD_MODE_ENV } from "../run/stop-sequence.ts";
+
+/*
  * Validates a `subagent` call before anything is spawned, in the spec's order: depth gate, missing or blank
  * task or agent, unknown agent, sessionId. Pure: the caller passes the depth and the discovered agents.
  */
-import type { AgentDefinition, AgentScope, DispatchContext } from "../agents/types.ts";
-import { childTextProblem } from "../run/task-text.ts";
-import { isTaskId } from "../shared/task-id.ts";
-import type { SubagentParams } from "./schema.ts";
-import { BUDGET_KEYS, budgetValueProblem } from "../budget/limits.ts";
-import type { BudgetLimits } from "../budget/limits.ts";
-import { isIsolation } from "../worktree/types.ts";
-import { isThinkingLevel, THINKING_LEVELS } from "../shared/thinking.ts";
-import type { ThinkingLevel } from "../shared/thinking.ts";
-import type { Isolation } from "../worktree/types.ts";
-import { isSandboxLevel } from "../sandbox/levels.ts";
-import type { SandboxLevel } from "../sandbox/levels.ts";
-import { invalidSandboxMessage } from "../sandbox/texts.ts";
-import {
-  BLANK_TASK_MESSAGE,
-  depthGateMessage,
-  FORK_WITH_SESSION_MESSAGE,
-  invalidIsolationMessage,
-  invalidSessionIdMessage,
-  missingAgentMessage,
-  unknownAgentMessage,
-} from "./texts.ts";
-
 export interface DispatchRequest {
   kind: "dispatch";
   agent: AgentDefinition;
@@ -57,7 +50,7 @@ export interface DispatchRequest {
    * it or refuse).
    */
   isolationRequested?: boolean;
-  /** The call's `sandbox`: only ever makes the agent's stricter (src/config/resolve-sandbox.ts). */
+  /** The call's `sandbox`: only ever makes the agent's stricter (src/config/resolve.ts). */
   sandbox?: SandboxLevel;
 }
 
@@ -155,4 +148,120 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
       isolationRequested: isolationParam === "worktree",
     },
   };
+}
+
+/*
+ * What the main agent reads when it cancels a background task with `action: "cancel"`: the challenge of the
+ * first call (nothing changes), the confirmation of the second, and the refusals. No em dashes.
+ */
+export const CANCEL_NEEDS_TASK_ID =
+  'action=cancel needs "taskId": the id from the dispatch receipt (`Dispatched <agent>. taskId: <id>`) of a running background task.';
+
+/**
+ * A taskId that is not a task id at all (never looked up, never used as a path). It states the rule and gives
+ * no example id: a model shown one may copy it, as the sessionId error also avoids.
+ */
+export function cancelInvalidTaskId(taskId: string): string {
+  return `"${idForMessage(taskId)}" is not a taskId this tool handed out. Pass exactly the taskId of a dispatch receipt (\`Dispatched <agent>. taskId: <id>\`) of a running background task; never make one up. Nothing was cancelled.`;
+}
+
+export function cancelUnknownTask(taskId: string): string {
+  return `No background subagent task with taskId ${idForMessage(taskId)} is in flight. Check the id against your dispatch receipts; a task that already finished cannot be cancelled.`;
+}
+
+export function cancelAlreadyFinished(taskId: string, status: string): string {
+  return `Task ${taskId} already finished (${status}); there is nothing to cancel. Its result is delivered as a [subagent-result] notification.`;
+}
+
+export const CANCEL_NEEDS_REASON =
+  'action=cancel with confirm=true needs a non-empty "reason" saying why the task is cancelled. Nothing was cancelled.';
+
+export interface ChallengeFacts {
+  taskId: string;
+  agent: string;
+  task: string;
+  /** Time since dispatch. */
+  elapsedMs: number;
+  /** Time since the child last reported anything; undefined when it never did. */
+  lastProgressAgeMs?: number;
+  queued: boolean;
+}
+
+export function cancelChallenge(facts: ChallengeFacts): string {
+  const progress = facts.lastProgressAgeMs === undefined ? "none reported yet" : `${formatElapsed(facts.lastProgressAgeMs)} ago`;
+  return [
+    `Confirm before cancelling. Nothing has been cancelled yet.`,
+    `- Task: ${facts.taskId} (${facts.agent}): ${oneLine(facts.task, 200)}`,
+    `- ${facts.queued ? "Queued for" : "Running for"}: ${formatElapsed(facts.elapsedMs)}`,
+    `- Last progress: ${progress}`,
+    "Cancelling stops the subagent: it is asked to end its turn, then its processes are ended; only what it wrote so far and the tools it ran are kept, the rest of its work is lost. This cannot be undone.",
+    `To cancel, call subagent again with action="cancel", taskId="${facts.taskId}", confirm=true and a non-empty reason. Do not cancel a task only because it takes long.`,
+  ].join("\n");
+}
+
+/** The other tasks in flight at the moment a cancel is requested (the cancelled task has not ended yet). */
+export function inFlightNow(others: readonly InFlightTask[]): string {
+  if (others.length === 0) return "No other tasks are in flight now.";
+  return [`Other tasks in flight now: ${others.length}`, ...others.map((t) => `- ${t.taskId} (${t.agent}): ${oneLine(t.task, 120)}`)].join("\n");
+}
+
+export function cancelRequested(taskId: string, agent: string, others: readonly InFlightTask[]): string {
+  return [
+    `Cancel request sent for ${taskId} (${agent}). Its cancelled result will arrive as a [subagent-result] notification.`,
+    "",
+    inFlightNow(others),
+  ].join("\n");
+}
+
+/** The first call of a workflow cancel: what would be cancelled (nothing is yet). */
+export function workflowCancelChallenge(kind: "batch" | "chain", workflowId: string, running: readonly InFlightTask[]): string {
+  const later = kind === "chain" ? " and the chain starts no further step" : "";
+  return [
+    `Confirm before cancelling. Nothing has been cancelled yet.`,
+    `- ${kind === "chain" ? "Chain" : "Batch"} ${workflowId}, parts in flight: ${running.length}`,
+    ...running.map((t) => `- ${t.taskId} (${t.agent}): ${oneLine(t.task, 120)}`),
+    `Cancelling stops every part in flight${later}; what they wrote so far is kept in the one [subagent-result] of the ${kind}. To cancel one part only, pass its own taskId. This cannot be undone.`,
+    `To cancel, call subagent again with action="cancel", taskId="${workflowId}", confirm=true and a non-empty reason.`,
+  ].join("\n");
+}
+
+export function workflowCancelRequested(kind: "batch" | "chain", workflowId: string, cancelled: number): string {
+  return `Cancel request sent for ${cancelled} ${cancelled === 1 ? "part" : "parts"} of ${kind} ${workflowId}. Its one [subagent-result] arrives once every part has ended.`;
+}
+
+/*
+ * What the main agent reads after `action: "message"`: a one-line acknowledgement, or a refusal that says what
+ * to do instead. No em dashes.
+ */
+export const MESSAGE_NEEDS_TASK_ID =
+  'action=message needs "taskId": the id from the dispatch receipt (`Dispatched <agent>. taskId: <id>`) of a queued or running background task.';
+
+export const MESSAGE_NEEDS_TEXT = 'action=message needs a non-empty "message": the text to send to the subagent. Nothing was sent.';
+
+export const MESSAGE_IN_SYNC_MODE =
+  "action=message reaches background subagent tasks, which exist only in the interactive TUI. Here each delegation runs synchronously inside its subagent call and has already ended when you can send anything; to continue one, dispatch again with its sessionId.";
+
+export function messageSteered(taskId: string, agent: string): string {
+  return `Message sent to ${taskId} (${agent}); it reaches the subagent before its next model call.`;
+}
+
+export function messageQueued(taskId: string, agent: string): string {
+  return `Message added to queued task ${taskId} (${agent}); the subagent reads it with its task when it starts.`;
+}
+
+export function messageToFinished(taskId: string, status: string | undefined): string {
+  const how = status ? `already finished (${status})` : "has already finished";
+  return `Task ${taskId} ${how}; a message cannot reach it. To continue that subagent's conversation, dispatch again with sessionId="${taskId}" and your message as the task. Nothing was sent.`;
+}
+
+export function messageToUnknown(taskId: string): string {
+  return `No background subagent task with taskId ${taskId} is in flight. Check the id against your dispatch receipts. Nothing was sent.`;
+}
+
+export function messageLimitReached(taskId: string, agent: string, max: number): string {
+  return `Task ${taskId} (${agent}) has already received ${max} messages from you, the most one task takes; this one was not sent. Wait for its result, which arrives by itself, or cancel it (action="cancel") and dispatch again with everything it needs in the task.`;
+}
+
+export function messageUnsupported(taskId: string): string {
+  return `Task ${taskId} runs as a JSON child (${CHILD_MODE_ENV}=json), which cannot receive messages. Nothing was sent.`;
 }

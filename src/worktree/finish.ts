@@ -6,11 +6,10 @@
  */
 import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { oneLine } from "../shared/format.ts";
+import { oneLine } from "../shared/text.ts";
 import { decideFinish, type WorktreeState } from "./finish-decision.ts";
-import { runGit } from "./git.ts";
-import { checkWorktreeGitDir, gitDirReplacedText } from "./git-dir-check.ts";
-import type { ChangedFile, WorktreeReport } from "./types.ts";
+import { runGit, checkWorktreeGitDir, gitDirReplacedText } from "./git.ts";
+import type { ChangedFile, WorktreeReport } from "./worktree.ts";
 
 /** Files listed by name in a report; the diff stat and the total still cover all of them. */
 export const MAX_LISTED_FILES = 50;

@@ -1,28 +1,19 @@
 /**
+ * Taking a worktree for a task, the session's working folder, and the list of what exists.
+ */
+import { existsSync, lstatSync, mkdirSync, realpathSync, closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { join, relative, resolve, basename } from "node:path";
+import { runGit, checkWorktreeGitDir } from "./git.ts";
+import { finishWorktree, type FinishedRun, type WorktreeSite } from "./finish.ts";
+import { branchName, isInside, worktreePath, worktreesRoot, gitFailedMessage, gitMissingMessage, noCommitMessage, notARepositoryMessage, notAWorkingTreeMessage, notTheTaskWorktreeMessage, resumeOutsideWorktreeMessage, uncommittedChangesNote, type WorktreeReport } from "./worktree.ts";
+import { isTaskId } from "../shared/nesting.ts";
+
+/*
  * Taking a worktree for a task before its child starts: a new one from the project's HEAD on the branch
  * `subagent/<task id>`, or, when a worktree task is resumed, the one it ran in (re-created from its branch or
  * from HEAD when it was removed). Every refusal comes before anything exists; the lease then owns the worktree:
  * `finish` once the task ended, `discard` when the dispatch failed before the child started.
  */
-import { existsSync, lstatSync, mkdirSync, realpathSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
-import { runGit } from "./git.ts";
-import { finishWorktree } from "./finish.ts";
-import { checkWorktreeGitDir } from "./git-dir-check.ts";
-import { branchName, isInside, worktreePath, worktreesRoot } from "./paths.ts";
-import {
-  gitFailedMessage,
-  gitMissingMessage,
-  noCommitMessage,
-  notARepositoryMessage,
-  notAWorkingTreeMessage,
-  notTheTaskWorktreeMessage,
-  resumeOutsideWorktreeMessage,
-  uncommittedChangesNote,
-} from "./texts.ts";
-import type { FinishedRun, WorktreeSite } from "./finish.ts";
-import type { WorktreeReport } from "./types.ts";
-
 /**
  * A worktree site plus:
  * - `cwd`: where the child runs: the worktree, or the same subfolder of it the person's pi runs in.
@@ -206,4 +197,104 @@ function isWorktreeOf(path: string, repo: Repository): boolean {
 function mergeBase(repo: Repository, branch: string): string {
   const base = runGit(repo.root, ["merge-base", repo.head, branch]);
   return base.ok && base.stdout.trim() ? base.stdout.trim() : repo.head;
+}
+
+/* The folder a session runs in, from its header line (pi runs a resumed session where it started). */
+const HEADER_MAX_BYTES = 64 * 1024;
+
+export function sessionHeaderCwd(sessionFile: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    // Our own state file: never through a link, never blocking on a FIFO (src/shared/safe-write.ts's rules).
+    fd = openSync(sessionFile, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buffer = Buffer.alloc(HEADER_MAX_BYTES);
+    const read = readSync(fd, buffer, 0, HEADER_MAX_BYTES, 0);
+    const firstLine = buffer.subarray(0, read).toString("utf8").split("\n", 1)[0] ?? "";
+    const header = (JSON.parse(firstLine) as { type?: unknown; cwd?: unknown });
+    return header.type === "session" && typeof header.cwd === "string" ? header.cwd : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/*
+ * The worktrees of ours in a repository (those under `<agent dir>/subagent-worktrees/`), as
+ * `git worktree list --porcelain` reports them, and their removal. Used by `/subagent-worktrees`.
+ */
+export interface ListedWorktree {
+  taskId: string;
+  path: string;
+  /** `subagent/<task id>`, or undefined when the worktree's HEAD is detached or on another branch. */
+  branch?: string;
+  /**
+   * Where the worktree's HEAD is when it is not on `subagent/<task id>`: `branch <name>` (the subagent
+   * switched it) or `a detached HEAD at <sha12>`.
+   */
+  leftOn?: string;
+  head?: string;
+  /** The folder is gone but git still has it registered (`git worktree prune` forgets it). */
+  prunable: boolean;
+}
+
+/** Parses `git worktree list --porcelain` and keeps the entries under our worktrees folder. Pure. */
+export function parseWorktreeList(porcelain: string, root: string): ListedWorktree[] {
+  const listed: ListedWorktree[] = [];
+  for (const block of porcelain.split(/\n\n+/)) {
+    let path: string | undefined;
+    let branch: string | undefined;
+    let head: string | undefined;
+    let detached = false;
+    let prunable = false;
+    for (const line of block.split("\n")) {
+      if (line.startsWith("worktree ")) path = line.slice("worktree ".length);
+      else if (line.startsWith("branch refs/heads/")) branch = line.slice("branch refs/heads/".length);
+      else if (line.startsWith("HEAD ")) head = line.slice("HEAD ".length);
+      else if (line === "detached") detached = true;
+      else if (line === "prunable" || line.startsWith("prunable ")) prunable = true;
+    }
+    if (!path || !isInside(root, path) || path === root) continue;
+    const taskId = basename(path);
+    if (!isTaskId(taskId)) continue;
+    const own = branchName(taskId);
+    const entry: ListedWorktree = { taskId, path, branch: branch === own ? own : undefined, head, prunable };
+    if (branch !== undefined && branch !== own) entry.leftOn = `branch ${branch}`;
+    else if (detached && head) entry.leftOn = `a detached HEAD at ${head.slice(0, 12)}`;
+    listed.push(entry);
+  }
+  return listed;
+}
+
+export type WorktreeListing = { ok: true; worktrees: ListedWorktree[] } | { ok: false; message: string };
+
+export function listOurWorktrees(cwd: string, agentDir: string): WorktreeListing {
+  const listed = runGit(cwd, ["worktree", "list", "--porcelain"]);
+  if (!listed.ok) {
+    return { ok: false, message: listed.missing ? "git is not installed (no git on PATH)." : `Not in a git repository (${cwd}): there are no subagent worktrees to list here.` };
+  }
+  return { ok: true, worktrees: parseWorktreeList(listed.stdout, worktreesRoot(agentDir)) };
+}
+
+/** The task's own branch, `subagent/<task id>`, when it exists (also when the worktree's HEAD left it). */
+export function taskBranchOf(cwd: string, worktree: ListedWorktree): string | undefined {
+  const own = branchName(worktree.taskId);
+  return runGit(cwd, ["rev-parse", "--verify", "-q", `refs/heads/${own}`]).ok ? own : undefined;
+}
+
+export type Removal = { ok: true; deletedBranch?: string } | { ok: false; problem: string };
+
+/**
+ * Removes a worktree and the task's own branch, `subagent/<task id>`; never another branch, even when the
+ * subagent switched the worktree to it.
+ */
+export function removeListedWorktree(cwd: string, worktree: ListedWorktree): Removal {
+  const removed = runGit(cwd, ["worktree", "remove", "--force", worktree.path]);
+  runGit(cwd, ["worktree", "prune"]);
+  if (!removed.ok && !worktree.prunable) return { ok: false, problem: `git worktree remove failed: ${removed.message}` };
+  const branch = taskBranchOf(cwd, worktree);
+  if (!branch) return { ok: true };
+  const deleted = runGit(cwd, ["branch", "-D", branch]);
+  return deleted.ok ? { ok: true, deletedBranch: branch } : { ok: false, problem: `git branch -D ${branch} failed: ${deleted.message}` };
 }

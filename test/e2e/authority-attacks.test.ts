@@ -23,7 +23,7 @@ import { subagentCall, useMarkerFolder } from "../harness/child-scripts.ts";
 import { parsePiLine, PI_LINE_VAR } from "../harness/pi-under-test.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests } from "../harness/tmux.ts";
-import { bwrapInSystemDirs } from "../../src/sandbox/find-bwrap.ts";
+import { bwrapInSystemDirs } from "../../src/sandbox/sandbox-layout.ts";
 
 const suite = useE2eSuite();
 const onPi1 = parsePiLine(process.env[PI_LINE_VAR]) === "1";

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatUsage } from "../../src/shared/format.ts";
+import { formatUsage } from "../../src/shared/text.ts";
 import { useE2eSuite } from "../harness/e2e-suite.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";

@@ -17,7 +17,7 @@ import { EXTENSION_ENTRY, REPO_ROOT, runPi } from "../harness/pi-env.ts";
 import { mainToolResults, subagentCall, useMarkerFolder } from "../harness/child-scripts.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests } from "../harness/tmux.ts";
-import { bwrapInSystemDirs } from "../../src/sandbox/find-bwrap.ts";
+import { bwrapInSystemDirs } from "../../src/sandbox/sandbox-layout.ts";
 import { BROKEN_REFRESH, OAUTH_MODEL, OAUTH_PROVIDER, RENEWED, RENEWED_LIFETIME_MS } from "./fixtures/oauth-provider.ts";
 
 const suite = useE2eSuite();

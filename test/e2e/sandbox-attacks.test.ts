@@ -21,7 +21,7 @@ import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { bashTask, childBashOutput, mainToolResults, subagentCall, useMarkerFolder } from "../harness/child-scripts.ts";
 import { gitProject } from "../harness/git-project.ts";
 import { waitForFile, waitForNoProcesses } from "../harness/processes.ts";
-import { bwrapInSystemDirs } from "../../src/sandbox/find-bwrap.ts";
+import { bwrapInSystemDirs } from "../../src/sandbox/sandbox-layout.ts";
 
 const suite = useE2eSuite();
 const SKIP = !bwrapInSystemDirs() && process.env.CI !== "true";

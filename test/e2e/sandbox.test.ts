@@ -18,8 +18,8 @@ import { fakeDirective } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
 import { bashTask, childBashOutput, mainToolResults, subagentCall } from "../harness/child-scripts.ts";
 import { waitForFile, waitForNoProcesses, waitForProcess } from "../harness/processes.ts";
-import { BWRAP_DIRS_ENV, bwrapInSystemDirs } from "../../src/sandbox/find-bwrap.ts";
-import { jitiCacheNames } from "../../src/sandbox/jiti-cache-names.ts";
+import { BWRAP_DIRS_ENV, bwrapInSystemDirs } from "../../src/sandbox/sandbox-layout.ts";
+import { jitiCacheNames } from "../../src/sandbox/hand-in.ts";
 
 const suite = useE2eSuite();
 

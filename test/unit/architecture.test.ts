@@ -7,7 +7,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../harness/pi-env.ts";
-import { SANDBOXED_CHILD_MODULES } from "../../src/sandbox/child-modules.ts";
+import { SANDBOXED_CHILD_MODULES } from "../../src/sandbox/hand-in.ts";
 
 const SRC = join(REPO_ROOT, "src");
 
@@ -24,128 +24,43 @@ const EDGE = ["pi", "start"] as const;
 
 /** Modules of pure logic: no file system, no processes (their callers hand them what they need). */
 const PURE_MODULES: readonly string[] = Object.freeze([
-  "src/agents/frontmatter.ts",
-  "src/agents/name-protection.ts",
-  "src/agents/names.ts",
   "src/agents/parse.ts",
-  "src/agents/types.ts",
-  "src/agents/yaml-library.ts",
-  "src/agents/yaml-scalar.ts",
-  "src/authority/project-trust.ts",
-  "src/authority/session-start.ts",
-  "src/authority/texts.ts",
   "src/authority/tool-ceiling.ts",
-  "src/authority/user-settings.ts",
-  "src/budget/append-ledger-entry.ts",
-  "src/budget/env-budget.ts",
-  "src/budget/fan-out-decision.ts",
-  "src/budget/fan-out-gate.ts",
-  "src/budget/fan-out-limits.ts",
-  "src/budget/ledger-text.ts",
-  "src/budget/ledger.ts",
+  "src/authority/trust.ts",
+  "src/budget/fan-out.ts",
   "src/budget/limits.ts",
-  "src/budget/record-text.ts",
-  "src/budget/turn-usage.ts",
+  "src/budget/usage.ts",
   "src/commands/agents-inventory.ts",
-  "src/commands/agents-text.ts",
-  "src/commands/completions.ts",
+  "src/commands/config-editor.ts",
   "src/commands/descriptions.ts",
-  "src/commands/notices.ts",
-  "src/commands/result-text.ts",
-  "src/commands/subagent-config/budget-labels.ts",
-  "src/commands/subagent-config/config-notices.ts",
-  "src/commands/subagent-config/config-types.ts",
-  "src/commands/subagent-config/flow.ts",
-  "src/commands/subagent-config/labels.ts",
-  "src/commands/subagent-config/sandbox-labels.ts",
-  "src/commands/task-prefix.ts",
-  "src/config/ask-person.ts",
-  "src/config/available-models.ts",
-  "src/config/call-model.ts",
-  "src/config/dispatch-limits.ts",
-  "src/config/resolve-budget.ts",
-  "src/config/resolve-sandbox.ts",
+  "src/commands/task-commands.ts",
   "src/config/resolve.ts",
-  "src/config/sandbox-settings.ts",
-  "src/config/types.ts",
-  "src/config/write-json-document.ts",
   "src/delivery/delivery-tracker.ts",
-  "src/delivery/inert-output.ts",
   "src/delivery/lifecycle-events.ts",
-  "src/delivery/result-context.ts",
   "src/delivery/result-type.ts",
-  "src/dialogs/answer-args.ts",
-  "src/dialogs/child-ui-request.ts",
-  "src/dialogs/dialog-bridge.ts",
-  "src/dialogs/nested-path.ts",
-  "src/dialogs/notice-limit.ts",
+  "src/dialogs/child-dialogs.ts",
   "src/dialogs/question-board.ts",
-  "src/dialogs/question-label.ts",
-  "src/dialogs/question-queue.ts",
-  "src/dialogs/texts.ts",
-  "src/dialogs/unanswered.ts",
-  "src/pi/ui/status-segment.ts",
-  "src/records/model-text.ts",
-  "src/records/record-from-outcome.ts",
-  "src/records/record-output.ts",
-  "src/records/types.ts",
-  "src/roster/append.ts",
-  "src/roster/format.ts",
-  "src/roster/roster-for-results.ts",
-  "src/run/budget-watch.ts",
-  "src/run/child-mode.ts",
-  "src/run/classify.ts",
+  "src/records/record.ts",
+  "src/roster/roster.ts",
   "src/run/event-reducer.ts",
   "src/run/fork-history.ts",
-  "src/run/line-splitter.ts",
-  "src/run/outcome-at-exit.ts",
-  "src/run/partial-output.ts",
-  "src/run/phase-label.ts",
-  "src/run/rpc-protocol.ts",
-  "src/run/skill-paths.ts",
-  "src/run/steer-batch.ts",
+  "src/run/outcome.ts",
+  "src/run/rpc.ts",
   "src/run/stop-sequence.ts",
-  "src/run/task-text.ts",
-  "src/run/terminal-progress.ts",
-  "src/run/tool-summary.ts",
-  "src/run/types.ts",
   "src/sandbox/bwrap-args.ts",
-  "src/sandbox/child-modules.ts",
-  "src/sandbox/jiti-cache-names.ts",
+  "src/sandbox/hand-in.ts",
   "src/sandbox/levels.ts",
-  "src/sandbox/login-copy.ts",
-  "src/sandbox/login-refresh.ts",
-  "src/sandbox/secrets.ts",
-  "src/sandbox/texts.ts",
-  "src/shared/depth.ts",
-  "src/shared/format.ts",
-  "src/shared/load-once.ts",
-  "src/shared/run-settings.ts",
-  "src/shared/short-id.ts",
-  "src/shared/styler.ts",
-  "src/shared/task-id.ts",
-  "src/shared/terminal-text.ts",
+  "src/shared/nesting.ts",
+  "src/shared/text.ts",
   "src/shared/thinking.ts",
-  "src/shared/write-back-error.ts",
-  "src/start/session-activity.ts",
   "src/tasks/registry.ts",
-  "src/tool/cancel-texts.ts",
-  "src/tool/message-texts.ts",
   "src/tool/texts.ts",
   "src/tool/validate.ts",
-  "src/workflows/workflow-cap.ts",
-  "src/workflows/workflow-card-details.ts",
-  "src/workflows/workflow-result.ts",
-  "src/workflows/workflow-texts.ts",
   "src/workflows/workflow-tracker.ts",
   "src/workflows/workflow.ts",
-  "src/worktree/branch-files.ts",
   "src/worktree/finish-decision.ts",
   "src/worktree/merge-texts.ts",
-  "src/worktree/paths.ts",
-  "src/worktree/report-text.ts",
-  "src/worktree/texts.ts",
-  "src/worktree/types.ts",
+  "src/worktree/worktree.ts",
 ]);
 
 /** Packages a concern may load at run time; pi's edge adds pi's own packages. Type-only imports are erased and free. */
@@ -291,8 +206,7 @@ function loadedFrom(entry: string, staticOnly = false): string[] {
 describe("a subagent at the depth limit", () => {
   it("loads, besides the entry's own imports, only the depth variables and the tool's texts (pi loads an installed package in every child)", () => {
     expect(loadedFrom(join(SRC, "start/depth-gate-tool.ts"))).toEqual([
-      "src/shared/depth.ts",
-      "src/shared/task-id.ts",
+      "src/shared/nesting.ts",
       "src/start/depth-gate-tool.ts",
       "src/tool/texts.ts",
     ]);
@@ -300,20 +214,17 @@ describe("a subagent at the depth limit", () => {
 });
 
 describe("a sandboxed subagent", () => {
-  it("loads exactly the modules whose jiti entries it is handed (src/sandbox/child-modules.ts)", () => {
+  it("loads exactly the modules whose jiti entries it is handed (src/sandbox/hand-in.ts)", () => {
     // Its entry's path: the parent's watch, the depth check, the agent dir, the schema, then the refusing tool.
-    const entries = ["extension.ts", "src/run/parent-watchdog.ts", "src/shared/own-package.ts", "src/shared/paths.ts", "src/tool/schema.ts", "src/start/depth-gate-tool.ts"];
+    const entries = ["extension.ts", "src/run/parent-watchdog.ts", "src/shared/this-process.ts", "src/tool/schema.ts", "src/start/depth-gate-tool.ts"];
     const loaded = new Set(entries.flatMap((entry) => loadedFrom(join(REPO_ROOT, entry), true)).filter((file) => !file.startsWith("package:")));
     expect([...loaded].sort()).toEqual([...SANDBOXED_CHILD_MODULES].sort());
     expect(runtimeSpecifiers(readFileSync(join(REPO_ROOT, "extension.ts"), "utf8")).filter((specifier) => specifier.startsWith("."))).toEqual([
-      "./src/shared/depth.ts",
+      "./src/shared/nesting.ts",
       "./src/run/parent-watchdog.ts",
-      "./src/shared/own-package.ts",
-      "./src/shared/paths.ts",
+      "./src/shared/this-process.ts",
       "./src/tool/schema.ts",
       "./src/start/depth-gate-tool.ts",
-      "./src/shared/loaded-copy.ts",
-      "./src/shared/paths.ts",
       "./src/agents/warnings.ts",
       "./src/start/main-pi.ts",
     ]);
@@ -324,24 +235,24 @@ describe("a pi that may dispatch, at its start", () => {
   it("loads no config parser, agent-file parser or YAML library: the session's start is kept raw and read at the first dispatch", () => {
     const loaded = [join(REPO_ROOT, "extension.ts"), join(SRC, "start/main-pi.ts")].flatMap((entry) => loadedFrom(entry, true));
     expect(loaded).toContain("src/authority/start-snapshot.ts");
-    expect(loaded.filter((file) => ["src/config/read-layer.ts", "src/agents/parse.ts", "src/agents/frontmatter.ts", "src/agents/yaml-library.ts", "package:yaml"].includes(file))).toEqual([]);
+    expect(loaded.filter((file) => ["src/config/load.ts", "src/agents/parse.ts", "package:yaml"].includes(file))).toEqual([]);
   });
 });
 
 describe("the TUI's runtime", () => {
   it("does not load the YAML library or the config editor's body with it: /subagent-config imports them when it first runs", () => {
     const loaded = loadedFrom(join(SRC, "pi/runtime.ts"), true);
-    expect(loaded).toContain("src/pi/commands/subagent-config/register.ts");
+    expect(loaded).toContain("src/pi/commands/commands.ts");
     expect(loaded).not.toContain("package:yaml");
-    expect(loaded).not.toContain("src/pi/commands/subagent-config/run.ts");
-    expect(loadedFrom(join(SRC, "pi/commands/subagent-config/run.ts"), true)).toContain("package:yaml");
+    expect(loaded).not.toContain("src/pi/commands/config-command.ts");
+    expect(loadedFrom(join(SRC, "pi/commands/config-command.ts"), true)).toContain("package:yaml");
   });
 
   it("does not load /subagent-agents' body with it: the command imports it when it first runs", () => {
     const loaded = loadedFrom(join(SRC, "pi/runtime.ts"), true);
-    expect(loaded).toContain("src/pi/commands/agents-register.ts");
+    expect(loaded).toContain("src/pi/commands/commands.ts");
     expect(loaded).not.toContain("src/pi/commands/agents-command.ts");
-    expect(loaded).not.toContain("src/pi/ui/agents-view.ts");
+    expect(loaded).not.toContain("src/commands/agents-inventory.ts");
   });
 
   it("serves a tool call without the TUI from the tool's part alone: no widget, no commands, no pi-tui", () => {
@@ -355,16 +266,10 @@ describe("the TUI's runtime", () => {
       "package:@mariozechner/pi-coding-agent",
       "package:@mariozechner/pi-tui",
       "src/delivery/result-type.ts",
+      "src/pi/ui/cards.ts",
       "src/pi/ui/draw-part.ts",
-      "src/pi/ui/expand-hint.ts",
-      "src/pi/ui/result-card.ts",
-      "src/pi/ui/tool-row.ts",
-      "src/pi/ui/workflow-card.ts",
-      "src/shared/depth.ts",
-      "src/shared/format.ts",
-      "src/shared/short-id.ts",
-      "src/shared/task-id.ts",
-      "src/shared/terminal-text.ts",
+      "src/shared/nesting.ts",
+      "src/shared/text.ts",
       "src/tool/texts.ts",
     ]);
   });

@@ -3,19 +3,18 @@
  * shows a picker (Enter removes the picked one, after a confirmation) and print mode lists them on stdout, one
  * a line; `remove <task id or prefix>` removes one (its folder and its `subagent/<id>` branch); `merge <task id
  * or prefix>` merges its branch into the current branch (src/worktree/merge.ts). A worktree whose task is
- * still running is never removed or merged. Registered by src/pi/commands/register-commands.ts, which imports this
+ * still running is never removed or merged. Registered by src/pi/commands/commands.ts, which imports this
  * body when the command first runs.
  */
 import type { ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
-import { isLockLive, readSessionLock } from "../../run/session-lock.ts";
-import { oneLine } from "../../shared/format.ts";
+import { isLockLive, readSessionLock } from "../../run/session-files.ts";
+import { oneLine } from "../../shared/text.ts";
 import { readRecord } from "../../records/record-store.ts";
-import { listOurWorktrees, removeListedWorktree, taskBranchOf, type ListedWorktree } from "../../worktree/list.ts";
-import type { CommandIo } from "./command-io.ts";
+import { listOurWorktrees, removeListedWorktree, taskBranchOf, type ListedWorktree } from "../../worktree/lease.ts";
+import { pickTask, type CommandIo } from "./commands.ts";
 import { WORKTREES_COMMAND } from "../../commands/descriptions.ts";
-import { pickTask } from "./pick-task.ts";
 import { mergeStep } from "../../tasks/merge-task.ts";
-import { resolveTaskPrefix } from "../../commands/task-prefix.ts";
+import { resolveTaskPrefix } from "../../commands/task-commands.ts";
 
 export const NO_WORKTREES = "No subagent worktrees in this repository.";
 export const WORKTREES_USAGE = `Usage: /${WORKTREES_COMMAND} (list; in the TUI pick one to remove), /${WORKTREES_COMMAND} remove <task id or 4+ character prefix>, or /${WORKTREES_COMMAND} merge <task id or prefix> (into the current branch)`;

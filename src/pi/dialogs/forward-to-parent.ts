@@ -1,17 +1,14 @@
 /**
  * In a subagent that dispatches subagents of its own (nesting, `PI_SUBAGENT_MAX_DEPTH` ≥ 2): this pi runs in RPC
  * mode under its parent, so its own `ctx.ui` dialogs go up to the parent as `extension_ui_request`s. A
- * grandchild's question is asked that way, with the path so far in its title (src/dialogs/nested-path.ts),
+ * grandchild's question is asked that way, with the path so far in its title (src/dialogs/child-dialogs.ts),
  * and the answer that comes down goes back to the grandchild. Up at the main pi the question is labelled with
  * the whole path (`reviewer 01a2 › explore 01a3 asks:`). The grandchild's texts were stripped of control
  * sequences when its request was read.
  */
 import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
-import { answerOf, CANCELLED } from "../../dialogs/child-ui-request.ts";
-import type { DialogRoute } from "../../dialogs/dialog-bridge.ts";
-import { decodeNestedTitle, encodeNestedTitle } from "../../dialogs/nested-path.ts";
-import type { Asker } from "../../dialogs/question-label.ts";
-import { shortTaskId } from "../../shared/short-id.ts";
+import { answerOf, CANCELLED, decodeNestedTitle, encodeNestedTitle, type DialogRoute, type Asker } from "../../dialogs/child-dialogs.ts";
+import { shortTaskId } from "../../shared/text.ts";
 
 export type ParentUi = Pick<ExtensionUIContext, "select" | "confirm" | "input" | "editor" | "notify">;
 

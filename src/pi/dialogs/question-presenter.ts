@@ -11,10 +11,8 @@
  * confirm starts on Yes).
  */
 import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
-import { answerOf, CANCELLED } from "../../dialogs/child-ui-request.ts";
-import { labelledTitle } from "../../dialogs/question-label.ts";
+import { answerOf, CANCELLED, labelledTitle, type Question } from "../../dialogs/child-dialogs.ts";
 import type { QuestionBoard } from "../../dialogs/question-board.ts";
-import type { Question } from "../../dialogs/question-queue.ts";
 
 export type PresenterUi = Pick<ExtensionUIContext, "select" | "confirm" | "input" | "editor" | "getEditorText">;
 

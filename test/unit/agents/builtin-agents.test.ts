@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readAgentsDir } from "../../../src/agents/read-dir.ts";
-import { BUILTIN_AGENTS_DIR } from "../../../src/shared/paths.ts";
+import { readAgentsDir } from "../../../src/agents/discover.ts";
+import { BUILTIN_AGENTS_DIR } from "../../../src/shared/this-process.ts";
 
 const READ_ONLY_TOOLS = ["read", "grep", "find", "ls"];
 

@@ -1,9 +1,7 @@
 import { symlinkSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { discoverAgents, findProjectAgentsDir } from "../../../src/agents/discover.ts";
-import { mergeAgentTiers } from "../../../src/agents/merge.ts";
-import { readAgentsDir } from "../../../src/agents/read-dir.ts";
-import type { AgentDefinition, AgentSource } from "../../../src/agents/types.ts";
+import { discoverAgents, findProjectAgentsDir, mergeAgentTiers, readAgentsDir } from "../../../src/agents/discover.ts";
+import type { AgentDefinition, AgentSource } from "../../../src/agents/parse.ts";
 import { agentFile, createTempTree, type TempTree } from "./temp-tree.ts";
 
 let tree: TempTree;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { applyAgentFilePatch, replaceAgentBody, setAgentBody, updateAgentFile, type AgentFilePatch } from "../../../src/agents/edit-agent-file.ts";
 import { parseAgentFile } from "../../../src/agents/parse.ts";
-import { WriteBackError } from "../../../src/shared/write-back-error.ts";
+import { WriteBackError } from "../../../src/shared/safe-write.ts";
 
 let dir: string;
 let file: string;

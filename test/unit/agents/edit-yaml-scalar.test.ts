@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { doubleQuoted, formatYamlScalar, isPlainSafe } from "../../../src/agents/yaml-scalar.ts";
+import { doubleQuoted, formatYamlScalar, isPlainSafe } from "../../../src/agents/edit-agent-file.ts";
 
 /** What a reader gets back from `key: <formatted>`, under YAML 1.2 and YAML 1.1. */
 function readBack(formatted: string): { v12: unknown; v11: unknown } {

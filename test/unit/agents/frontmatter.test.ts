@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { splitFrontmatter } from "../../../src/agents/frontmatter.ts";
+import { splitFrontmatter } from "../../../src/agents/parse.ts";
 
 describe("splitFrontmatter", () => {
   it("separates the YAML between the two --- lines from the body", () => {

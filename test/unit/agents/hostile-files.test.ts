@@ -6,8 +6,8 @@ import { execFileSync } from "node:child_process";
 import { symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FRONTMATTER_MAX_CHARS } from "../../../src/agents/parse.ts";
-import { AGENT_FILE_MAX_BYTES, agentFileParsesForTests, clearAgentParseCacheForTests, readAgentsDir } from "../../../src/agents/read-dir.ts";
-import { CONFIG_FILE_MAX_BYTES, readConfigLayer } from "../../../src/config/read-layer.ts";
+import { AGENT_FILE_MAX_BYTES, agentFileParsesForTests, clearAgentParseCacheForTests, readAgentsDir } from "../../../src/agents/discover.ts";
+import { CONFIG_FILE_MAX_BYTES, readConfigLayer } from "../../../src/config/load.ts";
 import { agentFile, createTempTree, type TempTree } from "./temp-tree.ts";
 
 let tree: TempTree;

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { protectedTools, replacedAgentText } from "../../../src/agents/name-protection.ts";
-import type { ShadowedAgent } from "../../../src/agents/types.ts";
+import { protectedTools, replacedAgentText, type ShadowedAgent } from "../../../src/agents/parse.ts";
 
 const explore: ShadowedAgent = { name: "explore", source: "builtin", filePath: "/pkg/agents/explore.md", tools: ["read", "grep", "find", "ls"] };
 

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { parseAgentFile, type ParsedAgentFile } from "../../../src/agents/parse.ts";
-import { agentNameProblem } from "../../../src/agents/names.ts";
+import { parseAgentFile, agentNameProblem, type ParsedAgentFile } from "../../../src/agents/parse.ts";
 
 const FILE = "/agents/x.md";
 

@@ -1,31 +1,9 @@
 /** The menus and notices of /subagent-config as pure text: annotations, provenance, option lists. */
 import { describe, expect, it } from "vitest";
-import type { AgentDefinition } from "../../../src/agents/types.ts";
-import {
-  agentPickerChoices,
-  agentPickerLine,
-  bodySummary,
-  fieldChoices,
-  formatModelThinking,
-  formatSavedFragment,
-  modelActionChoices,
-  modelsManagerTitle,
-  modelsTargetChoices,
-  modelValueChoices,
-  thinkingChoices,
-  writeTargetChoices,
-} from "../../../src/commands/subagent-config/labels.ts";
-import {
-  editorProblemNotice,
-  fallbackText,
-  modelClearedNotice,
-  modelWrittenNotice,
-  PROCESS_WRITE_NOTE,
-  unknownAgentNotice,
-} from "../../../src/commands/subagent-config/config-notices.ts";
-import { emptyLayer, parseConfigLayer } from "../../../src/config/read-layer.ts";
+import type { AgentDefinition } from "../../../src/agents/parse.ts";
+import { agentPickerChoices, agentPickerLine, bodySummary, fieldChoices, formatModelThinking, formatSavedFragment, modelActionChoices, modelsManagerTitle, modelsTargetChoices, modelValueChoices, thinkingChoices, writeTargetChoices, editorProblemNotice, fallbackText, modelClearedNotice, modelWrittenNotice, PROCESS_WRITE_NOTE, unknownAgentNotice } from "../../../src/commands/config-editor.ts";
+import { emptyLayer, parseConfigLayer, type ConfigLayer } from "../../../src/config/load.ts";
 import type { ConfigLayers } from "../../../src/config/resolve.ts";
-import type { ConfigLayer } from "../../../src/config/types.ts";
 
 function agent(fields: Partial<AgentDefinition> & { name: string }): AgentDefinition {
   return { description: "Does things", body: "Body line.", source: "project", filePath: `/p/.pi/agents/${fields.name}.md`, ...fields };

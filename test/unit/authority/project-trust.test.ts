@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideProjectAuthority } from "../../../src/authority/project-trust.ts";
-import { readAuthoritySettings } from "../../../src/authority/user-settings.ts";
+import { decideProjectAuthority, readAuthoritySettings } from "../../../src/authority/trust.ts";
 
 describe("decideProjectAuthority", () => {
   it("an untrusted project counts for nothing, and children get --no-approve", () => {

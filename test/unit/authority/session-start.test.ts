@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { authoritySettingsOf, trustAtStart, trustFlagOf, withAuthorityAtStart } from "../../../src/authority/session-start.ts";
-import type { ConfigLayer } from "../../../src/config/types.ts";
+import { authoritySettingsOf, trustAtStart, trustFlagOf, withAuthorityAtStart } from "../../../src/authority/trust.ts";
+import type { ConfigLayer } from "../../../src/config/load.ts";
 
 describe("trustAtStart", () => {
   it("pi 0.73.1 has no trust system; pi's no is untrusted", () => {

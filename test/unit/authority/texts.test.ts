@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { firstUseQuestion, guardedChangedNotice } from "../../../src/authority/texts.ts";
+import { firstUseQuestion, guardedChangedNotice } from "../../../src/authority/trust.ts";
 
 describe("the first-use question shows what the file may do", () => {
   it("names its tools, sandbox, the agent it replaces and the first lines of its prompt, without control sequences", () => {

@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { FanOutGate } from "../../../src/budget/fan-out-gate.ts";
-import { fanOutHit, fanOutQuestion, fanOutRefusal } from "../../../src/budget/fan-out-decision.ts";
-import { resolveFanOutLimits } from "../../../src/budget/fan-out-limits.ts";
-import { parseConfigLayer } from "../../../src/config/read-layer.ts";
+import { FanOutGate, fanOutHit, fanOutQuestion, fanOutRefusal, resolveFanOutLimits } from "../../../src/budget/fan-out.ts";
+import { parseConfigLayer } from "../../../src/config/load.ts";
 
 const running = [{ taskId: "01912345-6789-7abc-8def-0123456789ab", agent: "worker", task: "Count the files", status: "running" as const }];
 

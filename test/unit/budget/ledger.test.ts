@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LEDGER_ENTRY_TYPE, ledgerEntriesOf, ledgerEntryOf, summarize } from "../../../src/budget/ledger.ts";
-import { formatMicros, ledgerFooterText, ledgerReportLines, NO_USAGE_YET } from "../../../src/budget/ledger-text.ts";
-import { emptyUsage, formatUsage } from "../../../src/shared/format.ts";
+import { LEDGER_ENTRY_TYPE, ledgerEntriesOf, ledgerEntryOf, summarize, formatMicros, ledgerFooterText, ledgerReportLines, NO_USAGE_YET } from "../../../src/budget/usage.ts";
+import { emptyUsage, formatUsage } from "../../../src/shared/text.ts";
 
 function ended(taskId: string, agent: string, status: string, usage: Partial<ReturnType<typeof emptyUsage>>, model = "fake/fake-model") {
   return { taskId, agent, status, model, finishedAt: 1, usage: { ...emptyUsage(), ...usage } };

@@ -1,10 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { budgetHitText, budgetReached, budgetUseText, budgetValue, budgetValueProblem, describeLimits, formatCost } from "../../../src/budget/limits.ts";
-import { readEnvBudget } from "../../../src/budget/env-budget.ts";
-import { applyCallBudget, resolveConfiguredBudget } from "../../../src/config/resolve-budget.ts";
-import { budgetAwareStatus, budgetSummary } from "../../../src/budget/record-text.ts";
-import { emptyLayer } from "../../../src/config/read-layer.ts";
-import { emptyUsage, type UsageTotals } from "../../../src/shared/format.ts";
+import { budgetHitText, budgetReached, budgetUseText, budgetValue, budgetValueProblem, describeLimits, formatCost, readEnvBudget, budgetAwareStatus, budgetSummary } from "../../../src/budget/limits.ts";
+import { applyCallBudget, resolveConfiguredBudget } from "../../../src/config/resolve.ts";
+import { emptyLayer } from "../../../src/config/load.ts";
+import { emptyUsage, type UsageTotals } from "../../../src/shared/text.ts";
 
 function usage(fields: Partial<UsageTotals>): UsageTotals {
   return { ...emptyUsage(), ...fields };

@@ -1,13 +1,12 @@
 /**
  * /subagent-agents' report from resolved agents: src/commands/agents-inventory.ts (tiers, shadowing, model and
  * thinking with their sources, the tool ceiling, the sandbox, first use, files left out) and
- * src/commands/agents-text.ts (the lines the person reads in print mode and the TUI).
+ * src/commands/agents-inventory.ts (the lines the person reads in print mode and the TUI).
  */
 import { describe, expect, it } from "vitest";
-import { buildAgentInventory, type InventoryInputs } from "../../../src/commands/agents-inventory.ts";
-import { agentsJsonLine, agentsReportLines, NO_AGENTS } from "../../../src/commands/agents-text.ts";
-import type { AgentDefinition, AgentSource } from "../../../src/agents/types.ts";
-import type { ConfigLayer } from "../../../src/config/types.ts";
+import { buildAgentInventory, agentsJsonLine, agentsReportLines, NO_AGENTS, type InventoryInputs } from "../../../src/commands/agents-inventory.ts";
+import type { AgentDefinition, AgentSource } from "../../../src/agents/parse.ts";
+import type { ConfigLayer } from "../../../src/config/load.ts";
 
 function agent(name: string, source: AgentSource, fields: Partial<AgentDefinition> = {}): AgentDefinition {
   return { name, description: `${name} of the ${source} tier`, body: "", source, filePath: `/${source}/${name}.md`, ...fields };

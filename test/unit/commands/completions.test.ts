@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { COMPLETIONS_MAX, completionItems, taskCompletions } from "../../../src/commands/completions.ts";
+import { COMPLETIONS_MAX, completionItems, taskCompletions } from "../../../src/commands/task-commands.ts";
 import { FakeSources, ID_A, ID_B, ID_C, ID_OLD, record, snapshot } from "../pi/commands/fakes.ts";
 
 describe("task id completion", () => {

@@ -12,7 +12,7 @@ import {
   RESULT_STILL_RUNNING,
   watchEnded,
   watchOutsideTui,
-} from "../../../src/commands/notices.ts";
+} from "../../../src/commands/task-commands.ts";
 
 describe("the spec's notices, to the letter", () => {
   it("cancel-all", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { recentResultLines, resultJsonLine, resultPlainText, resultStatusLine, statusWithCause } from "../../../src/commands/result-text.ts";
+import { recentResultLines, resultJsonLine, resultPlainText, resultStatusLine, statusWithCause } from "../../../src/commands/task-commands.ts";
 import { ID_A, record } from "../pi/commands/fakes.ts";
 
 describe("a finished task as text", () => {

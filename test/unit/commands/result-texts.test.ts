@@ -1,11 +1,11 @@
 /** Where a worktree report shows up: the envelope, the blocking result and /subagent-result. */
 import { describe, expect, it } from "vitest";
-import { resultPlainText } from "../../../src/commands/result-text.ts";
+import { resultPlainText } from "../../../src/commands/task-commands.ts";
 import { buildEnvelope } from "../../../src/delivery/envelope.ts";
-import { emptyUsage } from "../../../src/shared/format.ts";
-import type { TaskRecord } from "../../../src/records/types.ts";
-import { syncResultText } from "../../../src/tool/sync-result.ts";
-import type { WorktreeReport } from "../../../src/worktree/types.ts";
+import { emptyUsage } from "../../../src/shared/text.ts";
+import type { TaskRecord } from "../../../src/records/record.ts";
+import { syncResultText } from "../../../src/tool/run-sync.ts";
+import type { WorktreeReport } from "../../../src/worktree/worktree.ts";
 
 const ID = "01912345-6789-7abc-8def-0123456789ab";
 const LIMITS = { activityTimeoutMs: 600_000, hardTimeoutMs: 0 };

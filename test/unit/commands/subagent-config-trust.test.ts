@@ -1,8 +1,8 @@
 /** /subagent-config in a project pi does not trust: nothing of the project's is shown, offered or written. */
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { createConfigStore } from "../../../src/commands/subagent-config/store.ts";
-import { modelsTargetChoices, writeTargetChoices } from "../../../src/commands/subagent-config/labels.ts";
+import { createConfigStore } from "../../../src/commands/config-store.ts";
+import { modelsTargetChoices, writeTargetChoices } from "../../../src/commands/config-editor.ts";
 import { createWorld, type World } from "../pi/commands/subagent-config-fixtures.ts";
 
 let world: World | undefined;

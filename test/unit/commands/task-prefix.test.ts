@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MIN_PREFIX_LENGTH, resolveTaskPrefix } from "../../../src/commands/task-prefix.ts";
+import { MIN_PREFIX_LENGTH, resolveTaskPrefix } from "../../../src/commands/task-commands.ts";
 import { ID_A, ID_B, ID_C } from "../pi/commands/fakes.ts";
 
 const tasks = [{ taskId: ID_A, agent: "coder" }, { taskId: ID_B, agent: "writer" }, { taskId: ID_C, agent: "coder" }];

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { availableModels } from "../../../src/config/available-models.ts";
-import { parseConfigLayer } from "../../../src/config/read-layer.ts";
+import { availableModels, parseConfigLayer } from "../../../src/config/load.ts";
 
 const user = (value: unknown) => parseConfigLayer(JSON.stringify({ $models: value }), "user");
 const project = (value: unknown) => parseConfigLayer(JSON.stringify({ $models: value }), "project");

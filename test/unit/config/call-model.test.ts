@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callModelProblem, splitModelRef } from "../../../src/config/call-model.ts";
-import { resolveModelConfig } from "../../../src/config/resolve.ts";
+import { callModelProblem, splitModelRef, resolveModelConfig } from "../../../src/config/resolve.ts";
 
 const known = (provider: string, id: string) => provider === "openrouter" ? id === "anthropic/claude-haiku" : provider === "fake" && id === "fake-model";
 

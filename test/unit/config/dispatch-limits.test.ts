@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_FORK_MAX_CHARS, resolveDispatchLimits } from "../../../src/config/dispatch-limits.ts";
-import { parseConfigLayer } from "../../../src/config/read-layer.ts";
+import { DEFAULT_FORK_MAX_CHARS, resolveDispatchLimits } from "../../../src/config/resolve.ts";
+import { parseConfigLayer } from "../../../src/config/load.ts";
 
 const layer = (json: unknown, name: "user" | "project") => parseConfigLayer(JSON.stringify(json), name, `/cfg/${name}.json`);
 const none = { user: layer({}, "user"), project: layer({}, "project") };

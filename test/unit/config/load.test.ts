@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../../src/config/load.ts";
-import { resetProcessOverridesForTests, setProcessOverride } from "../../../src/config/process-overrides.ts";
+import { loadConfig, resetProcessOverridesForTests, setProcessOverride } from "../../../src/config/load.ts";
 import { resolveModelConfig } from "../../../src/config/resolve.ts";
 import { createTempTree, type TempTree } from "../agents/temp-tree.ts";
 

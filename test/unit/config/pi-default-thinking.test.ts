@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { inheritedThinking, piDefaultThinking } from "../../../src/config/pi-default-thinking.ts";
+import { inheritedThinking, piDefaultThinking } from "../../../src/commands/config-store.ts";
 
 let root: string;
 let agentDir: string;

@@ -5,7 +5,7 @@ import {
   processLayer,
   resetProcessOverridesForTests,
   setProcessOverride,
-} from "../../../src/config/process-overrides.ts";
+} from "../../../src/config/load.ts";
 import type { ThinkingLevel } from "../../../src/shared/thinking.ts";
 
 beforeEach(() => resetProcessOverridesForTests());
@@ -81,7 +81,7 @@ describe("the process layer", () => {
     setProcessOverride("a", { model: "p/1" });
     expect(getProcessOverrides()).toEqual({ a: { model: "p/1" } });
     vi.resetModules();
-    const reloaded = await import("../../../src/config/process-overrides.ts");
+    const reloaded = await import("../../../src/config/load.ts");
     expect(reloaded.getProcessOverrides()).toEqual({});
     reloaded.setProcessOverride("b", { thinking: "low" });
     expect(reloaded.processLayer().entries).toEqual({ b: { thinking: "low" } });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanModelList, parseConfigLayer, readConfigLayer } from "../../../src/config/read-layer.ts";
+import { cleanModelList, parseConfigLayer, readConfigLayer } from "../../../src/config/load.ts";
 import { createTempTree, type TempTree } from "../agents/temp-tree.ts";
 
 const FILE = "/home/u/.pi/agent/subagent-isolation.json";

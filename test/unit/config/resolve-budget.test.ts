@@ -4,10 +4,8 @@
  * above does not hide a lower layer's model (that direction is in test/unit/config/resolve.test.ts).
  */
 import { describe, expect, it } from "vitest";
-import { emptyLayer, parseConfigLayer } from "../../../src/config/read-layer.ts";
-import { applyCallBudget, resolveConfiguredBudget } from "../../../src/config/resolve-budget.ts";
-import { resolveModelConfig } from "../../../src/config/resolve.ts";
-import type { ConfigLayer } from "../../../src/config/types.ts";
+import { emptyLayer, parseConfigLayer, type ConfigLayer } from "../../../src/config/load.ts";
+import { applyCallBudget, resolveConfiguredBudget, resolveModelConfig } from "../../../src/config/resolve.ts";
 
 function layer(name: "user" | "project", entries: Record<string, unknown>): ConfigLayer {
   return parseConfigLayer(JSON.stringify(entries), name);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keepRecordedSandbox, resolveSandbox } from "../../../src/config/resolve-sandbox.ts";
-import type { SandboxInputs } from "../../../src/config/resolve-sandbox.ts";
+import { keepRecordedSandbox, resolveSandbox, type SandboxInputs } from "../../../src/config/resolve.ts";
 
 const userAgent = (sandbox?: SandboxInputs["agent"]["sandbox"]): SandboxInputs["agent"] => ({ source: "user", ...(sandbox ? { sandbox } : {}) });
 const projectAgent = (sandbox?: SandboxInputs["agent"]["sandbox"]): SandboxInputs["agent"] => ({ source: "project", ...(sandbox ? { sandbox } : {}) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseConfigLayer } from "../../../src/config/read-layer.ts";
+import { parseConfigLayer, emptyLayer, type ConfigLayer } from "../../../src/config/load.ts";
 import {
   currentModelRef,
   governingEntry,
@@ -8,8 +8,6 @@ import {
   resolveSavedModelConfig,
   type ConfigLayers,
 } from "../../../src/config/resolve.ts";
-import { emptyLayer } from "../../../src/config/read-layer.ts";
-import type { ConfigLayer } from "../../../src/config/types.ts";
 
 function layer(name: "user" | "project" | "process", entries: Record<string, unknown>): ConfigLayer {
   if (name === "process") {

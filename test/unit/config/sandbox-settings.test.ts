@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { readSandboxSettings } from "../../../src/config/sandbox-settings.ts";
-import { hiddenPaths, hiddenSystemPaths } from "../../../src/sandbox/secrets.ts";
+import { readSandboxSettings } from "../../../src/config/resolve.ts";
+import { hiddenPaths, hiddenSystemPaths } from "../../../src/sandbox/bwrap-args.ts";
 
 const layer = (settings: Record<string, unknown>, filePath: string) => ({ settings, filePath });
 
@@ -61,7 +61,7 @@ describe("hiddenPaths", () => {
   }
 });
 
-import { sandboxRefusedMessage } from "../../../src/sandbox/texts.ts";
+import { sandboxRefusedMessage } from "../../../src/sandbox/levels.ts";
 
 describe("sandboxRefusedMessage", () => {
   it("names the agent, the level and who set it, the reason and both fixes", () => {

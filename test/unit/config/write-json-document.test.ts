@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isJsonObject, parseJsonDocument, stringifyJsonDocument, type JsonValue } from "../../../src/config/write-json-document.ts";
+import { isJsonObject, parseJsonDocument, stringifyJsonDocument, type JsonValue } from "../../../src/config/write.ts";
 
 function roundTrip(text: string): string {
   const parsed = parseJsonDocument(text);

@@ -2,10 +2,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseConfigLayer } from "../../../src/config/read-layer.ts";
-import type { ModelOverridePatch } from "../../../src/config/process-overrides.ts";
-import { applyModelOverridePatch, writeModelOverride } from "../../../src/config/write-model-override.ts";
-import { WriteBackError } from "../../../src/shared/write-back-error.ts";
+import { parseConfigLayer, type ModelOverridePatch } from "../../../src/config/load.ts";
+import { applyModelOverridePatch, writeModelOverride } from "../../../src/config/write.ts";
+import { WriteBackError } from "../../../src/shared/safe-write.ts";
 
 let dir: string;
 let file: string;

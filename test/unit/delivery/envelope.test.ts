@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildEnvelope, envelopeTitle, inFlightBlock, TRIGGER_LINE } from "../../../src/delivery/envelope.ts";
-import type { TaskRecord } from "../../../src/records/types.ts";
+import type { TaskRecord } from "../../../src/records/record.ts";
 
 const ID = "01912345-6789-7abc-8def-0123456789ab";
 const OTHER = "01912345-aaaa-7bbb-8ccc-0123456789ab";

@@ -4,7 +4,7 @@
  * other line, the child's own headings included, stays as written.
  */
 import { describe, expect, it } from "vitest";
-import { inertChildText, looksLikeResultStructure } from "../../../src/delivery/inert-output.ts";
+import { inertChildText, looksLikeResultStructure } from "../../../src/delivery/envelope.ts";
 
 describe("inertChildText", () => {
   it("escapes every line that could pass for a result's structure", () => {

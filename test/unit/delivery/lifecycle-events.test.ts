@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { endedEvent, eventBusSink, LIFECYCLE_CHANNELS } from "../../../src/delivery/lifecycle-events.ts";
-import type { TaskRecord } from "../../../src/records/types.ts";
+import type { TaskRecord } from "../../../src/records/record.ts";
 
 const record = {
   version: 1,

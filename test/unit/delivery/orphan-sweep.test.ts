@@ -4,14 +4,12 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pendingFor } from "../../../src/delivery/outbox.ts";
 import type { ProcessIdentity } from "../../../src/shared/proc-identity.ts";
-import { agentPromptPath, writeAgentPrompt } from "../../../src/run/prompt-file.ts";
-import { createSessionFile, taskDir } from "../../../src/run/session-file.ts";
-import { LOCK_FILE_NAME } from "../../../src/run/session-lock.ts";
+import { agentPromptPath, writeAgentPrompt, createSessionFile, taskDir, LOCK_FILE_NAME } from "../../../src/run/session-files.ts";
 import { readRecord, writeRecord } from "../../../src/records/record-store.ts";
 import { reapedNotice, reapOrphanedTasks, reapOrphanedTasksInSlices, type SweepDeps } from "../../../src/delivery/orphan-sweep.ts";
 import { markRunning, startupSweepHasWork } from "../../../src/run/startup-work.ts";
-import { newTaskId } from "../../../src/shared/new-task-id.ts";
-import type { TaskRecord } from "../../../src/records/types.ts";
+import { newTaskId } from "../../../src/shared/run-settings.ts";
+import type { TaskRecord } from "../../../src/records/record.ts";
 
 let agentDir: string;
 beforeEach(() => {

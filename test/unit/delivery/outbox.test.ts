@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { addToOutbox, deliveryRight, outboxDir, pendingFor, takeOver } from "../../../src/delivery/outbox.ts";
 import type { ProcessIdentity } from "../../../src/shared/proc-identity.ts";
-import { newTaskId } from "../../../src/shared/new-task-id.ts";
+import { newTaskId } from "../../../src/shared/run-settings.ts";
 
 let agentDir: string;
 beforeEach(() => (agentDir = mkdtempSync(join(tmpdir(), "outbox-"))));

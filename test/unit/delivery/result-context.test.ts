@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { withoutDuplicateResults } from "../../../src/delivery/result-context.ts";
+import { withoutDuplicateResults } from "../../../src/delivery/delivery-tracker.ts";
 
 const result = (taskId: string, extra: Record<string, unknown> = {}) => ({ role: "custom", customType: "subagent-result", content: `R-${taskId}`, details: { taskId, ...extra } });
 

@@ -3,7 +3,7 @@
  * pass), but never longer than SWEEP_WAIT_MAX_MS.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { afterStartupSweep, startupSweepState, SWEEP_WAIT_MAX_MS } from "../../../src/delivery/startup-sweep-state.ts";
+import { afterStartupSweep, startupSweepState, SWEEP_WAIT_MAX_MS } from "../../../src/run/startup-work.ts";
 
 const key = Symbol.for("pi-subagent-dispatch.startup-sweep");
 const holder = globalThis as typeof globalThis & Record<symbol, unknown>;

@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { askerLabel, labelledTitle, questionLine } from "../../../src/dialogs/question-label.ts";
-import { nobodyReasonOf, unansweredLine } from "../../../src/dialogs/unanswered.ts";
-import { NoticeLimit } from "../../../src/dialogs/notice-limit.ts";
-import { resolveAskPerson } from "../../../src/config/ask-person.ts";
-import { answerOf, parseUiRequest } from "../../../src/dialogs/child-ui-request.ts";
-import { waitingLine } from "../../../src/dialogs/texts.ts";
+import { askerLabel, labelledTitle, questionLine, nobodyReasonOf, unansweredLine, answerOf, parseUiRequest } from "../../../src/dialogs/child-dialogs.ts";
+import { NoticeLimit, waitingLine } from "../../../src/dialogs/question-board.ts";
+import { resolveAskPerson } from "../../../src/config/resolve.ts";
 
 describe("question labels", () => {
   it("names a lone asker by agent and its short id (the last 8 characters of its id), a nested one by its whole path with the last 4", () => {

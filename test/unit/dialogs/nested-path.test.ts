@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeNestedTitle, encodeNestedTitle, nestedHopsBelow } from "../../../src/dialogs/nested-path.ts";
+import { decodeNestedTitle, encodeNestedTitle, nestedHopsBelow } from "../../../src/dialogs/child-dialogs.ts";
 import { QuestionBoard } from "../../../src/dialogs/question-board.ts";
 import { askingEvent } from "../../../src/delivery/lifecycle-events.ts";
 

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { QuestionQueue, closeReasonOf } from "../../../src/dialogs/question-queue.ts";
-import type { CloseReason, Question } from "../../../src/dialogs/question-queue.ts";
-import type { ChildDialog, DialogAnswer } from "../../../src/dialogs/child-ui-request.ts";
-import { QuestionBoard, QUESTIONS_PER_TASK_MAX } from "../../../src/dialogs/question-board.ts";
-import { DialogBridge } from "../../../src/dialogs/dialog-bridge.ts";
-import type { DialogResponse } from "../../../src/dialogs/dialog-bridge.ts";
-import { ANSWER_USAGE, parseAnswerArgs } from "../../../src/dialogs/answer-args.ts";
+import { QuestionQueue, closeReasonOf, DialogBridge, type CloseReason, type Question, type ChildDialog, type DialogAnswer, type DialogResponse } from "../../../src/dialogs/child-dialogs.ts";
+import { QuestionBoard, QUESTIONS_PER_TASK_MAX, ANSWER_USAGE, parseAnswerArgs } from "../../../src/dialogs/question-board.ts";
 
 const dialog = (id: string, title = `Allow ${id}?`): ChildDialog => ({ id, method: "select", title, options: ["Yes", "No"] });
 

@@ -109,7 +109,7 @@ describe("the docs' reading of Markdown", () => {
 
   it("finds module paths in prose and inline code, not in code blocks or inside other paths", () => {
     const sample = [
-      "See `src/run/runner.ts` and src/start/manifest.ts.",
+      "See `src/run/runner.ts` and src/start/main-pi.ts.",
       "Not node_modules/x/src/y.ts, nor the pattern src/<folder>/<module>.ts.",
       "```",
       " +00:02 ▸ read: src/auth.ts",
@@ -117,7 +117,7 @@ describe("the docs' reading of Markdown", () => {
     ].join("\n");
     expect(citedModules(sample)).toEqual([
       { path: "src/run/runner.ts", line: 1 },
-      { path: "src/start/manifest.ts", line: 1 },
+      { path: "src/start/main-pi.ts", line: 1 },
     ]);
   });
 });

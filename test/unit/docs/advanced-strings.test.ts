@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { buildEnvelope } from "../../../src/delivery/envelope.ts";
 import { subagentParameters } from "../../../src/tool/schema.ts";
-import type { TaskRecord } from "../../../src/records/types.ts";
+import type { TaskRecord } from "../../../src/records/record.ts";
 import { readDoc, topicPages } from "./markdown.ts";
 
 const ADVANCED = readDoc("ADVANCED.md");

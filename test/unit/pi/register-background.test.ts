@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { endedAbnormally, registerBackgroundTasks } from "../../../src/pi/register-background.ts";
+import { endedAbnormally, registerBackgroundTasks } from "../../../src/pi/runtime.ts";
 
 describe("how a run of the main agent ended", () => {
   it("is abnormal when its last model call failed or was aborted (pi may still hold queued messages)", () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import type { AgentDefinition, DiscoveryResult } from "../../../src/agents/types.ts";
+import type { AgentDefinition, DiscoveryResult } from "../../../src/agents/parse.ts";
 import { resetReportedWarningsForTests } from "../../../src/agents/warnings.ts";
 import { resetSessionStartsForTests } from "../../../src/authority/session-start-read.ts";
 import { createRosterHandler, registerRoster, type RosterOptions } from "../../../src/pi/roster.ts";

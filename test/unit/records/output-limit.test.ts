@@ -6,20 +6,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { resultPlainText } from "../../../src/commands/result-text.ts";
+import { resultPlainText } from "../../../src/commands/task-commands.ts";
 import { buildEnvelope } from "../../../src/delivery/envelope.ts";
-import { detailsFromRecord } from "../../../src/records/details.ts";
-import {
-  DEFAULT_MAX_OUTPUT_CHARS,
-  headOf,
-  limitedOutput,
-  MAX_OUTPUT_ENV,
-  readMaxOutputChars,
-  saveLongOutput,
-} from "../../../src/records/output-limit.ts";
-import { newTaskId } from "../../../src/shared/new-task-id.ts";
-import type { TaskRecord } from "../../../src/records/types.ts";
-import { syncResultText } from "../../../src/tool/sync-result.ts";
+import { detailsFromRecord, DEFAULT_MAX_OUTPUT_CHARS, headOf, limitedOutput, MAX_OUTPUT_ENV, readMaxOutputChars, saveLongOutput } from "../../../src/records/record-store.ts";
+import { newTaskId } from "../../../src/shared/run-settings.ts";
+import type { TaskRecord } from "../../../src/records/record.ts";
+import { syncResultText } from "../../../src/tool/run-sync.ts";
 
 let agentDir: string;
 beforeEach(() => {

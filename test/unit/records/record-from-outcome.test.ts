@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { RunOutcome } from "../../../src/run/types.ts";
-import { emptyUsage } from "../../../src/shared/format.ts";
-import { detailsFromRecord } from "../../../src/records/details.ts";
-import { recordFromOutcome, type RecordContext } from "../../../src/records/record-from-outcome.ts";
+import type { RunOutcome } from "../../../src/run/event-reducer.ts";
+import { emptyUsage } from "../../../src/shared/text.ts";
+import { detailsFromRecord } from "../../../src/records/record-store.ts";
+import { recordFromOutcome, type RecordContext } from "../../../src/records/record.ts";
 
 const ID = "01912345-6789-7abc-8def-0123456789ab";
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { resultMetadataLines, resultPlainText } from "../../../src/commands/result-text.ts";
+import { resultMetadataLines, resultPlainText } from "../../../src/commands/task-commands.ts";
 import { buildEnvelope } from "../../../src/delivery/envelope.ts";
 import { initialRunState } from "../../../src/run/event-reducer.ts";
-import { messageBlock, shownOutput } from "../../../src/records/record-output.ts";
-import { syncResultText } from "../../../src/tool/sync-result.ts";
-import { frameOf } from "../../../src/pi/ui/watch-view.ts";
+import { messageBlock, shownOutput } from "../../../src/records/record.ts";
+import { syncResultText } from "../../../src/tool/run-sync.ts";
+import { frameOf } from "../../../src/pi/ui/views.ts";
 import { ID_A, record, snapshot } from "../pi/commands/fakes.ts";
 
 const LIMITS = { activityTimeoutMs: 600_000, hardTimeoutMs: 0 };

@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, sy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { emptyUsage } from "../../../src/shared/format.ts";
+import { emptyUsage } from "../../../src/shared/text.ts";
 import { listRecentRecords, listTaskIds, readRecord, recordPath, writeRecord } from "../../../src/records/record-store.ts";
-import { newTaskId } from "../../../src/shared/new-task-id.ts";
-import type { TaskRecord } from "../../../src/records/types.ts";
+import { newTaskId } from "../../../src/shared/run-settings.ts";
+import type { TaskRecord } from "../../../src/records/record.ts";
 
 let agentDir: string;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { AgentDefinition, AgentSource } from "../../../src/agents/types.ts";
-import { appendRoster } from "../../../src/roster/append.ts";
-import { buildRosterBlock, MAX_ROSTER_AGENTS, overflowLine, rosterLine } from "../../../src/roster/format.ts";
+import type { AgentDefinition, AgentSource } from "../../../src/agents/parse.ts";
+import { appendRoster } from "../../../src/roster/roster-cache.ts";
+import { buildRosterBlock, MAX_ROSTER_AGENTS, overflowLine, rosterLine } from "../../../src/roster/roster.ts";
 
 const agent = (name: string, description: string, source: AgentSource): Pick<AgentDefinition, "name" | "description" | "source"> => ({
   name,

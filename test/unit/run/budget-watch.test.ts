@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { BudgetWatch } from "../../../src/run/budget-watch.ts";
+import { BudgetWatch } from "../../../src/run/stop-sequence.ts";
 import { budgetHitText } from "../../../src/budget/limits.ts";
 import { applyLine, initialRunState } from "../../../src/run/event-reducer.ts";
-import { LineSplitter } from "../../../src/run/line-splitter.ts";
+import { LineSplitter } from "../../../src/run/rpc.ts";
 import { assistantEnd, userEnd } from "../fixtures/pi-events.ts";
 
 /** Feeds the lines to a fresh state and the watch, and returns the first budget hit. */

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { classifyRun, type ExitFacts } from "../../../src/run/classify.ts";
-import { initialRunState } from "../../../src/run/event-reducer.ts";
-import type { RunState } from "../../../src/run/types.ts";
+import { classifyRun, type ExitFacts } from "../../../src/run/outcome.ts";
+import { initialRunState, type RunState } from "../../../src/run/event-reducer.ts";
 
 function state(fields: Partial<RunState>): RunState {
   return { ...initialRunState(0), ...fields };

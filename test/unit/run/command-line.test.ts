@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildChildCommand, extensionArgForChild, taskPrompt, type ChildCommandInput } from "../../../src/run/command-line.ts";
-import { extensionArgsOf } from "../../../src/shared/own-package.ts";
+import { extensionArgsOf } from "../../../src/shared/this-process.ts";
 import { toHostThinkingLevel } from "../../../src/shared/thinking.ts";
 
 const NODE_PI = { command: "/usr/bin/node", prefixArgs: ["/opt/pi/dist/cli.js"] };

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { classifyRun } from "../../../src/run/classify.ts";
-import { applyEvent, applyLine, initialRunState, MAX_ACTIVITY_LINES, STREAM_TAIL_CHARS } from "../../../src/run/event-reducer.ts";
-import { LineSplitter } from "../../../src/run/line-splitter.ts";
-import type { RunState } from "../../../src/run/types.ts";
+import { classifyRun } from "../../../src/run/outcome.ts";
+import { applyEvent, applyLine, initialRunState, MAX_ACTIVITY_LINES, STREAM_TAIL_CHARS, type RunState } from "../../../src/run/event-reducer.ts";
+import { LineSplitter } from "../../../src/run/rpc.ts";
 import {
   agentEnd,
   assistantEnd,

@@ -8,27 +8,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { forgetExitHooksForTests } from "../../../src/run/child-guard.ts";
-import type { AgentDefinition } from "../../../src/agents/types.ts";
+import { forgetExitHooksForTests } from "../../../src/run/processes.ts";
+import type { AgentDefinition } from "../../../src/agents/parse.ts";
 import { buildEnvelope } from "../../../src/delivery/envelope.ts";
-import { createSessionFile } from "../../../src/run/session-file.ts";
-import { formatSeconds } from "../../../src/shared/format.ts";
-import {
-  ACTIVITY_TIMEOUT_ENV,
-  HARD_TIMEOUT_ENV,
-  KILL_GRACE_ENV,
-  MAX_TIMER_MS,
-  readRunSettings,
-  runSettingsWarnings,
-} from "../../../src/shared/run-settings.ts";
+import { createSessionFile } from "../../../src/run/session-files.ts";
+import { formatSeconds } from "../../../src/shared/text.ts";
+import { ACTIVITY_TIMEOUT_ENV, HARD_TIMEOUT_ENV, KILL_GRACE_ENV, MAX_TIMER_MS, readRunSettings, runSettingsWarnings, newTaskId } from "../../../src/shared/run-settings.ts";
 import { BackgroundTasks } from "../../../src/tasks/background-tasks.ts";
 import { readRecord } from "../../../src/records/record-store.ts";
-import { newTaskId } from "../../../src/shared/new-task-id.ts";
-import type { TaskRecord } from "../../../src/records/types.ts";
+import type { TaskRecord } from "../../../src/records/record.ts";
 import { createBackgroundDispatcher } from "../../../src/pi/tool/background-dispatch.ts";
 import type { PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
-import { HEARTBEAT_MS, runSync } from "../../../src/tool/run-sync.ts";
-import { syncResultText } from "../../../src/tool/sync-result.ts";
+import { HEARTBEAT_MS, runSync, syncResultText } from "../../../src/tool/run-sync.ts";
 import { MARKER_VAR } from "../../harness/pi-env.ts";
 import { killProcessesWithMarker, waitForNoProcesses } from "../../harness/processes.ts";
 import { BASH_TOOL_STREAM } from "../fixtures/pi-events.ts";

@@ -3,7 +3,7 @@
  * the grace period, never a pid whose start time changed (a recycled pid), never the excepted pid.
  */
 import { describe, expect, it } from "vitest";
-import { endLeftovers, type SweepDeps } from "../../../src/run/leftover-sweep.ts";
+import { endLeftovers, type SweepDeps } from "../../../src/run/processes.ts";
 
 interface FakeProcess {
   start: string;

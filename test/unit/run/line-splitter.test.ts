@@ -1,6 +1,6 @@
 import { StringDecoder } from "node:string_decoder";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MAX_LINE_CHARS, LineSplitter, type SplitLine } from "../../../src/run/line-splitter.ts";
+import { DEFAULT_MAX_LINE_CHARS, LineSplitter, type SplitLine } from "../../../src/run/rpc.ts";
 
 function collect(maxLineChars?: number): { lines: SplitLine[]; splitter: LineSplitter } {
   const lines: SplitLine[] = [];

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { PARENT_ENV } from "../../../src/shared/depth.ts";
-import { endTaskWhenInputEnds, isRpcMode, startParentWatchdog, WATCHDOG_INTERVAL_MS, type WatchdogDeps } from "../../../src/run/parent-watchdog.ts";
+import { PARENT_ENV } from "../../../src/shared/nesting.ts";
+import { endTaskWhenInputEnds, isRpcMode, startParentWatchdog, WATCHDOG_INTERVAL_MS, TASK_MARKER_ENV, type WatchdogDeps } from "../../../src/run/parent-watchdog.ts";
 import type { ProcessIdentity } from "../../../src/shared/proc-identity.ts";
-import { TASK_MARKER_ENV } from "../../../src/run/task-marker.ts";
 
 function fakeDeps(alive: () => boolean) {
   const calls = { ended: [] as Array<string | undefined>, checked: [] as ProcessIdentity[], unref: 0, cleared: 0, intervalMs: 0 };

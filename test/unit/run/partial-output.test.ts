@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatPartialOutput, MAX_PARTIAL_TOOLS, toolLinesOf } from "../../../src/run/partial-output.ts";
+import { formatPartialOutput, MAX_PARTIAL_TOOLS, toolLinesOf } from "../../../src/run/outcome.ts";
 
 describe("formatPartialOutput", () => {
   it("puts the last text and the tools it ran under one heading", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { phaseLabel } from "../../../src/run/phase-label.ts";
+import { phaseLabel } from "../../../src/run/event-reducer.ts";
 
 describe("phaseLabel", () => {
   it("names each phase", () => {

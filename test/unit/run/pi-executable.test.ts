@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { findPiExecutable } from "../../../src/run/pi-executable.ts";
+import { findPiExecutable } from "../../../src/shared/run-settings.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "pi-subagent-exe-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { treeKillLibrary } from "../../../src/run/process-tree.ts";
+import { treeKillLibrary } from "../../../src/run/processes.ts";
 
 // Where /proc is missing, the tree is ended by the tree-kill package, required only then (never on Linux): it must
 // still be found from the module's own folder, as an installed copy of the package finds it.

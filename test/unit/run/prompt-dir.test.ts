@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ownIdentity } from "../../../src/shared/proc-identity.ts";
-import { promptDirOwner, sweepStalePromptDirs } from "../../../src/run/prompt-dir.ts";
+import { promptDirOwner, sweepStalePromptDirs } from "../../../src/run/session-files.ts";
 
 let base: string;
 beforeEach(() => {

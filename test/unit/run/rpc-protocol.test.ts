@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyRpcLine, encodeRpcCommand, markedMessage } from "../../../src/run/rpc-protocol.ts";
+import { classifyRpcLine, encodeRpcCommand, markedMessage } from "../../../src/run/rpc.ts";
 
 describe("encodeRpcCommand", () => {
   it("writes one JSON object on one LF-terminated line", () => {

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { ChildCommand } from "../../../src/run/command-line.ts";
 import { startRun, type RunSpec } from "../../../src/run/runner.ts";
-import { markedMessage } from "../../../src/run/rpc-protocol.ts";
+import { markedMessage } from "../../../src/run/rpc.ts";
 import { MARKER_VAR } from "../../harness/pi-env.ts";
 import { expectNoProcessesLeftAfterEach } from "../../harness/processes.ts";
 

@@ -7,10 +7,10 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { ChildCommand } from "../../../src/run/command-line.ts";
-import { trackedChildCount } from "../../../src/run/child-guard.ts";
+import { trackedChildCount } from "../../../src/run/processes.ts";
 import { startRun, type RunSpec } from "../../../src/run/runner.ts";
-import { TASK_MARKER_ENV } from "../../../src/run/task-marker.ts";
-import type { RunState } from "../../../src/run/types.ts";
+import { TASK_MARKER_ENV } from "../../../src/run/parent-watchdog.ts";
+import type { RunState } from "../../../src/run/event-reducer.ts";
 import { MARKER_VAR } from "../../harness/pi-env.ts";
 import { expectNoProcessesLeftAfterEach, processesWithMarker, waitForNoProcesses } from "../../harness/processes.ts";
 import {

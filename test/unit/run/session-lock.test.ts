@@ -3,10 +3,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createSessionFile, sessionFileExists, sessionFilePath, sessionHeaderLine, taskDir } from "../../../src/run/session-file.ts";
+import { createSessionFile, sessionFileExists, sessionFilePath, sessionHeaderLine, taskDir, acquireSessionLock, isLockLive, LOCK_FILE_NAME, readSessionLock } from "../../../src/run/session-files.ts";
 import { taskSources } from "../../../src/commands/task-lookup.ts";
 import { processStartTime } from "../../../src/shared/proc-identity.ts";
-import { acquireSessionLock, isLockLive, LOCK_FILE_NAME, readSessionLock } from "../../../src/run/session-lock.ts";
 
 const TASK = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 let agentDir: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveSkillPaths } from "../../../src/run/skill-paths.ts";
+import { resolveSkillPaths } from "../../../src/run/command-line.ts";
 
 const CWD = "/work/project";
 const HOME = "/home/me";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { markedMessage } from "../../../src/run/rpc-protocol.ts";
-import { isSteerTakenIn, SteerBatch } from "../../../src/run/steer-batch.ts";
+import { markedMessage, isSteerTakenIn, SteerBatch } from "../../../src/run/rpc.ts";
 
 function batch() {
   const sent: string[] = [];

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { processesCarryingMarker, signalMarkedProcesses, TASK_MARKER_ENV } from "../../../src/run/task-marker.ts";
+import { processesCarryingMarker, signalMarkedProcesses, TASK_MARKER_ENV } from "../../../src/run/parent-watchdog.ts";
 import { MARKER_VAR } from "../../harness/pi-env.ts";
 import { killProcessesWithMarker, waitForNoProcesses } from "../../harness/processes.ts";
 
@@ -41,7 +41,7 @@ describe("task marker", () => {
 
 describe("nested task markers", () => {
   it("a process belongs to its own task and to every task it is nested in, nothing else", async () => {
-    const { environCarriesTask, outerTasksForChild } = await import("../../../src/run/task-marker.ts");
+    const { environCarriesTask, outerTasksForChild } = await import("../../../src/run/parent-watchdog.ts");
     const environ = ["PATH=/bin", "PI_SUBAGENT_TASK_ID=grand", "PI_SUBAGENT_OUTER_TASK_IDS=root,child", ""].join("\0");
     expect(environCarriesTask(environ, "grand")).toBe(true);
     expect(environCarriesTask(environ, "child")).toBe(true);
@@ -57,8 +57,8 @@ describe("nested task markers", () => {
 
 describe("ending a child's tree ends its nested tasks", () => {
   it("terminateTree of a child also ends a grandchild task that left the tree (found by its outer-task list)", async () => {
-    const { terminateTree } = await import("../../../src/run/process-tree.ts");
-    const { OUTER_TASKS_ENV } = await import("../../../src/run/task-marker.ts");
+    const { terminateTree } = await import("../../../src/run/processes.ts");
+    const { OUTER_TASKS_ENV } = await import("../../../src/run/parent-watchdog.ts");
     const childTask = randomUUID();
     const grandTask = randomUUID();
     const child = spawn("sh", ["-c", "sleep 60 & wait"], {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { readChildMode } from "../../../src/run/child-mode.ts";
-import { childTextProblem, promptProblem } from "../../../src/run/task-text.ts";
+import { readChildMode } from "../../../src/run/stop-sequence.ts";
+import { childTextProblem, promptProblem } from "../../../src/run/rpc.ts";
 
 describe("childTextProblem / promptProblem", () => {
   it("refuses a NUL in a task or a message, naming which", () => {

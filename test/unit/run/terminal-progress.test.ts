@@ -1,12 +1,11 @@
 /**
- * The stderr lines of a blocking run in print and JSON mode: src/run/terminal-progress.ts (which lines, and
- * when) and src/tool/stderr-progress.ts (only the main pi in print or JSON mode, silenced by
+ * The stderr lines of a blocking run in print and JSON mode: src/tool/run-sync.ts (which lines, and
+ * when) and src/tool/run-sync.ts (only the main pi in print or JSON mode, silenced by
  * PI_SUBAGENT_PROGRESS=0, never a throw).
  */
 import { describe, expect, it } from "vitest";
-import { endLine, progressLinesWanted, PROGRESS_LINE_MIN_MS, QUIET_LINE_MS, startLine, TerminalProgress } from "../../../src/run/terminal-progress.ts";
-import { openStderrProgress } from "../../../src/tool/stderr-progress.ts";
-import { emptyUsage } from "../../../src/shared/format.ts";
+import { endLine, progressLinesWanted, PROGRESS_LINE_MIN_MS, QUIET_LINE_MS, startLine, TerminalProgress, openStderrProgress } from "../../../src/tool/run-sync.ts";
+import { emptyUsage } from "../../../src/shared/text.ts";
 
 const ID = "01a24177-831b-70e9-9b68-dc543ba7b57b";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { summarizeToolArgs } from "../../../src/run/tool-summary.ts";
+import { summarizeToolArgs } from "../../../src/run/event-reducer.ts";
 
 describe("summarizeToolArgs", () => {
   it("uses the argument that says what a built-in tool does", () => {

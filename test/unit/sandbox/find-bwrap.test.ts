@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { bwrapDirs, bwrapInSystemDirs, findWorkingBwrap, probeAhead, SYSTEM_BWRAP_DIRS } from "../../../src/sandbox/find-bwrap.ts";
+import { bwrapDirs, bwrapInSystemDirs, findWorkingBwrap, probeAhead, SYSTEM_BWRAP_DIRS } from "../../../src/sandbox/sandbox-layout.ts";
 
 let dirs: string[] = [];
 afterEach(() => {

@@ -2,9 +2,8 @@ import { fstatSync, mkdirSync, mkdtempSync, readFileSync, readSync, rmSync, syml
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { jitiCacheNames } from "../../../src/sandbox/jiti-cache-names.ts";
-import { MAX_HANDED_BYTES, openHandedFiles } from "../../../src/sandbox/handed-files.ts";
-import { jitiEntriesToCopy, sandboxedChildSources } from "../../../src/sandbox/jiti-cache-entries.ts";
+import { jitiCacheNames } from "../../../src/sandbox/hand-in.ts";
+import { MAX_HANDED_BYTES, openHandedFiles, jitiEntriesToCopy, sandboxedChildSources } from "../../../src/sandbox/handed-files.ts";
 
 let root = "";
 afterEach(() => rmSync(root, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * The names in src/sandbox/jiti-cache-names.ts checked against the jiti each pi really runs: pi 0.73.1's
+ * The names in src/sandbox/hand-in.ts checked against the jiti each pi really runs: pi 0.73.1's
  * (the `jiti` package) and the copy bundled in pi 1.x. Should a jiti update rename its entries, this fails (and
  * sandboxed children would start cold again).
  */
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { jitiCacheNames } from "../../../src/sandbox/jiti-cache-names.ts";
+import { jitiCacheNames } from "../../../src/sandbox/hand-in.ts";
 import { REPO_ROOT } from "../../harness/pi-env.ts";
 
 type CreateJiti = (id: string, options: Record<string, unknown>) => { import(id: string, options?: { default?: boolean }): Promise<unknown> };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loginCopyText, loginExpiredNote, PI_RENEWAL_WINDOW_MS } from "../../../src/sandbox/login-copy.ts";
+import { loginCopyText, loginExpiredNote, PI_RENEWAL_WINDOW_MS } from "../../../src/sandbox/hand-in.ts";
 
 describe("loginCopyText", () => {
   it("keeps API keys and OAuth access tokens, and blanks every OAuth refresh token", () => {

@@ -7,7 +7,7 @@ import {
   loginsDueForRefresh,
   readLoginRefreshMargin,
   withoutRecentFailures,
-} from "../../../src/sandbox/login-refresh.ts";
+} from "../../../src/sandbox/hand-in.ts";
 
 const NOW = 1_000_000_000;
 const MINUTE = 60_000;

@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { atomicTempPath, writeFileAtomic, writeFileAtomicSync } from "../../../src/shared/atomic-file.ts";
+import { atomicTempPath, writeFileAtomic, writeFileAtomicSync } from "../../../src/shared/safe-write.ts";
 import { execFileSync } from "node:child_process";
 
 let dir: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AGENT_NAME_ENV, DEPTH_ENV, isInsideSubagent, readSubagentDepth } from "../../../src/shared/depth.ts";
+import { AGENT_NAME_ENV, DEPTH_ENV, isInsideSubagent, readSubagentDepth } from "../../../src/shared/nesting.ts";
 
 describe("readSubagentDepth", () => {
   it("uses the documented variable names", () => {
@@ -37,7 +37,7 @@ describe("readSubagentDepth", () => {
 
 describe("nesting limit (PI_SUBAGENT_MAX_DEPTH)", () => {
   it("parses whole numbers from 1 to the cap, nothing else", async () => {
-    const { parseMaxDepth, MAX_DEPTH_CAP } = await import("../../../src/shared/depth.ts");
+    const { parseMaxDepth, MAX_DEPTH_CAP } = await import("../../../src/shared/nesting.ts");
     expect(MAX_DEPTH_CAP).toBe(5);
     expect(parseMaxDepth("2")).toBe(2);
     expect(parseMaxDepth(" 3 ")).toBe(3);
@@ -46,7 +46,7 @@ describe("nesting limit (PI_SUBAGENT_MAX_DEPTH)", () => {
   });
 
   it("lets the main agent dispatch always, and a child only below the limit its parent passed", async () => {
-    const { mayDispatchSubagents } = await import("../../../src/shared/depth.ts");
+    const { mayDispatchSubagents } = await import("../../../src/shared/nesting.ts");
     expect(mayDispatchSubagents({})).toBe(true);
     expect(mayDispatchSubagents({ PI_SUBAGENT_DEPTH: "1" })).toBe(false);
     expect(mayDispatchSubagents({ PI_SUBAGENT_DEPTH: "1", PI_SUBAGENT_MAX_DEPTH: "2" })).toBe(true);
@@ -55,7 +55,7 @@ describe("nesting limit (PI_SUBAGENT_MAX_DEPTH)", () => {
   });
 
   it("never lets a sandboxed child dispatch, though it is below the limit (the entry then gives it the refusing tool)", async () => {
-    const { isBelowDepthLimit, mayDispatchSubagents, readSandboxEnv } = await import("../../../src/shared/depth.ts");
+    const { isBelowDepthLimit, mayDispatchSubagents, readSandboxEnv } = await import("../../../src/shared/nesting.ts");
     const env = { PI_SUBAGENT_DEPTH: "1", PI_SUBAGENT_MAX_DEPTH: "2", PI_SUBAGENT_SANDBOX: "read-only" };
     expect(isBelowDepthLimit(env)).toBe(true);
     expect(mayDispatchSubagents(env)).toBe(false);

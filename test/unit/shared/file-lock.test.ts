@@ -3,8 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSyn
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { lockPathFor, withFileLock } from "../../../src/shared/file-lock.ts";
-import { WriteBackError } from "../../../src/shared/write-back-error.ts";
+import { lockPathFor, withFileLock, WriteBackError } from "../../../src/shared/safe-write.ts";
 
 let dir: string;
 let target: string;

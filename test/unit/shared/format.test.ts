@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emptyUsage, formatDuration, formatElapsed, formatTokens, formatUsage, oneLine, type UsageTotals } from "../../../src/shared/format.ts";
+import { emptyUsage, formatDuration, formatElapsed, formatTokens, formatUsage, oneLine, type UsageTotals } from "../../../src/shared/text.ts";
 
 function usage(partial: Partial<UsageTotals>): UsageTotals {
   return { ...emptyUsage(), ...partial };

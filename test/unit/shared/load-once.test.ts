@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadOnce } from "../../../src/shared/load-once.ts";
+import { loadOnce } from "../../../src/shared/pi-process.ts";
 
 describe("loadOnce", () => {
   it("runs the import once for concurrent and later uses, and again after a failure", async () => {

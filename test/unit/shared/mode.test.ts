@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectAppMode, isAsyncDispatchMode } from "../../../src/shared/mode.ts";
+import { detectAppMode, isAsyncDispatchMode } from "../../../src/shared/pi-process.ts";
 
 const NODE = ["/usr/bin/node", "/usr/lib/pi/dist/cli.js"];
 

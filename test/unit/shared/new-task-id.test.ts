@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { newTaskId } from "../../../src/shared/new-task-id.ts";
-import { isTaskId } from "../../../src/shared/task-id.ts";
+import { newTaskId } from "../../../src/shared/run-settings.ts";
+import { isTaskId } from "../../../src/shared/nesting.ts";
 
 const timeOf = (id: string) => parseInt(id.replace(/-/g, "").slice(0, 12), 16);
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { givenThisPackage } from "../../../src/shared/own-package.ts";
+import { givenThisPackage } from "../../../src/shared/this-process.ts";
 import { REPO_ROOT } from "../../harness/pi-env.ts";
 
 describe("givenThisPackage", () => {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createStateFileSync, readStateFileSync, readStateJsonSync } from "../../../src/shared/state-file.ts";
+import { createStateFileSync, readStateFileSync, readStateJsonSync } from "../../../src/shared/safe-write.ts";
 
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "state-file-"))));

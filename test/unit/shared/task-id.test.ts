@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { newTaskId } from "../../../src/shared/new-task-id.ts";
-import { isTaskId } from "../../../src/shared/task-id.ts";
+import { newTaskId } from "../../../src/shared/run-settings.ts";
+import { isTaskId } from "../../../src/shared/nesting.ts";
 
 describe("task ids", () => {
   it("are lowercase UUID v7s that sort by creation time", () => {

@@ -4,13 +4,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { formatAgentWarning, reportWarningsOnce, resetReportedWarningsForTests } from "../../../src/agents/warnings.ts";
-import { oneLine } from "../../../src/shared/format.ts";
-import { stripTerminalControls } from "../../../src/shared/terminal-text.ts";
-import type { SubagentResultDetails } from "../../../src/records/details.ts";
-import { cardLines, renderResultCard } from "../../../src/pi/ui/result-card.ts";
-import { widgetLines } from "../../../src/pi/ui/progress-rows.ts";
-import { renderSubagentCall, renderSubagentResult } from "../../../src/pi/ui/tool-row.ts";
-import { plainStreamText } from "../../../src/pi/ui/watch-view.ts";
+import { oneLine, stripTerminalControls } from "../../../src/shared/text.ts";
+import type { SubagentResultDetails } from "../../../src/records/record-store.ts";
+import { cardLines, renderResultCard, renderSubagentCall, renderSubagentResult } from "../../../src/pi/ui/cards.ts";
+import { widgetLines } from "../../../src/pi/ui/progress.ts";
+import { plainStreamText } from "../../../src/pi/ui/views.ts";
 import { darkTheme, plain, runningTask, runState } from "../pi/ui/helpers.ts";
 
 const TITLE = "\u001b]0;PWNED\u0007";

@@ -16,7 +16,7 @@ vi.mock("../../../src/pi/roster.ts", () => {
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { registerRosterHook } from "../../../src/start/roster-hook.ts";
+import { registerRosterHook } from "../../../src/start/main-pi.ts";
 import { cachedRoster, rememberRoster, rosterFingerprint } from "../../../src/roster/roster-cache.ts";
 
 type Handler = (event: { systemPrompt: string }, ctx: unknown) => Promise<{ systemPrompt: string } | undefined>;

@@ -1,10 +1,8 @@
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import subagentDispatch from "../../../extension.ts";
-import { registerLazily, type LazyManifest, type LoadTiming } from "../../../src/start/lazy-extension.ts";
-import { emptyRegistrations, recordingApi } from "../../../src/start/recording-api.ts";
-import { subagentManifest } from "../../../src/start/manifest.ts";
-import { registerMainPi, startsSubagentCall } from "../../../src/start/main-pi.ts";
+import { registerLazily, emptyRegistrations, recordingApi, type LazyManifest, type LoadTiming } from "../../../src/start/lazy-extension.ts";
+import { subagentManifest, registerMainPi, startsSubagentCall } from "../../../src/start/main-pi.ts";
 import { subagentParameters } from "../../../src/tool/schema.ts";
 import { register } from "../../../src/pi/runtime.ts";
 import * as toolPart from "../../../src/pi/runtime-tool.ts";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { tuiLoadTiming } from "../../../src/start/manifest.ts";
-import { holdsSubagentActivity } from "../../../src/start/session-activity.ts";
+import { tuiLoadTiming, holdsSubagentActivity } from "../../../src/start/main-pi.ts";
 
 const user = { type: "message", message: { role: "user", content: "hello" } };
 const otherTool = { type: "message", message: { role: "assistant", content: [{ type: "text", text: "x" }, { type: "toolCall", name: "bash", arguments: {} }] } };

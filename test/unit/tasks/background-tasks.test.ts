@@ -2,15 +2,13 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { forgetExitHooksForTests } from "../../../src/run/child-guard.ts";
-import { initialRunState } from "../../../src/run/event-reducer.ts";
+import { forgetExitHooksForTests } from "../../../src/run/processes.ts";
+import { initialRunState, type RunOutcome, type StopCause } from "../../../src/run/event-reducer.ts";
 import type { RunHandle, RunSpec } from "../../../src/run/runner.ts";
-import type { RunOutcome, StopCause } from "../../../src/run/types.ts";
-import { emptyUsage } from "../../../src/shared/format.ts";
+import { emptyUsage } from "../../../src/shared/text.ts";
 import { BackgroundTasks, type ResultMessage } from "../../../src/tasks/background-tasks.ts";
-import type { SubagentResultDetails } from "../../../src/records/details.ts";
-import { readRecord } from "../../../src/records/record-store.ts";
-import { newTaskId } from "../../../src/shared/new-task-id.ts";
+import { readRecord, type SubagentResultDetails } from "../../../src/records/record-store.ts";
+import { newTaskId } from "../../../src/shared/run-settings.ts";
 import type { PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
 import type { LifecycleSink } from "../../../src/delivery/lifecycle-events.ts";
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { initialRunState } from "../../../src/run/event-reducer.ts";
+import { initialRunState, type RunOutcome, type StopCause } from "../../../src/run/event-reducer.ts";
 import type { RunHandle, RunSpec, SteerResult } from "../../../src/run/runner.ts";
-import type { RunOutcome, StopCause } from "../../../src/run/types.ts";
 import { MAX_AGENT_MESSAGES_PER_TASK, promptWithQueuedMessages, TaskRegistry, type FinishedTask, type TaskLaunch } from "../../../src/tasks/registry.ts";
 
 /** A run the test drives: `over` makes it refuse stops and steers, as a run whose answer is complete does. */

@@ -3,7 +3,7 @@
  * the sessionId error, and no example id it could copy into its next call.
  */
 import { describe, expect, it } from "vitest";
-import { cancelInvalidTaskId } from "../../../src/tool/cancel-texts.ts";
+import { cancelInvalidTaskId } from "../../../src/tool/validate.ts";
 
 describe("the malformed-taskId refusal of action=cancel", () => {
   it("states the rule without an example id or a hint at the id's shape", () => {

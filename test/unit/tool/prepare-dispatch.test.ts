@@ -2,11 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AgentDefinition } from "../../../src/agents/types.ts";
-import type { LoadedConfig } from "../../../src/config/load.ts";
-import { emptyLayer } from "../../../src/config/read-layer.ts";
-import { sessionFilePath, taskDir } from "../../../src/run/session-file.ts";
-import { isTaskId } from "../../../src/shared/task-id.ts";
+import type { AgentDefinition } from "../../../src/agents/parse.ts";
+import { emptyLayer, type LoadedConfig } from "../../../src/config/load.ts";
+import { sessionFilePath, taskDir } from "../../../src/run/session-files.ts";
+import { isTaskId } from "../../../src/shared/nesting.ts";
 import { prepareDispatch, type DispatchEnvironment, type PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
 import type { DispatchRequest } from "../../../src/tool/validate.ts";
 

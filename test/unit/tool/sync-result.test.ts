@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { emptyUsage } from "../../../src/shared/format.ts";
-import type { TaskRecord } from "../../../src/records/types.ts";
-import { sessionLine, syncResultText } from "../../../src/tool/sync-result.ts";
+import { emptyUsage } from "../../../src/shared/text.ts";
+import type { TaskRecord } from "../../../src/records/record.ts";
+import { sessionLine, syncResultText } from "../../../src/tool/run-sync.ts";
 
 const ID = "01912345-6789-7abc-8def-0123456789ab";
 const LIMITS = { activityTimeoutMs: 600_000, hardTimeoutMs: 0 };

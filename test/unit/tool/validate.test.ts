@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AgentDefinition } from "../../../src/agents/types.ts";
+import type { AgentDefinition } from "../../../src/agents/parse.ts";
 import { checkDepth, describeAvailable, validateDispatch } from "../../../src/tool/validate.ts";
 import type { SubagentParams } from "../../../src/tool/schema.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { buildWorkflowEnvelope } from "../../../src/workflows/workflow-envelope.ts";
+import { buildWorkflowEnvelope } from "../../../src/workflows/background-workflow.ts";
 import { TRIGGER_LINE } from "../../../src/delivery/envelope.ts";
-import type { TaskRecord } from "../../../src/records/types.ts";
+import type { TaskRecord } from "../../../src/records/record.ts";
 
 const BATCH = "01912345-0000-7abc-8def-0123456789ab";
 const A = "01912345-aaaa-7abc-8def-0123456789ab";

@@ -1,7 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readWorkflow, withPrevious } from "../../../src/workflows/workflow.ts";
-import { workflowResultText } from "../../../src/workflows/workflow-result.ts";
-import { readWorkflowCap } from "../../../src/workflows/workflow-cap.ts";
+import { readWorkflow, withPrevious, workflowResultText, readWorkflowCap } from "../../../src/workflows/workflow.ts";
 
 const A = "01912345-6789-7abc-8def-0123456789ab";
 const B = "01912345-aaaa-7bbb-8ccc-0123456789ab";

@@ -1,6 +1,6 @@
 /** What a task branch brings, judged before a merge: raw diff entries, links leaving the repository, files loaded later. */
 import { describe, expect, it } from "vitest";
-import { broughtEntries, isLoadedLater, linkLeavesRepository, parentFolders, parseRawDiff } from "../../../src/worktree/branch-files.ts";
+import { broughtEntries, isLoadedLater, linkLeavesRepository, parentFolders, parseRawDiff } from "../../../src/worktree/merge-texts.ts";
 
 const ZERO = "0".repeat(40);
 const BLOB = "a".repeat(40);

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createWorktree, resumeWorktree } from "../../../src/worktree/lease.ts";
-import { worktreePath } from "../../../src/worktree/paths.ts";
-import { worktreeSummary } from "../../../src/worktree/report-text.ts";
+import { worktreePath } from "../../../src/worktree/worktree.ts";
+import { worktreeSummary } from "../../../src/worktree/finish-decision.ts";
 
 const TASK = "01900000-0000-7000-8000-00000000abcd";
 const OTHER = "01900000-0000-7000-8000-00000000ef01";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseWorktreeList } from "../../../src/worktree/list.ts";
+import { parseWorktreeList } from "../../../src/worktree/lease.ts";
 
 const ID = "01900000-0000-7000-8000-00000000abcd";
 const ROOT = "/agent/subagent-worktrees";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mergeTaskWorktree, planMerge } from "../../../src/worktree/merge.ts";
 import { mergeChallenge, mergeRefusalText } from "../../../src/worktree/merge-texts.ts";
-import type { ListedWorktree } from "../../../src/worktree/list.ts";
+import type { ListedWorktree } from "../../../src/worktree/lease.ts";
 
 const ID = "01912345-6789-7abc-8def-0123456789ab";
 let root: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { boundDiffStat, commitMessage, countStatusEntries, gitlinkPaths, parseNameStatus } from "../../../src/worktree/finish.ts";
-import { worktreeBlock, worktreeChangesLines, worktreeSummary } from "../../../src/worktree/report-text.ts";
-import type { WorktreeReport } from "../../../src/worktree/types.ts";
+import { worktreeBlock, worktreeChangesLines, worktreeSummary } from "../../../src/worktree/finish-decision.ts";
+import type { WorktreeReport } from "../../../src/worktree/worktree.ts";
 
 const KEPT: WorktreeReport = {
   branch: "subagent/t1",

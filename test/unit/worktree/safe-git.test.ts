@@ -11,11 +11,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { repositoryOverrides } from "../../../src/worktree/git.ts";
-import { createWorktree, resumeWorktree } from "../../../src/worktree/lease.ts";
-import { listOurWorktrees } from "../../../src/worktree/list.ts";
+import { repositoryOverrides, checkWorktreeGitDir } from "../../../src/worktree/git.ts";
+import { createWorktree, resumeWorktree, listOurWorktrees } from "../../../src/worktree/lease.ts";
 import { mergeTaskWorktree } from "../../../src/worktree/merge.ts";
-import { checkWorktreeGitDir } from "../../../src/worktree/git-dir-check.ts";
 
 const TASK = "01900000-0000-7000-8000-00000000abcd";
 const run = { taskId: TASK, agent: "worker", task: "Do the thing", status: "succeeded" };

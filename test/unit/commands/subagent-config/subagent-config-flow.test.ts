@@ -5,10 +5,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runSubagentConfigFlow } from "../../../../src/commands/subagent-config/flow.ts";
-import { PROCESS_WRITE_NOTE } from "../../../../src/commands/subagent-config/config-notices.ts";
-import { TYPE_MODEL_ENTRY } from "../../../../src/commands/subagent-config/labels.ts";
-import { getProcessOverrides, resetProcessOverridesForTests, setProcessOverride } from "../../../../src/config/process-overrides.ts";
+import { runSubagentConfigFlow, PROCESS_WRITE_NOTE, TYPE_MODEL_ENTRY } from "../../../../src/commands/config-editor.ts";
+import { getProcessOverrides, resetProcessOverridesForTests, setProcessOverride } from "../../../../src/config/load.ts";
 import {
   bodyEdit,
   choose,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cancelCommand } from "../../../../src/pi/commands/cancel-commands.ts";
+import { cancelCommand } from "../../../../src/pi/commands/task-commands.ts";
 import { fakeCtx, fakeDeps, FakeLive, FakeSources, ID_A, recordingIo, snapshot } from "./fakes.ts";
 
 /** A task whose run ended on its own a moment before the person's cancel: the registry refuses the cancel. */

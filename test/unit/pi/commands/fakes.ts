@@ -4,14 +4,13 @@
  */
 import type { MarkdownTheme } from "@mariozechner/pi-tui";
 import type { Theme } from "@mariozechner/pi-coding-agent";
-import type { CommandIo, Surface } from "../../../../src/pi/commands/command-io.ts";
-import type { LiveTasks, TaskCommandContext, TaskCommandDeps } from "../../../../src/pi/commands/task-command-deps.ts";
+import type { CommandIo, Surface, LiveTasks, TaskCommandContext, TaskCommandDeps } from "../../../../src/pi/commands/commands.ts";
 import type { TaskSources } from "../../../../src/commands/task-lookup.ts";
-import { emptyUsage } from "../../../../src/shared/format.ts";
-import type { AppMode } from "../../../../src/shared/mode.ts";
+import { emptyUsage } from "../../../../src/shared/text.ts";
+import type { AppMode } from "../../../../src/shared/pi-process.ts";
 import { initialRunState } from "../../../../src/run/event-reducer.ts";
 import type { TaskSnapshot } from "../../../../src/tasks/registry.ts";
-import type { TaskRecord, WorkflowRecord } from "../../../../src/records/types.ts";
+import type { TaskRecord, WorkflowRecord } from "../../../../src/records/record.ts";
 
 export const KEY = {
   up: "\x1b[A",

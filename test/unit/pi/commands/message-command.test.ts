@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { messageCommand, splitIdAndText } from "../../../../src/pi/commands/message-command.ts";
+import { messageCommand, splitIdAndText } from "../../../../src/pi/commands/task-commands.ts";
 import type { MessageOutcome } from "../../../../src/tasks/registry.ts";
 import { fakeCtx, fakeDeps, FakeLive, FakeSources, ID_A, ID_C, ID_OLD, record, recordingIo, snapshot } from "./fakes.ts";
 

@@ -5,8 +5,8 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { createConfigStore } from "../../../../src/commands/subagent-config/store.ts";
-import type { BodyEditOutcome, ConfigDialogs, ConfigStore, NoticeLevel } from "../../../../src/commands/subagent-config/config-types.ts";
+import { createConfigStore } from "../../../../src/commands/config-store.ts";
+import type { BodyEditOutcome, ConfigDialogs, ConfigStore, NoticeLevel } from "../../../../src/commands/config-editor.ts";
 import { createTempTree, type TempTree } from "../../agents/temp-tree.ts";
 
 export type Answer<T> = T | ((options: string[], title: string) => T);

@@ -1,7 +1,7 @@
 import { visibleWidth } from "@mariozechner/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { followTask } from "../../../../src/pi/commands/watch-command.ts";
-import { activityText, frameOf, plainStreamText, WATCH_LIVE_HINT, WatchView, watchStatusLine } from "../../../../src/pi/ui/watch-view.ts";
+import { followTask } from "../../../../src/pi/commands/task-commands.ts";
+import { activityText, frameOf, plainStreamText, WATCH_LIVE_HINT, WatchView, watchStatusLine } from "../../../../src/pi/ui/views.ts";
 import { FakeLive, FakeSources, ID_A, KEY, plainTheme, snapshot } from "./fakes.ts";
 
 function runningTask(streamTail: string) {

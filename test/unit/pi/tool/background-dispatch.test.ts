@@ -3,12 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { forgetExitHooksForTests } from "../../../../src/run/child-guard.ts";
-import { initialRunState } from "../../../../src/run/event-reducer.ts";
-import type { RunOutcome } from "../../../../src/run/types.ts";
+import { forgetExitHooksForTests } from "../../../../src/run/processes.ts";
+import { initialRunState, type RunOutcome } from "../../../../src/run/event-reducer.ts";
 import { BackgroundTasks } from "../../../../src/tasks/background-tasks.ts";
 import { writeRecord } from "../../../../src/records/record-store.ts";
-import { newTaskId } from "../../../../src/shared/new-task-id.ts";
+import { newTaskId } from "../../../../src/shared/run-settings.ts";
 import { createBackgroundDispatcher, receiptText } from "../../../../src/pi/tool/background-dispatch.ts";
 import type { PreparedRun } from "../../../../src/tool/prepare-dispatch.ts";
 

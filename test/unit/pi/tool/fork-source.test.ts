@@ -6,7 +6,7 @@
 import { buildSessionContext, type SessionEntry } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { buildForkedHistory } from "../../../../src/run/fork-history.ts";
-import { forkedConversation } from "../../../../src/pi/tool/fork-source.ts";
+import { forkedConversation } from "../../../../src/pi/tool/execute.ts";
 
 const at = "2026-12-01T00:00:00.000Z";
 const user = (id: string, parentId: string | null, text: string): SessionEntry =>

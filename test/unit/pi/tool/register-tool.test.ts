@@ -5,9 +5,8 @@ import { fileURLToPath } from "node:url";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PreparedRun } from "../../../../src/tool/prepare-dispatch.ts";
-import { registerSubagentTool, type BackgroundDispatcher, type SubagentToolOptions } from "../../../../src/pi/tool/register-tool.ts";
+import { registerSubagentTool, admitAll, type BackgroundDispatcher, type SubagentToolOptions } from "../../../../src/pi/tool/execute.ts";
 import type { SubagentParams } from "../../../../src/tool/schema.ts";
-import { admitAll } from "../../../../src/pi/tool/workflow-dispatch.ts";
 import { NO_TASKS_TO_CANCEL_IN_SYNC_MODE, TOOL_DESCRIPTION, TOOL_GUIDELINES, TOOL_SNIPPET } from "../../../../src/tool/texts.ts";
 
 interface RegisteredTool {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { admitAll } from "../../../../src/pi/tool/workflow-dispatch.ts";
-import type { AdmittedPart } from "../../../../src/pi/tool/register-tool.ts";
+import { admitAll, type AdmittedPart } from "../../../../src/pi/tool/execute.ts";
 import type { SubagentParams } from "../../../../src/tool/schema.ts";
-import { FanOutGate } from "../../../../src/budget/fan-out-gate.ts";
+import { FanOutGate } from "../../../../src/budget/fan-out.ts";
 
 const nobody = { hasUI: false } as never;
 

@@ -1,9 +1,9 @@
 /**
- * /subagent-agents' TUI view (src/pi/ui/agents-view.ts): the report's lines full screen, opened at the top, a long
+ * /subagent-agents' TUI view (src/pi/commands/agents-command.ts): the report's lines full screen, opened at the top, a long
  * line wrapped under its own indent, scrolled by the result viewer's keys, closed with Esc, q or Enter.
  */
 import { describe, expect, it } from "vitest";
-import { AgentsView } from "../../../../src/pi/ui/agents-view.ts";
+import { AgentsView } from "../../../../src/pi/commands/agents-command.ts";
 import { plain, plainLines } from "./helpers.ts";
 
 const LINES = [

@@ -2,11 +2,10 @@
  * Helpers for the UI tests: a plain styler (formatters' output is then plain text), pi's real dark theme for
  * rendering pi-tui components, ANSI stripping, and task snapshots.
  */
-import { initialRunState } from "../../../../src/run/event-reducer.ts";
+import { initialRunState, type RunState } from "../../../../src/run/event-reducer.ts";
 import { initTheme, type Theme } from "@mariozechner/pi-coding-agent";
-import type { RunState } from "../../../../src/run/types.ts";
 import type { TaskSnapshot } from "../../../../src/tasks/registry.ts";
-import type { Styler } from "../../../../src/shared/styler.ts";
+import type { Styler } from "../../../../src/shared/text.ts";
 
 export const plain: Styler = { fg: (_colour, text) => text, bold: (text) => text };
 

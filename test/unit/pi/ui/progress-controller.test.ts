@@ -2,9 +2,7 @@ import type { Component } from "@mariozechner/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Counts } from "../../../../src/tasks/background-tasks.ts";
 import type { TaskSnapshot } from "../../../../src/tasks/registry.ts";
-import { ProgressController, type ProgressUi, type TaskSource } from "../../../../src/pi/ui/progress-controller.ts";
-import { WIDGET_KEY } from "../../../../src/pi/ui/progress-widget.ts";
-import { STATUS_KEY } from "../../../../src/pi/ui/status-segment.ts";
+import { ProgressController, WIDGET_KEY, STATUS_KEY, type ProgressUi, type TaskSource } from "../../../../src/pi/ui/progress.ts";
 import { plain, plainLines, runningTask } from "./helpers.ts";
 
 class FakeTasks implements TaskSource {

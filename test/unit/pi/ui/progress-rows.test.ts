@@ -6,8 +6,8 @@ import {
   widgetRows,
   widgetTitle,
   WIDGET_MAX_ROWS,
-} from "../../../../src/pi/ui/progress-rows.ts";
-import { shortTaskIds } from "../../../../src/shared/short-id.ts";
+} from "../../../../src/pi/ui/progress.ts";
+import { shortTaskIds } from "../../../../src/shared/text.ts";
 import { darkTheme, plain, plainLines, queuedTask, runningTask, runState } from "./helpers.ts";
 
 const MINUTE = 60_000;

@@ -1,10 +1,9 @@
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import type { BackgroundTasks } from "../../../../src/tasks/background-tasks.ts";
-import type { BackgroundHandle } from "../../../../src/pi/register-background.ts";
-import { registerUi } from "../../../../src/pi/ui/register-ui.ts";
-import { renderResultCard } from "../../../../src/pi/ui/result-card.ts";
-import { renderSubagentCall, renderSubagentResult } from "../../../../src/pi/ui/tool-row.ts";
+import type { BackgroundHandle } from "../../../../src/pi/runtime.ts";
+import { registerUi } from "../../../../src/pi/ui/progress.ts";
+import { renderResultCard, renderSubagentCall, renderSubagentResult } from "../../../../src/pi/ui/cards.ts";
 import { runningTask } from "./helpers.ts";
 
 type Handler = (event: unknown, ctx: ExtensionContext) => unknown;

@@ -1,7 +1,7 @@
 import { visibleWidth } from "@mariozechner/pi-tui";
 import { describe, expect, it } from "vitest";
-import type { SubagentResultDetails } from "../../../../src/records/details.ts";
-import { cardLines, cardText, renderResultCard } from "../../../../src/pi/ui/result-card.ts";
+import type { SubagentResultDetails } from "../../../../src/records/record-store.ts";
+import { cardLines, cardText, renderResultCard } from "../../../../src/pi/ui/cards.ts";
 import { darkTheme, plain, plainLines } from "./helpers.ts";
 
 const TASK_ID = "01912345-6789-7abc-8def-0123456789ab";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { visibleWidth } from "@mariozechner/pi-tui";
-import { RESULT_VIEWER_KEYS, ResultViewer, ScrollWindow } from "../../../../src/pi/ui/result-viewer.ts";
+import { RESULT_VIEWER_KEYS, ResultViewer, ScrollWindow } from "../../../../src/pi/ui/views.ts";
 import { ID_A, KEY, plainMarkdownTheme, plainTheme, record } from "../commands/fakes.ts";
 
 /** 50 numbered paragraphs: each renders as one line and a blank one. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { statusText, styledStatus } from "../../../../src/pi/ui/status-segment.ts";
+import { statusText, styledStatus } from "../../../../src/pi/ui/progress.ts";
 import { darkTheme, stripAnsi } from "./helpers.ts";
 
 describe("statusText", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { finishedTaskItems, namedTaskItems, PICKER_HINT, PICKER_REFRESH_MS, runningTaskItems, TaskPicker } from "../../../../src/pi/ui/task-picker.ts";
+import { finishedTaskItems, namedTaskItems, PICKER_HINT, PICKER_REFRESH_MS, runningTaskItems, TaskPicker } from "../../../../src/pi/ui/views.ts";
 import { ID_A, ID_B, ID_C, KEY, plainTheme, record, snapshot } from "../commands/fakes.ts";
 
 describe("picker rows", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SubagentResultDetails } from "../../../../src/records/details.ts";
+import type { SubagentResultDetails } from "../../../../src/records/record-store.ts";
 import type { SyncProgress } from "../../../../src/tool/run-sync.ts";
 import {
   callText,
@@ -8,7 +8,7 @@ import {
   renderSubagentCall,
   renderSubagentResult,
   syncResultLines,
-} from "../../../../src/pi/ui/tool-row.ts";
+} from "../../../../src/pi/ui/cards.ts";
 import { darkTheme, plain, plainLines } from "./helpers.ts";
 
 const TASK_ID = "01912345-6789-7abc-8def-0123456789ab";

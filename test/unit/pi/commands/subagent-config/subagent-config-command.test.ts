@@ -7,13 +7,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { editBodyInTui } from "../../../../../src/pi/commands/subagent-config/dialogs.ts";
-import { editorCommand, runEditorOnText, runEditorOutsideTui, splitCommand } from "../../../../../src/commands/subagent-config/external-editor.ts";
-import { NON_TUI_WARNING } from "../../../../../src/commands/subagent-config/config-notices.ts";
-import { agentNameCompletions, COMMAND_NAME, registerSubagentConfigCommand } from "../../../../../src/pi/commands/subagent-config/register.ts";
-import { runSubagentConfigCommand } from "../../../../../src/pi/commands/subagent-config/run.ts";
-import { resetProcessOverridesForTests } from "../../../../../src/config/process-overrides.ts";
-import { PrefilledInputComponent } from "../../../../../src/pi/ui/prefilled-input.ts";
+import { editBodyInTui, runSubagentConfigCommand, PrefilledInputComponent } from "../../../../../src/pi/commands/config-command.ts";
+import { editorCommand, runEditorOnText, runEditorOutsideTui, splitCommand } from "../../../../../src/commands/config-store.ts";
+import { NON_TUI_WARNING } from "../../../../../src/commands/config-editor.ts";
+import { agentNameCompletions, COMMAND_NAME, registerSubagentConfigCommand } from "../../../../../src/pi/commands/commands.ts";
+import { resetProcessOverridesForTests } from "../../../../../src/config/load.ts";
 import { createWorld, WORKER_TEXT, type World } from "../subagent-config-fixtures.ts";
 
 let world: World | undefined;
