@@ -3,7 +3,8 @@
  */
 import type { ExtensionAPI, ExtensionContext, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { FanOutGate } from "../budget/fan-out.ts";
-import { registerTaskCommands, registerWorktreesCommand, registerSubagentConfigCommand, registerAgentsCommand, commandIo } from "./commands/commands.ts";
+import { registerTaskCommands, registerWorktreesCommand, registerSubagentConfigCommand, registerAgentsCommand } from "./commands/commands.ts";
+import { commandIo } from "./commands/command-io.ts";
 import { agentDir } from "../shared/this-process.ts";
 import { createBackgroundDispatcher } from "./tool/background-dispatch.ts";
 import { registerSubagentTool } from "./tool/execute.ts";

@@ -12,7 +12,7 @@ import { isApproved } from "../../authority/first-use-approvals.ts";
 import { decideProjectAuthority, readAuthoritySettings } from "../../authority/trust.ts";
 import { readSandboxSettings, currentModelRef } from "../../config/resolve.ts";
 import { readSessionAuthority, readSessionTools, sessionConfig } from "../tool/authority.ts";
-import type { CommandIo } from "./commands.ts";
+import type { CommandIo } from "./command-io.ts";
 
 /*
  * The TUI view of /subagent-agents: the lines print mode writes to stdout (src/commands/agents-inventory.ts),

@@ -5,7 +5,7 @@ import { CANCEL_TOO_LATE_STATUS, type TaskSnapshot, type MessageOutcome } from "
 import { runningTaskItems, FULL_SCREEN, ResultViewer, finishedTaskItems, namedTaskItems, frameOf, WATCH_REFRESH_MS, WatchView, type ViewerExit } from "../ui/views.ts";
 import { CANCEL_ALL_COMMAND, CANCEL_COMMAND, MESSAGE_COMMAND, WATCH_COMMAND } from "../../commands/descriptions.ts";
 import { alreadyFinished, cancelAlreadyRequested, cancelledCount, cancelOutsideTui, cancelSent, noRunningTaskMatches, NOTHING_TO_CANCEL, workflowCancelSent, normalizeTaskInput, RECENT_FINISHED_MAX, NO_FINISHED_TASKS, noFinalOutput, noTaskRecord, prefixAmbiguous, prefixTooShort, RESULT_STILL_RUNNING, RESULT_USAGE, workflowResultNotice, recentResultLines, resultJsonLine, resultPlainText, NOTHING_TO_WATCH, watchOutsideTui, statusWithCause, type NamedTask } from "../../commands/task-commands.ts";
-import { chooseRunningTask, pickTask, type CommandIo, type TaskCommandContext, type TaskCommandDeps, type LiveTasks } from "./commands.ts";
+import { chooseRunningTask, pickTask, type CommandIo, type TaskCommandContext, type TaskCommandDeps, type LiveTasks } from "./command-io.ts";
 import { childTextProblem } from "../../run/rpc.ts";
 import type { AppMode } from "../../shared/pi-process.ts";
 import { shortTaskId } from "../../shared/text.ts";

@@ -11,7 +11,7 @@ import { isLockLive, readSessionLock } from "../../run/session-files.ts";
 import { oneLine } from "../../shared/text.ts";
 import { readRecord } from "../../records/record-store.ts";
 import { listOurWorktrees, removeListedWorktree, taskBranchOf, type ListedWorktree } from "../../worktree/lease.ts";
-import { pickTask, type CommandIo } from "./commands.ts";
+import { pickTask, type CommandIo } from "./command-io.ts";
 import { WORKTREES_COMMAND } from "../../commands/descriptions.ts";
 import { mergeStep } from "../../tasks/merge-task.ts";
 import { resolveTaskPrefix } from "../../commands/task-commands.ts";

@@ -4,7 +4,7 @@
  */
 import type { MarkdownTheme } from "@mariozechner/pi-tui";
 import type { Theme } from "@mariozechner/pi-coding-agent";
-import type { CommandIo, Surface, LiveTasks, TaskCommandContext, TaskCommandDeps } from "../../../../src/pi/commands/commands.ts";
+import type { CommandIo, Surface, LiveTasks, TaskCommandContext, TaskCommandDeps } from "../../../../src/pi/commands/command-io.ts";
 import type { TaskSources } from "../../../../src/commands/task-lookup.ts";
 import { emptyUsage } from "../../../../src/shared/text.ts";
 import type { AppMode } from "../../../../src/shared/pi-process.ts";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CANCEL_PICKER_TITLE, cancelAllCommand, cancelCommand, RESULT_PICKER_TITLE, resultCommand, WATCH_PICKER_TITLE, watchCommand } from "../../../../src/pi/commands/task-commands.ts";
-import { commandIo, surfaceOf, guarded, registerTaskCommands, registerWorktreesCommand } from "../../../../src/pi/commands/commands.ts";
+import { commandIo, surfaceOf } from "../../../../src/pi/commands/command-io.ts";
+import { guarded, registerTaskCommands, registerWorktreesCommand } from "../../../../src/pi/commands/commands.ts";
 import { FULL_SCREEN } from "../../../../src/pi/ui/views.ts";
 import { fakeCtx, fakeDeps, FakeLive, FakeSources, ID_A, ID_B, ID_C, ID_OLD, KEY, record, recordingIo, snapshot } from "./fakes.ts";
 
