@@ -150,7 +150,11 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     expect(waiting).toContain("/subagent-answer");
     const askedAt = Date.now();
     // One and a half activity timeouts pass with the child silent, waiting for the person: it is not stopped for that.
-    await t.waitForScreen(() => Date.now() - askedAt > 1.5 * activityTimeoutMs, 60_000, "an activity timeout and a half");
+    // Not a wait for an event: time must pass to show that nothing happens; the screen must say so all along.
+    await t.waitForScreen((screen) => {
+      expect(screen, "the child timed out while it waited for the person").not.toContain("timed out");
+      return Date.now() - askedAt > 1.5 * activityTimeoutMs;
+    }, 60_000, "an activity timeout and a half");
     const later = await t.screen();
     expect(later).toMatch(WAITING_LINE);
     expect(later).not.toContain("timed out");

@@ -10,7 +10,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
 import type { PiEnv } from "../harness/pi-env.ts";
@@ -70,12 +70,9 @@ function treeOf(taskId: string, seconds: number) {
   return processesWithMarker(suite.env.marker).filter((p) => p.cmdline.includes(taskId) || p.cmdline.includes(`sleep ${seconds}`));
 }
 
+/** Waits until that tree is gone (/proc emits no event when a process ends: re-checked every 100 ms). */
 async function waitForTreeGone(taskId: string, seconds: number, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (treeOf(taskId, seconds).length > 0) {
-    if (Date.now() > deadline) throw new Error(`tree of ${taskId} still there: ${JSON.stringify(treeOf(taskId, seconds))}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await vi.waitFor(() => expect(treeOf(taskId, seconds), `the tree of ${taskId}`).toEqual([]), { timeout: timeoutMs, interval: 100 });
 }
 
 function envelopeFor(taskId: string) {

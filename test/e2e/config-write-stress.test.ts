@@ -92,6 +92,7 @@ describe("config write-back under concurrent writers", () => {
       } catch {
         badReads.push(text);
       }
+      // Not a wait for an event: a reader 2 ms apart on purpose, so its reads interleave with the writers' writes.
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     const outcomes = await results;

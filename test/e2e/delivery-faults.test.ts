@@ -8,7 +8,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY } from "../harness/pi-env.ts";
@@ -71,7 +71,7 @@ describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
     const outputs = all.messages.filter((m) => RESULT_TITLE.test(messageText(m))).map((m) => messageText(m).split("---\n")[1]);
     expect(outputs.sort()).toEqual(["RESULT-1", "RESULT-2", "RESULT-3", "RESULT-4"]);
     expectNoDuplicates();
-    await t.waitForScreen(() => records(suite.env.agentDir).filter((r) => r.delivered === true).length === 4, 30_000, "four delivered records");
+    await vi.waitFor(() => expect(records(suite.env.agentDir).filter((r) => r.delivered === true), "delivered records").toHaveLength(4), { timeout: 30_000, interval: 100 });
     expect(readdirSync(outbox)).toEqual([]);
     expect(await t.quit()).toBe(0);
   });
@@ -85,8 +85,8 @@ describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
     suite.fake.on({
       when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."),
       reply: async () => {
-        await waitForFile(outbox, 60_000);
-        for (let i = 0; i < 600 && readdirSync(outbox).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+        // A folder emits no event when a file lands in it: re-checked every 100 ms.
+        await vi.waitFor(() => expect(existsSync(outbox) ? readdirSync(outbox) : [], "the result in the outbox").not.toEqual([]), { timeout: 60_000, interval: 100 });
         return { httpError: { status: 400, message: "the model call failed" } };
       },
       times: 1,
@@ -167,7 +167,7 @@ describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
       await first.press("Escape");
       const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultIds(r).length === 1, 90_000, "the result in window one");
       expect(messageText(delivered.messages.find((m) => RESULT_TITLE.test(messageText(m))))).toContain("OWNED-RESULT");
-      await first.waitForScreen(() => readdirSync(outbox).length === 0, 30_000, "the outbox emptied");
+      await vi.waitFor(() => expect(readdirSync(outbox), "the outbox").toEqual([]), { timeout: 30_000, interval: 100 });
       expect(suite.fake.requests.filter((r) => isParent(r) && resultIds(r).length > 0 && r.messages.some((m) => messageText(m).startsWith("Second window here.")))).toEqual([]);
       expectNoDuplicates();
       expect(await second.quit()).toBe(0);

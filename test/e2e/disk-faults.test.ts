@@ -11,7 +11,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statfsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, PI, runPi } from "../harness/pi-env.ts";
@@ -56,15 +56,6 @@ function pinFile(file: string): void {
   mount(["--bind", source], file);
 }
 
-/** Re-checks `done` every 100 ms (nothing emits an event when a file goes) until a generous deadline. */
-async function waitUntil(done: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 const delegation = (task: string) => `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task } }] })}`;
 
 /** The tool result the main agent got for its delegation (the parent's request after the tool call). */
@@ -103,7 +94,8 @@ describe.skipIf(!isRoot)("disk faults in print mode", () => {
     expect(existsSync(join(folder, "run.lock"))).toBe(true);
     const next = await pi(["-p", `Hello. ${fakeDirective({ text: "HELLO-AGAIN" })}`]);
     expect(next.code, next.stderr).toBe(0);
-    await waitUntil(() => !existsSync(join(folder, "run.lock")) && !existsSync(join(folder, "agent-prompt.md")), "the next start removes run.lock and agent-prompt.md");
+    // The next start removes run.lock and agent-prompt.md (nothing emits an event when a file goes: re-checked every 100 ms).
+    await vi.waitFor(() => expect(["run.lock", "agent-prompt.md"].filter((name) => existsSync(join(folder, name))), "run files left").toEqual([]), { timeout: 30_000, interval: 100 });
     expect(next.stderr).not.toContain("its pi process ended");
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });

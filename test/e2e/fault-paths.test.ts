@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { useE2eSuite, WORKER_BODY_MARKER } from "../harness/e2e-suite.ts";
 import { fakeDirective, type FakeAction } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, PI_CLI, runPi } from "../harness/pi-env.ts";
@@ -190,16 +190,13 @@ describe.skipIf(skipTuiTests())("the start-up clean-up in the TUI", () => {
     suite.newEnv();
     const ids = staleRuns(2000);
     const t = await suite.startTui();
-    const deadline = Date.now() + 60_000;
     // The clean-up has begun: a first run is recorded (re-checked every 100 ms; nothing emits an event).
-    while (recordedCount(ids) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(recordedCount(ids)).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(recordedCount(ids), "runs recorded").toBeGreaterThan(0), { timeout: 60_000, interval: 100 });
     await t.type("typed-while-sweeping");
     await t.waitForText("typed-while-sweeping", 60_000);
     // On a synchronous clean-up the keystrokes wait until every run is recorded.
     expect(recordedCount(ids)).toBeLessThan(ids.length);
-    while (recordedCount(ids) < ids.length && Date.now() < deadline + 60_000) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(recordedCount(ids)).toBe(ids.length);
+    await vi.waitFor(() => expect(recordedCount(ids), "runs recorded").toBe(ids.length), { timeout: 90_000, interval: 100 });
     // What was typed is sent as a prompt (the editor must be empty for /quit).
     await t.press("Enter");
     await suite.fake.waitForRequest((r) => r.lastText.includes("typed-while-sweeping"), 30_000, "the typed prompt");

@@ -9,7 +9,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { isWorkerRequest, useE2eSuite, WORKER_BODY } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
@@ -38,15 +38,6 @@ function environOf(pid: number): string[] {
   } catch {
     return [];
   }
-}
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return true;
 }
 
 function records(): Array<Record<string, unknown>> {
@@ -242,7 +233,14 @@ describe.skipIf(skipTuiTests())("fork and nesting in the TUI", () => {
     const envelopeText = envelope.messages.map(messageText).find((text) => text.includes("[subagent-result] worker cancelled"))!;
     expect(envelopeText).toMatch(/- Depth: 1 of 2 · Context: forked \(\d+ messages of the main conversation\)/);
 
-    expect(await waitFor(() => atDepth(1).length === 0 && atDepth(2).length === 0, 30_000)).toBe(true);
+    // /proc emits no event when a process ends: re-checked every 100 ms.
+    await vi.waitFor(
+      () => {
+        expect(atDepth(1), "processes at depth 1").toEqual([]);
+        expect(atDepth(2), "processes at depth 2").toEqual([]);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
     // Only the TUI itself is left: the child's pi, the grandchild's pi and its sleep are all gone.
     const stay = [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim()), (await t.piPid())!];
     expect(await waitForNoProcesses(suite.env.marker, 30_000, stay)).toEqual([]);

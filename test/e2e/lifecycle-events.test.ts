@@ -8,11 +8,11 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, REPO_ROOT, runPi } from "../harness/pi-env.ts";
-import { waitForFile, waitForNoProcesses } from "../harness/processes.ts";
+import { waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests } from "../harness/tmux.ts";
 
 const LISTENER = join(REPO_ROOT, "test", "e2e", "fixtures", "lifecycle-listener.ts");
@@ -32,12 +32,7 @@ function logged(path: string): Logged[] {
 
 /** The log re-read every 100 ms (a file emits no event) until `channel` is in it. */
 async function waitForLogged(path: string, channel: string, timeoutMs: number): Promise<void> {
-  await waitForFile(path, timeoutMs);
-  const deadline = Date.now() + timeoutMs;
-  while (!logged(path).some((event) => event.channel === channel)) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${channel} in ${path}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await vi.waitFor(() => expect(logged(path).map((event) => event.channel), `the channels logged in ${path}`).toContain(channel), { timeout: timeoutMs, interval: 100 });
 }
 
 function delegatingPrompt(childText: string): string {

@@ -35,16 +35,27 @@ export function processesWithMarker(marker: string): LeftoverProcess[] {
 }
 
 /**
+ * The one re-checking loop of this file: `holds` every 100 ms (neither /proc nor a file emits an event) until it
+ * is true (returns true) or `timeoutMs` has passed (returns false). Plain timers rather than vitest's `vi.waitFor`,
+ * because bench/ and demo/ call these helpers outside vitest.
+ */
+async function recheckUntil(holds: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (holds()) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
  * Waits (re-checking on a short interval, bounded) until no process carries the marker, apart from the pids in
  * `except` (a pi that the test still drives). Returns what is left at the deadline.
  */
 export async function waitForNoProcesses(marker: string, timeoutMs = 15_000, except: readonly number[] = []): Promise<LeftoverProcess[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const left = processesWithMarker(marker).filter((p) => !except.includes(p.pid));
-    if (left.length === 0 || Date.now() > deadline) return left;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  let left: LeftoverProcess[] = [];
+  await recheckUntil(() => (left = processesWithMarker(marker).filter((p) => !except.includes(p.pid))).length === 0, timeoutMs);
+  return left;
 }
 
 /**
@@ -52,10 +63,8 @@ export async function waitForNoProcesses(marker: string, timeoutMs = 15_000, exc
  * really started that command: a file the command touches first appears a moment before the process does).
  */
 export async function waitForProcess(marker: string, text: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!processesWithMarker(marker).some((p) => p.cmdline.includes(text))) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for a process running ${text}`);
-    await new Promise((r) => setTimeout(r, 100));
+  if (!(await recheckUntil(() => processesWithMarker(marker).some((p) => p.cmdline.includes(text)), timeoutMs))) {
+    throw new Error(`timed out after ${timeoutMs} ms waiting for a process running ${text}`);
   }
 }
 
@@ -72,11 +81,7 @@ export function killProcessesWithMarker(marker: string): void {
 
 /** Waits until a file exists (a test's sign that a child's command has started). */
 export async function waitForFile(path: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!existsSync(path)) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${path}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  if (!(await recheckUntil(() => existsSync(path), timeoutMs))) throw new Error(`timed out after ${timeoutMs} ms waiting for ${path}`);
 }
 
 /**
