@@ -11,7 +11,6 @@ import { isTaskId } from "../../shared/nesting.ts";
 import { CANCEL_NEEDS_REASON, CANCEL_NEEDS_TASK_ID, cancelAlreadyFinished, cancelChallenge, cancelInvalidTaskId, cancelRequested, cancelUnknownTask, workflowCancelChallenge, workflowCancelRequested, MESSAGE_NEEDS_TASK_ID, MESSAGE_NEEDS_TEXT, messageLimitReached, messageQueued, messageSteered, messageToFinished, messageToUnknown, messageUnsupported } from "../../tool/validate.ts";
 import { childTextProblem } from "../../run/rpc.ts";
 import type { PreparedRun } from "../../tool/prepare-dispatch.ts";
-import { worktreeReceiptNote } from "../../worktree/worktree.ts";
 import { admitAll, prepareAll, type BackgroundDispatcher, type WorkflowAdmission, type AdmittedPart, type PreparedPart } from "./execute.ts";
 import type { SubagentParams } from "../../tool/schema.ts";
 import { newTaskId } from "../../shared/run-settings.ts";
@@ -25,25 +24,6 @@ import { refreshLoginsBeforeHandIn } from "./authority.ts";
  */
 /** The longest cancel reason kept (it is quoted in the cancelled task's envelope). */
 export const CANCEL_REASON_MAX = 500;
-
-export function receiptText(agent: string, taskId: string, queue?: { position: number; running: number }): string {
-  const receipt = `Dispatched ${agent}. taskId: ${taskId}`;
-  if (!queue) return receipt;
-  const running = `${queue.running} ${queue.running === 1 ? "subagent" : "subagents"} already running`;
-  return `${receipt} (queued: ${running}, this one is number ${queue.position} in line and starts when a slot frees)`;
-}
-
-export function couldNotStartMessage(agent: string, taskId: string, errorMessage: string): string {
-  return `Subagent ${agent} was not dispatched: ${errorMessage}. Nothing is running for taskId ${taskId}; its failed result is recorded and also arrives as a [subagent-result] notification.`;
-}
-
-export interface ReceiptDetails {
-  receipt: true;
-  taskId: string;
-  agent: string;
-  task: string;
-  queued: boolean;
-}
 
 export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDir: () => string, now: () => number = Date.now): BackgroundDispatcher {
   /** `action: "cancel"` with a batch or chain id: the same two steps as for one task, for every part in flight. */
@@ -79,26 +59,7 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
   };
 
   return {
-    dispatch(prepared: PreparedRun, ctx: ExtensionContext, askPerson = true): AgentToolResult<unknown> {
-      const result = tasks().dispatch(prepared, ctx.sessionManager.getSessionId(), askPerson);
-      // Never a "Dispatched" receipt for a task that is not running: the call fails, saying why.
-      if ("failed" in result) throw new Error(couldNotStartMessage(prepared.agent.name, prepared.taskId, result.errorMessage));
-      const details: ReceiptDetails = {
-        receipt: true,
-        taskId: prepared.taskId,
-        agent: prepared.agent.name,
-        task: prepared.task,
-        queued: !result.started,
-      };
-      const receipt = receiptText(prepared.agent.name, prepared.taskId, result.started ? undefined : result);
-      const placed = prepared.worktree ? `${receipt}${worktreeReceiptNote(prepared.worktree)}` : receipt;
-      // What the tool ceiling cut is said at once, so the main agent does not expect the child to edit or run.
-      const notes = [placed];
-      if (prepared.origin?.sandbox) notes.push(`- Sandbox: ${prepared.origin.sandbox}`);
-      if (prepared.origin?.toolsNotGranted) notes.push(prepared.origin.toolsNotGranted);
-      const text = notes.join("\n");
-      return { content: [{ type: "text", text }], details };
-    },
+    tasks,
 
     dispatchWorkflow: (workflow, admit, ctx) => dispatchBackgroundWorkflow(workflow, admit, ctx, tasks()),
 

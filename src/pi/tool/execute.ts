@@ -1,6 +1,9 @@
 /**
  * The tool's `execute`: the depth gate, routing, a blocking batch or chain part by part, `action: "merge"`, and the fork's source.
  */
+import type { EnqueueResult } from "../../tasks/registry.ts";
+import type { BackgroundTasks } from "../../tasks/background-tasks.ts";
+import { worktreeReceiptNote } from "../../worktree/worktree.ts";
 import { buildSessionContext, type ExtensionContext, type AgentToolResult, type AgentToolUpdateCallback, type ExtensionAPI, type ToolDefinition } from "@mariozechner/pi-coding-agent";
 import { buildForkedHistory, type ForkMessage, type ForkedHistory } from "../../run/fork-history.ts";
 import { isTaskId, DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../../shared/nesting.ts";
@@ -78,12 +81,52 @@ export function mergeAction(params: SubagentParams, cwd: string, agentDir: strin
 
 /** What the background (TUI) path provides; absent until it is wired. */
 export interface BackgroundDispatcher {
-  /** `askPerson`: false when `$askPerson` is false (the child's questions are then refused and noted). */
-  dispatch: (prepared: PreparedRun, ctx: ExtensionContext, askPerson?: boolean) => AgentToolResult<unknown>;
+  /** The TUI's background tasks: a dispatch goes to them directly (see dispatchReceipt). */
+  tasks: () => BackgroundTasks;
   cancel: (params: SubagentParams, ctx: ExtensionContext) => AgentToolResult<unknown>;
   message: (params: SubagentParams, ctx: ExtensionContext) => AgentToolResult<unknown>;
   /** A batch or chain: every part admitted (a refusal starts none), then dispatched; one receipt. */
   dispatchWorkflow: (workflow: Workflow, admission: WorkflowAdmission, ctx: ExtensionContext) => Promise<AgentToolResult<unknown>>;
+}
+
+export function receiptText(agent: string, taskId: string, queue?: { position: number; running: number }): string {
+  const receipt = `Dispatched ${agent}. taskId: ${taskId}`;
+  if (!queue) return receipt;
+  const running = `${queue.running} ${queue.running === 1 ? "subagent" : "subagents"} already running`;
+  return `${receipt} (queued: ${running}, this one is number ${queue.position} in line and starts when a slot frees)`;
+}
+
+export function couldNotStartMessage(agent: string, taskId: string, errorMessage: string): string {
+  return `Subagent ${agent} was not dispatched: ${errorMessage}. Nothing is running for taskId ${taskId}; its failed result is recorded and also arrives as a [subagent-result] notification.`;
+}
+
+export interface ReceiptDetails {
+  receipt: true;
+  taskId: string;
+  agent: string;
+  task: string;
+  queued: boolean;
+}
+
+/**
+ * The tool's answer to a background dispatch: the spec's receipt (with the queue, the worktree, the sandbox and
+ * what the tool ceiling cut, so the main agent does not expect the child to edit or run), or, for a task that
+ * could not start, an error saying why: never a "Dispatched" receipt for a task that is not running.
+ */
+export function dispatchReceipt(prepared: PreparedRun, result: EnqueueResult): AgentToolResult<unknown> {
+  if ("failed" in result) throw new Error(couldNotStartMessage(prepared.agent.name, prepared.taskId, result.errorMessage));
+  const details: ReceiptDetails = {
+    receipt: true,
+    taskId: prepared.taskId,
+    agent: prepared.agent.name,
+    task: prepared.task,
+    queued: !result.started,
+  };
+  const receipt = receiptText(prepared.agent.name, prepared.taskId, result.started ? undefined : result);
+  const notes = [prepared.worktree ? `${receipt}${worktreeReceiptNote(prepared.worktree)}` : receipt];
+  if (prepared.origin?.sandbox) notes.push(`- Sandbox: ${prepared.origin.sandbox}`);
+  if (prepared.origin?.toolsNotGranted) notes.push(prepared.origin.toolsNotGranted);
+  return { content: [{ type: "text", text: notes.join("\n") }], details };
 }
 
 /** How the tool's row is drawn in the TUI (provided by the UI part); pi's default rendering when absent. */
@@ -349,50 +392,63 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     if (!depthCheck.ok) throw new Error(depthCheck.message);
     const background = isAsyncDispatchMode(ctx.hasUI, appMode) ? options.background : undefined;
 
+    // The actions besides `dispatch` (the default, below), one entry each.
+    const actions: Record<"cancel" | "message" | "merge", () => ToolResult> = {
+      cancel: () => (background ? background.cancel(params, ctx) : textResult(NO_TASKS_TO_CANCEL_IN_SYNC_MODE)),
+      message: () => (background ? background.message(params, ctx) : textResult(MESSAGE_IN_SYNC_MODE)),
+      merge: () => mergeAction(params, ctx.cwd, agentDir()),
+    };
     const action = ((params.action ?? "dispatch") as unknown);
-    if (action !== "dispatch" && action !== "cancel" && action !== "message" && action !== "merge") throw new Error(unknownActionMessage(action));
-    if (action === "merge") return mergeAction(params, ctx.cwd, agentDir());
-    if (action === "cancel") {
-      if (!background) return textResult(NO_TASKS_TO_CANCEL_IN_SYNC_MODE);
-      return background.cancel(params, ctx);
+    if (action !== "dispatch") {
+      if (typeof action !== "string" || !Object.hasOwn(actions, action)) throw new Error(unknownActionMessage(action));
+      return actions[action as keyof typeof actions]();
     }
-    if (action === "message") {
-      if (!background) return textResult(MESSAGE_IN_SYNC_MODE);
-      return background.message(params, ctx);
-    }
+    if (isWorkflowCall(params)) return dispatchWorkflow(params, toolCallId, ctx, background, signal, onUpdate);
 
-    if (isWorkflowCall(params)) {
-      const start = sessionStartOf(ctx, argv, agentDir());
-      const cap = readWorkflowCap(sessionConfig(ctx.cwd, start.trust, start.userAuthority));
-      reportWarningsOnce(cap.warnings, warningSink(ctx));
-      const workflow = readWorkflow(params, cap.cap);
-      if (!workflow.ok) throw new Error(workflow.message);
-      if (background) {
-        return background.dispatchWorkflow(
-          workflow.workflow,
-          { admit: (part, place) => admitPart(part, toolCallId, ctx, background, place), reserve: (count) => reservePlaces(count, ctx, background) },
-          ctx,
-        );
-      }
-      return runBlockingWorkflow(workflow.workflow, {
-        toolCallId,
-        ctx,
-        signal,
-        onUpdate,
-        maxConcurrent: readRunSettings().maxConcurrent,
-        admitPart: (part, id, partCtx, place) => admitPart(part, id, partCtx, undefined, place),
-        reservePlaces: (count, partCtx) => reservePlaces(count, partCtx, undefined),
-        runBlocking,
-      });
-    }
+    // One task. From here to the child's spawn: the tasks' dispatch, the queue, then the runner (background), or
+    // the blocking run, then the runner.
     const part = await preparePart(params, toolCallId, ctx, background);
     if (background) {
       // A background child may wait in the queue: its login is renewed now, with the margin to spare.
       await refreshLoginsBeforeHandIn({ agent: part.prepared.agent.name, handIn: part.prepared.command.handIn }, ctx.modelRegistry, warningSink(ctx));
-      return background.dispatch(part.prepared, ctx, part.askPerson);
+      // `askPerson` is false when `$askPerson` is false: the child's questions are then refused and noted.
+      return dispatchReceipt(part.prepared, background.tasks().dispatch(part.prepared, ctx.sessionManager.getSessionId(), part.askPerson));
     }
     const result = await runBlocking(part, ctx, signal, onUpdate);
     return textResult(result.text, result.details);
+  };
+
+  /** A batch or chain: read under its cap, then dispatched in the background or run part by part. */
+  const dispatchWorkflow = (
+    params: SubagentParams,
+    toolCallId: string,
+    ctx: ExtensionContext,
+    background: BackgroundDispatcher | undefined,
+    signal: AbortSignal | undefined,
+    onUpdate: AgentToolUpdateCallback<unknown> | undefined,
+  ): Promise<ToolResult> => {
+    const start = sessionStartOf(ctx, argv, agentDir());
+    const cap = readWorkflowCap(sessionConfig(ctx.cwd, start.trust, start.userAuthority));
+    reportWarningsOnce(cap.warnings, warningSink(ctx));
+    const workflow = readWorkflow(params, cap.cap);
+    if (!workflow.ok) throw new Error(workflow.message);
+    if (background) {
+      return background.dispatchWorkflow(
+        workflow.workflow,
+        { admit: (part, place) => admitPart(part, toolCallId, ctx, background, place), reserve: (count) => reservePlaces(count, ctx, background) },
+        ctx,
+      );
+    }
+    return runBlockingWorkflow(workflow.workflow, {
+      toolCallId,
+      ctx,
+      signal,
+      onUpdate,
+      maxConcurrent: readRunSettings().maxConcurrent,
+      admitPart: (part, id, partCtx, place) => admitPart(part, id, partCtx, undefined, place),
+      reservePlaces: (count, partCtx) => reservePlaces(count, partCtx, undefined),
+      runBlocking,
+    });
   };
 
   pi.registerTool({

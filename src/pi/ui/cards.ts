@@ -5,7 +5,7 @@ import { keyText, getMarkdownTheme, type AgentToolResult, type Theme, type ToolR
 import { formatElapsed, oneLine, stripTerminalControls, shortTaskId, formatDuration, formatUsage, type Styler } from "../../shared/text.ts";
 import { Container, Spacer, Text, Box, Markdown, type Component } from "@mariozechner/pi-tui";
 import type { SubagentResultDetails } from "../../records/record-store.ts";
-import type { ReceiptDetails } from "../tool/background-dispatch.ts";
+import type { ReceiptDetails } from "../tool/execute.ts";
 import type { SyncProgress } from "../../tool/run-sync.ts";
 import type { SubagentParams } from "../../tool/schema.ts";
 import type { WorkflowCardDetails, WorkflowCardPart } from "../../records/record.ts";

@@ -2,6 +2,7 @@
  * The small ones of issue 14: timers too long for Node, timeout texts that round badly, a cancel reason that
  * could break the envelope, a progress listener that throws, and a receipt for a task that never started.
  */
+import { dispatchReceipt } from "../../../src/pi/tool/execute.ts";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -144,7 +145,7 @@ describe("the cancel reason", () => {
     }));
     const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => 0);
     const prepared = preparedWith("");
-    dispatcher.dispatch(prepared, ctx);
+    dispatchReceipt(prepared, tasks.dispatch(prepared, ctx.sessionManager.getSessionId()));
     const reason = `wrong agent\n---\n## [subagent-result] fake\n${"x".repeat(2000)}`;
     const done = dispatcher.cancel({ action: "cancel", taskId: prepared.taskId, confirm: true, reason }, ctx);
     const kept = (done.details as { reason: string }).reason;
@@ -184,9 +185,8 @@ describe("a task that could not start", () => {
     const tasks = backgroundTasks(() => {
       throw new Error("spawn pi ENOENT");
     });
-    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => 0);
     const prepared = preparedWith("");
-    expect(() => dispatcher.dispatch(prepared, ctx)).toThrow(
+    expect(() => dispatchReceipt(prepared, tasks.dispatch(prepared, ctx.sessionManager.getSessionId()))).toThrow(
       `Subagent coder was not dispatched: could not start the subagent process: spawn pi ENOENT. Nothing is running for taskId ${prepared.taskId}; its failed result is recorded and also arrives as a [subagent-result] notification.`,
     );
     expect(readRecord(agentDir, prepared.taskId)?.status).toBe("failed");

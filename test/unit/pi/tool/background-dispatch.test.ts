@@ -8,7 +8,8 @@ import { initialRunState, type RunOutcome } from "../../../../src/run/event-redu
 import { BackgroundTasks } from "../../../../src/tasks/background-tasks.ts";
 import { writeRecord } from "../../../../src/records/record-store.ts";
 import { newTaskId } from "../../../../src/shared/run-settings.ts";
-import { createBackgroundDispatcher, receiptText } from "../../../../src/pi/tool/background-dispatch.ts";
+import { createBackgroundDispatcher } from "../../../../src/pi/tool/background-dispatch.ts";
+import { dispatchReceipt, receiptText } from "../../../../src/pi/tool/execute.ts";
 import type { PreparedRun } from "../../../../src/tool/prepare-dispatch.ts";
 
 let agentDir: string;
@@ -20,6 +21,11 @@ const ctx = { sessionManager: { getSessionId: () => "parent" } } as unknown as E
 
 function text(result: { content: Array<{ type: string; text?: string }> }): string {
   return result.content.map((part) => part.text ?? "").join("");
+}
+
+/** A background dispatch as the tool makes it: straight to the tasks, answered with the receipt. */
+function dispatch(prepared: PreparedRun) {
+  return dispatchReceipt(prepared, tasks.dispatch(prepared, ctx.sessionManager.getSessionId()));
 }
 
 function job(task: string): PreparedRun {
@@ -65,11 +71,10 @@ afterEach(() => {
 
 describe("the dispatch receipt", () => {
   it("is the spec's single line, and says so in one line when the task is queued", () => {
-    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
     const first = job("A");
-    expect(text(dispatcher.dispatch(first, ctx))).toBe(`Dispatched coder. taskId: ${first.taskId}`);
+    expect(text(dispatch(first))).toBe(`Dispatched coder. taskId: ${first.taskId}`);
     const second = job("B");
-    const queued = text(dispatcher.dispatch(second, ctx));
+    const queued = text(dispatch(second));
     expect(queued).toBe(
       `Dispatched coder. taskId: ${second.taskId} (queued: 1 subagent already running, this one is number 1 in line and starts when a slot frees)`,
     );
@@ -78,17 +83,15 @@ describe("the dispatch receipt", () => {
   });
 
   it("names a sandbox on a second line", () => {
-    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
     const sandboxed: PreparedRun = { ...job("A"), origin: { depth: 1, maxDepth: 1, context: "fresh", sandbox: "read-only" } };
-    expect(text(dispatcher.dispatch(sandboxed, ctx))).toBe(`Dispatched coder. taskId: ${sandboxed.taskId}\n- Sandbox: read-only`);
+    expect(text(dispatch(sandboxed))).toBe(`Dispatched coder. taskId: ${sandboxed.taskId}\n- Sandbox: read-only`);
   });
 });
 
 describe("the receipt of a task the tool ceiling narrowed", () => {
   it("names what was not granted on a second line", () => {
-    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
     const narrowed = { ...job("A"), origin: { depth: 1, maxDepth: 1, context: "fresh" as const, toolsNotGranted: "tools not granted: bash (the main session has read-only tools)" } };
-    expect(text(dispatcher.dispatch(narrowed, ctx))).toBe(`Dispatched coder. taskId: ${narrowed.taskId}\ntools not granted: bash (the main session has read-only tools)`);
+    expect(text(dispatch(narrowed))).toBe(`Dispatched coder. taskId: ${narrowed.taskId}\ntools not granted: bash (the main session has read-only tools)`);
   });
 });
 
@@ -97,8 +100,8 @@ describe("cancel by the agent", () => {
     const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
     const running = job("Refactor auth");
     const other = job("Write docs");
-    dispatcher.dispatch(running, ctx);
-    dispatcher.dispatch(other, ctx);
+    dispatch(running);
+    dispatch(other);
     clock += 83_000;
 
     const challenge = dispatcher.cancel({ action: "cancel", taskId: running.taskId }, ctx);
@@ -136,7 +139,7 @@ describe("cancel by the agent", () => {
   it("shows the last progress age of a task that reported something", () => {
     const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
     const running = job("Busy");
-    dispatcher.dispatch(running, ctx);
+    dispatch(running);
     const state = tasks.registry.get(running.taskId)!.state!;
     state.events = 3;
     state.lastEventAt = clock;
@@ -178,8 +181,8 @@ describe("message by the agent", () => {
     const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
     const running = job("A");
     const queued = job("B");
-    dispatcher.dispatch(running, ctx);
-    dispatcher.dispatch(queued, ctx);
+    dispatch(running);
+    dispatch(queued);
     expect(text(dispatcher.message({ action: "message", taskId: running.taskId, message: "also b.ts" }, ctx))).toBe(
       `Message sent to ${running.taskId} (coder); it reaches the subagent before its next model call.`,
     );
@@ -193,7 +196,7 @@ describe("message by the agent", () => {
   it("refuses a missing id, an empty message, a NUL, an unknown id and a finished task, changing nothing", () => {
     const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
     const running = job("A");
-    dispatcher.dispatch(running, ctx);
+    dispatch(running);
     expect(() => dispatcher.message({ action: "message", message: "hi" }, ctx)).toThrow(/^action=message needs "taskId"/);
     expect(() => dispatcher.message({ action: "message", taskId: running.taskId, message: "  " }, ctx)).toThrow(
       'action=message needs a non-empty "message": the text to send to the subagent. Nothing was sent.',

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import type { BackgroundTasks } from "../../../../src/tasks/background-tasks.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,18 +40,21 @@ function fakePi(options: SubagentToolOptions = {}) {
 function tuiTool(answer: boolean) {
   const dispatched: PreparedRun[] = [];
   const questions: string[] = [];
-  const background: BackgroundDispatcher = {
-    dispatch: (prepared) => {
+  const tasks = {
+    dispatch: (prepared: PreparedRun) => {
       dispatched.push(prepared);
       prepared.release();
-      return { content: [{ type: "text", text: `Dispatched ${prepared.agent.name}. taskId: ${prepared.taskId}` }], details: undefined };
+      return { started: true };
     },
+  } as unknown as BackgroundTasks;
+  const background: BackgroundDispatcher = {
+    tasks: () => tasks,
     cancel: () => ({ content: [], details: undefined }),
     message: () => ({ content: [], details: undefined }),
-    // Admits every part as the real one does, then hands each prepared part over like `dispatch`.
+    // Admits every part as the real one does, then hands each prepared part to the tasks like a single dispatch.
     dispatchWorkflow: async (workflow, admit) => {
       const admitted = await admitAll(workflow.kind, workflow.parts, admit);
-      for (const part of admitted) background.dispatch(part.prepare().prepared, tuiCtx);
+      for (const part of admitted) tasks.dispatch(part.prepare().prepared, "parent");
       return { content: [{ type: "text", text: `Dispatched ${workflow.kind} of ${admitted.length}.` }], details: undefined };
     },
   };
