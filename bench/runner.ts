@@ -19,7 +19,7 @@ import { DEFAULT_MAX_LINE_CHARS, LineSplitter } from "../src/run/rpc.ts";
 const MB = 1024 * 1024;
 const CHUNK_CHARS = 64 * 1024;
 
-export interface StreamReducerBenchOptions {
+interface StreamReducerBenchOptions {
   /** Size of the generated stream in MB (default 100). */
   totalMb?: number;
   /** Timed passes over the stream; the median is reported (default 3). */
@@ -29,7 +29,7 @@ export interface StreamReducerBenchOptions {
   log?: (line: string) => void;
 }
 
-export interface StreamReducerFigures {
+interface StreamReducerFigures {
   inputMb: number;
   lines: number;
   throughputMbPerSec: number;
@@ -221,7 +221,7 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-export async function benchStreamReducer(options: StreamReducerBenchOptions = {}): Promise<StreamReducerFigures> {
+async function benchStreamReducer(options: StreamReducerBenchOptions = {}): Promise<StreamReducerFigures> {
   const log = options.log ?? console.log;
   const minThroughput = options.minThroughputMbPerSec ?? 100;
   const maxHeap = options.maxHeapGrowthMb ?? 64;

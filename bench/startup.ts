@@ -9,7 +9,7 @@ import { FakeModel, fakeDirective } from "../test/harness/fake-model.ts";
 import { createPiEnv, REPO_ROOT, runPi, type PiEnv } from "../test/harness/pi-env.ts";
 import { killProcessesWithMarker, waitForNoProcesses } from "../test/harness/processes.ts";
 
-export interface StartupBenchOptions {
+interface StartupBenchOptions {
   /** Measured runs per side (at least 10). */
   runs?: number;
   /** Largest acceptable slowdown, as a fraction (0.10 = the extension may add 10%). */
@@ -17,14 +17,14 @@ export interface StartupBenchOptions {
   log?: (line: string) => void;
 }
 
-export interface SideStats {
+interface SideStats {
   runs: number[];
   median: number;
   min: number;
   max: number;
 }
 
-export interface StartupBenchResult {
+interface StartupBenchResult {
   with: SideStats;
   without: SideStats;
   /** median(with) / median(without). */
@@ -56,7 +56,7 @@ async function timedRun(env: PiEnv, label: string): Promise<number> {
   return result.durationMs;
 }
 
-export function formatStartupTable(result: StartupBenchResult): string {
+function formatStartupTable(result: StartupBenchResult): string {
   const row = (label: string, s: SideStats) =>
     `| ${label.padEnd(20)} | ${String(s.runs.length).padStart(4)} | ${s.median.toFixed(0).padStart(9)} | ${s.min.toFixed(0).padStart(6)} | ${s.max.toFixed(0).padStart(6)} |`;
   const overhead = (result.ratio - 1) * 100;
@@ -70,7 +70,7 @@ export function formatStartupTable(result: StartupBenchResult): string {
   ].join("\n");
 }
 
-export async function startupBench(options: StartupBenchOptions = {}): Promise<StartupBenchResult> {
+async function startupBench(options: StartupBenchOptions = {}): Promise<StartupBenchResult> {
   const runs = Math.max(10, options.runs ?? 12);
   const maxOverhead = options.maxOverhead ?? 0.1;
   const log = options.log ?? ((line: string) => console.log(line));

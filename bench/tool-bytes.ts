@@ -14,7 +14,7 @@ interface ToolShape {
   promptGuidelines?: unknown;
 }
 
-export function definitionBytes(tool: ToolShape): number {
+function definitionBytes(tool: ToolShape): number {
   const { name, description, parameters, promptSnippet, promptGuidelines } = tool;
   return Buffer.byteLength(JSON.stringify({ name, description, parameters, promptSnippet, promptGuidelines }));
 }

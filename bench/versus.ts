@@ -44,7 +44,7 @@ const WORK_STEP_BYTES = 40_000;
  * The budgets each figure must hold (issue 23): the largest acceptable ratio, and for memory the most a trivial
  * delegation's peak may exceed the official example's.
  */
-export const GOALS = { startup: 1.08, delegation: 1.04, parallel: 1.03, batch: 1.0, memoryOverMiB: 3, toolBytes: 5000, sandbox: 1.05 };
+const GOALS = { startup: 1.08, delegation: 1.04, parallel: 1.03, batch: 1.0, memoryOverMiB: 3, toolBytes: 5000, sandbox: 1.05 };
 
 /** Whether the sandbox row can be measured here. */
 const HAS_BWRAP = bwrapInSystemDirs() !== undefined;
@@ -248,7 +248,7 @@ function quantile(values: readonly number[], q: number): number {
 const ratio = (values: number[]) => `${median(values).toFixed(2)} [${quantile(values, 0.25).toFixed(2)}–${quantile(values, 0.75).toFixed(2)}]`;
 const mib = (values: number[]) => `${Math.round(median(values) / 1024)}`;
 
-export function formatVersusTable(all: PiFigures[]): string {
+function formatVersusTable(all: PiFigures[]): string {
   const header = `| figure (median of ${ROUNDS} paired rounds) | ${all.map((f) => `${f.pi.label}`).join(" | ")} | goal |`;
   const rule = `|---|${all.map(() => "---|").join("")}---|`;
   const row = (label: string, cell: (f: PiFigures) => string, goal: string) => `| ${label} | ${all.map(cell).join(" | ")} | ${goal} |`;

@@ -21,7 +21,7 @@ import { agentDir as piAgentDir, BUILTIN_AGENTS_DIR } from "../shared/this-proce
 /** Largest agent file read (frontmatter and body): a system prompt, not a book. */
 export const AGENT_FILE_MAX_BYTES = 1024 * 1024;
 
-export interface CachedParse {
+interface CachedParse {
   identity: FileIdentity;
   source: AgentSource;
   parsed: ParsedAgentFile;
@@ -41,7 +41,7 @@ export function clearAgentParseCacheForTests(): void {
   parseCache.clear();
 }
 
-export type FileParse = { kind: "parsed"; parsed: ParsedAgentFile; entry?: CachedParse } | { kind: "skip" } | { kind: "warn"; reason: string };
+type FileParse = { kind: "parsed"; parsed: ParsedAgentFile; entry?: CachedParse } | { kind: "skip" } | { kind: "warn"; reason: string };
 
 function notRead(read: Exclude<RegularFileRead, { ok: true }>): FileParse {
   // A folder that happens to be named *.md is not an agent file and not worth a warning.
@@ -70,7 +70,7 @@ export interface AgentsDirContents {
 }
 
 /** Plain code-unit order, the same on every machine and locale. */
-export function compareNames(a: string, b: string): number {
+function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
@@ -135,11 +135,11 @@ export interface AgentTiers {
   project: readonly AgentDefinition[];
 }
 
-export function scopeIncludesUser(scope: AgentScope): boolean {
+function scopeIncludesUser(scope: AgentScope): boolean {
   return scope === "user" || scope === "both";
 }
 
-export function scopeIncludesProject(scope: AgentScope): boolean {
+function scopeIncludesProject(scope: AgentScope): boolean {
   return scope === "project" || scope === "both";
 }
 

@@ -109,11 +109,11 @@ export interface AgentFilePatch {
   thinking?: ThinkingLevel | "" | null;
 }
 
-export const EDITABLE_AGENT_KEYS = (["description", "tools", "skills", "model", "thinking"] as const);
-export type EditableAgentKey = (typeof EDITABLE_AGENT_KEYS)[number];
+const EDITABLE_AGENT_KEYS = (["description", "tools", "skills", "model", "thinking"] as const);
+type EditableAgentKey = (typeof EDITABLE_AGENT_KEYS)[number];
 
 /** What the checked patch does to each key: write this value, or delete the key (null). */
-export type CheckedAgentPatch = Map<EditableAgentKey, string | null>;
+type CheckedAgentPatch = Map<EditableAgentKey, string | null>;
 
 export type AgentEditOutcome = { changed: false } | { changed: true, text: string };
 
@@ -144,7 +144,7 @@ function checkList(key: "tools" | "skills", value: unknown): string | null {
 }
 
 /** Checks a patch without touching any file; throws WriteBackError on the first problem. */
-export function checkAgentFilePatch(patch: AgentFilePatch): CheckedAgentPatch {
+function checkAgentFilePatch(patch: AgentFilePatch): CheckedAgentPatch {
   if (patch === null || typeof patch !== "object" || Array.isArray(patch)) throw invalid("the change must be an object of frontmatter keys.");
   if (Object.hasOwn(patch, "name")) {
     throw new WriteBackError("name-read-only", "Not saved: the name is the agent's identity and cannot be changed here. Rename the agent by hand (its file and its name line).");
@@ -183,7 +183,7 @@ export function checkAgentFilePatch(patch: AgentFilePatch): CheckedAgentPatch {
   return checked;
 }
 
-export interface Line {
+interface Line {
   /** The line without its line break. */
   text: string;
   /** "\n", "\r\n" or "" (last line without a break). */
@@ -202,7 +202,7 @@ function splitLines(text: string): Line[] {
   return lines;
 }
 
-export interface AgentFileLayout {
+interface AgentFileLayout {
   bom: string;
   lines: Line[];
   /** Index of the closing `---` line. */

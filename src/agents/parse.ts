@@ -83,7 +83,7 @@ export interface DiscoveryResult {
  * prototype or be misread on a command line is refused.
  */
 /** Keys that would reach an object's prototype machinery if used as property names. */
-export const RESERVED_OBJECT_KEYS: readonly string[] = ["__proto__", "constructor", "prototype"];
+const RESERVED_OBJECT_KEYS: readonly string[] = ["__proto__", "constructor", "prototype"];
 
 export function isReservedObjectKey(name: string): boolean {
   return RESERVED_OBJECT_KEYS.includes(name);
@@ -112,11 +112,11 @@ export function agentNameProblem(name: string): string | undefined {
  * for a plain CommonJS package (and, on pi 1.x, uses Node's compile cache). The roster cache spares parsing files
  * that did not change, so most starts never load it.
  */
-export type YamlModule = typeof import("yaml");
+type YamlModule = typeof import("yaml");
 
 let loaded: YamlModule | undefined;
 
-export function yamlLibrary(): YamlModule {
+function yamlLibrary(): YamlModule {
   loaded ??= (createRequire(import.meta.url)("yaml") as YamlModule);
   return loaded;
 }
@@ -192,7 +192,7 @@ function requiredString(data: Record<string, unknown>, key: string): { value: st
   return { value };
 }
 
-export type ListField = { present: false } | { present: true; list: string[] } | { present: true; problem: string };
+type ListField = { present: false } | { present: true; list: string[] } | { present: true; problem: string };
 
 /** A YAML list of strings or one comma-separated string; blanks dropped, duplicates removed (first wins). */
 function readList(data: Record<string, unknown>, key: string): ListField {
@@ -214,7 +214,7 @@ function readList(data: Record<string, unknown>, key: string): ListField {
 export const FRONTMATTER_MAX_CHARS = 16 * 1024;
 
 /** The digest a first-use approval is remembered for: the file's whole text, so any edit asks again. */
-export function contentDigest(text: string): string {
+function contentDigest(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 

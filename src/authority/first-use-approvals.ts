@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { readStateJsonSync, SMALL_STATE_MAX_BYTES } from "../shared/safe-write.ts";
 import { editJsonObjectFile, type JsonObject } from "../config/write.ts";
 
-export const FIRST_USE_APPROVALS_FILE_NAME = "subagent-trusted-agents.json";
+const FIRST_USE_APPROVALS_FILE_NAME = "subagent-trusted-agents.json";
 
-export interface ApprovalEntry {
+interface ApprovalEntry {
   sha256: string;
   name: string;
   approvedAt: string;

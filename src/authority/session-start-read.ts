@@ -25,7 +25,7 @@ export interface SessionStart {
 }
 
 /** The decision of a trust store's text for `realCwd` or its nearest parent, as pi reads `<agent dir>/trust.json`. */
-export function trustDecisionIn(text: string | undefined, realCwd: string): boolean | null {
+function trustDecisionIn(text: string | undefined, realCwd: string): boolean | null {
   if (text === undefined) return null;
   let data: unknown;
   try {
@@ -51,7 +51,7 @@ export function savedTrustDecision(agentDir: string, cwd: string): boolean | nul
 }
 
 /** What a snapshot taken at the start says: the same answer as deciding then, since only the start's state is read. */
-export function interpretStartSnapshot(snapshot: StartSnapshot): SessionStart {
+function interpretStartSnapshot(snapshot: StartSnapshot): SessionStart {
   const saved = snapshot.trustStore === undefined ? null : trustDecisionIn(snapshot.trustStore.text, snapshot.trustStore.realCwd);
   const trust = trustAtStart({ piTrusted: snapshot.piTrusted, flag: trustFlagOf(snapshot.argv), saved, guarded: snapshot.guarded.size > 0 });
   const userAuthority = authoritySettingsOf(configLayerFromRead(snapshot.userFile.read, snapshot.userFile.path, "user"));

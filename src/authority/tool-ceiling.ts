@@ -6,7 +6,7 @@
  */
 
 /** pi's built-ins that only read: a child may always have them. */
-export const READ_ONLY_BUILTINS: readonly string[] = Object.freeze(["read", "grep", "find", "ls"]);
+const READ_ONLY_BUILTINS: readonly string[] = Object.freeze(["read", "grep", "find", "ls"]);
 /** What a pi child has when no `--tools` list is given (pi 0.73.1 and 1.x), besides its extensions' tools. */
 export const PI_DEFAULT_TOOLS: readonly string[] = Object.freeze(["read", "bash", "edit", "write"]);
 /** The package's own tool: a child's list gets it from the nesting rule (command-line.ts), never from here. */

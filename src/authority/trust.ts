@@ -31,7 +31,7 @@ export type PiTrust =
  * - `never`: project agents are never listed or run.
  */
 export type ProjectAgentsPolicy = "ask" | "ask-or-refuse" | "always" | "never";
-export const DEFAULT_PROJECT_AGENTS_POLICY: ProjectAgentsPolicy = "ask";
+const DEFAULT_PROJECT_AGENTS_POLICY: ProjectAgentsPolicy = "ask";
 
 /** How a project agent's run is gated. `first-use`: asked in the TUI, refused where nobody can be asked (print, JSON, RPC, a nested child). */
 export type ProjectAgentGate = "run" | "first-use";
@@ -53,7 +53,7 @@ export interface ProjectAuthority {
   changedSinceStart?: string[];
 }
 
-export function parseProjectAgentsPolicy(raw: unknown): ProjectAgentsPolicy | undefined {
+function parseProjectAgentsPolicy(raw: unknown): ProjectAgentsPolicy | undefined {
   return raw === "ask" || raw === "ask-or-refuse" || raw === "always" || raw === "never" ? raw : undefined;
 }
 
@@ -87,8 +87,8 @@ export function decideProjectAuthority(trust: PiTrust, policy: ProjectAgentsPoli
  * user-level subagent-isolation.json can set them: a project file that tries is ignored, with a warning, since
  * a repository must not lift the limits that guard the person from it. Pure.
  */
-export const PROJECT_AGENTS_KEY = "$projectAgents";
-export const TOOL_CEILING_KEY = "$toolCeiling";
+const PROJECT_AGENTS_KEY = "$projectAgents";
+const TOOL_CEILING_KEY = "$toolCeiling";
 
 export interface AuthoritySettings {
   projectAgents: ProjectAgentsPolicy;
@@ -135,7 +135,7 @@ export function readAuthoritySettings(layers: { user: Layer; project: Layer }): 
  * The user-file settings read once per session (the rest of the file, agents' models and budgets, is read at each
  * dispatch, since /subagent-config, the person's own editor, changes it during the session).
  */
-export const AUTHORITY_SETTING_KEYS: readonly string[] = Object.freeze(["$toolCeiling", "$projectAgents", "$sandbox", "$sandboxHide", "$askPerson"]);
+const AUTHORITY_SETTING_KEYS: readonly string[] = Object.freeze(["$toolCeiling", "$projectAgents", "$sandbox", "$sandboxHide", "$askPerson"]);
 
 /** pi 1.x's state at the session's start, as read from its command line, its trust store and the folder. */
 export interface TrustInputsAtStart {
@@ -184,7 +184,7 @@ export function authoritySettingsOf(layer: Pick<ConfigLayer, "settings">): Recor
 export const TRUST_HOW_TO = "to use them, trust the project: start pi with --approve, or run /trust";
 
 /** Once per session, when something of the project's was left out. */
-export function projectSkippedNotice(hiddenBecause: NonNullable<ProjectAuthority["hiddenBecause"]>, skipped: readonly string[]): string {
+function projectSkippedNotice(hiddenBecause: NonNullable<ProjectAuthority["hiddenBecause"]>, skipped: readonly string[]): string {
   const what = skipped.join(" and ");
   if (hiddenBecause === "policy") return `pi-subagent-dispatch: project agents are turned off ("$projectAgents": "never" in your subagent-isolation.json): not using ${what}`;
   return `pi-subagent-dispatch: this project is not trusted, so its subagent files are not used (${what}); ${TRUST_HOW_TO}`;

@@ -11,12 +11,12 @@ import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
  * defaults 16 and 32, which a normal session never reaches; a project file's value counts only where it is lower
  * (a repository may tighten the person's caps, never lift them). Pure.
  */
-export const MAX_PER_TURN_ENV = "PI_SUBAGENT_MAX_TASKS_PER_TURN";
-export const MAX_IN_FLIGHT_ENV = "PI_SUBAGENT_MAX_TASKS_IN_FLIGHT";
+const MAX_PER_TURN_ENV = "PI_SUBAGENT_MAX_TASKS_PER_TURN";
+const MAX_IN_FLIGHT_ENV = "PI_SUBAGENT_MAX_TASKS_IN_FLIGHT";
 export const MAX_PER_TURN_KEY = "$maxTasksPerTurn";
 export const MAX_IN_FLIGHT_KEY = "$maxTasksInFlight";
-export const DEFAULT_MAX_PER_TURN = 16;
-export const DEFAULT_MAX_IN_FLIGHT = 32;
+const DEFAULT_MAX_PER_TURN = 16;
+const DEFAULT_MAX_IN_FLIGHT = 32;
 
 export interface FanOutLimits {
   perTurn: number;
@@ -29,9 +29,9 @@ export interface FanOutSettings {
   maxTasksInFlight?: number;
 }
 
-export const isCap = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 1;
+const isCap = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 1;
 
-export const CAP_RULE = "must be a whole number of at least 1";
+const CAP_RULE = "must be a whole number of at least 1";
 
 /** Reads one config file's caps; a bad value is reported and ignored. */
 export function readFanOutSetting(key: string, value: unknown, settings: FanOutSettings, problems: string[]): void {
@@ -108,7 +108,7 @@ export function fanOutRefusal(hit: FanOutHit, inFlight: readonly InFlightTaskLin
   return lines.join("\n");
 }
 
-export const FAN_OUT_CONFIRM_TITLE = "Allow more subagents?";
+const FAN_OUT_CONFIRM_TITLE = "Allow more subagents?";
 
 export function fanOutQuestion(hit: Pick<FanOutHit, "cap" | "limit">): string {
   return hit.cap === "turn"

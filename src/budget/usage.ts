@@ -12,7 +12,7 @@ import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
  * messages the child's stream showed, and its cost is unknown. Pure.
  */
 /** Characters per token of the estimate: the usual rough rule for English text and code. */
-export const CHARS_PER_TOKEN = 4;
+const CHARS_PER_TOKEN = 4;
 
 export interface TurnUsage {
   input: number;
@@ -34,7 +34,7 @@ export interface TurnSizes {
 
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0;
 
-export function estimateTokens(chars: number): number {
+function estimateTokens(chars: number): number {
   return Math.ceil(Math.max(0, chars) / CHARS_PER_TOKEN);
 }
 
@@ -94,11 +94,11 @@ export function usageNoteText(turns: number, estimatedTurns: number, unknownCost
  */
 /** The custom entry type in pi's session file. */
 export const LEDGER_ENTRY_TYPE = "subagent-usage";
-export const LEDGER_ENTRY_VERSION = 1;
+const LEDGER_ENTRY_VERSION = 1;
 
 /** One ended task, as stored in its custom entry's `data`. */
 /** What a task used, and what the ledger adds up: whole numbers only, so sums are exact. */
-export interface LedgerCounts {
+interface LedgerCounts {
   turns: number;
   input: number;
   output: number;
@@ -117,7 +117,7 @@ export type LedgerEntry = LedgerCounts & {
   finishedAt: number;
 };
 
-export function toMicros(cost: number): number {
+function toMicros(cost: number): number {
   return Number.isFinite(cost) ? Math.round(cost * 1_000_000) : 0;
 }
 
@@ -149,7 +149,7 @@ export function ledgerEntryOf(record: {
 const wholeNumber = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 
 /** The entry's data when it is a ledger entry this version understands (a hand-edited session may hold anything). */
-export function readLedgerEntry(data: unknown): LedgerEntry | undefined {
+function readLedgerEntry(data: unknown): LedgerEntry | undefined {
   if (!data || typeof data !== "object") return undefined;
   const entry = (data as Partial<LedgerEntry>);
   if (entry.v !== LEDGER_ENTRY_VERSION || typeof entry.taskId !== "string" || typeof entry.agent !== "string" || typeof entry.status !== "string") {
@@ -173,7 +173,7 @@ export function ledgerEntriesOf(sessionEntries: readonly unknown[]): LedgerEntry
   return found;
 }
 
-export type LedgerTotals = LedgerCounts & { tasks: number };
+type LedgerTotals = LedgerCounts & { tasks: number };
 
 export interface LedgerSummary {
   total: LedgerTotals;
@@ -184,7 +184,7 @@ export interface LedgerSummary {
   byModel: Map<string, LedgerTotals>;
 }
 
-export function emptyTotals(): LedgerTotals {
+function emptyTotals(): LedgerTotals {
   return { tasks: 0, turns: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, costMicros: 0 };
 }
 

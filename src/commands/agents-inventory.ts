@@ -24,7 +24,7 @@ export interface TierContents {
 }
 
 /** A project agents folder that was found and not read, with the `*.md` files in it. */
-export interface SkippedProjectFolder {
+interface SkippedProjectFolder {
   dir: string;
   files: readonly string[];
   because: NonNullable<ProjectAuthority["hiddenBecause"]>;
@@ -48,7 +48,7 @@ export interface InventoryInputs {
 }
 
 /** The child's tools: a list, or pi's defaults (no `--tools`); `notGranted` is what the ceiling cut. */
-export interface InventoryTools {
+interface InventoryTools {
   tools: string[];
   /** True when the child gets no `--tools` list: pi's default tools and the session's extension tools. */
   piDefaults: boolean;
@@ -57,9 +57,9 @@ export interface InventoryTools {
 }
 
 /** A project agent's first-use state where pi has no decision for the project. */
-export type FirstUseState = "approved" | "asks" | "refused-unasked";
+type FirstUseState = "approved" | "asks" | "refused-unasked";
 
-export interface InventoryAgent {
+interface InventoryAgent {
   name: string;
   tier: AgentSource;
   filePath: string;
@@ -77,14 +77,14 @@ export interface InventoryAgent {
   notes: string[];
 }
 
-export interface ShadowedAgent {
+interface ShadowedAgent {
   name: string;
   tier: AgentSource;
   filePath: string;
   shadowedBy: { tier: AgentSource; filePath: string };
 }
 
-export interface LeftOutFile {
+interface LeftOutFile {
   filePath: string;
   tier: AgentSource;
   reason: string;
@@ -96,10 +96,10 @@ export interface AgentInventory {
   leftOut: LeftOutFile[];
 }
 
-export const TIER_ORDER: readonly AgentSource[] = Object.freeze(["builtin", "user", "project"]);
+const TIER_ORDER: readonly AgentSource[] = Object.freeze(["builtin", "user", "project"]);
 
 /** The reason a skipped project folder's files are left out, in the words of the trust notices. */
-export function skippedProjectReason(because: SkippedProjectFolder["because"]): string {
+function skippedProjectReason(because: SkippedProjectFolder["because"]): string {
   return because === "policy"
     ? 'project agents are turned off ("$projectAgents": "never" in your subagent-isolation.json)'
     : "this project is not trusted in this session; to use them, trust the project: start pi with --approve, or run /trust";
@@ -214,18 +214,18 @@ export function buildAgentInventory(inputs: InventoryInputs): AgentInventory {
  *   - /…/.pi/agents/broken.md · project: no frontmatter …
  */
 /** Characters of description shown per agent (flattened to one line). */
-export const AGENTS_DESCRIPTION_MAX = 300;
+const AGENTS_DESCRIPTION_MAX = 300;
 
 export const NO_AGENTS = "No subagent can be dispatched: no agent file was found.";
 
-export function agentsTitle(count: number): string {
+function agentsTitle(count: number): string {
   return `Subagents the main agent can dispatch: ${count}`;
 }
 
 export const SHADOWED_HEADING = "Shadowed (a higher tier defines the same name):";
 export const LEFT_OUT_HEADING = "Left out:";
 
-export function tierLabel(tier: AgentSource): string {
+function tierLabel(tier: AgentSource): string {
   return tier === "builtin" ? "built-in" : tier;
 }
 
@@ -279,7 +279,7 @@ function headerOf(agent: InventoryAgent): string {
 }
 
 /** One agent's block: its header and indented detail lines. */
-export function agentLines(agent: InventoryAgent): string[] {
+function agentLines(agent: InventoryAgent): string[] {
   const details = [
     oneLine(agent.description, AGENTS_DESCRIPTION_MAX),
     modelText(agent),

@@ -65,7 +65,7 @@ export interface ConfigDialogs {
 }
 
 /** A frontmatter change, as updateAgentFile takes it (only the keys the flow edits). */
-export interface AgentFieldPatch {
+interface AgentFieldPatch {
   description?: string;
   tools?: string | null;
   skills?: string | null;
@@ -110,20 +110,20 @@ export interface Choice<T> {
   value: T;
 }
 
-export const NOT_SET = "not set";
-export const CURRENT_MARK = "(current)";
-export const PROCESS_BADGE = "(process)";
+const NOT_SET = "not set";
+const CURRENT_MARK = "(current)";
+const PROCESS_BADGE = "(process)";
 /** Between an option's name and its current value. */
-export const ANNOTATION_SEPARATOR = " — ";
+const ANNOTATION_SEPARATOR = " — ";
 
-export const MANAGE_MODELS_ENTRY = "Manage available model list ($models)";
-export const EDIT_MODEL_THINKING = "edit model & thinking";
-export const CLEAR_MODEL_THINKING = "clear model & thinking (reset to frontmatter)";
-export const PROCESS_TARGET_LABEL = "this process";
-export const ADD_MODEL_ENTRY = "add a model";
-export const REMOVE_MODEL_ENTRY = "remove a model";
+const MANAGE_MODELS_ENTRY = "Manage available model list ($models)";
+const EDIT_MODEL_THINKING = "edit model & thinking";
+const CLEAR_MODEL_THINKING = "clear model & thinking (reset to frontmatter)";
+const PROCESS_TARGET_LABEL = "this process";
+const ADD_MODEL_ENTRY = "add a model";
+const REMOVE_MODEL_ENTRY = "remove a model";
 
-export const AGENT_FIELDS = (["description", "tools", "skills", "body", "model & thinking", "budget", "sandbox"] as const);
+const AGENT_FIELDS = (["description", "tools", "skills", "body", "model & thinking", "budget", "sandbox"] as const);
 export type AgentField = (typeof AGENT_FIELDS)[number];
 
 /** How long a current value may get inside an option before it is cut (the dialog wraps, but stays readable). */
@@ -132,11 +132,6 @@ const BODY_PREVIEW_CHARS = 72;
 
 function withCurrentMark(label: string, isCurrent: boolean): string {
   return isCurrent ? `${label} ${CURRENT_MARK}` : label;
-}
-
-/** `value (source)`, or `not set` with no source. */
-export function formatSourcedValue(resolved: ResolvedValue<string>): string {
-  return resolved.value === undefined ? NOT_SET : `${resolved.value} (${resolved.source ?? NOT_SET})`;
 }
 
 /**
@@ -178,7 +173,7 @@ export function formatSavedFragment(saved: ResolvedModelConfig, inherited: Inher
 }
 
 /** What the annotations of one agent are computed from; an unset slot shows what is inherited instead. */
-export interface AgentModelView {
+interface AgentModelView {
   effective: ResolvedModelConfig;
   /** Present only when the agent has a process-level override: the values without it. */
   saved?: ResolvedModelConfig;
@@ -187,7 +182,7 @@ export interface AgentModelView {
   inherited: InheritedModelThinking;
 }
 
-export function agentModelView(agent: AgentDefinition, layers: ConfigLayers, inherited: InheritedModelThinking = {}): AgentModelView {
+function agentModelView(agent: AgentDefinition, layers: ConfigLayers, inherited: InheritedModelThinking = {}): AgentModelView {
   const view: AgentModelView = { effective: resolveModelConfig(agent, layers), inherited };
   if (layers.process && Object.hasOwn(layers.process.entries, agent.name)) view.saved = resolveSavedModelConfig(agent, layers);
   const governing = governingEntry(agent.name, layers);
@@ -211,7 +206,7 @@ export function agentPickerLine(agent: AgentDefinition, layers: ConfigLayers, in
 }
 
 /** What a snapshot says is inherited. */
-export function inheritedOf(snapshot: Pick<ConfigSnapshot, "inheritedModel" | "inheritedThinking">): InheritedModelThinking {
+function inheritedOf(snapshot: Pick<ConfigSnapshot, "inheritedModel" | "inheritedThinking">): InheritedModelThinking {
   const inherited: InheritedModelThinking = {};
   if (snapshot.inheritedModel !== undefined) inherited.model = snapshot.inheritedModel;
   if (snapshot.inheritedThinking !== undefined) inherited.thinking = snapshot.inheritedThinking;
@@ -280,13 +275,13 @@ export function modelValueChoices(models: readonly string[], currentModel: strin
 /** The last option of the model step: the person types any `provider/model-id`. */
 export const TYPE_MODEL_ENTRY = "type a model (provider/model-id)…";
 
-export type ModelPick = { kind: "model"; model: string } | { kind: "type" };
+type ModelPick = { kind: "model"; model: string } | { kind: "type" };
 
 /**
  * The model step's options: `$models` when that list is set (it is the person's own choice of models), else the
  * models pi can use now (its registry); the effective model `(current)`; then the free-text entry, always last.
  */
-export function modelPickChoices(listed: readonly string[], current: string | undefined): Choice<ModelPick>[] {
+function modelPickChoices(listed: readonly string[], current: string | undefined): Choice<ModelPick>[] {
   const models: Choice<ModelPick>[] = [...new Set(listed)].map((model) => ({ label: withCurrentMark(model, model === current), value: { kind: "model", model } }));
   models.push({ label: TYPE_MODEL_ENTRY, value: { kind: "type" } });
   return models;
@@ -320,9 +315,9 @@ export function modelsTargetChoices(source: AvailableModels["source"], offerProj
   return choices;
 }
 
-export type ModelsAction = "add" | "remove";
+type ModelsAction = "add" | "remove";
 
-export function modelsManagerChoices(): Choice<ModelsAction>[] {
+function modelsManagerChoices(): Choice<ModelsAction>[] {
   return [
     { label: ADD_MODEL_ENTRY, value: "add" },
     { label: REMOVE_MODEL_ENTRY, value: "remove" },
@@ -330,7 +325,7 @@ export function modelsManagerChoices(): Choice<ModelsAction>[] {
 }
 
 /** Where a built-in agent can be copied before it is edited. */
-export function copyDestinationChoices(agentDirs: ConfigSnapshot["agentDirs"]): Choice<FileTarget>[] {
+function copyDestinationChoices(agentDirs: ConfigSnapshot["agentDirs"]): Choice<FileTarget>[] {
   const choices: Choice<FileTarget>[] = [{ label: `user agents folder (${agentDirs.user})`, value: "user" }];
   if (agentDirs.project !== undefined) choices.push({ label: `project agents folder (${agentDirs.project})`, value: "project" });
   return choices;
@@ -338,31 +333,31 @@ export function copyDestinationChoices(agentDirs: ConfigSnapshot["agentDirs"]): 
 
 // Titles. They carry the context an option cannot (paths, what a target means); none of them is ever written.
 
-export function agentPickerTitle(agentCount: number): string {
+function agentPickerTitle(agentCount: number): string {
   return agentCount === 0 ? "Configure subagents (no agents found: only the model list can be managed)" : "Configure subagents: pick an agent";
 }
 
-export function fieldSelectTitle(agent: AgentDefinition): string {
+function fieldSelectTitle(agent: AgentDefinition): string {
   return `Configure ${agent.name} (${agent.source}): ${agent.filePath}`;
 }
 
-export function modelActionTitle(agent: AgentDefinition): string {
+function modelActionTitle(agent: AgentDefinition): string {
   return `${agent.name}: model & thinking`;
 }
 
-export function modelValueTitle(agent: AgentDefinition, models: AvailableModels): string {
+function modelValueTitle(agent: AgentDefinition, models: AvailableModels): string {
   return `${agent.name}: model (from $models, ${models.source ?? "user"} list)`;
 }
 
-export function registryModelTitle(agent: AgentDefinition): string {
+function registryModelTitle(agent: AgentDefinition): string {
   return `${agent.name}: model (the models pi can use now)`;
 }
 
-export function modelInputTitle(agent: AgentDefinition): string {
+function modelInputTitle(agent: AgentDefinition): string {
   return `${agent.name}: model (provider/model-id)`;
 }
 
-export function thinkingTitle(agent: AgentDefinition): string {
+function thinkingTitle(agent: AgentDefinition): string {
   return `${agent.name}: thinking level (not set: no thinking key in the entry)`;
 }
 
@@ -374,12 +369,12 @@ function targetLines(paths: ConfigSnapshot["configPaths"]): string[] {
   ];
 }
 
-export function writeTargetTitle(agent: AgentDefinition, paths: ConfigSnapshot["configPaths"], action: ModelAction): string {
+function writeTargetTitle(agent: AgentDefinition, paths: ConfigSnapshot["configPaths"], action: ModelAction): string {
   const head = action === "edit" ? `${agent.name}: write model & thinking to` : `${agent.name}: clear model & thinking in`;
   return [head, ...targetLines(paths)].join("\n");
 }
 
-export function copyDestinationTitle(agent: AgentDefinition): string {
+function copyDestinationTitle(agent: AgentDefinition): string {
   return `${agent.name} is a built-in agent (part of the package) and is not edited in place. Copy it to (the copy then shadows the built-in):`;
 }
 
@@ -392,24 +387,24 @@ export function modelsManagerTitle(models: AvailableModels, paths: ConfigSnapsho
   return [`Available models ($models), from the ${models.source} file (${file ?? "?"}):`, ...models.models.map((model) => `  ${model}`)].join("\n");
 }
 
-export function modelToAddTitle(): string {
+function modelToAddTitle(): string {
   return "Model to add to $models (provider/model-id)";
 }
 
-export function modelToRemoveTitle(): string {
+function modelToRemoveTitle(): string {
   return "Model to remove from $models";
 }
 
-export function modelsTargetTitle(action: ModelsAction, model: string, paths: ConfigSnapshot["configPaths"]): string {
+function modelsTargetTitle(action: ModelsAction, model: string, paths: ConfigSnapshot["configPaths"]): string {
   const head = action === "add" ? `Add ${model} to $models in` : `Remove ${model} from $models in`;
   return [head, `  user: ${paths.user}`, `  project: ${paths.project ?? "no project folder here"}`].join("\n");
 }
 
-export function descriptionTitle(agent: AgentDefinition): string {
+function descriptionTitle(agent: AgentDefinition): string {
   return `${agent.name}: description (one line)`;
 }
 
-export function listFieldTitle(agent: AgentDefinition, field: "tools" | "skills"): string {
+function listFieldTitle(agent: AgentDefinition, field: "tools" | "skills"): string {
   return `${agent.name}: ${field} (comma-separated; leave empty to remove the ${field} key)`;
 }
 
@@ -417,7 +412,7 @@ export function listFieldTitle(agent: AgentDefinition, field: "tools" | "skills"
  * The texts of /subagent-config's `budget` field (pure): the field's value in the field select, the three
  * limits with their values and sources, the input and target titles, and the notices after a write.
  */
-export function agentBudget(agent: AgentDefinition, layers: ConfigLayers): ResolvedBudget {
+function agentBudget(agent: AgentDefinition, layers: ConfigLayers): ResolvedBudget {
   return resolveConfiguredBudget(agent, layers, readEnvBudget().limits);
 }
 
@@ -426,7 +421,7 @@ function shown(key: BudgetKey, value: number): string {
 }
 
 /** `8 (frontmatter)`, `$1.00 (project)`, `not set`. */
-export function budgetValueText(budget: ResolvedBudget, key: BudgetKey): string {
+function budgetValueText(budget: ResolvedBudget, key: BudgetKey): string {
   const value = budget.limits[key];
   if (value === undefined) return NOT_SET;
   const source = budget.sources[key] === "env" ? "environment" : budget.sources[key];
@@ -434,27 +429,27 @@ export function budgetValueText(budget: ResolvedBudget, key: BudgetKey): string 
 }
 
 /** The field select's value: `maxTurns 8 (frontmatter), maxCost $1.00 (project)` or `not set`. */
-export function budgetFieldValue(agent: AgentDefinition, layers: ConfigLayers): string {
+function budgetFieldValue(agent: AgentDefinition, layers: ConfigLayers): string {
   const budget = agentBudget(agent, layers);
   const parts = BUDGET_KEYS.filter((key) => budget.limits[key] !== undefined).map((key) => `${key} ${budgetValueText(budget, key)}`);
   return parts.length > 0 ? parts.join(", ") : NOT_SET;
 }
 
-export function budgetKeyChoices(agent: AgentDefinition, layers: ConfigLayers): Choice<BudgetKey>[] {
+function budgetKeyChoices(agent: AgentDefinition, layers: ConfigLayers): Choice<BudgetKey>[] {
   const budget = agentBudget(agent, layers);
   return BUDGET_KEYS.map((key) => ({ label: `${key}${ANNOTATION_SEPARATOR}${budgetValueText(budget, key)}`, value: key }));
 }
 
-export function budgetKeyTitle(agent: AgentDefinition): string {
+function budgetKeyTitle(agent: AgentDefinition): string {
   return `${agent.name}: budget (a limit reached stops the subagent, keeping its partial output)`;
 }
 
-export function budgetInputTitle(agent: AgentDefinition, key: BudgetKey): string {
+function budgetInputTitle(agent: AgentDefinition, key: BudgetKey): string {
   const rule = key === "maxCost" ? "a number greater than 0, in the model's currency" : "a whole number of at least 1";
   return `${agent.name}: ${key} (${rule}; empty clears it)`;
 }
 
-export function budgetTargetTitle(agent: AgentDefinition, paths: ConfigSnapshot["configPaths"], key: BudgetKey): string {
+function budgetTargetTitle(agent: AgentDefinition, paths: ConfigSnapshot["configPaths"], key: BudgetKey): string {
   return [
     `${agent.name}: write ${key} to`,
     `  ${PROCESS_TARGET_LABEL}: memory only, nothing written to disk; gone when pi exits or on /reload`,
@@ -463,12 +458,12 @@ export function budgetTargetTitle(agent: AgentDefinition, paths: ConfigSnapshot[
   ].join("\n");
 }
 
-export function invalidBudgetNotice(agentName: string, key: BudgetKey, typed: string): string {
+function invalidBudgetNotice(agentName: string, key: BudgetKey, typed: string): string {
   const rule = key === "maxCost" ? "a number greater than 0" : "a whole number of at least 1";
   return `${agentName}: ${key} must be ${rule} (got ${JSON.stringify(typed.slice(0, 40))}); nothing written.`;
 }
 
-export function budgetWrittenNotice(agentName: string, key: BudgetKey, value: number | null, target: WriteTarget, filePath: string | undefined, changed: boolean): string {
+function budgetWrittenNotice(agentName: string, key: BudgetKey, value: number | null, target: WriteTarget, filePath: string | undefined, changed: boolean): string {
   const where = target === "process" ? PROCESS_TARGET_LABEL : (filePath ?? target);
   if (!changed) return `${agentName}: ${key} unchanged in ${where}; nothing written.`;
   return value === null ? `${agentName}: ${key} cleared in ${where}.` : `${agentName}: ${key} ${shown(key, value)} saved to ${where}.`;
@@ -480,7 +475,7 @@ export function budgetWrittenNotice(agentName: string, key: BudgetKey, value: nu
  * process layer holds no sandbox, and a project file's entry can only make it stricter.
  */
 /** The level a dispatch without a `sandbox` parameter would run the agent with. */
-export function agentSandbox(agent: AgentDefinition, layers: ConfigLayers): ResolvedSandbox {
+function agentSandbox(agent: AgentDefinition, layers: ConfigLayers): ResolvedSandbox {
   const settings = readSandboxSettings({ user: layers.user ?? {}, project: layers.project ?? {} });
   return resolveSandbox({
     agent,
@@ -492,13 +487,13 @@ export function agentSandbox(agent: AgentDefinition, layers: ConfigLayers): Reso
 }
 
 /** `read-only (frontmatter)`, `off (default)`. */
-export function sandboxFieldValue(agent: AgentDefinition, layers: ConfigLayers): string {
+function sandboxFieldValue(agent: AgentDefinition, layers: ConfigLayers): string {
   const resolved = agentSandbox(agent, layers);
   return `${resolved.level} (${resolved.source})`;
 }
 
 /** The three levels, and clearing the entry's value (back to the frontmatter or `$sandbox`). */
-export function sandboxLevelChoices(agent: AgentDefinition, layers: ConfigLayers): Choice<SandboxLevel | null>[] {
+function sandboxLevelChoices(agent: AgentDefinition, layers: ConfigLayers): Choice<SandboxLevel | null>[] {
   const current = agentSandbox(agent, layers).level;
   return [
     ...SANDBOX_LEVELS.map((level) => ({ label: level === current ? `${level} (current)` : level, value: level })),
@@ -506,11 +501,11 @@ export function sandboxLevelChoices(agent: AgentDefinition, layers: ConfigLayers
   ];
 }
 
-export function sandboxLevelTitle(agent: AgentDefinition): string {
+function sandboxLevelTitle(agent: AgentDefinition): string {
   return `${agent.name}: sandbox (read-only: nothing of yours writable; workspace-write: only its working folder; the network stays open)`;
 }
 
-export function sandboxTargetTitle(agent: AgentDefinition, paths: ConfigSnapshot["configPaths"]): string {
+function sandboxTargetTitle(agent: AgentDefinition, paths: ConfigSnapshot["configPaths"]): string {
   return [
     `${agent.name}: write sandbox to`,
     `  user: ${paths.user}`,
@@ -518,7 +513,7 @@ export function sandboxTargetTitle(agent: AgentDefinition, paths: ConfigSnapshot
   ].join("\n");
 }
 
-export function sandboxWrittenNotice(agentName: string, value: SandboxLevel | null, target: FileTarget, filePath: string | undefined, changed: boolean, effective: SandboxLevel): string {
+function sandboxWrittenNotice(agentName: string, value: SandboxLevel | null, target: FileTarget, filePath: string | undefined, changed: boolean, effective: SandboxLevel): string {
   const where = filePath ?? target;
   if (!changed) return `${agentName}: sandbox unchanged in ${where}; nothing written.`;
   const done = value === null ? `${agentName}: sandbox cleared in ${where}.` : `${agentName}: sandbox ${value} saved to ${where}.`;
@@ -531,9 +526,9 @@ export function sandboxWrittenNotice(agentName: string, value: SandboxLevel | nu
  * files); every other edit counts from the next dispatch, which re-reads the agent files and the config.
  */
 export const PROCESS_WRITE_NOTE = "written to this process (memory only — no file written; disappears when the process exits)";
-export const NEXT_DISPATCH = "Takes effect on the next dispatch.";
-export const ROSTER_NEXT_TURN = "The main agent's subagent roster shows it from its next turn.";
-export const USAGE = "Usage: /subagent-config [agent-name]";
+const NEXT_DISPATCH = "Takes effect on the next dispatch.";
+const ROSTER_NEXT_TURN = "The main agent's subagent roster shows it from its next turn.";
+const USAGE = "Usage: /subagent-config [agent-name]";
 export const NON_TUI_WARNING = `/subagent-config is interactive and needs pi's TUI; nothing was shown or changed. Run it in an interactive pi session (not with -p or --mode json). ${USAGE}`;
 
 function targetPlace(target: WriteTarget | FileTarget, filePath: string | undefined): string {
@@ -546,7 +541,7 @@ export function unknownAgentNotice(name: string, known: readonly string[]): stri
   return `Unknown agent "${name}". ${list} ${USAGE}`;
 }
 
-export function agentGoneNotice(name: string): string {
+function agentGoneNotice(name: string): string {
   return `The agent "${name}" is no longer defined (its file was removed or renamed).`;
 }
 
@@ -606,37 +601,37 @@ export function modelClearedNotice(input: ClearNoticeInput): string {
   return `${input.agentName}: model & thinking cleared in ${where}. Now: ${now}. ${NEXT_DISPATCH}`;
 }
 
-export function emptyModelNotice(agentName: string): string {
+function emptyModelNotice(agentName: string): string {
   return `${agentName}: the model cannot be empty (provider/model-id); nothing written.`;
 }
 
-export function copiedPrefix(agent: AgentDefinition, filePath: string): string {
+function copiedPrefix(agent: AgentDefinition, filePath: string): string {
   return `Copied the built-in agent ${agent.name} to ${filePath}; the copy now shadows the built-in. `;
 }
 
-export function emptyDescriptionNotice(agentName: string): string {
+function emptyDescriptionNotice(agentName: string): string {
   return `${agentName}: the description cannot be empty; nothing written.`;
 }
 
-export function unchangedNotice(agentName: string, field: string): string {
+function unchangedNotice(agentName: string, field: string): string {
   return `${agentName}: ${field} unchanged; nothing written.`;
 }
 
-export function descriptionSavedNotice(agentName: string, filePath: string): string {
+function descriptionSavedNotice(agentName: string, filePath: string): string {
   return `${agentName}: description saved to ${filePath}. ${ROSTER_NEXT_TURN}`;
 }
 
-export function listFieldSavedNotice(agentName: string, field: "tools" | "skills", list: readonly string[], filePath: string): string {
+function listFieldSavedNotice(agentName: string, field: "tools" | "skills", list: readonly string[], filePath: string): string {
   if (list.length > 0) return `${agentName}: ${field} set to ${list.join(", ")} in ${filePath}. ${NEXT_DISPATCH}`;
   const meaning = field === "tools" ? "pi's default tools apply" : "the global skills apply";
   return `${agentName}: ${field} key removed from ${filePath} (${meaning}). ${NEXT_DISPATCH}`;
 }
 
-export function bodySavedNotice(agentName: string, filePath: string): string {
+function bodySavedNotice(agentName: string, filePath: string): string {
   return `${agentName}: body saved to ${filePath}. ${NEXT_DISPATCH}`;
 }
 
-export function emptyBodyNotice(agentName: string): string {
+function emptyBodyNotice(agentName: string): string {
   return `${agentName}: the edited body is empty (whitespace only); nothing written. An agent needs a system prompt.`;
 }
 
@@ -649,23 +644,23 @@ export function editorProblemNotice(agentName: string, outcome: Extract<BodyEdit
   return `${agentName}: the editor "${outcome.command}" ${how}; nothing written.`;
 }
 
-export function modelAddedNotice(model: string, target: FileTarget, filePath: string | undefined, changed: boolean, shadowedBy?: FileTarget): string {
+function modelAddedNotice(model: string, target: FileTarget, filePath: string | undefined, changed: boolean, shadowedBy?: FileTarget): string {
   const place = targetPlace(target, filePath);
   const shadow = shadowedBy ? ` Note: the ${shadowedBy} $models list shadows the ${target} list, so the list in force is unchanged.` : "";
   return changed ? `Added ${model} to $models in ${place}.${shadow}` : `${model} is already in $models in ${place}; nothing written.${shadow}`;
 }
 
-export function modelRemovedNotice(model: string, target: FileTarget, filePath: string | undefined, changed: boolean, shadowedBy?: FileTarget): string {
+function modelRemovedNotice(model: string, target: FileTarget, filePath: string | undefined, changed: boolean, shadowedBy?: FileTarget): string {
   const place = targetPlace(target, filePath);
   const shadow = shadowedBy ? ` Note: the ${shadowedBy} $models list shadows the ${target} list, so the list in force is unchanged.` : "";
   return changed ? `Removed ${model} from $models in ${place}.${shadow}` : `${model} is not in $models in ${place}; nothing written.${shadow}`;
 }
 
-export function emptyModelsListNotice(): string {
+function emptyModelsListNotice(): string {
   return "The $models list is empty; there is nothing to remove.";
 }
 
-export function removeConfirmMessage(model: string, target: FileTarget, filePath: string | undefined): string {
+function removeConfirmMessage(model: string, target: FileTarget, filePath: string | undefined): string {
   return `Remove ${model} from $models in ${targetPlace(target, filePath)}?`;
 }
 
@@ -685,15 +680,15 @@ export function removeConfirmMessage(model: string, target: FileTarget, filePath
  * manager), with every annotation recomputed from disk and memory. Back-off paths recompute nothing.
  */
 /** Where an agent-file edit lands: the agent's own file, or a new copy of a built-in agent. */
-export type EditDestination = { kind: "in-place" } | { kind: "copy"; to: FileTarget };
+type EditDestination = { kind: "in-place" } | { kind: "copy"; to: FileTarget };
 
 /** Comma-separated input → the list it means (trimmed, blanks dropped, first occurrence kept). */
-export function parseListInput(text: string): string[] {
+function parseListInput(text: string): string[] {
   return [...new Set(text.split(",").map((item) => item.trim()).filter((item) => item !== ""))];
 }
 
 /** A body as compared for "unchanged": line breaks, a BOM, leading blank lines and trailing whitespace ignored. */
-export function normalizeBody(text: string): string {
+function normalizeBody(text: string): string {
   return text
     .replace(/^\uFEFF/, "")
     .replace(/\r\n?/g, "\n")
@@ -709,7 +704,7 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export class SubagentConfigFlow {
+class SubagentConfigFlow {
   private readonly dialogs: ConfigDialogs;
 
   private readonly store: ConfigStore;

@@ -27,7 +27,7 @@ import { spawnSync, type SpawnSyncOptions, type SpawnSyncReturns } from "node:ch
  * odd file counts as unset.
  */
 /** pi's own default (`DEFAULT_THINKING_LEVEL` in both pis). */
-export const PI_BUILTIN_THINKING: ThinkingLevel = "medium";
+const PI_BUILTIN_THINKING: ThinkingLevel = "medium";
 /** pi's settings files are small; anything larger is not read. */
 const SETTINGS_MAX_BYTES = 1024 * 1024;
 
@@ -79,7 +79,7 @@ export interface ConfigStoreOptions {
  * The folder a project-level file goes in: the nearest `.pi/` walking up (as readers find it), else a new
  * `.pi/` in cwd. Undefined when cwd is the home folder itself: `~/.pi` is the user level, never a project.
  */
-export function projectPiDirForWriting(cwd: string, home: string): string | undefined {
+function projectPiDirForWriting(cwd: string, home: string): string | undefined {
   const found = findProjectPiDir(cwd, home);
   if (found !== undefined) return found;
   return resolve(cwd) === resolve(home) ? undefined : join(resolve(cwd), PROJECT_DIR_NAME);
@@ -221,7 +221,7 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
  * external editor (Ctrl+G): stop the TUI, run the editor synchronously with the terminal inherited, start the
  * TUI again and redraw everything.
  */
-export const FALLBACK_EDITOR = "vi";
+const FALLBACK_EDITOR = "vi";
 
 /** The editor command line: `$EDITOR`, then `$VISUAL`, then `vi` (blank values do not count). */
 export function editorCommand(env: NodeJS.ProcessEnv = process.env): string {

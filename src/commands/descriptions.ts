@@ -18,7 +18,6 @@ export const COMMANDS = {
 } as const satisfies Record<string, { name: string; description: string }>;
 
 // The names, for the texts that mention a command.
-export const CONFIG_COMMAND = COMMANDS.config.name;
 export const CANCEL_COMMAND = COMMANDS.cancel.name;
 export const CANCEL_ALL_COMMAND = COMMANDS.cancelAll.name;
 export const MESSAGE_COMMAND = COMMANDS.message.name;

@@ -38,7 +38,7 @@ export function normalizeTaskInput(input: string): string {
 }
 
 /** Whether `typed` (normalized) is the start or the end of the id. */
-export function idMatches(taskId: string, typed: string): boolean {
+function idMatches(taskId: string, typed: string): boolean {
   return taskId.startsWith(typed) || taskId.endsWith(typed);
 }
 
@@ -79,7 +79,7 @@ const PREVIEW_MAX = 60;
  * whole id and an agent. Its first 8 characters (the time) and the short id the widget shows (its random end):
  * `01912345…3f9a2c7d`; the full id is what gets inserted.
  */
-export function labelId(taskId: string): string {
+function labelId(taskId: string): string {
   return `${taskId.slice(0, 8)}…${shortTaskId(taskId)}`;
 }
 
@@ -90,12 +90,12 @@ export interface CompletionTask {
   task: string;
 }
 
-export function runningCompletionTask(task: TaskSnapshot, now: number): CompletionTask {
+function runningCompletionTask(task: TaskSnapshot, now: number): CompletionTask {
   const status = task.status === "queued" ? "queued" : `running ${formatElapsed(now - (task.startedAt ?? task.dispatchedAt))}`;
   return { taskId: task.taskId, agent: task.agent, status, task: task.task };
 }
 
-export function finishedCompletionTask(record: TaskRecord): CompletionTask {
+function finishedCompletionTask(record: TaskRecord): CompletionTask {
   return { taskId: record.taskId, agent: record.agent, status: statusWithCause(record), task: record.task };
 }
 
@@ -118,7 +118,7 @@ export function completionItems(typed: string, tasks: readonly CompletionTask[])
 }
 
 /** Each batch or chain with a part in flight, once, after its parts: `/subagent-cancel` takes its id too. */
-export function workflowCompletionTasks(running: readonly TaskSnapshot[]): CompletionTask[] {
+function workflowCompletionTasks(running: readonly TaskSnapshot[]): CompletionTask[] {
   const seen: Map<string, { kind: string; total: number; inFlight: number }> = new Map();
   for (const task of running) {
     if (!task.workflow) continue;
@@ -215,7 +215,7 @@ export function noRunningTaskMatches(prefix: string, command: string, running: r
 }
 
 /** The running tasks, for a command given no id where no picker can be shown. */
-export function runningTasksList(command: string, running: readonly NamedTask[]): string {
+function runningTasksList(command: string, running: readonly NamedTask[]): string {
   return `Running subagent tasks: ${listed(running)}. Use /${command} <taskId>.`;
 }
 

@@ -55,7 +55,7 @@ function runLockHeld(agentDir: string, taskId: string): boolean {
 }
 
 /** The outcomes every lookup shares: nothing typed, or a prefix that names no single task. */
-export type PrefixProblem = { kind: "empty" }
+type PrefixProblem = { kind: "empty" }
   | { kind: "too-short"; prefix: string }
   | { kind: "unknown"; prefix: string }
   | { kind: "ambiguous"; prefix: string; matches: NamedTask[] };
@@ -80,7 +80,7 @@ export interface LiveWorkflow {
 }
 
 /** The batches and chains the running tasks belong to, each once, in the order their first part appears. */
-export function liveWorkflows(running: readonly TaskSnapshot[]): LiveWorkflow[] {
+function liveWorkflows(running: readonly TaskSnapshot[]): LiveWorkflow[] {
   const byId: Map<string, LiveWorkflow> = new Map();
   for (const task of running) {
     if (!task.workflow) continue;

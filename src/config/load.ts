@@ -26,7 +26,7 @@ export interface ModelOverride {
 }
 
 /** Config file layers, lowest precedence first; `process` lives only in memory. */
-export type ConfigLayerName = "user" | "project" | "process";
+type ConfigLayerName = "user" | "project" | "process";
 
 export interface ConfigLayer {
   name: ConfigLayerName;
@@ -94,10 +94,10 @@ export function cleanModelList(raw: readonly unknown[]): string[] {
 }
 
 /** `ignored`: Values inside the entry that were invalid and dropped; the rest of the entry still counts. */
-export type ParsedOverrideEntry = { ok: true, entry: ModelOverride, ignored: string[], sandboxProblem?: string } | { ok: false, reason: string };
+type ParsedOverrideEntry = { ok: true, entry: ModelOverride, ignored: string[], sandboxProblem?: string } | { ok: false, reason: string };
 
 /** One entry's value, or the reason the whole entry is ignored. */
-export function parseOverrideEntry(value: unknown): ParsedOverrideEntry {
+function parseOverrideEntry(value: unknown): ParsedOverrideEntry {
   if (typeof value === "string") {
     const model = value.trim();
     return model === "" ? { ok: false, reason: "the model must be a non-empty string" } : { ok: true, entry: { model }, ignored: [] };

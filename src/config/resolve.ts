@@ -27,12 +27,12 @@ export interface ConfigLayers {
 export type AgentModelFields = Pick<AgentDefinition, "name" | "model" | "thinking">;
 
 /** Highest precedence first. */
-export const LAYER_ORDER = (["process", "project", "user"] as const);
+const LAYER_ORDER = (["process", "project", "user"] as const);
 
 export type EntryLayerName = (typeof LAYER_ORDER)[number];
 
 /** The agent's entry in each layer that has one, highest precedence first. */
-export function entriesOf(agentName: string, layers: ConfigLayers): { entry: ModelOverride; source: EntryLayerName }[] {
+function entriesOf(agentName: string, layers: ConfigLayers): { entry: ModelOverride; source: EntryLayerName }[] {
   const found: { entry: ModelOverride; source: EntryLayerName }[] = [];
   for (const source of LAYER_ORDER) {
     const entries = layers[source]?.entries;
@@ -115,7 +115,7 @@ export function currentModelRef(model: { provider: string; id: string } | undefi
  * higher one is capped at the configured limit and a note says so; with nothing configured the call's value is
  * used as given.
  */
-export type BudgetSource = Exclude<ValueSource, "inherited"> | "env" | "call";
+type BudgetSource = Exclude<ValueSource, "inherited"> | "env" | "call";
 
 export interface ResolvedBudget {
   limits: BudgetLimits;
@@ -180,8 +180,8 @@ export function applyCallBudget(configured: ResolvedBudget, call: BudgetLimits):
  * stricter (resolve-sandbox.ts), and its `"$sandboxHide"` is ignored with a warning: a repository may add
  * restrictions, never decide what of the person's is hidden or shown. Pure.
  */
-export const SANDBOX_KEY = "$sandbox";
-export const SANDBOX_HIDE_KEY = "$sandboxHide";
+const SANDBOX_KEY = "$sandbox";
+const SANDBOX_HIDE_KEY = "$sandboxHide";
 
 export interface SandboxSettings {
   userDefault?: SandboxLevel;
@@ -289,13 +289,13 @@ export function keepRecordedSandbox(resolved: ResolvedSandbox, recorded: Sandbox
  * large a forked conversation may be (`$forkMaxChars`). Each is read from the environment first, then the
  * project file, then the user file, then the default. Pure: the caller passes the environment and the layers.
  */
-export const MAX_DEPTH_KEY = "$maxDepth";
-export const FORK_MAX_CHARS_KEY = "$forkMaxChars";
-export const FORK_MAX_CHARS_ENV = "PI_SUBAGENT_FORK_MAX_CHARS";
+const MAX_DEPTH_KEY = "$maxDepth";
+const FORK_MAX_CHARS_KEY = "$forkMaxChars";
+const FORK_MAX_CHARS_ENV = "PI_SUBAGENT_FORK_MAX_CHARS";
 /** About 100k tokens of conversation: room for a long session, well below where a fork stops being useful. */
 export const DEFAULT_FORK_MAX_CHARS = 400_000;
 
-export interface DispatchLimit {
+interface DispatchLimit {
   value: number;
   /** Where it came from: `env`, `project`, `user` or `default`. */
   source: "env" | "project" | "user" | "default";
@@ -345,7 +345,7 @@ export function resolveDispatchLimits(env: NodeJS.ProcessEnv, layers: FileLayers
  * person (default true). Only the user file counts: it is the person's own choice whether to be asked, not a
  * project's. Pure: the caller passes the user layer.
  */
-export const ASK_PERSON_KEY = "$askPerson";
+const ASK_PERSON_KEY = "$askPerson";
 
 export interface AskPersonSetting {
   askPerson: boolean;

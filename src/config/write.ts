@@ -21,7 +21,7 @@ import { cleanModelList, MODELS_KEY, type ModelOverridePatch } from "./load.ts";
  * line break, exactly like `JSON.stringify(value, null, 2)` for ordinary documents.
  */
 /** A number kept as its source text. */
-export class JsonNumber {
+class JsonNumber {
   readonly raw: string;
 
   constructor(raw: string) {
@@ -33,7 +33,7 @@ export type JsonObject = Map<string, JsonValue>;
 /**
  * `JsonValue[]`, named so the recursive `JsonValue` reads plainly.
  */
-export type JsonArray = JsonValue[];
+type JsonArray = JsonValue[];
 export type JsonValue = null | boolean | string | JsonNumber | JsonArray | JsonObject;
 
 /** `eol` (when `ok`): the file's line break style, reused when it is written back. */
@@ -187,7 +187,7 @@ export type EditOutcome = { changed: false } | { changed: true, text: string };
  * Applies an edit to a file's text (`undefined`: the file does not exist, so the edit starts from `{}`).
  * Throws WriteBackError for invalid JSON or a top level that is not an object.
  */
-export function applyJsonObjectEdit(text: string | undefined, edit: JsonObjectEdit, fileLabel: string = "the config file"): EditOutcome {
+function applyJsonObjectEdit(text: string | undefined, edit: JsonObjectEdit, fileLabel: string = "the config file"): EditOutcome {
   const parsed = parseJsonDocument(text ?? "");
   if (!parsed.ok) {
     throw new WriteBackError("invalid-json", `Not saved: ${fileLabel} is not valid JSON (${parsed.reason}). Fix or remove it first; it was left as it is.`);
@@ -254,7 +254,7 @@ export async function editJsonObjectFile(filePath: string, edit: JsonObjectEdit,
 const PATCH_KEYS: Set<string> = new Set(["model", "thinking", ...BUDGET_KEYS, "sandbox"]);
 
 /** The patch with its values checked and trimmed. */
-export interface CheckedPatch {
+interface CheckedPatch {
   model?: string | null;
   thinking?: string | null;
   maxTurns?: number | null;
@@ -264,7 +264,7 @@ export interface CheckedPatch {
 }
 
 /** Checks the name and the patch; throws WriteBackError on the first problem. Does no I/O. */
-export function checkModelOverridePatch(agentName: string, patch: ModelOverridePatch): CheckedPatch {
+function checkModelOverridePatch(agentName: string, patch: ModelOverridePatch): CheckedPatch {
   if (typeof agentName !== "string") throw new WriteBackError("invalid-agent-name", "Not saved: the agent name must be a string.");
   const nameProblem = agentNameProblem(agentName);
   if (nameProblem) throw new WriteBackError("invalid-agent-name", `Not saved: ${JSON.stringify(agentName)} cannot be an agent key (${nameProblem}).`);

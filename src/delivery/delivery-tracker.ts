@@ -21,7 +21,7 @@ import { RESULT_CUSTOM_TYPE_NAME } from "./result-type.ts";
  * can keep it from the model. Each result is sent again at most `maxResends` times in one process; after that
  * it waits in the outbox for the next session start.
  */
-export const MAX_RESENDS = 3;
+const MAX_RESENDS = 3;
 
 /** How pi took the message: as the prompt of a new run (agent idle) or into the steer queue (agent busy). */
 export type SendRoute = "prompt" | "queue";
@@ -119,7 +119,7 @@ export interface ContextMessage {
   details?: unknown;
 }
 
-export interface ResultDetailsLike {
+interface ResultDetailsLike {
   taskId?: unknown;
   duplicate?: unknown;
 }

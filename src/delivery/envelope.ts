@@ -65,12 +65,12 @@ export interface InFlightTask {
 }
 
 /** The body of a run we stopped (timeout, budget) before it wrote any text or ran any tool. */
-export function noOutputBeforeStopBody(sessionFile: string): string {
+function noOutputBeforeStopBody(sessionFile: string): string {
   return `The subagent produced no output before it was stopped. Its session file: ${sessionFile}`;
 }
 
 /** The body of a run that ended by itself without a final answer. */
-export function noFinalOutputBody(sessionFile: string): string {
+function noFinalOutputBody(sessionFile: string): string {
   return `The subagent produced no final output. Its session file: ${sessionFile}`;
 }
 
@@ -147,7 +147,7 @@ export function envelopeBody(record: TaskRecord): string {
  * `- Depth: 1 of 2 · Context: forked (12 messages)`: only where nesting is allowed or the task was forked, so the
  * spec's envelope is unchanged by default.
  */
-export function originLine(record: Pick<TaskRecord, "origin">): string | undefined {
+function originLine(record: Pick<TaskRecord, "origin">): string | undefined {
   const origin = record.origin;
   if (!origin) return undefined;
   const parts: string[] = [];

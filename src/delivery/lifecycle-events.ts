@@ -17,10 +17,10 @@ export const LIFECYCLE_CHANNELS = {
 } as const;
 
 /** Every payload says who sent it, so a listener can tell ours from another extension's `subagent:` events. */
-export const EVENT_SOURCE = "pi-subagent-dispatch";
+const EVENT_SOURCE = "pi-subagent-dispatch";
 
 /** What every payload carries. `at` is the moment of the event, in milliseconds since the epoch. */
-export interface TaskEventBase {
+interface TaskEventBase {
   source: typeof EVENT_SOURCE;
   taskId: string;
   agent: string;
@@ -73,7 +73,7 @@ export interface TaskDeliveredEvent extends TaskEventBase {
   status: RunStatus;
 }
 
-export interface LifecycleEventMap {
+interface LifecycleEventMap {
   "subagent:queued": TaskQueuedEvent;
   "subagent:started": TaskStartedEvent;
   "subagent:asking": TaskAskingEvent;
@@ -81,7 +81,7 @@ export interface LifecycleEventMap {
   "subagent:delivered": TaskDeliveredEvent;
 }
 
-export type LifecycleChannel = keyof LifecycleEventMap;
+type LifecycleChannel = keyof LifecycleEventMap;
 
 /** Where events go (`pi.events.emit` behind a guard); it must never throw into the caller. */
 export type LifecycleSink = <C extends LifecycleChannel>(channel: C, payload: LifecycleEventMap[C]) => void;

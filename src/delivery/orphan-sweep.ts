@@ -19,8 +19,8 @@ import { readRecord, writeRecord } from "../records/record-store.ts";
 import { indexedTaskIds, lockedTaskIds, unmarkRunning } from "../run/startup-work.ts";
 import type { TaskRecord } from "../records/record.ts";
 
-export const OWNER_ENDED_MESSAGE = "its pi process ended";
-export const OWNER_ENDED_STOP_REASON = "owner_ended";
+const OWNER_ENDED_MESSAGE = "its pi process ended";
+const OWNER_ENDED_STOP_REASON = "owner_ended";
 
 export interface ReapedTask {
   taskId: string;

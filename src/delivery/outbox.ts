@@ -24,7 +24,7 @@ import type { TaskRecord } from "../records/record.ts";
  * as `<name>.bad` in the same folder and the others are still delivered: one bad file must never stop every
  * redelivery. The record it pointed to, if any, stays in its task folder.
  */
-export const OUTBOX_DIR_NAME = ".outbox";
+const OUTBOX_DIR_NAME = ".outbox";
 
 export interface OutboxEntry {
   taskId: string;
@@ -57,7 +57,7 @@ export function removeFromOutbox(agentDir: string, taskId: string): void {
 }
 
 /** The suffix a bad entry is renamed to (no longer `.json`, so no listing takes it for an entry). */
-export const QUARANTINE_SUFFIX = ".bad";
+const QUARANTINE_SUFFIX = ".bad";
 
 function isIdentity(value: unknown): value is ProcessIdentity {
   if (typeof value !== "object" || value === null) return false;
@@ -66,7 +66,7 @@ function isIdentity(value: unknown): value is ProcessIdentity {
 }
 
 /** Whether `value` is an entry, and the one for `taskId` (the file's name). */
-export function isOutboxEntry(value: unknown, taskId: string): value is OutboxEntry {
+function isOutboxEntry(value: unknown, taskId: string): value is OutboxEntry {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const entry = (value as Partial<Record<keyof OutboxEntry, unknown>>);
   return entry.taskId === taskId
@@ -194,7 +194,7 @@ function reason(error: unknown): string {
 }
 
 /** What still happens to the result, by path: sent from memory (background) or returned by the tool (blocking). */
-export const FROM_MEMORY = "The result is still delivered, from memory; it is not on disk, so it is lost if pi exits before it arrives.";
+const FROM_MEMORY = "The result is still delivered, from memory; it is not on disk, so it is lost if pi exits before it arrives.";
 export const RETURNED = "The result is still returned to the model; only the record on disk (for /subagent-result) is missing.";
 
 /** The notice text (exact; docs/troubleshooting.md quotes it). */

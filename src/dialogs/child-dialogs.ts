@@ -11,7 +11,7 @@ import type { StopCause } from "../shared/run-settings.ts";
  * editor), `confirmed` (confirm) or `cancelled: true` (any); `notify`, `setStatus`, `setWidget`, `setTitle` and
  * `set_editor_text` expect nothing.
  */
-export type DialogMethod = "select" | "confirm" | "input" | "editor";
+type DialogMethod = "select" | "confirm" | "input" | "editor";
 
 /** A question a child asks: what its dialog shows. Every text is stripped of terminal control sequences. */
 export interface ChildDialog {
@@ -100,10 +100,10 @@ export interface Asker {
 }
 
 /** A lone asker shows the last 8 characters of its id (its short id); in a path each shows 4, so the line stays short. */
-export const ASKER_ID_CHARS = 8;
-export const PATH_ID_CHARS = 4;
+const ASKER_ID_CHARS = 8;
+const PATH_ID_CHARS = 4;
 /** How long the one-line question may be in a widget row or a result line. */
-export const QUESTION_LINE_MAX = 100;
+const QUESTION_LINE_MAX = 100;
 
 /** `explore 3f9a2c7d asks:`; `reviewer 2c7d › explore 0d94 asks:` for a path, outermost first. */
 export function askerLabel(path: readonly Asker[]): string {
@@ -334,7 +334,7 @@ export interface OpenQuestionHandle {
 }
 
 /** Where the person is: shows a dialog and calls `reply` once with the answer (Esc: cancelled). */
-export interface DialogSink {
+interface DialogSink {
   /** Why a question is refused before it is shown (the child is answered cancelled, the result names it). */
   refuses?(dialog: ChildDialog): NobodyReason | undefined;
   ask(dialog: ChildDialog, reply: (answer: DialogAnswer) => void): OpenQuestionHandle;
@@ -348,7 +348,7 @@ export type DialogRoute = { kind: "person"; sink: DialogSink } | { kind: "nobody
 export type DialogResponse = { type: "extension_ui_response"; id: string } & DialogAnswer;
 
 /** At most this many "no one to answer" lines per result: a child asking in a loop must not swamp it. */
-export const UNANSWERED_LINES_MAX = 10;
+const UNANSWERED_LINES_MAX = 10;
 
 export class DialogBridge {
   private readonly route: DialogRoute;

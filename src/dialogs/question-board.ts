@@ -20,7 +20,7 @@ export function waitingLine(question: Pick<Question, "path" | "dialog">, waiting
 }
 
 /** Told once when a task asks past the cap: its next questions are refused, and how to refuse the rest. */
-export function questionsRefusedNotice(task: Asker, perTask: number): string {
+function questionsRefusedNotice(task: Asker, perTask: number): string {
   return `${askerLabel([task]).replace(/ asks:$/, "")} has ${perTask} questions waiting: its next ones are refused (cancelled). /subagent-answer refuse answers all of its questions cancelled.`;
 }
 
@@ -37,16 +37,16 @@ const CLOSE_TEXTS: Record<CloseReason, string> = {
   ended: "the task ended",
 };
 
-export function questionGoneNotice(question: Pick<Question, "path" | "dialog">, why: CloseReason): string {
+function questionGoneNotice(question: Pick<Question, "path" | "dialog">, why: CloseReason): string {
   return `Question gone (${CLOSE_TEXTS[why]}): ${askerLabel(question.path)} ${questionLine(question.dialog)}`;
 }
 
 /** A child's notify, labelled: `explore 01a2b3c4 says: Build finished`. */
-export function childNoticeText(path: readonly Asker[], message: string): string {
+function childNoticeText(path: readonly Asker[], message: string): string {
   return `${askerLabel(path).replace(/ asks:$/, " says:")} ${oneLine(message, 200)}`;
 }
 
-export function noticesHeldBackText(path: readonly Asker[]): string {
+function noticesHeldBackText(path: readonly Asker[]): string {
   return `${askerLabel(path).replace(/ asks:$/, "")}: more notices held back (a few every 10 s are shown)`;
 }
 
@@ -59,8 +59,8 @@ export const NO_QUESTION_OF_TASK = "No subagent question of that task is waiting
  * line saying the rest are held back, so a looping child cannot flood the screen.
  */
 /** At most this many notices of one task in NOTICE_WINDOW_MS. */
-export const NOTICES_PER_WINDOW = 3;
-export const NOTICE_WINDOW_MS = 10_000;
+const NOTICES_PER_WINDOW = 3;
+const NOTICE_WINDOW_MS = 10_000;
 
 export type NoticeVerdict = "show" | "show-suppression" | "drop";
 

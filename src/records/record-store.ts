@@ -15,7 +15,7 @@ import { stripTerminalControls } from "../shared/text.ts";
  * byte checked, fsync, rename), so a reader never sees half a record and a crash leaves the previous one. A
  * record is read only as a regular file of at most RECORD_MAX_BYTES, never through a link (state-file.ts).
  */
-export const RECORD_FILE_NAME = "record.json";
+const RECORD_FILE_NAME = "record.json";
 
 export function recordPath(agentDir: string, taskId: string): string {
   return join(taskDir(agentDir, taskId), RECORD_FILE_NAME);
@@ -78,8 +78,8 @@ export function saveRecordQuietly(agentDir: string, record: TaskRecord): unknown
 export const MAX_OUTPUT_ENV = "PI_SUBAGENT_MAX_OUTPUT_CHARS";
 export const DEFAULT_MAX_OUTPUT_CHARS = 50_000;
 /** Below this a limit would cut ordinary answers; a smaller value is raised to it. */
-export const MIN_MAX_OUTPUT_CHARS = 1000;
-export const FULL_OUTPUT_FILE_NAME = "output.md";
+const MIN_MAX_OUTPUT_CHARS = 1000;
+const FULL_OUTPUT_FILE_NAME = "output.md";
 
 /** The limit from the environment: a whole number of characters, default DEFAULT_MAX_OUTPUT_CHARS. */
 export function readMaxOutputChars(env: NodeJS.ProcessEnv = process.env): number {
@@ -99,12 +99,12 @@ export function headOf(text: string, max: number): string {
 }
 
 /** The note that ends a cut output (model-facing: plain words, no em dash). */
-export function cutNote(shown: number, total: number, fullOutputFile: string): string {
+function cutNote(shown: number, total: number, fullOutputFile: string): string {
   return `[Output cut: showing the first ${shown} of ${total} characters (${total - shown} omitted). The full output is saved in ${fullOutputFile}; read it from there only if you need the rest.]`;
 }
 
 /** The note that ends a cut output whose output.md could not be written: it never claims a file that is not there. */
-export function unsavedCutNote(shown: number, total: number, error: string): string {
+function unsavedCutNote(shown: number, total: number, error: string): string {
   return `[Output cut: showing the first ${shown} of ${total} characters (${total - shown} omitted). The full output could not be saved to a file (${error}), so the rest is not available to read.]`;
 }
 

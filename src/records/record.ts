@@ -212,7 +212,7 @@ export function shownOutput(record: Pick<TaskRecord, "output" | "partialTools">)
 }
 
 /** `12:03:04 from the main agent (while running): check b.ts too` (UTC time). */
-export function messageLine(message: TaskMessage): string {
+function messageLine(message: TaskMessage): string {
   const time = new Date(message.at).toISOString().slice(11, 19);
   const from = message.from === "agent" ? "the main agent" : "the user";
   const when = message.delivery === "steer" ? "while running" : "while queued";

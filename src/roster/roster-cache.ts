@@ -24,13 +24,13 @@ export const ROSTER_CACHE_FILE_NAME = "subagent-roster-cache.json";
 /** Blocks kept: one per recent project, roughly. */
 export const ROSTER_CACHE_ENTRIES = 8;
 /** Eight roster blocks are a few KiB each; a larger cache file was not written by this package. */
-export const ROSTER_CACHE_MAX_BYTES = 1024 * 1024;
+const ROSTER_CACHE_MAX_BYTES = 1024 * 1024;
 /** Raised when the way a block is built changes in a way the package files below would not show. */
 const FORMAT_VERSION = 2;
 /** The package's files whose change changes the block (its version, and the modules that write the block). */
 const SHAPING_FILES = ["package.json", join("src", "core", "roster", "format.ts"), join("src", "core", "shared", "format.ts")];
 
-export interface CacheEntry {
+interface CacheEntry {
   fingerprint: string;
   /** The block, or null when there are no agents (no roster). */
   block: string | null;

@@ -10,12 +10,12 @@ import { isResultMessage, type ContextMessage } from "../delivery/delivery-track
  * and `name — description (source)` lines follow the spec to the character; the caps keep the block small
  * however many agents exist.
  */
-export const ROSTER_HEADING = "## Available Subagents";
-export const ROSTER_INTRO = "Delegate tasks to these specialized subagents via the `subagent` tool:";
+const ROSTER_HEADING = "## Available Subagents";
+const ROSTER_INTRO = "Delegate tasks to these specialized subagents via the `subagent` tool:";
 /** Agents listed by name; the rest are counted in one closing line. */
 export const MAX_ROSTER_AGENTS = 40;
 /** Characters of description per line, after flattening it to one line. */
-export const MAX_ROSTER_DESCRIPTION = 200;
+const MAX_ROSTER_DESCRIPTION = 200;
 
 export interface RosterLimits {
   maxAgents: number;
@@ -52,7 +52,7 @@ export function buildRosterBlock(agents: readonly RosterAgent[], limits: RosterL
  * the newest result message of the model call (only in what the model sees; pi's session is untouched). Pure.
  */
 /** The sentence that introduces the roster inside a result message (exact; ADVANCED.md quotes it). */
-export const ROSTER_FOR_RESULT_INTRO = "(For reference while digesting this result: the subagents you can dispatch.)";
+const ROSTER_FOR_RESULT_INTRO = "(For reference while digesting this result: the subagents you can dispatch.)";
 
 export type ContentMessage = ContextMessage & { content?: unknown };
 

@@ -52,7 +52,7 @@ export function resolveSkillPaths(entries: readonly string[], cwd: string, home:
  * mode (the runner adds the task as the last argument). The prompt is kept apart from the arguments so a message
  * sent to a queued task can still be appended to it before it starts.
  */
-export type { PiExecutable } from "../shared/run-settings.ts";
+;
 
 export interface ChildCommandInput {
   pi: PiExecutable;
@@ -130,14 +130,14 @@ export interface ChildCommand {
  * (their ssh and gpg agents, the session bus, a docker daemon). The sockets themselves are hidden too
  * (src/sandbox/bwrap-args.ts); an unsandboxed child keeps them, as it keeps everything its user can reach.
  */
-export const SANDBOX_DROPPED_ENV: readonly string[] = Object.freeze(["SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST"]);
+const SANDBOX_DROPPED_ENV: readonly string[] = Object.freeze(["SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST"]);
 
 export function taskPrompt(task: string): string {
   return `Task: ${task}`;
 }
 
 /** Said before the task of a forked child, whose history is someone else's conversation. */
-export const FORKED_PROMPT_PREFIX =
+const FORKED_PROMPT_PREFIX =
   "The conversation above is the main agent's, copied for you as context. You are a subagent with your own instructions and tools: do the task below and answer with its result.";
 
 /** The first prompt of a child: the task, after the fork note when the child starts on a forked history. */
@@ -152,7 +152,7 @@ const SUBAGENT_TOOL = "subagent";
  * The child's tool allowlist: the agent's, plus the subagent tool when the child may dispatch itself (an
  * allowlist filters extension tools too, so without it the nested tool would be missing).
  */
-export function childTools(tools: string[] | undefined, childDepth: number, maxDepth: number): string[] | undefined {
+function childTools(tools: string[] | undefined, childDepth: number, maxDepth: number): string[] | undefined {
   if (!tools || childDepth >= maxDepth || tools.includes(SUBAGENT_TOOL)) return tools;
   return [...tools, SUBAGENT_TOOL];
 }
@@ -165,7 +165,7 @@ export function childTools(tools: string[] | undefined, childDepth: number, maxD
  * its child's exit. In both modes it also skips re-fetching a parent's `-e git:` extension and installing missing
  * packages. The child reads the catalogs pi keeps in the agent dir, as it always did in JSON mode.
  */
-export const CHILD_FLAGS = Object.freeze(["--offline"]);
+const CHILD_FLAGS = Object.freeze(["--offline"]);
 
 export function buildChildCommand(input: ChildCommandInput): ChildCommand {
   const mode = input.mode ?? "rpc";

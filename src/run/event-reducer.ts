@@ -12,7 +12,7 @@ export type { StopCause } from "../shared/run-settings.ts";
 /** What the child is doing right now, as shown in the widget and progress updates. */
 export type RunPhase = "starting" | "thinking" | "writing" | "tool" | "waiting" | "retrying" | "done";
 
-export interface ToolActivity {
+interface ToolActivity {
   name: string;
   /** A short, one-line summary of the arguments (a command, a path, a pattern). */
   summary: string;
@@ -290,12 +290,12 @@ function applyMessageUpdate(state: RunState, text: string): boolean {
   return true;
 }
 
-export interface ContentBlock {
+interface ContentBlock {
   type?: string;
   text?: string;
 }
 
-export interface AssistantMessage {
+interface AssistantMessage {
   role?: string;
   content?: ContentBlock[] | string;
   provider?: string;
@@ -458,14 +458,14 @@ function applyToolEnd(state: RunState, toolName: string, isError: boolean, now: 
 const SKIPPED_TYPES = new Set(["message_start", "turn_end", "tool_execution_update"]);
 
 /** How many skipped lines are kept as a sample for the record, and how much of each. */
-export const SKIPPED_SAMPLE_LINES = 5;
-export const SKIPPED_SAMPLE_CHARS = 200;
+const SKIPPED_SAMPLE_LINES = 5;
+const SKIPPED_SAMPLE_CHARS = 200;
 
 /**
  * Skipped lines after which a line without pi's exact event prefix is no longer tried with the full parser: a
  * flood of brace-wrapped noise then costs no failed parse (an exception) per line.
  */
-export const FULL_PARSE_SKIP_LIMIT = 1000;
+const FULL_PARSE_SKIP_LIMIT = 1000;
 
 /** Events the reducer reads in full; any other type is counted without being parsed. */
 const APPLIED_TYPES = new Set(["session", "agent_start", "turn_start", "message_update", "message_end", "tool_execution_start", "tool_execution_end", "agent_end", "auto_retry_start", "auto_retry_end"]);

@@ -67,7 +67,7 @@ export function historyBeforeCall<T extends ForkMessage>(messages: readonly T[],
   return kept;
 }
 
-export function forkTooLargeMessage(chars: number, limit: number): string {
+function forkTooLargeMessage(chars: number, limit: number): string {
   return (
     `Cannot fork the conversation: it is ${chars} characters, above the fork limit of ${limit} ` +
     `(PI_SUBAGENT_FORK_MAX_CHARS, or "$forkMaxChars" in subagent-isolation.json). ` +

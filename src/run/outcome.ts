@@ -105,7 +105,7 @@ export function outcomeAtExit(handle: RunHandle, at: number): RunOutcome {
  * tools it ran, under one heading (pure).
  */
 export const PARTIAL_OUTPUT_HEADING = "Partial output before it was stopped:";
-export const NO_PARTIAL_TEXT = "(the subagent had not written any text yet)";
+const NO_PARTIAL_TEXT = "(the subagent had not written any text yet)";
 /** How many of the last tool calls are listed. */
 export const MAX_PARTIAL_TOOLS = 20;
 
@@ -116,7 +116,7 @@ export interface PartialOutput {
   tools: string[];
 }
 
-export function isEmptyPartial(partial: PartialOutput): boolean {
+function isEmptyPartial(partial: PartialOutput): boolean {
   return !partial.text.trim() && partial.tools.length === 0;
 }
 

@@ -47,7 +47,7 @@ function parentMap(): Map<number, number[]> {
 }
 
 /** The pid and all its descendants (synchronous; Linux /proc). */
-export function descendantsOf(rootPid: number): number[] {
+function descendantsOf(rootPid: number): number[] {
   if (!hasProc) return [rootPid];
   const children = parentMap();
   const found: number[] = [];
@@ -60,7 +60,7 @@ export function descendantsOf(rootPid: number): number[] {
   return found;
 }
 
-export function signalQuietly(target: number, signal: NodeJS.Signals): void {
+function signalQuietly(target: number, signal: NodeJS.Signals): void {
   try {
     process.kill(target, signal);
   } catch {
@@ -68,7 +68,7 @@ export function signalQuietly(target: number, signal: NodeJS.Signals): void {
   }
 }
 
-export function isAlive(pid: number): boolean {
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -78,7 +78,7 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Signals every process of the snapshot and every process group they lead. Synchronous. */
-export function signalTree(pids: readonly number[], signal: NodeJS.Signals): void {
+function signalTree(pids: readonly number[], signal: NodeJS.Signals): void {
   for (const pid of pids) {
     signalQuietly(-pid, signal);
     signalQuietly(pid, signal);
@@ -89,7 +89,7 @@ export function signalTree(pids: readonly number[], signal: NodeJS.Signals): voi
  * The tree of `rootPid` plus every process carrying the task marker (a daemonized grandchild left the tree but
  * kept the marker in its environment), each with its own descendants.
  */
-export function taskProcesses(rootPid: number, marker?: string): number[] {
+function taskProcesses(rootPid: number, marker?: string): number[] {
   const pids = new Set(descendantsOf(rootPid));
   if (marker) {
     for (const pid of processesCarryingMarker(marker)) {
@@ -290,7 +290,7 @@ export function forgetExitHooksForTests(): void {
   exitHooks.clear();
 }
 
-export type GuardedSignal = "SIGTERM" | "SIGHUP" | "SIGINT";
+type GuardedSignal = "SIGTERM" | "SIGHUP" | "SIGINT";
 
 function onSignal(signal: GuardedSignal): void {
   killAllNow();

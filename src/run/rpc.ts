@@ -166,7 +166,7 @@ export function classifyRpcLine(text: string): RpcLine {
  * messages go as one steer, in the order they came. Pure: the runner gives it the send and reports the take-in.
  */
 /** Part of the header every message to a running child carries (see markedMessage in rpc-protocol.ts). */
-export const RUNNING_MESSAGE_MARK = "sent while you were working]";
+const RUNNING_MESSAGE_MARK = "sent while you were working]";
 
 /**
  * The prompt that starts one more run when the child ended its run with a steer still waiting (it arrived
@@ -176,7 +176,7 @@ export const STRANDED_STEER_PROMPT =
   "[Messages sent to you while you were finishing follow. Take them into account; your reply to them is your final answer.]";
 
 /** Between two messages of one coalesced steer. */
-export const MESSAGE_SEPARATOR = "\n\n";
+const MESSAGE_SEPARATOR = "\n\n";
 
 const MESSAGE_END_PREFIX = '{"type":"message_end"';
 
@@ -239,13 +239,13 @@ export class SteerBatch {
  * task as one argument, which Linux caps at 128 KiB (MAX_ARG_STRLEN); the RPC child has no such limit.
  */
 /** Linux's limit on one command-line argument (32 pages of 4 KiB), including the terminating NUL. */
-export const MAX_ARGUMENT_BYTES = 128 * 1024 - 1;
+const MAX_ARGUMENT_BYTES = 128 * 1024 - 1;
 
-export function nulInTextMessage(what: "task" | "message"): string {
+function nulInTextMessage(what: "task" | "message"): string {
   return `The ${what} contains a NUL character (\\0), which cannot be passed to a subagent. Remove it and call again. Nothing was started.`;
 }
 
-export function taskTooLongForJsonChildMessage(bytes: number): string {
+function taskTooLongForJsonChildMessage(bytes: number): string {
   return `The task is ${bytes} bytes long; with PI_SUBAGENT_CHILD_MODE=json a task is passed as one command-line argument, which is limited to ${MAX_ARGUMENT_BYTES} bytes. Shorten the task, or unset PI_SUBAGENT_CHILD_MODE to use the default RPC child (no limit). Nothing was started.`;
 }
 

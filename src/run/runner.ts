@@ -26,7 +26,7 @@ import { loginExpiredNote } from "../sandbox/hand-in.ts";
 import { readFileSync } from "node:fs";
 import { startAllowanceMs } from "../shared/run-settings.ts";
 
-export const STDERR_TAIL_CHARS = 4096;
+const STDERR_TAIL_CHARS = 4096;
 /** How long to wait for the child's pipes to drain after it exited (a grandchild may hold them open). */
 const DRAIN_AFTER_EXIT_MS = 2000;
 /** How long an RPC child may take to exit after its input was closed before its tree is ended. */

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
  * The child's session file. pi 0.73.1 has no `--session-id`, so we write the one-line session header
  * ourselves and start the child with `--session <file>`: pi then uses our id, and the same path resumes it.
  */
-export const SESSION_FILE_NAME = "session.jsonl";
+const SESSION_FILE_NAME = "session.jsonl";
 
 /** A task's folder. Throws for anything but a task id: an id must never reach the disk as a path (`../x`). */
 export function taskDir(agentDir: string, taskId: string): string {
@@ -189,7 +189,7 @@ export function acquireSessionLock(agentDir: string, taskId: string, agent: stri
  * leaves it beside the lock, and the start-up clean-up that reaps the run removes both, so no listing of the temp
  * folder is ever needed for it (src/run/session-files.ts keeps the sweep of the temp folders earlier versions used).
  */
-export const AGENT_PROMPT_FILE_NAME = "agent-prompt.md";
+const AGENT_PROMPT_FILE_NAME = "agent-prompt.md";
 
 export function agentPromptPath(agentDir: string, taskId: string): string {
   return join(taskDir(agentDir, taskId), AGENT_PROMPT_FILE_NAME);
@@ -217,7 +217,7 @@ export function removeAgentPrompt(agentDir: string, taskId: string): void {
  * One left by a pi of such a version that was killed hard is recognised by the owner its name carries and swept
  * when the start-up clean-up runs.
  */
-export const PROMPT_DIR_PREFIX = "pi-subagent-prompt-";
+const PROMPT_DIR_PREFIX = "pi-subagent-prompt-";
 
 /** The owner named in a prompt folder's name, or undefined for a name that is not ours. */
 export function promptDirOwner(name: string): ProcessIdentity | undefined {

@@ -21,7 +21,7 @@ import { isTaskId } from "../shared/nesting.ts";
 /** The run lock's file name in a task folder (src/run/session-files.ts writes it). */
 export const RUN_LOCK_FILE_NAME = "run.lock";
 /** The running index's folder name in `subagent-sessions/`. */
-export const RUNNING_INDEX_NAME = ".running";
+const RUNNING_INDEX_NAME = ".running";
 
 export function runningIndexDir(agentDir: string): string {
   return join(subagentSessionsDir(agentDir), RUNNING_INDEX_NAME);
@@ -124,7 +124,7 @@ export function startupSweepHasWork(agentDir: string): boolean {
  * Creates the running index in an existing `subagent-sessions` (never the folder itself). Called when no lock is
  * left outside it: after a look into every task folder found none, or after the sweep reaped them.
  */
-export function startRunningIndex(agentDir: string): void {
+function startRunningIndex(agentDir: string): void {
   try {
     mkdirSync(runningIndexDir(agentDir), { mode: 0o700 });
   } catch {

@@ -56,10 +56,10 @@ export class BudgetWatch {
  * A stop therefore never takes longer than the stop grace plus the kill grace, also when the child ignores the
  * request. The sequence owns only the timing; the runner provides the actions.
  */
-export const STOP_GRACE_ENV = "PI_SUBAGENT_STOP_GRACE_MS";
+const STOP_GRACE_ENV = "PI_SUBAGENT_STOP_GRACE_MS";
 export const DEFAULT_STOP_GRACE_MS = 3000;
 /** Above this, a stop grace would make cancel feel broken; larger values are capped. */
-export const MAX_STOP_GRACE_MS = 60_000;
+const MAX_STOP_GRACE_MS = 60_000;
 
 /** The stop grace from the environment: a whole number of ms in [0, 60000]; anything else gives the default. */
 export function readStopGraceMs(env: NodeJS.ProcessEnv = process.env): number {

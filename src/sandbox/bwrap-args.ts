@@ -10,7 +10,7 @@ import { SANDBOX_ENV } from "../shared/nesting.ts";
  * histories); the user-level `"$sandboxHide"` list adds more (a path starting with `~/`, or absolute). Beside
  * them, the sockets through which a child could act as the person (their agents, session bus, docker). Pure.
  */
-export const DEFAULT_HIDDEN_PATHS: readonly string[] = Object.freeze([
+const DEFAULT_HIDDEN_PATHS: readonly string[] = Object.freeze([
   "~/.ssh",
   "~/.gnupg",
   "~/.aws",
@@ -46,7 +46,7 @@ export function hiddenSystemPaths(uid: number | undefined): string[] {
 }
 
 /** `~/x` under `home`, an absolute path as it is; anything else (relative) is no path we can hide. */
-export function expandHiddenPath(path: string, home: string): string | undefined {
+function expandHiddenPath(path: string, home: string): string | undefined {
   const trimmed = path.trim();
   if (trimmed === "~") return normalize(home);
   if (trimmed.startsWith("~/")) return normalize(join(home, trimmed.slice(2)));
@@ -92,7 +92,7 @@ export function hiddenPaths(home: string, extra: readonly string[]): string[] {
  * `--cap-drop ALL`: bubblewrap started by root keeps every capability, with which the child could remount `/`.
  */
 /** The folder every child gets empty and private. */
-export const PRIVATE_TMP = "/tmp";
+const PRIVATE_TMP = "/tmp";
 
 /** The descriptor of the first file handed in (after stdin, stdout and stderr); the rest follow in order. */
 export const FIRST_HANDED_FD = 3;
@@ -104,7 +104,7 @@ export const AUTH_FILE = "auth.json";
  * Entries of the agent dir a child never sees: pi's own transcripts, the other tasks' folders, the login file and
  * its lock, the record of the sandboxes' mount points (src/sandbox/mount-points.ts).
  */
-export const AGENT_DIR_ENTRIES_NOT_BOUND: readonly string[] = Object.freeze(["sessions", "subagent-sessions", AUTH_FILE, `${AUTH_FILE}.lock`, "subagent-mount-points"]);
+const AGENT_DIR_ENTRIES_NOT_BOUND: readonly string[] = Object.freeze(["sessions", "subagent-sessions", AUTH_FILE, `${AUTH_FILE}.lock`, "subagent-mount-points"]);
 
 /**
  * What a `workspace-write` child may not write in its working folder, because git or pi later loads or runs it

@@ -76,7 +76,7 @@ export const MAX_HANDED_BYTES = 4 * 1024 * 1024;
 const ownUid = typeof process.getuid === "function" ? process.getuid() : undefined;
 
 /** Whether `stats` describes a file worth handing in: a regular file of this user's under the limit. */
-export function isHandableFile(stats: { isFile(): boolean; size: number; uid: number }): boolean {
+function isHandableFile(stats: { isFile(): boolean; size: number; uid: number }): boolean {
   return stats.isFile() && stats.size <= MAX_HANDED_BYTES && (ownUid === undefined || stats.uid === ownUid);
 }
 

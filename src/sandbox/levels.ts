@@ -31,7 +31,7 @@ export function stricterLevel(a: SandboxLevel, b: SandboxLevel): SandboxLevel {
 }
 
 /* What the model and the person read about sandboxes: the refusal when none can be made, the field's problems. */
-export const SANDBOX_FIX =
+const SANDBOX_FIX =
   'install bubblewrap (the `bwrap` command; Debian/Ubuntu: apt-get install bubblewrap, Fedora: dnf install bubblewrap) with user namespaces turned on, or set "sandbox: off" for this agent (its frontmatter, or its entry in your subagent-isolation.json) to run it without a sandbox';
 
 /** Why no sandbox can be made here. */
@@ -40,7 +40,7 @@ export type SandboxUnavailable =
   | { kind: "not-found"; dirs: readonly string[] }
   | { kind: "broken"; bwrap: string; detail: string };
 
-export function sandboxUnavailableReason(reason: SandboxUnavailable): string {
+function sandboxUnavailableReason(reason: SandboxUnavailable): string {
   if (reason.kind === "platform") return `sandboxes use bubblewrap, which needs Linux (this is ${reason.platform})`;
   if (reason.kind === "not-found") return `bwrap (bubblewrap) was not found in ${reason.dirs.join(", ")} (it is looked for only there, owned by root, never on PATH)`;
   return `${reason.bwrap} cannot make a sandbox here (are user namespaces turned off?): ${reason.detail}`;
@@ -78,9 +78,4 @@ export const UNKNOWN_LEVEL_READ_ONLY = "the agent runs read-only until that is f
 
 export function sandboxValueProblem(value: unknown): string {
   return `"sandbox" must be one of ${SANDBOX_LEVELS.join(", ")} (got ${JSON.stringify(value)?.slice(0, 80)})`;
-}
-
-/** `- Sandbox: read-only` in receipts, envelopes and records; nothing for `off`. */
-export function sandboxLine(level: SandboxLevel | undefined): string | undefined {
-  return level && level !== "off" ? `Sandbox: ${level}` : undefined;
 }

@@ -23,7 +23,7 @@ import { agentDir, perProcess } from "../shared/this-process.ts";
 import { isIdentityAlive, ownIdentity, type ProcessIdentity } from "../shared/proc-identity.ts";
 
 /** The agent dir's entry holding the record (a sandboxed child never sees it). */
-export const MOUNT_POINT_RECORD_DIR = "subagent-mount-points";
+const MOUNT_POINT_RECORD_DIR = "subagent-mount-points";
 const CLAIM = "claim-";
 const REMOVING = "removing-";
 /** In a path's record: a bubblewrap made the path, so it is removed after the last child. */

@@ -11,17 +11,17 @@ export const HARD_TIMEOUT_ENV = "PI_SUBAGENT_HARD_TIMEOUT_MS";
 export const MAX_CONCURRENT_ENV = "PI_SUBAGENT_MAX_CONCURRENT";
 export const KILL_GRACE_ENV = "PI_SUBAGENT_KILL_GRACE_MS";
 
-export const DEFAULT_ACTIVITY_TIMEOUT_MS = 600_000;
-export const DEFAULT_HARD_TIMEOUT_MS = 0;
-export const DEFAULT_MAX_CONCURRENT = 8;
-export const DEFAULT_KILL_GRACE_MS = 5000;
+const DEFAULT_ACTIVITY_TIMEOUT_MS = 600_000;
+const DEFAULT_HARD_TIMEOUT_MS = 0;
+const DEFAULT_MAX_CONCURRENT = 8;
+const DEFAULT_KILL_GRACE_MS = 5000;
 
 /**
  * The quiet time allowed to a child that has written nothing yet: pi's own start (1–3 s, far longer on a loaded
  * machine) is not a hang, so a short activity timeout counts from the child's first output. A child that never
  * writes is still stopped, after the longer of its activity timeout and this.
  */
-export const START_ALLOWANCE_MS = 60_000;
+const START_ALLOWANCE_MS = 60_000;
 
 export function startAllowanceMs(activityTimeoutMs: number): number {
   return Math.max(activityTimeoutMs, START_ALLOWANCE_MS);
@@ -100,7 +100,7 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
-export function findOnPath(name: string, pathEnv: string): string | undefined {
+function findOnPath(name: string, pathEnv: string): string | undefined {
   for (const dir of pathEnv.split(delimiter)) {
     if (!dir) continue;
     const candidate = join(dir, name);

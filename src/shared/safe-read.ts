@@ -30,7 +30,7 @@ function errorCode(error: unknown): string {
 }
 
 /** `52 KiB`, `1 MiB`: limits as a person reads them. */
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   if (bytes >= 1024) return `${Math.round(bytes / 1024)} KiB`;
   return `${bytes} bytes`;

@@ -91,7 +91,7 @@ export async function writeFileAtomic(filePath: string, content: string, options
  * takes what fits and returns the count; only the next call fails with ENOSPC), so the count is checked and
  * the rest written until nothing is left. A call that writes nothing at all is a full disk too.
  */
-export function writeAllSync(fd: number, data: Uint8Array): void {
+function writeAllSync(fd: number, data: Uint8Array): void {
   let offset = 0;
   while (offset < data.length) {
     const written = writeSync(fd, data, offset, data.length - offset);
@@ -190,7 +190,7 @@ export function createStateFileSync(path: string, content: string): void {
  * two waiters never both break it and then delete each other's fresh lock. The lock is always released in a
  * `finally`, and only by its owner (checked by token).
  */
-export const LOCK_SUFFIX = ".lock";
+const LOCK_SUFFIX = ".lock";
 const BREAK_SUFFIX = ".break";
 
 export interface FileLockOptions {
@@ -205,7 +205,7 @@ const DEFAULT_STALE_MS = 5_000;
 const FIRST_BACKOFF_MS = 2;
 const MAX_BACKOFF_MS = 50;
 
-export interface LockContent {
+interface LockContent {
   pid?: number;
   hostname?: string;
   acquiredAt?: number;
@@ -246,7 +246,7 @@ function processExists(pid: number): boolean {
 }
 
 /** A snapshot of the lock file: its bytes and identity, so a later look can tell whether it is the same lock. */
-export interface LockSnapshot {
+interface LockSnapshot {
   raw: string;
   identity: string;
   content: LockContent;
@@ -398,8 +398,4 @@ export class WriteBackError extends Error {
     this.name = "WriteBackError";
     this.code = code;
   }
-}
-
-export function isWriteBackError(error: unknown): error is WriteBackError {
-  return error instanceof WriteBackError;
 }

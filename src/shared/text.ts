@@ -113,7 +113,7 @@ export function stripTerminalControls(text: string): string {
  * are random: 8 hex digits tell apart everything a person sees at once, and the commands accept them as the id
  * (`src/commands/task-commands.ts`). `shortTaskIds` lengthens them in the rare case two shown ids end alike.
  */
-export const SHORT_ID_LENGTH = 8;
+const SHORT_ID_LENGTH = 8;
 
 export function shortTaskId(taskId: string): string {
   return taskId.slice(-SHORT_ID_LENGTH);

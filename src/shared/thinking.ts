@@ -3,7 +3,7 @@ export const THINKING_LEVELS = (["off", "minimal", "low", "medium", "high", "xhi
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
 
 /** The levels pi 0.73.1's `--thinking` flag accepts (it has no `max`). */
-export const HOST_THINKING_LEVELS = (["off", "minimal", "low", "medium", "high", "xhigh"] as const);
+const HOST_THINKING_LEVELS = (["off", "minimal", "low", "medium", "high", "xhigh"] as const);
 export type HostThinkingLevel = (typeof HOST_THINKING_LEVELS)[number];
 
 export function isThinkingLevel(value: unknown): value is ThinkingLevel {

@@ -10,9 +10,9 @@ import type { ExtensionAPI, ToolDefinition } from "@mariozechner/pi-coding-agent
  */
 // pi's handler and renderer types differ per event and message type; the table stores them loosely and the
 // forwarding code calls them with exactly what pi passed in, so no shape is changed on the way.
-export type AnyFunction = (...args: any[]) => any;
-export type AnyToolDefinition = import("@mariozechner/pi-coding-agent").ToolDefinition<any, any, any>;
-export type CommandOptions = Omit<import("@mariozechner/pi-coding-agent").RegisteredCommand, "name" | "sourceInfo">;
+type AnyFunction = (...args: any[]) => any;
+type AnyToolDefinition = import("@mariozechner/pi-coding-agent").ToolDefinition<any, any, any>;
+type CommandOptions = Omit<import("@mariozechner/pi-coding-agent").RegisteredCommand, "name" | "sourceInfo">;
 
 export interface Registrations {
   handlers: Map<string, AnyFunction[]>;
@@ -117,7 +117,7 @@ export interface LazyExtension {
 }
 
 // Handlers and renderers are forwarded with pi's own arguments untouched; their exact types vary per event.
-export type AnyArgs = any[];
+type AnyArgs = any[];
 
 /**
  * When an event loads the runtime: `now` (pi waits for it, as for drawing a session's history with the runtime's

@@ -33,9 +33,9 @@ import { bwrapDirs, findWorkingBwrap, nodeCompileCacheDirs, readProtectedWorkspa
  * isolation "worktree" gets a new one; a resumed task runs where its session started, which re-takes its
  * worktree when it had one (see resumeWorktree). No isolation and no worktree session: nothing to take.
  */
-export type TakenWorktree = { ok: true; lease?: WorktreeLease } | { ok: false; message: string };
+type TakenWorktree = { ok: true; lease?: WorktreeLease } | { ok: false; message: string };
 
-export function takeWorktree(request: Pick<DispatchRequest, "isolation" | "isolationRequested">, env: { agentDir: string; cwd: string }, taskId: string, resumed: boolean): TakenWorktree {
+function takeWorktree(request: Pick<DispatchRequest, "isolation" | "isolationRequested">, env: { agentDir: string; cwd: string }, taskId: string, resumed: boolean): TakenWorktree {
   if (!resumed) {
     if (request.isolation !== "worktree") return { ok: true };
     const created = createWorktree({ cwd: env.cwd, agentDir: env.agentDir, taskId });

@@ -39,7 +39,7 @@ export const QUIET_LINE_MS = 30_000;
 const ACTIVITY_MAX = 120;
 
 /** `PI_SUBAGENT_PROGRESS`: `0`, `off`, `false` or `no` silence the lines; anything else (or unset) keeps them. */
-export const PROGRESS_ENV = "PI_SUBAGENT_PROGRESS";
+const PROGRESS_ENV = "PI_SUBAGENT_PROGRESS";
 
 export function progressLinesWanted(env: NodeJS.ProcessEnv): boolean {
   const value = env[PROGRESS_ENV]?.trim().toLowerCase();
@@ -77,7 +77,7 @@ export function endLine(agent: string, taskId: string, status: string, durationM
   return `subagent ${clean(agent)} ${clean(status)} · ${formatElapsed(durationMs)} · ${clean(usage)} · task ${clean(taskId)}`;
 }
 
-export function progressLine(agent: string, taskId: string, snapshot: ProgressSnapshot): string {
+function progressLine(agent: string, taskId: string, snapshot: ProgressSnapshot): string {
   const phase = clean(snapshot.phase);
   // Between tool calls the phase says little: the last call says what the child was doing.
   const activity = phase.startsWith("⚡") || !snapshot.lastTool ? phase : `${phase} (last: ${clean(snapshot.lastTool)})`;
@@ -254,7 +254,7 @@ export interface SyncRunOptions {
   events?: LifecycleSink;
 }
 
-export function progressText(agent: string, state: RunState, elapsedMs: number): string {
+function progressText(agent: string, state: RunState, elapsedMs: number): string {
   return `${agent}: ${phaseLabel(state)} (${formatElapsed(elapsedMs)})`;
 }
 

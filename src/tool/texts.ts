@@ -5,7 +5,7 @@
 import { idForMessage, DEPTH_ENV } from "../shared/nesting.ts";
 
 export const TOOL_NAME = "subagent";
-export const TOOL_LABEL = "Subagent";
+const TOOL_LABEL = "Subagent";
 
 export const TOOL_DESCRIPTION = [
   "Delegate a bounded task to a named subagent: a separate pi process with its own context, prompt, tools and model. Agents: 'Available Subagents' in the system prompt.",

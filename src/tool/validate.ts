@@ -54,13 +54,6 @@ export interface DispatchRequest {
   sandbox?: SandboxLevel;
 }
 
-export interface CancelRequest {
-  kind: "cancel";
-  taskId: string;
-  confirm: boolean;
-  reason?: string;
-}
-
 export type Validation<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /** `explore (builtin), coder (project)`, or `none` when no agent exists. */
@@ -200,7 +193,7 @@ export function cancelChallenge(facts: ChallengeFacts): string {
 }
 
 /** The other tasks in flight at the moment a cancel is requested (the cancelled task has not ended yet). */
-export function inFlightNow(others: readonly InFlightTask[]): string {
+function inFlightNow(others: readonly InFlightTask[]): string {
   if (others.length === 0) return "No other tasks are in flight now.";
   return [`Other tasks in flight now: ${others.length}`, ...others.map((t) => `- ${t.taskId} (${t.agent}): ${oneLine(t.task, 120)}`)].join("\n");
 }

@@ -19,7 +19,7 @@ import { ENVELOPE_TAG, envelopeBody, inFlightBlock, metadataLines, TRIGGER_LINE,
  * regular file under the record cap, never through a link (state-file.ts). The folder's leading dot keeps it
  * out of every listing of task folders.
  */
-export const WORKFLOWS_DIR_NAME = ".workflows";
+const WORKFLOWS_DIR_NAME = ".workflows";
 
 export function workflowRecordPath(agentDir: string, workflowId: string): string {
   return join(subagentSessionsDir(agentDir), WORKFLOWS_DIR_NAME, `${workflowId}.json`);
@@ -82,11 +82,11 @@ function statusOf(part: EndedPart): TaskRecord["status"] | "refused" {
 }
 
 /** `batchId` or `chainId`: the id `/subagent-cancel` takes for the whole workflow. */
-export function workflowIdLabel(kind: WorkflowKind): string {
+function workflowIdLabel(kind: WorkflowKind): string {
   return `${kind}Id`;
 }
 
-export function workflowEnvelopeTitle(workflow: EndedWorkflow): string {
+function workflowEnvelopeTitle(workflow: EndedWorkflow): string {
   const total = workflow.parts.length + workflow.notRun.length;
   const title = workflowTitle(workflow.kind, total, workflow.parts.map((part) => ({ agent: agentOf(part), status: statusOf(part) })));
   return `## ${ENVELOPE_TAG} ${title} (${workflowIdLabel(workflow.kind)}: ${workflow.id})`;

@@ -13,9 +13,9 @@ import type { RunStatus } from "../run/event-reducer.ts";
 export type WorkflowKind = "batch" | "chain";
 
 /** The field each kind is called by, as in pi's official subagent example. */
-export const WORKFLOW_FIELD: Record<WorkflowKind, "tasks" | "chain"> = { batch: "tasks", chain: "chain" };
+const WORKFLOW_FIELD: Record<WorkflowKind, "tasks" | "chain"> = { batch: "tasks", chain: "chain" };
 
-export const DEFAULT_MAX_WORKFLOW_PARTS = 16;
+const DEFAULT_MAX_WORKFLOW_PARTS = 16;
 
 export interface Workflow {
   kind: WorkflowKind;
@@ -57,7 +57,7 @@ export function withPrevious(task: string, previous: string): string {
  * user-level subagent-isolation.json sets it; a project file that tries is ignored with a warning, as for the
  * other limits on how much one call may start. Pure.
  */
-export const MAX_WORKFLOW_PARTS_KEY = "$maxWorkflowParts";
+const MAX_WORKFLOW_PARTS_KEY = "$maxWorkflowParts";
 
 type Layer = Pick<ConfigLayer, "settings" | "filePath">;
 
@@ -83,21 +83,21 @@ export function readWorkflowCap(layers: { user: Layer; project: Layer }): { cap:
 /** A part's end: how its run ended, or `refused` when a later chain step was refused before it started. */
 export type PartStatus = RunStatus | "refused";
 
-export const BOTH_WORKFLOWS_MESSAGE = "Give either tasks (a batch) or chain, not both. Nothing was started.";
+const BOTH_WORKFLOWS_MESSAGE = "Give either tasks (a batch) or chain, not both. Nothing was started.";
 
-export function notAnArrayMessage(field: string): string {
+function notAnArrayMessage(field: string): string {
   return `${field} must be an array of {agent, task} objects. Nothing was started.`;
 }
 
-export function emptyWorkflowMessage(field: string): string {
+function emptyWorkflowMessage(field: string): string {
   return `${field} is empty: give at least one {agent, task}, or call with agent and task. Nothing was started.`;
 }
 
-export function overCapMessage(field: string, count: number, cap: number): string {
+function overCapMessage(field: string, count: number, cap: number): string {
   return `${field} has ${count} entries, above the cap of ${cap} ("$maxWorkflowParts" in the user's subagent-isolation.json). Split the work. Nothing was started.`;
 }
 
-export function singleFieldsWithWorkflowMessage(field: string, names: readonly string[]): string {
+function singleFieldsWithWorkflowMessage(field: string, names: readonly string[]): string {
   return `With ${field}, put ${names.join(", ")} inside each entry, not beside ${field}. Nothing was started.`;
 }
 
@@ -107,7 +107,7 @@ export function partRefusedMessage(label: string, index: number, agent: string |
 }
 
 /** `2 succeeded, 1 failed`, in a fixed order, leaving out statuses nobody has. */
-export function statusCounts(statuses: readonly PartStatus[]): string {
+function statusCounts(statuses: readonly PartStatus[]): string {
   const order: PartStatus[] = ["succeeded", "failed", "timed out", "cancelled", "stopped", "refused"];
   return order
     .map((status) => ({ status, count: statuses.filter((seen) => seen === status).length }))
@@ -117,12 +117,12 @@ export function statusCounts(statuses: readonly PartStatus[]): string {
 }
 
 /** `batch of 3: 2 succeeded, 1 failed` */
-export function batchTitle(statuses: readonly PartStatus[]): string {
+function batchTitle(statuses: readonly PartStatus[]): string {
   return `batch of ${statuses.length}: ${statusCounts(statuses)}`;
 }
 
 /** `chain of 3: 3 succeeded`, or `chain of 3: ended at step 2 (worker failed); 1 step not run` */
-export function chainTitle(total: number, statuses: readonly PartStatus[], endedBy?: { step: number; agent: string; status: PartStatus }): string {
+function chainTitle(total: number, statuses: readonly PartStatus[], endedBy?: { step: number; agent: string; status: PartStatus }): string {
   if (!endedBy) return `chain of ${total}: ${statusCounts(statuses)}`;
   const notRun = total - statuses.length;
   const rest = notRun > 0 ? `; ${notRun} ${notRun === 1 ? "step" : "steps"} not run` : "";

@@ -35,7 +35,7 @@ export type FinishDecision =
   /** Keep everything exactly as it is and commit nothing: the worktree is not (only) on the task's branch. */
   | { action: "leave"; problem: string; leftOn?: string };
 
-export function leftOnText(state: Pick<WorktreeState, "headRef" | "head">): string {
+function leftOnText(state: Pick<WorktreeState, "headRef" | "head">): string {
   if (state.headRef === undefined) return `a detached HEAD at ${state.head.slice(0, 12)}`;
   const name = state.headRef.replace(/^refs\/heads\//, "");
   return `branch ${name}`;

@@ -12,9 +12,9 @@ import { runGit, checkWorktreeGitDir, gitDirReplacedText } from "./git.ts";
 import type { ChangedFile, WorktreeReport } from "./worktree.ts";
 
 /** Files listed by name in a report; the diff stat and the total still cover all of them. */
-export const MAX_LISTED_FILES = 50;
+const MAX_LISTED_FILES = 50;
 /** Lines of `git diff --stat` kept (the summary line is always kept). */
-export const MAX_DIFF_STAT_LINES = 40;
+const MAX_DIFF_STAT_LINES = 40;
 
 export interface WorktreeSite {
   branch: string;

@@ -17,9 +17,9 @@ import { basename, dirname, join, resolve } from "node:path";
  * in the person's pi.
  */
 /** The most any one git call may print before it is cut off (a diff stat of a huge change, a long status). */
-export const GIT_MAX_OUTPUT_BYTES = 1024 * 1024;
+const GIT_MAX_OUTPUT_BYTES = 1024 * 1024;
 /** How long one git call may take (a checkout of a large repository is the slowest). */
-export const GIT_TIMEOUT_MS = 60_000;
+const GIT_TIMEOUT_MS = 60_000;
 
 export type GitResult = { ok: true; stdout: string } | { ok: false; missing: boolean; message: string };
 
@@ -148,7 +148,7 @@ const asConfigArgs = (settings: readonly string[]) => settings.flatMap((setting)
  * overrides of the command-running keys the repository's own config defines (read first: reading config runs
  * nothing). Fails when that config cannot be read, so nothing runs on a config the package could not see.
  */
-export function safeGitArgs(cwd: string): { ok: true; args: string[] } | { ok: false; missing: boolean; message: string } {
+function safeGitArgs(cwd: string): { ok: true; args: string[] } | { ok: false; missing: boolean; message: string } {
   const base = ["--no-pager", ...asConfigArgs(SAFE_CONFIG)];
   const config = exec(cwd, [...base, ...CONFIG_QUERY], {}, GIT_MAX_OUTPUT_BYTES);
   if (!config.ok) return config;

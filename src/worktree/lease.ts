@@ -30,7 +30,7 @@ export type WorktreeLease = WorktreeSite & {
 
 export type LeaseResult = { ok: true; lease: WorktreeLease } | { ok: false; message: string };
 
-export interface Repository {
+interface Repository {
   root: string;
   /** The subfolder of the repository pi runs in (`src/`), or "". */
   prefix: string;

@@ -14,7 +14,7 @@ import { removeListedWorktree, type ListedWorktree } from "./lease.ts";
  * `~/.ssh` merged silently is how a later tool reads or writes there), and files that pi, coding agents, git or
  * the shell load or run later (named, so the person looks before running anything).
  */
-export interface BranchInspection {
+interface BranchInspection {
   /** Paths the merge would write over that hold untracked or ignored files of the person. */
   overwrites: string[];
   /** `path -> target` of added or changed links that lead outside the repository. */
@@ -40,7 +40,7 @@ function trackedInHead(top: string, paths: readonly string[]): Set<string> | und
 }
 
 /** Inspects `HEAD...branch` in the repository of `cwd`; fails when git could not say. */
-export function inspectBranch(cwd: string, branch: string): { ok: true; inspection: BranchInspection } | { ok: false; message: string } {
+function inspectBranch(cwd: string, branch: string): { ok: true; inspection: BranchInspection } | { ok: false; message: string } {
   const top = runGit(cwd, ["rev-parse", "--show-toplevel"]);
   if (!top.ok) return { ok: false, message: `git rev-parse failed: ${top.message}` };
   const root = top.stdout.trim();

@@ -67,7 +67,7 @@ export interface WorktreeReport {
  * one folder per task, beside the task's session folder (`<agent dir>/subagent-sessions/<task id>/`), so a
  * person finds both by the task id and a test's own agent dir keeps its worktrees to itself.
  */
-export const WORKTREES_DIR_NAME = "subagent-worktrees";
+const WORKTREES_DIR_NAME = "subagent-worktrees";
 export const BRANCH_PREFIX = "subagent/";
 
 export function worktreesRoot(agentDir: string): string {
@@ -91,7 +91,7 @@ export function isInside(root: string, folder: string): boolean {
 }
 
 /* What the person and the model read about worktree isolation: refusals, notes and the report lines. */
-export const WORKTREE_REFUSAL = "Cannot run the subagent in a worktree";
+const WORKTREE_REFUSAL = "Cannot run the subagent in a worktree";
 
 export function notARepositoryMessage(cwd: string): string {
   return `${WORKTREE_REFUSAL}: ${cwd} is not inside a git repository (isolation "worktree" needs one). Nothing was started. Dispatch it without isolation, or work inside a git project.`;

@@ -20,7 +20,7 @@ export function loopingTask(usage?: { input: number; output: number }, extra: Pa
 }
 
 /** The fake model's prices are $1 per million input tokens and $2 per million output tokens. */
-export const KNOWN_TASKS = [
+const KNOWN_TASKS = [
   { text: "LEDGER-ONE", usage: { input: 10000, output: 1000 } },
   { text: "LEDGER-TWO", usage: { input: 20000, output: 2000 } },
   { text: "LEDGER-THREE", usage: { input: 30000, output: 3000 } },

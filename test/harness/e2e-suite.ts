@@ -23,7 +23,7 @@ export function workerAgentFile(extraFrontmatter = ""): string {
 
 export const isWorkerRequest = (req: FakeRequest): boolean => req.system.includes(WORKER_BODY_MARKER);
 
-export interface NewEnvOptions {
+interface NewEnvOptions {
   /** Extra frontmatter lines of the worker agent. */
   workerFrontmatter?: string;
   /** Leave the worker agent out. */
@@ -32,7 +32,7 @@ export interface NewEnvOptions {
   workerUnapproved?: boolean;
 }
 
-export { approveProjectAgent } from "./approve-agent.ts";
+;
 
 export interface E2eSuite {
   /** The file's fake model (reset after each test). */

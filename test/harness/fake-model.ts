@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { waitForMatch } from "./wait-for-match.ts";
 
-export interface FakeToolCall {
+interface FakeToolCall {
   name: string;
   arguments: Record<string, unknown>;
 }
@@ -97,7 +97,7 @@ export function messageText(message: ChatMessage | undefined): string {
 }
 
 /** Reads one JSON value that starts at `start` in `text`, honouring strings, so nested directives work. */
-export function readJsonValue(text: string, start: number): { value: unknown; end: number } | undefined {
+function readJsonValue(text: string, start: number): { value: unknown; end: number } | undefined {
   let i = start;
   while (i < text.length && /\s/.test(text[i] ?? "")) i++;
   const open = text[i];
@@ -127,7 +127,7 @@ export function readJsonValue(text: string, start: number): { value: unknown; en
   return undefined;
 }
 
-export const DIRECTIVE = "@fake ";
+const DIRECTIVE = "@fake ";
 
 /** Builds a directive to put in a prompt (or in a subagent task) that scripts the model's next calls. */
 export function fakeDirective(actions: FakeAction | FakeAction[]): string {

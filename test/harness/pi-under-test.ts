@@ -50,7 +50,7 @@ function packageVersion(packageRoot: string): string {
  * The file the package's `pi` bin names: what people run. pi 1.x's is `dist/bundle/cli.js` (a bundled runtime that
  * turns on Node's compile cache), not `dist/cli.js` (the modular runtime kept for library users).
  */
-export function piBinEntry(packageRoot: string): string {
+function piBinEntry(packageRoot: string): string {
   const bin = packageJson(packageRoot).bin;
   const relative = typeof bin === "string" ? bin : bin?.pi;
   if (!relative) throw new Error(`${packageRoot}/package.json names no pi bin`);

@@ -30,7 +30,7 @@ const EXIT_CODE_PREFIX = "__tmuxpi_exit:";
 let availability: boolean | undefined;
 
 /** Whether a tmux binary can be run on this machine (checked once per process). */
-export function tmuxAvailable(): boolean {
+function tmuxAvailable(): boolean {
   if (availability === undefined) {
     const probe = spawnSync(TMUX, ["-V"], { encoding: "utf8" });
     availability = probe.status === 0 && !probe.error;

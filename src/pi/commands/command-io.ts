@@ -25,7 +25,7 @@ import { alreadyFinished, noRunningTaskMatches, prefixAmbiguous, prefixTooShort,
 /** Where a command's answer goes: the TUI's widgets and dialogs, an RPC client, or the terminal's streams. */
 export type Surface = "tui" | "rpc" | "stdio";
 
-export type NoticeLevel = "info" | "warning" | "error";
+type NoticeLevel = "info" | "warning" | "error";
 
 export interface CommandIo {
   mode: AppMode;
@@ -46,7 +46,7 @@ export function surfaceOf(hasUI: boolean, mode: AppMode): Surface {
 }
 
 /** Writes to file descriptor 1 even while pi redirects `process.stdout.write` to stderr. */
-export function writeRealStdout(text: string): void {
+function writeRealStdout(text: string): void {
   Writable.prototype.write.call(process.stdout, text, "utf8");
 }
 
@@ -106,7 +106,7 @@ export interface LiveTasks {
 }
 
 /** The commands a person cancels with; a user cancel's record keeps it as its `cancelReason`. */
-export type UserCancelCommand = "/subagent-cancel" | "/subagent-cancel-all";
+type UserCancelCommand = "/subagent-cancel" | "/subagent-cancel-all";
 
 export interface TaskCommandDeps {
   sources: TaskSources;
@@ -117,7 +117,7 @@ export interface TaskCommandDeps {
   markdownTheme: () => MarkdownTheme;
 }
 
-export function liveTasksOf(tasks: BackgroundTasks): LiveTasks {
+function liveTasksOf(tasks: BackgroundTasks): LiveTasks {
   return {
     get: (taskId) => {
       const task = tasks.registry.get(taskId);
@@ -195,7 +195,7 @@ export interface RunningChoice {
 }
 
 /** The picker's title for a batch's or chain's parts: `batch 01912345-… has 2 parts in flight. Pick one to watch:`. */
-export function workflowPartsTitle(workflow: LiveWorkflow, pickPrompt: string): string {
+function workflowPartsTitle(workflow: LiveWorkflow, pickPrompt: string): string {
   const count = workflow.parts.length;
   return `${workflow.workflowKind} ${workflow.workflowId} has ${count} ${count === 1 ? "part" : "parts"} in flight. ${pickPrompt}`;
 }

@@ -97,9 +97,9 @@ export async function cancelAllCommand(_args: string, ctx: TaskCommandContext, d
  * its next step (an RPC steer, marked as coming from the user); a queued one reads it with its task. Without an
  * id a picker opens; without text pi's input dialog asks for it. Outside the TUI the command explains itself.
  */
-export { MESSAGE_COMMAND };
-export const MESSAGE_PICKER_TITLE = "Send a message to a subagent task";
-export const NOTHING_TO_MESSAGE = "No running subagent tasks to send a message to.";
+;
+const MESSAGE_PICKER_TITLE = "Send a message to a subagent task";
+const NOTHING_TO_MESSAGE = "No running subagent tasks to send a message to.";
 
 /** The id and the text of `/subagent-message <id> <text>` (the text keeps its inner line breaks and spaces). */
 export function splitIdAndText(args: string): { id: string; text: string } {
@@ -109,11 +109,11 @@ export function splitIdAndText(args: string): { id: string; text: string } {
   return { id: trimmed.slice(0, space), text: trimmed.slice(space + 1).trim() };
 }
 
-export function messageOutsideTui(mode: AppMode): string {
+function messageOutsideTui(mode: AppMode): string {
   return `/${MESSAGE_COMMAND} sends a message to a background subagent task, which exist only in the interactive TUI; in ${mode} mode each delegation runs synchronously inside its subagent call, so there is nothing to send a message to.`;
 }
 
-export function messageNotice(outcome: MessageOutcome, taskId: string, agent: string | undefined): { text: string; level: "info" | "warning" } {
+function messageNotice(outcome: MessageOutcome, taskId: string, agent: string | undefined): { text: string; level: "info" | "warning" } {
   const who = agent ? `${taskId} (${agent})` : taskId;
   switch (outcome) {
     case "steered":

@@ -16,8 +16,8 @@ import { WORKTREES_COMMAND } from "../../commands/descriptions.ts";
 import { mergeStep } from "../../tasks/merge-task.ts";
 import { resolveTaskPrefix } from "../../commands/task-commands.ts";
 
-export const NO_WORKTREES = "No subagent worktrees in this repository.";
-export const WORKTREES_USAGE = `Usage: /${WORKTREES_COMMAND} (list; in the TUI pick one to remove), /${WORKTREES_COMMAND} remove <task id or 4+ character prefix>, or /${WORKTREES_COMMAND} merge <task id or prefix> (into the current branch)`;
+const NO_WORKTREES = "No subagent worktrees in this repository.";
+const WORKTREES_USAGE = `Usage: /${WORKTREES_COMMAND} (list; in the TUI pick one to remove), /${WORKTREES_COMMAND} remove <task id or 4+ character prefix>, or /${WORKTREES_COMMAND} merge <task id or prefix> (into the current branch)`;
 
 export interface WorktreesDeps {
   agentDir: () => string;
@@ -30,7 +30,7 @@ function isRunning(agentDir: string, taskId: string): boolean {
 }
 
 /** `0190…  subagent/0190…  worker · succeeded · 2 files changed · Add the parser  /path` */
-export function worktreeLine(worktree: ListedWorktree, agentDir: string): string {
+function worktreeLine(worktree: ListedWorktree, agentDir: string): string {
   const record = (() => {
     try {
       return readRecord(agentDir, worktree.taskId);

@@ -23,17 +23,17 @@ export interface PresenterContext {
 }
 
 /** How often a waiting question checks whether the person can be asked now (the editor has no event). */
-export const QUESTION_POLL_MS = 300;
+const QUESTION_POLL_MS = 300;
 /** After a question closes, the next opens by itself no sooner than this: keys typed meanwhile go to the editor. */
 export const QUESTION_GAP_MS = 1000;
 /** `PI_SUBAGENT_QUESTION_PAUSE_MS`: the pause between questions in ms (a whole number ≥ 0), else QUESTION_GAP_MS. */
-export const QUESTION_PAUSE_ENV = "PI_SUBAGENT_QUESTION_PAUSE_MS";
+const QUESTION_PAUSE_ENV = "PI_SUBAGENT_QUESTION_PAUSE_MS";
 export function questionPauseMs(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[QUESTION_PAUSE_ENV]?.trim();
   return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : QUESTION_GAP_MS;
 }
 /** A child's confirm as the person sees it: No first, so Enter alone never says Yes. */
-export const CONFIRM_CHOICES = ["No", "Yes"];
+const CONFIRM_CHOICES = ["No", "Yes"];
 
 export interface PresenterTiming {
   pollMs: number;

@@ -23,7 +23,7 @@ import { refreshLoginsBeforeHandIn } from "./authority.ts";
  * receipt; a cancel goes through the two-step challenge and confirmation.
  */
 /** The longest cancel reason kept (it is quoted in the cancelled task's envelope). */
-export const CANCEL_REASON_MAX = 500;
+const CANCEL_REASON_MAX = 500;
 
 export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDir: () => string, now: () => number = Date.now): BackgroundDispatcher {
   /** `action: "cancel"` with a batch or chain id: the same two steps as for one task, for every part in flight. */
@@ -141,7 +141,7 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
  * combined `[subagent-result]` follows when the workflow is over (see src/tasks/background-tasks.ts).
  */
 /** A workflow receipt's `details` (the tool row draws its text; programs read the ids). */
-export interface WorkflowReceiptDetails {
+interface WorkflowReceiptDetails {
   receipt: true;
   workflow: { id: string; kind: Workflow["kind"]; parts: Array<{ taskId: string; agent: string }> };
   /** True when a part waits for a slot. */
@@ -157,7 +157,7 @@ function partNotes(prepared: PreparedRun, queued: boolean): string[] {
   return notes;
 }
 
-export async function dispatchBackgroundWorkflow(
+async function dispatchBackgroundWorkflow(
   workflow: Workflow,
   admission: WorkflowAdmission,
   ctx: ExtensionContext,

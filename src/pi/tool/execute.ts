@@ -57,9 +57,9 @@ export function forkedConversation(sessionManager: ExtensionContext["sessionMana
  * cancel does: the first call only says what the merge would change; the same call with `confirm: true` merges.
  * Works in every mode (worktrees are on disk, not in the background registry). Every refusal is thrown.
  */
-export const MERGE_NEEDS_TASK_ID = 'action "merge" needs the taskId of a task that ran with isolation "worktree" (its result names the branch subagent/<taskId>). Nothing was merged.';
+const MERGE_NEEDS_TASK_ID = 'action "merge" needs the taskId of a task that ran with isolation "worktree" (its result names the branch subagent/<taskId>). Nothing was merged.';
 
-export function mergeAction(params: SubagentParams, cwd: string, agentDir: string): AgentToolResult<unknown> {
+function mergeAction(params: SubagentParams, cwd: string, agentDir: string): AgentToolResult<unknown> {
   const taskId = (params.taskId ?? "").trim();
   if (!taskId) throw new Error(MERGE_NEEDS_TASK_ID);
   if (!isTaskId(taskId)) throw new Error(`"${oneLine(taskId, 60)}" is not a taskId. ${MERGE_NEEDS_TASK_ID}`);
@@ -96,7 +96,7 @@ export function receiptText(agent: string, taskId: string, queue?: { position: n
   return `${receipt} (queued: ${running}, this one is number ${queue.position} in line and starts when a slot frees)`;
 }
 
-export function couldNotStartMessage(agent: string, taskId: string, errorMessage: string): string {
+function couldNotStartMessage(agent: string, taskId: string, errorMessage: string): string {
   return `Subagent ${agent} was not dispatched: ${errorMessage}. Nothing is running for taskId ${taskId}; its failed result is recorded and also arrives as a [subagent-result] notification.`;
 }
 
@@ -151,7 +151,7 @@ export interface SubagentToolOptions {
   onRecorded?: (record: TaskRecord) => void;
 }
 
-export type ToolResult = AgentToolResult<unknown>;
+type ToolResult = AgentToolResult<unknown>;
 
 /** A dispatch ready to start; a blocking one holds its place among the fan-out gate's runs in flight. */
 export interface PreparedPart {
@@ -174,7 +174,7 @@ export interface AdmittedPart {
   withdraw?: () => void;
 }
 
-export type BlockingResult = Awaited<ReturnType<typeof runSync>>;
+type BlockingResult = Awaited<ReturnType<typeof runSync>>;
 
 function textResult(text: string, details: unknown = undefined): ToolResult {
   return { content: [{ type: "text", text }], details };
@@ -475,7 +475,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
  * runs its steps one after another, each step's `{previous}` replaced by the output of the step before, and ends
  * at the first step that does not succeed.
  */
-export interface WorkflowDeps {
+interface WorkflowDeps {
   toolCallId: string;
   ctx: ExtensionContext;
   signal: AbortSignal | undefined;
@@ -488,7 +488,7 @@ export interface WorkflowDeps {
 }
 
 /** The combined result's `details`: `succeeded` only when the whole workflow did what it was for. */
-export interface WorkflowDetails {
+interface WorkflowDetails {
   kind: WorkflowKind;
   status: "succeeded" | "failed";
   parts: SubagentResultDetails[];
@@ -498,7 +498,7 @@ export interface WorkflowDetails {
  * Gives back what preparing took for a part that will never run: its lock, prompt file, worktree, fan-out place,
  * and the folder of a new session (a resumed session's folder is the earlier task's, and stays).
  */
-export function abandon(part: PreparedPart): void {
+function abandon(part: PreparedPart): void {
   part.prepared.release();
   part.prepared.worktree?.discard();
   part.endBlocking?.();
@@ -519,7 +519,7 @@ function partProgress(deps: WorkflowDeps, index: number, total: number): AgentTo
   };
 }
 
-export function partLabel(kind: WorkflowKind): string {
+function partLabel(kind: WorkflowKind): string {
   return kind === "chain" ? "Step" : "Part";
 }
 
@@ -585,7 +585,7 @@ async function runBatch(parts: readonly SubagentParams[], deps: WorkflowDeps): P
   return results;
 }
 
-export async function runBlockingWorkflow(workflow: Workflow, deps: WorkflowDeps): Promise<AgentToolResult<WorkflowDetails>> {
+async function runBlockingWorkflow(workflow: Workflow, deps: WorkflowDeps): Promise<AgentToolResult<WorkflowDetails>> {
   const { kind, parts } = workflow;
   const finished: FinishedPart[] = [];
   const details: SubagentResultDetails[] = [];

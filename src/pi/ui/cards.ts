@@ -14,7 +14,7 @@ import type { WorkflowCardDetails, WorkflowCardPart } from "../../records/record
 const DEFAULT_EXPAND_KEY = "ctrl+o";
 
 /** The key that expands tool output and cards, as the person configured it (`ctrl+o` by default). */
-export function expandKey(): string {
+function expandKey(): string {
   try {
     return keyText("app.tools.expand") || DEFAULT_EXPAND_KEY;
   } catch {
@@ -23,7 +23,7 @@ export function expandKey(): string {
 }
 
 /** `(ctrl+o to expand)`, dim. */
-export function expandHint(style: Styler, key: string = expandKey()): string {
+function expandHint(style: Styler, key: string = expandKey()): string {
   return style.fg("dim", `(${key} to expand)`);
 }
 
@@ -112,7 +112,7 @@ export function classifyResult(details: unknown, isPartial: boolean): ResultKind
   return { kind: "text" };
 }
 
-export function resultText(result: Pick<AgentToolResult<unknown>, "content">): string {
+function resultText(result: Pick<AgentToolResult<unknown>, "content">): string {
   return result.content
     .map((part) => (part.type === "text" ? part.text : ""))
     .filter(Boolean)
@@ -193,9 +193,9 @@ export function renderSubagentResult(
  *     ✗ 2. coder failed · 01912345-c2d3 · 00:41 · 3 turns/↑8k/↓1.9k/$0.0027
  *   View a part's full result: /subagent-result <taskId>
  */
-export const VIEW_PART_LINE = "View a part's full result: /subagent-result <taskId>";
+const VIEW_PART_LINE = "View a part's full result: /subagent-result <taskId>";
 
-export function isWorkflowCardDetails(value: unknown): value is WorkflowCardDetails {
+function isWorkflowCardDetails(value: unknown): value is WorkflowCardDetails {
   if (!value || typeof value !== "object") return false;
   const workflow = (value as Partial<WorkflowCardDetails>).workflow;
   return typeof workflow === "object" && workflow !== null && Array.isArray(workflow.parts);
@@ -209,7 +209,7 @@ function partLine(kind: WorkflowCardDetails["workflow"]["kind"], part: WorkflowC
   return `  ${style.fg(tone, part.status === "succeeded" ? "✓" : "✗")} ${label} ${style.fg("muted", `· ${shortTaskId(part.taskId)}${figures}`)}`;
 }
 
-export function workflowCardLines(details: WorkflowCardDetails, style: Styler): string[] {
+function workflowCardLines(details: WorkflowCardDetails, style: Styler): string[] {
   const succeeded = details.status === "succeeded";
   const header = headerLine(
     { icon: succeeded ? "✓" : "✗", tone: succeeded ? "success" : "warning", title: oneLine(details.agent, 120), meta: `${shortTaskId(details.taskId)} · ${runFigures(details)}` },
@@ -219,7 +219,7 @@ export function workflowCardLines(details: WorkflowCardDetails, style: Styler): 
 }
 
 /** pi's message renderer's branch for a workflow's `subagent-result`. */
-export function renderWorkflowCard(details: WorkflowCardDetails & { duplicate?: unknown }, theme: Theme): Component {
+function renderWorkflowCard(details: WorkflowCardDetails & { duplicate?: unknown }, theme: Theme): Component {
   if (details.duplicate === true) return new Text(theme.fg("dim", duplicateLine(details.taskId)), 0, 0);
   const box = new Box(1, 1, (text: string) => theme.bg("customMessageBg", text));
   box.addChild(new Text(workflowCardLines(details, theme).join("\n"), 0, 0));
@@ -240,7 +240,7 @@ export function renderWorkflowCard(details: WorkflowCardDetails & { duplicate?: 
 const CARD_TASK_PREVIEW_MAX = 160;
 const NOTE_MAX = 300;
 
-export type Tone = "success" | "error" | "warning";
+type Tone = "success" | "error" | "warning";
 
 /** The card's parts as plain text; the renderer colours them. */
 export interface CardText {
@@ -258,11 +258,11 @@ export interface CardText {
   viewLine: string;
 }
 
-export function viewResultLine(taskId: string): string {
+function viewResultLine(taskId: string): string {
   return `View full result: /subagent-result ${taskId}`;
 }
 
-export function toneOf(status: SubagentResultDetails["status"]): Tone {
+function toneOf(status: SubagentResultDetails["status"]): Tone {
   if (status === "succeeded") return "success";
   if (status === "failed") return "error";
   return "warning";
@@ -276,7 +276,7 @@ function badgeOf(details: SubagentResultDetails): string | undefined {
 }
 
 /** The command named for a user cancel: the one recorded, else `/subagent-cancel`. */
-export function userCancelCommand(reason: string | undefined): string {
+function userCancelCommand(reason: string | undefined): string {
   return reason?.startsWith("/subagent-cancel") ? reason : "/subagent-cancel";
 }
 
@@ -299,7 +299,7 @@ function notesOf(details: SubagentResultDetails): string[] {
 }
 
 /** Duration and usage of a finished run: `02:34 · 5 turns/↑12.5k/↓3.2k/$0.0042`. */
-export function runFigures(details: Pick<SubagentResultDetails, "durationMs" | "usage">): string {
+function runFigures(details: Pick<SubagentResultDetails, "durationMs" | "usage">): string {
   return `${formatDuration(details.durationMs)} · ${formatUsage(details.usage)}`;
 }
 
@@ -316,7 +316,7 @@ export function cardText(details: SubagentResultDetails): CardText {
 }
 
 /** The outcome line: `✓ coder succeeded · 01912345 · …`, `✗ coder timed out [activity_timeout] · …`. */
-export function headerLine(card: Pick<CardText, "icon" | "tone" | "title" | "badge" | "meta">, style: Styler): string {
+function headerLine(card: Pick<CardText, "icon" | "tone" | "title" | "badge" | "meta">, style: Styler): string {
   const badge = card.badge ? ` ${style.fg(card.tone, `[${card.badge}]`)}` : "";
   return `${style.fg(card.tone, card.icon)} ${style.fg("toolTitle", style.bold(card.title))}${badge} ${style.fg("muted", `· ${card.meta}`)}`;
 }
@@ -339,14 +339,14 @@ function isResultDetails(value: unknown): value is SubagentResultDetails {
 }
 
 /** The markdown body of an expanded card or tool row: the output, or a muted `(no output)`. */
-export function outputComponent(output: string, theme: Theme, colour: ThemeColor = "customMessageText"): Component {
+function outputComponent(output: string, theme: Theme, colour: ThemeColor = "customMessageText"): Component {
   const shown = stripTerminalControls(output).trim();
   if (!shown) return new Text(theme.fg("muted", "(no output)"), 0, 0);
   return new Markdown(shown, 0, 0, getMarkdownTheme(), { color: (text: string) => theme.fg(colour, text) });
 }
 
 /** The line shown for a duplicate copy of a result (the model never sees it). */
-export function duplicateLine(taskId: string): string {
+function duplicateLine(taskId: string): string {
   return `(result ${taskId} arrived a second time; the copy above is the one the model sees)`;
 }
 

@@ -75,7 +75,7 @@ export function taskActivity(task: TaskSnapshot, queuePosition: number): string 
   return `${label} · last tool ${last.summary ? `${last.name}: ${last.summary}` : last.name}`;
 }
 
-export interface TaskRow {
+interface TaskRow {
   kind: "task";
   status: "running" | "queued";
   cancelling: boolean;
@@ -87,13 +87,13 @@ export interface TaskRow {
   elapsed: string;
 }
 
-export interface MoreRow {
+interface MoreRow {
   kind: "more";
   hidden: number;
 }
 
 /** The line above a batch's or chain's rows: `batch 01912345 · 3 parts`, `chain 01912345 · step 2 of 3`. */
-export interface GroupRow {
+interface GroupRow {
   kind: "group";
   label: string;
 }
@@ -101,7 +101,7 @@ export interface GroupRow {
 export type WidgetRow = TaskRow | MoreRow | GroupRow;
 
 /** The group line's words for a workflow part. */
-export function groupLabel(workflow: NonNullable<TaskSnapshot["workflow"]>): string {
+function groupLabel(workflow: NonNullable<TaskSnapshot["workflow"]>): string {
   const id = shortTaskId(workflow.id);
   return workflow.kind === "batch" ? `batch ${id} · ${workflow.total} parts` : `chain ${id} · step ${workflow.index} of ${workflow.total}`;
 }
@@ -149,7 +149,7 @@ export function widgetRows(tasks: readonly TaskSnapshot[], now: number, maxRows 
 }
 
 /** `── Subagents · 2 running ────…` filling the width. */
-export function titleLine(title: string, width: number, style: Styler): string {
+function titleLine(title: string, width: number, style: Styler): string {
   const lead = `${RULE}${RULE} `;
   const plain = `${lead}${title} `;
   if (visibleWidth(plain) >= width) return style.fg("accent", truncateToWidth(plain, width, "…"));
@@ -165,7 +165,7 @@ function padTo(text: string, width: number): string {
 }
 
 /** Lays the task rows out in columns (id, agent, activity, clock), all within `width`. */
-export function rowLines(rows: readonly WidgetRow[], width: number, style: Styler): string[] {
+function rowLines(rows: readonly WidgetRow[], width: number, style: Styler): string[] {
   const tasks = rows.filter((row): row is TaskRow => row.kind === "task");
   const idWidth = Math.max(0, ...tasks.map((row) => row.shortId.length));
   const agentWidth = Math.min(AGENT_COLUMN_MAX, Math.max(0, ...tasks.map((row) => visibleWidth(row.agent))));
@@ -205,7 +205,7 @@ export function widgetLines(tasks: readonly TaskSnapshot[], now: number, width: 
  */
 export const WIDGET_KEY = "subagents";
 
-export class ProgressWidget implements Component {
+class ProgressWidget implements Component {
   constructor(
     private readonly tasks: () => readonly TaskSnapshot[],
     private readonly style: Styler,
@@ -254,8 +254,8 @@ export interface ProgressControllerOptions {
   now?: () => number;
 }
 
-export const TICK_MS = 1000;
-export const THROTTLE_MS = 250;
+const TICK_MS = 1000;
+const THROTTLE_MS = 250;
 
 export class ProgressController {
   private readonly tickMs: number;

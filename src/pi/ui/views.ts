@@ -19,11 +19,11 @@ import type { ActivityLine, RunPhase } from "../../run/event-reducer.ts";
  *   writer · succeeded · Update the README.
  */
 /** The part of pi's theme the picker uses (unit tests pass one that leaves text unchanged). */
-export type PickerTheme = Pick<Theme, "fg" | "bold">;
+type PickerTheme = Pick<Theme, "fg" | "bold">;
 
 const PICKER_TASK_PREVIEW_MAX = 200;
 /** Rows shown at once; longer lists scroll (SelectList shows `(i/n)` under them). */
-export const PICKER_VISIBLE_ROWS = 10;
+const PICKER_VISIBLE_ROWS = 10;
 
 export const PICKER_HINT = "↑↓ move · Enter select · Esc close";
 /** How often the rows of running tasks are rebuilt, so their clocks move as the widget's do. */
@@ -54,7 +54,7 @@ export function namedTaskItems(tasks: ReadonlyArray<{ taskId: string; agent?: st
   return tasks.map((task) => ({ value: task.taskId, label: task.agent ? `${task.taskId} · ${task.agent}` : task.taskId }));
 }
 
-export function selectListTheme(theme: PickerTheme): SelectListTheme {
+function selectListTheme(theme: PickerTheme): SelectListTheme {
   return {
     selectedPrefix: (text) => theme.fg("accent", text),
     selectedText: (text) => theme.fg("accent", text),
@@ -178,7 +178,7 @@ export class TaskPicker implements Component {
  * Keys: ↑/k and ↓/j one line, PgUp/PgDn (also Ctrl+B/Ctrl+F, Space) a page, g/Home the top, G/End the end,
  * Esc, q or Enter close.
  */
-export type ViewerTheme = Pick<Theme, "fg" | "bold">;
+type ViewerTheme = Pick<Theme, "fg" | "bold">;
 
 /** `ctx.ui.custom` options for a view that covers the whole screen (used by the result and watch views). */
 export const FULL_SCREEN: { overlay: true; overlayOptions: OverlayOptions } = {
@@ -188,7 +188,7 @@ export const FULL_SCREEN: { overlay: true; overlayOptions: OverlayOptions } = {
 
 export const RESULT_VIEWER_KEYS = "↑↓/j/k scroll · PgUp/PgDn page · g/G top/end · q/Esc close";
 /** The same keys for a viewer opened from a picker: Esc goes back to the list, q closes both. */
-export const RESULT_VIEWER_KEYS_FROM_LIST = "↑↓/j/k scroll · PgUp/PgDn page · g/G top/end · Esc back to the list · q close";
+const RESULT_VIEWER_KEYS_FROM_LIST = "↑↓/j/k scroll · PgUp/PgDn page · g/G top/end · Esc back to the list · q close";
 
 /**
  * How a viewer was left: `back` (Esc) returns to the picker it was opened from, `close` (q, Enter, Ctrl+C) goes
@@ -197,7 +197,7 @@ export const RESULT_VIEWER_KEYS_FROM_LIST = "↑↓/j/k scroll · PgUp/PgDn page
 export type ViewerExit = "back" | "close";
 
 /** The exit a key asks for, or undefined for a key that does not leave. */
-export function viewerExitOf(data: string): ViewerExit | undefined {
+function viewerExitOf(data: string): ViewerExit | undefined {
   if (matchesKey(data, Key.escape)) return "back";
   if (data === "q" || matchesKey(data, Key.enter) || matchesKey(data, Key.ctrl("c"))) return "close";
   return undefined;
@@ -349,15 +349,15 @@ function toneOf(record: TaskRecord): "success" | "error" | "warning" {
  *   ── q/Esc close ────────────────
  *   live · refreshed every second
  */
-export type WatchTheme = Pick<Theme, "fg" | "bold">;
+type WatchTheme = Pick<Theme, "fg" | "bold">;
 
 /** How often the caller refreshes the frame while the task runs. */
 export const WATCH_REFRESH_MS = 1000;
 
 export const WATCH_LIVE_HINT = "live · refreshed every second";
-export const WATCH_CLOSE_HINT = "q/Esc close";
+const WATCH_CLOSE_HINT = "q/Esc close";
 /** Opened from the picker: Esc goes back to it, q closes both. */
-export const WATCH_CLOSE_HINT_FROM_LIST = "Esc back to the list · q close";
+const WATCH_CLOSE_HINT_FROM_LIST = "Esc back to the list · q close";
 
 /** Lines the view itself takes: title, status, task, three rules, footer. */
 const WATCH_CHROME_LINES = 7;
@@ -551,7 +551,7 @@ function activityColor(line: ActivityLine): ThemeColor {
  * The TUI view of /subagent-usage: the ledger's report between two rules, in pi's theme colours, closed with
  * Esc, q or Enter. The lines are the ones print mode writes to stdout (src/budget/usage.ts).
  */
-export const USAGE_VIEW_KEYS = "Esc/q/Enter close";
+const USAGE_VIEW_KEYS = "Esc/q/Enter close";
 
 export class UsageView implements Component {
   constructor(

@@ -196,7 +196,7 @@ export function recordingIo(surface: Surface, mode: AppMode): RecordedIo {
 }
 
 /** A component shown with ctx.ui.custom, and how the test drives it. */
-export interface Shown {
+interface Shown {
   component: { render(width: number): string[]; handleInput?(data: string): void; dispose?(): void };
   options: unknown;
   /** Resolves with what `done` was called with. */

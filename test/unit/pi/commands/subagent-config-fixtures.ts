@@ -9,7 +9,7 @@ import { createConfigStore } from "../../../../src/commands/config-store.ts";
 import type { BodyEditOutcome, ConfigDialogs, ConfigStore, NoticeLevel } from "../../../../src/commands/config-editor.ts";
 import { createTempTree, type TempTree } from "../../agents/temp-tree.ts";
 
-export type Answer<T> = T | ((options: string[], title: string) => T);
+type Answer<T> = T | ((options: string[], title: string) => T);
 
 export type Step =
   | { kind: "select"; answer: Answer<string | undefined> }

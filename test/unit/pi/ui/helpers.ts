@@ -40,7 +40,7 @@ let counter = 0;
  * A UUID-v7-like id unique to the test run: tasks dispatched a millisecond apart (`01912345-0001-...`), each with
  * its own (deterministic) random end, as real ids have.
  */
-export function nextTaskId(): string {
+function nextTaskId(): string {
   counter += 1;
   const tail = (Math.imul(counter, 0x9e3779b1) >>> 0).toString(16).padStart(8, "0");
   return `01912345-${counter.toString(16).padStart(4, "0")}-7abc-8def-0123${tail}`;
