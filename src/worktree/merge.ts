@@ -1,6 +1,7 @@
 /**
  * A task's branch merged into the current one: the refusals and flags before a merge, and the merge or its abort.
  */
+import type { MergeRefusalText } from "./merge-texts.ts";
 import { lstatSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { broughtEntries, isLoadedLater, linkLeavesRepository, parentFolders, parseRawDiff, SYMLINK_MODE } from "./merge-texts.ts";
@@ -83,16 +84,8 @@ function inspectBranch(cwd: string, branch: string): { ok: true; inspection: Bra
  * person's untracked or ignored files, or adds links leading outside the repository, is refused
  * (src/worktree/merge.ts).
  */
-export type MergeRefusal =
-  | { kind: "detached" }
-  | { kind: "dirty"; files: string[] }
-  | { kind: "not-on-branch"; leftOn?: string }
-  | { kind: "worktree-dirty"; files: string[] }
-  | { kind: "nothing"; into: string }
-  | { kind: "git-dir-replaced"; problem: string }
-  | { kind: "would-overwrite"; files: string[] }
-  | { kind: "outside-links"; links: string[] }
-  | { kind: "unchecked"; message: string };
+/** Why a merge is refused: the same cases the refusal's text is written for. */
+export type MergeRefusal = MergeRefusalText;
 
 export interface MergePlan {
   branch: string;
