@@ -260,6 +260,17 @@ describe("applyModelOverridePatch (the pure step)", () => {
   it("throws WriteBackError for a reserved name before looking at the text", () => {
     expect(() => applyModelOverridePatch("not json at all", "__proto__", { model: "a/b" })).toThrow(WriteBackError);
   });
+
+  it("a save into a file that repeats the agent's key takes effect: every reader then sees the new model", () => {
+    // JSON.parse (each reader) takes the last of repeated keys; an editor that changed only the first would save
+    // nothing the person could see (jsonc-parser's modify does that, so it was not adopted).
+    const text = '{\n  "coder": {\n    "model": "first/first"\n  },\n  "writer": "w/w",\n  "coder": {\n    "model": "last/last"\n  }\n}\n';
+    const outcome = applyModelOverridePatch(text, "coder", { model: "new/model" });
+    expect(outcome.changed).toBe(true);
+    const saved = outcome.changed ? outcome.text : "";
+    expect((JSON.parse(saved) as { coder: { model: string } }).coder.model).toBe("new/model");
+    expect(saved.match(/"coder"/g)).toHaveLength(1);
+  });
 });
 
 describe("writeModelOverride: sandbox", () => {
