@@ -13,7 +13,7 @@
  * The three parts are timed after the start path has loaded, so each is the marginal cost of its first use. One
  * unmeasured round first fills jiti's file cache, as any start after the first finds it.
  *
- * `BENCH_PIS` (default `0.73,1`) picks the pis, `BENCH_LOAD_ROUNDS` (default 7) the rounds, and `--tree <dir>`
+ * `BENCH_PIS` (default `0.73,1`) picks the pis, `BENCH_LOAD_ROUNDS` (default 5) the rounds, and `--tree <dir>`
  * measures another checkout of the package with this same code (the seams it lacks show `-`).
  */
 import { execFile } from "node:child_process";
@@ -208,7 +208,7 @@ function treeFromArgs(argv: readonly string[]): string {
 /** The `load` section of `npm run bench` (only when named). */
 export async function runLoadSection(argv: readonly string[] = process.argv.slice(2)): Promise<{ ok: boolean }> {
   const tree = treeFromArgs(argv);
-  const rounds = Math.max(3, Number(process.env.BENCH_LOAD_ROUNDS ?? 7) || 7);
+  const rounds = Math.max(3, Number(process.env.BENCH_LOAD_ROUNDS ?? 5) || 5);
   const pis = (process.env.BENCH_PIS ?? "0.73,1").split(",").map((value) => piUnderTest(parsePiLine(value.trim())));
   console.log(`Load time of each seam under pi's loader (jiti, moduleCache false), fresh node per round, median of ${rounds}, in ${tree === REPO_ROOT ? "this checkout" : tree}`);
   const all: Array<Map<Seam, SeamFigures | undefined>> = [];
