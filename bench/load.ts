@@ -17,8 +17,9 @@
  * measures another checkout of the package with this same code (the seams it lacks show `-`).
  */
 import { execFile } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { REPO_ROOT } from "../test/harness/pi-env.ts";
@@ -149,11 +150,11 @@ interface SeamFigures {
   modules: number;
 }
 
-async function probe(pi: PiUnderTest, recipe: LoaderRecipe, tree: string, seam: Seam): Promise<{ ms: number; modules: number }> {
+async function probe(pi: PiUnderTest, recipe: LoaderRecipe, tree: string, seam: Seam, agentDir: string): Promise<{ ms: number; modules: number }> {
   const { stdout } = await run(pi.node, ["--input-type=module", "-e", PROBE, JSON.stringify({ recipe, tree, module: seam.module })], {
     cwd: tree,
-    // No PI_* of the developer's: the stub runs the factory as a main pi (depth 0) would.
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", TMPDIR: process.env.TMPDIR ?? "/tmp" },
+    // No PI_* of the developer's: the stub runs the factory as a main pi (depth 0) would, on an empty agent dir.
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", TMPDIR: process.env.TMPDIR ?? tmpdir(), PI_CODING_AGENT_DIR: agentDir },
     timeout: 60_000,
   });
   const line = stdout.trim().split("\n").pop() ?? "";
@@ -163,22 +164,31 @@ async function probe(pi: PiUnderTest, recipe: LoaderRecipe, tree: string, seam: 
 async function measurePi(pi: PiUnderTest, tree: string, rounds: number): Promise<Map<Seam, SeamFigures | undefined>> {
   const recipe = loaderRecipe(pi);
   const figures = new Map<Seam, SeamFigures | undefined>();
+  const agentDir = mkdtempSync(join(tmpdir(), "pi-subagent-bench-load-"));
+  try {
+    await measureSeams(pi, recipe, tree, rounds, agentDir, figures);
+  } finally {
+    rmSync(agentDir, { recursive: true, force: true });
+  }
+  return figures;
+}
+
+async function measureSeams(pi: PiUnderTest, recipe: LoaderRecipe, tree: string, rounds: number, agentDir: string, figures: Map<Seam, SeamFigures | undefined>): Promise<void> {
   for (const seam of SEAMS) {
     if (seam.module && !existsSync(join(tree, seam.module))) {
       figures.set(seam, undefined);
       continue;
     }
-    await probe(pi, recipe, tree, seam); // fills jiti's file cache; not counted
+    await probe(pi, recipe, tree, seam, agentDir); // fills jiti's file cache; not counted
     const ms: number[] = [];
     let modules = 0;
     for (let round = 0; round < rounds; round++) {
-      const result = await probe(pi, recipe, tree, seam);
+      const result = await probe(pi, recipe, tree, seam, agentDir);
       ms.push(result.ms);
       modules = result.modules;
     }
     figures.set(seam, { ms, modules });
   }
-  return figures;
 }
 
 function formatTable(pis: PiUnderTest[], all: Array<Map<Seam, SeamFigures | undefined>>): string {
