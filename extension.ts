@@ -1,7 +1,7 @@
 /**
  * pi-subagent-dispatch: the entry pi loads, in every session and in every subagent child. It registers at once
  * only what pi needs at start and loads the rest on first use, so the package costs next to nothing where it
- * is not used (ARCHITECTURE.md: the layers, the lazy seams, how to add a command, tool action or hook).
+ * is not used (ARCHITECTURE.md: the concerns, the lazy seams, how to add a command, tool action or hook).
  * - a child pi first watches the pi that started it, to end its whole task if that pi dies;
  * - a subagent at the depth limit (PI_SUBAGENT_MAX_DEPTH, passed down by its parent) gets the `subagent` tool
  *   refusing every call (src/start/depth-gate-tool.ts) and nothing else of ours; one that has the package only

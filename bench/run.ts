@@ -11,6 +11,7 @@ import { runDispatchSection } from "./dispatch.ts";
 import { runVersusSection } from "./versus.ts";
 import { runLiveChildrenSection } from "./live-children.ts";
 import { runBudgetsSection } from "./budgets.ts";
+import { runLoadSection } from "./load.ts";
 
 interface BenchSection {
   name: string;
@@ -26,9 +27,11 @@ const SECTIONS: BenchSection[] = [
   { name: "dispatch", run: runDispatchSection, onlyWhenNamed: true },
   { name: "live-children", run: runLiveChildrenSection },
   { name: "budgets", run: () => runBudgetsSection() },
+  { name: "load", run: () => runLoadSection(), onlyWhenNamed: true },
 ];
 
-const wanted = process.argv.slice(2);
+// Section names, without the flags a section reads itself (`--tree <dir>` for `load`).
+const wanted = process.argv.slice(2).filter((arg, index, all) => arg !== "--tree" && all[index - 1] !== "--tree");
 const unknown = wanted.filter((name) => !SECTIONS.some((section) => section.name === name));
 if (unknown.length > 0) {
   console.error(`Unknown bench section(s): ${unknown.join(", ")}. Sections: ${SECTIONS.map((s) => s.name).join(", ")}.`);
