@@ -111,7 +111,7 @@ export interface AgentFilePatch {
   thinking?: ThinkingLevel | "" | null;
 }
 
-const EDITABLE_AGENT_KEYS = (["description", "tools", "skills", "model", "thinking"] as const);
+export const EDITABLE_AGENT_KEYS = (["description", "tools", "skills", "model", "thinking"] as const);
 type EditableAgentKey = (typeof EDITABLE_AGENT_KEYS)[number];
 
 /** What the checked patch does to each key: write this value, or delete the key (null). */
