@@ -33,7 +33,9 @@ export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> 
   const claim = claimLoadedCopy(PACKAGE_ROOT);
   if (claim.kind === "other") {
     const notice = secondCopyNotice(claim.root, PACKAGE_ROOT);
-    pi.on("session_start", async (_event, ctx) => (await import("./src/agents/warnings.ts")).reportWarningsOnce([notice], ctx));
+    pi.on("session_start", async (_event, ctx) =>
+      (await import("./src/agents/warnings.ts")).reportWarningsOnce([notice], ctx),
+    );
     return;
   }
   pi.on("session_shutdown", () => releaseLoadedCopy(PACKAGE_ROOT));

@@ -28,7 +28,11 @@ export default defineConfig({
           // What a test proves and costs (test/README.md, "Tags"): `--tags-filter` picks a set, as `npm test` does for
           // pi 0.73.1, which runs only the contract tests.
           tags: [
-            { name: "contract", description: "a contract with pi (modes, dialogs, reload, trust, RPC, rendering, install, session files, sandbox layout): runs on both pis" },
+            {
+              name: "contract",
+              description:
+                "a contract with pi (modes, dialogs, reload, trust, RPC, rendering, install, session files, sandbox layout): runs on both pis",
+            },
             { name: "tui", description: "drives pi's interactive TUI in tmux" },
             { name: "slow", description: "takes 8 s or more on a quiet 2-core machine" },
           ],

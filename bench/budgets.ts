@@ -50,9 +50,15 @@ export async function runBudgetsSection(log: (line: string) => void = console.lo
   const checked = median(withBudget);
   const ok = plain >= 100 && checked >= 100;
   const mark = (rate: number) => (rate >= 100 ? "ok" : "MISSED");
-  log(`budget checks: ${inputMb.toFixed(1)} MB of pi JSON events (${stream.lines} lines, ${turns} turns checked), median of ${PASSES} alternating passes`);
-  log(`  without budgets  ${plain.toFixed(0)} MB/s (${without.map((r) => r.toFixed(0)).join(", ")})   target >= 100 MB/s  ${mark(plain)}`);
-  log(`  with budgets     ${checked.toFixed(0)} MB/s (${withBudget.map((r) => r.toFixed(0)).join(", ")})   target >= 100 MB/s  ${mark(checked)}`);
+  log(
+    `budget checks: ${inputMb.toFixed(1)} MB of pi JSON events (${stream.lines} lines, ${turns} turns checked), median of ${PASSES} alternating passes`,
+  );
+  log(
+    `  without budgets  ${plain.toFixed(0)} MB/s (${without.map((r) => r.toFixed(0)).join(", ")})   target >= 100 MB/s  ${mark(plain)}`,
+  );
+  log(
+    `  with budgets     ${checked.toFixed(0)} MB/s (${withBudget.map((r) => r.toFixed(0)).join(", ")})   target >= 100 MB/s  ${mark(checked)}`,
+  );
   log(`  difference       ${(((checked - plain) / plain) * 100).toFixed(1)}% (within run-to-run noise when small)`);
   return { ok };
 }

@@ -28,12 +28,18 @@ const WORKER = `---\nname: worker\ndescription: Bench worker\n---\n${WORKER_BODY
 
 const ms = (value: number) => `${Math.round(value)} ms`;
 
-async function timed(label: string, run: () => Promise<{ code: number | null; stdout: string; stderr: string }>, expect: string): Promise<number> {
+async function timed(
+  label: string,
+  run: () => Promise<{ code: number | null; stdout: string; stderr: string }>,
+  expect: string,
+): Promise<number> {
   const started = performance.now();
   const result = await run();
   const elapsed = performance.now() - started;
   if (result.code !== 0 || !result.stdout.includes(expect)) {
-    throw new Error(`${label} failed: exit ${result.code}, stdout ${JSON.stringify(result.stdout.slice(0, 300))}, stderr ${JSON.stringify(result.stderr.slice(0, 300))}`);
+    throw new Error(
+      `${label} failed: exit ${result.code}, stdout ${JSON.stringify(result.stdout.slice(0, 300))}, stderr ${JSON.stringify(result.stderr.slice(0, 300))}`,
+    );
   }
   return elapsed;
 }
@@ -51,16 +57,37 @@ async function overhead(env: PiEnv): Promise<{ delegated: number; trivial: numbe
   try {
     for (let i = 0; i < RUNS + 1; i++) {
       const sessionFile = join(scratch, `s${i}.jsonl`);
-      writeFileSync(sessionFile, sessionHeaderLine(`01a00000-0000-7000-8000-${String(i).padStart(12, "0")}`, env.workDir, new Date()));
+      writeFileSync(
+        sessionFile,
+        sessionHeaderLine(`01a00000-0000-7000-8000-${String(i).padStart(12, "0")}`, env.workDir, new Date()),
+      );
       const d = await timed("delegated", () => runPi(["-e", EXTENSION_ENTRY, "-p", delegatedPrompt], opts), "CHILD-OK");
-      const t = await timed("trivial", () => runPi(["-e", EXTENSION_ENTRY, "-p", trivialPrompt], opts), "Tool results:");
+      const t = await timed(
+        "trivial",
+        () => runPi(["-e", EXTENSION_ENTRY, "-p", trivialPrompt], opts),
+        "Tool results:",
+      );
       const c = await timed(
         "child",
         () =>
-          runPi(["-e", EXTENSION_ENTRY, "--mode", "json", "-p", "--session", sessionFile, "--append-system-prompt", bodyFile, `Task: ${childTask}`], {
-            ...opts,
-            extraEnv: { PI_SUBAGENT_DEPTH: "1", PI_CURRENT_AGENT_NAME: "worker" },
-          }),
+          runPi(
+            [
+              "-e",
+              EXTENSION_ENTRY,
+              "--mode",
+              "json",
+              "-p",
+              "--session",
+              sessionFile,
+              "--append-system-prompt",
+              bodyFile,
+              `Task: ${childTask}`,
+            ],
+            {
+              ...opts,
+              extraEnv: { PI_SUBAGENT_DEPTH: "1", PI_CURRENT_AGENT_NAME: "worker" },
+            },
+          ),
         "CHILD-OK",
       );
       if (i === 0) continue; // warm-up: pi's transpile cache
@@ -98,9 +125,15 @@ function inProcessTool(env: PiEnv): InProcessTool {
     },
   });
   let tool: ToolDefinition | undefined;
-  const pi = { registerTool: (definition: ToolDefinition) => (tool = definition), on: () => {} } as unknown as ExtensionAPI;
+  const pi = {
+    registerTool: (definition: ToolDefinition) => (tool = definition),
+    on: () => {},
+  } as unknown as ExtensionAPI;
   registerSubagentTool(pi, {
-    background: createBackgroundDispatcher(() => tasks, () => env.agentDir),
+    background: createBackgroundDispatcher(
+      () => tasks,
+      () => env.agentDir,
+    ),
     appMode: "interactive",
     argv: [process.execPath, PI_CLI, "-e", EXTENSION_ENTRY],
   });
@@ -149,8 +182,12 @@ export async function runDispatchSection(): Promise<{ ok: boolean }> {
   let ok = true;
   try {
     const a = await overhead(env);
-    console.log(`(a) delegated pi -p: ${ms(a.delegated)}; same parent with a trivial tool: ${ms(a.trivial)}; child pi run directly: ${ms(a.child)}`);
-    console.log(`    extension overhead per delegation: ${ms(a.overhead)} (target <= 100 ms; medians of ${RUNS} interleaved runs)`);
+    console.log(
+      `(a) delegated pi -p: ${ms(a.delegated)}; same parent with a trivial tool: ${ms(a.trivial)}; child pi run directly: ${ms(a.child)}`,
+    );
+    console.log(
+      `    extension overhead per delegation: ${ms(a.overhead)} (target <= 100 ms; medians of ${RUNS} interleaved runs)`,
+    );
     if (a.overhead > 100) ok = false;
 
     const tool = inProcessTool(env);
@@ -161,7 +198,9 @@ export async function runDispatchSection(): Promise<{ ok: boolean }> {
       if (i >= 2) receipts.push(receiptMs);
     }
     const receiptMedian = median(receipts);
-    console.log(`(c) tool call to receipt: median ${receiptMedian.toFixed(1)} ms, max ${Math.max(...receipts).toFixed(1)} ms over ${receipts.length} dispatches (target median <= 50 ms)`);
+    console.log(
+      `(c) tool call to receipt: median ${receiptMedian.toFixed(1)} ms, max ${Math.max(...receipts).toFixed(1)} ms over ${receipts.length} dispatches (target median <= 50 ms)`,
+    );
     if (receiptMedian > 50) ok = false;
 
     const CHILD_MODEL_MS = 4000;

@@ -31,9 +31,15 @@ export async function runLiveChildrenSection(): Promise<{ ok: boolean }> {
     const prompt = `Delegate. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: `Bench. ${fakeDirective({ text: "CHILD-OK" })}` } }] }])}`;
     const once = async (mode: "rpc" | "json") => {
       const started = performance.now();
-      const result = await runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: env.env, cwd: env.workDir, timeoutMs: 120_000, extraEnv: { PI_SUBAGENT_CHILD_MODE: mode } });
+      const result = await runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+        env: env.env,
+        cwd: env.workDir,
+        timeoutMs: 120_000,
+        extraEnv: { PI_SUBAGENT_CHILD_MODE: mode },
+      });
       const elapsed = performance.now() - started;
-      if (result.code !== 0 || !result.stdout.includes("CHILD-OK")) throw new Error(`${mode} delegation failed: exit ${result.code}, ${result.stderr.slice(0, 300)}`);
+      if (result.code !== 0 || !result.stdout.includes("CHILD-OK"))
+        throw new Error(`${mode} delegation failed: exit ${result.code}, ${result.stderr.slice(0, 300)}`);
       return elapsed;
     };
     await once("rpc"); // warm-up: pi's transpile cache
@@ -62,13 +68,26 @@ export async function runLiveChildrenSection(): Promise<{ ok: boolean }> {
       const mark = `BENCH-MESSAGE-${i}`;
       fake.on({
         when: (r) => !r.messages.some((m) => m.role === "assistant"),
-        reply: { toolCalls: [{ name: "bash", arguments: { command: `touch ${gate}; while [ ! -f ${release} ]; do sleep 0.02; done` } }] },
+        reply: {
+          toolCalls: [
+            { name: "bash", arguments: { command: `touch ${gate}; while [ ! -f ${release} ]; do sleep 0.02; done` } },
+          ],
+        },
       });
       fake.on({ when: (r) => r.messages.some((m) => messageText(m).includes(mark)), reply: { text: "GOT-IT" } });
       const session = join(env.root, `bench-${i}.jsonl`);
-      writeFileSync(session, sessionHeaderLine(`01a00000-0000-7000-8000-${String(i + 100).padStart(12, "0")}`, env.workDir, new Date()));
+      writeFileSync(
+        session,
+        sessionHeaderLine(`01a00000-0000-7000-8000-${String(i + 100).padStart(12, "0")}`, env.workDir, new Date()),
+      );
       const handle = startRun({
-        command: { command: process.execPath, args: [PI_CLI, "--mode", "rpc", "--session", session], env: { ...env.env, PI_SUBAGENT_DEPTH: "1" }, mode: "rpc", prompt: "Task: bench" },
+        command: {
+          command: process.execPath,
+          args: [PI_CLI, "--mode", "rpc", "--session", session],
+          env: { ...env.env, PI_SUBAGENT_DEPTH: "1" },
+          mode: "rpc",
+          prompt: "Task: bench",
+        },
         cwd: env.workDir,
         activityTimeoutMs: 0,
         hardTimeoutMs: 0,
@@ -77,7 +96,11 @@ export async function runLiveChildrenSection(): Promise<{ ok: boolean }> {
       const sentAt = Date.now();
       handle.steer(markedMessage(mark, "agent"));
       writeFileSync(release, "");
-      const request = await fake.waitForRequest((r) => r.messages.some((m) => messageText(m).includes(mark)), 60_000, "the message");
+      const request = await fake.waitForRequest(
+        (r) => r.messages.some((m) => messageText(m).includes(mark)),
+        60_000,
+        "the message",
+      );
       latencies.push(request.at - sentAt);
       await handle.done;
     }
@@ -87,8 +110,12 @@ export async function runLiveChildrenSection(): Promise<{ ok: boolean }> {
     console.log(`|---|---|`);
     console.log(`| delegation, RPC children (median of ${ROUNDS}) | ${ms(median(rpc))} |`);
     console.log(`| delegation, JSON children (median of ${ROUNDS}) | ${ms(median(json))} |`);
-    console.log(`| RPC / JSON, median of per-pair ratios (target <= 1.00) | ${ratio.toFixed(3)} ${ok ? "ok" : "MISSED"} |`);
-    console.log(`| message -> child's next request (median of ${ROUNDS}) | ${ms(latency)} (samples: ${latencies.map(ms).join(", ")}) |`);
+    console.log(
+      `| RPC / JSON, median of per-pair ratios (target <= 1.00) | ${ratio.toFixed(3)} ${ok ? "ok" : "MISSED"} |`,
+    );
+    console.log(
+      `| message -> child's next request (median of ${ROUNDS}) | ${ms(latency)} (samples: ${latencies.map(ms).join(", ")}) |`,
+    );
     return { ok };
   } finally {
     killProcessesWithMarker(env.marker);

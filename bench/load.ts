@@ -61,8 +61,16 @@ function resolveImport(name: string, fromDir: string): string {
         main?: string;
         exports?: Record<string, unknown>;
       };
-      const dot = manifest.exports?.["."] as { import?: string | { default?: string }; default?: string } | string | undefined;
-      const entry = typeof dot === "string" ? dot : typeof dot?.import === "string" ? dot.import : dot?.import?.default ?? dot?.default;
+      const dot = manifest.exports?.["."] as
+        | { import?: string | { default?: string }; default?: string }
+        | string
+        | undefined;
+      const entry =
+        typeof dot === "string"
+          ? dot
+          : typeof dot?.import === "string"
+            ? dot.import
+            : (dot?.import?.default ?? dot?.default);
       return join(root, entry ?? manifest.main ?? "index.js");
     }
     if (dir === dirname(dir)) throw new Error(`${name} not found from ${fromDir}`);
@@ -86,7 +94,9 @@ function loaderRecipe(pi: PiUnderTest): LoaderRecipe {
   // pi 0.73.1's loader: `createJiti` from "jiti/static", aliases to pi's own files (getAliases in its loader.js).
   const loaderDir = join(dist, "core/extensions");
   const jitiRoot = dirname(createRequire(join(loaderDir, "loader.js")).resolve("jiti/package.json"));
-  const staticEntry = (JSON.parse(readFileSync(join(jitiRoot, "package.json"), "utf8")) as { exports: Record<string, { import: string }> }).exports["./static"]!.import;
+  const staticEntry = (
+    JSON.parse(readFileSync(join(jitiRoot, "package.json"), "utf8")) as { exports: Record<string, { import: string }> }
+  ).exports["./static"]!.import;
   const requireFromLoader = createRequire(join(loaderDir, "loader.js"));
   const typebox = requireFromLoader.resolve("typebox");
   const alias: Record<string, string> = {
@@ -150,13 +160,28 @@ interface SeamFigures {
   modules: number;
 }
 
-async function probe(pi: PiUnderTest, recipe: LoaderRecipe, tree: string, seam: Seam, agentDir: string): Promise<{ ms: number; modules: number }> {
-  const { stdout } = await run(pi.node, ["--input-type=module", "-e", PROBE, JSON.stringify({ recipe, tree, module: seam.module })], {
-    cwd: tree,
-    // No PI_* of the developer's: the stub runs the factory as a main pi (depth 0) would, on an empty agent dir.
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", TMPDIR: process.env.TMPDIR ?? tmpdir(), PI_CODING_AGENT_DIR: agentDir },
-    timeout: 60_000,
-  });
+async function probe(
+  pi: PiUnderTest,
+  recipe: LoaderRecipe,
+  tree: string,
+  seam: Seam,
+  agentDir: string,
+): Promise<{ ms: number; modules: number }> {
+  const { stdout } = await run(
+    pi.node,
+    ["--input-type=module", "-e", PROBE, JSON.stringify({ recipe, tree, module: seam.module })],
+    {
+      cwd: tree,
+      // No PI_* of the developer's: the stub runs the factory as a main pi (depth 0) would, on an empty agent dir.
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "",
+        TMPDIR: process.env.TMPDIR ?? tmpdir(),
+        PI_CODING_AGENT_DIR: agentDir,
+      },
+      timeout: 60_000,
+    },
+  );
   const line = stdout.trim().split("\n").pop() ?? "";
   return JSON.parse(line) as { ms: number; modules: number };
 }
@@ -173,7 +198,14 @@ async function measurePi(pi: PiUnderTest, tree: string, rounds: number): Promise
   return figures;
 }
 
-async function measureSeams(pi: PiUnderTest, recipe: LoaderRecipe, tree: string, rounds: number, agentDir: string, figures: Map<Seam, SeamFigures | undefined>): Promise<void> {
+async function measureSeams(
+  pi: PiUnderTest,
+  recipe: LoaderRecipe,
+  tree: string,
+  rounds: number,
+  agentDir: string,
+  figures: Map<Seam, SeamFigures | undefined>,
+): Promise<void> {
   for (const seam of SEAMS) {
     if (seam.module && !existsSync(join(tree, seam.module))) {
       figures.set(seam, undefined);
@@ -199,7 +231,9 @@ function formatTable(pis: PiUnderTest[], all: Array<Map<Seam, SeamFigures | unde
     const cells = all.map((figures, index) => {
       const found = figures.get(seam);
       const msWidth = `${pis[index]!.label} median ms`.length;
-      return found ? `${median(found.ms).toFixed(1).padStart(msWidth)} | ${String(found.modules).padStart(7)}` : `${"-".padStart(msWidth)} | ${"-".padStart(7)}`;
+      return found
+        ? `${median(found.ms).toFixed(1).padStart(msWidth)} | ${String(found.modules).padStart(7)}`
+        : `${"-".padStart(msWidth)} | ${"-".padStart(7)}`;
     });
     return `| ${seam.name.padEnd(width)} | ${cells.join(" | ")} |`;
   });
@@ -220,12 +254,15 @@ export async function runLoadSection(argv: readonly string[] = process.argv.slic
   const tree = treeFromArgs(argv);
   const rounds = Math.max(3, Number(process.env.BENCH_LOAD_ROUNDS ?? 5) || 5);
   const pis = (process.env.BENCH_PIS ?? "0.73,1").split(",").map((value) => piUnderTest(parsePiLine(value.trim())));
-  console.log(`Load time of each seam under pi's loader (jiti, moduleCache false), fresh node per round, median of ${rounds}, in ${tree === REPO_ROOT ? "this checkout" : tree}`);
+  console.log(
+    `Load time of each seam under pi's loader (jiti, moduleCache false), fresh node per round, median of ${rounds}, in ${tree === REPO_ROOT ? "this checkout" : tree}`,
+  );
   const all: Array<Map<Seam, SeamFigures | undefined>> = [];
   for (const pi of pis) all.push(await measurePi(pi, tree, rounds));
   console.log("");
   console.log(formatTable(pis, all));
-  console.log("\nmodules: the package's .ts files jiti loaded for the seam (after the start path, for the three parts)");
+  console.log(
+    "\nmodules: the package's .ts files jiti loaded for the seam (after the start path, for the three parts)",
+  );
   return { ok: true };
 }
-

@@ -34,7 +34,9 @@ const SECTIONS: BenchSection[] = [
 const wanted = process.argv.slice(2).filter((arg, index, all) => arg !== "--tree" && all[index - 1] !== "--tree");
 const unknown = wanted.filter((name) => !SECTIONS.some((section) => section.name === name));
 if (unknown.length > 0) {
-  console.error(`Unknown bench section(s): ${unknown.join(", ")}. Sections: ${SECTIONS.map((s) => s.name).join(", ")}.`);
+  console.error(
+    `Unknown bench section(s): ${unknown.join(", ")}. Sections: ${SECTIONS.map((s) => s.name).join(", ")}.`,
+  );
   process.exit(2);
 }
 
@@ -47,7 +49,7 @@ for (const section of SECTIONS) {
     if (!ok) failed++;
   } catch (error) {
     failed++;
-    console.error(`${section.name} failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    console.error(`${section.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   }
 }
 process.exitCode = failed > 0 ? 1 : 0;

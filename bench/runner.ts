@@ -69,7 +69,13 @@ const usage = (input: number, output: number) => ({
   cacheRead: 0,
   cacheWrite: 0,
   totalTokens: input + output,
-  cost: { input: input / 1e6, output: (output * 2) / 1e6, cacheRead: 0, cacheWrite: 0, total: (input + output * 2) / 1e6 },
+  cost: {
+    input: input / 1e6,
+    output: (output * 2) / 1e6,
+    cacheRead: 0,
+    cacheWrite: 0,
+    total: (input + output * 2) / 1e6,
+  },
 });
 
 interface Content {
@@ -102,33 +108,77 @@ function turnLines(turn: number): { lines: string[]; messages: unknown[] } {
   const text = prose(1500, turn + 7);
   const command = `grep -rn "cache" src/module-${turn}/ | head -50`;
   const args = { command };
-  const toolOutput = Array.from({ length: 120 }, (_, i) => `src/module-${turn}/file-${i}.ts:${i * 3}: const cache = new Map(); // ${prose(20, i)}`).join(
-    "\n",
-  );
+  const toolOutput = Array.from(
+    { length: 120 },
+    (_, i) => `src/module-${turn}/file-${i}.ts:${i * 3}: const cache = new Map(); // ${prose(20, i)}`,
+  ).join("\n");
 
   out({ type: "turn_start" });
   out({ type: "message_start", message: assistant([], "stop", turn) });
   const partial = (blocks: Content[]) => assistant(blocks, "stop", turn);
   for (let at = 0; at < thinking.length; at += 28) {
     const soFar = thinking.slice(0, at + 28);
-    out({ type: "message_update", assistantMessageEvent: { type: "thinking_delta", contentIndex: 0, delta: thinking.slice(at, at + 28), partial: partial([{ type: "thinking", thinking: soFar }]) } });
+    out({
+      type: "message_update",
+      assistantMessageEvent: {
+        type: "thinking_delta",
+        contentIndex: 0,
+        delta: thinking.slice(at, at + 28),
+        partial: partial([{ type: "thinking", thinking: soFar }]),
+      },
+    });
   }
   const thought: Content = { type: "thinking", thinking };
-  out({ type: "message_update", assistantMessageEvent: { type: "text_start", contentIndex: 1, partial: partial([thought, { type: "text", text: "" }]) } });
+  out({
+    type: "message_update",
+    assistantMessageEvent: {
+      type: "text_start",
+      contentIndex: 1,
+      partial: partial([thought, { type: "text", text: "" }]),
+    },
+  });
   for (let at = 0; at < text.length; at += 25) {
     const soFar = text.slice(0, at + 25);
-    out({ type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 1, delta: text.slice(at, at + 25), partial: partial([thought, { type: "text", text: soFar }]) } });
+    out({
+      type: "message_update",
+      assistantMessageEvent: {
+        type: "text_delta",
+        contentIndex: 1,
+        delta: text.slice(at, at + 25),
+        partial: partial([thought, { type: "text", text: soFar }]),
+      },
+    });
   }
   const said: Content = { type: "text", text };
-  out({ type: "message_update", assistantMessageEvent: { type: "text_end", contentIndex: 1, content: text, partial: partial([thought, said]) } });
+  out({
+    type: "message_update",
+    assistantMessageEvent: { type: "text_end", contentIndex: 1, content: text, partial: partial([thought, said]) },
+  });
   const argsJson = JSON.stringify(args);
   for (let at = 0; at < argsJson.length; at += 8) {
-    const call: Content = { type: "toolCall", id: `call_${turn}`, name: "bash", arguments: {}, partialArgs: argsJson.slice(0, at + 8) };
-    out({ type: "message_update", assistantMessageEvent: { type: "toolcall_delta", contentIndex: 2, delta: argsJson.slice(at, at + 8), partial: partial([thought, said, call]) } });
+    const call: Content = {
+      type: "toolCall",
+      id: `call_${turn}`,
+      name: "bash",
+      arguments: {},
+      partialArgs: argsJson.slice(0, at + 8),
+    };
+    out({
+      type: "message_update",
+      assistantMessageEvent: {
+        type: "toolcall_delta",
+        contentIndex: 2,
+        delta: argsJson.slice(at, at + 8),
+        partial: partial([thought, said, call]),
+      },
+    });
   }
   const call: Content = { type: "toolCall", id: `call_${turn}`, name: "bash", arguments: args };
   const final = assistant([thought, said, call], "toolUse", turn);
-  out({ type: "message_update", assistantMessageEvent: { type: "toolcall_end", contentIndex: 2, toolCall: call, partial: final } });
+  out({
+    type: "message_update",
+    assistantMessageEvent: { type: "toolcall_end", contentIndex: 2, toolCall: call, partial: final },
+  });
   out({ type: "message_end", message: final });
 
   out({ type: "tool_execution_start", toolCallId: `call_${turn}`, toolName: "bash", args });
@@ -143,7 +193,14 @@ function turnLines(turn: number): { lines: string[]; messages: unknown[] } {
   }
   const result = { content: [{ type: "text", text: toolOutput }] };
   out({ type: "tool_execution_end", toolCallId: `call_${turn}`, toolName: "bash", result, isError: false });
-  const toolResult = { role: "toolResult", toolCallId: `call_${turn}`, toolName: "bash", content: result.content, isError: false, timestamp: 1 };
+  const toolResult = {
+    role: "toolResult",
+    toolCallId: `call_${turn}`,
+    toolName: "bash",
+    content: result.content,
+    isError: false,
+    timestamp: 1,
+  };
   out({ type: "message_start", message: toolResult });
   out({ type: "message_end", message: toolResult });
   out({ type: "turn_end", message: final, toolResults: [toolResult] });
@@ -169,7 +226,13 @@ function cutBytes(text: string): Buffer[] {
 /** The stream cut into 64 KB chunks: a block of distinct turns, repeated up to `totalMb`, then `agent_end`. */
 export function buildStream(totalMb: number): GeneratedStream {
   const head = [
-    JSON.stringify({ type: "session", version: 3, id: "01a22a89-c3cf-7753-8bf8-71bd9a5261c6", timestamp: "2026-11-30T03:40:01.360Z", cwd: "/work" }),
+    JSON.stringify({
+      type: "session",
+      version: 3,
+      id: "01a22a89-c3cf-7753-8bf8-71bd9a5261c6",
+      timestamp: "2026-11-30T03:40:01.360Z",
+      cwd: "/work",
+    }),
     JSON.stringify({ type: "agent_start" }),
   ];
   const turns = Array.from({ length: 24 }, (_, turn) => turnLines(turn));
@@ -232,8 +295,15 @@ async function benchStreamReducer(options: StreamReducerBenchOptions = {}): Prom
 
   // Sanity: the reducer must have understood the stream, or the figures mean nothing.
   const check = reduceAll(stream.chunks);
-  if (check.skippedLines !== 0 || check.finalText.length !== 1500 || check.toolCalls === 0 || check.stopReason !== "stop") {
-    throw new Error(`the reducer misread the generated stream: ${JSON.stringify({ skipped: check.skippedLines, tools: check.toolCalls })}`);
+  if (
+    check.skippedLines !== 0 ||
+    check.finalText.length !== 1500 ||
+    check.toolCalls === 0 ||
+    check.stopReason !== "stop"
+  ) {
+    throw new Error(
+      `the reducer misread the generated stream: ${JSON.stringify({ skipped: check.skippedLines, tools: check.toolCalls })}`,
+    );
   }
 
   // Heap: baseline after a full GC, peak sampled after every chunk, retained after a final GC.
@@ -283,7 +353,9 @@ async function benchStreamReducer(options: StreamReducerBenchOptions = {}): Prom
     const worstState = initialRunState(0);
     const splitter = new LineSplitter((line) => applyLine(worstState, line, 1));
     const piece = "✓".repeat(CHUNK_CHARS);
-    splitter.push('{"type":"tool_execution_update","toolCallId":"c","toolName":"bash","partialResult":{"content":[{"type":"text","text":"');
+    splitter.push(
+      '{"type":"tool_execution_update","toolCallId":"c","toolName":"bash","partialResult":{"content":[{"type":"text","text":"',
+    );
     for (let sent = 0; sent < (options.totalMb ?? 100) * MB; sent += Buffer.byteLength(piece)) {
       splitter.push(piece);
       const used = process.memoryUsage().heapUsed;
@@ -306,13 +378,19 @@ async function benchStreamReducer(options: StreamReducerBenchOptions = {}): Prom
   figures.ok = figures.throughputMbPerSec >= minThroughput && figures.peakHeapGrowthMb <= maxHeap;
 
   const mark = (good: boolean) => (good ? "ok" : "MISSED");
-  log(`stream reducer: ${inputMb.toFixed(1)} MB of pi JSON events (${stream.lines} lines) in ${CHUNK_CHARS / 1024} KB chunks`);
+  log(
+    `stream reducer: ${inputMb.toFixed(1)} MB of pi JSON events (${stream.lines} lines) in ${CHUNK_CHARS / 1024} KB chunks`,
+  );
   log(
     `  throughput        ${figures.throughputMbPerSec.toFixed(0)} MB/s (median of ${rates.length}: ${rates.map((r) => r.toFixed(0)).join(", ")})` +
       `   target >= ${minThroughput} MB/s  ${mark(figures.throughputMbPerSec >= minThroughput)}`,
   );
-  log(`  with utf8 decoding ${figures.decodedThroughputMbPerSec.toFixed(0)} MB/s (64 KB byte chunks through a StringDecoder first)`);
-  log(`  peak heap growth  ${figures.peakHeapGrowthMb.toFixed(1)} MB (uncollected garbage included)   target <= ${maxHeap} MB  ${mark(figures.peakHeapGrowthMb <= maxHeap)}`);
+  log(
+    `  with utf8 decoding ${figures.decodedThroughputMbPerSec.toFixed(0)} MB/s (64 KB byte chunks through a StringDecoder first)`,
+  );
+  log(
+    `  peak heap growth  ${figures.peakHeapGrowthMb.toFixed(1)} MB (uncollected garbage included)   target <= ${maxHeap} MB  ${mark(figures.peakHeapGrowthMb <= maxHeap)}`,
+  );
   log(`  retained after GC ${figures.retainedHeapGrowthMb.toFixed(2)} MB (the run state)`);
   log(
     `  one endless line  ${figures.singleLinePeakHeapGrowthMb.toFixed(1)} MB peak heap growth (worst case, informational: ` +

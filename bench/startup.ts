@@ -51,7 +51,9 @@ async function timedRun(env: PiEnv, label: string): Promise<number> {
     timeoutMs: 60_000,
   });
   if (result.code !== 0 || result.stdout.trim() !== answer) {
-    throw new Error(`pi -p (${label}) failed: exit ${result.code}, stdout ${JSON.stringify(result.stdout)}, stderr ${JSON.stringify(result.stderr.slice(0, 500))}`);
+    throw new Error(
+      `pi -p (${label}) failed: exit ${result.code}, stdout ${JSON.stringify(result.stdout)}, stderr ${JSON.stringify(result.stderr.slice(0, 500))}`,
+    );
   }
   return result.durationMs;
 }
@@ -78,9 +80,15 @@ async function startupBench(options: StartupBenchOptions = {}): Promise<StartupB
   const withExtension = createPiEnv({ baseUrl: fake.baseUrl });
   const without = createPiEnv({ baseUrl: fake.baseUrl });
   try {
-    const install = await runPi(["install", REPO_ROOT], { env: withExtension.env, cwd: withExtension.workDir, timeoutMs: 90_000 });
+    const install = await runPi(["install", REPO_ROOT], {
+      env: withExtension.env,
+      cwd: withExtension.workDir,
+      timeoutMs: 90_000,
+    });
     if (install.code !== 0) throw new Error(`pi install failed: ${install.stderr}`);
-    const settings = JSON.parse(readFileSync(`${withExtension.agentDir}/settings.json`, "utf8")) as { packages?: unknown[] };
+    const settings = JSON.parse(readFileSync(`${withExtension.agentDir}/settings.json`, "utf8")) as {
+      packages?: unknown[];
+    };
     if (!settings.packages?.length) throw new Error("pi install wrote no packages entry");
 
     // One discarded run each: the first run of a set-up pays one-off costs (transpile cache, auth.json).
@@ -119,7 +127,9 @@ async function startupBench(options: StartupBenchOptions = {}): Promise<StartupB
 /** The `startup` section of `npm run bench`. */
 export async function runStartupSection(): Promise<{ ok: boolean }> {
   const runs = process.env.BENCH_RUNS ? Number(process.env.BENCH_RUNS) : undefined;
-  console.log(`Start-up: pi -p with and without the extension (${Math.max(10, runs ?? 12)} interleaved runs each, fake model)`);
+  console.log(
+    `Start-up: pi -p with and without the extension (${Math.max(10, runs ?? 12)} interleaved runs each, fake model)`,
+  );
   const result = await startupBench(runs !== undefined && Number.isFinite(runs) ? { runs } : {});
   console.log("");
   console.log(formatStartupTable(result));

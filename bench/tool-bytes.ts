@@ -27,7 +27,10 @@ export async function officialToolBytes(examplePath: string): Promise<number> {
   const module = (await import(examplePath)) as { default: (pi: unknown) => void };
   const tools: ToolShape[] = [];
   // The example only registers things at load; every other call is answered with nothing.
-  const pi = new Proxy({}, { get: (_target, key) => (key === "registerTool" ? (tool: ToolShape) => tools.push(tool) : () => undefined) });
+  const pi = new Proxy(
+    {},
+    { get: (_target, key) => (key === "registerTool" ? (tool: ToolShape) => tools.push(tool) : () => undefined) },
+  );
   module.default(pi);
   if (!tools[0]) throw new Error(`${examplePath} registered no tool`);
   return definitionBytes(tools[0]);

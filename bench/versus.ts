@@ -34,7 +34,11 @@ import { bwrapInSystemDirs } from "../src/sandbox/sandbox-layout.ts";
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const TIME = "/usr/bin/time";
 /** Keys that make three providers "configured", as for a user; no request ever reaches those providers. */
-const DUMMY_KEYS = JSON.stringify({ anthropic: { type: "api_key", key: "bench-dummy" }, openai: { type: "api_key", key: "bench-dummy" }, google: { type: "api_key", key: "bench-dummy" } });
+const DUMMY_KEYS = JSON.stringify({
+  anthropic: { type: "api_key", key: "bench-dummy" },
+  openai: { type: "api_key", key: "bench-dummy" },
+  google: { type: "api_key", key: "bench-dummy" },
+});
 const WORKER = "---\nname: worker\ndescription: Bench worker\n---\nYou are the bench worker. Answer briefly.\n";
 /** The working delegation's child: this many tool steps, each printing this many bytes, then its answer. */
 const WORK_STEPS = 20;
@@ -44,7 +48,15 @@ const WORK_STEP_BYTES = 40_000;
  * The budgets each figure must hold (issue 23): the largest acceptable ratio, and for memory the most a trivial
  * delegation's peak may exceed the official example's.
  */
-const GOALS = { startup: 1.08, delegation: 1.04, parallel: 1.03, batch: 1.0, memoryOverMiB: 3, toolBytes: 5000, sandbox: 1.05 };
+const GOALS = {
+  startup: 1.08,
+  delegation: 1.04,
+  parallel: 1.03,
+  batch: 1.0,
+  memoryOverMiB: 3,
+  toolBytes: 5000,
+  sandbox: 1.05,
+};
 
 /** Whether the sandbox row can be measured here. */
 const HAS_BWRAP = bwrapInSystemDirs() !== undefined;
@@ -70,7 +82,24 @@ interface PiFigures {
   workingMemoryOurs: number[];
   workingMemoryOfficial: number[];
   sandboxed: number[];
-  wall: { sandboxedOne: number[]; plainOne: number[]; startupWith: number[]; startupWithout: number[]; coldWith: number[]; coldWithout: number[]; oursOne: number[]; officialOne: number[]; oursEight: number[]; officialEight: number[]; oursBatch: number[]; officialBatch: number[]; oursOnline: number[]; officialOnline: number[]; oursWorking: number[]; officialWorking: number[] };
+  wall: {
+    sandboxedOne: number[];
+    plainOne: number[];
+    startupWith: number[];
+    startupWithout: number[];
+    coldWith: number[];
+    coldWithout: number[];
+    oursOne: number[];
+    officialOne: number[];
+    oursEight: number[];
+    officialEight: number[];
+    oursBatch: number[];
+    officialBatch: number[];
+    oursOnline: number[];
+    officialOnline: number[];
+    oursWorking: number[];
+    officialWorking: number[];
+  };
 }
 
 /** Runs pi under GNU time and returns wall time, CPU time and the largest resident set size. */
@@ -82,26 +111,55 @@ async function timedPi(pi: PiUnderTest, env: PiEnv, args: string[], expect: stri
   });
   const measured = /BENCH-TIME ([\d.]+) ([\d.]+) (\d+)/.exec(result.stderr);
   if (result.code !== 0 || !measured || !result.stdout.includes(expect)) {
-    throw new Error(`${pi.label} pi ${args.slice(0, 3).join(" ")}…: exit ${result.code}, stdout ${JSON.stringify(result.stdout.slice(0, 300))}, stderr ${JSON.stringify(result.stderr.slice(-500))}`);
+    throw new Error(
+      `${pi.label} pi ${args.slice(0, 3).join(" ")}…: exit ${result.code}, stdout ${JSON.stringify(result.stdout.slice(0, 300))}, stderr ${JSON.stringify(result.stderr.slice(-500))}`,
+    );
   }
-  return { wallMs: result.durationMs, cpuMs: (Number(measured[1]) + Number(measured[2])) * 1000, maxRssKiB: Number(measured[3]) };
+  return {
+    wallMs: result.durationMs,
+    cpuMs: (Number(measured[1]) + Number(measured[2])) * 1000,
+    maxRssKiB: Number(measured[3]),
+  };
 }
 
-function delegationPrompt(count: number, tag: string, steps = 0, extra: Record<string, unknown> = {}): { prompt: string; expect: string } {
+function delegationPrompt(
+  count: number,
+  tag: string,
+  steps = 0,
+  extra: Record<string, unknown> = {},
+): { prompt: string; expect: string } {
   const work = Array.from({ length: steps }, (_, step) => ({
-    toolCalls: [{ name: "bash", arguments: { command: `head -c ${WORK_STEP_BYTES} /dev/zero | tr '\\0' x; echo; echo step ${step}` } }],
+    toolCalls: [
+      {
+        name: "bash",
+        arguments: { command: `head -c ${WORK_STEP_BYTES} /dev/zero | tr '\\0' x; echo; echo step ${step}` },
+      },
+    ],
   }));
   const calls = Array.from({ length: count }, (_, index) => ({
     name: "subagent",
-    arguments: { agent: "worker", ...extra, task: `Bench task ${index}. ${fakeDirective([...work, { text: `CHILD-${tag}-${index}` }])}` },
+    arguments: {
+      agent: "worker",
+      ...extra,
+      task: `Bench task ${index}. ${fakeDirective([...work, { text: `CHILD-${tag}-${index}` }])}`,
+    },
   }));
-  return { prompt: `Delegate. ${fakeDirective([{ toolCalls: calls }, { text: `DONE-${tag}` }])}`, expect: `DONE-${tag}` };
+  return {
+    prompt: `Delegate. ${fakeDirective([{ toolCalls: calls }, { text: `DONE-${tag}` }])}`,
+    expect: `DONE-${tag}`,
+  };
 }
 
 /** `count` delegations as one call: our batch and the official example's parallel mode share the field names. */
 function batchPrompt(count: number, tag: string): { prompt: string; expect: string } {
-  const tasks = Array.from({ length: count }, (_, index) => ({ agent: "worker", task: `Bench task ${index}. ${fakeDirective({ text: `CHILD-${tag}-${index}` })}` }));
-  return { prompt: `Delegate. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { tasks } }] }, { text: `DONE-${tag}` }])}`, expect: `DONE-${tag}` };
+  const tasks = Array.from({ length: count }, (_, index) => ({
+    agent: "worker",
+    task: `Bench task ${index}. ${fakeDirective({ text: `CHILD-${tag}-${index}` })}`,
+  }));
+  return {
+    prompt: `Delegate. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { tasks } }] }, { text: `DONE-${tag}` }])}`,
+    expect: `DONE-${tag}`,
+  };
 }
 
 /** Both orders alternate by round, so neither side always runs on a warmer machine. */
@@ -141,51 +199,111 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
     workingMemoryOurs: [],
     workingMemoryOfficial: [],
     sandboxed: [],
-    wall: { sandboxedOne: [], plainOne: [], startupWith: [], startupWithout: [], coldWith: [], coldWithout: [], oursOne: [], officialOne: [], oursEight: [], officialEight: [], oursBatch: [], officialBatch: [], oursOnline: [], officialOnline: [], oursWorking: [], officialWorking: [] },
+    wall: {
+      sandboxedOne: [],
+      plainOne: [],
+      startupWith: [],
+      startupWithout: [],
+      coldWith: [],
+      coldWithout: [],
+      oursOne: [],
+      officialOne: [],
+      oursEight: [],
+      officialEight: [],
+      oursBatch: [],
+      officialBatch: [],
+      oursOnline: [],
+      officialOnline: [],
+      oursWorking: [],
+      officialWorking: [],
+    },
   };
   try {
-    const install = await runProcess(pi.node, [pi.cli, "install", REPO_ROOT], { env: withPiPath(installed.env, pi), cwd: installed.workDir, timeoutMs: 120_000 });
+    const install = await runProcess(pi.node, [pi.cli, "install", REPO_ROOT], {
+      env: withPiPath(installed.env, pi),
+      cwd: installed.workDir,
+      timeoutMs: 120_000,
+    });
     if (install.code !== 0) throw new Error(`${pi.label}: pi install failed: ${install.stderr}`);
-    const settings = JSON.parse(readFileSync(join(installed.agentDir, "settings.json"), "utf8")) as { packages?: unknown[] };
+    const settings = JSON.parse(readFileSync(join(installed.agentDir, "settings.json"), "utf8")) as {
+      packages?: unknown[];
+    };
     if (!settings.packages?.length) throw new Error(`${pi.label}: pi install wrote no packages entry`);
 
-    const hello = (env: PiEnv) => timedPi(pi, env, ["-p", "--no-session", `hello ${fakeDirective({ text: "hi" })}`], "hi");
+    const hello = (env: PiEnv) =>
+      timedPi(pi, env, ["-p", "--no-session", `hello ${fakeDirective({ text: "hi" })}`], "hi");
     // A fresh temp folder per run: jiti finds no transpiled module there and compiles the package's TypeScript anew.
     let coldRuns = 0;
     const coldHello = (env: PiEnv) => {
       const tmp = join(env.root, `cold-tmp-${coldRuns++}`);
       mkdirSync(tmp);
-      return timedPi(pi, { ...env, env: { ...env.env, TMPDIR: tmp } }, ["-p", "--no-session", `hello ${fakeDirective({ text: "hi" })}`], "hi");
+      return timedPi(
+        pi,
+        { ...env, env: { ...env.env, TMPDIR: tmp } },
+        ["-p", "--no-session", `hello ${fakeDirective({ text: "hi" })}`],
+        "hi",
+      );
     };
-    const delegate = (extension: string, count: number, tag: string, env: PiEnv = delegating, steps = 0, extra: Record<string, unknown> = {}) => {
+    const delegate = (
+      extension: string,
+      count: number,
+      tag: string,
+      env: PiEnv = delegating,
+      steps = 0,
+      extra: Record<string, unknown> = {},
+    ) => {
       const { prompt, expect } = delegationPrompt(count, tag, steps, extra);
       return timedPi(pi, env, ["-e", extension, "-p", "--no-session", prompt], expect);
     };
 
     // Warm-up: the first run of each set-up pays one-off costs (jiti's transpile cache, auth.json, compile cache).
-    await pair(0, () => hello(installed), () => hello(without));
-    await pair(0, () => delegate(EXTENSION_ENTRY, 1, "w"), () => delegate(official, 1, "w"));
+    await pair(
+      0,
+      () => hello(installed),
+      () => hello(without),
+    );
+    await pair(
+      0,
+      () => delegate(EXTENSION_ENTRY, 1, "w"),
+      () => delegate(official, 1, "w"),
+    );
     if (HAS_BWRAP) await delegate(EXTENSION_ENTRY, 1, "ws", delegating, 0, { sandbox: "read-only" });
 
     for (let round = 0; round < ROUNDS; round++) {
-      const [withPackage, withoutPackage] = await pair(round, () => hello(installed), () => hello(without));
+      const [withPackage, withoutPackage] = await pair(
+        round,
+        () => hello(installed),
+        () => hello(without),
+      );
       figures.startup.push(withPackage.wallMs / withoutPackage.wallMs);
       figures.wall.startupWith.push(withPackage.wallMs);
       figures.wall.startupWithout.push(withoutPackage.wallMs);
 
-      const [coldWith, coldWithout] = await pair(round, () => coldHello(installed), () => coldHello(without));
+      const [coldWith, coldWithout] = await pair(
+        round,
+        () => coldHello(installed),
+        () => coldHello(without),
+      );
       figures.coldStartup.push(coldWith.wallMs / coldWithout.wallMs);
       figures.wall.coldWith.push(coldWith.wallMs);
       figures.wall.coldWithout.push(coldWithout.wallMs);
 
-      const [oursOne, officialOne] = await pair(round, () => delegate(EXTENSION_ENTRY, 1, `o${round}`), () => delegate(official, 1, `x${round}`));
+      const [oursOne, officialOne] = await pair(
+        round,
+        () => delegate(EXTENSION_ENTRY, 1, `o${round}`),
+        () => delegate(official, 1, `x${round}`),
+      );
       figures.delegation.push(oursOne.wallMs / officialOne.wallMs);
       figures.memoryOurs.push(oursOne.maxRssKiB);
       figures.memoryOfficial.push(officialOne.maxRssKiB);
       figures.wall.oursOne.push(oursOne.wallMs);
       figures.wall.officialOne.push(officialOne.wallMs);
 
-      const [oursEight, officialEight] = await pair(round, () => delegate(EXTENSION_ENTRY, 8, `O${round}`), () => delegate(official, 8, `X${round}`));
+      const [oursEight, officialEight] = await pair(
+        round,
+        () => delegate(EXTENSION_ENTRY, 8, `O${round}`),
+        () => delegate(official, 8, `X${round}`),
+      );
       figures.parallel.push(oursEight.wallMs / officialEight.wallMs);
       figures.wall.oursEight.push(oursEight.wallMs);
       figures.wall.officialEight.push(officialEight.wallMs);
@@ -194,17 +312,29 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
         const { prompt, expect } = batchPrompt(8, tag);
         return timedPi(pi, delegating, ["-e", extension, "-p", "--no-session", prompt], expect);
       };
-      const [oursBatch, officialBatch] = await pair(round, () => batch(EXTENSION_ENTRY, `B${round}`), () => batch(official, `P${round}`));
+      const [oursBatch, officialBatch] = await pair(
+        round,
+        () => batch(EXTENSION_ENTRY, `B${round}`),
+        () => batch(official, `P${round}`),
+      );
       figures.batch.push(oursBatch.wallMs / officialBatch.wallMs);
       figures.wall.oursBatch.push(oursBatch.wallMs);
       figures.wall.officialBatch.push(officialBatch.wallMs);
 
-      const [oursOnline, officialOnline] = await pair(round, () => delegate(EXTENSION_ENTRY, 8, `N${round}`, online), () => delegate(official, 8, `Y${round}`, online));
+      const [oursOnline, officialOnline] = await pair(
+        round,
+        () => delegate(EXTENSION_ENTRY, 8, `N${round}`, online),
+        () => delegate(official, 8, `Y${round}`, online),
+      );
       figures.online.push(oursOnline.wallMs / officialOnline.wallMs);
       figures.wall.oursOnline.push(oursOnline.wallMs);
       figures.wall.officialOnline.push(officialOnline.wallMs);
 
-      const [oursWorking, officialWorking] = await pair(round, () => delegate(EXTENSION_ENTRY, 1, `W${round}`, delegating, WORK_STEPS), () => delegate(official, 1, `Z${round}`, delegating, WORK_STEPS));
+      const [oursWorking, officialWorking] = await pair(
+        round,
+        () => delegate(EXTENSION_ENTRY, 1, `W${round}`, delegating, WORK_STEPS),
+        () => delegate(official, 1, `Z${round}`, delegating, WORK_STEPS),
+      );
       figures.working.push(oursWorking.wallMs / officialWorking.wallMs);
       figures.workingMemoryOurs.push(oursWorking.maxRssKiB);
       figures.workingMemoryOfficial.push(officialWorking.maxRssKiB);
@@ -213,7 +343,11 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
 
       let sandboxNote = "";
       if (HAS_BWRAP) {
-        const [sandboxedOne, plainOne] = await pair(round, () => delegate(EXTENSION_ENTRY, 1, `S${round}`, delegating, 0, { sandbox: "read-only" }), () => delegate(EXTENSION_ENTRY, 1, `P${round}`));
+        const [sandboxedOne, plainOne] = await pair(
+          round,
+          () => delegate(EXTENSION_ENTRY, 1, `S${round}`, delegating, 0, { sandbox: "read-only" }),
+          () => delegate(EXTENSION_ENTRY, 1, `P${round}`),
+        );
         figures.sandboxed.push(sandboxedOne.wallMs / plainOne.wallMs);
         figures.wall.sandboxedOne.push(sandboxedOne.wallMs);
         figures.wall.plainOne.push(plainOne.wallMs);
@@ -245,29 +379,81 @@ function quantile(values: readonly number[], q: number): number {
 }
 
 /** The median ratio and, in brackets, the middle half of the rounds' ratios: how far one run can be trusted. */
-const ratio = (values: number[]) => `${median(values).toFixed(2)} [${quantile(values, 0.25).toFixed(2)}–${quantile(values, 0.75).toFixed(2)}]`;
+const ratio = (values: number[]) =>
+  `${median(values).toFixed(2)} [${quantile(values, 0.25).toFixed(2)}–${quantile(values, 0.75).toFixed(2)}]`;
 const mib = (values: number[]) => `${Math.round(median(values) / 1024)}`;
 
 function formatVersusTable(all: PiFigures[]): string {
   const header = `| figure (median of ${ROUNDS} paired rounds) | ${all.map((f) => `${f.pi.label}`).join(" | ")} | goal |`;
   const rule = `|---|${all.map(() => "---|").join("")}---|`;
-  const row = (label: string, cell: (f: PiFigures) => string, goal: string) => `| ${label} | ${all.map(cell).join(" | ")} | ${goal} |`;
+  const row = (label: string, cell: (f: PiFigures) => string, goal: string) =>
+    `| ${label} | ${all.map(cell).join(" | ")} | ${goal} |`;
   return [
     header,
     rule,
-    row("start-up with the package ÷ without (`pi -p hello`)", (f) => `${ratio(f.startup)} (${Math.round(median(f.wall.startupWith))} vs ${Math.round(median(f.wall.startupWithout))} ms)`, `≤ ${GOALS.startup}`),
-    row("cold start-up (pi's TypeScript cache emptied), with ÷ without", (f) => `${ratio(f.coldStartup)} (${Math.round(median(f.wall.coldWith))} vs ${Math.round(median(f.wall.coldWithout))} ms)`, "(shown, not checked)"),
-    row("one delegation, ours ÷ official example", (f) => `${ratio(f.delegation)} (${Math.round(median(f.wall.oursOne))} vs ${Math.round(median(f.wall.officialOne))} ms)`, `≤ ${GOALS.delegation.toFixed(2)}`),
-    row("8 delegations in one turn, ours ÷ official", (f) => `${ratio(f.parallel)} (${Math.round(median(f.wall.oursEight))} vs ${Math.round(median(f.wall.officialEight))} ms)`, `≤ ${GOALS.parallel.toFixed(2)}`),
-    row("8 delegations as one batch (`tasks`), ours ÷ official parallel mode", (f) => `${ratio(f.batch)} (${Math.round(median(f.wall.oursBatch))} vs ${Math.round(median(f.wall.officialBatch))} ms)`, `≤ ${GOALS.batch.toFixed(2)}`),
-    row("tool definition sent with every request (JSON bytes), ours vs official", (f) => `${f.toolBytes.ours} vs ${f.toolBytes.official}`, `≤ ${GOALS.toolBytes}`),
-    row("the same 8, pi not offline, API keys in auth.json", (f) => `${ratio(f.online)} (${Math.round(median(f.wall.oursOnline))} vs ${Math.round(median(f.wall.officialOnline))} ms)`, `≤ ${GOALS.parallel.toFixed(2)}`),
-    row("peak memory of the largest process, one delegation", (f) => `${mib(f.memoryOurs)} vs ${mib(f.memoryOfficial)} MiB`, `≤ official + ${GOALS.memoryOverMiB}`),
-    row(`a working delegation (the child runs ${WORK_STEPS} tool steps), ours ÷ official`, (f) => `${ratio(f.working)} (${Math.round(median(f.wall.oursWorking))} vs ${Math.round(median(f.wall.officialWorking))} ms)`, "(shown, not checked)"),
-    row("peak memory of the largest process, that working delegation", (f) => `${mib(f.workingMemoryOurs)} vs ${mib(f.workingMemoryOfficial)} MiB`, "≤ official"),
+    row(
+      "start-up with the package ÷ without (`pi -p hello`)",
+      (f) =>
+        `${ratio(f.startup)} (${Math.round(median(f.wall.startupWith))} vs ${Math.round(median(f.wall.startupWithout))} ms)`,
+      `≤ ${GOALS.startup}`,
+    ),
+    row(
+      "cold start-up (pi's TypeScript cache emptied), with ÷ without",
+      (f) =>
+        `${ratio(f.coldStartup)} (${Math.round(median(f.wall.coldWith))} vs ${Math.round(median(f.wall.coldWithout))} ms)`,
+      "(shown, not checked)",
+    ),
+    row(
+      "one delegation, ours ÷ official example",
+      (f) =>
+        `${ratio(f.delegation)} (${Math.round(median(f.wall.oursOne))} vs ${Math.round(median(f.wall.officialOne))} ms)`,
+      `≤ ${GOALS.delegation.toFixed(2)}`,
+    ),
+    row(
+      "8 delegations in one turn, ours ÷ official",
+      (f) =>
+        `${ratio(f.parallel)} (${Math.round(median(f.wall.oursEight))} vs ${Math.round(median(f.wall.officialEight))} ms)`,
+      `≤ ${GOALS.parallel.toFixed(2)}`,
+    ),
+    row(
+      "8 delegations as one batch (`tasks`), ours ÷ official parallel mode",
+      (f) =>
+        `${ratio(f.batch)} (${Math.round(median(f.wall.oursBatch))} vs ${Math.round(median(f.wall.officialBatch))} ms)`,
+      `≤ ${GOALS.batch.toFixed(2)}`,
+    ),
+    row(
+      "tool definition sent with every request (JSON bytes), ours vs official",
+      (f) => `${f.toolBytes.ours} vs ${f.toolBytes.official}`,
+      `≤ ${GOALS.toolBytes}`,
+    ),
+    row(
+      "the same 8, pi not offline, API keys in auth.json",
+      (f) =>
+        `${ratio(f.online)} (${Math.round(median(f.wall.oursOnline))} vs ${Math.round(median(f.wall.officialOnline))} ms)`,
+      `≤ ${GOALS.parallel.toFixed(2)}`,
+    ),
+    row(
+      "peak memory of the largest process, one delegation",
+      (f) => `${mib(f.memoryOurs)} vs ${mib(f.memoryOfficial)} MiB`,
+      `≤ official + ${GOALS.memoryOverMiB}`,
+    ),
+    row(
+      `a working delegation (the child runs ${WORK_STEPS} tool steps), ours ÷ official`,
+      (f) =>
+        `${ratio(f.working)} (${Math.round(median(f.wall.oursWorking))} vs ${Math.round(median(f.wall.officialWorking))} ms)`,
+      "(shown, not checked)",
+    ),
+    row(
+      "peak memory of the largest process, that working delegation",
+      (f) => `${mib(f.workingMemoryOurs)} vs ${mib(f.workingMemoryOfficial)} MiB`,
+      "≤ official",
+    ),
     row(
       'one delegation with `sandbox: "read-only"` ÷ the same without (ours both)',
-      (f) => (f.sandboxed.length > 0 ? `${ratio(f.sandboxed)} (${Math.round(median(f.wall.sandboxedOne))} vs ${Math.round(median(f.wall.plainOne))} ms)` : "(no bwrap)"),
+      (f) =>
+        f.sandboxed.length > 0
+          ? `${ratio(f.sandboxed)} (${Math.round(median(f.wall.sandboxedOne))} vs ${Math.round(median(f.wall.plainOne))} ms)`
+          : "(no bwrap)",
       `≤ ${GOALS.sandbox.toFixed(2)}`,
     ),
     "",
@@ -293,7 +479,9 @@ function meetsGoals(f: PiFigures): boolean {
 export async function runVersusSection(): Promise<{ ok: boolean }> {
   const lines = (process.env.BENCH_PIS ?? "0.73,1").split(",").map((value) => parsePiLine(value.trim()));
   const pis = lines.map((line) => piUnderTest(line));
-  console.log(`Ours vs none (start-up) and vs pi's official subagent example (delegation), ${ROUNDS} paired rounds on ${pis.map((p) => p.label).join(" and ")}`);
+  console.log(
+    `Ours vs none (start-up) and vs pi's official subagent example (delegation), ${ROUNDS} paired rounds on ${pis.map((p) => p.label).join(" and ")}`,
+  );
   const fake = await new FakeModel().start();
   const all: PiFigures[] = [];
   try {
@@ -304,6 +492,8 @@ export async function runVersusSection(): Promise<{ ok: boolean }> {
   console.log("");
   console.log(formatVersusTable(all));
   const ok = all.every(meetsGoals);
-  console.log(`\ngoals: ${ok ? "met" : "NOT MET"} (${all.map((f) => `${f.pi.label}: ${meetsGoals(f) ? "met" : "not met"}`).join(", ")})`);
+  console.log(
+    `\ngoals: ${ok ? "met" : "NOT MET"} (${all.map((f) => `${f.pi.label}: ${meetsGoals(f) ? "met" : "not met"}`).join(", ")})`,
+  );
   return { ok };
 }

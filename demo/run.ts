@@ -16,7 +16,11 @@ const TASK =
 
 const bold = (text: string) => (process.stdout.isTTY ? `\u001b[1m${text}\u001b[22m` : text);
 const dim = (text: string) => (process.stdout.isTTY ? `\u001b[2m${text}\u001b[22m` : text);
-const indent = (text: string, by = "   ") => text.split("\n").map((line) => by + line).join("\n");
+const indent = (text: string, by = "   ") =>
+  text
+    .split("\n")
+    .map((line) => by + line)
+    .join("\n");
 
 function isExploreChild(req: FakeRequest): boolean {
   return req.system.includes("You are a code explorer");
@@ -25,17 +29,28 @@ function isExploreChild(req: FakeRequest): boolean {
 async function main(): Promise<void> {
   const fake = await new FakeModel().start();
   const env = createPiEnv({ baseUrl: fake.baseUrl });
-  env.writeWorkFile("src/greet.ts", 'export const GREETING = "Hello from pi-subagent-dispatch!";\n\nexport function greet(): string {\n  return GREETING;\n}\n');
+  env.writeWorkFile(
+    "src/greet.ts",
+    'export const GREETING = "Hello from pi-subagent-dispatch!";\n\nexport function greet(): string {\n  return GREETING;\n}\n',
+  );
   env.writeWorkFile("README.md", "# sample project\n\nA tiny project for the demo.\n");
 
   // The script of the fake model: the main agent delegates; the child reads the file, then answers; the main
   // agent reports.
   fake
-    .on({ when: (r) => !isExploreChild(r) && r.lastRole === "user", reply: { toolCalls: [{ name: "subagent", arguments: { agent: "explore", task: TASK } }] } })
-    .on({ when: (r) => isExploreChild(r) && r.lastRole === "user", reply: { toolCalls: [{ name: "read", arguments: { path: "src/greet.ts" } }] } })
+    .on({
+      when: (r) => !isExploreChild(r) && r.lastRole === "user",
+      reply: { toolCalls: [{ name: "subagent", arguments: { agent: "explore", task: TASK } }] },
+    })
+    .on({
+      when: (r) => isExploreChild(r) && r.lastRole === "user",
+      reply: { toolCalls: [{ name: "read", arguments: { path: "src/greet.ts" } }] },
+    })
     .on({
       when: (r) => isExploreChild(r) && r.lastRole === "tool",
-      reply: { text: 'The greeting is defined in src/greet.ts, line 1: `export const GREETING = "Hello from pi-subagent-dispatch!";`' },
+      reply: {
+        text: 'The greeting is defined in src/greet.ts, line 1: `export const GREETING = "Hello from pi-subagent-dispatch!";`',
+      },
     })
     .on({
       when: (r) => !isExploreChild(r) && r.lastRole === "tool",
@@ -43,21 +58,32 @@ async function main(): Promise<void> {
     });
 
   const nodeVersion = spawnSync(PI.node, ["--version"], { encoding: "utf8" }).stdout.trim();
-  console.log(bold("pi-subagent-dispatch demo") + dim(`  (real ${PI.label} on Node ${nodeVersion}, offline, scripted fake model)`));
+  console.log(
+    bold("pi-subagent-dispatch demo") +
+      dim(`  (real ${PI.label} on Node ${nodeVersion}, offline, scripted fake model)`),
+  );
   console.log(dim(`pi's agent dir: ${env.agentDir}\nproject:        ${env.workDir}\n`));
   console.log(`${bold("1.")} You ask pi:  ${QUESTION}`);
   const started = Date.now();
   try {
-    const result = await runPi(["-e", EXTENSION_ENTRY, "-p", QUESTION], { env: env.env, cwd: env.workDir, timeoutMs: 120_000 });
+    const result = await runPi(["-e", EXTENSION_ENTRY, "-p", QUESTION], {
+      env: env.env,
+      cwd: env.workDir,
+      timeoutMs: 120_000,
+    });
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     if (result.code !== 0) throw new Error(`pi exited with ${result.code}:\n${result.stderr}`);
 
     const first = fake.requests[0]!;
     console.log(`${bold("2.")} The main agent sees the roster of subagents in its system prompt:`);
     console.log(dim(indent(first.system.slice(first.system.indexOf("## Available Subagents")))));
-    console.log(`${bold("3.")} It calls the subagent tool:  subagent {agent: "explore", task: "${TASK.slice(0, 60)}…"}`);
+    console.log(
+      `${bold("3.")} It calls the subagent tool:  subagent {agent: "explore", task: "${TASK.slice(0, 60)}…"}`,
+    );
     const child = fake.requests.find(isExploreChild)!;
-    console.log(`${bold("4.")} A child pi starts for the explore agent, with its own prompt and only the tools ${child.tools.join(", ")}.`);
+    console.log(
+      `${bold("4.")} A child pi starts for the explore agent, with its own prompt and only the tools ${child.tools.join(", ")}.`,
+    );
     console.log(`   Its first message: ${dim(messageText(child.messages.find((m) => m.role === "user")))}`);
     const childFollowUp = fake.requests.filter(isExploreChild).at(-1)!;
     console.log(`   It calls read on src/greet.ts and gets:`);
@@ -68,7 +94,9 @@ async function main(): Promise<void> {
     console.log(`${bold("6.")} pi's final answer (stdout of pi -p):`);
     console.log(indent(result.stdout.trim()));
     const left = await waitForNoProcesses(env.marker);
-    console.log(dim(`\nDone in ${seconds} s; ${fake.requests.length} model calls; processes left behind: ${left.length}.`));
+    console.log(
+      dim(`\nDone in ${seconds} s; ${fake.requests.length} model calls; processes left behind: ${left.length}.`),
+    );
     if (left.length > 0) process.exitCode = 1;
   } finally {
     killProcessesWithMarker(env.marker);

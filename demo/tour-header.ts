@@ -19,6 +19,8 @@ export default function tourHeader(pi: ExtensionAPI): void {
   pi.on("session_start", async (_event, ctx) => {
     if (!ctx.hasUI) return;
     // pi-tui's Text wraps to the terminal's width (pi refuses wider lines); a blank line above and below.
-    ctx.ui.setHeader((_tui, theme) => new Text([theme.fg("accent", TOUR_HEADER[0]!), ...TOUR_HEADER.slice(1)].join("\n"), 0, 1));
+    ctx.ui.setHeader(
+      (_tui, theme) => new Text([theme.fg("accent", TOUR_HEADER[0]!), ...TOUR_HEADER.slice(1)].join("\n"), 0, 1),
+    );
   });
 }

@@ -12,10 +12,12 @@ import { messageText, type FakeAction, type FakeModel, type FakeRequest } from "
 /** Files of the throw-away project pi runs in. */
 const SAMPLE_PROJECT: Record<string, string> = {
   "README.md": "# greeter\n\nA tiny sample project for `npm run try`: it greets people.\n",
-  "src/greet.ts": 'export const GREETING = "Hello from pi-subagent-dispatch!";\n\nexport function greet(name: string): string {\n  return `${GREETING} Nice to meet you, ${name}.`;\n}\n',
+  "src/greet.ts":
+    'export const GREETING = "Hello from pi-subagent-dispatch!";\n\nexport function greet(name: string): string {\n  return `${GREETING} Nice to meet you, ${name}.`;\n}\n',
   "src/main.ts": 'import { greet } from "./greet.ts";\n\nconsole.log(greet(process.argv[2] ?? "world"));\n',
-  "src/config.ts": "export const config = { shout: false, language: \"en\" };\n",
-  "test/greet.test.ts": 'import { greet } from "../src/greet.ts";\n\nif (!greet("Ada").includes("Ada")) throw new Error("greet forgot the name");\n',
+  "src/config.ts": 'export const config = { shout: false, language: "en" };\n',
+  "test/greet.test.ts":
+    'import { greet } from "../src/greet.ts";\n\nif (!greet("Ada").includes("Ada")) throw new Error("greet forgot the name");\n',
 };
 
 export function writeSampleProject(dir: string): void {
@@ -70,13 +72,18 @@ const FAKE_NOTICE =
   "(I am the fake model of `npm run try`, not a real one: whatever you type, I hand a task to a subagent, so you can see how that looks.)";
 
 const isExploreChild = (request: FakeRequest): boolean => request.system.includes("You are a code explorer");
-const isDelivery = (request: FakeRequest): boolean => request.lastRole === "user" && request.lastText.includes("[subagent-result]");
-const firstUserText = (request: FakeRequest): string => messageText(request.messages.find((message) => message.role === "user"));
-const modelCallsSoFar = (request: FakeRequest): number => request.messages.filter((message) => message.role === "assistant").length;
+const isDelivery = (request: FakeRequest): boolean =>
+  request.lastRole === "user" && request.lastText.includes("[subagent-result]");
+const firstUserText = (request: FakeRequest): string =>
+  messageText(request.messages.find((message) => message.role === "user"));
+const modelCallsSoFar = (request: FakeRequest): number =>
+  request.messages.filter((message) => message.role === "assistant").length;
 
 /** How many prompts the person has typed in this conversation (delivered results are not theirs). */
 function personPrompts(request: FakeRequest): number {
-  return request.messages.filter((message) => message.role === "user" && !messageText(message).includes("[subagent-result]")).length;
+  return request.messages.filter(
+    (message) => message.role === "user" && !messageText(message).includes("[subagent-result]"),
+  ).length;
 }
 
 function delegation(request: FakeRequest): FakeAction {
@@ -84,7 +91,10 @@ function delegation(request: FakeRequest): FakeAction {
   const text = long
     ? "This time a longer task (about a minute): open it live with `/subagent-watch`, or stop it with `/subagent-cancel`."
     : `${personPrompts(request) === 1 ? `${FAKE_NOTICE}\n\n` : ""}I'll ask the explore subagent; it runs in its own pi process while we go on.`;
-  return { text, toolCalls: [{ name: "subagent", arguments: { agent: "explore", task: long ? LONG_TASK : SHORT_TASK } }] };
+  return {
+    text,
+    toolCalls: [{ name: "subagent", arguments: { agent: "explore", task: long ? LONG_TASK : SHORT_TASK } }],
+  };
 }
 
 function afterReceipt(): FakeAction {

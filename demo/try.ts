@@ -70,7 +70,11 @@ async function main(): Promise<void> {
     const ended = endLeftovers(marker);
     rmSync(root, { recursive: true, force: true });
     await fake.stop();
-    console.log(dim(`npm run try: removed ${root} and the tour's sessions with it${ended > 0 ? `; ended ${ended} process(es) left behind` : ""}.`));
+    console.log(
+      dim(
+        `npm run try: removed ${root} and the tour's sessions with it${ended > 0 ? `; ended ${ended} process(es) left behind` : ""}.`,
+      ),
+    );
   };
 
   try {
@@ -85,14 +89,24 @@ async function main(): Promise<void> {
     Object.assign(env, { PI_CODING_AGENT_DIR: agentDir, HOME: home, PI_OFFLINE: "1", [TRY_MARKER_VAR]: marker });
 
     const nodeVersion = spawnSync(pi.node, ["--version"], { encoding: "utf8" }).stdout.trim();
-    console.log(`${bold("npm run try")}: the real ${pi.label} (bundled, on Node ${nodeVersion}) with this checkout's extension, offline.`);
+    console.log(
+      `${bold("npm run try")}: the real ${pi.label} (bundled, on Node ${nodeVersion}) with this checkout's extension, offline.`,
+    );
     console.log(`The model is a ${bold("FAKE")}: a scripted stand-in, no API key, no network. Whatever you type, it`);
-    console.log("delegates a task to a subagent, so you see the receipt, the progress widget, the card and the result.");
-    console.log(`Then try /subagent-watch, /subagent-result, /subagent-cancel, /subagent-config. ${bold("/quit")} ends it.`);
+    console.log(
+      "delegates a task to a subagent, so you see the receipt, the progress widget, the card and the result.",
+    );
+    console.log(
+      `Then try /subagent-watch, /subagent-result, /subagent-cancel, /subagent-config. ${bold("/quit")} ends it.`,
+    );
     console.log(dim(`Everything lives in ${root} (removed at exit); pi runs in its sample project, greeter/.\n`));
 
     const header = join(dirname(fileURLToPath(import.meta.url)), "tour-header.ts");
-    const child = spawn(pi.node, [pi.cli, "-e", EXTENSION_ENTRY, "-e", header], { cwd: project, env, stdio: "inherit" });
+    const child = spawn(pi.node, [pi.cli, "-e", EXTENSION_ENTRY, "-e", header], {
+      cwd: project,
+      env,
+      stdio: "inherit",
+    });
     // pi owns the terminal; a signal meant for the run (a closed terminal, a kill) is passed on, and the clean-up
     // below runs once pi is gone. Ctrl+C reaches pi as a key, not as a signal, while its TUI runs.
     for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {

@@ -23,12 +23,21 @@ export const E2E_PASSES: readonly E2ePass[] = [
 ];
 
 /** Runs a command to its end; each output line is prefixed with `label` when one is given. Resolves its exit code. */
-export function runCommand(command: string, args: readonly string[], env: Record<string, string> = {}, label?: string): Promise<number> {
+export function runCommand(
+  command: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+  label?: string,
+): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: label ? ["ignore", "pipe", "pipe"] : "inherit" });
+    const child = spawn(command, args, {
+      env: { ...process.env, ...env },
+      stdio: label ? ["ignore", "pipe", "pipe"] : "inherit",
+    });
     if (label) {
       for (const stream of [child.stdout, child.stderr]) {
-        if (stream) createInterface({ input: stream }).on("line", (line) => process.stdout.write(`[${label}] ${line}\n`));
+        if (stream)
+          createInterface({ input: stream }).on("line", (line) => process.stdout.write(`[${label}] ${line}\n`));
       }
     }
     child.on("close", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
@@ -36,12 +45,22 @@ export function runCommand(command: string, args: readonly string[], env: Record
 }
 
 export function vitestArgs(project: string, report: string, extra: readonly string[] = []): string[] {
-  return ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...extra];
+  return [
+    "vitest",
+    "run",
+    "--project",
+    project,
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${report}`,
+    ...extra,
+  ];
 }
 
 /** Runs both passes, writing their reports into `resultsDir`; the summary's arguments for them (`<report>@<tag>`). */
 export async function runE2ePasses(resultsDir: string): Promise<string[]> {
-  const args = (pass: E2ePass) => vitestArgs("e2e", `${resultsDir}/${pass.report}`, pass.tag ? ["--tags-filter", pass.tag] : []);
+  const args = (pass: E2ePass) =>
+    vitestArgs("e2e", `${resultsDir}/${pass.report}`, pass.tag ? ["--tags-filter", pass.tag] : []);
   if (process.env.PI_E2E_ONE_AT_A_TIME === "1") {
     for (const pass of E2E_PASSES) await runCommand("npx", args(pass), pass.env);
   } else {

@@ -24,7 +24,9 @@ function durations(file: string): Map<string, number> {
   for (const result of report.testResults ?? []) {
     // By the path inside the repository: the quiet run may have been made in another clone (CI's).
     const file = result.name.slice(result.name.lastIndexOf("/test/") + 1);
-    for (const test of result.assertionResults) if (test.status === "passed" && typeof test.duration === "number") times.set(`${file} › ${test.fullName}`, test.duration);
+    for (const test of result.assertionResults)
+      if (test.status === "passed" && typeof test.duration === "number")
+        times.set(`${file} › ${test.fullName}`, test.duration);
   }
   return times;
 }
@@ -48,9 +50,18 @@ for (const pass of E2E_PASSES) {
     const before = quiet.get(test);
     if (before === undefined) continue;
     compared += 1;
-    if (stressed > SLOWER * before) slower.push(`  ${pass.label} · ${test}: ${Math.round(stressed)} ms, quiet ${Math.round(before)} ms`);
+    if (stressed > SLOWER * before)
+      slower.push(`  ${pass.label} · ${test}: ${Math.round(stressed)} ms, quiet ${Math.round(before)} ms`);
   }
 }
-if (compared === 0) console.log("test:stress: no quiet run's reports in .test-results/ share a test with this run (run npm test first, on a quiet machine)");
-else console.log(slower.length === 0 ? `test:stress: no test took more than ${SLOWER}× its quiet time (${compared} compared)` : `test:stress: ${slower.length} of ${compared} tests took more than ${SLOWER}× their quiet time:\n${slower.join("\n")}`);
+if (compared === 0)
+  console.log(
+    "test:stress: no quiet run's reports in .test-results/ share a test with this run (run npm test first, on a quiet machine)",
+  );
+else
+  console.log(
+    slower.length === 0
+      ? `test:stress: no test took more than ${SLOWER}× its quiet time (${compared} compared)`
+      : `test:stress: ${slower.length} of ${compared} tests took more than ${SLOWER}× their quiet time:\n${slower.join("\n")}`,
+  );
 process.exit(code);

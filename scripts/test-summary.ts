@@ -36,7 +36,12 @@ const ERROR_LINES = 6;
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 function firstLines(text: string): string {
-  return text.replace(ANSI, "").split("\n").slice(0, ERROR_LINES).map((line) => `        ${line}`).join("\n");
+  return text
+    .replace(ANSI, "")
+    .split("\n")
+    .slice(0, ERROR_LINES)
+    .map((line) => `        ${line}`)
+    .join("\n");
 }
 
 let passed = 0;
@@ -52,11 +57,19 @@ for (const argument of process.argv.slice(2)) {
   }
   const report = JSON.parse(readFileSync(file, "utf8")) as VitestJsonReport;
   const run = basename(file, ".json");
-  const notRun = (test: VitestAssertion) => test.status === "skipped" || test.status === "pending" || test.status === "todo";
-  const leftOut = filterTag === undefined ? 0 : (report.testResults ?? []).flatMap((result) => result.assertionResults).filter((test) => notRun(test) && !(test.tags ?? []).includes(filterTag)).length;
+  const notRun = (test: VitestAssertion) =>
+    test.status === "skipped" || test.status === "pending" || test.status === "todo";
+  const leftOut =
+    filterTag === undefined
+      ? 0
+      : (report.testResults ?? [])
+          .flatMap((result) => result.assertionResults)
+          .filter((test) => notRun(test) && !(test.tags ?? []).includes(filterTag)).length;
   const reportSkipped = report.numPendingTests + report.numTodoTests - leftOut;
   const leftOutText = filterTag === undefined ? "" : `; ${leftOut} not tagged ${filterTag}, left to the other pass`;
-  console.log(`  ${run}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${reportSkipped} skipped${leftOutText}`);
+  console.log(
+    `  ${run}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${reportSkipped} skipped${leftOutText}`,
+  );
   passed += report.numPassedTests;
   failed += report.numFailedTests;
   skipped += reportSkipped;
@@ -64,7 +77,9 @@ for (const argument of process.argv.slice(2)) {
     const where = relative(process.cwd(), fileResult.name);
     for (const test of fileResult.assertionResults) {
       if (test.status !== "failed") continue;
-      failures.push(`    ${run} · ${where} › ${test.fullName}\n${firstLines(test.failureMessages?.[0] ?? "(no message)")}`);
+      failures.push(
+        `    ${run} · ${where} › ${test.fullName}\n${firstLines(test.failureMessages?.[0] ?? "(no message)")}`,
+      );
     }
     // A file that failed outside any test (a hook, an import) has no failed assertion to name.
     if (fileResult.status === "failed" && !fileResult.assertionResults.some((test) => test.status === "failed")) {

@@ -4,8 +4,23 @@
 import { UNKNOWN_LEVEL_READ_ONLY } from "../sandbox/levels.ts";
 import { readdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { sameIdentity, readRegularFileSync, statRegularFile, type FileIdentity, type RegularFileRead } from "../shared/safe-read.ts";
-import { parseAgentFile, quoteForMessage, type ParsedAgentFile, type AgentDefinition, type AgentSource, type AgentWarning, type AgentScope, type DiscoveryResult } from "./parse.ts";
+import {
+  sameIdentity,
+  readRegularFileSync,
+  statRegularFile,
+  type FileIdentity,
+  type RegularFileRead,
+} from "../shared/safe-read.ts";
+import {
+  parseAgentFile,
+  quoteForMessage,
+  type ParsedAgentFile,
+  type AgentDefinition,
+  type AgentSource,
+  type AgentWarning,
+  type AgentScope,
+  type DiscoveryResult,
+} from "./parse.ts";
 import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir } from "../shared/config-paths.ts";
 import { agentDir as piAgentDir, BUILTIN_AGENTS_DIR } from "../shared/this-process.ts";
 
@@ -41,7 +56,10 @@ export function clearAgentParseCacheForTests(): void {
   parseCache.clear();
 }
 
-type FileParse = { kind: "parsed"; parsed: ParsedAgentFile; entry?: CachedParse } | { kind: "skip" } | { kind: "warn"; reason: string };
+type FileParse =
+  | { kind: "parsed"; parsed: ParsedAgentFile; entry?: CachedParse }
+  | { kind: "skip" }
+  | { kind: "warn"; reason: string };
 
 function notRead(read: Exclude<RegularFileRead, { ok: true }>): FileParse {
   // A folder that happens to be named *.md is not an agent file and not worth a warning.
@@ -153,14 +171,21 @@ export function mergeAgentTiers(tiers: AgentTiers, scope: AgentScope = "both"): 
   const byName: Map<string, AgentDefinition> = new Map();
   const personal: Map<string, AgentDefinition> = new Map();
   for (const agent of [...tiers.builtin, ...tiers.user]) personal.set(agent.name, agent);
-  const layers = [tiers.builtin, scopeIncludesUser(scope) ? tiers.user : [], scopeIncludesProject(scope) ? tiers.project : []];
+  const layers = [
+    tiers.builtin,
+    scopeIncludesUser(scope) ? tiers.user : [],
+    scopeIncludesProject(scope) ? tiers.project : [],
+  ];
   for (const layer of layers) {
     for (const agent of layer) {
       const replaced = agent.source === "project" ? personal.get(agent.name) : undefined;
       if (replaced === undefined) byName.set(agent.name, agent);
       else {
         const { name, source, filePath, tools, sandbox } = replaced;
-        byName.set(agent.name, { ...agent, shadows: { name, source, filePath, ...(tools ? { tools } : {}), ...(sandbox ? { sandbox } : {}) } });
+        byName.set(agent.name, {
+          ...agent,
+          shadows: { name, source, filePath, ...(tools ? { tools } : {}), ...(sandbox ? { sandbox } : {}) },
+        });
       }
     }
   }
@@ -205,7 +230,10 @@ export function discoverAgents(options: DiscoverOptions): DiscoveryResult {
   // Read whatever the scope: a project agent that takes a user agent's name keeps that agent's protection.
   const user = readAgentsDir(userDir, "user");
   const projectAllowed = options.projectAgents !== false;
-  const project = projectAllowed && scopeIncludesProject(scope) && projectDir !== undefined ? readAgentsDir(projectDir, "project") : NOTHING;
+  const project =
+    projectAllowed && scopeIncludesProject(scope) && projectDir !== undefined
+      ? readAgentsDir(projectDir, "project")
+      : NOTHING;
 
   const result: DiscoveryResult = {
     agents: mergeAgentTiers({ builtin: builtin.agents, user: user.agents, project: project.agents }, scope),

@@ -4,7 +4,13 @@
 import { parse, parse as parseYaml } from "yaml";
 import { readFile } from "node:fs/promises";
 import { isDeepStrictEqual } from "node:util";
-import { writeFileAtomic, withFileLock, WriteBackError, type AtomicWriteOptions, type FileLockOptions } from "../shared/safe-write.ts";
+import {
+  writeFileAtomic,
+  withFileLock,
+  WriteBackError,
+  type AtomicWriteOptions,
+  type FileLockOptions,
+} from "../shared/safe-write.ts";
 import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../shared/thinking.ts";
 
 /*
@@ -55,7 +61,14 @@ export function doubleQuoted(value: string): string {
     else if (char === "\t") out += "\\t";
     else if (char === "\r") out += "\\r";
     // C0, DEL, C1, the Unicode line and paragraph separators, the BOM, and lone surrogates.
-    else if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029 || code === 0xfeff || (code >= 0xd800 && code <= 0xdfff)) {
+    else if (
+      code < 0x20 ||
+      (code >= 0x7f && code <= 0x9f) ||
+      code === 0x2028 ||
+      code === 0x2029 ||
+      code === 0xfeff ||
+      (code >= 0xd800 && code <= 0xdfff)
+    ) {
       out += `\\u${code.toString(16).padStart(4, "0")}`;
     } else out += char;
   }
@@ -111,13 +124,13 @@ export interface AgentFilePatch {
   thinking?: ThinkingLevel | "" | null;
 }
 
-export const EDITABLE_AGENT_KEYS = (["description", "tools", "skills", "model", "thinking"] as const);
+export const EDITABLE_AGENT_KEYS = ["description", "tools", "skills", "model", "thinking"] as const;
 type EditableAgentKey = (typeof EDITABLE_AGENT_KEYS)[number];
 
 /** What the checked patch does to each key: write this value, or delete the key (null). */
 type CheckedAgentPatch = Map<EditableAgentKey, string | null>;
 
-export type AgentEditOutcome = { changed: false } | { changed: true, text: string };
+export type AgentEditOutcome = { changed: false } | { changed: true; text: string };
 
 const FENCE = /^---[ \t]*$/;
 const LINE_BREAK = /[\r\n\u2028\u2029\u0085]/;
@@ -147,9 +160,13 @@ function checkList(key: "tools" | "skills", value: unknown): string | null {
 
 /** Checks a patch without touching any file; throws WriteBackError on the first problem. */
 function checkAgentFilePatch(patch: AgentFilePatch): CheckedAgentPatch {
-  if (patch === null || typeof patch !== "object" || Array.isArray(patch)) throw invalid("the change must be an object of frontmatter keys.");
+  if (patch === null || typeof patch !== "object" || Array.isArray(patch))
+    throw invalid("the change must be an object of frontmatter keys.");
   if (Object.hasOwn(patch, "name")) {
-    throw new WriteBackError("name-read-only", "Not saved: the name is the agent's identity and cannot be changed here. Rename the agent by hand (its file and its name line).");
+    throw new WriteBackError(
+      "name-read-only",
+      "Not saved: the name is the agent's identity and cannot be changed here. Rename the agent by hand (its file and its name line).",
+    );
   }
   for (const key of Object.keys(patch)) {
     if (!(EDITABLE_AGENT_KEYS as readonly string[]).includes(key)) {
@@ -157,7 +174,7 @@ function checkAgentFilePatch(patch: AgentFilePatch): CheckedAgentPatch {
     }
   }
   const checked: CheckedAgentPatch = new Map();
-  const record = (patch as Record<EditableAgentKey, unknown>);
+  const record = patch as Record<EditableAgentKey, unknown>;
   for (const key of EDITABLE_AGENT_KEYS) {
     const value = record[key];
     if (value === undefined) continue;
@@ -172,13 +189,17 @@ function checkAgentFilePatch(patch: AgentFilePatch): CheckedAgentPatch {
         break;
       case "model":
         if (value === null || value === "") checked.set(key, null);
-        else if (typeof value === "string") checked.set(key, value.trim() === "" ? null : singleLine(key, value.trim()));
+        else if (typeof value === "string")
+          checked.set(key, value.trim() === "" ? null : singleLine(key, value.trim()));
         else throw invalid("the model must be a string (provider/model-id).");
         break;
       case "thinking":
         if (value === null || value === "") checked.set(key, null);
         else if (isThinkingLevel(value)) checked.set(key, value);
-        else throw invalid(`the thinking level must be one of ${THINKING_LEVELS.join(", ")} (got ${JSON.stringify(value)}).`);
+        else
+          throw invalid(
+            `the thinking level must be one of ${THINKING_LEVELS.join(", ")} (got ${JSON.stringify(value)}).`,
+          );
         break;
     }
   }
@@ -218,10 +239,17 @@ function layoutOf(text: string, fileLabel: string): AgentFileLayout {
   const lines = splitLines(text.slice(bom.length));
   const first = lines[0];
   if (!first || !FENCE.test(first.text)) {
-    throw new WriteBackError("no-frontmatter", `Not saved: ${fileLabel} does not start with a --- frontmatter block. Edit it by hand.`);
+    throw new WriteBackError(
+      "no-frontmatter",
+      `Not saved: ${fileLabel} does not start with a --- frontmatter block. Edit it by hand.`,
+    );
   }
   const close = lines.findIndex((line, index) => index > 0 && FENCE.test(line.text));
-  if (close < 0) throw new WriteBackError("no-frontmatter", `Not saved: the frontmatter of ${fileLabel} is never closed (no second --- line). Edit it by hand.`);
+  if (close < 0)
+    throw new WriteBackError(
+      "no-frontmatter",
+      `Not saved: the frontmatter of ${fileLabel} is never closed (no second --- line). Edit it by hand.`,
+    );
   return { bom, lines, close, eol: first.eol || "\n" };
 }
 
@@ -230,14 +258,17 @@ function parseMapping(yaml: string): Record<string, unknown> | undefined {
     const data: unknown = parseYaml(yaml, { logLevel: "error" });
     if (data === null || data === undefined) return {};
     if (typeof data !== "object" || Array.isArray(data)) return undefined;
-    return (data as Record<string, unknown>);
+    return data as Record<string, unknown>;
   } catch {
     return undefined;
   }
 }
 
 function frontmatterYaml(lines: Line[], close: number): string {
-  return lines.slice(1, close).map((line) => line.text).join("\n");
+  return lines
+    .slice(1, close)
+    .map((line) => line.text)
+    .join("\n");
 }
 
 function keyLinePattern(key: EditableAgentKey): RegExp {
@@ -252,7 +283,13 @@ function multiLineRefusal(key: string, fileLabel: string): WriteBackError {
 }
 
 /** Whether the value of the key on line `index` continues beyond that line. */
-function spansSeveralLines(lines: Line[], index: number, close: number, key: EditableAgentKey, data: Record<string, unknown>): boolean {
+function spansSeveralLines(
+  lines: Line[],
+  index: number,
+  close: number,
+  key: EditableAgentKey,
+  data: Record<string, unknown>,
+): boolean {
   const line = lines[index]?.text ?? "";
   const inline = line.slice(line.indexOf(":") + 1).trim();
   if (inline.startsWith("|") || inline.startsWith(">")) return true;
@@ -271,7 +308,11 @@ function spansSeveralLines(lines: Line[], index: number, close: number, key: Edi
  * The pure step: applies a patch to an agent file's text. Returns the new text, or "unchanged" when every
  * patched key already has that value. Throws WriteBackError for anything it refuses.
  */
-export function applyAgentFilePatch(text: string, patch: AgentFilePatch, fileLabel: string = "the agent file"): AgentEditOutcome {
+export function applyAgentFilePatch(
+  text: string,
+  patch: AgentFilePatch,
+  fileLabel: string = "the agent file",
+): AgentEditOutcome {
   return applyCheckedPatch(text, checkAgentFilePatch(patch), fileLabel);
 }
 
@@ -280,7 +321,10 @@ function applyCheckedPatch(text: string, patch: CheckedAgentPatch, fileLabel: st
   const { bom, lines, close, eol } = layoutOf(text, fileLabel);
   const data = parseMapping(frontmatterYaml(lines, close));
   if (!data) {
-    throw new WriteBackError("invalid-frontmatter", `Not saved: the frontmatter of ${fileLabel} is not valid YAML. Edit the file by hand.`);
+    throw new WriteBackError(
+      "invalid-frontmatter",
+      `Not saved: the frontmatter of ${fileLabel} is not valid YAML. Edit the file by hand.`,
+    );
   }
 
   // Decide every line change first; nothing is built until all keys passed their checks.
@@ -311,14 +355,19 @@ function applyCheckedPatch(text: string, patch: CheckedAgentPatch, fileLabel: st
   });
   const newClose = out.findIndex((line, index) => index > 0 && FENCE.test(line.text));
   const after = parseMapping(frontmatterYaml(out, newClose));
-  if (!after || !readsBackAsIntended(data, after, patch)) throw multiLineRefusal([...patch.keys()].join(", "), fileLabel);
+  if (!after || !readsBackAsIntended(data, after, patch))
+    throw multiLineRefusal([...patch.keys()].join(", "), fileLabel);
   return { changed: true, text: bom + out.map((line) => line.text + line.eol).join("") };
 }
 
 /** The new frontmatter has the patched values and every other key exactly as before. */
-function readsBackAsIntended(before: Record<string, unknown>, after: Record<string, unknown>, patch: CheckedAgentPatch): boolean {
+function readsBackAsIntended(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  patch: CheckedAgentPatch,
+): boolean {
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    const change = patch.get((key as EditableAgentKey));
+    const change = patch.get(key as EditableAgentKey);
     if (change === undefined) {
       if (!isDeepStrictEqual(before[key], after[key])) return false;
     } else if (change === null) {
@@ -334,13 +383,26 @@ function readsBackAsIntended(before: Record<string, unknown>, after: Record<stri
  * lines that separate it from the body), then writes the new body with the file's line breaks and one final
  * line break. A blank body is refused.
  */
-export function replaceAgentBody(text: string, newBody: string, fileLabel: string = "the agent file"): AgentEditOutcome {
-  if (typeof newBody !== "string" || newBody.trim() === "") throw invalid("the body (the agent's system prompt) cannot be empty.");
+export function replaceAgentBody(
+  text: string,
+  newBody: string,
+  fileLabel: string = "the agent file",
+): AgentEditOutcome {
+  if (typeof newBody !== "string" || newBody.trim() === "")
+    throw invalid("the body (the agent's system prompt) cannot be empty.");
   const { bom, lines, close, eol } = layoutOf(text, fileLabel);
-  const head = lines.slice(0, close + 1).map((line, index) => line.text + (index === close ? line.eol || eol : line.eol));
+  const head = lines
+    .slice(0, close + 1)
+    .map((line, index) => line.text + (index === close ? line.eol || eol : line.eol));
   const rest = lines.slice(close + 1);
   const firstText = rest.findIndex((line) => line.text.trim() !== "");
-  const separator = firstText < 0 ? eol : rest.slice(0, firstText).map((line) => line.text + line.eol).join("");
+  const separator =
+    firstText < 0
+      ? eol
+      : rest
+          .slice(0, firstText)
+          .map((line) => line.text + line.eol)
+          .join("");
   const body = newBody
     .replace(/^\uFEFF/, "")
     .replace(/\r\n|\r|\n/g, "\n")
@@ -357,7 +419,11 @@ export interface AgentFileWriteOptions {
   atomic?: AtomicWriteOptions;
 }
 
-async function rewriteLocked(filePath: string, change: (text: string) => AgentEditOutcome, options: AgentFileWriteOptions): Promise<{ changed: boolean }> {
+async function rewriteLocked(
+  filePath: string,
+  change: (text: string) => AgentEditOutcome,
+  options: AgentFileWriteOptions,
+): Promise<{ changed: boolean }> {
   return withFileLock(
     filePath,
     async () => {
@@ -374,14 +440,23 @@ async function rewriteLocked(filePath: string, change: (text: string) => AgentEd
  * Applies a frontmatter patch to the agent file (see the file comment for what is refused). Resolves
  * `{ changed }`; a refusal throws WriteBackError and leaves the file byte-identical.
  */
-export async function updateAgentFile(filePath: string, patch: AgentFilePatch, options: AgentFileWriteOptions = {}): Promise<{ changed: boolean }> {
+export async function updateAgentFile(
+  filePath: string,
+  patch: AgentFilePatch,
+  options: AgentFileWriteOptions = {},
+): Promise<{ changed: boolean }> {
   const checked = checkAgentFilePatch(patch);
   if (checked.size === 0) return { changed: false };
   return rewriteLocked(filePath, (text) => applyCheckedPatch(text, checked, filePath), options);
 }
 
 /** Replaces the agent file's body (its system prompt), keeping the frontmatter bytes. */
-export async function setAgentBody(filePath: string, newBody: string, options: AgentFileWriteOptions = {}): Promise<{ changed: boolean }> {
-  if (typeof newBody !== "string" || newBody.trim() === "") throw invalid("the body (the agent's system prompt) cannot be empty.");
+export async function setAgentBody(
+  filePath: string,
+  newBody: string,
+  options: AgentFileWriteOptions = {},
+): Promise<{ changed: boolean }> {
+  if (typeof newBody !== "string" || newBody.trim() === "")
+    throw invalid("the body (the agent's system prompt) cannot be empty.");
   return rewriteLocked(filePath, (text) => replaceAgentBody(text, newBody, filePath), options);
 }

@@ -117,7 +117,7 @@ type YamlModule = typeof import("yaml");
 let loaded: YamlModule | undefined;
 
 function yamlLibrary(): YamlModule {
-  loaded ??= (createRequire(import.meta.url)("yaml") as YamlModule);
+  loaded ??= createRequire(import.meta.url)("yaml") as YamlModule;
   return loaded;
 }
 
@@ -140,7 +140,10 @@ export function splitFrontmatter(text: string): FrontmatterSplit {
   return {
     ok: true,
     yaml: lines.slice(1, close).join("\n"),
-    body: lines.slice(close + 1).join("\n").trim(),
+    body: lines
+      .slice(close + 1)
+      .join("\n")
+      .trim(),
   };
 }
 
@@ -150,13 +153,15 @@ export function splitFrontmatter(text: string): FrontmatterSplit {
  * dropped with a note, and the agent still loads.
  */
 /** On success, `ignored` lists the optional fields that were present but invalid, and were therefore ignored. */
-export type ParsedAgentFile = {
-  ok: true;
-  agent: AgentDefinition;
-  ignored: string[];
-  /** A `sandbox` value that is no level: the agent runs read-only (the warning says why). */
-  sandboxProblem?: string;
-} | { ok: false; reason: string };
+export type ParsedAgentFile =
+  | {
+      ok: true;
+      agent: AgentDefinition;
+      ignored: string[];
+      /** A `sandbox` value that is no level: the agent runs read-only (the warning says why). */
+      sandboxProblem?: string;
+    }
+  | { ok: false; reason: string };
 
 /** Quotes a value for a message, escaping anything that could upset a terminal. */
 export function quoteForMessage(value: unknown): string {
@@ -169,7 +174,9 @@ function firstLine(message: string): string {
   return message.split("\n", 1)[0]?.trim() ?? "";
 }
 
-function parseFrontmatterYaml(yaml: string): { ok: true; data: Record<string, unknown> } | { ok: false; reason: string } {
+function parseFrontmatterYaml(
+  yaml: string,
+): { ok: true; data: Record<string, unknown> } | { ok: false; reason: string } {
   let data: unknown;
   try {
     // logLevel "error": real errors still throw, but YAML warnings (unknown tags) are not printed by the library.
@@ -182,7 +189,7 @@ function parseFrontmatterYaml(yaml: string): { ok: true; data: Record<string, un
   if (typeof data !== "object" || Array.isArray(data)) {
     return { ok: false, reason: "the frontmatter is not a YAML mapping of keys to values" };
   }
-  return { ok: true, data: (data as Record<string, unknown>) };
+  return { ok: true, data: data as Record<string, unknown> };
 }
 
 function requiredString(data: Record<string, unknown>, key: string): { value: string } | { reason: string } {
@@ -201,7 +208,7 @@ function readList(data: Record<string, unknown>, key: string): ListField {
   let items: string[];
   if (raw === null) items = [];
   else if (typeof raw === "string") items = raw.split(",");
-  else if (Array.isArray(raw) && raw.every((item) => typeof item === "string")) items = (raw as string[]);
+  else if (Array.isArray(raw) && raw.every((item) => typeof item === "string")) items = raw as string[];
   else return { present: true, problem: `"${key}" must be a list of names or a comma-separated string` };
   const cleaned = items.map((item) => item.trim()).filter((item) => item !== "");
   return { present: true, list: [...new Set(cleaned)] };
@@ -222,7 +229,10 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
   const split = splitFrontmatter(text);
   if (!split.ok) return split;
   if (split.yaml.length > FRONTMATTER_MAX_CHARS) {
-    return { ok: false, reason: `the frontmatter is too large (${split.yaml.length} characters; the limit is ${FRONTMATTER_MAX_CHARS})` };
+    return {
+      ok: false,
+      reason: `the frontmatter is too large (${split.yaml.length} characters; the limit is ${FRONTMATTER_MAX_CHARS})`,
+    };
   }
   const yaml = parseFrontmatterYaml(split.yaml);
   if (!yaml.ok) return yaml;
@@ -235,7 +245,14 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
   const description = requiredString(data, "description");
   if ("reason" in description) return { ok: false, reason: description.reason };
 
-  const agent: AgentDefinition = { name: name.value, description: description.value, body: split.body, source, filePath, contentSha256: contentDigest(text) };
+  const agent: AgentDefinition = {
+    name: name.value,
+    description: description.value,
+    body: split.body,
+    source,
+    filePath,
+    contentSha256: contentDigest(text),
+  };
   const ignored: string[] = [];
 
   const tools = readList(data, "tools");
@@ -253,7 +270,7 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
   else if (model !== undefined && model !== null) ignored.push(`"model" must be a non-empty string`);
 
   const thinking = data["thinking"];
-  if (isThinkingLevel(thinking)) agent.thinking = (thinking satisfies ThinkingLevel);
+  if (isThinkingLevel(thinking)) agent.thinking = thinking satisfies ThinkingLevel;
   else if (thinking !== undefined && thinking !== null) {
     ignored.push(`"thinking" must be one of ${THINKING_LEVELS.join(", ")} (got ${quoteForMessage(thinking)})`);
   }
@@ -267,7 +284,8 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
   }
   const context = data["context"];
   if (context === "fresh" || context === "fork") agent.context = context;
-  else if (context !== undefined && context !== null) ignored.push(`"context" must be fresh or fork (got ${quoteForMessage(context)})`);
+  else if (context !== undefined && context !== null)
+    ignored.push(`"context" must be fresh or fork (got ${quoteForMessage(context)})`);
   const isolation = data["isolation"];
   if (isIsolation(isolation)) agent.isolation = isolation;
   else if (isolation !== undefined && isolation !== null) {
@@ -303,7 +321,10 @@ export function protectedTools(agent: Pick<AgentDefinition, "tools" | "shadows">
   const bound = agent.shadows?.tools;
   if (bound === undefined) return agent.tools === undefined ? { cut: [] } : { tools: [...agent.tools], cut: [] };
   if (agent.tools === undefined) return { tools: [...bound], cut: [] };
-  return { tools: agent.tools.filter((tool) => bound.includes(tool)), cut: agent.tools.filter((tool) => !bound.includes(tool)) };
+  return {
+    tools: agent.tools.filter((tool) => bound.includes(tool)),
+    cut: agent.tools.filter((tool) => !bound.includes(tool)),
+  };
 }
 
 /** `the built-in agent "explore" it replaces`: why a shadowing project agent's tools were cut. */

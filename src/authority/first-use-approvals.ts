@@ -34,7 +34,9 @@ function keyOf(filePath: string): string {
 /** A missing, broken or hostile file approves nothing: the person is asked again, which is the safe side. */
 function readApprovals(agentDir: string): Record<string, unknown> {
   const parsed = readStateJsonSync(firstUseApprovalsPath(agentDir), SMALL_STATE_MAX_BYTES);
-  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>)
+    : {};
 }
 
 /** Whether the person approved exactly this text of this file. */
@@ -44,7 +46,13 @@ export function isApproved(agentDir: string, filePath: string, sha256: string): 
 }
 
 /** Remembers an approval (replacing the file's earlier one). */
-export async function rememberApproval(agentDir: string, filePath: string, sha256: string, name: string, now: Date = new Date()): Promise<void> {
+export async function rememberApproval(
+  agentDir: string,
+  filePath: string,
+  sha256: string,
+  name: string,
+  now: Date = new Date(),
+): Promise<void> {
   const entry: ApprovalEntry = { sha256, name, approvedAt: now.toISOString() };
   const value: JsonObject = new Map(Object.entries(entry));
   await editJsonObjectFile(

@@ -11,7 +11,21 @@
 import { dirname } from "node:path";
 import { authoritySettingsOf, trustAtStart, trustFlagOf, type PiTrust } from "./trust.ts";
 import { configLayerFromRead } from "../config/load.ts";
-import { CODE_PI_ENTRIES, GUARDED_PI_ENTRIES, guardedChanges, listGuardedFiles, keptStarts, readTrustStoreText, realCwdOf, rememberStartSnapshot, startKey, takeStartSnapshot, type GuardedListing, type SessionStartInput, type StartSnapshot } from "./start-snapshot.ts";
+import {
+  CODE_PI_ENTRIES,
+  GUARDED_PI_ENTRIES,
+  guardedChanges,
+  listGuardedFiles,
+  keptStarts,
+  readTrustStoreText,
+  realCwdOf,
+  rememberStartSnapshot,
+  startKey,
+  takeStartSnapshot,
+  type GuardedListing,
+  type SessionStartInput,
+  type StartSnapshot,
+} from "./start-snapshot.ts";
 
 export type { SessionStartInput } from "./start-snapshot.ts";
 
@@ -52,9 +66,17 @@ export function savedTrustDecision(agentDir: string, cwd: string): boolean | nul
 
 /** What a snapshot taken at the start says: the same answer as deciding then, since only the start's state is read. */
 function interpretStartSnapshot(snapshot: StartSnapshot): SessionStart {
-  const saved = snapshot.trustStore === undefined ? null : trustDecisionIn(snapshot.trustStore.text, snapshot.trustStore.realCwd);
-  const trust = trustAtStart({ piTrusted: snapshot.piTrusted, flag: trustFlagOf(snapshot.argv), saved, guarded: snapshot.guarded.size > 0 });
-  const userAuthority = authoritySettingsOf(configLayerFromRead(snapshot.userFile.read, snapshot.userFile.path, "user"));
+  const saved =
+    snapshot.trustStore === undefined ? null : trustDecisionIn(snapshot.trustStore.text, snapshot.trustStore.realCwd);
+  const trust = trustAtStart({
+    piTrusted: snapshot.piTrusted,
+    flag: trustFlagOf(snapshot.argv),
+    saved,
+    guarded: snapshot.guarded.size > 0,
+  });
+  const userAuthority = authoritySettingsOf(
+    configLayerFromRead(snapshot.userFile.read, snapshot.userFile.path, "user"),
+  );
   return { cwd: snapshot.cwd, trust, guarded: snapshot.guarded, userAuthority };
 }
 

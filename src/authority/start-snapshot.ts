@@ -14,7 +14,16 @@ import { readRegularFileSync, type RegularFileRead } from "../shared/safe-read.t
  * appeared or changed since the session's start can be told from what the person's decision at the start covered.
  * pi 0.73.1 loads the same files without asking; of them, extensions and settings (packages) are code.
  */
-export const GUARDED_PI_ENTRIES: readonly string[] = Object.freeze(["settings.json", "mcp.json", "extensions", "skills", "prompts", "themes", "SYSTEM.md", "APPEND_SYSTEM.md"]);
+export const GUARDED_PI_ENTRIES: readonly string[] = Object.freeze([
+  "settings.json",
+  "mcp.json",
+  "extensions",
+  "skills",
+  "prompts",
+  "themes",
+  "SYSTEM.md",
+  "APPEND_SYSTEM.md",
+]);
 /** Of those, what loads as code (the ones pi 0.73.1 would run in a child). */
 export const CODE_PI_ENTRIES: readonly string[] = Object.freeze(["settings.json", "extensions"]);
 
@@ -70,7 +79,11 @@ function canonical(path: string): string {
  * Every guarded file under `cwd` (and `.agents/skills` of its parents, not the home folder's own), with its
  * identity. `entries`: which of `.pi/`'s guarded names to list (default all).
  */
-export function listGuardedFiles(cwd: string, home: string, entries: readonly string[] = GUARDED_PI_ENTRIES): GuardedListing {
+export function listGuardedFiles(
+  cwd: string,
+  home: string,
+  entries: readonly string[] = GUARDED_PI_ENTRIES,
+): GuardedListing {
   const listing = new Map<string, string>();
   const dir = canonical(cwd);
   for (const name of entries) walk(join(dir, ".pi", name), listing);
@@ -159,14 +172,20 @@ export function readTrustStoreText(agentDir: string): string | undefined {
 
 export function takeStartSnapshot(input: SessionStartInput): StartSnapshot {
   const piTrusted = readPiTrusted(input.isProjectTrusted);
-  const guarded = listGuardedFiles(input.cwd, input.home, piTrusted === undefined ? CODE_PI_ENTRIES : GUARDED_PI_ENTRIES);
+  const guarded = listGuardedFiles(
+    input.cwd,
+    input.home,
+    piTrusted === undefined ? CODE_PI_ENTRIES : GUARDED_PI_ENTRIES,
+  );
   const path = userConfigPath(input.agentDir);
   return {
     cwd: input.cwd,
     argv: [...input.argv],
     piTrusted,
     guarded,
-    ...(piTrusted === undefined ? {} : { trustStore: { text: readTrustStoreText(input.agentDir), realCwd: realCwdOf(input.cwd) } }),
+    ...(piTrusted === undefined
+      ? {}
+      : { trustStore: { text: readTrustStoreText(input.agentDir), realCwd: realCwdOf(input.cwd) } }),
     userFile: { path, read: readRegularFileSync(path, CONFIG_FILE_MAX_BYTES) },
   };
 }

@@ -58,14 +58,18 @@ function defaultChildTools(session: SessionTools): string[] {
 }
 
 function cutReason(active: ReadonlySet<string>): string {
-  return FILE_CHANGING.some((name) => active.has(name)) ? "not active in the main session" : "the main session has read-only tools";
+  return FILE_CHANGING.some((name) => active.has(name))
+    ? "not active in the main session"
+    : "the main session has read-only tools";
 }
 
 export function grantTools(input: ToolGrantInput): ToolGrant {
   const active = new Set(input.session.active);
   const narrowTo = input.callTools === undefined ? undefined : new Set(unique(input.callTools));
   const listed = input.agentTools !== undefined ? unique(input.agentTools) : undefined;
-  const wanted = (listed ?? defaultChildTools(input.session)).filter((name) => narrowTo === undefined || narrowTo.has(name));
+  const wanted = (listed ?? defaultChildTools(input.session)).filter(
+    (name) => narrowTo === undefined || narrowTo.has(name),
+  );
   if (input.ceiling === "off") {
     return listed === undefined && narrowTo === undefined ? { notGranted: [] } : { tools: wanted, notGranted: [] };
   }
@@ -76,7 +80,8 @@ export function grantTools(input: ToolGrantInput): ToolGrant {
     return listed === undefined && narrowTo === undefined ? { notGranted: [] } : { tools: granted, notGranted: [] };
   }
   // A child without a list that lost tools keeps the session's read-only built-ins, so it can still search.
-  const searchTools = listed === undefined && narrowTo === undefined ? READ_ONLY_BUILTINS.filter((name) => active.has(name)) : [];
+  const searchTools =
+    listed === undefined && narrowTo === undefined ? READ_ONLY_BUILTINS.filter((name) => active.has(name)) : [];
   return { tools: unique([...granted, ...searchTools]), notGranted, reason: cutReason(active) };
 }
 
@@ -95,12 +100,20 @@ export function parseToolCeiling(raw: unknown): ToolCeilingSetting | undefined {
  * A resumed task's tools: no wider than the list it ran with (`recorded`; absent: it had pi's defaults, no list).
  * What the recorded list lacks is cut, and said so.
  */
-export function keepRecordedTools(grant: ToolGrant, recorded: readonly string[] | undefined, agentTools: readonly string[] | undefined): ToolGrant {
+export function keepRecordedTools(
+  grant: ToolGrant,
+  recorded: readonly string[] | undefined,
+  agentTools: readonly string[] | undefined,
+): ToolGrant {
   if (recorded === undefined) return grant;
   const wanted = grant.tools ?? agentTools ?? PI_DEFAULT_TOOLS;
   const tools = wanted.filter((tool) => recorded.includes(tool));
   const cut = wanted.filter((tool) => !recorded.includes(tool) && !grant.notGranted.includes(tool));
   if (cut.length === 0) return { ...grant, tools };
   const reason = "not among the tools the resumed task ran with";
-  return { tools, notGranted: [...grant.notGranted, ...cut], reason: grant.reason ? `${grant.reason}; ${reason}` : reason };
+  return {
+    tools,
+    notGranted: [...grant.notGranted, ...cut],
+    reason: grant.reason ? `${grant.reason}; ${reason}` : reason,
+  };
 }

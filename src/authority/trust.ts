@@ -61,16 +61,28 @@ function parseProjectAgentsPolicy(raw: unknown): ProjectAgentsPolicy | undefined
  * @param trust pi's decision as it was at the session's start (src/authority/trust.ts).
  * @param changedSinceStart the files pi guards that appeared or changed since then.
  */
-export function decideProjectAuthority(trust: PiTrust, policy: ProjectAgentsPolicy = DEFAULT_PROJECT_AGENTS_POLICY, changedSinceStart: readonly string[] = []): ProjectAuthority {
+export function decideProjectAuthority(
+  trust: PiTrust,
+  policy: ProjectAgentsPolicy = DEFAULT_PROJECT_AGENTS_POLICY,
+  changedSinceStart: readonly string[] = [],
+): ProjectAuthority {
   const changed = changedSinceStart.length > 0 ? { changedSinceStart: [...changedSinceStart] } : {};
   if (trust.kind === "untrusted") {
-    return { projectConfig: false, projectAgents: false, hiddenBecause: "untrusted", gate: "run", childTrustFlag: "--no-approve", ...changed };
+    return {
+      projectConfig: false,
+      projectAgents: false,
+      hiddenBecause: "untrusted",
+      gate: "run",
+      childTrustFlag: "--no-approve",
+      ...changed,
+    };
   }
   // The person's decision covers what was there at the start. A guarded file that appeared since (a
   // `.pi/extensions/` one a task wrote, say) is covered by none: the child is told "no". An implied trust with
   // nothing new is not passed on: the child decides afresh, as this session did, and finds the same.
   let childTrustFlag: ProjectAuthority["childTrustFlag"];
-  if (trust.kind === "trusted") childTrustFlag = changedSinceStart.length > 0 ? "--no-approve" : trust.explicit ? "--approve" : undefined;
+  if (trust.kind === "trusted")
+    childTrustFlag = changedSinceStart.length > 0 ? "--no-approve" : trust.explicit ? "--approve" : undefined;
   const base: Pick<ProjectAuthority, "projectConfig" | "childTrustFlag" | "changedSinceStart"> = {
     projectConfig: true,
     ...(childTrustFlag ? { childTrustFlag } : {}),
@@ -110,16 +122,25 @@ export function readAuthoritySettings(layers: { user: Layer; project: Layer }): 
   if (Object.hasOwn(user, PROJECT_AGENTS_KEY)) {
     const value = parseProjectAgentsPolicy(user[PROJECT_AGENTS_KEY]);
     if (value) projectAgents = value;
-    else warnings.push(`${where(layers.user, "user")}: "${PROJECT_AGENTS_KEY}" must be "ask", "ask-or-refuse", "always" or "never"; using "ask"`);
+    else
+      warnings.push(
+        `${where(layers.user, "user")}: "${PROJECT_AGENTS_KEY}" must be "ask", "ask-or-refuse", "always" or "never"; using "ask"`,
+      );
   }
   if (Object.hasOwn(user, TOOL_CEILING_KEY)) {
     const value = parseToolCeiling(user[TOOL_CEILING_KEY]);
     if (value) toolCeiling = value;
-    else warnings.push(`${where(layers.user, "user")}: "${TOOL_CEILING_KEY}" must be "session" or "off"; the ceiling holds`);
+    else
+      warnings.push(
+        `${where(layers.user, "user")}: "${TOOL_CEILING_KEY}" must be "session" or "off"; the ceiling holds`,
+      );
   }
   const project = layers.project.settings ?? {};
   for (const key of [PROJECT_AGENTS_KEY, TOOL_CEILING_KEY]) {
-    if (Object.hasOwn(project, key)) warnings.push(`${where(layers.project, "project")}: "${key}" can only be set in your user-level subagent-isolation.json; ignored`);
+    if (Object.hasOwn(project, key))
+      warnings.push(
+        `${where(layers.project, "project")}: "${key}" can only be set in your user-level subagent-isolation.json; ignored`,
+      );
   }
   return { projectAgents, toolCeiling, warnings };
 }
@@ -135,7 +156,13 @@ export function readAuthoritySettings(layers: { user: Layer; project: Layer }): 
  * The user-file settings read once per session (the rest of the file, agents' models and budgets, is read at each
  * dispatch, since /subagent-config, the person's own editor, changes it during the session).
  */
-const AUTHORITY_SETTING_KEYS: readonly string[] = Object.freeze(["$toolCeiling", "$projectAgents", "$sandbox", "$sandboxHide", "$askPerson"]);
+const AUTHORITY_SETTING_KEYS: readonly string[] = Object.freeze([
+  "$toolCeiling",
+  "$projectAgents",
+  "$sandbox",
+  "$sandboxHide",
+  "$askPerson",
+]);
 
 /** pi 1.x's state at the session's start, as read from its command line, its trust store and the folder. */
 export interface TrustInputsAtStart {
@@ -165,10 +192,14 @@ export function trustFlagOf(argv: readonly string[]): "--approve" | "--no-approv
 }
 
 /** The user layer with its authority settings as they were at the start (absent there: absent now). */
-export function withAuthorityAtStart(current: ConfigLayer, atStart: Readonly<Record<string, unknown>> | undefined): ConfigLayer {
+export function withAuthorityAtStart(
+  current: ConfigLayer,
+  atStart: Readonly<Record<string, unknown>> | undefined,
+): ConfigLayer {
   if (atStart === undefined) return current;
   const settings: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  for (const [key, value] of Object.entries(current.settings ?? {})) if (!AUTHORITY_SETTING_KEYS.includes(key)) settings[key] = value;
+  for (const [key, value] of Object.entries(current.settings ?? {}))
+    if (!AUTHORITY_SETTING_KEYS.includes(key)) settings[key] = value;
   for (const key of AUTHORITY_SETTING_KEYS) if (Object.hasOwn(atStart, key)) settings[key] = atStart[key];
   return { ...current, settings };
 }
@@ -176,7 +207,8 @@ export function withAuthorityAtStart(current: ConfigLayer, atStart: Readonly<Rec
 /** The authority settings of a user layer, to keep for the session. */
 export function authoritySettingsOf(layer: Pick<ConfigLayer, "settings">): Record<string, unknown> {
   const kept: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  for (const key of AUTHORITY_SETTING_KEYS) if (layer.settings && Object.hasOwn(layer.settings, key)) kept[key] = layer.settings[key];
+  for (const key of AUTHORITY_SETTING_KEYS)
+    if (layer.settings && Object.hasOwn(layer.settings, key)) kept[key] = layer.settings[key];
   return kept;
 }
 
@@ -184,9 +216,13 @@ export function authoritySettingsOf(layer: Pick<ConfigLayer, "settings">): Recor
 export const TRUST_HOW_TO = "to use them, trust the project: start pi with --approve, or run /trust";
 
 /** Once per session, when something of the project's was left out. */
-function projectSkippedNotice(hiddenBecause: NonNullable<ProjectAuthority["hiddenBecause"]>, skipped: readonly string[]): string {
+function projectSkippedNotice(
+  hiddenBecause: NonNullable<ProjectAuthority["hiddenBecause"]>,
+  skipped: readonly string[],
+): string {
   const what = skipped.join(" and ");
-  if (hiddenBecause === "policy") return `pi-subagent-dispatch: project agents are turned off ("$projectAgents": "never" in your subagent-isolation.json): not using ${what}`;
+  if (hiddenBecause === "policy")
+    return `pi-subagent-dispatch: project agents are turned off ("$projectAgents": "never" in your subagent-isolation.json): not using ${what}`;
   return `pi-subagent-dispatch: this project is not trusted, so its subagent files are not used (${what}); ${TRUST_HOW_TO}`;
 }
 
@@ -195,9 +231,16 @@ function projectSkippedNotice(hiddenBecause: NonNullable<ProjectAuthority["hidde
  * subagent-isolation.json), or undefined when nothing was. The roster and the tool build it alike, so the person
  * reads one notice, whichever path meets the project first.
  */
-export function projectSkippedNoticeFor(authority: ProjectAuthority, agentsDir: string | undefined, configFile: string | undefined): string | undefined {
+export function projectSkippedNoticeFor(
+  authority: ProjectAuthority,
+  agentsDir: string | undefined,
+  configFile: string | undefined,
+): string | undefined {
   if (!authority.hiddenBecause) return undefined;
-  const skipped = [agentsDir ? `${agentsDir}/` : undefined, authority.hiddenBecause === "untrusted" ? configFile : undefined].filter((item) => item !== undefined);
+  const skipped = [
+    agentsDir ? `${agentsDir}/` : undefined,
+    authority.hiddenBecause === "untrusted" ? configFile : undefined,
+  ].filter((item) => item !== undefined);
   return skipped.length > 0 ? projectSkippedNotice(authority.hiddenBecause, skipped) : undefined;
 }
 
@@ -208,7 +251,8 @@ export function projectSkippedNoticeKey(sessionId: string | undefined, cwd: stri
 
 /** Added to an unknown-agent refusal when the project's agents were left out. */
 export function projectAgentsHiddenNote(hiddenBecause: NonNullable<ProjectAuthority["hiddenBecause"]>): string {
-  if (hiddenBecause === "policy") return ` The project's agents are turned off by the person's setting ("$projectAgents": "never"); do not retry with them.`;
+  if (hiddenBecause === "policy")
+    return ` The project's agents are turned off by the person's setting ("$projectAgents": "never"); do not retry with them.`;
   return ` The project's agents are not available because this project is not trusted in this session (${TRUST_HOW_TO}; only the person can do that).`;
 }
 
@@ -232,11 +276,23 @@ function clip(line: string): string {
 
 export function firstUseQuestion(facts: FirstUseFacts): string {
   const { agent } = facts;
-  const tools = agent.tools === undefined ? "pi's defaults (read, bash, edit, write) and every extension tool" : agent.tools.length === 0 ? "none" : agent.tools.join(", ");
-  const lines = agent.body.split("\n").map(clip).filter((line) => line !== "");
+  const tools =
+    agent.tools === undefined
+      ? "pi's defaults (read, bash, edit, write) and every extension tool"
+      : agent.tools.length === 0
+        ? "none"
+        : agent.tools.join(", ");
+  const lines = agent.body
+    .split("\n")
+    .map(clip)
+    .filter((line) => line !== "");
   const prompt = lines.slice(0, PROMPT_LINES).map((line) => `  ${line}`);
   if (lines.length > PROMPT_LINES) prompt.push(`  … (${lines.length - PROMPT_LINES} more lines in the file)`);
-  const replaces = agent.shadows ? [`Replaces: the ${agent.shadows.source === "builtin" ? "built-in" : "user"} agent "${agent.shadows.name}" (it keeps that agent's sandbox at least and its tools at most)`] : [];
+  const replaces = agent.shadows
+    ? [
+        `Replaces: the ${agent.shadows.source === "builtin" ? "built-in" : "user"} agent "${agent.shadows.name}" (it keeps that agent's sandbox at least and its tools at most)`,
+      ]
+    : [];
   return [
     `The model wants to run the subagent "${clip(agent.name)}", defined by this project in ${clip(agent.filePath)}. pi has no trust decision for this project, so you are asked once for each version of this file.`,
     `Tools: ${clip(tools)}`,

@@ -29,7 +29,8 @@ export interface FanOutSettings {
   maxTasksInFlight?: number;
 }
 
-const isCap = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 1;
+const isCap = (value: unknown): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 1;
 
 const CAP_RULE = "must be a whole number of at least 1";
 
@@ -43,7 +44,10 @@ export function readFanOutSetting(key: string, value: unknown, settings: FanOutS
   else settings.maxTasksInFlight = value;
 }
 
-export function resolveFanOutLimits(env: NodeJS.ProcessEnv, files: { user?: FanOutSettings; project?: FanOutSettings }): { limits: FanOutLimits; warnings: string[] } {
+export function resolveFanOutLimits(
+  env: NodeJS.ProcessEnv,
+  files: { user?: FanOutSettings; project?: FanOutSettings },
+): { limits: FanOutLimits; warnings: string[] } {
   const warnings: string[] = [];
   const fromEnv = (name: string): number | undefined => {
     const raw = env[name]?.trim();
@@ -54,9 +58,16 @@ export function resolveFanOutLimits(env: NodeJS.ProcessEnv, files: { user?: FanO
     return undefined;
   };
   // The person's cap (their environment, their file, the default); a project's only ever lowers it.
-  const lower = (own: number, project: number | undefined): number => (project !== undefined && project < own ? project : own);
-  const perTurn = lower(fromEnv(MAX_PER_TURN_ENV) ?? files.user?.maxTasksPerTurn ?? DEFAULT_MAX_PER_TURN, files.project?.maxTasksPerTurn);
-  const inFlight = lower(fromEnv(MAX_IN_FLIGHT_ENV) ?? files.user?.maxTasksInFlight ?? DEFAULT_MAX_IN_FLIGHT, files.project?.maxTasksInFlight);
+  const lower = (own: number, project: number | undefined): number =>
+    project !== undefined && project < own ? project : own;
+  const perTurn = lower(
+    fromEnv(MAX_PER_TURN_ENV) ?? files.user?.maxTasksPerTurn ?? DEFAULT_MAX_PER_TURN,
+    files.project?.maxTasksPerTurn,
+  );
+  const inFlight = lower(
+    fromEnv(MAX_IN_FLIGHT_ENV) ?? files.user?.maxTasksInFlight ?? DEFAULT_MAX_IN_FLIGHT,
+    files.project?.maxTasksInFlight,
+  );
   return { limits: { perTurn, inFlight }, warnings };
 }
 
@@ -84,9 +95,16 @@ export interface InFlightTaskLine {
   status: "running" | "queued";
 }
 
-export function fanOutHit(limits: FanOutLimits, dispatchedThisTurn: number, inFlight: number, asked = 1): FanOutHit | undefined {
-  if (dispatchedThisTurn + asked > limits.perTurn) return { cap: "turn", limit: limits.perTurn, dispatched: dispatchedThisTurn, asked };
-  if (inFlight + asked > limits.inFlight) return { cap: "in-flight", limit: limits.inFlight, dispatched: dispatchedThisTurn, asked };
+export function fanOutHit(
+  limits: FanOutLimits,
+  dispatchedThisTurn: number,
+  inFlight: number,
+  asked = 1,
+): FanOutHit | undefined {
+  if (dispatchedThisTurn + asked > limits.perTurn)
+    return { cap: "turn", limit: limits.perTurn, dispatched: dispatchedThisTurn, asked };
+  if (inFlight + asked > limits.inFlight)
+    return { cap: "in-flight", limit: limits.inFlight, dispatched: dispatchedThisTurn, asked };
   return undefined;
 }
 
@@ -101,10 +119,14 @@ export function fanOutRefusal(hit: FanOutHit, inFlight: readonly InFlightTaskLin
       : `Fan-out cap reached: at most ${hit.limit} subagent tasks may be in flight (running or queued) at once (${MAX_IN_FLIGHT_ENV} or "${MAX_IN_FLIGHT_KEY}" in subagent-isolation.json)${asks ? `, and ${asks}` : ""}.`;
   const total = inFlight.length + blockingInFlight;
   const lines = [cap, `In flight now: ${total} ${total === 1 ? "task" : "tasks"}.`];
-  for (const task of inFlight.slice(0, LISTED_MAX)) lines.push(`- ${task.taskId} (${task.agent}, ${task.status}): ${oneLine(task.task, 100)}`);
+  for (const task of inFlight.slice(0, LISTED_MAX))
+    lines.push(`- ${task.taskId} (${task.agent}, ${task.status}): ${oneLine(task.task, 100)}`);
   if (inFlight.length > LISTED_MAX) lines.push(`- and ${inFlight.length - LISTED_MAX} more`);
-  if (blockingInFlight > 0) lines.push(`- ${blockingInFlight} blocking ${blockingInFlight === 1 ? "call" : "calls"} of this run`);
-  lines.push("Nothing was dispatched. Wait for the results in flight, or cancel tasks you no longer need, and combine the remaining work into fewer tasks.");
+  if (blockingInFlight > 0)
+    lines.push(`- ${blockingInFlight} blocking ${blockingInFlight === 1 ? "call" : "calls"} of this run`);
+  lines.push(
+    "Nothing was dispatched. Wait for the results in flight, or cancel tasks you no longer need, and combine the remaining work into fewer tasks.",
+  );
   return lines.join("\n");
 }
 
@@ -149,9 +171,17 @@ export class FanOutGate {
    * places and all fail), or returns the refusal message. They are counted before any await, so parallel calls are
    * counted one after another.
    */
-  async admit(limits: FanOutLimits, ctx: Pick<ExtensionContext, "hasUI" | "ui">, askPerson: boolean, count = 1): Promise<string | undefined> {
+  async admit(
+    limits: FanOutLimits,
+    ctx: Pick<ExtensionContext, "hasUI" | "ui">,
+    askPerson: boolean,
+    count = 1,
+  ): Promise<string | undefined> {
     const inFlight = this.deps.inFlight();
-    const hit = this.decision === "allowed" ? undefined : fanOutHit(limits, this.dispatchedThisRun, inFlight.length + this.blocking, count);
+    const hit =
+      this.decision === "allowed"
+        ? undefined
+        : fanOutHit(limits, this.dispatchedThisRun, inFlight.length + this.blocking, count);
     if (!hit) {
       this.dispatchedThisRun += count;
       return undefined;

@@ -8,7 +8,7 @@ import { formatTokens, type UsageTotals } from "../shared/text.ts";
  * and the texts that show use against a limit. Pure and cheap: the check is a few comparisons, made only when a
  * turn ends.
  */
-export const BUDGET_KEYS = (["maxTurns", "maxTokens", "maxCost"] as const);
+export const BUDGET_KEYS = ["maxTurns", "maxTokens", "maxCost"] as const;
 export type BudgetKey = (typeof BUDGET_KEYS)[number];
 
 /** Limits on one task; an absent key is no limit. */
@@ -44,7 +44,8 @@ export const BUDGET_STOP_REASONS: Record<BudgetKind, string> = {
 export function budgetValueProblem(key: BudgetKey, value: unknown): string | undefined {
   const number = typeof value === "string" && value.trim() !== "" ? Number(value.trim()) : value;
   if (typeof number !== "number" || !Number.isFinite(number)) return `"${key}" must be ${describeRule(key)}`;
-  if (key === "maxCost" ? number <= 0 : !Number.isInteger(number) || number < 1) return `"${key}" must be ${describeRule(key)}`;
+  if (key === "maxCost" ? number <= 0 : !Number.isInteger(number) || number < 1)
+    return `"${key}" must be ${describeRule(key)}`;
   return undefined;
 }
 
@@ -59,13 +60,17 @@ export function budgetValue(key: BudgetKey, value: unknown): number | undefined 
 }
 
 export function hasAnyLimit(limits: BudgetLimits | undefined): limits is BudgetLimits {
-  return limits !== undefined && (limits.maxTurns !== undefined || limits.maxTokens !== undefined || limits.maxCost !== undefined);
+  return (
+    limits !== undefined &&
+    (limits.maxTurns !== undefined || limits.maxTokens !== undefined || limits.maxCost !== undefined)
+  );
 }
 
 /** The first limit the usage has reached (turns, then tokens, then cost), or undefined. */
 export function budgetReached(limits: BudgetLimits, usage: UsageTotals): BudgetHit | undefined {
   if (limits.maxTurns !== undefined && usage.turns >= limits.maxTurns) return { kind: "turn", limit: limits.maxTurns };
-  if (limits.maxTokens !== undefined && usage.input + usage.output >= limits.maxTokens) return { kind: "token", limit: limits.maxTokens };
+  if (limits.maxTokens !== undefined && usage.input + usage.output >= limits.maxTokens)
+    return { kind: "token", limit: limits.maxTokens };
   if (limits.maxCost !== undefined && usage.cost >= limits.maxCost) return { kind: "cost", limit: limits.maxCost };
   return undefined;
 }
@@ -103,7 +108,8 @@ export function budgetUseText(limits: BudgetLimits | undefined, usage: UsageTota
   if (!hasAnyLimit(limits)) return "";
   const parts: string[] = [];
   if (limits.maxTurns !== undefined) parts.push(`turn ${usage.turns}/${limits.maxTurns}`);
-  if (limits.maxTokens !== undefined) parts.push(`${formatTokens(usage.input + usage.output)}/${formatTokens(limits.maxTokens)} tok`);
+  if (limits.maxTokens !== undefined)
+    parts.push(`${formatTokens(usage.input + usage.output)}/${formatTokens(limits.maxTokens)} tok`);
   if (limits.maxCost !== undefined) parts.push(`${formatCost(usage.cost)}/${formatCost(limits.maxCost)}`);
   return parts.join(" · ");
 }
@@ -127,7 +133,7 @@ export interface EnvBudget {
 export function readEnvBudget(env: NodeJS.ProcessEnv = process.env): EnvBudget {
   const limits: BudgetLimits = {};
   const warnings: string[] = [];
-  for (const key of (Object.keys(BUDGET_ENV) as BudgetKey[])) {
+  for (const key of Object.keys(BUDGET_ENV) as BudgetKey[]) {
     const name = BUDGET_ENV[key];
     const raw = env[name];
     if (raw === undefined || raw.trim() === "") continue;

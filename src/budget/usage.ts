@@ -45,12 +45,13 @@ function estimateTokens(chars: number): number {
  */
 export function readTurnUsage(raw: unknown, sizes: TurnSizes, answered = true): TurnUsage {
   const usage = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
-  const cost = (usage.cost && typeof usage.cost === "object" ? (usage.cost as Record<string, unknown>).total : undefined);
+  const cost = usage.cost && typeof usage.cost === "object" ? (usage.cost as Record<string, unknown>).total : undefined;
   const cacheRead = isCount(usage.cacheRead) ? usage.cacheRead : 0;
   const cacheWrite = isCount(usage.cacheWrite) ? usage.cacheWrite : 0;
   const { input, output } = usage;
   const usable = isCount(input) && isCount(output) && input + output + cacheRead + cacheWrite > 0;
-  if (!usable && !answered) return { input: 0, output: 0, cacheRead, cacheWrite, cost: 0, estimated: false, costKnown: true };
+  if (!usable && !answered)
+    return { input: 0, output: 0, cacheRead, cacheWrite, cost: 0, estimated: false, costKnown: true };
   if (!usable) {
     return {
       input: estimateTokens(sizes.contextChars),
@@ -62,7 +63,15 @@ export function readTurnUsage(raw: unknown, sizes: TurnSizes, answered = true): 
       costKnown: false,
     };
   }
-  return { input, output, cacheRead, cacheWrite, cost: isCount(cost) ? cost : 0, estimated: false, costKnown: isCount(cost) };
+  return {
+    input,
+    output,
+    cacheRead,
+    cacheWrite,
+    cost: isCount(cost) ? cost : 0,
+    estimated: false,
+    costKnown: isCount(cost),
+  };
 }
 
 /**
@@ -122,13 +131,13 @@ function toMicros(cost: number): number {
 }
 
 export function ledgerEntryOf(record: {
-    taskId: string;
-    agent: string;
-    model?: string;
-    status: string;
-    usage: UsageTotals;
-    finishedAt: number;
-  }): LedgerEntry {
+  taskId: string;
+  agent: string;
+  model?: string;
+  status: string;
+  usage: UsageTotals;
+  finishedAt: number;
+}): LedgerEntry {
   const entry: LedgerEntry = {
     v: LEDGER_ENTRY_VERSION,
     taskId: record.taskId,
@@ -146,26 +155,40 @@ export function ledgerEntryOf(record: {
   return entry;
 }
 
-const wholeNumber = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+const wholeNumber = (value: unknown): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 
 /** The entry's data when it is a ledger entry this version understands (a hand-edited session may hold anything). */
 function readLedgerEntry(data: unknown): LedgerEntry | undefined {
   if (!data || typeof data !== "object") return undefined;
-  const entry = (data as Partial<LedgerEntry>);
-  if (entry.v !== LEDGER_ENTRY_VERSION || typeof entry.taskId !== "string" || typeof entry.agent !== "string" || typeof entry.status !== "string") {
+  const entry = data as Partial<LedgerEntry>;
+  if (
+    entry.v !== LEDGER_ENTRY_VERSION ||
+    typeof entry.taskId !== "string" ||
+    typeof entry.agent !== "string" ||
+    typeof entry.status !== "string"
+  ) {
     return undefined;
   }
-  const counts = [entry.turns, entry.input, entry.output, entry.cacheRead, entry.cacheWrite, entry.costMicros, entry.finishedAt];
+  const counts = [
+    entry.turns,
+    entry.input,
+    entry.output,
+    entry.cacheRead,
+    entry.cacheWrite,
+    entry.costMicros,
+    entry.finishedAt,
+  ];
   if (!counts.every(wholeNumber)) return undefined;
   if (entry.model !== undefined && typeof entry.model !== "string") return undefined;
-  return (entry as LedgerEntry);
+  return entry as LedgerEntry;
 }
 
 /** The ledger entries among a session's entries, in order. */
 export function ledgerEntriesOf(sessionEntries: readonly unknown[]): LedgerEntry[] {
   const found: LedgerEntry[] = [];
   for (const raw of sessionEntries) {
-    const entry = (raw as { type?: unknown; customType?: unknown; data?: unknown });
+    const entry = raw as { type?: unknown; customType?: unknown; data?: unknown };
     if (entry?.type !== "custom" || entry.customType !== LEDGER_ENTRY_TYPE) continue;
     const ledgerEntry = readLedgerEntry(entry.data);
     if (ledgerEntry) found.push(ledgerEntry);
@@ -252,7 +275,12 @@ function totalsColumns(totals: LedgerTotals): string {
 export function ledgerReportLines(summary: LedgerSummary): string[] {
   if (summary.total.tasks === 0) return [NO_USAGE_YET];
   const statuses = [...summary.byStatus].map(([status, count]) => `${status} ${count}`).join(" · ");
-  const lines = ["Subagent usage in this session", `Total: ${totalsColumns(summary.total)}`, `Tasks by status: ${statuses}`, "By agent:"];
+  const lines = [
+    "Subagent usage in this session",
+    `Total: ${totalsColumns(summary.total)}`,
+    `Tasks by status: ${statuses}`,
+    "By agent:",
+  ];
   for (const [agent, totals] of summary.byAgent) lines.push(`- ${agent}: ${totalsColumns(totals)}`);
   lines.push("By model:");
   for (const [model, totals] of summary.byModel) lines.push(`- ${model}: ${totalsColumns(totals)}`);
@@ -264,7 +292,10 @@ export function ledgerReportLines(summary: LedgerSummary): string[] {
  * by the whole runtime (which also keeps the footer) and the tool part that serves blocking calls alone.
  */
 /** The entry appended, or undefined when pi's session is gone (shutdown, reload); never throws. */
-export function appendLedgerEntry(pi: Pick<ExtensionAPI, "appendEntry">, record: Parameters<typeof ledgerEntryOf>[0]): LedgerEntry | undefined {
+export function appendLedgerEntry(
+  pi: Pick<ExtensionAPI, "appendEntry">,
+  record: Parameters<typeof ledgerEntryOf>[0],
+): LedgerEntry | undefined {
   const entry = ledgerEntryOf(record);
   try {
     pi.appendEntry(LEDGER_ENTRY_TYPE, entry);

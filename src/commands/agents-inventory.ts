@@ -1,8 +1,21 @@
 /**
  * What `/subagent-agents` shows: each dispatchable agent resolved as a dispatch would, the shadowed ones, the files left out, and its lines.
  */
-import { protectedTools, replacedAgentText, type AgentDefinition, type AgentSource, type AgentWarning, type DispatchContext } from "../agents/parse.ts";
-import { resolveModelConfig, resolveSandbox, type ConfigLayers, type ResolvedSandbox, type SandboxSource } from "../config/resolve.ts";
+import {
+  protectedTools,
+  replacedAgentText,
+  type AgentDefinition,
+  type AgentSource,
+  type AgentWarning,
+  type DispatchContext,
+} from "../agents/parse.ts";
+import {
+  resolveModelConfig,
+  resolveSandbox,
+  type ConfigLayers,
+  type ResolvedSandbox,
+  type SandboxSource,
+} from "../config/resolve.ts";
 import type { ResolvedModelConfig, ValueSource } from "../config/load.ts";
 import { grantTools, PI_DEFAULT_TOOLS, type SessionTools, type ToolCeilingSetting } from "../authority/tool-ceiling.ts";
 import type { ProjectAgentGate, ProjectAuthority } from "../authority/trust.ts";
@@ -115,12 +128,24 @@ function toolsOf(agent: AgentDefinition, inputs: InventoryInputs): InventoryTool
   const grant = grantTools({ agentTools: bounded.tools, session: inputs.session, ceiling: inputs.ceiling });
   if (bounded.cut.length > 0 && agent.shadows) {
     const reason = replacedAgentText(agent.shadows);
-    return { tools: grant.tools ?? [], piDefaults: false, notGranted: [...bounded.cut, ...grant.notGranted], reason: grant.reason ? `${reason}; ${grant.reason}` : reason };
+    return {
+      tools: grant.tools ?? [],
+      piDefaults: false,
+      notGranted: [...bounded.cut, ...grant.notGranted],
+      reason: grant.reason ? `${reason}; ${grant.reason}` : reason,
+    };
   }
   if (grant.tools !== undefined) {
-    return { tools: grant.tools, piDefaults: false, notGranted: grant.notGranted, ...(grant.reason ? { reason: grant.reason } : {}) };
+    return {
+      tools: grant.tools,
+      piDefaults: false,
+      notGranted: grant.notGranted,
+      ...(grant.reason ? { reason: grant.reason } : {}),
+    };
   }
-  const defaults = [...new Set([...PI_DEFAULT_TOOLS, ...inputs.session.extensionTools])].filter((name) => name !== "subagent");
+  const defaults = [...new Set([...PI_DEFAULT_TOOLS, ...inputs.session.extensionTools])].filter(
+    (name) => name !== "subagent",
+  );
   return { tools: defaults, piDefaults: true, notGranted: [] };
 }
 
@@ -139,7 +164,21 @@ export function buildAgentInventory(inputs: InventoryInputs): AgentInventory {
       if (earlier) hidden.set(agent.name, [...(hidden.get(agent.name) ?? []), earlier]);
       // As discovery merges the tiers (src/agents/discover.ts): a project agent keeps the protection of the name it takes.
       const replaced = agent.source === "project" && earlier && earlier.source !== "project" ? earlier : undefined;
-      winners.set(agent.name, replaced ? { ...agent, shadows: { name: replaced.name, source: replaced.source, filePath: replaced.filePath, ...(replaced.tools ? { tools: replaced.tools } : {}), ...(replaced.sandbox ? { sandbox: replaced.sandbox } : {}) } } : agent);
+      winners.set(
+        agent.name,
+        replaced
+          ? {
+              ...agent,
+              shadows: {
+                name: replaced.name,
+                source: replaced.source,
+                filePath: replaced.filePath,
+                ...(replaced.tools ? { tools: replaced.tools } : {}),
+                ...(replaced.sandbox ? { sandbox: replaced.sandbox } : {}),
+              },
+            }
+          : agent,
+      );
     }
   }
   const allWarnings = TIER_ORDER.flatMap((tier) => inputs.tiers[tier].warnings.map((warning) => ({ tier, warning })));
@@ -169,14 +208,22 @@ export function buildAgentInventory(inputs: InventoryInputs): AgentInventory {
         isolation: agent.isolation ?? "none",
         context: agent.context ?? "fresh",
         ...(firstUse ? { firstUse } : {}),
-        notes: allWarnings.filter(({ warning }) => !warning.skipped && warning.filePath === agent.filePath).map(({ warning }) => warning.reason),
+        notes: allWarnings
+          .filter(({ warning }) => !warning.skipped && warning.filePath === agent.filePath)
+          .map(({ warning }) => warning.reason),
       };
     });
 
   const shadowed: ShadowedAgent[] = [];
   for (const [name, others] of [...hidden.entries()].sort(([a], [b]) => compareNames(a, b))) {
     const winner = winners.get(name)!;
-    for (const other of others) shadowed.push({ name, tier: other.source, filePath: other.filePath, shadowedBy: { tier: winner.source, filePath: winner.filePath } });
+    for (const other of others)
+      shadowed.push({
+        name,
+        tier: other.source,
+        filePath: other.filePath,
+        shadowedBy: { tier: winner.source, filePath: winner.filePath },
+      });
   }
 
   const leftOut: LeftOutFile[] = allWarnings
@@ -185,7 +232,8 @@ export function buildAgentInventory(inputs: InventoryInputs): AgentInventory {
   if (inputs.skippedProject) {
     const reason = skippedProjectReason(inputs.skippedProject.because);
     const dir = inputs.skippedProject.dir.replace(/\/+$/, "");
-    for (const file of [...inputs.skippedProject.files].sort(compareNames)) leftOut.push({ filePath: `${dir}/${file}`, tier: "project", reason });
+    for (const file of [...inputs.skippedProject.files].sort(compareNames))
+      leftOut.push({ filePath: `${dir}/${file}`, tier: "project", reason });
   }
   return { agents, shadowed, leftOut };
 }
@@ -260,8 +308,14 @@ function clean(text: string): string {
 }
 
 function modelText(agent: InventoryAgent): string {
-  const model = agent.model.value !== undefined ? `${clean(agent.model.value)} (${VALUE_SOURCE_LABELS[agent.model.source ?? "inherited"]})` : "pi's default";
-  const thinking = agent.thinking.value !== undefined ? `${agent.thinking.value} (${VALUE_SOURCE_LABELS[agent.thinking.source ?? "frontmatter"]})` : "pi's default";
+  const model =
+    agent.model.value !== undefined
+      ? `${clean(agent.model.value)} (${VALUE_SOURCE_LABELS[agent.model.source ?? "inherited"]})`
+      : "pi's default";
+  const thinking =
+    agent.thinking.value !== undefined
+      ? `${agent.thinking.value} (${VALUE_SOURCE_LABELS[agent.thinking.source ?? "frontmatter"]})`
+      : "pi's default";
   return `model: ${model} · thinking: ${thinking}`;
 }
 
@@ -269,7 +323,10 @@ function toolsText(agent: InventoryAgent): string[] {
   const tools = agent.tools;
   const list = tools.tools.length > 0 ? tools.tools.map(clean).join(", ") : "none";
   const lines = [`tools: ${list}${tools.piDefaults ? " (pi's defaults: the agent lists none)" : ""}`];
-  if (tools.notGranted.length > 0) lines.push(`not granted: ${tools.notGranted.map(clean).join(", ")} (${tools.reason ?? "not active in the main session"})`);
+  if (tools.notGranted.length > 0)
+    lines.push(
+      `not granted: ${tools.notGranted.map(clean).join(", ")} (${tools.reason ?? "not active in the main session"})`,
+    );
   return lines;
 }
 
@@ -299,12 +356,17 @@ export function agentsReportLines(inventory: AgentInventory): string[] {
   if (inventory.shadowed.length > 0) {
     lines.push("", SHADOWED_HEADING);
     for (const item of inventory.shadowed) {
-      lines.push(`- ${clean(item.name)} · ${tierLabel(item.tier)} · ${clean(item.filePath)} · shadowed by ${tierLabel(item.shadowedBy.tier)} ${clean(item.shadowedBy.filePath)}`);
+      lines.push(
+        `- ${clean(item.name)} · ${tierLabel(item.tier)} · ${clean(item.filePath)} · shadowed by ${tierLabel(item.shadowedBy.tier)} ${clean(item.shadowedBy.filePath)}`,
+      );
     }
   }
   if (inventory.leftOut.length > 0) {
     lines.push("", LEFT_OUT_HEADING);
-    for (const item of inventory.leftOut) lines.push(`- ${clean(item.filePath)} · ${tierLabel(item.tier)}: ${oneLine(item.reason, AGENTS_DESCRIPTION_MAX)}`);
+    for (const item of inventory.leftOut)
+      lines.push(
+        `- ${clean(item.filePath)} · ${tierLabel(item.tier)}: ${oneLine(item.reason, AGENTS_DESCRIPTION_MAX)}`,
+      );
   }
   return lines;
 }

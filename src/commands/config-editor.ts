@@ -3,7 +3,17 @@
  */
 import type { AgentDefinition } from "../agents/parse.ts";
 import type { ModelOverridePatch, AvailableModels, ResolvedModelConfig, ResolvedValue } from "../config/load.ts";
-import { governingEntry, resolveModelConfig, resolveSavedModelConfig, resolveConfiguredBudget, resolveSandbox, readSandboxSettings, type ConfigLayers, type ResolvedBudget, type ResolvedSandbox } from "../config/resolve.ts";
+import {
+  governingEntry,
+  resolveModelConfig,
+  resolveSavedModelConfig,
+  resolveConfiguredBudget,
+  resolveSandbox,
+  readSandboxSettings,
+  type ConfigLayers,
+  type ResolvedBudget,
+  type ResolvedSandbox,
+} from "../config/resolve.ts";
 import { oneLine } from "../shared/text.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../shared/thinking.ts";
 import { readEnvBudget, BUDGET_KEYS, formatCost, budgetValue, type BudgetKey } from "../budget/limits.ts";
@@ -123,7 +133,7 @@ const PROCESS_TARGET_LABEL = "this process";
 const ADD_MODEL_ENTRY = "add a model";
 const REMOVE_MODEL_ENTRY = "remove a model";
 
-const AGENT_FIELDS = (["description", "tools", "skills", "body", "model & thinking", "budget", "sandbox"] as const);
+const AGENT_FIELDS = ["description", "tools", "skills", "body", "model & thinking", "budget", "sandbox"] as const;
 export type AgentField = (typeof AGENT_FIELDS)[number];
 
 /** How long a current value may get inside an option before it is cut (the dialog wraps, but stays readable). */
@@ -182,9 +192,14 @@ interface AgentModelView {
   inherited: InheritedModelThinking;
 }
 
-function agentModelView(agent: AgentDefinition, layers: ConfigLayers, inherited: InheritedModelThinking = {}): AgentModelView {
+function agentModelView(
+  agent: AgentDefinition,
+  layers: ConfigLayers,
+  inherited: InheritedModelThinking = {},
+): AgentModelView {
   const view: AgentModelView = { effective: resolveModelConfig(agent, layers), inherited };
-  if (layers.process && Object.hasOwn(layers.process.entries, agent.name)) view.saved = resolveSavedModelConfig(agent, layers);
+  if (layers.process && Object.hasOwn(layers.process.entries, agent.name))
+    view.saved = resolveSavedModelConfig(agent, layers);
   const governing = governingEntry(agent.name, layers);
   if (governing) view.governing = governing.source;
   return view;
@@ -198,7 +213,11 @@ function savedSuffix(view: AgentModelView): string {
  * `<name> (<source>) — <model> · thinking <level>` (an unset slot: `inherits fake/fake-model · thinking off`),
  * plus ` (process) [saved: ...]` with a process override.
  */
-export function agentPickerLine(agent: AgentDefinition, layers: ConfigLayers, inherited: InheritedModelThinking = {}): string {
+export function agentPickerLine(
+  agent: AgentDefinition,
+  layers: ConfigLayers,
+  inherited: InheritedModelThinking = {},
+): string {
   const view = agentModelView(agent, layers, inherited);
   const values = `${modelSlot(view.effective, inherited, false)} · ${thinkingSlot(view.effective, inherited, false)}`;
   const badge = view.saved ? ` ${PROCESS_BADGE}${savedSuffix(view)}` : "";
@@ -216,7 +235,9 @@ function inheritedOf(snapshot: Pick<ConfigSnapshot, "inheritedModel" | "inherite
 export type PickerValue = { kind: "agent"; name: string } | { kind: "models" };
 
 /** The agent picker: one line per agent (in discovery order), then the `$models` entry, always last. */
-export function agentPickerChoices(snapshot: Pick<ConfigSnapshot, "agents" | "layers" | "inheritedModel" | "inheritedThinking">): Choice<PickerValue>[] {
+export function agentPickerChoices(
+  snapshot: Pick<ConfigSnapshot, "agents" | "layers" | "inheritedModel" | "inheritedThinking">,
+): Choice<PickerValue>[] {
   const choices: Choice<PickerValue>[] = snapshot.agents.map((agent) => ({
     label: agentPickerLine(agent, snapshot.layers, inheritedOf(snapshot)),
     value: { kind: "agent", name: agent.name },
@@ -241,7 +262,11 @@ export function bodySummary(body: string): string {
 }
 
 /** The seven fields, each with its current value. */
-export function fieldChoices(agent: AgentDefinition, layers: ConfigLayers, inherited: InheritedModelThinking = {}): Choice<AgentField>[] {
+export function fieldChoices(
+  agent: AgentDefinition,
+  layers: ConfigLayers,
+  inherited: InheritedModelThinking = {},
+): Choice<AgentField>[] {
   const view = agentModelView(agent, layers, inherited);
   const values: Record<AgentField, string> = {
     description: oneLine(agent.description, VALUE_PREVIEW_CHARS),
@@ -259,10 +284,17 @@ export function fieldChoices(agent: AgentDefinition, layers: ConfigLayers, inher
 export type ModelAction = "edit" | "clear";
 
 /** The action layer of the model & thinking sub-flow. */
-export function modelActionChoices(agent: AgentDefinition, layers: ConfigLayers, inherited: InheritedModelThinking = {}): Choice<ModelAction>[] {
+export function modelActionChoices(
+  agent: AgentDefinition,
+  layers: ConfigLayers,
+  inherited: InheritedModelThinking = {},
+): Choice<ModelAction>[] {
   const view = agentModelView(agent, layers, inherited);
   return [
-    { label: `${EDIT_MODEL_THINKING}${ANNOTATION_SEPARATOR}${formatModelThinking(view.effective, inherited)}${savedSuffix(view)}`, value: "edit" },
+    {
+      label: `${EDIT_MODEL_THINKING}${ANNOTATION_SEPARATOR}${formatModelThinking(view.effective, inherited)}${savedSuffix(view)}`,
+      value: "edit",
+    },
     { label: CLEAR_MODEL_THINKING, value: "clear" },
   ];
 }
@@ -282,7 +314,10 @@ type ModelPick = { kind: "model"; model: string } | { kind: "type" };
  * models pi can use now (its registry); the effective model `(current)`; then the free-text entry, always last.
  */
 function modelPickChoices(listed: readonly string[], current: string | undefined): Choice<ModelPick>[] {
-  const models: Choice<ModelPick>[] = [...new Set(listed)].map((model) => ({ label: withCurrentMark(model, model === current), value: { kind: "model", model } }));
+  const models: Choice<ModelPick>[] = [...new Set(listed)].map((model) => ({
+    label: withCurrentMark(model, model === current),
+    value: { kind: "model", model },
+  }));
   models.push({ label: TYPE_MODEL_ENTRY, value: { kind: "type" } });
   return models;
 }
@@ -298,7 +333,10 @@ export function thinkingChoices(current: ThinkingLevel | undefined): Choice<Thin
 }
 
 /** `this process` / `user` / `project`, the layer that governs the agent now marked `(current)`. */
-export function writeTargetChoices(governing: WriteTarget | undefined, offerProject: boolean = true): Choice<WriteTarget>[] {
+export function writeTargetChoices(
+  governing: WriteTarget | undefined,
+  offerProject: boolean = true,
+): Choice<WriteTarget>[] {
   const choices: Choice<WriteTarget>[] = [
     { label: withCurrentMark(PROCESS_TARGET_LABEL, governing === "process"), value: "process" },
     { label: withCurrentMark("user", governing === "user"), value: "user" },
@@ -309,7 +347,10 @@ export function writeTargetChoices(governing: WriteTarget | undefined, offerProj
 }
 
 /** `user` / `project` for `$models` edits, the file the list in force comes from marked `(current)`. */
-export function modelsTargetChoices(source: AvailableModels["source"], offerProject: boolean = true): Choice<FileTarget>[] {
+export function modelsTargetChoices(
+  source: AvailableModels["source"],
+  offerProject: boolean = true,
+): Choice<FileTarget>[] {
   const choices: Choice<FileTarget>[] = [{ label: withCurrentMark("user", source === "user"), value: "user" }];
   if (offerProject) choices.push({ label: withCurrentMark("project", source === "project"), value: "project" });
   return choices;
@@ -327,14 +368,17 @@ function modelsManagerChoices(): Choice<ModelsAction>[] {
 /** Where a built-in agent can be copied before it is edited. */
 function copyDestinationChoices(agentDirs: ConfigSnapshot["agentDirs"]): Choice<FileTarget>[] {
   const choices: Choice<FileTarget>[] = [{ label: `user agents folder (${agentDirs.user})`, value: "user" }];
-  if (agentDirs.project !== undefined) choices.push({ label: `project agents folder (${agentDirs.project})`, value: "project" });
+  if (agentDirs.project !== undefined)
+    choices.push({ label: `project agents folder (${agentDirs.project})`, value: "project" });
   return choices;
 }
 
 // Titles. They carry the context an option cannot (paths, what a target means); none of them is ever written.
 
 function agentPickerTitle(agentCount: number): string {
-  return agentCount === 0 ? "Configure subagents (no agents found: only the model list can be managed)" : "Configure subagents: pick an agent";
+  return agentCount === 0
+    ? "Configure subagents (no agents found: only the model list can be managed)"
+    : "Configure subagents: pick an agent";
 }
 
 function fieldSelectTitle(agent: AgentDefinition): string {
@@ -370,7 +414,8 @@ function targetLines(paths: ConfigSnapshot["configPaths"]): string[] {
 }
 
 function writeTargetTitle(agent: AgentDefinition, paths: ConfigSnapshot["configPaths"], action: ModelAction): string {
-  const head = action === "edit" ? `${agent.name}: write model & thinking to` : `${agent.name}: clear model & thinking in`;
+  const head =
+    action === "edit" ? `${agent.name}: write model & thinking to` : `${agent.name}: clear model & thinking in`;
   return [head, ...targetLines(paths)].join("\n");
 }
 
@@ -380,11 +425,17 @@ function copyDestinationTitle(agent: AgentDefinition): string {
 
 export function modelsManagerTitle(models: AvailableModels, paths: ConfigSnapshot["configPaths"]): string {
   if (models.models.length === 0 || models.source === undefined) {
-    const head = models.source === undefined ? "The list is empty ($models is not set in the user or project file)." : `The list is empty (an empty $models in the ${models.source} file).`;
+    const head =
+      models.source === undefined
+        ? "The list is empty ($models is not set in the user or project file)."
+        : `The list is empty (an empty $models in the ${models.source} file).`;
     return `Available models ($models)\n${head}`;
   }
   const file = models.source === "project" ? paths.project : paths.user;
-  return [`Available models ($models), from the ${models.source} file (${file ?? "?"}):`, ...models.models.map((model) => `  ${model}`)].join("\n");
+  return [
+    `Available models ($models), from the ${models.source} file (${file ?? "?"}):`,
+    ...models.models.map((model) => `  ${model}`),
+  ].join("\n");
 }
 
 function modelToAddTitle(): string {
@@ -431,13 +482,18 @@ function budgetValueText(budget: ResolvedBudget, key: BudgetKey): string {
 /** The field select's value: `maxTurns 8 (frontmatter), maxCost $1.00 (project)` or `not set`. */
 function budgetFieldValue(agent: AgentDefinition, layers: ConfigLayers): string {
   const budget = agentBudget(agent, layers);
-  const parts = BUDGET_KEYS.filter((key) => budget.limits[key] !== undefined).map((key) => `${key} ${budgetValueText(budget, key)}`);
+  const parts = BUDGET_KEYS.filter((key) => budget.limits[key] !== undefined).map(
+    (key) => `${key} ${budgetValueText(budget, key)}`,
+  );
   return parts.length > 0 ? parts.join(", ") : NOT_SET;
 }
 
 function budgetKeyChoices(agent: AgentDefinition, layers: ConfigLayers): Choice<BudgetKey>[] {
   const budget = agentBudget(agent, layers);
-  return BUDGET_KEYS.map((key) => ({ label: `${key}${ANNOTATION_SEPARATOR}${budgetValueText(budget, key)}`, value: key }));
+  return BUDGET_KEYS.map((key) => ({
+    label: `${key}${ANNOTATION_SEPARATOR}${budgetValueText(budget, key)}`,
+    value: key,
+  }));
 }
 
 function budgetKeyTitle(agent: AgentDefinition): string {
@@ -463,10 +519,19 @@ function invalidBudgetNotice(agentName: string, key: BudgetKey, typed: string): 
   return `${agentName}: ${key} must be ${rule} (got ${JSON.stringify(typed.slice(0, 40))}); nothing written.`;
 }
 
-function budgetWrittenNotice(agentName: string, key: BudgetKey, value: number | null, target: WriteTarget, filePath: string | undefined, changed: boolean): string {
+function budgetWrittenNotice(
+  agentName: string,
+  key: BudgetKey,
+  value: number | null,
+  target: WriteTarget,
+  filePath: string | undefined,
+  changed: boolean,
+): string {
   const where = target === "process" ? PROCESS_TARGET_LABEL : (filePath ?? target);
   if (!changed) return `${agentName}: ${key} unchanged in ${where}; nothing written.`;
-  return value === null ? `${agentName}: ${key} cleared in ${where}.` : `${agentName}: ${key} ${shown(key, value)} saved to ${where}.`;
+  return value === null
+    ? `${agentName}: ${key} cleared in ${where}.`
+    : `${agentName}: ${key} ${shown(key, value)} saved to ${where}.`;
 }
 
 /*
@@ -497,7 +562,10 @@ function sandboxLevelChoices(agent: AgentDefinition, layers: ConfigLayers): Choi
   const current = agentSandbox(agent, layers).level;
   return [
     ...SANDBOX_LEVELS.map((level) => ({ label: level === current ? `${level} (current)` : level, value: level })),
-    { label: `clear${ANNOTATION_SEPARATOR}the entry's sandbox goes; the frontmatter or "$sandbox" applies`, value: null },
+    {
+      label: `clear${ANNOTATION_SEPARATOR}the entry's sandbox goes; the frontmatter or "$sandbox" applies`,
+      value: null,
+    },
   ];
 }
 
@@ -513,11 +581,21 @@ function sandboxTargetTitle(agent: AgentDefinition, paths: ConfigSnapshot["confi
   ].join("\n");
 }
 
-function sandboxWrittenNotice(agentName: string, value: SandboxLevel | null, target: FileTarget, filePath: string | undefined, changed: boolean, effective: SandboxLevel): string {
+function sandboxWrittenNotice(
+  agentName: string,
+  value: SandboxLevel | null,
+  target: FileTarget,
+  filePath: string | undefined,
+  changed: boolean,
+  effective: SandboxLevel,
+): string {
   const where = filePath ?? target;
   if (!changed) return `${agentName}: sandbox unchanged in ${where}; nothing written.`;
-  const done = value === null ? `${agentName}: sandbox cleared in ${where}.` : `${agentName}: sandbox ${value} saved to ${where}.`;
-  return effective === value || value === null ? `${done} It runs with sandbox ${effective}.` : `${done} It still runs with sandbox ${effective}: only your own settings can loosen a sandbox.`;
+  const done =
+    value === null ? `${agentName}: sandbox cleared in ${where}.` : `${agentName}: sandbox ${value} saved to ${where}.`;
+  return effective === value || value === null
+    ? `${done} It runs with sandbox ${effective}.`
+    : `${done} It still runs with sandbox ${effective}: only your own settings can loosen a sandbox.`;
 }
 
 /*
@@ -525,7 +603,8 @@ function sandboxWrittenNotice(agentName: string, value: SandboxLevel | null, tar
  * takes effect: a description edit is in the roster of the main agent's next turn (the roster follows the agent
  * files); every other edit counts from the next dispatch, which re-reads the agent files and the config.
  */
-export const PROCESS_WRITE_NOTE = "written to this process (memory only — no file written; disappears when the process exits)";
+export const PROCESS_WRITE_NOTE =
+  "written to this process (memory only — no file written; disappears when the process exits)";
 const NEXT_DISPATCH = "Takes effect on the next dispatch.";
 const ROSTER_NEXT_TURN = "The main agent's subagent roster shows it from its next turn.";
 const USAGE = "Usage: /subagent-config [agent-name]";
@@ -570,8 +649,10 @@ function shadowNote(target: WriteTarget, governingAfter: WriteTarget | undefined
 export function modelWrittenNotice(input: ModelWriteNoticeInput): string {
   const values = describeValues(input.model, input.thinking);
   const shadow = shadowNote(input.target, input.governingAfter, input.after);
-  if (!input.changed) return `${input.agentName}: ${values} already in ${targetPlace(input.target, input.filePath)}; nothing written.${shadow}`;
-  const where = input.target === "process" ? PROCESS_WRITE_NOTE : `written to ${targetPlace(input.target, input.filePath)}`;
+  if (!input.changed)
+    return `${input.agentName}: ${values} already in ${targetPlace(input.target, input.filePath)}; nothing written.${shadow}`;
+  const where =
+    input.target === "process" ? PROCESS_WRITE_NOTE : `written to ${targetPlace(input.target, input.filePath)}`;
   return `${input.agentName}: ${values}; ${where}. ${NEXT_DISPATCH}${shadow}`;
 }
 
@@ -581,7 +662,9 @@ export function modelWrittenNotice(input: ModelWriteNoticeInput): string {
  */
 export function fallbackText(field: "model" | "thinking", resolved: ResolvedValue<string>): string {
   if (resolved.value !== undefined) return `${resolved.value} (${resolved.source ?? NOT_SET})`;
-  return field === "model" ? `${NOT_SET} (frontmatter has none; the main agent's model is inherited)` : `${NOT_SET} (frontmatter has none)`;
+  return field === "model"
+    ? `${NOT_SET} (frontmatter has none; the main agent's model is inherited)`
+    : `${NOT_SET} (frontmatter has none)`;
 }
 
 export interface ClearNoticeInput {
@@ -597,7 +680,10 @@ export function modelClearedNotice(input: ClearNoticeInput): string {
   if (!input.changed) {
     return `${input.agentName}: no model & thinking entry in ${targetPlace(input.target, input.filePath)}; nothing changed. In effect: ${now}.`;
   }
-  const where = input.target === "process" ? "this process (memory only; no file written)" : targetPlace(input.target, input.filePath);
+  const where =
+    input.target === "process"
+      ? "this process (memory only; no file written)"
+      : targetPlace(input.target, input.filePath);
   return `${input.agentName}: model & thinking cleared in ${where}. Now: ${now}. ${NEXT_DISPATCH}`;
 }
 
@@ -621,7 +707,12 @@ function descriptionSavedNotice(agentName: string, filePath: string): string {
   return `${agentName}: description saved to ${filePath}. ${ROSTER_NEXT_TURN}`;
 }
 
-function listFieldSavedNotice(agentName: string, field: "tools" | "skills", list: readonly string[], filePath: string): string {
+function listFieldSavedNotice(
+  agentName: string,
+  field: "tools" | "skills",
+  list: readonly string[],
+  filePath: string,
+): string {
   if (list.length > 0) return `${agentName}: ${field} set to ${list.join(", ")} in ${filePath}. ${NEXT_DISPATCH}`;
   const meaning = field === "tools" ? "pi's default tools apply" : "the global skills apply";
   return `${agentName}: ${field} key removed from ${filePath} (${meaning}). ${NEXT_DISPATCH}`;
@@ -636,24 +727,49 @@ function emptyBodyNotice(agentName: string): string {
 }
 
 /** The notice for an editor that did not deliver a body (unchanged bodies are reported by unchangedNotice). */
-export function editorProblemNotice(agentName: string, outcome: Extract<BodyEditOutcome, { kind: "launch-failed" | "exit-code" }>): string {
+export function editorProblemNotice(
+  agentName: string,
+  outcome: Extract<BodyEditOutcome, { kind: "launch-failed" | "exit-code" }>,
+): string {
   if (outcome.kind === "launch-failed") {
     return `${agentName}: could not start the editor "${outcome.command}" (${outcome.reason}); nothing written. Set $EDITOR (or $VISUAL) to an editor that runs here.`;
   }
-  const how = outcome.signal ? `was ended by signal ${outcome.signal}` : `exited with code ${outcome.code ?? "unknown"}`;
+  const how = outcome.signal
+    ? `was ended by signal ${outcome.signal}`
+    : `exited with code ${outcome.code ?? "unknown"}`;
   return `${agentName}: the editor "${outcome.command}" ${how}; nothing written.`;
 }
 
-function modelAddedNotice(model: string, target: FileTarget, filePath: string | undefined, changed: boolean, shadowedBy?: FileTarget): string {
+function modelAddedNotice(
+  model: string,
+  target: FileTarget,
+  filePath: string | undefined,
+  changed: boolean,
+  shadowedBy?: FileTarget,
+): string {
   const place = targetPlace(target, filePath);
-  const shadow = shadowedBy ? ` Note: the ${shadowedBy} $models list shadows the ${target} list, so the list in force is unchanged.` : "";
-  return changed ? `Added ${model} to $models in ${place}.${shadow}` : `${model} is already in $models in ${place}; nothing written.${shadow}`;
+  const shadow = shadowedBy
+    ? ` Note: the ${shadowedBy} $models list shadows the ${target} list, so the list in force is unchanged.`
+    : "";
+  return changed
+    ? `Added ${model} to $models in ${place}.${shadow}`
+    : `${model} is already in $models in ${place}; nothing written.${shadow}`;
 }
 
-function modelRemovedNotice(model: string, target: FileTarget, filePath: string | undefined, changed: boolean, shadowedBy?: FileTarget): string {
+function modelRemovedNotice(
+  model: string,
+  target: FileTarget,
+  filePath: string | undefined,
+  changed: boolean,
+  shadowedBy?: FileTarget,
+): string {
   const place = targetPlace(target, filePath);
-  const shadow = shadowedBy ? ` Note: the ${shadowedBy} $models list shadows the ${target} list, so the list in force is unchanged.` : "";
-  return changed ? `Removed ${model} from $models in ${place}.${shadow}` : `${model} is not in $models in ${place}; nothing written.${shadow}`;
+  const shadow = shadowedBy
+    ? ` Note: the ${shadowedBy} $models list shadows the ${target} list, so the list in force is unchanged.`
+    : "";
+  return changed
+    ? `Removed ${model} from $models in ${place}.${shadow}`
+    : `${model} is not in $models in ${place}; nothing written.${shadow}`;
 }
 
 function emptyModelsListNotice(): string {
@@ -684,7 +800,14 @@ type EditDestination = { kind: "in-place" } | { kind: "copy"; to: FileTarget };
 
 /** Comma-separated input → the list it means (trimmed, blanks dropped, first occurrence kept). */
 function parseListInput(text: string): string[] {
-  return [...new Set(text.split(",").map((item) => item.trim()).filter((item) => item !== ""))];
+  return [
+    ...new Set(
+      text
+        .split(",")
+        .map((item) => item.trim())
+        .filter((item) => item !== ""),
+    ),
+  ];
 }
 
 /** A body as compared for "unchanged": line breaks, a BOM, leading blank lines and trailing whitespace ignored. */
@@ -722,7 +845,13 @@ class SubagentConfigFlow {
     const name = args.trim();
     if (name === "") return this.agentPicker();
     if (!this.agentNamed(name)) {
-      this.dialogs.notify(unknownAgentNotice(name, this.snapshot.agents.map((agent) => agent.name)), "error");
+      this.dialogs.notify(
+        unknownAgentNotice(
+          name,
+          this.snapshot.agents.map((agent) => agent.name),
+        ),
+        "error",
+      );
       return;
     }
     // Opened on one agent: Esc at its field select leaves the command (there is no picker to go back to).
@@ -748,7 +877,10 @@ class SubagentConfigFlow {
 
   private async agentPicker(): Promise<void> {
     for (;;) {
-      const picked = await this.choose(agentPickerTitle(this.snapshot.agents.length), agentPickerChoices(this.snapshot));
+      const picked = await this.choose(
+        agentPickerTitle(this.snapshot.agents.length),
+        agentPickerChoices(this.snapshot),
+      );
       if (picked === undefined) return;
       if (picked.kind === "models") await this.modelsManager();
       else await this.fieldSelect(picked.name);
@@ -762,7 +894,10 @@ class SubagentConfigFlow {
         this.dialogs.notify(agentGoneNotice(name), "error");
         return;
       }
-      const field = await this.choose(fieldSelectTitle(agent), fieldChoices(agent, this.snapshot.layers, inheritedOf(this.snapshot)));
+      const field = await this.choose(
+        fieldSelectTitle(agent),
+        fieldChoices(agent, this.snapshot.layers, inheritedOf(this.snapshot)),
+      );
       if (field === undefined) return;
       await this.editField(agent, field);
     }
@@ -794,7 +929,10 @@ class SubagentConfigFlow {
       const level = await this.choose(sandboxLevelTitle(agent), sandboxLevelChoices(agent, this.snapshot.layers));
       if (level === undefined) return;
       // No process layer: the sandbox is read from the files only.
-      const target = await this.choose(sandboxTargetTitle(agent, this.snapshot.configPaths), modelsTargetChoices(undefined, !this.snapshot.projectUntrusted));
+      const target = await this.choose(
+        sandboxTargetTitle(agent, this.snapshot.configPaths),
+        modelsTargetChoices(undefined, !this.snapshot.projectUntrusted),
+      );
       if (target === undefined) continue;
       let result: WriteResult;
       try {
@@ -805,7 +943,10 @@ class SubagentConfigFlow {
       }
       if (result.changed) this.refresh();
       const effective = agentSandbox(this.agentNamed(agent.name) ?? agent, this.snapshot.layers).level;
-      this.dialogs.notify(sandboxWrittenNotice(agent.name, level, target, result.filePath, result.changed, effective), "info");
+      this.dialogs.notify(
+        sandboxWrittenNotice(agent.name, level, target, result.filePath, result.changed, effective),
+        "info",
+      );
       return;
     }
   }
@@ -818,7 +959,10 @@ class SubagentConfigFlow {
       const key = await this.choose(budgetKeyTitle(agent), budgetKeyChoices(agent, this.snapshot.layers));
       if (key === undefined) return;
       const current = agentBudget(agent, this.snapshot.layers).limits[key];
-      const typed = await this.dialogs.input(budgetInputTitle(agent, key), current === undefined ? "" : String(current));
+      const typed = await this.dialogs.input(
+        budgetInputTitle(agent, key),
+        current === undefined ? "" : String(current),
+      );
       if (typed === undefined) continue;
       let value: number | null = null;
       if (typed.trim() !== "") {
@@ -830,7 +974,10 @@ class SubagentConfigFlow {
         value = parsed;
       }
       const governing = agentModelView(agent, this.snapshot.layers).governing;
-      const target = await this.choose(budgetTargetTitle(agent, this.snapshot.configPaths, key), writeTargetChoices(governing, !this.snapshot.projectUntrusted));
+      const target = await this.choose(
+        budgetTargetTitle(agent, this.snapshot.configPaths, key),
+        writeTargetChoices(governing, !this.snapshot.projectUntrusted),
+      );
       if (target === undefined) continue;
       let result: WriteResult;
       try {
@@ -855,7 +1002,12 @@ class SubagentConfigFlow {
   }
 
   /** Writes the change; on success refreshes and shows `notice(path)`, on refusal shows the reason. */
-  private async writeAgentChange(agent: AgentDefinition, destination: EditDestination, change: AgentFileChange, notice: (filePath: string) => string): Promise<void> {
+  private async writeAgentChange(
+    agent: AgentDefinition,
+    destination: EditDestination,
+    change: AgentFileChange,
+    notice: (filePath: string) => string,
+  ): Promise<void> {
     let result: WriteResult;
     try {
       result =
@@ -868,7 +1020,10 @@ class SubagentConfigFlow {
     }
     const filePath = result.filePath ?? agent.filePath;
     if (!result.changed) {
-      this.dialogs.notify(unchangedNotice(agent.name, change.kind === "body" ? "body" : Object.keys(change.patch).join(", ")), "info");
+      this.dialogs.notify(
+        unchangedNotice(agent.name, change.kind === "body" ? "body" : Object.keys(change.patch).join(", ")),
+        "info",
+      );
       return;
     }
     this.refresh();
@@ -908,7 +1063,10 @@ class SubagentConfigFlow {
       this.dialogs.notify(unchangedNotice(agent.name, field), "info");
       return;
     }
-    const patch = field === "tools" ? { tools: list.length === 0 ? null : list.join(", ") } : { skills: list.length === 0 ? null : list.join(", ") };
+    const patch =
+      field === "tools"
+        ? { tools: list.length === 0 ? null : list.join(", ") }
+        : { skills: list.length === 0 ? null : list.join(", ") };
     await this.writeAgentChange(agent, destination, { kind: "frontmatter", patch }, (filePath) =>
       listFieldSavedNotice(agent.name, field, list, filePath),
     );
@@ -937,7 +1095,9 @@ class SubagentConfigFlow {
       this.dialogs.notify(unchangedNotice(agent.name, "body"), "info");
       return;
     }
-    await this.writeAgentChange(agent, destination, { kind: "body", body }, (filePath) => bodySavedNotice(agent.name, filePath));
+    await this.writeAgentChange(agent, destination, { kind: "body", body }, (filePath) =>
+      bodySavedNotice(agent.name, filePath),
+    );
   }
 
   // Model & thinking --------------------------------------------------------------------------------------
@@ -945,7 +1105,10 @@ class SubagentConfigFlow {
   /** The action layer. Esc here → field select; Esc in any later step → back here. Returns after a write. */
   private async modelAndThinking(agent: AgentDefinition): Promise<void> {
     for (;;) {
-      const action = await this.choose(modelActionTitle(agent), modelActionChoices(agent, this.snapshot.layers, inheritedOf(this.snapshot)));
+      const action = await this.choose(
+        modelActionTitle(agent),
+        modelActionChoices(agent, this.snapshot.layers, inheritedOf(this.snapshot)),
+      );
       if (action === undefined) return;
       const finished = action === "edit" ? await this.editModelThinking(agent) : await this.clearModelThinking(agent);
       if (finished) return;
@@ -954,7 +1117,10 @@ class SubagentConfigFlow {
 
   private async chooseWriteTarget(agent: AgentDefinition, action: ModelAction): Promise<WriteTarget | undefined> {
     const governing = agentModelView(agent, this.snapshot.layers).governing;
-    return this.choose(writeTargetTitle(agent, this.snapshot.configPaths, action), writeTargetChoices(governing, !this.snapshot.projectUntrusted));
+    return this.choose(
+      writeTargetTitle(agent, this.snapshot.configPaths, action),
+      writeTargetChoices(governing, !this.snapshot.projectUntrusted),
+    );
   }
 
   private async chooseModel(agent: AgentDefinition, current: string | undefined): Promise<string | undefined> {
@@ -963,7 +1129,10 @@ class SubagentConfigFlow {
     const listed = fromList ? models.models : (this.snapshot.registryModels ?? []);
     if (listed.length > 0) {
       const title = fromList ? modelValueTitle(agent, models) : registryModelTitle(agent);
-      const picked = await this.choose(title, modelPickChoices(listed, current ?? (fromList ? undefined : this.snapshot.inheritedModel)));
+      const picked = await this.choose(
+        title,
+        modelPickChoices(listed, current ?? (fromList ? undefined : this.snapshot.inheritedModel)),
+      );
       if (picked === undefined || picked.kind === "model") return picked?.model;
     }
     return this.dialogs.input(modelInputTitle(agent), current ?? this.snapshot.inheritedModel ?? "");
@@ -981,7 +1150,10 @@ class SubagentConfigFlow {
       this.dialogs.notify(emptyModelNotice(agent.name), "error");
       return false;
     }
-    const thinking: ThinkingLevel | null | undefined = await this.choose(thinkingTitle(agent), thinkingChoices(effective.thinking.value));
+    const thinking: ThinkingLevel | null | undefined = await this.choose(
+      thinkingTitle(agent),
+      thinkingChoices(effective.thinking.value),
+    );
     if (thinking === undefined) return false;
     const target = await this.chooseWriteTarget(agent, "edit");
     if (target === undefined) return false;
@@ -1044,7 +1216,10 @@ class SubagentConfigFlow {
 
   private async modelsManager(): Promise<void> {
     for (;;) {
-      const action = await this.choose(modelsManagerTitle(this.snapshot.models, this.snapshot.configPaths), modelsManagerChoices());
+      const action = await this.choose(
+        modelsManagerTitle(this.snapshot.models, this.snapshot.configPaths),
+        modelsManagerChoices(),
+      );
       if (action === undefined) return;
       if (action === "add") await this.addModel();
       else await this.removeModel();
@@ -1064,7 +1239,10 @@ class SubagentConfigFlow {
       this.dialogs.notify("The model cannot be empty (provider/model-id); nothing written.", "error");
       return;
     }
-    const target = await this.choose(modelsTargetTitle("add", model, this.snapshot.configPaths), modelsTargetChoices(this.snapshot.models.source, !this.snapshot.projectUntrusted));
+    const target = await this.choose(
+      modelsTargetTitle("add", model, this.snapshot.configPaths),
+      modelsTargetChoices(this.snapshot.models.source, !this.snapshot.projectUntrusted),
+    );
     if (target === undefined) return;
     let result: WriteResult;
     try {
@@ -1074,7 +1252,10 @@ class SubagentConfigFlow {
       return;
     }
     if (result.changed) this.refresh();
-    this.dialogs.notify(modelAddedNotice(model, target, result.filePath, result.changed, this.listShadowing(target)), "info");
+    this.dialogs.notify(
+      modelAddedNotice(model, target, result.filePath, result.changed, this.listShadowing(target)),
+      "info",
+    );
   }
 
   private async removeModel(): Promise<void> {
@@ -1085,10 +1266,14 @@ class SubagentConfigFlow {
     }
     const model = await this.choose(modelToRemoveTitle(), modelValueChoices(models, undefined));
     if (model === undefined) return;
-    const target = await this.choose(modelsTargetTitle("remove", model, this.snapshot.configPaths), modelsTargetChoices(this.snapshot.models.source, !this.snapshot.projectUntrusted));
+    const target = await this.choose(
+      modelsTargetTitle("remove", model, this.snapshot.configPaths),
+      modelsTargetChoices(this.snapshot.models.source, !this.snapshot.projectUntrusted),
+    );
     if (target === undefined) return;
     const filePath = target === "user" ? this.snapshot.configPaths.user : this.snapshot.configPaths.project;
-    if (!(await this.dialogs.confirm("Remove a model from $models", removeConfirmMessage(model, target, filePath)))) return;
+    if (!(await this.dialogs.confirm("Remove a model from $models", removeConfirmMessage(model, target, filePath))))
+      return;
     let result: WriteResult;
     try {
       result = await this.store.removeModel(target, model);
@@ -1097,7 +1282,10 @@ class SubagentConfigFlow {
       return;
     }
     if (result.changed) this.refresh();
-    this.dialogs.notify(modelRemovedNotice(model, target, result.filePath ?? filePath, result.changed, this.listShadowing(target)), "info");
+    this.dialogs.notify(
+      modelRemovedNotice(model, target, result.filePath ?? filePath, result.changed, this.listShadowing(target)),
+      "info",
+    );
   }
 }
 

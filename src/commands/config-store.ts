@@ -7,14 +7,35 @@ import { isThinkingLevel, type ThinkingLevel } from "../shared/thinking.ts";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { discoverAgents, findProjectAgentsDir } from "../agents/discover.ts";
-import { applyAgentFilePatch, replaceAgentBody, setAgentBody, updateAgentFile, type AgentEditOutcome } from "../agents/edit-agent-file.ts";
+import {
+  applyAgentFilePatch,
+  replaceAgentBody,
+  setAgentBody,
+  updateAgentFile,
+  type AgentEditOutcome,
+} from "../agents/edit-agent-file.ts";
 import type { AgentDefinition } from "../agents/parse.ts";
 import { loadConfig, getProcessOverrides, setProcessOverride, type ModelOverridePatch } from "../config/load.ts";
-import { CONFIG_FILE_NAME, findProjectPiDir, PROJECT_DIR_NAME, projectConfigPath, userAgentsDir, userConfigPath } from "../shared/config-paths.ts";
+import {
+  CONFIG_FILE_NAME,
+  findProjectPiDir,
+  PROJECT_DIR_NAME,
+  projectConfigPath,
+  userAgentsDir,
+  userConfigPath,
+} from "../shared/config-paths.ts";
 import { writeModelOverride, addAvailableModel, removeAvailableModel } from "../config/write.ts";
 import { writeFileAtomic, withFileLock } from "../shared/safe-write.ts";
 import { agentDir as piAgentDir, BUILTIN_AGENTS_DIR } from "../shared/this-process.ts";
-import type { AgentFileChange, ConfigSnapshot, ConfigStore, FileTarget, WriteResult, WriteTarget, BodyEditOutcome } from "./config-editor.ts";
+import type {
+  AgentFileChange,
+  ConfigSnapshot,
+  ConfigStore,
+  FileTarget,
+  WriteResult,
+  WriteTarget,
+  BodyEditOutcome,
+} from "./config-editor.ts";
 import { BUDGET_KEYS } from "../budget/limits.ts";
 import { TRUST_HOW_TO } from "../authority/trust.ts";
 import { spawnSync, type SpawnSyncOptions, type SpawnSyncReturns } from "node:child_process";
@@ -36,7 +57,10 @@ function settingsLevel(path: string): ThinkingLevel | undefined {
     const text = readFileSync(path, "utf8");
     if (text.length > SETTINGS_MAX_BYTES) return undefined;
     const parsed: unknown = JSON.parse(text);
-    const level = parsed && typeof parsed === "object" ? (parsed as { defaultThinkingLevel?: unknown }).defaultThinkingLevel : undefined;
+    const level =
+      parsed && typeof parsed === "object"
+        ? (parsed as { defaultThinkingLevel?: unknown }).defaultThinkingLevel
+        : undefined;
     return isThinkingLevel(level) ? level : undefined;
   } catch {
     return undefined;
@@ -49,7 +73,10 @@ export function piDefaultThinking(options: { agentDir: string; cwd: string; proj
 }
 
 /** What a child gets: pi turns thinking off for a model without reasoning (and when it has no model at all). */
-export function inheritedThinking(defaultLevel: ThinkingLevel, model: { reasoning?: boolean } | undefined): ThinkingLevel {
+export function inheritedThinking(
+  defaultLevel: ThinkingLevel,
+  model: { reasoning?: boolean } | undefined,
+): ThinkingLevel {
   return model?.reasoning ? defaultLevel : "off";
 }
 
@@ -85,14 +112,14 @@ function projectPiDirForWriting(cwd: string, home: string): string | undefined {
   return resolve(cwd) === resolve(home) ? undefined : join(resolve(cwd), PROJECT_DIR_NAME);
 }
 
-
-
 function sameEntry(a: ModelOverridePatch | undefined, b: ModelOverridePatch | undefined): boolean {
   return a?.model === b?.model && a?.thinking === b?.thinking && BUDGET_KEYS.every((key) => a?.[key] === b?.[key]);
 }
 
 function noProjectError(): Error {
-  return new Error("Not saved: there is no project here (the working directory is your home folder, whose .pi is the user level). Start pi in a project folder.");
+  return new Error(
+    "Not saved: there is no project here (the working directory is your home folder, whose .pi is the user level). Start pi in a project folder.",
+  );
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -105,7 +132,9 @@ async function exists(path: string): Promise<boolean> {
 }
 
 function applyChange(text: string, change: AgentFileChange, label: string): AgentEditOutcome {
-  return change.kind === "body" ? replaceAgentBody(text, change.body, label) : applyAgentFilePatch(text, change.patch, label);
+  return change.kind === "body"
+    ? replaceAgentBody(text, change.body, label)
+    : applyAgentFilePatch(text, change.patch, label);
 }
 
 export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
@@ -134,7 +163,13 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
 
   const load = (): ConfigSnapshot => {
     const trusted = options.projectTrusted !== false;
-    const discovery = discoverAgents({ cwd: options.cwd, agentDir: agentDirPath, home, builtinDir, projectAgents: trusted });
+    const discovery = discoverAgents({
+      cwd: options.cwd,
+      agentDir: agentDirPath,
+      home,
+      builtinDir,
+      projectAgents: trusted,
+    });
     const config = loadConfig({ cwd: options.cwd, agentDir: agentDirPath, home, project: trusted });
     const projectConfig = trusted ? projectConfigForWriting() : undefined;
     const projectAgents = trusted ? projectAgentsForWriting() : undefined;
@@ -156,7 +191,10 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
 
   const configPath = (target: FileTarget): string => {
     if (target === "user") return userConfigPath(agentDirPath);
-    if (options.projectTrusted === false) throw new Error(`Not saved: this project is not trusted in this session, so its subagent-isolation.json counts for nothing (${TRUST_HOW_TO}).`);
+    if (options.projectTrusted === false)
+      throw new Error(
+        `Not saved: this project is not trusted in this session, so its subagent-isolation.json counts for nothing (${TRUST_HOW_TO}).`,
+      );
     const path = projectConfigForWriting();
     if (path === undefined) throw noProjectError();
     return path;
@@ -177,12 +215,20 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
     },
 
     async changeAgentFile(agent: AgentDefinition, change: AgentFileChange): Promise<WriteResult> {
-      if (agent.source === "builtin") throw new Error(`Not saved: ${agent.name} is a built-in agent; it is copied before it is edited.`);
-      const { changed } = change.kind === "body" ? await setAgentBody(agent.filePath, change.body) : await updateAgentFile(agent.filePath, change.patch);
+      if (agent.source === "builtin")
+        throw new Error(`Not saved: ${agent.name} is a built-in agent; it is copied before it is edited.`);
+      const { changed } =
+        change.kind === "body"
+          ? await setAgentBody(agent.filePath, change.body)
+          : await updateAgentFile(agent.filePath, change.patch);
       return { changed, filePath: agent.filePath };
     },
 
-    async copyBuiltinAgent(agent: AgentDefinition, destination: FileTarget, change: AgentFileChange): Promise<WriteResult> {
+    async copyBuiltinAgent(
+      agent: AgentDefinition,
+      destination: FileTarget,
+      change: AgentFileChange,
+    ): Promise<WriteResult> {
       const dir = destination === "user" ? userAgentsDir(agentDirPath) : projectAgentsForWriting();
       if (dir === undefined) throw noProjectError();
       const filePath = join(dir, `${agent.name}.md`);
@@ -193,7 +239,9 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
       await mkdir(dir, { recursive: true });
       await withFileLock(filePath, async () => {
         if (await exists(filePath)) {
-          throw new Error(`Not saved: ${filePath} already exists (a file that does not define ${agent.name}); edit or remove it first.`);
+          throw new Error(
+            `Not saved: ${filePath} already exists (a file that does not define ${agent.name}); edit or remove it first.`,
+          );
         }
         await writeFileAtomic(filePath, text);
       });
@@ -225,7 +273,7 @@ const FALLBACK_EDITOR = "vi";
 
 /** The editor command line: `$EDITOR`, then `$VISUAL`, then `vi` (blank values do not count). */
 export function editorCommand(env: NodeJS.ProcessEnv = process.env): string {
-  for (const name of (["EDITOR", "VISUAL"] as const)) {
+  for (const name of ["EDITOR", "VISUAL"] as const) {
     const value = env[name]?.trim();
     if (value) return value;
   }
@@ -238,7 +286,11 @@ export function splitCommand(command: string): [string, ...string[]] {
   return [program, ...args];
 }
 
-export type SpawnEditor = (program: string, args: string[], options: SpawnSyncOptions) => SpawnSyncReturns<Buffer | string>;
+export type SpawnEditor = (
+  program: string,
+  args: string[],
+  options: SpawnSyncOptions,
+) => SpawnSyncReturns<Buffer | string>;
 
 function errorReason(error: unknown): string {
   if (error && typeof error === "object" && "code" in error && typeof error.code === "string") {
@@ -252,7 +304,12 @@ function errorReason(error: unknown): string {
  * file lives in a private (0700) folder named after the agent, so the editor shows a meaningful name and
  * picks Markdown highlighting; it is always removed.
  */
-export function runEditorOnText(agentName: string, text: string, env: NodeJS.ProcessEnv = process.env, spawnEditor: SpawnEditor = spawnSync): BodyEditOutcome {
+export function runEditorOnText(
+  agentName: string,
+  text: string,
+  env: NodeJS.ProcessEnv = process.env,
+  spawnEditor: SpawnEditor = spawnSync,
+): BodyEditOutcome {
   const command = editorCommand(env);
   const [program, ...args] = splitCommand(command);
   let dir: string | undefined;
@@ -260,7 +317,11 @@ export function runEditorOnText(agentName: string, text: string, env: NodeJS.Pro
     dir = mkdtempSync(join(tmpdir(), "pi-subagent-body-"));
     const file = join(dir, `${agentName}.md`);
     writeFileSync(file, text.endsWith("\n") ? text : `${text}\n`, { encoding: "utf8", mode: 0o600 });
-    const result = spawnEditor(program, [...args, file], { stdio: "inherit", env, shell: process.platform === "win32" });
+    const result = spawnEditor(program, [...args, file], {
+      stdio: "inherit",
+      env,
+      shell: process.platform === "win32",
+    });
     if (result.error) return { kind: "launch-failed", command, reason: errorReason(result.error) };
     if (result.status !== 0) return { kind: "exit-code", command, code: result.status, signal: result.signal };
     return { kind: "edited", text: readFileSync(file, "utf8") };

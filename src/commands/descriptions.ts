@@ -5,16 +5,47 @@
  * runtime (a unit test checks the two agree), its body, and its entry in ADVANCED.md's command table.
  */
 export const COMMANDS = {
-  config: { name: "subagent-config", description: "Configure subagents: description, tools, skills, body, model & thinking, and the $models list" },
-  cancel: { name: "subagent-cancel", description: "Cancel a running subagent task (id or 4+ character prefix; no id: pick one)" },
-  cancelAll: { name: "subagent-cancel-all", description: "Cancel every running and queued subagent task of this session" },
-  message: { name: "subagent-message", description: "Send a message to a running subagent task: /subagent-message <id> <text> (no id: pick one)" },
-  result: { name: "subagent-result", description: "Show the full result of a finished subagent task (no id: pick a recent one)" },
+  config: {
+    name: "subagent-config",
+    description: "Configure subagents: description, tools, skills, body, model & thinking, and the $models list",
+  },
+  cancel: {
+    name: "subagent-cancel",
+    description: "Cancel a running subagent task (id or 4+ character prefix; no id: pick one)",
+  },
+  cancelAll: {
+    name: "subagent-cancel-all",
+    description: "Cancel every running and queued subagent task of this session",
+  },
+  message: {
+    name: "subagent-message",
+    description: "Send a message to a running subagent task: /subagent-message <id> <text> (no id: pick one)",
+  },
+  result: {
+    name: "subagent-result",
+    description: "Show the full result of a finished subagent task (no id: pick a recent one)",
+  },
   watch: { name: "subagent-watch", description: "Watch a running subagent task live (no id: pick one)" },
-  usage: { name: "subagent-usage", description: "Show what this session's subagents used: tasks by status, turns, tokens and cost, by agent and by model" },
-  answer: { name: "subagent-answer", description: "Answer the oldest question a subagent is waiting on (shown in the progress widget); refuse [id]: answer all of one task's questions cancelled" },
-  agents: { name: "subagent-agents", description: "List the agents the main agent can dispatch: tier, model and thinking with their source, tools, sandbox, isolation; and the files left out, with why" },
-  worktrees: { name: "subagent-worktrees", description: "List the kept git worktrees of subagent tasks (TUI: pick one to remove); remove <id>: remove one and its branch; merge <id>: merge its branch into the current branch" },
+  usage: {
+    name: "subagent-usage",
+    description:
+      "Show what this session's subagents used: tasks by status, turns, tokens and cost, by agent and by model",
+  },
+  answer: {
+    name: "subagent-answer",
+    description:
+      "Answer the oldest question a subagent is waiting on (shown in the progress widget); refuse [id]: answer all of one task's questions cancelled",
+  },
+  agents: {
+    name: "subagent-agents",
+    description:
+      "List the agents the main agent can dispatch: tier, model and thinking with their source, tools, sandbox, isolation; and the files left out, with why",
+  },
+  worktrees: {
+    name: "subagent-worktrees",
+    description:
+      "List the kept git worktrees of subagent tasks (TUI: pick one to remove); remove <id>: remove one and its branch; merge <id>: merge its branch into the current branch",
+  },
 } as const satisfies Record<string, { name: string; description: string }>;
 
 // The names, for the texts that mention a command.

@@ -26,7 +26,8 @@ export interface TaskCandidate {
   taskId: string;
 }
 
-export type PrefixResolution<T extends TaskCandidate> = { kind: "empty" }
+export type PrefixResolution<T extends TaskCandidate> =
+  | { kind: "empty" }
   | { kind: "too-short"; prefix: string }
   | { kind: "unknown"; prefix: string }
   | { kind: "ambiguous"; prefix: string; matches: T[] }
@@ -42,7 +43,10 @@ function idMatches(taskId: string, typed: string): boolean {
   return taskId.startsWith(typed) || taskId.endsWith(typed);
 }
 
-export function resolveTaskPrefix<T extends TaskCandidate>(input: string, candidates: readonly T[]): PrefixResolution<T> {
+export function resolveTaskPrefix<T extends TaskCandidate>(
+  input: string,
+  candidates: readonly T[],
+): PrefixResolution<T> {
   const prefix = normalizeTaskInput(input);
   if (prefix === "") return { kind: "empty" };
   const exact = candidates.find((candidate) => candidate.taskId === prefix);
@@ -58,7 +62,7 @@ export function resolveTaskPrefix<T extends TaskCandidate>(input: string, candid
     matches.push(candidate);
   }
   if (matches.length === 0) return { kind: "unknown", prefix };
-  if (matches.length === 1) return { kind: "found", task: (matches[0] as T) };
+  if (matches.length === 1) return { kind: "found", task: matches[0] as T };
   return { kind: "ambiguous", prefix, matches };
 }
 
@@ -91,7 +95,8 @@ export interface CompletionTask {
 }
 
 function runningCompletionTask(task: TaskSnapshot, now: number): CompletionTask {
-  const status = task.status === "queued" ? "queued" : `running ${formatElapsed(now - (task.startedAt ?? task.dispatchedAt))}`;
+  const status =
+    task.status === "queued" ? "queued" : `running ${formatElapsed(now - (task.startedAt ?? task.dispatchedAt))}`;
   return { taskId: task.taskId, agent: task.agent, status, task: task.task };
 }
 
@@ -126,7 +131,12 @@ function workflowCompletionTasks(running: readonly TaskSnapshot[]): CompletionTa
     entry.inFlight += 1;
     seen.set(task.workflow.id, entry);
   }
-  return [...seen].map(([taskId, entry]) => ({ taskId, agent: `${entry.kind} of ${entry.total}`, status: `${entry.inFlight} in flight`, task: `every part of the ${entry.kind}` }));
+  return [...seen].map(([taskId, entry]) => ({
+    taskId,
+    agent: `${entry.kind} of ${entry.total}`,
+    status: `${entry.inFlight} in flight`,
+    task: `every part of the ${entry.kind}`,
+  }));
 }
 
 export interface TaskCompletions {
@@ -150,7 +160,10 @@ export function taskCompletions(sources: TaskSources, now: () => number = Date.n
     running: (typed) => completionItems(typed, running()),
     cancellable: (typed) => {
       const tasks = sources.running();
-      return completionItems(typed, [...tasks.map((task) => runningCompletionTask(task, now())), ...workflowCompletionTasks(tasks)]);
+      return completionItems(typed, [
+        ...tasks.map((task) => runningCompletionTask(task, now())),
+        ...workflowCompletionTasks(tasks),
+      ]);
     },
     runningAndRecent: (typed) => completionItems(typed, [...running(), ...recent()]),
   };
@@ -230,8 +243,16 @@ export function alreadyFinished(taskId: string, status: string): string {
 // --- /subagent-cancel ---
 
 /** `/subagent-result <batch id>`: a workflow has no result of its own; each part's is named. */
-export function workflowResultNotice(workflowId: string, title: string, parts: ReadonlyArray<{ index: number; agent: string; status: string; taskId?: string }>): string {
-  const each = parts.map((part) => (part.taskId ? `/subagent-result ${part.taskId} (${part.index}. ${part.agent} ${part.status})` : `${part.index}. ${part.agent} ${part.status}`));
+export function workflowResultNotice(
+  workflowId: string,
+  title: string,
+  parts: ReadonlyArray<{ index: number; agent: string; status: string; taskId?: string }>,
+): string {
+  const each = parts.map((part) =>
+    part.taskId
+      ? `/subagent-result ${part.taskId} (${part.index}. ${part.agent} ${part.status})`
+      : `${part.index}. ${part.agent} ${part.status}`,
+  );
   return `${workflowId} is a ${title}. Each part has its own result: ${each.join(", ")}.`;
 }
 
@@ -290,7 +311,9 @@ export function commandFailed(command: string, error: unknown): string {
  * split at the first `---` line), and the JSON line printed in JSON mode. Pure.
  */
 /** `succeeded`, or `cancelled by user` / `timed out (activity_timeout)` where the bare status hides why. */
-export function statusWithCause(record: Pick<TaskRecord, "status" | "cancelledBy" | "stopReason" | "errorMessage">): string {
+export function statusWithCause(
+  record: Pick<TaskRecord, "status" | "cancelledBy" | "stopReason" | "errorMessage">,
+): string {
   if (record.status === "cancelled") {
     if (record.cancelledBy === "user") return "cancelled by user";
     if (record.cancelledBy === "agent") return "cancelled by main agent";
@@ -333,7 +356,9 @@ export function resultMetadataLines(record: TaskRecord): string[] {
   if (record.skippedOutput) {
     const first = record.skippedOutput.sample[0];
     const sample = first === undefined ? "" : ` (the first: ${JSON.stringify(oneLine(first, 80))})`;
-    lines.push(`Skipped output: ${record.skippedOutput.lines} lines of the subagent's stdout that were not pi events${sample}`);
+    lines.push(
+      `Skipped output: ${record.skippedOutput.lines} lines of the subagent's stdout that were not pi events${sample}`,
+    );
   }
   const model = modelProvenanceText(record);
   if (model) lines.push(`Model: ${model}`);
@@ -342,7 +367,8 @@ export function resultMetadataLines(record: TaskRecord): string[] {
   if (record.stopReason && record.status !== "succeeded") lines.push(`Stop reason: ${record.stopReason}`);
   if (record.errorMessage && record.status !== "succeeded") lines.push(`Error: ${oneLine(record.errorMessage, 500)}`);
   // A person's cancel records the command used, not a reason.
-  if (record.cancelReason && record.cancelledBy === "user") lines.push(`Cancelled with: ${oneLine(record.cancelReason, 100)}`);
+  if (record.cancelReason && record.cancelledBy === "user")
+    lines.push(`Cancelled with: ${oneLine(record.cancelReason, 100)}`);
   else if (record.cancelReason) lines.push(`Cancellation reason: ${oneLine(record.cancelReason, 500)}`);
   lines.push(
     `Mode: ${record.mode === "async" ? "background" : "synchronous"}`,
@@ -351,7 +377,8 @@ export function resultMetadataLines(record: TaskRecord): string[] {
     `Session file: ${record.sessionFile}`,
     `Task: ${oneLine(record.task, 2000)}`,
   );
-  if (record.worktree) lines.push(`Worktree: ${worktreeSummary(record.worktree)}`, ...worktreeChangesLines(record.worktree));
+  if (record.worktree)
+    lines.push(`Worktree: ${worktreeSummary(record.worktree)}`, ...worktreeChangesLines(record.worktree));
   lines.push(...messageBlock(record.messages));
   return lines;
 }
@@ -371,5 +398,7 @@ export function resultJsonLine(record: TaskRecord): string {
 
 /** One line per finished task, newest first, for `/subagent-result` without an id outside the TUI. */
 export function recentResultLines(records: readonly TaskRecord[]): string[] {
-  return records.map((record) => `${record.taskId}  ${record.agent}  ${statusWithCause(record)}  ${oneLine(record.task, 80)}`);
+  return records.map(
+    (record) => `${record.taskId}  ${record.agent}  ${statusWithCause(record)}  ${oneLine(record.task, 80)}`,
+  );
 }

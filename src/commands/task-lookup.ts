@@ -40,8 +40,7 @@ export function taskSources(background: () => BackgroundTasks | undefined, agent
     storedIds: () => listTaskIds(agentDir()),
     record: (taskId) => readRecord(agentDir(), taskId),
     runLockHeld: (taskId) => runLockHeld(agentDir(), taskId),
-    recentRecords: (limit) =>
-      listRecentRecords(agentDir(), limit).sort((a, b) => b.finishedAt - a.finishedAt),
+    recentRecords: (limit) => listRecentRecords(agentDir(), limit).sort((a, b) => b.finishedAt - a.finishedAt),
     workflow: (workflowId) => readWorkflowRecord(agentDir(), workflowId),
     storedWorkflowIds: () => listWorkflowIds(agentDir()),
   };
@@ -55,7 +54,8 @@ function runLockHeld(agentDir: string, taskId: string): boolean {
 }
 
 /** The outcomes every lookup shares: nothing typed, or a prefix that names no single task. */
-type PrefixProblem = { kind: "empty" }
+type PrefixProblem =
+  | { kind: "empty" }
   | { kind: "too-short"; prefix: string }
   | { kind: "unknown"; prefix: string }
   | { kind: "ambiguous"; prefix: string; matches: NamedTask[] };
@@ -84,7 +84,11 @@ function liveWorkflows(running: readonly TaskSnapshot[]): LiveWorkflow[] {
   const byId: Map<string, LiveWorkflow> = new Map();
   for (const task of running) {
     if (!task.workflow) continue;
-    const entry = byId.get(task.workflow.id) ?? { workflowId: task.workflow.id, workflowKind: task.workflow.kind, parts: [] };
+    const entry = byId.get(task.workflow.id) ?? {
+      workflowId: task.workflow.id,
+      workflowKind: task.workflow.kind,
+      parts: [],
+    };
     entry.parts.push(task);
     byId.set(task.workflow.id, entry);
   }
@@ -92,7 +96,8 @@ function liveWorkflows(running: readonly TaskSnapshot[]): LiveWorkflow[] {
 }
 
 /** A task to cancel or watch: running here, or the reason it is not. */
-export type RunningLookup = PrefixProblem
+export type RunningLookup =
+  | PrefixProblem
   | { kind: "running"; task: TaskSnapshot }
   | { kind: "workflow"; workflow: LiveWorkflow }
   | { kind: "finished"; record: TaskRecord }
@@ -109,7 +114,11 @@ export function lookupRunning(input: string, sources: TaskSources): RunningLooku
   type Candidate = { taskId: string; agent: string } & ({ task: TaskSnapshot } | { workflow: LiveWorkflow });
   const candidates: Candidate[] = [
     ...running.map((task) => ({ taskId: task.taskId, agent: task.agent, task })),
-    ...workflows.map((workflow) => ({ taskId: workflow.workflowId, agent: `${workflow.workflowKind} of ${workflow.parts[0]?.workflow?.total ?? workflow.parts.length}`, workflow })),
+    ...workflows.map((workflow) => ({
+      taskId: workflow.workflowId,
+      agent: `${workflow.workflowKind} of ${workflow.parts[0]?.workflow?.total ?? workflow.parts.length}`,
+      workflow,
+    })),
   ];
   const resolved = resolveTaskPrefix(input, candidates);
   if (resolved.kind === "found") {
@@ -117,10 +126,17 @@ export function lookupRunning(input: string, sources: TaskSources): RunningLooku
     return "workflow" in found ? { kind: "workflow", workflow: found.workflow } : { kind: "running", task: found.task };
   }
   if (resolved.kind === "ambiguous") {
-    return { kind: "ambiguous", prefix: resolved.prefix, matches: resolved.matches.map(({ taskId, agent }) => ({ taskId, agent })) };
+    return {
+      kind: "ambiguous",
+      prefix: resolved.prefix,
+      matches: resolved.matches.map(({ taskId, agent }) => ({ taskId, agent })),
+    };
   }
   if (resolved.kind !== "unknown") return resolved;
-  const stored = resolveTaskPrefix(input, sources.storedIds().map((taskId) => ({ taskId })));
+  const stored = resolveTaskPrefix(
+    input,
+    sources.storedIds().map((taskId) => ({ taskId })),
+  );
   if (stored.kind !== "found") return { kind: "unknown", prefix: resolved.prefix };
   const taskId = stored.task.taskId;
   if (sources.runLockHeld(taskId)) return { kind: "elsewhere", taskId };
@@ -129,7 +145,8 @@ export function lookupRunning(input: string, sources: TaskSources): RunningLooku
 }
 
 /** A task whose result to show. */
-export type ResultLookup = PrefixProblem
+export type ResultLookup =
+  | PrefixProblem
   | { kind: "running"; taskId: string }
   | { kind: "workflow"; workflowId: string; record?: WorkflowRecord }
   | { kind: "record"; record: TaskRecord }
@@ -138,20 +155,36 @@ export type ResultLookup = PrefixProblem
 export function lookupResult(input: string, sources: TaskSources): ResultLookup {
   const running = sources.running();
   const ids = [...running.map((task) => task.taskId), ...sources.storedIds()];
-  const workflowIds = new Set([...liveWorkflows(running).map((workflow) => workflow.workflowId), ...(sources.storedWorkflowIds?.() ?? [])]);
-  const resolved = resolveTaskPrefix(input, [...ids, ...workflowIds].map((taskId) => ({ taskId })));
+  const workflowIds = new Set([
+    ...liveWorkflows(running).map((workflow) => workflow.workflowId),
+    ...(sources.storedWorkflowIds?.() ?? []),
+  ]);
+  const resolved = resolveTaskPrefix(
+    input,
+    [...ids, ...workflowIds].map((taskId) => ({ taskId })),
+  );
   switch (resolved.kind) {
     case "found": {
       const taskId = resolved.task.taskId;
       // A batch or chain has no result of its own: the caller names its parts' (or says it still runs).
-      if (workflowIds.has(taskId) && !ids.includes(taskId)) return { kind: "workflow", workflowId: taskId, record: sources.workflow?.(taskId) };
+      if (workflowIds.has(taskId) && !ids.includes(taskId))
+        return { kind: "workflow", workflowId: taskId, record: sources.workflow?.(taskId) };
       // A resumed session has the record of its earlier run while it runs again: running wins.
-      if (running.some((task) => task.taskId === taskId) || sources.runLockHeld(taskId)) return { kind: "running", taskId };
+      if (running.some((task) => task.taskId === taskId) || sources.runLockHeld(taskId))
+        return { kind: "running", taskId };
       const record = sources.record(taskId);
       return record ? { kind: "record", record } : { kind: "no-record", taskId };
     }
     case "ambiguous":
-      return { kind: "ambiguous", prefix: resolved.prefix, matches: nameStored(sources, resolved.matches.map((m) => m.taskId), running) };
+      return {
+        kind: "ambiguous",
+        prefix: resolved.prefix,
+        matches: nameStored(
+          sources,
+          resolved.matches.map((m) => m.taskId),
+          running,
+        ),
+      };
     default:
       return resolved;
   }

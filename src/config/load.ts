@@ -82,30 +82,36 @@ export type FileLayerName = "user" | "project";
 
 /** A layer with nothing in it. Entries have no prototype, so no agent name can reach Object.prototype. */
 export function emptyLayer(name: ConfigLayer["name"], filePath?: string): ConfigLayer {
-  const layer: ConfigLayer = { name, entries: (Object.create(null) as Record<string, ModelOverride>), warnings: [] };
+  const layer: ConfigLayer = { name, entries: Object.create(null) as Record<string, ModelOverride>, warnings: [] };
   if (filePath !== undefined) layer.filePath = filePath;
   return layer;
 }
 
 /** `$models` cleaning: strings only, trimmed, blanks dropped, duplicates removed (the first one stays). */
 export function cleanModelList(raw: readonly unknown[]): string[] {
-  const cleaned = raw.filter((((item) => typeof item === "string") as (item: unknown) => item is string)).map((item) => item.trim());
+  const cleaned = raw
+    .filter(((item) => typeof item === "string") as (item: unknown) => item is string)
+    .map((item) => item.trim());
   return [...new Set(cleaned.filter((item) => item !== ""))];
 }
 
 /** `ignored`: Values inside the entry that were invalid and dropped; the rest of the entry still counts. */
-type ParsedOverrideEntry = { ok: true, entry: ModelOverride, ignored: string[], sandboxProblem?: string } | { ok: false, reason: string };
+type ParsedOverrideEntry =
+  | { ok: true; entry: ModelOverride; ignored: string[]; sandboxProblem?: string }
+  | { ok: false; reason: string };
 
 /** One entry's value, or the reason the whole entry is ignored. */
 function parseOverrideEntry(value: unknown): ParsedOverrideEntry {
   if (typeof value === "string") {
     const model = value.trim();
-    return model === "" ? { ok: false, reason: "the model must be a non-empty string" } : { ok: true, entry: { model }, ignored: [] };
+    return model === ""
+      ? { ok: false, reason: "the model must be a non-empty string" }
+      : { ok: true, entry: { model }, ignored: [] };
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return { ok: false, reason: 'an entry must be a model string or an object with "model" and/or "thinking"' };
   }
-  const record = (value as Record<string, unknown>);
+  const record = value as Record<string, unknown>;
   const entry: ModelOverride = {};
   const problems: string[] = [];
   const model = record["model"];
@@ -120,7 +126,10 @@ function parseOverrideEntry(value: unknown): ParsedOverrideEntry {
     const raw = record[key];
     if (raw === undefined || raw === null) continue;
     const limit = typeof raw === "number" ? budgetValue(key, raw) : undefined;
-    if (limit === undefined) problems.push(`${budgetValueProblem(key, typeof raw === "number" ? raw : NaN)} (got ${quoteForMessage(typeof raw === "string" ? raw : JSON.stringify(raw))})`);
+    if (limit === undefined)
+      problems.push(
+        `${budgetValueProblem(key, typeof raw === "number" ? raw : NaN)} (got ${quoteForMessage(typeof raw === "string" ? raw : JSON.stringify(raw))})`,
+      );
     else entry[key] = limit;
   }
   const sandbox = record["sandbox"];
@@ -131,7 +140,12 @@ function parseOverrideEntry(value: unknown): ParsedOverrideEntry {
     entry.sandbox = "read-only";
     sandboxProblem = `${sandboxValueProblem(sandbox)}; ${UNKNOWN_LEVEL_READ_ONLY}`;
   }
-  if (entry.model === undefined && entry.thinking === undefined && entry.sandbox === undefined && !BUDGET_KEYS.some((key) => entry[key] !== undefined)) {
+  if (
+    entry.model === undefined &&
+    entry.thinking === undefined &&
+    entry.sandbox === undefined &&
+    !BUDGET_KEYS.some((key) => entry[key] !== undefined)
+  ) {
     problems.push('the entry sets neither "model" nor "thinking" nor a budget nor "sandbox"');
     return { ok: false, reason: problems.join("; ") };
   }
@@ -154,7 +168,7 @@ export function parseConfigLayer(text: string, name: FileLayerName, filePath?: s
     layer.warnings.push(`${where}: the file must contain a JSON object; the whole file is ignored`);
     return layer;
   }
-  const record = (data as Record<string, unknown>);
+  const record = data as Record<string, unknown>;
   for (const key of Object.keys(record)) {
     const value = record[key];
     if (key === MODELS_KEY) {
@@ -169,7 +183,7 @@ export function parseConfigLayer(text: string, name: FileLayerName, filePath?: s
       continue;
     }
     if (key.startsWith("$")) {
-      (layer.settings ??= (Object.create(null) as Record<string, unknown>))[key] = value;
+      (layer.settings ??= Object.create(null) as Record<string, unknown>)[key] = value;
       continue;
     }
     if (isReservedObjectKey(key)) {
@@ -185,12 +199,11 @@ export function parseConfigLayer(text: string, name: FileLayerName, filePath?: s
     if (parsed.ignored.length > 0) {
       layer.warnings.push(`${where}: ${quoteForMessage(key)}: ${parsed.ignored.join("; ")}; that value is ignored`);
     }
-    if (parsed.sandboxProblem !== undefined) layer.warnings.push(`${where}: ${quoteForMessage(key)}: ${parsed.sandboxProblem}`);
+    if (parsed.sandboxProblem !== undefined)
+      layer.warnings.push(`${where}: ${quoteForMessage(key)}: ${parsed.sandboxProblem}`);
   }
   return layer;
 }
-
-
 
 /**
  * Reads one file layer. A missing file (or no path) is an empty layer without warnings; anything that is not a
@@ -205,8 +218,10 @@ export function readConfigLayer(filePath: string | undefined, name: FileLayerNam
 export function configLayerFromRead(read: RegularFileRead, filePath: string, name: FileLayerName): ConfigLayer {
   if (!read.ok) {
     const layer = emptyLayer(name, filePath);
-    if (read.kind === "refused") layer.warnings.push(`${WARNING_PREFIX}${printablePath(filePath)}: ${read.reason}; ignored`);
-    else if (read.kind === "directory") layer.warnings.push(`${WARNING_PREFIX}${printablePath(filePath)}: cannot be read (EISDIR); ignored`);
+    if (read.kind === "refused")
+      layer.warnings.push(`${WARNING_PREFIX}${printablePath(filePath)}: ${read.reason}; ignored`);
+    else if (read.kind === "directory")
+      layer.warnings.push(`${WARNING_PREFIX}${printablePath(filePath)}: cannot be read (EISDIR); ignored`);
     return layer;
   }
   return parseConfigLayer(read.text, name, filePath);
@@ -265,13 +280,14 @@ export function setProcessOverride(agentName: string, patch: ModelOverridePatch)
     else if (budgetValueProblem(key, value) === undefined && typeof value === "number") next[key] = value;
     else throw new Error(`The ${key} ${budgetValueProblem(key, value)?.replace(`"${key}" `, "") ?? "is invalid"}.`);
   }
-  if (next.model === undefined && next.thinking === undefined && BUDGET_KEYS.every((key) => next[key] === undefined)) overrides.delete(agentName);
+  if (next.model === undefined && next.thinking === undefined && BUDGET_KEYS.every((key) => next[key] === undefined))
+    overrides.delete(agentName);
   else overrides.set(agentName, next);
 }
 
 /** A copy of every in-memory override; changing it changes nothing. */
 export function getProcessOverrides(): Record<string, ModelOverride> {
-  const copy = (Object.create(null) as Record<string, ModelOverride>);
+  const copy = Object.create(null) as Record<string, ModelOverride>;
   for (const [name, entry] of overrides) copy[name] = { ...entry };
   return copy;
 }
@@ -329,7 +345,8 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   let projectPath = projectConfigPath(options.cwd, options.home);
   // pi's agent dir may itself be a project's `.pi` folder; one file is then one layer (user), not two.
   if (projectPath === userPath) projectPath = undefined;
-  const skipped = options.project === false && projectPath !== undefined && existsSync(projectPath) ? projectPath : undefined;
+  const skipped =
+    options.project === false && projectPath !== undefined && existsSync(projectPath) ? projectPath : undefined;
   if (options.project === false) projectPath = undefined;
   const user: ConfigLayer = readConfigLayer(userPath, "user");
   const project: ConfigLayer = readConfigLayer(projectPath, "project");

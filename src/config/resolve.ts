@@ -5,7 +5,14 @@ import type { AgentDefinition, AgentSource } from "../agents/parse.ts";
 import type { ConfigLayer, ModelOverride, ResolvedModelConfig, ValueSource, AvailableModels } from "./load.ts";
 import type { ThinkingLevel } from "../shared/thinking.ts";
 import { BUDGET_ENV, BUDGET_KEYS, formatCost, type BudgetKey, type BudgetLimits } from "../budget/limits.ts";
-import { isSandboxLevel, SANDBOX_LEVELS, stricterLevel, type SandboxLevel, type ResolvedSandbox, type SandboxSource } from "../sandbox/levels.ts";
+import {
+  isSandboxLevel,
+  SANDBOX_LEVELS,
+  stricterLevel,
+  type SandboxLevel,
+  type ResolvedSandbox,
+  type SandboxSource,
+} from "../sandbox/levels.ts";
 import { DEFAULT_MAX_DEPTH, MAX_DEPTH_CAP, MAX_DEPTH_ENV, parseMaxDepth } from "../shared/nesting.ts";
 
 /*
@@ -27,7 +34,7 @@ export interface ConfigLayers {
 export type AgentModelFields = Pick<AgentDefinition, "name" | "model" | "thinking">;
 
 /** Highest precedence first. */
-const LAYER_ORDER = (["process", "project", "user"] as const);
+const LAYER_ORDER = ["process", "project", "user"] as const;
 
 export type EntryLayerName = (typeof LAYER_ORDER)[number];
 
@@ -46,14 +53,17 @@ function entriesOf(agentName: string, layers: ConfigLayers): { entry: ModelOverr
  * The entry that governs `agentName`'s model and thinking and the layer it sits in: the highest one that sets
  * either of them, if any does.
  */
-export function governingEntry(agentName: string, layers: ConfigLayers): { entry: ModelOverride; source: EntryLayerName } | undefined {
+export function governingEntry(
+  agentName: string,
+  layers: ConfigLayers,
+): { entry: ModelOverride; source: EntryLayerName } | undefined {
   return entriesOf(agentName, layers).find(({ entry }) => entry.model !== undefined || entry.thinking !== undefined);
 }
 
 /** The merged view `{...user, ...project, ...process}` every reader sees. */
 export function mergeOverrideEntries(layers: ConfigLayers): Record<string, ModelOverride> {
   return Object.assign(
-    (Object.create(null) as Record<string, ModelOverride>),
+    Object.create(null) as Record<string, ModelOverride>,
     layers.user?.entries,
     layers.project?.entries,
     layers.process?.entries,
@@ -70,7 +80,12 @@ export interface CallModelChoice {
  * The effective model and thinking level of `agent`, each with its source. `inheritedModel` is the main
  * agent's current model as `provider/id`; leave it out where inheriting makes no sense.
  */
-export function resolveModelConfig(agent: AgentModelFields, layers: ConfigLayers, inheritedModel?: string, call: CallModelChoice = {}): ResolvedModelConfig {
+export function resolveModelConfig(
+  agent: AgentModelFields,
+  layers: ConfigLayers,
+  inheritedModel?: string,
+  call: CallModelChoice = {},
+): ResolvedModelConfig {
   const governing = governingEntry(agent.name, layers);
   const resolved: ResolvedModelConfig = { model: {}, thinking: {} };
 
@@ -78,11 +93,13 @@ export function resolveModelConfig(agent: AgentModelFields, layers: ConfigLayers
   if (call.model !== undefined) model = { value: call.model, source: "call" };
   else if (governing?.entry.model !== undefined) model = { value: governing.entry.model, source: governing.source };
   else if (agent.model !== undefined) model = { value: agent.model, source: "frontmatter" };
-  else if (inheritedModel !== undefined && inheritedModel !== "") model = { value: inheritedModel, source: "inherited" };
+  else if (inheritedModel !== undefined && inheritedModel !== "")
+    model = { value: inheritedModel, source: "inherited" };
   if (model) resolved.model = model;
 
   if (call.thinking !== undefined) resolved.thinking = { value: call.thinking, source: "call" };
-  else if (governing?.entry.thinking !== undefined) resolved.thinking = { value: governing.entry.thinking, source: governing.source };
+  else if (governing?.entry.thinking !== undefined)
+    resolved.thinking = { value: governing.entry.thinking, source: governing.source };
   else if (agent.thinking !== undefined) resolved.thinking = { value: agent.thinking, source: "frontmatter" };
 
   return resolved;
@@ -129,7 +146,11 @@ function show(key: BudgetKey, value: number): string {
 }
 
 /** The configured limits (config entry, frontmatter, env) of an agent, ignoring any call. */
-export function resolveConfiguredBudget(agent: { name: string; source?: AgentSource } & BudgetLimits, layers: ConfigLayers, envLimits: BudgetLimits): ResolvedBudget {
+export function resolveConfiguredBudget(
+  agent: { name: string; source?: AgentSource } & BudgetLimits,
+  layers: ConfigLayers,
+  envLimits: BudgetLimits,
+): ResolvedBudget {
   const entries = entriesOf(agent.name, layers);
   const resolved: ResolvedBudget = { limits: {}, sources: {}, capped: [] };
   const projectAgent = agent.source === "project";
@@ -144,7 +165,10 @@ export function resolveConfiguredBudget(agent: { name: string; source?: AgentSou
     else if (envLimits[key] !== undefined) [limit, source] = [envLimits[key], "env"];
     // The project's (its entry, a project agent's frontmatter) only ever lowers it.
     const projectEntry = entries.find(({ source: layer }) => layer === "project")?.entry[key];
-    const projectValues: [number | undefined, BudgetSource][] = [[projectAgent ? agent[key] : undefined, "frontmatter"], [projectEntry, "project"]];
+    const projectValues: [number | undefined, BudgetSource][] = [
+      [projectAgent ? agent[key] : undefined, "frontmatter"],
+      [projectEntry, "project"],
+    ];
     for (const [value, from] of projectValues) {
       if (value !== undefined && (limit === undefined || value < limit)) [limit, source] = [value, from];
     }
@@ -158,7 +182,11 @@ export function resolveConfiguredBudget(agent: { name: string; source?: AgentSou
 
 /** Applies a call's limits to the configured ones (see the file comment). */
 export function applyCallBudget(configured: ResolvedBudget, call: BudgetLimits): ResolvedBudget {
-  const resolved: ResolvedBudget = { limits: { ...configured.limits }, sources: { ...configured.sources }, capped: [...configured.capped] };
+  const resolved: ResolvedBudget = {
+    limits: { ...configured.limits },
+    sources: { ...configured.sources },
+    capped: [...configured.capped],
+  };
   for (const key of BUDGET_KEYS) {
     const asked = call[key];
     if (asked === undefined) continue;
@@ -168,7 +196,9 @@ export function applyCallBudget(configured: ResolvedBudget, call: BudgetLimits):
       resolved.sources[key] = "call";
     } else {
       const where = configured.sources[key] === "env" ? BUDGET_ENV[key] : (configured.sources[key] ?? "config");
-      resolved.capped.push(`${key} ${show(key, asked)} was capped at the configured ${show(key, limit)} (${where}); a call can only lower a budget`);
+      resolved.capped.push(
+        `${key} ${show(key, asked)} was capped at the configured ${show(key, limit)} (${where}); a call can only lower a budget`,
+      );
     }
   }
   return resolved;
@@ -204,7 +234,9 @@ function readLevel(layer: Layer, name: string, warnings: string[]): SandboxLevel
   if (isSandboxLevel(value)) return value;
   if (value === null) return undefined;
   // A mistyped level asked for a sandbox: the strictest one, never none.
-  warnings.push(`${where(layer, name)}: "${SANDBOX_KEY}" must be one of ${SANDBOX_LEVELS.join(", ")} (got ${JSON.stringify(value)?.slice(0, 80)}); every agent it covers runs read-only until that is fixed`);
+  warnings.push(
+    `${where(layer, name)}: "${SANDBOX_KEY}" must be one of ${SANDBOX_LEVELS.join(", ")} (got ${JSON.stringify(value)?.slice(0, 80)}); every agent it covers runs read-only until that is fixed`,
+  );
   return "read-only";
 }
 
@@ -218,11 +250,17 @@ export function readSandboxSettings(layers: { user: Layer; project: Layer }): Sa
   const user = layers.user.settings ?? {};
   if (Object.hasOwn(user, SANDBOX_HIDE_KEY)) {
     const value = user[SANDBOX_HIDE_KEY];
-    if (Array.isArray(value) && value.every((item) => typeof item === "string")) result.hide = (value as string[]).filter((item) => item.trim() !== "");
-    else warnings.push(`${where(layers.user, "user")}: "${SANDBOX_HIDE_KEY}" must be a list of paths ("~/..." or absolute); ignored`);
+    if (Array.isArray(value) && value.every((item) => typeof item === "string"))
+      result.hide = (value as string[]).filter((item) => item.trim() !== "");
+    else
+      warnings.push(
+        `${where(layers.user, "user")}: "${SANDBOX_HIDE_KEY}" must be a list of paths ("~/..." or absolute); ignored`,
+      );
   }
   if (Object.hasOwn(layers.project.settings ?? {}, SANDBOX_HIDE_KEY)) {
-    warnings.push(`${where(layers.project, "project")}: "${SANDBOX_HIDE_KEY}" can only be set in your user-level subagent-isolation.json; ignored`);
+    warnings.push(
+      `${where(layers.project, "project")}: "${SANDBOX_HIDE_KEY}" can only be set in your user-level subagent-isolation.json; ignored`,
+    );
   }
   return result;
 }
@@ -308,35 +346,67 @@ export interface DispatchLimits {
   warnings: string[];
 }
 
-export type FileLayers = { user: Pick<ConfigLayer, "settings" | "filePath">; project: Pick<ConfigLayer, "settings" | "filePath"> };
+export type FileLayers = {
+  user: Pick<ConfigLayer, "settings" | "filePath">;
+  project: Pick<ConfigLayer, "settings" | "filePath">;
+};
 
 function parseForkMaxChars(raw: unknown): number | undefined {
   const value = typeof raw === "string" && raw.trim() !== "" ? Number(raw) : typeof raw === "number" ? raw : Number.NaN;
   return Number.isInteger(value) && value >= 1 ? value : undefined;
 }
 
-function resolveLimit(envName: string, key: string, parse: (raw: unknown) => number | undefined, fallback: number, expected: string, env: NodeJS.ProcessEnv, layers: FileLayers, warnings: string[]): DispatchLimit {
+function resolveLimit(
+  envName: string,
+  key: string,
+  parse: (raw: unknown) => number | undefined,
+  fallback: number,
+  expected: string,
+  env: NodeJS.ProcessEnv,
+  layers: FileLayers,
+  warnings: string[],
+): DispatchLimit {
   const fromEnv = env[envName];
   if (fromEnv !== undefined && fromEnv.trim() !== "") {
     const value = parse(fromEnv);
     if (value !== undefined) return { value, source: "env" };
     warnings.push(`pi-subagent-dispatch: ${envName}=${fromEnv.trim()} is not ${expected}; ignored`);
   }
-  for (const name of (["project", "user"] as const)) {
+  for (const name of ["project", "user"] as const) {
     const layer = layers[name];
     const settings = layer.settings;
     if (!settings || !Object.hasOwn(settings, key)) continue;
     const value = parse(settings[key]);
     if (value !== undefined) return { value, source: name };
-    warnings.push(`pi-subagent-dispatch: ${layer.filePath ?? `${name} subagent-isolation.json`}: "${key}" is not ${expected}; ignored`);
+    warnings.push(
+      `pi-subagent-dispatch: ${layer.filePath ?? `${name} subagent-isolation.json`}: "${key}" is not ${expected}; ignored`,
+    );
   }
   return { value: fallback, source: "default" };
 }
 
 export function resolveDispatchLimits(env: NodeJS.ProcessEnv, layers: FileLayers): DispatchLimits {
   const warnings: string[] = [];
-  const maxDepth = resolveLimit(MAX_DEPTH_ENV, MAX_DEPTH_KEY, parseMaxDepth, DEFAULT_MAX_DEPTH, `a whole number from 1 to ${MAX_DEPTH_CAP}`, env, layers, warnings);
-  const forkMaxChars = resolveLimit(FORK_MAX_CHARS_ENV, FORK_MAX_CHARS_KEY, parseForkMaxChars, DEFAULT_FORK_MAX_CHARS, "a whole number of characters (1 or more)", env, layers, warnings);
+  const maxDepth = resolveLimit(
+    MAX_DEPTH_ENV,
+    MAX_DEPTH_KEY,
+    parseMaxDepth,
+    DEFAULT_MAX_DEPTH,
+    `a whole number from 1 to ${MAX_DEPTH_CAP}`,
+    env,
+    layers,
+    warnings,
+  );
+  const forkMaxChars = resolveLimit(
+    FORK_MAX_CHARS_ENV,
+    FORK_MAX_CHARS_KEY,
+    parseForkMaxChars,
+    DEFAULT_FORK_MAX_CHARS,
+    "a whole number of characters (1 or more)",
+    env,
+    layers,
+    warnings,
+  );
   return { maxDepth, forkMaxChars, warnings };
 }
 
@@ -358,7 +428,10 @@ export function resolveAskPerson(user: Pick<ConfigLayer, "settings" | "filePath"
   if (!settings || !Object.hasOwn(settings, ASK_PERSON_KEY)) return { askPerson: true };
   const value = settings[ASK_PERSON_KEY];
   if (typeof value === "boolean") return { askPerson: value };
-  return { askPerson: true, warning: `pi-subagent-dispatch: ${user.filePath ?? "user subagent-isolation.json"}: "${ASK_PERSON_KEY}" must be true or false; ignored` };
+  return {
+    askPerson: true,
+    warning: `pi-subagent-dispatch: ${user.filePath ?? "user subagent-isolation.json"}: "${ASK_PERSON_KEY}" must be true or false; ignored`,
+  };
 }
 
 /*
@@ -373,7 +446,11 @@ export function splitModelRef(ref: string): { provider: string; id: string } | u
 }
 
 /** The refusal of a call's model, or undefined when it may run. `known` asks pi's model registry. */
-export function callModelProblem(model: string, available: AvailableModels, known: (provider: string, id: string) => boolean): string | undefined {
+export function callModelProblem(
+  model: string,
+  available: AvailableModels,
+  known: (provider: string, id: string) => boolean,
+): string | undefined {
   // An empty list restricts nothing, as in /subagent-config, which then asks for any model.
   if (available.models.length > 0 && !available.models.includes(model)) {
     return `Model "${model}" is not in the $models list of the ${available.source} subagent-isolation.json; allowed: ${available.models.join(", ")}. Omit model to use the agent's own.`;

@@ -3,7 +3,13 @@
  */
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import { writeFileAtomic, withFileLock, WriteBackError, type AtomicWriteOptions, type FileLockOptions } from "../shared/safe-write.ts";
+import {
+  writeFileAtomic,
+  withFileLock,
+  WriteBackError,
+  type AtomicWriteOptions,
+  type FileLockOptions,
+} from "../shared/safe-write.ts";
 import { isSandboxLevel, SANDBOX_LEVELS, type SandboxLevel } from "../sandbox/levels.ts";
 import { agentNameProblem } from "../agents/parse.ts";
 import { isThinkingLevel, THINKING_LEVELS } from "../shared/thinking.ts";
@@ -39,11 +45,13 @@ type JsonArray = JsonValue[];
 export type JsonValue = null | boolean | string | JsonNumber | JsonArray | JsonObject;
 
 /** `eol` (when `ok`): the file's line break style, reused when it is written back. */
-export type ParsedJsonDocument = {
-  ok: true,
-  root: JsonValue,
-  eol: "\n" | "\r\n",
-} | { ok: false, reason: string };
+export type ParsedJsonDocument =
+  | {
+      ok: true;
+      root: JsonValue;
+      eol: "\n" | "\r\n";
+    }
+  | { ok: false; reason: string };
 
 export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
   return value instanceof Map;
@@ -115,7 +123,7 @@ class OrderedScanner {
       this.at++;
     }
     this.at++; // closing quote
-    return (JSON.parse(this.text.slice(start, this.at)) as string);
+    return JSON.parse(this.text.slice(start, this.at)) as string;
   }
 
   private object(): JsonObject {
@@ -166,7 +174,9 @@ function stringifyValue(value: JsonValue, indent: string, eol: string): string {
     return `[${eol}${items.join(`,${eol}`)}${eol}${indent}]`;
   }
   if (value.size === 0) return "{}";
-  const members = [...value].map(([key, item]) => `${inner}${JSON.stringify(key)}: ${stringifyValue(item, inner, eol)}`);
+  const members = [...value].map(
+    ([key, item]) => `${inner}${JSON.stringify(key)}: ${stringifyValue(item, inner, eol)}`,
+  );
   return `{${eol}${members.join(`,${eol}`)}${eol}${indent}}`;
 }
 
@@ -183,19 +193,29 @@ export function stringifyJsonDocument(root: JsonValue, eol: "\n" | "\r\n" = "\n"
 /** Changes the file's top-level object in place; returns whether anything changed. */
 export type JsonObjectEdit = (root: JsonObject) => boolean;
 
-export type EditOutcome = { changed: false } | { changed: true, text: string };
+export type EditOutcome = { changed: false } | { changed: true; text: string };
 
 /**
  * Applies an edit to a file's text (`undefined`: the file does not exist, so the edit starts from `{}`).
  * Throws WriteBackError for invalid JSON or a top level that is not an object.
  */
-function applyJsonObjectEdit(text: string | undefined, edit: JsonObjectEdit, fileLabel: string = "the config file"): EditOutcome {
+function applyJsonObjectEdit(
+  text: string | undefined,
+  edit: JsonObjectEdit,
+  fileLabel: string = "the config file",
+): EditOutcome {
   const parsed = parseJsonDocument(text ?? "");
   if (!parsed.ok) {
-    throw new WriteBackError("invalid-json", `Not saved: ${fileLabel} is not valid JSON (${parsed.reason}). Fix or remove it first; it was left as it is.`);
+    throw new WriteBackError(
+      "invalid-json",
+      `Not saved: ${fileLabel} is not valid JSON (${parsed.reason}). Fix or remove it first; it was left as it is.`,
+    );
   }
   if (!isJsonObject(parsed.root)) {
-    throw new WriteBackError("not-an-object", `Not saved: ${fileLabel} does not contain a JSON object. Fix or remove it first; it was left as it is.`);
+    throw new WriteBackError(
+      "not-an-object",
+      `Not saved: ${fileLabel} does not contain a JSON object. Fix or remove it first; it was left as it is.`,
+    );
   }
   if (!edit(parsed.root)) return { changed: false };
   return { changed: true, text: stringifyJsonDocument(parsed.root, parsed.eol) };
@@ -228,7 +248,12 @@ async function readIfPresent(filePath: string): Promise<string | undefined> {
  * Runs one locked read-modify-write on a JSON object file. `mayCreate` false (an edit that only removes
  * things) means a missing file stays missing: nothing, not even its folder or a lock file, is created.
  */
-export async function editJsonObjectFile(filePath: string, edit: JsonObjectEdit, mayCreate: boolean, options: JsonFileWriteOptions = {}): Promise<{ changed: boolean }> {
+export async function editJsonObjectFile(
+  filePath: string,
+  edit: JsonObjectEdit,
+  mayCreate: boolean,
+  options: JsonFileWriteOptions = {},
+): Promise<{ changed: boolean }> {
   if (!mayCreate && !(await fileExists(filePath))) return { changed: false };
   await mkdir(dirname(filePath), { recursive: true });
   return withFileLock(
@@ -267,44 +292,66 @@ interface CheckedPatch {
 
 /** Checks the name and the patch; throws WriteBackError on the first problem. Does no I/O. */
 function checkModelOverridePatch(agentName: string, patch: ModelOverridePatch): CheckedPatch {
-  if (typeof agentName !== "string") throw new WriteBackError("invalid-agent-name", "Not saved: the agent name must be a string.");
+  if (typeof agentName !== "string")
+    throw new WriteBackError("invalid-agent-name", "Not saved: the agent name must be a string.");
   const nameProblem = agentNameProblem(agentName);
-  if (nameProblem) throw new WriteBackError("invalid-agent-name", `Not saved: ${JSON.stringify(agentName)} cannot be an agent key (${nameProblem}).`);
+  if (nameProblem)
+    throw new WriteBackError(
+      "invalid-agent-name",
+      `Not saved: ${JSON.stringify(agentName)} cannot be an agent key (${nameProblem}).`,
+    );
   if (patch === null || typeof patch !== "object" || Array.isArray(patch)) {
     throw new WriteBackError("invalid-value", "Not saved: the change must be an object with model and/or thinking.");
   }
   for (const key of Object.keys(patch)) {
-    if (!PATCH_KEYS.has(key)) throw new WriteBackError("invalid-value", `Not saved: unknown field ${JSON.stringify(key)} (only model, thinking, maxTurns, maxTokens, maxCost and sandbox can be written).`);
+    if (!PATCH_KEYS.has(key))
+      throw new WriteBackError(
+        "invalid-value",
+        `Not saved: unknown field ${JSON.stringify(key)} (only model, thinking, maxTurns, maxTokens, maxCost and sandbox can be written).`,
+      );
   }
   const checked: CheckedPatch = {};
-  const { model, thinking } = (patch as { model?: unknown, thinking?: unknown });
+  const { model, thinking } = patch as { model?: unknown; thinking?: unknown };
   if (model !== undefined) {
     if (model === null) checked.model = null;
     else if (typeof model === "string" && model.trim() !== "") checked.model = model.trim();
-    else throw new WriteBackError("invalid-value", "Not saved: the model must be a non-empty string (provider/model-id).");
+    else
+      throw new WriteBackError("invalid-value", "Not saved: the model must be a non-empty string (provider/model-id).");
   }
   if (thinking !== undefined) {
     if (thinking === null) checked.thinking = null;
     else if (isThinkingLevel(thinking)) checked.thinking = thinking;
-    else throw new WriteBackError("invalid-value", `Not saved: the thinking level must be one of ${THINKING_LEVELS.join(", ")} (got ${JSON.stringify(thinking)}).`);
+    else
+      throw new WriteBackError(
+        "invalid-value",
+        `Not saved: the thinking level must be one of ${THINKING_LEVELS.join(", ")} (got ${JSON.stringify(thinking)}).`,
+      );
   }
   for (const key of BUDGET_KEYS) {
     const value = (patch as Record<string, unknown>)[key];
     if (value === undefined) continue;
     if (value === null) checked[key] = null;
     else if (typeof value === "number" && budgetValueProblem(key, value) === undefined) checked[key] = value;
-    else throw new WriteBackError("invalid-value", `Not saved: ${budgetValueProblem(key, value) ?? `"${key}" is invalid`} (got ${JSON.stringify(value)}).`);
+    else
+      throw new WriteBackError(
+        "invalid-value",
+        `Not saved: ${budgetValueProblem(key, value) ?? `"${key}" is invalid`} (got ${JSON.stringify(value)}).`,
+      );
   }
   const sandbox = (patch as { sandbox?: unknown }).sandbox;
   if (sandbox !== undefined) {
     if (sandbox === null) checked.sandbox = null;
     else if (isSandboxLevel(sandbox)) checked.sandbox = sandbox;
-    else throw new WriteBackError("invalid-value", `Not saved: the sandbox must be one of ${SANDBOX_LEVELS.join(", ")} (got ${JSON.stringify(sandbox)}).`);
+    else
+      throw new WriteBackError(
+        "invalid-value",
+        `Not saved: the sandbox must be one of ${SANDBOX_LEVELS.join(", ")} (got ${JSON.stringify(sandbox)}).`,
+      );
   }
   return checked;
 }
 
-const PATCHED_FIELDS = (["model", "thinking", ...BUDGET_KEYS, "sandbox"] as const);
+const PATCHED_FIELDS = ["model", "thinking", ...BUDGET_KEYS, "sandbox"] as const;
 
 /** Whether the patch changes nothing at all. */
 function patchesNothing(patch: CheckedPatch): boolean {
@@ -313,7 +360,12 @@ function patchesNothing(patch: CheckedPatch): boolean {
 
 /** Whether the patch sets at least one field (and so may have to create the file). */
 function setsSomething(patch: CheckedPatch): boolean {
-  return typeof patch.model === "string" || typeof patch.thinking === "string" || typeof patch.sandbox === "string" || BUDGET_KEYS.some((key) => typeof patch[key] === "number");
+  return (
+    typeof patch.model === "string" ||
+    typeof patch.thinking === "string" ||
+    typeof patch.sandbox === "string" ||
+    BUDGET_KEYS.some((key) => typeof patch[key] === "number")
+  );
 }
 
 /** The edit of the top-level object for one agent's entry. */
@@ -353,7 +405,9 @@ function sameEntry(previous: JsonValue | undefined, after: JsonObject): boolean 
   if (!isJsonObject(previous)) return false;
   if (previous.size !== after.size) return false;
   const afterKeys = [...after.keys()];
-  return [...previous.keys()].every((key, index) => key === afterKeys[index] && sameValue(previous.get(key), after.get(key)));
+  return [...previous.keys()].every(
+    (key, index) => key === afterKeys[index] && sameValue(previous.get(key), after.get(key)),
+  );
 }
 
 /** Identity, or two JSON numbers of equal value (`1` and `1.0` are the same limit). */
@@ -365,7 +419,11 @@ function sameValue(a: JsonValue | undefined, b: JsonValue | undefined): boolean 
  * The pure step: the file's text (undefined when it does not exist) and a patch in, the new text or
  * "unchanged" out. Throws WriteBackError (nothing to write) for an invalid name, patch or file.
  */
-export function applyModelOverridePatch(text: string | undefined, agentName: string, patch: ModelOverridePatch): EditOutcome {
+export function applyModelOverridePatch(
+  text: string | undefined,
+  agentName: string,
+  patch: ModelOverridePatch,
+): EditOutcome {
   const checked = checkModelOverridePatch(agentName, patch);
   return applyJsonObjectEdit(text, overrideEdit(agentName, checked));
 }
@@ -374,7 +432,12 @@ export function applyModelOverridePatch(text: string | undefined, agentName: str
  * Writes the patch into the file (created, with its folder, only when the patch sets something). Under the
  * file's lock, atomically. Resolves `{ changed }`; throws WriteBackError with the file untouched otherwise.
  */
-export async function writeModelOverride(filePath: string, agentName: string, patch: ModelOverridePatch, options: JsonFileWriteOptions = {}): Promise<{ changed: boolean }> {
+export async function writeModelOverride(
+  filePath: string,
+  agentName: string,
+  patch: ModelOverridePatch,
+  options: JsonFileWriteOptions = {},
+): Promise<{ changed: boolean }> {
   const checked = checkModelOverridePatch(agentName, patch);
   if (patchesNothing(checked)) return { changed: false };
   return editJsonObjectFile(filePath, overrideEdit(agentName, checked), setsSomething(checked), options);
@@ -388,7 +451,7 @@ export async function writeModelOverride(filePath: string, agentName: string, pa
  * that is not there changes nothing, and removing the last one leaves `"$models": []`, which still shadows the
  * user list from a project file. Every other key is written back as it was; an invalid-JSON file is refused.
  */
-export type ModelsListEdit = { action: "add", model: string } | { action: "remove", model: string };
+export type ModelsListEdit = { action: "add"; model: string } | { action: "remove"; model: string };
 
 function checkedModelId(model: unknown): string {
   if (typeof model !== "string" || model.trim() === "") {
@@ -430,15 +493,27 @@ export function applyModelsListEdit(text: string | undefined, edit: ModelsListEd
 }
 
 /** Applies the edit to the file under its lock, atomically. A remove never creates the file. */
-export async function editModelsList(filePath: string, edit: ModelsListEdit, options: JsonFileWriteOptions = {}): Promise<{ changed: boolean }> {
+export async function editModelsList(
+  filePath: string,
+  edit: ModelsListEdit,
+  options: JsonFileWriteOptions = {},
+): Promise<{ changed: boolean }> {
   const checked = checkEdit(edit);
   return editJsonObjectFile(filePath, modelsListEdit(checked), checked.action === "add", options);
 }
 
-export function addAvailableModel(filePath: string, model: string, options?: JsonFileWriteOptions): Promise<{ changed: boolean }> {
+export function addAvailableModel(
+  filePath: string,
+  model: string,
+  options?: JsonFileWriteOptions,
+): Promise<{ changed: boolean }> {
   return editModelsList(filePath, { action: "add", model }, options);
 }
 
-export function removeAvailableModel(filePath: string, model: string, options?: JsonFileWriteOptions): Promise<{ changed: boolean }> {
+export function removeAvailableModel(
+  filePath: string,
+  model: string,
+  options?: JsonFileWriteOptions,
+): Promise<{ changed: boolean }> {
   return editModelsList(filePath, { action: "remove", model }, options);
 }

@@ -141,7 +141,9 @@ export function withoutDuplicateResults<T extends ContextMessage>(messages: read
     if (!isResultMessage(message)) return true;
     const taskId = resultTaskId(message);
     const copyKey = taskId === undefined ? undefined : `${taskId}\n${JSON.stringify(message.content ?? "")}`;
-    const duplicate = (message.details as ResultDetailsLike | undefined)?.duplicate === true || (copyKey !== undefined && seen.has(copyKey));
+    const duplicate =
+      (message.details as ResultDetailsLike | undefined)?.duplicate === true ||
+      (copyKey !== undefined && seen.has(copyKey));
     if (copyKey !== undefined) seen.add(copyKey);
     if (duplicate) dropped = true;
     return !duplicate;

@@ -4,7 +4,13 @@
 import { formatDuration, formatSeconds, formatUsage, oneLine, stripTerminalControls } from "../shared/text.ts";
 import { budgetAwareStatus, budgetSummary } from "../budget/limits.ts";
 import { limitedOutput } from "../records/record-store.ts";
-import { isPartialRecord, shownOutput, callChoseModel, modelProvenanceText, type TaskRecord } from "../records/record.ts";
+import {
+  isPartialRecord,
+  shownOutput,
+  callChoseModel,
+  modelProvenanceText,
+  type TaskRecord,
+} from "../records/record.ts";
 import { PARTIAL_OUTPUT_HEADING } from "../run/outcome.ts";
 import { worktreeChangesLines, worktreeSummary } from "../worktree/finish-decision.ts";
 
@@ -99,7 +105,8 @@ function errorLine(record: TaskRecord, limits: EnvelopeLimits): string | undefin
   if (record.stopReason === "activity_timeout") {
     return `activity_timeout: no output for ${formatSeconds(limits.activityTimeoutMs)}`;
   }
-  if (record.stopReason === "hard_timeout") return `hard_timeout: ran longer than ${formatSeconds(limits.hardTimeoutMs)}`;
+  if (record.stopReason === "hard_timeout")
+    return `hard_timeout: ran longer than ${formatSeconds(limits.hardTimeoutMs)}`;
   if (record.status === "cancelled") return undefined;
   // A budget stop's reason is already in its status line.
   if (record.status === "stopped") return undefined;
@@ -152,7 +159,8 @@ function originLine(record: Pick<TaskRecord, "origin">): string | undefined {
   if (!origin) return undefined;
   const parts: string[] = [];
   if (origin.maxDepth > 1) parts.push(`Depth: ${origin.depth} of ${origin.maxDepth}`);
-  if (origin.context === "fork") parts.push(`Context: forked (${origin.forkedMessages ?? 0} messages of the main conversation)`);
+  if (origin.context === "fork")
+    parts.push(`Context: forked (${origin.forkedMessages ?? 0} messages of the main conversation)`);
   return parts.length > 0 ? `- ${parts.join(" · ")}` : undefined;
 }
 
@@ -190,7 +198,16 @@ export function metadataLines(record: TaskRecord, limits: EnvelopeLimits): strin
 
 export function buildEnvelope(record: TaskRecord, others: readonly InFlightTask[], limits: EnvelopeLimits): string {
   const changes = record.worktree ? worktreeChangesLines(record.worktree) : [];
-  const blocks = [envelopeTitle(record), "", TRIGGER_LINE, "", metadataLines(record, limits).join("\n"), "", inFlightBlock(others), ""];
+  const blocks = [
+    envelopeTitle(record),
+    "",
+    TRIGGER_LINE,
+    "",
+    metadataLines(record, limits).join("\n"),
+    "",
+    inFlightBlock(others),
+    "",
+  ];
   if (changes.length > 0) blocks.push(changes.join("\n"), "");
   const envelope = [...blocks, "---", envelopeBody(record)].join("\n");
   // pi draws a queued steer message as it is: no control sequence from the child may reach the terminal.

@@ -105,7 +105,14 @@ export function startedEvent(task: TaskIdentity, pid: number, at: number): TaskS
   return { ...base(task, at), pid };
 }
 
-export function askingEvent(question: { taskId: string; path: ReadonlyArray<{ agent: string; taskId: string }>; dialog: { method: string; title: string } }, at: number): TaskAskingEvent {
+export function askingEvent(
+  question: {
+    taskId: string;
+    path: ReadonlyArray<{ agent: string; taskId: string }>;
+    dialog: { method: string; title: string };
+  },
+  at: number,
+): TaskAskingEvent {
   const asker = question.path[question.path.length - 1];
   return {
     source: EVENT_SOURCE,

@@ -12,7 +12,15 @@ import { buildEnvelope } from "./envelope.ts";
 import { addToOutbox } from "./outbox.ts";
 import { isIdentityAlive, type ProcessIdentity } from "../shared/proc-identity.ts";
 import { killTreeNow } from "../run/processes.ts";
-import { removeAgentPrompt, sessionFilePath, childOf, lockPath, ownerOf, readSessionLock, type LockContent } from "../run/session-files.ts";
+import {
+  removeAgentPrompt,
+  sessionFilePath,
+  childOf,
+  lockPath,
+  ownerOf,
+  readSessionLock,
+  type LockContent,
+} from "../run/session-files.ts";
 import { signalMarkedProcesses } from "../run/parent-watchdog.ts";
 import type { RunSettings } from "../shared/run-settings.ts";
 import { readRecord, writeRecord } from "../records/record-store.ts";
@@ -142,7 +150,12 @@ export interface SliceOptions {
  * Each reaped run is handed to `onReaped` as soon as it is recorded, so its notice goes out with it: a pi that
  * exits half-way has reported every run it recorded, and leaves the rest, still locked, to the next start.
  */
-export async function reapOrphanedTasksInSlices(agentDir: string, deps: SweepDeps, onReaped: (task: ReapedTask) => void, options: SliceOptions = {}): Promise<void> {
+export async function reapOrphanedTasksInSlices(
+  agentDir: string,
+  deps: SweepDeps,
+  onReaped: (task: ReapedTask) => void,
+  options: SliceOptions = {},
+): Promise<void> {
   const maxMs = options.maxMs ?? 10;
   const maxTasks = options.maxTasks ?? Number.POSITIVE_INFINITY;
   const pause = options.pause ?? (() => new Promise<void>((resolve) => setImmediate(resolve)));

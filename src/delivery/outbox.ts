@@ -3,7 +3,12 @@
  */
 import { mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join, dirname } from "node:path";
-import { writeFileAtomicSync, readStateFileSync, readStateJsonSync, SMALL_STATE_MAX_BYTES } from "../shared/safe-write.ts";
+import {
+  writeFileAtomicSync,
+  readStateFileSync,
+  readStateJsonSync,
+  SMALL_STATE_MAX_BYTES,
+} from "../shared/safe-write.ts";
 import { subagentSessionsDir } from "../shared/this-process.ts";
 import { isIdentityAlive, isSameProcess, ownIdentity, type ProcessIdentity } from "../shared/proc-identity.ts";
 import { isTaskId } from "../shared/nesting.ts";
@@ -61,18 +66,22 @@ const QUARANTINE_SUFFIX = ".bad";
 
 function isIdentity(value: unknown): value is ProcessIdentity {
   if (typeof value !== "object" || value === null) return false;
-  const { pid, start } = (value as { pid?: unknown; start?: unknown });
-  return typeof pid === "number" && Number.isInteger(pid) && pid > 0 && (start === undefined || typeof start === "string");
+  const { pid, start } = value as { pid?: unknown; start?: unknown };
+  return (
+    typeof pid === "number" && Number.isInteger(pid) && pid > 0 && (start === undefined || typeof start === "string")
+  );
 }
 
 /** Whether `value` is an entry, and the one for `taskId` (the file's name). */
 function isOutboxEntry(value: unknown, taskId: string): value is OutboxEntry {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const entry = (value as Partial<Record<keyof OutboxEntry, unknown>>);
-  return entry.taskId === taskId
-    && typeof entry.finishedAt === "number"
-    && (entry.parentSessionId === undefined || typeof entry.parentSessionId === "string")
-    && (entry.owner === undefined || isIdentity(entry.owner));
+  const entry = value as Partial<Record<keyof OutboxEntry, unknown>>;
+  return (
+    entry.taskId === taskId &&
+    typeof entry.finishedAt === "number" &&
+    (entry.parentSessionId === undefined || typeof entry.parentSessionId === "string") &&
+    (entry.owner === undefined || isIdentity(entry.owner))
+  );
 }
 
 /** An entry that may not have been written by this package moves aside (see the opening comment). */
@@ -115,7 +124,11 @@ function readEntries(agentDir: string): OutboxEntry[] {
 }
 
 /** Who may deliver an entry now, seen from `self`. Pure apart from `alive`. */
-export function deliveryRight(entry: Pick<OutboxEntry, "owner">, self: ProcessIdentity, alive: (owner: ProcessIdentity) => boolean): "mine" | "owner-alive" | "orphaned" {
+export function deliveryRight(
+  entry: Pick<OutboxEntry, "owner">,
+  self: ProcessIdentity,
+  alive: (owner: ProcessIdentity) => boolean,
+): "mine" | "owner-alive" | "orphaned" {
   if (!entry.owner) return "orphaned";
   if (isSameProcess(entry.owner, self)) return "mine";
   return alive(entry.owner) ? "owner-alive" : "orphaned";
@@ -194,11 +207,19 @@ function reason(error: unknown): string {
 }
 
 /** What still happens to the result, by path: sent from memory (background) or returned by the tool (blocking). */
-const FROM_MEMORY = "The result is still delivered, from memory; it is not on disk, so it is lost if pi exits before it arrives.";
-export const RETURNED = "The result is still returned to the model; only the record on disk (for /subagent-result) is missing.";
+const FROM_MEMORY =
+  "The result is still delivered, from memory; it is not on disk, so it is lost if pi exits before it arrives.";
+export const RETURNED =
+  "The result is still returned to the model; only the record on disk (for /subagent-result) is missing.";
 
 /** The notice text (exact; docs/troubleshooting.md quotes it). */
-export function saveFailureNotice(what: "record" | "outbox entry", record: Pick<TaskRecord, "agent" | "taskId">, path: string, error: unknown, outcome: string = FROM_MEMORY): string {
+export function saveFailureNotice(
+  what: "record" | "outbox entry",
+  record: Pick<TaskRecord, "agent" | "taskId">,
+  path: string,
+  error: unknown,
+  outcome: string = FROM_MEMORY,
+): string {
   return `subagent: could not save the ${what} of ${record.agent} task ${record.taskId} at ${path} (${reason(error)}). ${outcome}`;
 }
 
@@ -225,7 +246,11 @@ export class SaveFailureReporter {
   }
 
   /** `path`: where the record was to be written (default: the task's record.json). */
-  record(record: Pick<TaskRecord, "agent" | "taskId">, error: unknown, path = recordPath(this.agentDir, record.taskId)): void {
+  record(
+    record: Pick<TaskRecord, "agent" | "taskId">,
+    error: unknown,
+    path = recordPath(this.agentDir, record.taskId),
+  ): void {
     // Every task folder has its own path: the place that failed is the folder holding them all.
     this.report(`record:${dirname(dirname(path))}`, `${saveFailureNotice("record", record, path, error)} ${LATER}`);
   }
@@ -237,7 +262,10 @@ export class SaveFailureReporter {
 
   /** A task's run files that could not be removed (see cleanupFailureNotice): once per agent dir. */
   cleanup(record: TaskRecord, error: unknown): void {
-    this.report(`cleanup:${this.agentDir}`, `${cleanupFailureNotice(record, error)} Later clean-up failures there are not reported again.`);
+    this.report(
+      `cleanup:${this.agentDir}`,
+      `${cleanupFailureNotice(record, error)} Later clean-up failures there are not reported again.`,
+    );
   }
 
   private report(place: string, text: string): void {

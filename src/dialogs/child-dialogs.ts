@@ -36,7 +36,8 @@ export interface ChildNotice {
   level: "info" | "warning" | "error";
 }
 
-export type ChildUiRequest = { kind: "dialog"; dialog: ChildDialog }
+export type ChildUiRequest =
+  | { kind: "dialog"; dialog: ChildDialog }
   | { kind: "notice"; notice: ChildNotice }
   /** `setStatus`, `setWidget`, `setTitle`, `set_editor_text`: never applied to the main pi. */
   | { kind: "ignored"; method: string };
@@ -53,17 +54,21 @@ const DIALOG_METHODS: ReadonlySet<string> = new Set(["select", "confirm", "input
  * so no title, option, message or `editor` prefill can set the window title, clear the screen or write the
  * clipboard (OSC 52) when pi draws it. Line breaks and tabs stay.
  */
-const text = (value: unknown): string | undefined => (typeof value === "string" ? stripTerminalControls(value) : undefined);
+const text = (value: unknown): string | undefined =>
+  typeof value === "string" ? stripTerminalControls(value) : undefined;
 
 /** The request in a parsed `extension_ui_request` line, or undefined when the line is not one. */
 export function parseUiRequest(line: Record<string, unknown>): ChildUiRequest | undefined {
-  if (line.type !== "extension_ui_request" || typeof line.id !== "string" || typeof line.method !== "string") return undefined;
+  if (line.type !== "extension_ui_request" || typeof line.id !== "string" || typeof line.method !== "string")
+    return undefined;
   const method = line.method;
   if (DIALOG_METHODS.has(method)) {
-    const dialog: ChildDialog = { id: line.id, method: (method as DialogMethod), title: text(line.title) ?? "" };
+    const dialog: ChildDialog = { id: line.id, method: method as DialogMethod, title: text(line.title) ?? "" };
     if (method === "confirm") dialog.message = text(line.message) ?? "";
     if (method === "select") {
-      const values = Array.isArray(line.options) ? line.options.filter((option): option is string => typeof option === "string") : [];
+      const values = Array.isArray(line.options)
+        ? line.options.filter((option): option is string => typeof option === "string")
+        : [];
       dialog.options = values.map(stripTerminalControls);
       if (dialog.options.some((shown, index) => shown !== values[index])) dialog.optionValues = values;
     }
@@ -79,7 +84,10 @@ export function parseUiRequest(line: Record<string, unknown>): ChildUiRequest | 
 }
 
 /** The answer a dialog gets from what the person chose (undefined: Esc, which a plain pi also reads as cancelled). */
-export function answerOf(dialog: Pick<ChildDialog, "method" | "options" | "optionValues">, chosen: string | boolean | undefined): DialogAnswer {
+export function answerOf(
+  dialog: Pick<ChildDialog, "method" | "options" | "optionValues">,
+  chosen: string | boolean | undefined,
+): DialogAnswer {
   if (chosen === undefined) return CANCELLED;
   if (dialog.method === "confirm") return { confirmed: chosen === true };
   if (typeof chosen !== "string") return CANCELLED;
@@ -214,7 +222,14 @@ export class QuestionQueue {
   }
 
   ask(taskId: string, path: readonly Asker[], dialog: ChildDialog): Question {
-    const question: Question = { key: this.nextKey++, taskId, path: [...path], dialog, askedAt: (this.options.now ?? Date.now)(), opened: false };
+    const question: Question = {
+      key: this.nextKey++,
+      taskId,
+      path: [...path],
+      dialog,
+      askedAt: (this.options.now ?? Date.now)(),
+      opened: false,
+    };
     this.waiting.push(question);
     this.options.onChange?.();
     return question;
@@ -360,7 +375,11 @@ export class DialogBridge {
   private ended = false;
 
   /** `onAnswered`: a question was answered or closed (the run's quiet time counts again from now). */
-  constructor(route: DialogRoute | undefined, send: (response: DialogResponse) => void, onAnswered: () => void = () => {}) {
+  constructor(
+    route: DialogRoute | undefined,
+    send: (response: DialogResponse) => void,
+    onAnswered: () => void = () => {},
+  ) {
     this.route = route ?? { kind: "nobody" };
     this.send = send;
     this.onAnswered = onAnswered;
@@ -374,7 +393,9 @@ export class DialogBridge {
   /** The result's lines for the questions nobody could answer (bounded; the last says how many more). */
   get unanswered(): string[] {
     const more = this.unansweredCount - this.unansweredLines.length;
-    return more > 0 ? [...this.unansweredLines, `… and ${more} more questions nobody could answer`] : [...this.unansweredLines];
+    return more > 0
+      ? [...this.unansweredLines, `… and ${more} more questions nobody could answer`]
+      : [...this.unansweredLines];
   }
 
   handle(request: ChildUiRequest): void {
@@ -441,7 +462,12 @@ export class DialogBridge {
  * the child stopped or was refused.
  */
 /** Where a child's dialogs go: to the person (a sink in the TUI), or nowhere, for a reason the result names. */
-export type NobodyReason = "print mode" | "JSON mode" | "RPC mode" | "$askPerson is false" | "too many questions waiting";
+export type NobodyReason =
+  | "print mode"
+  | "JSON mode"
+  | "RPC mode"
+  | "$askPerson is false"
+  | "too many questions waiting";
 
 export function unansweredLine(dialog: Pick<ChildDialog, "title" | "message">, reason?: NobodyReason): string {
   return `asked "${questionLine(dialog)}": no one to answer${reason ? ` (${reason})` : ""}`;

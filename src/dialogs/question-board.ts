@@ -2,7 +2,19 @@
  * This pi's board of children's questions: a route per task, the notices and their limit, `/subagent-answer`'s arguments, and the texts.
  */
 import { oneLine } from "../shared/text.ts";
-import { askerLabel, questionLine, decodeNestedTitle, QuestionQueue, CANCELLED, type Asker, type CloseReason, type Question, type DialogAnswer, type DialogRoute, type NobodyReason } from "./child-dialogs.ts";
+import {
+  askerLabel,
+  questionLine,
+  decodeNestedTitle,
+  QuestionQueue,
+  CANCELLED,
+  type Asker,
+  type CloseReason,
+  type Question,
+  type DialogAnswer,
+  type DialogRoute,
+  type NobodyReason,
+} from "./child-dialogs.ts";
 
 /*
  * What the person reads about a child's questions and notices (pure): the waiting line of the progress widget,
@@ -12,10 +24,17 @@ import { askerLabel, questionLine, decodeNestedTitle, QuestionQueue, CANCELLED, 
  * The widget line of a waiting question: `? explore 01a2b3c4 asks: Allow rm -rf build? (+2 more) · /subagent-answer`;
  * with ` · 12 more questions from explore refused` before the command when its task asked past the cap.
  */
-export function waitingLine(question: Pick<Question, "path" | "dialog">, waitingCount: number, refusedCount = 0): string {
+export function waitingLine(
+  question: Pick<Question, "path" | "dialog">,
+  waitingCount: number,
+  refusedCount = 0,
+): string {
   const more = waitingCount > 1 ? ` (+${waitingCount - 1} more)` : "";
   const asker = question.path[0];
-  const refused = refusedCount > 0 && asker ? ` · ${refusedCount} more ${refusedCount === 1 ? "question" : "questions"} from ${oneLine(asker.agent, 40)} refused` : "";
+  const refused =
+    refusedCount > 0 && asker
+      ? ` · ${refusedCount} more ${refusedCount === 1 ? "question" : "questions"} from ${oneLine(asker.agent, 40)} refused`
+      : "";
   return `? ${askerLabel(question.path)} ${questionLine(question.dialog)}${more}${refused} · /subagent-answer`;
 }
 
@@ -103,12 +122,17 @@ export class NoticeLimit {
  */
 export type AnswerArgs = { kind: "open" } | { kind: "refuse"; task?: string } | { kind: "unknown"; message: string };
 
-export const ANSWER_USAGE = "Usage: /subagent-answer (open the oldest question) or /subagent-answer refuse [task id] (answer all of a task's questions cancelled).";
+export const ANSWER_USAGE =
+  "Usage: /subagent-answer (open the oldest question) or /subagent-answer refuse [task id] (answer all of a task's questions cancelled).";
 
 export function parseAnswerArgs(args: string): AnswerArgs {
-  const words = args.trim().split(/\s+/).filter((word) => word !== "");
+  const words = args
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word !== "");
   if (words.length === 0) return { kind: "open" };
-  if (words[0] === "refuse" && words.length <= 2) return words[1] === undefined ? { kind: "refuse" } : { kind: "refuse", task: words[1] };
+  if (words[0] === "refuse" && words.length <= 2)
+    return words[1] === undefined ? { kind: "refuse" } : { kind: "refuse", task: words[1] };
   return { kind: "unknown", message: ANSWER_USAGE };
 }
 

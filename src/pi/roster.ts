@@ -5,14 +5,26 @@
  * files change, and pi runs the extension factory again on /reload, which builds a fresh one. Inside a
  * subagent at the nesting limit (PI_SUBAGENT_MAX_DEPTH) nothing is added. Whatever goes wrong, the prompt is left as it was and nothing is thrown.
  */
-import type { BeforeAgentStartEvent, BeforeAgentStartEventResult, ContextEvent, ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import type {
+  BeforeAgentStartEvent,
+  BeforeAgentStartEventResult,
+  ContextEvent,
+  ExtensionAPI,
+} from "@mariozechner/pi-coding-agent";
 import { discoverAgents } from "../agents/discover.ts";
 import type { DiscoveryResult } from "../agents/parse.ts";
 import { formatAgentWarning, reportOnceByKey, reportWarningsOnce, type WarningSink } from "../agents/warnings.ts";
 import { mayDispatchSubagents } from "../shared/nesting.ts";
 import { appendRoster } from "../roster/roster-cache.ts";
 import { buildRosterBlock, withRosterForResults } from "../roster/roster.ts";
-import { decideProjectAuthority, readAuthoritySettings, projectSkippedNoticeFor, projectSkippedNoticeKey, withAuthorityAtStart, type ProjectAuthority } from "../authority/trust.ts";
+import {
+  decideProjectAuthority,
+  readAuthoritySettings,
+  projectSkippedNoticeFor,
+  projectSkippedNoticeKey,
+  withAuthorityAtStart,
+  type ProjectAuthority,
+} from "../authority/trust.ts";
 import { readConfigLayer } from "../config/load.ts";
 import { projectConfigPath, userConfigPath } from "../shared/config-paths.ts";
 import { existsSync } from "node:fs";
@@ -50,11 +62,15 @@ function rosterAuthority(ctx: RosterContext): ProjectAuthority {
   return decideProjectAuthority(start.trust, readAuthoritySettings({ user, project: {} }).projectAgents);
 }
 
-export type RosterHandler = (event: Pick<BeforeAgentStartEvent, "systemPrompt">, ctx: RosterContext) => BeforeAgentStartEventResult | undefined;
+export type RosterHandler = (
+  event: Pick<BeforeAgentStartEvent, "systemPrompt">,
+  ctx: RosterContext,
+) => BeforeAgentStartEventResult | undefined;
 
 /** The handler itself, separate from pi so tests can call it directly. */
 export function createRosterHandler(options: RosterOptions = {}): RosterHandler {
-  const discover = options.discover ?? ((cwd: string, projectAgents: boolean) => discoverAgents({ cwd, projectAgents }));
+  const discover =
+    options.discover ?? ((cwd: string, projectAgents: boolean) => discoverAgents({ cwd, projectAgents }));
   let built = false;
   let block: string | undefined;
 
@@ -95,7 +111,12 @@ export function createRosterHandler(options: RosterOptions = {}): RosterHandler 
  * the last system prompt, which in a fresh process (or after /reload) has no roster. The roster then rides
  * along with the result the model is about to digest; on pi 1.x, which runs the hook, the prompt has it.
  */
-export function createRosterContextHandler(handler: RosterHandler): (event: { messages: ContextEvent["messages"] }, ctx: RosterContext & { getSystemPrompt(): string }) => { messages: ContextEvent["messages"] } | undefined {
+export function createRosterContextHandler(
+  handler: RosterHandler,
+): (
+  event: { messages: ContextEvent["messages"] },
+  ctx: RosterContext & { getSystemPrompt(): string },
+) => { messages: ContextEvent["messages"] } | undefined {
   return (event, ctx) => {
     try {
       const rostered = handler({ systemPrompt: "" }, ctx);

@@ -3,7 +3,12 @@
  */
 import type { ExtensionAPI, ExtensionContext, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { FanOutGate } from "../budget/fan-out.ts";
-import { registerTaskCommands, registerWorktreesCommand, registerSubagentConfigCommand, registerAgentsCommand } from "./commands/commands.ts";
+import {
+  registerTaskCommands,
+  registerWorktreesCommand,
+  registerSubagentConfigCommand,
+  registerAgentsCommand,
+} from "./commands/commands.ts";
 import { commandIo } from "./commands/command-io.ts";
 import { agentDir } from "../shared/this-process.ts";
 import { createBackgroundDispatcher } from "./tool/background-dispatch.ts";
@@ -13,13 +18,28 @@ import { withoutDuplicateResults } from "../delivery/delivery-tracker.ts";
 import { detectAppMode } from "../shared/pi-process.ts";
 import { readRunSettings } from "../shared/run-settings.ts";
 import { BackgroundTasks, RESULT_CUSTOM_TYPE } from "../tasks/background-tasks.ts";
-import { NO_QUESTION_WAITING, NO_QUESTION_OF_TASK, QUESTION_ALREADY_OPEN, questionsRefusedReply, parseAnswerArgs, QuestionBoard } from "../dialogs/question-board.ts";
+import {
+  NO_QUESTION_WAITING,
+  NO_QUESTION_OF_TASK,
+  QUESTION_ALREADY_OPEN,
+  questionsRefusedReply,
+  parseAnswerArgs,
+  QuestionBoard,
+} from "../dialogs/question-board.ts";
 import { eventBusSink, askingEvent, LIFECYCLE_CHANNELS } from "../delivery/lifecycle-events.ts";
 import { afterStartupSweep } from "../run/startup-work.ts";
 import { ANSWER_COMMAND, COMMANDS, USAGE_COMMAND } from "../commands/descriptions.ts";
 import { commandFailed } from "../commands/task-commands.ts";
 import { QuestionPresenter, questionPauseMs } from "./dialogs/question-presenter.ts";
-import { ledgerEntriesOf, ledgerEntryOf, summarize, ledgerFooterText, ledgerReportLines, appendLedgerEntry, type LedgerEntry } from "../budget/usage.ts";
+import {
+  ledgerEntriesOf,
+  ledgerEntryOf,
+  summarize,
+  ledgerFooterText,
+  ledgerReportLines,
+  appendLedgerEntry,
+  type LedgerEntry,
+} from "../budget/usage.ts";
 import { UsageView } from "./ui/views.ts";
 
 /*
@@ -35,14 +55,25 @@ export function register(pi: ExtensionAPI): void {
   const ledger = registerLedger(pi);
   background.onCreated((tasks) => tasks.onRecord((record) => ledger.record(record)));
   const fanOutGate = new FanOutGate({
-    inFlight: () => (background.existing()?.snapshot() ?? []).map(({ taskId, agent, task, status }) => ({ taskId, agent, task, status })),
+    inFlight: () =>
+      (background.existing()?.snapshot() ?? []).map(({ taskId, agent, task, status }) => ({
+        taskId,
+        agent,
+        task,
+        status,
+      })),
   });
   pi.on("agent_start", () => fanOutGate.runStarted());
   const ui = registerUi(pi, background);
   registerTaskCommands(pi, background);
   registerWorktreesCommand(pi);
   registerAgentsCommand(pi);
-  registerSubagentTool(pi, { background: createBackgroundDispatcher(background.tasks, agentDir), renderers: ui.toolRenderers, onRecorded: (record) => ledger.record(record), fanOutGate });
+  registerSubagentTool(pi, {
+    background: createBackgroundDispatcher(background.tasks, agentDir),
+    renderers: ui.toolRenderers,
+    onRecorded: (record) => ledger.record(record),
+    fanOutGate,
+  });
 }
 
 /*
@@ -67,13 +98,16 @@ export interface BackgroundHandle {
 /** True when the run's last model call failed or was aborted (pi may then still hold queued messages). */
 export function endedAbnormally(messages: readonly unknown[]): boolean {
   for (let i = messages.length - 1; i >= 0; i--) {
-    const message = (messages[i] as { role?: string; stopReason?: string });
+    const message = messages[i] as { role?: string; stopReason?: string };
     if (message?.role === "assistant") return message.stopReason === "error" || message.stopReason === "aborted";
   }
   return false;
 }
 
-export function registerBackgroundTasks(pi: ExtensionAPI, options: { questions?: QuestionBoard } = {}): BackgroundHandle {
+export function registerBackgroundTasks(
+  pi: ExtensionAPI,
+  options: { questions?: QuestionBoard } = {},
+): BackgroundHandle {
   let instance: BackgroundTasks | undefined;
   let session: ExtensionContext | undefined;
   const createdListeners: Array<(tasks: BackgroundTasks) => void> = [];
@@ -154,13 +188,16 @@ export function registerBackgroundTasks(pi: ExtensionAPI, options: { questions?:
     scheduleSafeMoment(ctx, lastEndAbnormal);
   });
   // pi 1.x only: fired once a run has fully settled (no retry, compaction or continuation to come).
-  (pi.on as (event: string, handler: (event: unknown, ctx: ExtensionContext) => void) => void)("agent_settled", (_event, ctx) =>
-    scheduleSafeMoment(ctx, lastEndAbnormal),
+  (pi.on as (event: string, handler: (event: unknown, ctx: ExtensionContext) => void) => void)(
+    "agent_settled",
+    (_event, ctx) => scheduleSafeMoment(ctx, lastEndAbnormal),
   );
 
   type ResultLike = { role?: string; customType?: string; details?: { taskId?: unknown; duplicate?: boolean } };
   const resultTaskId = (message: ResultLike): string | undefined =>
-    message.role === "custom" && message.customType === RESULT_CUSTOM_TYPE && typeof message.details?.taskId === "string"
+    message.role === "custom" &&
+    message.customType === RESULT_CUSTOM_TYPE &&
+    typeof message.details?.taskId === "string"
       ? message.details.taskId
       : undefined;
 
@@ -168,16 +205,18 @@ export function registerBackgroundTasks(pi: ExtensionAPI, options: { questions?:
   // this same object: a copy of a result already in the conversation is marked here, so it is drawn as a
   // duplicate, stored marked, and kept from the model (see the context handler).
   pi.on("message_start", (event) => {
-    const message = (event.message as ResultLike);
+    const message = event.message as ResultLike;
     const taskId = resultTaskId(message);
-    if (taskId && instance?.delivery.isAcknowledged(taskId)) (message.details as NonNullable<ResultLike["details"]>).duplicate = true;
+    if (taskId && instance?.delivery.isAcknowledged(taskId))
+      (message.details as NonNullable<ResultLike["details"]>).duplicate = true;
   });
 
   pi.on("message_end", (event) => {
-    const message = (event.message as ResultLike);
+    const message = event.message as ResultLike;
     const taskId = resultTaskId(message);
     if (!taskId) return;
-    if (tasks().confirmDelivered(taskId) === "duplicate") (message.details as NonNullable<ResultLike["details"]>).duplicate = true;
+    if (tasks().confirmDelivered(taskId) === "duplicate")
+      (message.details as NonNullable<ResultLike["details"]>).duplicate = true;
   });
 
   pi.on("context", (event) => {
@@ -243,7 +282,10 @@ export function registerQuestions(pi: ExtensionAPI): QuestionBoard {
         if (!ctx.hasUI) return;
         const parsed = parseAnswerArgs(args);
         if (parsed.kind === "refuse") {
-          const taskId = parsed.task === undefined ? undefined : board.queue.pending().find((question) => question.taskId.startsWith(parsed.task ?? ""))?.taskId;
+          const taskId =
+            parsed.task === undefined
+              ? undefined
+              : board.queue.pending().find((question) => question.taskId.startsWith(parsed.task ?? ""))?.taskId;
           const refused = parsed.task !== undefined && taskId === undefined ? undefined : board.refuseTask(taskId);
           if (refused) ctx.ui.notify(questionsRefusedReply(refused.asker, refused.count), "info");
           else ctx.ui.notify(parsed.task === undefined ? NO_QUESTION_WAITING : NO_QUESTION_OF_TASK, "info");
@@ -275,7 +317,6 @@ export function registerQuestions(pi: ExtensionAPI): QuestionBoard {
  * the whole report (a TUI view, plain text on stdout in print mode, one JSON line in JSON mode).
  */
 export const LEDGER_STATUS_KEY = "subagent-usage";
-
 
 type Ended = Parameters<typeof ledgerEntryOf>[0];
 

@@ -31,8 +31,12 @@ export async function runStartupSweep(ctx: Pick<ExtensionContext, "hasUI" | "ui"
   };
   sweepStalePromptDirs();
   try {
-    await reapOrphanedTasksInSlices(agentDir(), defaultSweepDeps(readRunSettings()), (task) => tell(reapedNotice(task)));
+    await reapOrphanedTasksInSlices(agentDir(), defaultSweepDeps(readRunSettings()), (task) =>
+      tell(reapedNotice(task)),
+    );
   } catch (error) {
-    tell(`Subagent clean-up of runs left by an ended pi failed: ${error instanceof Error ? error.message : String(error)}`);
+    tell(
+      `Subagent clean-up of runs left by an ended pi failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

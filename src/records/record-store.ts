@@ -29,7 +29,12 @@ export function writeRecord(agentDir: string, record: TaskRecord): void {
 }
 
 function isRecord(value: unknown): value is TaskRecord {
-  return Boolean(value) && typeof value === "object" && (value as TaskRecord).version === 1 && typeof (value as TaskRecord).taskId === "string";
+  return (
+    Boolean(value) &&
+    typeof value === "object" &&
+    (value as TaskRecord).version === 1 &&
+    typeof (value as TaskRecord).taskId === "string"
+  );
 }
 
 export function readRecord(agentDir: string, taskId: string): TaskRecord | undefined {
@@ -134,14 +139,17 @@ export function saveLongOutput(agentDir: string, record: TaskRecord, maxChars: n
  * sequences are taken out too: the model has no use for them, and pi draws this text (a queued steer message,
  * the tool result) where they would reach the terminal.
  */
-export function limitedOutput(record: Pick<TaskRecord, "output" | "fullOutputFile" | "outputLimitChars" | "fullOutputError">): string {
+export function limitedOutput(
+  record: Pick<TaskRecord, "output" | "fullOutputFile" | "outputLimitChars" | "fullOutputError">,
+): string {
   const limit = record.outputLimitChars;
   const cut = record.fullOutputFile !== undefined || record.fullOutputError !== undefined;
   if (!cut || limit === undefined || record.output.length <= limit) return stripTerminalControls(record.output);
   const head = stripTerminalControls(headOf(record.output, limit));
-  const note = record.fullOutputFile !== undefined
-    ? cutNote(head.length, record.output.length, record.fullOutputFile)
-    : unsavedCutNote(head.length, record.output.length, stripTerminalControls(record.fullOutputError ?? ""));
+  const note =
+    record.fullOutputFile !== undefined
+      ? cutNote(head.length, record.output.length, record.fullOutputFile)
+      : unsavedCutNote(head.length, record.output.length, stripTerminalControls(record.fullOutputError ?? ""));
   return `${head}\n\n${note}`;
 }
 
@@ -152,7 +160,19 @@ export function limitedOutput(record: Pick<TaskRecord, "output" | "fullOutputFil
  */
 export type SubagentResultDetails = Pick<
   TaskRecord,
-  "taskId" | "agent" | "task" | "status" | "exitCode" | "stopReason" | "errorMessage" | "cancelledBy" | "cancelReason" | "durationMs" | "usage" | "model" | "output"
+  | "taskId"
+  | "agent"
+  | "task"
+  | "status"
+  | "exitCode"
+  | "stopReason"
+  | "errorMessage"
+  | "cancelledBy"
+  | "cancelReason"
+  | "durationMs"
+  | "usage"
+  | "model"
+  | "output"
 > & { sessionId: string };
 
 export function detailsFromRecord(record: TaskRecord): SubagentResultDetails {

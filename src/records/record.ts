@@ -294,7 +294,13 @@ export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): 
   if (outcome.usageNote) record.usageNote = outcome.usageNote;
   if (outcome.skippedOutput) record.skippedOutput = outcome.skippedOutput;
   if (outcome.unanswered && outcome.unanswered.length > 0) record.unansweredQuestions = [...outcome.unanswered];
-  if (context.worktree) record.worktree = context.worktree.finish({ taskId: record.taskId, agent: record.agent, task: record.task, status: record.status });
+  if (context.worktree)
+    record.worktree = context.worktree.finish({
+      taskId: record.taskId,
+      agent: record.agent,
+      task: record.task,
+      status: record.status,
+    });
   if (outcome.status === "cancelled") {
     record.cancelledBy = context.cancelledBy ?? (outcome.stopReason === "killed_on_shutdown" ? "none" : "user");
     if (context.cancelReason) record.cancelReason = context.cancelReason;

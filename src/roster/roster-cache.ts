@@ -3,7 +3,12 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir, userConfigPath } from "../shared/config-paths.ts";
+import {
+  findNearestProjectDir,
+  PROJECT_AGENTS_RELATIVE,
+  userAgentsDir,
+  userConfigPath,
+} from "../shared/config-paths.ts";
 import { identityOf, readRegularFileSync, type FileIdentity } from "../shared/safe-read.ts";
 import { agentDir, BUILTIN_AGENTS_DIR, PACKAGE_ROOT } from "../shared/this-process.ts";
 
@@ -28,7 +33,11 @@ const ROSTER_CACHE_MAX_BYTES = 1024 * 1024;
 /** Raised when the way a block is built changes in a way the package files below would not show. */
 const FORMAT_VERSION = 2;
 /** The package's files whose change changes the block (its version, and the modules that write the block). */
-const SHAPING_FILES = ["package.json", join("src", "core", "roster", "format.ts"), join("src", "core", "shared", "format.ts")];
+const SHAPING_FILES = [
+  "package.json",
+  join("src", "core", "roster", "format.ts"),
+  join("src", "core", "shared", "format.ts"),
+];
 
 interface CacheEntry {
   fingerprint: string;
@@ -61,7 +70,9 @@ function folderState(dir: string | undefined): Array<[string, FileIdentity | nul
   if (dir === undefined) return null;
   let names: string[];
   try {
-    names = readdirSync(dir).filter((name) => name.endsWith(".md")).sort();
+    names = readdirSync(dir)
+      .filter((name) => name.endsWith(".md"))
+      .sort();
   } catch {
     return null;
   }
@@ -95,7 +106,7 @@ function cacheFile(options: RosterCacheOptions): string {
 
 function isCacheEntry(entry: unknown): entry is CacheEntry {
   if (typeof entry !== "object" || entry === null) return false;
-  const { fingerprint, block } = (entry as { fingerprint?: unknown, block?: unknown });
+  const { fingerprint, block } = entry as { fingerprint?: unknown; block?: unknown };
   return typeof fingerprint === "string" && (typeof block === "string" || block === null);
 }
 
@@ -115,7 +126,10 @@ function readEntries(options: RosterCacheOptions): CacheEntry[] {
 }
 
 /** The remembered block for `fingerprint` (`{ block: undefined }` means: no agents, no roster), if any. */
-export function cachedRoster(fingerprint: string, options: RosterCacheOptions = {}): { block: string | undefined } | undefined {
+export function cachedRoster(
+  fingerprint: string,
+  options: RosterCacheOptions = {},
+): { block: string | undefined } | undefined {
   const entry = readEntries(options).find((candidate) => candidate.fingerprint === fingerprint);
   return entry ? { block: entry.block ?? undefined } : undefined;
 }
@@ -124,10 +138,17 @@ export function cachedRoster(fingerprint: string, options: RosterCacheOptions = 
  * Remembers `block` under `fingerprint`, newest first; a failure to write only costs the next start a build.
  * @param block The atomic writer is imported only here, so a start that finds its block remembered never loads it.
  */
-export async function rememberRoster(fingerprint: string, block: string | undefined, options: RosterCacheOptions = {}): Promise<void> {
+export async function rememberRoster(
+  fingerprint: string,
+  block: string | undefined,
+  options: RosterCacheOptions = {},
+): Promise<void> {
   try {
     const { writeFileAtomicSync } = await import("../shared/safe-write.ts");
-    const entries = [{ fingerprint, block: block ?? null }, ...readEntries(options).filter((entry) => entry.fingerprint !== fingerprint)];
+    const entries = [
+      { fingerprint, block: block ?? null },
+      ...readEntries(options).filter((entry) => entry.fingerprint !== fingerprint),
+    ];
     writeFileAtomicSync(cacheFile(options), `${JSON.stringify({ entries: entries.slice(0, ROSTER_CACHE_ENTRIES) })}\n`);
   } catch {
     // a read-only agent dir, a full disk: the roster is simply built again next time

@@ -37,7 +37,10 @@ export function overflowLine(hidden: number): string {
 }
 
 /** The block for these agents (in the order given), or undefined when there are none. */
-export function buildRosterBlock(agents: readonly RosterAgent[], limits: RosterLimits = DEFAULT_LIMITS): string | undefined {
+export function buildRosterBlock(
+  agents: readonly RosterAgent[],
+  limits: RosterLimits = DEFAULT_LIMITS,
+): string | undefined {
   if (agents.length === 0) return undefined;
   const shown = agents.slice(0, limits.maxAgents);
   const lines = shown.map((agent) => rosterLine(agent, limits.maxDescription));
@@ -66,10 +69,14 @@ function withBlock(content: unknown, addition: string): unknown {
  * The messages with the roster added to the newest result message, or undefined when nothing changes: the
  * system prompt has the roster already, or the call holds no result message.
  */
-export function withRosterForResults<T extends ContentMessage>(messages: readonly T[], systemPrompt: string, block: string): T[] | undefined {
+export function withRosterForResults<T extends ContentMessage>(
+  messages: readonly T[],
+  systemPrompt: string,
+  block: string,
+): T[] | undefined {
   if (systemPrompt.includes(block)) return undefined;
   for (let i = messages.length - 1; i >= 0; i--) {
-    const message = (messages[i] as T);
+    const message = messages[i] as T;
     if (!isResultMessage(message)) continue;
     const copy = messages.slice();
     copy[i] = { ...message, content: withBlock(message.content, `${ROSTER_FOR_RESULT_INTRO}\n\n${block}`) };

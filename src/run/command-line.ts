@@ -44,7 +44,6 @@ export function resolveSkillPaths(entries: readonly string[], cwd: string, home:
   }
   return { paths: [...new Set(paths)], warnings };
 }
-
 /*
  * The child pi's command line and environment, built purely from resolved inputs so it can be tested
  * directly. The child runs the same node and pi entry as the parent, on a session file we created (so the task
@@ -52,7 +51,6 @@ export function resolveSkillPaths(entries: readonly string[], cwd: string, home:
  * mode (the runner adds the task as the last argument). The prompt is kept apart from the arguments so a message
  * sent to a queued task can still be appended to it before it starts.
  */
-;
 
 export interface ChildCommandInput {
   pi: PiExecutable;
@@ -105,7 +103,12 @@ export interface ChildCommandInput {
    * handed the files `handIn` names (opened at the spawn as descriptors 3, 4, …); bubblewrap makes `mountPoints`
    * on the host, removed after the child.
    */
-  sandbox?: { bwrap: string; args: readonly string[]; handIn?: readonly HandedSource[]; mountPoints?: readonly string[] };
+  sandbox?: {
+    bwrap: string;
+    args: readonly string[];
+    handIn?: readonly HandedSource[];
+    mountPoints?: readonly string[];
+  };
 }
 
 export interface ChildCommand {
@@ -130,7 +133,13 @@ export interface ChildCommand {
  * (their ssh and gpg agents, the session bus, a docker daemon). The sockets themselves are hidden too
  * (src/sandbox/bwrap-args.ts); an unsandboxed child keeps them, as it keeps everything its user can reach.
  */
-const SANDBOX_DROPPED_ENV: readonly string[] = Object.freeze(["SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST"]);
+const SANDBOX_DROPPED_ENV: readonly string[] = Object.freeze([
+  "SSH_AUTH_SOCK",
+  "SSH_AGENT_PID",
+  "GPG_AGENT_INFO",
+  "DBUS_SESSION_BUS_ADDRESS",
+  "DOCKER_HOST",
+]);
 
 export function taskPrompt(task: string): string {
   return `Task: ${task}`;
@@ -207,7 +216,15 @@ export function buildChildCommand(input: ChildCommandInput): ChildCommand {
     delete env[PARENT_ENV];
     const handIn = input.sandbox.handIn?.length ? { handIn: input.sandbox.handIn } : {};
     const mountPoints = input.sandbox.mountPoints?.length ? { mountPoints: input.sandbox.mountPoints } : {};
-    return { command: input.sandbox.bwrap, args: [...input.sandbox.args, "--", input.pi.command, ...args], env, mode, prompt, ...handIn, ...mountPoints };
+    return {
+      command: input.sandbox.bwrap,
+      args: [...input.sandbox.args, "--", input.pi.command, ...args],
+      env,
+      mode,
+      prompt,
+      ...handIn,
+      ...mountPoints,
+    };
   }
   return { command: input.pi.command, args, env, mode, prompt };
 }

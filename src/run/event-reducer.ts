@@ -81,8 +81,6 @@ export interface RunState {
 /** The four outcomes the spec names, and `stopped`: a budget (maxTurns, maxTokens, maxCost) ended the run. */
 export type RunStatus = "succeeded" | "failed" | "timed out" | "cancelled" | "stopped";
 
-
-
 export interface RunOutcome {
   status: RunStatus;
   exitCode: number | null;
@@ -131,7 +129,7 @@ const KEY_ARGUMENT: Record<string, string[]> = {
 /** A short, one-line summary of a tool call's arguments (a command, a path, a pattern). */
 export function summarizeToolArgs(toolName: string, args: unknown, max: number = 60): string {
   if (!args || typeof args !== "object") return "";
-  const record = (args as Record<string, unknown>);
+  const record = args as Record<string, unknown>;
   for (const key of KEY_ARGUMENT[toolName] ?? []) {
     const value = record[key];
     if (typeof value === "string" && value.trim()) return oneLine(value, max);
@@ -235,7 +233,7 @@ function readStringLiteral(text: string, quote: number): string | undefined {
     }
     if (ch === 34 /* quote */) {
       try {
-        return (JSON.parse(text.slice(quote, i + 1)) as string);
+        return JSON.parse(text.slice(quote, i + 1)) as string;
       } catch {
         return undefined;
       }
@@ -303,13 +301,13 @@ interface AssistantMessage {
   stopReason?: string;
   errorMessage?: string;
   usage?: {
-  input?: number;
-  output?: number;
-  cacheRead?: number;
-  cacheWrite?: number;
-  totalTokens?: number;
-  cost?: { total?: number };
-};
+    input?: number;
+    output?: number;
+    cacheRead?: number;
+    cacheWrite?: number;
+    totalTokens?: number;
+    cost?: { total?: number };
+  };
 }
 
 function textOf(message: AssistantMessage): string {
@@ -356,7 +354,9 @@ function applyAssistantMessageEnd(state: RunState, message: AssistantMessage, no
     if (turn.estimated) state.estimatedTurns += 1;
     if (!turn.costKnown) state.unknownCostTurns += 1;
     const usage = message.usage ?? {};
-    const context = turn.estimated ? turn.input + turn.output : num(usage.totalTokens) || turn.input + turn.output + turn.cacheRead + turn.cacheWrite;
+    const context = turn.estimated
+      ? turn.input + turn.output
+      : num(usage.totalTokens) || turn.input + turn.output + turn.cacheRead + turn.cacheWrite;
     if (context > 0) state.usage.contextTokens = context;
   }
   state.contextChars += answerChars;
@@ -391,7 +391,7 @@ export function applyEvent(state: RunState, event: Record<string, unknown>, now:
       state.failedCallAt = undefined;
       break;
     case "message_update": {
-      const update = (event.assistantMessageEvent as { type?: string; delta?: unknown } | undefined);
+      const update = event.assistantMessageEvent as { type?: string; delta?: unknown } | undefined;
       const type = update?.type ?? "";
       if (type.startsWith("thinking")) state.phase = "thinking";
       else if (type === "text_delta" && typeof update?.delta === "string") {
@@ -401,7 +401,7 @@ export function applyEvent(state: RunState, event: Record<string, unknown>, now:
       break;
     }
     case "message_end": {
-      const message = (event.message as AssistantMessage | undefined);
+      const message = event.message as AssistantMessage | undefined;
       if (message?.role === "assistant") applyAssistantMessageEnd(state, message, now);
       // The task, a steer, a tool's result: what the next call reads, for the estimate of unusable usage.
       else if (message) state.contextChars += contentChars(message.content);
@@ -434,7 +434,10 @@ export function applyEvent(state: RunState, event: Record<string, unknown>, now:
       pushActivity(state, {
         at: now,
         kind: "retry",
-        text: oneLine(`retrying (${num(event.attempt)}/${num(event.maxAttempts)}): ${String(event.errorMessage ?? "")}`, 200),
+        text: oneLine(
+          `retrying (${num(event.attempt)}/${num(event.maxAttempts)}): ${String(event.errorMessage ?? "")}`,
+          200,
+        ),
       });
       break;
     case "auto_retry_end":
@@ -468,7 +471,18 @@ const SKIPPED_SAMPLE_CHARS = 200;
 const FULL_PARSE_SKIP_LIMIT = 1000;
 
 /** Events the reducer reads in full; any other type is counted without being parsed. */
-const APPLIED_TYPES = new Set(["session", "agent_start", "turn_start", "message_update", "message_end", "tool_execution_start", "tool_execution_end", "agent_end", "auto_retry_start", "auto_retry_end"]);
+const APPLIED_TYPES = new Set([
+  "session",
+  "agent_start",
+  "turn_start",
+  "message_update",
+  "message_end",
+  "tool_execution_start",
+  "tool_execution_end",
+  "agent_end",
+  "auto_retry_start",
+  "auto_retry_end",
+]);
 
 /** Counts a line that is not an event and keeps the first few (cut short) as a sample: constant work per line. */
 function skipLine(state: RunState, text: string): RunState {
@@ -555,6 +569,7 @@ function parseAndApply(state: RunState, text: string, now: number): RunState {
   } catch {
     return skipLine(state, text);
   }
-  if (!event || typeof event !== "object" || typeof (event as { type?: unknown }).type !== "string") return skipLine(state, text);
-  return applyEvent(state, (event as Record<string, unknown>), now);
+  if (!event || typeof event !== "object" || typeof (event as { type?: unknown }).type !== "string")
+    return skipLine(state, text);
+  return applyEvent(state, event as Record<string, unknown>, now);
 }

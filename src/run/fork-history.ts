@@ -34,7 +34,7 @@ export type ForkResult = { ok: true; history: ForkedHistory } | { ok: false; mes
 function toolCallIds(message: ForkMessage): string[] {
   if (message.role !== "assistant" || !Array.isArray(message.content)) return [];
   const ids: string[] = [];
-  for (const block of (message.content as unknown[])) {
+  for (const block of message.content as unknown[]) {
     if (block && typeof block === "object" && (block as { type?: unknown }).type === "toolCall") {
       const id = (block as { id?: unknown }).id;
       if (typeof id === "string") ids.push(id);
@@ -44,8 +44,14 @@ function toolCallIds(message: ForkMessage): string[] {
 }
 
 /** The messages a forked child may start from: everything before the in-flight call, with no dangling calls. */
-export function historyBeforeCall<T extends ForkMessage>(messages: readonly T[], inFlightToolCallId: string | undefined): T[] {
-  const callAt = inFlightToolCallId === undefined ? -1 : messages.findIndex((message) => toolCallIds(message).includes(inFlightToolCallId));
+export function historyBeforeCall<T extends ForkMessage>(
+  messages: readonly T[],
+  inFlightToolCallId: string | undefined,
+): T[] {
+  const callAt =
+    inFlightToolCallId === undefined
+      ? -1
+      : messages.findIndex((message) => toolCallIds(message).includes(inFlightToolCallId));
   const kept = (callAt >= 0 ? messages.slice(0, callAt) : [...messages]).filter((message) => message.role !== "system");
   // Anything still ending in a call without its results (a run that was cut off) is dropped back to a clean end.
   for (;;) {
@@ -53,7 +59,9 @@ export function historyBeforeCall<T extends ForkMessage>(messages: readonly T[],
     if (!last) break;
     if (last.role === "toolResult") {
       const owner = [...kept].reverse().find((message) => message.role === "assistant");
-      const answered = new Set(kept.filter((message) => message.role === "toolResult").map((message) => message.toolCallId));
+      const answered = new Set(
+        kept.filter((message) => message.role === "toolResult").map((message) => message.toolCallId),
+      );
       if (owner && toolCallIds(owner).every((id) => answered.has(id))) break;
       kept.pop();
       continue;
@@ -92,7 +100,7 @@ function newEntryId(taken: Set<string>): string {
 function entryLine(message: ForkMessage, serialized: string, id: string, parentId: string | null, at: Date): string {
   const timestamp = at.toISOString();
   if (message.role === "custom") {
-    const { role: _role, timestamp: _timestamp, ...fields } = (message as ForkMessage & Record<string, unknown>);
+    const { role: _role, timestamp: _timestamp, ...fields } = message as ForkMessage & Record<string, unknown>;
     return `${JSON.stringify({ type: "custom_message", id, parentId, timestamp, ...fields })}\n`;
   }
   return `{"type":"message","id":${JSON.stringify(id)},"parentId":${JSON.stringify(parentId)},"timestamp":${JSON.stringify(timestamp)},"message":${serialized}}\n`;
@@ -102,7 +110,12 @@ function entryLine(message: ForkMessage, serialized: string, id: string, parentI
  * The forked history as session entries, or a refusal when it is over `maxChars`. Each message becomes a
  * `message` entry chained to the one before, so the child's pi reads back exactly these messages.
  */
-export function buildForkedHistory(messages: readonly ForkMessage[], inFlightToolCallId: string | undefined, maxChars: number, now: Date = new Date()): ForkResult {
+export function buildForkedHistory(
+  messages: readonly ForkMessage[],
+  inFlightToolCallId: string | undefined,
+  maxChars: number,
+  now: Date = new Date(),
+): ForkResult {
   const kept = historyBeforeCall(messages, inFlightToolCallId);
   const serialized = kept.map((message) => JSON.stringify(message));
   const chars = serialized.reduce((sum, text) => sum + text.length, 0);
@@ -112,8 +125,9 @@ export function buildForkedHistory(messages: readonly ForkMessage[], inFlightToo
   let lines = "";
   kept.forEach((message, index) => {
     const id = newEntryId(taken);
-    const at = typeof message.timestamp === "number" && Number.isFinite(message.timestamp) ? new Date(message.timestamp) : now;
-    lines += entryLine(message, (serialized[index] as string), id, parentId, at);
+    const at =
+      typeof message.timestamp === "number" && Number.isFinite(message.timestamp) ? new Date(message.timestamp) : now;
+    lines += entryLine(message, serialized[index] as string, id, parentId, at);
     parentId = id;
   });
   return { ok: true, history: { lines, messageCount: kept.length, chars } };

@@ -51,21 +51,33 @@ export function classifyRun(state: RunState, facts: ExitFacts): Classification {
     return { status: "cancelled", stopReason: facts.cause, errorMessage: childErrorAfterOurStop(state) };
   }
   if (facts.cause === "budget" && facts.budgetHit) {
-    return { status: "stopped", stopReason: BUDGET_STOP_REASONS[facts.budgetHit.kind], errorMessage: budgetHitText(facts.budgetHit) };
+    return {
+      status: "stopped",
+      stopReason: BUDGET_STOP_REASONS[facts.budgetHit.kind],
+      errorMessage: budgetHitText(facts.budgetHit),
+    };
   }
   if (facts.spawnError) {
     return { status: "failed", stopReason: "error", errorMessage: facts.spawnError };
   }
   const stopReason = state.stopReason;
   if (facts.exitCode !== 0) {
-    const how = facts.exitCode === null ? `was killed by ${facts.signal ?? "a signal"}` : `exited with code ${facts.exitCode}`;
+    const how =
+      facts.exitCode === null ? `was killed by ${facts.signal ?? "a signal"}` : `exited with code ${facts.exitCode}`;
     // The last message's stop reason (`toolUse`, `stop`) says nothing about a process that died under it.
     const failingStop = stopReason !== undefined && FAILING_STOP_REASONS.has(stopReason);
     const exitReason = facts.exitCode === null ? KILLED_STOP_REASON : CRASHED_STOP_REASON;
-    return { status: "failed", stopReason: failingStop ? stopReason : exitReason, errorMessage: state.errorMessage ?? `the subagent process ${how}` };
+    return {
+      status: "failed",
+      stopReason: failingStop ? stopReason : exitReason,
+      errorMessage: state.errorMessage ?? `the subagent process ${how}`,
+    };
   }
   if (stopReason && FAILING_STOP_REASONS.has(stopReason)) {
-    const fallback = stopReason === "length" ? "the answer was cut off at the model's output limit" : `the model stopped with reason "${stopReason}"`;
+    const fallback =
+      stopReason === "length"
+        ? "the answer was cut off at the model's output limit"
+        : `the model stopped with reason "${stopReason}"`;
     return { status: "failed", stopReason, errorMessage: state.errorMessage ?? fallback };
   }
   if (state.errorMessage) {
@@ -125,7 +137,10 @@ export function formatPartialOutput(partial: PartialOutput): string {
   if (isEmptyPartial(partial)) return "";
   const lines = [PARTIAL_OUTPUT_HEADING, partial.text.trim() ? partial.text : NO_PARTIAL_TEXT];
   if (partial.tools.length > 0) {
-    lines.push("", `Tools it ran (${partial.tools.length === MAX_PARTIAL_TOOLS ? `last ${MAX_PARTIAL_TOOLS}` : partial.tools.length}):`);
+    lines.push(
+      "",
+      `Tools it ran (${partial.tools.length === MAX_PARTIAL_TOOLS ? `last ${MAX_PARTIAL_TOOLS}` : partial.tools.length}):`,
+    );
     for (const tool of partial.tools) lines.push(`- ${tool}`);
   }
   return lines.join("\n");
@@ -133,5 +148,8 @@ export function formatPartialOutput(partial: PartialOutput): string {
 
 /** The tool lines of a run's activity list, the last MAX_PARTIAL_TOOLS. */
 export function toolLinesOf(activity: ReadonlyArray<{ kind: string; text: string }>): string[] {
-  return activity.filter((line) => line.kind === "tool").map((line) => line.text).slice(-MAX_PARTIAL_TOOLS);
+  return activity
+    .filter((line) => line.kind === "tool")
+    .map((line) => line.text)
+    .slice(-MAX_PARTIAL_TOOLS);
 }

@@ -22,7 +22,9 @@ export const OUTER_TASKS_ENV = "PI_SUBAGENT_OUTER_TASK_IDS";
 
 /** The outer-task list for a child of this process: this process's outer tasks and its own task. */
 export function outerTasksForChild(env: NodeJS.ProcessEnv): string | undefined {
-  const ids = [...(env[OUTER_TASKS_ENV] ?? "").split(","), env[TASK_MARKER_ENV] ?? ""].map((id) => id.trim()).filter((id) => id !== "");
+  const ids = [...(env[OUTER_TASKS_ENV] ?? "").split(","), env[TASK_MARKER_ENV] ?? ""]
+    .map((id) => id.trim())
+    .filter((id) => id !== "");
   return ids.length > 0 ? ids.join(",") : undefined;
 }
 
@@ -67,7 +69,11 @@ export function processesCarryingMarker(taskId: string): number[] {
 }
 
 /** Sends `signal` to every process carrying the marker (and each group one of them leads), except `except`. */
-export function signalMarkedProcesses(taskId: string, signal: NodeJS.Signals, except: readonly number[] = []): number[] {
+export function signalMarkedProcesses(
+  taskId: string,
+  signal: NodeJS.Signals,
+  except: readonly number[] = [],
+): number[] {
   const pids = processesCarryingMarker(taskId).filter((pid) => !except.includes(pid));
   for (const pid of pids) {
     for (const target of [-pid, pid]) {
@@ -118,7 +124,12 @@ export interface WatchdogDeps {
  */
 function endTaskProcesses(taskId: string | undefined) {
   const group = ownProcessGroup();
-  if (taskId) signalMarkedProcesses(taskId, "SIGKILL", group === undefined || group === process.pid ? [process.pid] : [process.pid, group]);
+  if (taskId)
+    signalMarkedProcesses(
+      taskId,
+      "SIGKILL",
+      group === undefined || group === process.pid ? [process.pid] : [process.pid, group],
+    );
 }
 
 /**
@@ -139,14 +150,17 @@ const defaultDeps: WatchdogDeps = {
   parentAlive: isIdentityAlive,
   endTask: endTaskNow,
   setInterval: (callback, ms) => setInterval(callback, ms),
-  clearInterval: (timer) => clearInterval((timer as NodeJS.Timeout)),
+  clearInterval: (timer) => clearInterval(timer as NodeJS.Timeout),
 };
 
 /**
  * Starts watching the parent named in `env`. Returns undefined when there is no parent to watch (the main pi,
  * or a child started without the variable).
  */
-export function startParentWatchdog(env: NodeJS.ProcessEnv = process.env, deps: WatchdogDeps = defaultDeps): { stop(): void } | undefined {
+export function startParentWatchdog(
+  env: NodeJS.ProcessEnv = process.env,
+  deps: WatchdogDeps = defaultDeps,
+): { stop(): void } | undefined {
   const parent = parseIdentity(env[PARENT_ENV]);
   if (!parent) return undefined;
   const taskId = env[TASK_MARKER_ENV];
@@ -172,7 +186,11 @@ const defaultInputEndDeps: InputEndDeps = { parentRunning: isIdentityRunning, en
  * process of the task but this one. Registered before pi's own stdin listener, so it runs first.
  * @returns whether it is watching
  */
-export function endTaskWhenInputEnds(input: { once(event: "end", listener: () => void): unknown }, env: NodeJS.ProcessEnv = process.env, deps: InputEndDeps = defaultInputEndDeps): boolean {
+export function endTaskWhenInputEnds(
+  input: { once(event: "end", listener: () => void): unknown },
+  env: NodeJS.ProcessEnv = process.env,
+  deps: InputEndDeps = defaultInputEndDeps,
+): boolean {
   const parent = parseIdentity(env[PARENT_ENV]);
   if (!parent) return false;
   input.once("end", () => {

@@ -53,7 +53,7 @@ function descendantsOf(rootPid: number): number[] {
   const found: number[] = [];
   const queue = [rootPid];
   while (queue.length > 0) {
-    const pid = (queue.shift() as number);
+    const pid = queue.shift() as number;
     found.push(pid);
     for (const child of children.get(pid) ?? []) queue.push(child);
   }
@@ -106,7 +106,11 @@ export function killTreeNow(rootPid: number, marker?: string): void {
   signalTree(first, "SIGKILL");
   // A command a shell was starting while the first pass looked (forked, not yet listed) survives its killed
   // parent: look once more for what carries the marker.
-  if (marker) signalTree(taskProcesses(rootPid, marker).filter((pid) => !first.includes(pid)), "SIGKILL");
+  if (marker)
+    signalTree(
+      taskProcesses(rootPid, marker).filter((pid) => !first.includes(pid)),
+      "SIGKILL",
+    );
 }
 
 export interface TreeTermination {
@@ -124,7 +128,7 @@ export interface TreeTermination {
  * and Node's import of a CommonJS package would cost every first tool call a few milliseconds.
  */
 export function treeKillLibrary(): typeof import("tree-kill") {
-  return (createRequire(import.meta.url)("tree-kill") as typeof import("tree-kill"));
+  return createRequire(import.meta.url)("tree-kill") as typeof import("tree-kill");
 }
 
 /**
@@ -145,7 +149,10 @@ export function terminateTree(rootPid: number, graceMs: number = DEFAULT_GRACE_M
   const killNow = () => {
     clearTimeout(timer);
     // Anything the tree started since the first snapshot is included too.
-    const grown = [...snapshot.flatMap((pid) => (isAlive(pid) ? descendantsOf(pid) : [])), ...(marker ? taskProcesses(rootPid, marker) : [])];
+    const grown = [
+      ...snapshot.flatMap((pid) => (isAlive(pid) ? descendantsOf(pid) : [])),
+      ...(marker ? taskProcesses(rootPid, marker) : []),
+    ];
     snapshot = [...new Set([...snapshot, ...grown])];
     signalTree(snapshot, "SIGKILL");
   };
@@ -156,7 +163,9 @@ export function terminateTree(rootPid: number, graceMs: number = DEFAULT_GRACE_M
     rootExited: () => {
       // A stop that lands as the child's tool starts can miss what the tool spawns after the first snapshot;
       // the task marker finds those, so the kill timer stays armed while anything of the task still runs.
-      const late = marker ? taskProcesses(rootPid, marker).filter((pid) => pid !== rootPid && !snapshot.includes(pid)) : [];
+      const late = marker
+        ? taskProcesses(rootPid, marker).filter((pid) => pid !== rootPid && !snapshot.includes(pid))
+        : [];
       if (late.length > 0) {
         snapshot = [...snapshot, ...late];
         signalTree(late, "SIGTERM");
@@ -207,7 +216,12 @@ const realDeps: SweepDeps = {
  * Ends every process carrying `marker` (but `except`, normally this process), each with the group it leads.
  * Resolves with the pids it found once they are all gone, or after the SIGKILL's own wait if one survives it.
  */
-export async function endLeftovers(marker: string | undefined, graceMs: number, except: readonly number[] = [process.pid], deps: SweepDeps = realDeps): Promise<number[]> {
+export async function endLeftovers(
+  marker: string | undefined,
+  graceMs: number,
+  except: readonly number[] = [process.pid],
+  deps: SweepDeps = realDeps,
+): Promise<number[]> {
   if (!marker) return [];
   const found = new Map<number, ProcessIdentity>();
   /** Finds what carries the marker now (a shell may fork while we look) and sends it `signal`. */

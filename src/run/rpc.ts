@@ -105,7 +105,8 @@ export class LineSplitter {
  * U+2029 inside strings, so any text is safe in a command.
  */
 
-export type RpcCommand = { type: "prompt"; message: string }
+export type RpcCommand =
+  | { type: "prompt"; message: string }
   | { type: "steer"; message: string }
   | { type: "abort" }
   | DialogResponse;
@@ -119,12 +120,14 @@ export type MessageSender = "agent" | "user";
 
 /** The text a child receives for a message, clearly marked as not coming from its own task. */
 export function markedMessage(text: string, from: MessageSender, when: "running" | "queued" = "running"): string {
-  const who = from === "agent" ? "the main agent (the agent that dispatched you)" : "the user, via the main agent's session";
+  const who =
+    from === "agent" ? "the main agent (the agent that dispatched you)" : "the user, via the main agent's session";
   const sent = when === "running" ? "sent while you were working" : "sent before you started";
   return `[Message from ${who}, ${sent}]\n${text}`;
 }
 
-export type RpcLine = { kind: "response"; command: string; success: boolean; error?: string }
+export type RpcLine =
+  | { kind: "response"; command: string; success: boolean; error?: string }
   /** An extension UI request: a dialog waiting for an answer, or a fire-and-forget one (src/core/dialogs/). */
   | { kind: "ui"; request: ChildUiRequest }
   | { kind: "other" };
@@ -144,7 +147,7 @@ export function classifyRpcLine(text: string): RpcLine {
     return { kind: "other" };
   }
   if (!parsed || typeof parsed !== "object") return { kind: "other" };
-  const line = (parsed as Record<string, unknown>);
+  const line = parsed as Record<string, unknown>;
   if (line.type === "response") {
     return {
       kind: "response",

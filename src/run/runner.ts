@@ -14,10 +14,26 @@ import { BudgetWatch, readStopGraceMs, StopSequence } from "./stop-sequence.ts";
 import type { BudgetHit, BudgetLimits } from "../budget/limits.ts";
 import { usageNoteText } from "../budget/usage.ts";
 import { classifyRun, toolLinesOf } from "./outcome.ts";
-import { trackChild, untrackChild, DEFAULT_GRACE_MS, terminateTree, endLeftovers, type TreeTermination } from "./processes.ts";
+import {
+  trackChild,
+  untrackChild,
+  DEFAULT_GRACE_MS,
+  terminateTree,
+  endLeftovers,
+  type TreeTermination,
+} from "./processes.ts";
 import type { ChildCommand } from "./command-line.ts";
 import { applyLine, initialRunState, type RunOutcome, type RunState, type StopCause } from "./event-reducer.ts";
-import { LineSplitter, classifyRpcLine, encodeRpcCommand, isSteerTakenIn, SteerBatch, STRANDED_STEER_PROMPT, type SplitLine, type RpcCommand } from "./rpc.ts";
+import {
+  LineSplitter,
+  classifyRpcLine,
+  encodeRpcCommand,
+  isSteerTakenIn,
+  SteerBatch,
+  STRANDED_STEER_PROMPT,
+  type SplitLine,
+  type RpcCommand,
+} from "./rpc.ts";
 import { DialogBridge, closeReasonOf, type DialogRoute } from "../dialogs/child-dialogs.ts";
 import { TASK_MARKER_ENV } from "./parent-watchdog.ts";
 import { openHandedFiles } from "../sandbox/handed-files.ts";
@@ -137,7 +153,8 @@ export function startRun(spec: RunSpec): RunHandle {
   // A sandbox's files, opened only now (a queued task holds no descriptors); the child has its own once spawned.
   // A sandboxed child's copy of the login file: the person's file as it was handed in, to explain a login that expired.
   const loginSource = spec.command.handIn?.find((source) => typeof source !== "string");
-  const loginAtStart = loginSource && typeof loginSource !== "string" ? readLoginText(loginSource.loginCopyOf) : undefined;
+  const loginAtStart =
+    loginSource && typeof loginSource !== "string" ? readLoginText(loginSource.loginCopyOf) : undefined;
   const handed = openHandedFiles(spec.command.handIn ?? []);
   const mountPoints = spec.command.mountPoints ?? [];
   const mountPointClaim = claimMountPoints(mountPoints);
@@ -173,9 +190,13 @@ export function startRun(spec: RunSpec): RunHandle {
     return true;
   };
   // A question waiting for the person keeps the run active; its answer restarts the quiet time.
-  const dialogs = new DialogBridge(spec.dialogs, (response) => send(response), () => {
-    lastActivity = now();
-  });
+  const dialogs = new DialogBridge(
+    spec.dialogs,
+    (response) => send(response),
+    () => {
+      lastActivity = now();
+    },
+  );
   const closeInput = () => {
     if (!inputOpen) return;
     inputOpen = false;
@@ -201,7 +222,7 @@ export function startRun(spec: RunSpec): RunHandle {
         timer.unref();
         return timer;
       },
-      clearTimer: (timer) => clearTimeout((timer as NodeJS.Timeout)),
+      clearTimer: (timer) => clearTimeout(timer as NodeJS.Timeout),
     },
     rpc ? (spec.stopGraceMs ?? readStopGraceMs()) : 0,
   );
@@ -230,7 +251,9 @@ export function startRun(spec: RunSpec): RunHandle {
     }
     const idle = now() - lastActivity;
     // A pi that has not written yet is still starting (slow on a loaded machine): that is not silence, up to a limit.
-    const limit = started ? spec.activityTimeoutMs : (spec.startAllowanceMs ?? startAllowanceMs(spec.activityTimeoutMs));
+    const limit = started
+      ? spec.activityTimeoutMs
+      : (spec.startAllowanceMs ?? startAllowanceMs(spec.activityTimeoutMs));
     if (idle >= limit) stop("activity_timeout");
     else armActivityTimer(limit - idle);
   };
@@ -264,7 +287,12 @@ export function startRun(spec: RunSpec): RunHandle {
     if (hit && stop("budget")) budgetHit = hit;
     if (text.startsWith(AGENT_END_PREFIX) && !state.retryPending) {
       // A message acknowledged as sent must reach the child: one more run takes in a steer its run ended before.
-      if (stopSequence.phase === "idle" && steerBatch.takeStranded() && send({ type: "prompt", message: STRANDED_STEER_PROMPT })) return;
+      if (
+        stopSequence.phase === "idle" &&
+        steerBatch.takeStranded() &&
+        send({ type: "prompt", message: STRANDED_STEER_PROMPT })
+      )
+        return;
       if (stopSequence.phase === "asking") stopSequence.turnEnded();
       else if (stopSequence.phase === "idle") runOver = true;
       closeInput();
@@ -322,11 +350,14 @@ export function startRun(spec: RunSpec): RunHandle {
         partial: cause ? { text: state.lastText, tools: toolLinesOf(state.activity) } : undefined,
         budgetHit: cause === "budget" ? budgetHit : undefined,
         usageNote: usageNoteText(state.usage.turns, state.estimatedTurns, state.unknownCostTurns),
-        skippedOutput: state.skippedLines > 0 ? { lines: state.skippedLines, sample: [...state.skippedSample] } : undefined,
+        skippedOutput:
+          state.skippedLines > 0 ? { lines: state.skippedLines, sample: [...state.skippedSample] } : undefined,
         unanswered: dialogs.unanswered.length > 0 ? dialogs.unanswered : undefined,
       };
-      const expiredNote = outcome.status === "failed" && loginAtStart ? loginExpiredNote(loginAtStart, startedAt, finishedAt) : undefined;
-      if (expiredNote) outcome.errorMessage = outcome.errorMessage ? `${outcome.errorMessage}\n${expiredNote}` : expiredNote;
+      const expiredNote =
+        outcome.status === "failed" && loginAtStart ? loginExpiredNote(loginAtStart, startedAt, finishedAt) : undefined;
+      if (expiredNote)
+        outcome.errorMessage = outcome.errorMessage ? `${outcome.errorMessage}\n${expiredNote}` : expiredNote;
       // The result is delivered only once nothing of the task runs any more, and its mount points are gone.
       void leftoversEnded.then(() => {
         mountPointClaim.release();

@@ -34,7 +34,13 @@ export function sessionHeaderLine(taskId: string, cwd: string, now: Date): strin
  * Creates a new session file for `taskId` (refusing to overwrite one that exists). `history` (session entry
  * lines, see run/fork-history.ts) follows the header for a child that starts on a forked conversation.
  */
-export function createSessionFile(agentDir: string, taskId: string, cwd: string, now: Date = new Date(), history: string = ""): string {
+export function createSessionFile(
+  agentDir: string,
+  taskId: string,
+  cwd: string,
+  now: Date = new Date(),
+  history: string = "",
+): string {
   const file = sessionFilePath(agentDir, taskId);
   mkdirSync(taskDir(agentDir, taskId), { recursive: true, mode: 0o700 });
   // Exclusive and checked: a forked history cut short by a full disk is removed, never resumed half.
@@ -90,7 +96,8 @@ export interface LockDetails {
   cwd?: string;
 }
 
-export type LockResult = { acquired: true; release: () => void; childStarted: (pid: number) => void }
+export type LockResult =
+  | { acquired: true; release: () => void; childStarted: (pid: number) => void }
   | { acquired: false; holder: string };
 
 export function lockPath(agentDir: string, taskId: string): string {
@@ -106,7 +113,10 @@ export function childOf(content: LockContent): ProcessIdentity | undefined {
 }
 
 /** Whether a live process holds the lock: its owner, or the child writing the session. */
-export function isLockLive(content: LockContent, alive: (identity: ProcessIdentity) => boolean = isIdentityAlive): boolean {
+export function isLockLive(
+  content: LockContent,
+  alive: (identity: ProcessIdentity) => boolean = isIdentityAlive,
+): boolean {
   if (alive(ownerOf(content))) return true;
   const child = childOf(content);
   return child !== undefined && alive(child);
@@ -114,9 +124,9 @@ export function isLockLive(content: LockContent, alive: (identity: ProcessIdenti
 
 function parseLock(text: string): LockContent | undefined {
   try {
-    const parsed = (JSON.parse(text) as Partial<LockContent> | null);
+    const parsed = JSON.parse(text) as Partial<LockContent> | null;
     if (!parsed || typeof parsed.pid !== "number") return undefined;
-    return ({ agent: "", since: 0, ...parsed } as LockContent);
+    return { agent: "", since: 0, ...parsed } as LockContent;
   } catch {
     return undefined;
   }
@@ -135,12 +145,18 @@ export function readSessionLock(agentDir: string, taskId: string): LockContent |
 function describeHolder(content: LockContent | undefined): string {
   if (!content) return "by another run";
   const child = childOf(content);
-  if (child && !isIdentityAlive(ownerOf(content))) return `agent ${content.agent}, in child process ${child.pid} whose pi has ended`;
+  if (child && !isIdentityAlive(ownerOf(content)))
+    return `agent ${content.agent}, in child process ${child.pid} whose pi has ended`;
   const where = content.pid === process.pid ? "in this pi" : `in pi process ${content.pid}`;
   return `agent ${content.agent}, ${where}`;
 }
 
-export function acquireSessionLock(agentDir: string, taskId: string, agent: string, details: LockDetails = {}): LockResult {
+export function acquireSessionLock(
+  agentDir: string,
+  taskId: string,
+  agent: string,
+  details: LockDetails = {},
+): LockResult {
   const file = lockPath(agentDir, taskId);
   const owner = ownIdentity();
   const content: LockContent = { pid: owner.pid, pidStart: owner.start, agent, since: Date.now(), ...details };
@@ -231,7 +247,10 @@ export function promptDirOwner(name: string): ProcessIdentity | undefined {
  * One readdir of the temp folder, only when the start-up clean-up runs for a run to reap (never on start-up's
  * path: a crowded temp folder costs several ms to list).
  */
-export function sweepStalePromptDirs(base: string = tmpdir(), alive: (owner: ProcessIdentity) => boolean = isIdentityAlive): number {
+export function sweepStalePromptDirs(
+  base: string = tmpdir(),
+  alive: (owner: ProcessIdentity) => boolean = isIdentityAlive,
+): number {
   let names: string[];
   try {
     names = readdirSync(base);

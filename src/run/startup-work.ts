@@ -85,7 +85,10 @@ export function taskFolderIds(agentDir: string): string[] {
     return [];
   }
   return entries
-    .filter((entry) => isTaskId(entry.name) && (entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(join(dir, entry.name)))))
+    .filter(
+      (entry) =>
+        isTaskId(entry.name) && (entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(join(dir, entry.name)))),
+    )
     .map((entry) => entry.name);
 }
 

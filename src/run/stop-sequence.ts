@@ -44,7 +44,8 @@ export class BudgetWatch {
     if (state.stopReason !== "toolUse") return undefined;
     const reached = budgetReached(this.limits, state.usage);
     // A cost budget that cannot be checked (a turn's cost is unknown) must not let a looping child run on.
-    if (!reached && this.limits.maxCost !== undefined && state.unknownCostTurns > 0) return { kind: "cost", limit: this.limits.maxCost, unchecked: true };
+    if (!reached && this.limits.maxCost !== undefined && state.unknownCostTurns > 0)
+      return { kind: "cost", limit: this.limits.maxCost, unchecked: true };
     return reached;
   }
 }

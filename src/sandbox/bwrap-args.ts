@@ -54,7 +54,9 @@ function expandHiddenPath(path: string, home: string): string | undefined {
 }
 
 export function hiddenPaths(home: string, extra: readonly string[]): string[] {
-  const paths = [...DEFAULT_HIDDEN_PATHS, ...extra].map((path) => expandHiddenPath(path, home)).filter((path): path is string => path !== undefined);
+  const paths = [...DEFAULT_HIDDEN_PATHS, ...extra]
+    .map((path) => expandHiddenPath(path, home))
+    .filter((path): path is string => path !== undefined);
   return [...new Set(paths)];
 }
 
@@ -104,7 +106,13 @@ export const AUTH_FILE = "auth.json";
  * Entries of the agent dir a child never sees: pi's own transcripts, the other tasks' folders, the login file and
  * its lock, the record of the sandboxes' mount points (src/sandbox/mount-points.ts).
  */
-const AGENT_DIR_ENTRIES_NOT_BOUND: readonly string[] = Object.freeze(["sessions", "subagent-sessions", AUTH_FILE, `${AUTH_FILE}.lock`, "subagent-mount-points"]);
+const AGENT_DIR_ENTRIES_NOT_BOUND: readonly string[] = Object.freeze([
+  "sessions",
+  "subagent-sessions",
+  AUTH_FILE,
+  `${AUTH_FILE}.lock`,
+  "subagent-mount-points",
+]);
 
 /**
  * What a `workspace-write` child may not write in its working folder, because git or pi later loads or runs it
@@ -182,9 +190,14 @@ export function isInsidePrivateTmp(path: string): boolean {
  * Whether `path` is in the private /tmp and under none of the folders the layout binds there (a project or a home
  * folder under /tmp is bound back read-only, and bubblewrap could make no file inside it).
  */
-export function isFreeInPrivateTmp(layout: Pick<SandboxLayout, "cwd" | "agentDir" | "taskDir" | "keepVisible">, path: string): boolean {
+export function isFreeInPrivateTmp(
+  layout: Pick<SandboxLayout, "cwd" | "agentDir" | "taskDir" | "keepVisible">,
+  path: string,
+): boolean {
   if (!isInsidePrivateTmp(path)) return false;
-  const bound = [layout.cwd, layout.agentDir, layout.taskDir, ...layout.keepVisible].filter(isInsidePrivateTmp).map((dir) => normalize(dir));
+  const bound = [layout.cwd, layout.agentDir, layout.taskDir, ...layout.keepVisible]
+    .filter(isInsidePrivateTmp)
+    .map((dir) => normalize(dir));
   return !bound.some((dir) => isInside(dir, normalize(path)));
 }
 
@@ -243,19 +256,32 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
     add(path, ...(secret.kind === "directory" ? ["--tmpfs", path] : ["--ro-bind", "/dev/null", path]));
   }
   // Stable: mounts on one path keep their order; a deeper path always comes after its parents.
-  const ordered = mounts.map((mount, index) => ({ mount, index })).sort((a, b) => depth(a.mount.target) - depth(b.mount.target) || a.index - b.index);
+  const ordered = mounts
+    .map((mount, index) => ({ mount, index }))
+    .sort((a, b) => depth(a.mount.target) - depth(b.mount.target) || a.index - b.index);
   return [
-    "--cap-drop", "ALL",
+    "--cap-drop",
+    "ALL",
     "--unshare-pid",
     "--die-with-parent",
-    "--ro-bind", "/", "/",
-    "--dev", "/dev",
-    "--proc", "/proc",
-    "--tmpfs", PRIVATE_TMP,
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    PRIVATE_TMP,
     // The child's temp folder is its private /tmp, wherever the person's TMPDIR points (hidden or read-only here).
-    "--setenv", "TMPDIR", PRIVATE_TMP,
-    "--setenv", SANDBOX_ENV, layout.level,
+    "--setenv",
+    "TMPDIR",
+    PRIVATE_TMP,
+    "--setenv",
+    SANDBOX_ENV,
+    layout.level,
     ...ordered.flatMap(({ mount }) => mount.args),
-    "--chdir", cwd,
+    "--chdir",
+    cwd,
   ];
 }

@@ -51,7 +51,13 @@ export function loginExpiredNote(text: string, startedAt: number, finishedAt: nu
   }
   if (typeof parsed !== "object" || parsed === null) return undefined;
   const expired = Object.entries(parsed as Record<string, { type?: unknown; expires?: unknown }>)
-    .filter(([, credential]) => credential?.type === "oauth" && typeof credential.expires === "number" && credential.expires > startedAt && credential.expires <= finishedAt + PI_RENEWAL_WINDOW_MS)
+    .filter(
+      ([, credential]) =>
+        credential?.type === "oauth" &&
+        typeof credential.expires === "number" &&
+        credential.expires > startedAt &&
+        credential.expires <= finishedAt + PI_RENEWAL_WINDOW_MS,
+    )
     .map(([provider]) => provider);
   if (expired.length === 0) return undefined;
   return `The OAuth login of ${expired.join(", ")} expired while this sandboxed subagent ran; a sandboxed child cannot refresh a login (it never writes your auth.json). Run the task again: your pi refreshes a login near its end before it starts a sandboxed subagent.`;
@@ -112,7 +118,11 @@ export function loginsDueForRefresh(authText: string, now: number, marginMs: num
 export const LOGIN_RETRY_AFTER_MS = 5 * 60_000;
 
 /** `due` without the providers whose refresh failed (`failedAt`, ms) less than `LOGIN_RETRY_AFTER_MS` before `now`. */
-export function withoutRecentFailures(due: readonly string[], failedAt: ReadonlyMap<string, number>, now: number): string[] {
+export function withoutRecentFailures(
+  due: readonly string[],
+  failedAt: ReadonlyMap<string, number>,
+  now: number,
+): string[] {
   return due.filter((provider) => {
     const at = failedAt.get(provider);
     return at === undefined || now - at >= LOGIN_RETRY_AFTER_MS;
@@ -166,7 +176,10 @@ function stemOf(file: string): string {
 }
 
 function pathHash(file: string): string {
-  return createHash(getFips() ? "sha256" : "md5").update(file).digest("hex").slice(0, 8);
+  return createHash(getFips() ? "sha256" : "md5")
+    .update(file)
+    .digest("hex")
+    .slice(0, 8);
 }
 
 /**

@@ -1,7 +1,18 @@
 /**
  * The files a sandboxed child is handed, found and opened at the spawn as the descriptors bubblewrap copies from.
  */
-import { accessSync, constants, lstatSync, closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  lstatSync,
+  closeSync,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SANDBOXED_CHILD_MODULES, jitiCacheNames, loginCopyText } from "./hand-in.ts";
@@ -37,7 +48,10 @@ export function sandboxedChildSources(root: string = PACKAGE_ROOT): string[] {
  * The host paths of the entries to copy, one per source file at most. Each name is looked up, never the folder
  * listed: a cache grown to thousands of entries (one per checkout of every file) costs no more.
  */
-export function jitiEntriesToCopy(hostCache: string = hostJitiCacheDir(), sources: readonly string[] = sandboxedChildSources()): string[] {
+export function jitiEntriesToCopy(
+  hostCache: string = hostJitiCacheDir(),
+  sources: readonly string[] = sandboxedChildSources(),
+): string[] {
   try {
     accessSync(hostCache, constants.W_OK);
   } catch {

@@ -2,7 +2,6 @@
  * The sandbox levels, who set the one in force, and the texts that name them.
  */
 
-
 /*
  * The three sandbox levels of a subagent and their order. A stricter level only ever replaces a looser one where
  * something other than the person's own user-level settings speaks (a project file, a call). Pure.
@@ -11,7 +10,15 @@
 export type SandboxLevel = "off" | "workspace-write" | "read-only";
 
 /** Where the level in force came from (src/config/resolve.ts decides it). */
-export type SandboxSource = "user" | "frontmatter" | "$sandbox" | "project" | "project $sandbox" | "call" | "default" | "resumed task";
+export type SandboxSource =
+  | "user"
+  | "frontmatter"
+  | "$sandbox"
+  | "project"
+  | "project $sandbox"
+  | "call"
+  | "default"
+  | "resumed task";
 
 export interface ResolvedSandbox {
   level: SandboxLevel;
@@ -42,7 +49,8 @@ export type SandboxUnavailable =
 
 function sandboxUnavailableReason(reason: SandboxUnavailable): string {
   if (reason.kind === "platform") return `sandboxes use bubblewrap, which needs Linux (this is ${reason.platform})`;
-  if (reason.kind === "not-found") return `bwrap (bubblewrap) was not found in ${reason.dirs.join(", ")} (it is looked for only there, owned by root, never on PATH)`;
+  if (reason.kind === "not-found")
+    return `bwrap (bubblewrap) was not found in ${reason.dirs.join(", ")} (it is looked for only there, owned by root, never on PATH)`;
   return `${reason.bwrap} cannot make a sandbox here (are user namespaces turned off?): ${reason.detail}`;
 }
 
@@ -58,14 +66,22 @@ export function protectedLinkMessage(agent: string, links: readonly string[]): s
 
 export function sandboxSourceText(source: ResolvedSandbox["source"]): string {
   switch (source) {
-    case "user": return "your subagent-isolation.json";
-    case "frontmatter": return "the agent's frontmatter";
-    case "$sandbox": return 'your "$sandbox" setting';
-    case "project": return "the project's subagent-isolation.json";
-    case "project $sandbox": return 'the project\'s "$sandbox" setting';
-    case "call": return "this call";
-    case "default": return "the default";
-    case "resumed task": return "the task it resumes, which ran in it";
+    case "user":
+      return "your subagent-isolation.json";
+    case "frontmatter":
+      return "the agent's frontmatter";
+    case "$sandbox":
+      return 'your "$sandbox" setting';
+    case "project":
+      return "the project's subagent-isolation.json";
+    case "project $sandbox":
+      return 'the project\'s "$sandbox" setting';
+    case "call":
+      return "this call";
+    case "default":
+      return "the default";
+    case "resumed task":
+      return "the task it resumes, which ran in it";
   }
 }
 

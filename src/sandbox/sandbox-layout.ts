@@ -2,12 +2,30 @@
  * The sandbox on this machine: bubblewrap found and probed, and what exists on disk that the mounts are made from.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, lstatSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  lstatSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, isAbsolute, resolve, sep } from "node:path";
 import type { SandboxUnavailable, SandboxLevel } from "./levels.ts";
 import { perProcess } from "../shared/this-process.ts";
-import { isInside, PROTECTED_WORKSPACE_ENTRIES, hiddenPaths, hiddenSystemPaths, type HiddenSecret, type ProtectedPath, type SandboxLayout } from "./bwrap-args.ts";
+import {
+  isInside,
+  PROTECTED_WORKSPACE_ENTRIES,
+  hiddenPaths,
+  hiddenSystemPaths,
+  type HiddenSecret,
+  type ProtectedPath,
+  type SandboxLayout,
+} from "./bwrap-args.ts";
 import { gitEnvironment, SAFE_CONFIG } from "../worktree/git.ts";
 
 /*
@@ -22,7 +40,15 @@ import { gitEnvironment, SAFE_CONFIG } from "../worktree/git.ts";
 export type BwrapLookup = { ok: true; bwrap: string } | { ok: false; reason: SandboxUnavailable };
 
 /** Where bubblewrap is looked for, in this order (NixOS's system profile last). */
-export const SYSTEM_BWRAP_DIRS: readonly string[] = Object.freeze(["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin", "/run/current-system/sw/bin"]);
+export const SYSTEM_BWRAP_DIRS: readonly string[] = Object.freeze([
+  "/usr/bin",
+  "/bin",
+  "/usr/sbin",
+  "/sbin",
+  "/usr/local/bin",
+  "/usr/local/sbin",
+  "/run/current-system/sw/bin",
+]);
 
 /**
  * Tests only: other folders to look in instead (`:`-separated), each still held to the same ownership rule. It can
@@ -74,7 +100,26 @@ function probeSetUp(): { dir: string; planted: string; args: string[] } {
   const dir = mkdtempSync(join(tmpdir(), "pi-subagent-probe-"));
   const planted = join(dir, "written");
   const script = `(true > '${planted}') 2>/dev/null && exit 3; echo ${ISOLATED}`;
-  const args = ["--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", dir, dir, "--", "/bin/sh", "-c", script];
+  const args = [
+    "--cap-drop",
+    "ALL",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    "/tmp",
+    "--ro-bind",
+    dir,
+    dir,
+    "--",
+    "/bin/sh",
+    "-c",
+    script,
+  ];
   return { dir, planted, args };
 }
 
@@ -103,8 +148,18 @@ const PROBE_TIMEOUT_MS = 10_000;
 function probe(bwrap: string): string | undefined {
   const { dir, planted, args } = probeSetUp();
   try {
-    const result = spawnSync(bwrap, args, { encoding: "utf8", timeout: PROBE_TIMEOUT_MS, stdio: ["ignore", "pipe", "pipe"] });
-    return judgeProbe(dir, planted, { status: result.status, signal: result.signal, stdout: result.stdout ?? "", stderr: result.stderr ?? "", ...(result.error ? { error: result.error } : {}) });
+    const result = spawnSync(bwrap, args, {
+      encoding: "utf8",
+      timeout: PROBE_TIMEOUT_MS,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    return judgeProbe(dir, planted, {
+      status: result.status,
+      signal: result.signal,
+      stdout: result.stdout ?? "",
+      stderr: result.stderr ?? "",
+      ...(result.error ? { error: result.error } : {}),
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -129,9 +184,9 @@ function probeInBackground(bwrap: string): Promise<string | undefined> {
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     child.on("error", (error) => done({ status: null, signal: null, error }));
     child.on("close", (status, signal) => done({ status, signal }));
-  }).then(
-    (run) => judgeProbe(dir, planted, run),
-  ).finally(() => rmSync(dir, { recursive: true, force: true }));
+  })
+    .then((run) => judgeProbe(dir, planted, run))
+    .finally(() => rmSync(dir, { recursive: true, force: true }));
 }
 
 /** Each bwrap's probe outcome, once known (for the process: one probe each). */
@@ -147,7 +202,10 @@ const probesUnderWay = new Map<string, Promise<void>>();
  * sandbox finds it done: the same probe, kept alike. Resolves once it is done (at once when there is nothing to do).
  * findWorkingBwrap still decides; until this resolves it would probe again itself.
  */
-export function probeAhead(dirs: readonly string[] = bwrapDirs(), platform: NodeJS.Platform = process.platform): Promise<void> {
+export function probeAhead(
+  dirs: readonly string[] = bwrapDirs(),
+  platform: NodeJS.Platform = process.platform,
+): Promise<void> {
   if (platform !== "linux") return Promise.resolve();
   const bwrap = bwrapInSystemDirs(dirs);
   if (!bwrap || probeOutcomes().has(bwrap)) return Promise.resolve();
@@ -166,14 +224,19 @@ export function probeAhead(dirs: readonly string[] = bwrapDirs(), platform: Node
   return underWay;
 }
 
-export function findWorkingBwrap(dirs: readonly string[] = bwrapDirs(), platform: NodeJS.Platform = process.platform): BwrapLookup {
+export function findWorkingBwrap(
+  dirs: readonly string[] = bwrapDirs(),
+  platform: NodeJS.Platform = process.platform,
+): BwrapLookup {
   if (platform !== "linux") return { ok: false, reason: { kind: "platform", platform } };
   const bwrap = bwrapInSystemDirs(dirs);
   if (!bwrap) return { ok: false, reason: { kind: "not-found", dirs } };
   const probes = probeOutcomes();
   if (!probes.has(bwrap)) probes.set(bwrap, probe(bwrap));
   const problem = probes.get(bwrap);
-  return problem === undefined ? { ok: true, bwrap } : { ok: false, reason: { kind: "broken", bwrap, detail: problem } };
+  return problem === undefined
+    ? { ok: true, bwrap }
+    : { ok: false, reason: { kind: "broken", bwrap, detail: problem } };
 }
 
 /*
@@ -263,7 +326,13 @@ export interface LayoutInputs {
 export function gitDirsOf(cwd: string): string[] {
   // The settings of every safe git call (src/worktree/git.ts), without its read of the repository's drivers:
   // rev-parse reads no index and runs no driver, and a dispatch should not pay for a second git process.
-  const args = ["--no-pager", ...SAFE_CONFIG.flatMap((setting) => ["-c", setting]), "rev-parse", "--git-dir", "--git-common-dir"];
+  const args = [
+    "--no-pager",
+    ...SAFE_CONFIG.flatMap((setting) => ["-c", setting]),
+    "rev-parse",
+    "--git-dir",
+    "--git-common-dir",
+  ];
   const result = spawnSync("git", args, {
     cwd,
     encoding: "utf8",
@@ -273,7 +342,10 @@ export function gitDirsOf(cwd: string): string[] {
     stdio: ["ignore", "pipe", "ignore"],
   });
   if (result.status !== 0 || typeof result.stdout !== "string") return [];
-  return result.stdout.split("\n").filter((line) => line.trim() !== "").map((line) => (isAbsolute(line) ? line : resolve(cwd, line)));
+  return result.stdout
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => (isAbsolute(line) ? line : resolve(cwd, line)));
 }
 
 export interface ProtectedWorkspace {
@@ -293,13 +365,26 @@ export function readProtectedWorkspace(cwd: string, gitDirs: readonly string[] =
     const path = join(cwd, entry.name);
     const stats = lstatSync(path, { throwIfNoEntry: false });
     if (stats?.isSymbolicLink()) links.push(path);
-    else paths.push({ path, kind: stats ? (stats.isDirectory() ? "directory" : "file") : entry.kind, exists: stats !== undefined });
+    else
+      paths.push({
+        path,
+        kind: stats ? (stats.isDirectory() ? "directory" : "file") : entry.kind,
+        exists: stats !== undefined,
+      });
   }
   for (const dir of gitDirs) {
     const path = real(dir);
-    if (isInside(cwd, path) && path !== cwd && !paths.some((entry) => entry.path === path)) paths.push({ path, kind: "directory", exists: existsSync(path) });
+    if (isInside(cwd, path) && path !== cwd && !paths.some((entry) => entry.path === path))
+      paths.push({ path, kind: "directory", exists: existsSync(path) });
   }
-  return { paths: paths.filter((entry) => entry.exists || !paths.some((other) => other.exists && other.path !== entry.path && isInside(other.path, entry.path))), links };
+  return {
+    paths: paths.filter(
+      (entry) =>
+        entry.exists ||
+        !paths.some((other) => other.exists && other.path !== entry.path && isInside(other.path, entry.path)),
+    ),
+    links,
+  };
 }
 
 export function readSandboxLayout(inputs: LayoutInputs): SandboxLayout & { protectedLinks: string[] } {
@@ -314,8 +399,20 @@ export function readSandboxLayout(inputs: LayoutInputs): SandboxLayout & { prote
     agentDirEntries: entriesOf(agentDir),
     taskDir: real(inputs.taskDir),
     // Once each: node, pi and the `-e` extensions often share one package root, and each entry is a mount.
-    keepVisible: [...new Set([home, ...inputs.programs.map((file) => packageRootOf(real(file))), ...(inputs.readOnly ?? []).map(real)])],
-    secrets: existingSecrets([...new Set([...hiddenPaths(inputs.home, inputs.extraHidden), ...hiddenPaths(home, inputs.extraHidden), ...hiddenSystemPaths(process.getuid?.())])]),
+    keepVisible: [
+      ...new Set([
+        home,
+        ...inputs.programs.map((file) => packageRootOf(real(file))),
+        ...(inputs.readOnly ?? []).map(real),
+      ]),
+    ],
+    secrets: existingSecrets([
+      ...new Set([
+        ...hiddenPaths(inputs.home, inputs.extraHidden),
+        ...hiddenPaths(home, inputs.extraHidden),
+        ...hiddenSystemPaths(process.getuid?.()),
+      ]),
+    ]),
     protectedPaths: workspace.paths,
     protectedLinks: workspace.links,
   };

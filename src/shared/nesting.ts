@@ -2,7 +2,6 @@
  * Where this pi stands in a tree of subagents: the nesting variables every child inherits, and the task id (a child's session id) that names each one.
  */
 
-
 /**
  * Environment variables that carry the subagent nesting across processes (read on pi's start-up path, by the entry).
  */

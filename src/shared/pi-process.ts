@@ -2,14 +2,16 @@
  * How pi runs us: its mode, and a lazy import that runs once under pi's loader.
  */
 
-
 /*
  * How pi is running. pi 0.73.1 has no `ctx.mode`; this mirrors its own choice (`resolveAppMode`): `--mode rpc`
  * is rpc, `--mode json` is json, `-p`/`--print` or a non-TTY stdin is print, otherwise interactive.
  */
 export type AppMode = "interactive" | "print" | "json" | "rpc";
 
-export function detectAppMode(argv: readonly string[] = process.argv, stdinIsTTY: boolean = Boolean(process.stdin.isTTY)): AppMode {
+export function detectAppMode(
+  argv: readonly string[] = process.argv,
+  stdinIsTTY: boolean = Boolean(process.stdin.isTTY),
+): AppMode {
   let mode: string | undefined;
   let print = false;
   for (let i = 0; i < argv.length; i++) {

@@ -70,11 +70,15 @@ export function runSettingsWarnings(env: NodeJS.ProcessEnv = process.env): strin
   const warnings: string[] = [];
   for (const name of [ACTIVITY_TIMEOUT_ENV, HARD_TIMEOUT_ENV]) {
     if (integerOr(env[name], 0) > MAX_TIMER_MS) {
-      warnings.push(`pi-subagent-dispatch: ${name}=${env[name]?.trim()} is longer than a timer can wait (${MAX_TIMER_MS} ms); treated as no limit`);
+      warnings.push(
+        `pi-subagent-dispatch: ${name}=${env[name]?.trim()} is longer than a timer can wait (${MAX_TIMER_MS} ms); treated as no limit`,
+      );
     }
   }
   if (integerOr(env[KILL_GRACE_ENV], 0) > MAX_TIMER_MS) {
-    warnings.push(`pi-subagent-dispatch: ${KILL_GRACE_ENV}=${env[KILL_GRACE_ENV]?.trim()} is longer than a timer can wait; capped at ${MAX_TIMER_MS} ms`);
+    warnings.push(
+      `pi-subagent-dispatch: ${KILL_GRACE_ENV}=${env[KILL_GRACE_ENV]?.trim()} is longer than a timer can wait; capped at ${MAX_TIMER_MS} ms`,
+    );
   }
   return warnings;
 }
@@ -115,16 +119,26 @@ function findOnPath(name: string, pathEnv: string): string | undefined {
  */
 export type ExecutableLookup = { ok: true; pi: PiExecutable } | { ok: false; message: string };
 
-export function findPiExecutable(argv: readonly string[] = process.argv, execPath: string = process.execPath, pathEnv: string = process.env.PATH ?? ""): ExecutableLookup {
+export function findPiExecutable(
+  argv: readonly string[] = process.argv,
+  execPath: string = process.execPath,
+  pathEnv: string = process.env.PATH ?? "",
+): ExecutableLookup {
   const entry = argv[1];
   if (entry) {
-    if (!existsSync(execPath)) return { ok: false, message: `Cannot start the subagent: the node executable ${execPath} does not exist.` };
-    if (!existsSync(entry)) return { ok: false, message: `Cannot start the subagent: the pi entry script ${entry} does not exist.` };
+    if (!existsSync(execPath))
+      return { ok: false, message: `Cannot start the subagent: the node executable ${execPath} does not exist.` };
+    if (!existsSync(entry))
+      return { ok: false, message: `Cannot start the subagent: the pi entry script ${entry} does not exist.` };
     return { ok: true, pi: { command: execPath, prefixArgs: [entry] } };
   }
   const onPath = findOnPath("pi", pathEnv);
   if (onPath) return { ok: true, pi: { command: onPath, prefixArgs: [] } };
-  return { ok: false, message: "Cannot start the subagent: no pi executable was found (pi's entry script is unknown and no `pi` is on PATH)." };
+  return {
+    ok: false,
+    message:
+      "Cannot start the subagent: no pi executable was found (pi's entry script is unknown and no `pi` is on PATH).",
+  };
 }
 
 /** How a child pi is started. */

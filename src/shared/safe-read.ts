@@ -19,10 +19,11 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSyn
  * - `directory`: A folder where a file was expected.
  * - `refused`: Something that must not be read; `reason` says why, for a warning that names the file.
  */
-export type RegularFileRead = { ok: true, text: string, identity: FileIdentity }
-  | { ok: false, kind: "missing", code: string }
-  | { ok: false, kind: "directory" }
-  | { ok: false, kind: "refused", reason: string };
+export type RegularFileRead =
+  | { ok: true; text: string; identity: FileIdentity }
+  | { ok: false; kind: "missing"; code: string }
+  | { ok: false; kind: "directory" }
+  | { ok: false; kind: "refused"; reason: string };
 
 function errorCode(error: unknown): string {
   if (error && typeof error === "object" && "code" in error && typeof error.code === "string") return error.code;
@@ -55,10 +56,15 @@ export interface ReadRegularFileOptions {
 
 function checkStats(stats: Stats, maxBytes: number): RegularFileRead | undefined {
   if (stats.isDirectory()) return { ok: false, kind: "directory" };
-  if (stats.isSymbolicLink()) return { ok: false, kind: "refused", reason: "it is a symbolic link, which is not followed here" };
+  if (stats.isSymbolicLink())
+    return { ok: false, kind: "refused", reason: "it is a symbolic link, which is not followed here" };
   if (!stats.isFile()) return { ok: false, kind: "refused", reason: `it is ${kindOf(stats)}, not a regular file` };
   if (stats.size > maxBytes) {
-    return { ok: false, kind: "refused", reason: `it is too large (${stats.size} bytes; the limit is ${formatBytes(maxBytes)})` };
+    return {
+      ok: false,
+      kind: "refused",
+      reason: `it is too large (${stats.size} bytes; the limit is ${formatBytes(maxBytes)})`,
+    };
   }
   return undefined;
 }
@@ -67,7 +73,11 @@ function checkStats(stats: Stats, maxBytes: number): RegularFileRead | undefined
  * The identity of the regular file at `path` (links followed), or why it will not be read. Cheap: one `stat`.
  * Callers that cache parses compare this with the identity of the text they parsed.
  */
-export function statRegularFile(path: string, maxBytes: number, options: ReadRegularFileOptions = {}): { ok: true; identity: FileIdentity } | Exclude<RegularFileRead, { ok: true }> {
+export function statRegularFile(
+  path: string,
+  maxBytes: number,
+  options: ReadRegularFileOptions = {},
+): { ok: true; identity: FileIdentity } | Exclude<RegularFileRead, { ok: true }> {
   let stats: Stats;
   try {
     stats = options.followLinks === false ? lstatSync(path) : statSync(path);
@@ -82,7 +92,11 @@ export function statRegularFile(path: string, maxBytes: number, options: ReadReg
 }
 
 /** Reads the regular file at `path` as UTF-8, at most `maxBytes`, without ever blocking on it. */
-export function readRegularFileSync(path: string, maxBytes: number, options: ReadRegularFileOptions = {}): RegularFileRead {
+export function readRegularFileSync(
+  path: string,
+  maxBytes: number,
+  options: ReadRegularFileOptions = {},
+): RegularFileRead {
   const before = statRegularFile(path, maxBytes, options);
   if (!before.ok) return before;
   let fd: number;

@@ -64,7 +64,11 @@ async function syncDirectory(dirPath: string): Promise<void> {
  * Replaces `filePath` with `content` (UTF-8) atomically. The folder must exist. An existing file keeps its
  * permission bits; a new file gets the default ones (0666 minus the umask).
  */
-export async function writeFileAtomic(filePath: string, content: string, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  filePath: string,
+  content: string,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const target = await resolveTarget(filePath);
   const tempPath = atomicTempPath(target);
   const mode = await existingMode(target);
@@ -97,7 +101,10 @@ function writeAllSync(fd: number, data: Uint8Array): void {
   let offset = 0;
   while (offset < data.length) {
     const written = writeSync(fd, data, offset, data.length - offset);
-    if (written <= 0) throw Object.assign(new Error(`ENOSPC: no space left on device, wrote ${offset} of ${data.length} bytes`), { code: "ENOSPC" });
+    if (written <= 0)
+      throw Object.assign(new Error(`ENOSPC: no space left on device, wrote ${offset} of ${data.length} bytes`), {
+        code: "ENOSPC",
+      });
     offset += written;
   }
 }
@@ -261,7 +268,12 @@ async function snapshotLock(lockPath: string): Promise<LockSnapshot | undefined>
   try {
     const info = await stat(lockPath);
     const raw = await readFile(lockPath, "utf8");
-    return { raw, identity: `${info.ino}:${info.mtimeMs}:${raw}`, content: parseLockContent(raw), mtimeMs: info.mtimeMs };
+    return {
+      raw,
+      identity: `${info.ino}:${info.mtimeMs}:${raw}`,
+      content: parseLockContent(raw),
+      mtimeMs: info.mtimeMs,
+    };
   } catch (error) {
     if (errorCode(error) === "ENOENT") return undefined;
     throw error;
@@ -355,7 +367,11 @@ async function release(lockPath: string, token: string): Promise<void> {
  * Runs `action` while holding the lock on `filePath` (the folder must exist). The lock is released however
  * `action` ends.
  */
-export async function withFileLock<T>(filePath: string, action: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+export async function withFileLock<T>(
+  filePath: string,
+  action: () => Promise<T>,
+  options: FileLockOptions = {},
+): Promise<T> {
   const lockPath = lockPathFor(filePath);
   const token = await acquire(filePath, options);
   try {
@@ -384,7 +400,8 @@ export async function withFileLock<T>(filePath: string, action: () => Promise<T>
  *  safely).
  * - `"lock-timeout"`: Another writer held the lock for longer than the wait allows.
  */
-export type WriteBackErrorCode = "invalid-agent-name"
+export type WriteBackErrorCode =
+  | "invalid-agent-name"
   | "invalid-value"
   | "invalid-json"
   | "not-an-object"

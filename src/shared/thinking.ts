@@ -1,9 +1,9 @@
 /** Thinking levels as written in agent frontmatter and subagent-isolation.json (the spec's seven). */
-export const THINKING_LEVELS = (["off", "minimal", "low", "medium", "high", "xhigh", "max"] as const);
+export const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
 
 /** The levels pi 0.73.1's `--thinking` flag accepts (it has no `max`). */
-const HOST_THINKING_LEVELS = (["off", "minimal", "low", "medium", "high", "xhigh"] as const);
+const HOST_THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"] as const;
 export type HostThinkingLevel = (typeof HOST_THINKING_LEVELS)[number];
 
 export function isThinkingLevel(value: unknown): value is ThinkingLevel {

@@ -12,7 +12,10 @@ import { depthGateMessage, sandboxGateMessage, SUBAGENT_TOOL_TEXTS } from "../to
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import type { subagentParameters } from "../tool/schema.ts";
 
-export function registerDepthGateTool(pi: Pick<ExtensionAPI, "registerTool">, parameters: typeof subagentParameters): void {
+export function registerDepthGateTool(
+  pi: Pick<ExtensionAPI, "registerTool">,
+  parameters: typeof subagentParameters,
+): void {
   pi.registerTool({
     ...SUBAGENT_TOOL_TEXTS,
     parameters,

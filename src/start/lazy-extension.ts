@@ -45,8 +45,8 @@ export function recordingApi(pi: ExtensionAPI, into: Registrations): ExtensionAP
   };
   return new Proxy(pi, {
     get(target, property, receiver) {
-      if (typeof property === "string" && property in recorded) return recorded[(property as keyof ExtensionAPI)];
-      return (Reflect.get(target, property, receiver) as unknown);
+      if (typeof property === "string" && property in recorded) return recorded[property as keyof ExtensionAPI];
+      return Reflect.get(target, property, receiver) as unknown;
     },
   });
 }
@@ -86,7 +86,7 @@ export interface LazyRuntime {
 export interface LazyManifest {
   /** Tool definitions without behaviour: execute and the renderers are forwarded to the runtime's own. */
   tools: Array<Omit<AnyToolDefinition, "execute" | "renderCall" | "renderResult">>;
-  commands: Array<{ name: string, description: string }>;
+  commands: Array<{ name: string; description: string }>;
   /** Events forwarded to the runtime once it is loaded. */
   events: readonly string[];
   /**
@@ -135,7 +135,7 @@ export interface DrawPart {
    * By tool name
    * (each tool's renderers take that tool's own parameters, hence no narrower type here).
    */
-  toolRenderers: Record<string, { renderCall?: AnyFunction, renderResult?: AnyFunction }>;
+  toolRenderers: Record<string, { renderCall?: AnyFunction; renderResult?: AnyFunction }>;
   /** By custom message type. */
   messageRenderers: Record<string, (...args: AnyArgs) => unknown>;
 }
@@ -156,8 +156,13 @@ export interface LazyRuntimes {
   draw?: () => Promise<DrawPart>;
 }
 
-export function registerLazily(pi: ExtensionAPI, manifest: LazyManifest, runtimes: LazyRuntimes | (() => Promise<LazyRuntime>)): LazyExtension {
-  const { all, toolOnly, draw } = typeof runtimes === "function" ? { all: runtimes, toolOnly: undefined, draw: undefined } : runtimes;
+export function registerLazily(
+  pi: ExtensionAPI,
+  manifest: LazyManifest,
+  runtimes: LazyRuntimes | (() => Promise<LazyRuntime>),
+): LazyExtension {
+  const { all, toolOnly, draw } =
+    typeof runtimes === "function" ? { all: runtimes, toolOnly: undefined, draw: undefined } : runtimes;
   /**
    * What events, renderers and completions go to: the whole runtime's registrations once loaded, else the tool part's.
    */
@@ -175,7 +180,11 @@ export function registerLazily(pi: ExtensionAPI, manifest: LazyManifest, runtime
   let drawn: DrawPart | undefined;
   let loadingDraw: Promise<DrawPart> | undefined;
 
-  const importInto = (importRuntime: () => Promise<LazyRuntime>, whole: boolean, forget: () => void): Promise<Registrations> =>
+  const importInto = (
+    importRuntime: () => Promise<LazyRuntime>,
+    whole: boolean,
+    forget: () => void,
+  ): Promise<Registrations> =>
     importRuntime().then(
       async (runtime) => {
         const into = emptyRegistrations();
@@ -246,16 +255,24 @@ export function registerLazily(pi: ExtensionAPI, manifest: LazyManifest, runtime
         recordedTool(await loadForTool()).execute(...(args as Parameters<AnyToolDefinition["execute"]>)),
       renderCall: (...args: AnyArgs) => {
         const table = registrations;
-        const render = table ? recordedTool(table).renderCall : (drawn?.toolRenderers[tool.name]?.renderCall as AnyToolDefinition["renderCall"]);
-        return render ? render(...(args as Parameters<NonNullable<AnyToolDefinition["renderCall"]>>)) : fallbackComponent();
+        const render = table
+          ? recordedTool(table).renderCall
+          : (drawn?.toolRenderers[tool.name]?.renderCall as AnyToolDefinition["renderCall"]);
+        return render
+          ? render(...(args as Parameters<NonNullable<AnyToolDefinition["renderCall"]>>))
+          : fallbackComponent();
       },
       renderResult: (...args: AnyArgs) => {
         const table = registrations;
-        const render = table ? recordedTool(table).renderResult : (drawn?.toolRenderers[tool.name]?.renderResult as AnyToolDefinition["renderResult"]);
-        return render ? render(...(args as Parameters<NonNullable<AnyToolDefinition["renderResult"]>>)) : fallbackComponent();
+        const render = table
+          ? recordedTool(table).renderResult
+          : (drawn?.toolRenderers[tool.name]?.renderResult as AnyToolDefinition["renderResult"]);
+        return render
+          ? render(...(args as Parameters<NonNullable<AnyToolDefinition["renderResult"]>>))
+          : fallbackComponent();
       },
     };
-    pi.registerTool((definition as ToolDefinition));
+    pi.registerTool(definition as ToolDefinition);
   }
 
   for (const command of manifest.commands) {
@@ -266,7 +283,7 @@ export function registerLazily(pi: ExtensionAPI, manifest: LazyManifest, runtime
     };
     pi.registerCommand(command.name, {
       description: command.description,
-      getArgumentCompletions: async (prefix) => (recordedCommand(await load()).getArgumentCompletions?.(prefix) ?? null),
+      getArgumentCompletions: async (prefix) => recordedCommand(await load()).getArgumentCompletions?.(prefix) ?? null,
       handler: async (args, ctx) => recordedCommand(await load()).handler(args, ctx),
     });
   }
@@ -300,7 +317,9 @@ export function registerLazily(pi: ExtensionAPI, manifest: LazyManifest, runtime
 
   for (const customType of manifest.messageRenderers) {
     pi.registerMessageRenderer(customType, (...args: AnyArgs) => {
-      const render = registrations ? registrations.messageRenderers.get(customType) : drawn?.messageRenderers[customType];
+      const render = registrations
+        ? registrations.messageRenderers.get(customType)
+        : drawn?.messageRenderers[customType];
       return render ? render(...args) : undefined;
     });
   }

@@ -21,7 +21,9 @@ import { registerLazily, type LazyManifest, type LazyRuntimes } from "./lazy-ext
  * parameter schema is pi's TypeBox (src/tool/schema.ts): the entry passes it in.
  */
 /** The manifest, with the `subagent` tool's parameter schema. */
-export function subagentManifest(toolParameters: import("./lazy-extension.ts").LazyManifest["tools"][number]["parameters"]): import("./lazy-extension.ts").LazyManifest {
+export function subagentManifest(
+  toolParameters: import("./lazy-extension.ts").LazyManifest["tools"][number]["parameters"],
+): import("./lazy-extension.ts").LazyManifest {
   return {
     tools: [
       {
@@ -30,7 +32,17 @@ export function subagentManifest(toolParameters: import("./lazy-extension.ts").L
       },
     ],
     commands: Object.values(COMMANDS).map(({ name, description }) => ({ name, description })),
-    events: ["session_start", "agent_start", "agent_end", "agent_settled", "message_start", "message_end", "context", "session_shutdown", "tool_result"],
+    events: [
+      "session_start",
+      "agent_start",
+      "agent_end",
+      "agent_settled",
+      "message_start",
+      "message_end",
+      "context",
+      "session_shutdown",
+      "tool_result",
+    ],
     // The TUI needs the runtime from the start (progress widget, redelivery of undelivered results, renderers), and
     // before a session's history is drawn when it holds subagent calls; a session without any opens first.
     loadOn: { session_start: (_event, ctx) => (detectAppMode() !== "interactive" ? undefined : tuiLoadTiming(ctx)) },
@@ -44,7 +56,9 @@ export function subagentManifest(toolParameters: import("./lazy-extension.ts").L
  * is drawn with the runtime's renderers, undelivered results go out, the footer shows the usage), else right after
  * pi's start-up, so a new session opens without waiting for it. Unknown: at once, as before.
  */
-export function tuiLoadTiming(ctx: { sessionManager?: { getEntries(): ReadonlyArray<unknown> } } | undefined): import("./lazy-extension.ts").LoadTiming {
+export function tuiLoadTiming(
+  ctx: { sessionManager?: { getEntries(): ReadonlyArray<unknown> } } | undefined,
+): import("./lazy-extension.ts").LoadTiming {
   try {
     const entries = ctx?.sessionManager?.getEntries();
     return entries && !holdsSubagentActivity(entries) ? "soon" : "now";
@@ -62,7 +76,11 @@ export function tuiLoadTiming(ctx: { sessionManager?: { getEntries(): ReadonlyAr
 /** @param entries pi's session entries (`sessionManager.getEntries()`), all branches. */
 export function holdsSubagentActivity(entries: ReadonlyArray<unknown>): boolean {
   return entries.some((raw) => {
-    const entry = (raw as { type?: unknown, customType?: unknown, message?: { role?: unknown, toolName?: unknown, content?: unknown } });
+    const entry = raw as {
+      type?: unknown;
+      customType?: unknown;
+      message?: { role?: unknown; toolName?: unknown; content?: unknown };
+    };
     // pi stores a custom message (a delivered result) as a `custom_message` entry, on both pis.
     if (entry?.type === "custom_message") return entry.customType === RESULT_CUSTOM_TYPE_NAME;
     if (entry?.type !== "message" || !entry.message) return false;
@@ -85,11 +103,20 @@ interface StartContext {
   isProjectTrusted?: () => boolean;
 }
 
-export function registerSessionStart(pi: Pick<import("@mariozechner/pi-coding-agent").ExtensionAPI, "on">, argv: readonly string[] = process.argv): void {
+export function registerSessionStart(
+  pi: Pick<import("@mariozechner/pi-coding-agent").ExtensionAPI, "on">,
+  argv: readonly string[] = process.argv,
+): void {
   pi.on("session_start", (_event, ctx) => {
     const { cwd, isProjectTrusted } = ctx as StartContext;
     try {
-      rememberStartSnapshot({ cwd, agentDir: agentDir(), home: homedir(), argv, ...(typeof isProjectTrusted === "function" ? { isProjectTrusted: () => isProjectTrusted.call(ctx) } : {}) });
+      rememberStartSnapshot({
+        cwd,
+        agentDir: agentDir(),
+        home: homedir(),
+        argv,
+        ...(typeof isProjectTrusted === "function" ? { isProjectTrusted: () => isProjectTrusted.call(ctx) } : {}),
+      });
     } catch {
       // Nothing kept: the first dispatch keeps what it finds (src/authority/session-start-read.ts).
     }
@@ -177,7 +204,10 @@ function fingerprintOf(ctx: { cwd?: unknown; isProjectTrusted?: () => boolean })
   }
 }
 
-async function createHandler(fingerprint: string | undefined, loadRoster: () => Promise<RosterModule>): Promise<RosterHandler> {
+async function createHandler(
+  fingerprint: string | undefined,
+  loadRoster: () => Promise<RosterModule>,
+): Promise<RosterHandler> {
   const remembered = fingerprint === undefined ? undefined : cachedRoster(fingerprint);
   if (remembered) return rememberedHandler(remembered.block);
   const roster = await loadRoster();
@@ -196,7 +226,10 @@ function holdsResult(messages: ReadonlyArray<{ role?: unknown; customType?: unkn
  * @param importRoster Imports the roster builder (src/pi/roster.ts); called when
  *   the cache cannot answer (a parameter, so tests can count and fail the import).
  */
-export function registerRosterHook(pi: Pick<import("@mariozechner/pi-coding-agent").ExtensionAPI, "on">, importRoster: () => Promise<RosterModule>): void {
+export function registerRosterHook(
+  pi: Pick<import("@mariozechner/pi-coding-agent").ExtensionAPI, "on">,
+  importRoster: () => Promise<RosterModule>,
+): void {
   const loadRoster = loadOnce(importRoster);
   let current: { fingerprint: string | undefined; handler: Promise<RosterHandler | undefined> } | undefined;
   // A handler per fingerprint, settled once: a failure leaves the prompt as it was until the files change (as for
@@ -241,7 +274,11 @@ const RUNTIME_PARTS: LazyRuntimes = {
  *   entry hands it over since start/ imports pi/ only lazily.
  * @param parts The runtime's parts (tests hand in their own).
  */
-export function registerMainPi(pi: ExtensionAPI, toolParameters: LazyManifest["tools"][number]["parameters"], parts: LazyRuntimes = RUNTIME_PARTS): void {
+export function registerMainPi(
+  pi: ExtensionAPI,
+  toolParameters: LazyManifest["tools"][number]["parameters"],
+  parts: LazyRuntimes = RUNTIME_PARTS,
+): void {
   // Authority is decided once per session, at its start (before any child could have written a file).
   registerSessionStart(pi);
   // Once per process, after the first session_start: runs left by a pi that was killed hard (loads on demand).
@@ -263,7 +300,11 @@ export function registerMainPi(pi: ExtensionAPI, toolParameters: LazyManifest["t
 }
 
 /** Whether a streamed assistant-message event opens a `subagent` tool call. */
-export function startsSubagentCall(update: { type: string; contentIndex?: number; partial?: { content?: ReadonlyArray<{ type: string; name?: string }> } }): boolean {
+export function startsSubagentCall(update: {
+  type: string;
+  contentIndex?: number;
+  partial?: { content?: ReadonlyArray<{ type: string; name?: string }> };
+}): boolean {
   if (update.type !== "toolcall_start" || update.contentIndex === undefined) return false;
   const block = update.partial?.content?.[update.contentIndex];
   return block?.type === "toolCall" && block.name === TOOL_NAME;

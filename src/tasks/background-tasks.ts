@@ -21,12 +21,42 @@ import { MAX_TIMER_MS, type RunSettings } from "../shared/run-settings.ts";
 import type { PreparedRun } from "../tool/prepare-dispatch.ts";
 import { nestedHopsBelow, type DialogRoute } from "../dialogs/child-dialogs.ts";
 import type { QuestionBoard } from "../dialogs/question-board.ts";
-import { detailsFromRecord, readMaxOutputChars, saveLongOutput, readRecord, writeRecord, type SubagentResultDetails } from "../records/record-store.ts";
-import { recordFromOutcome, type CancelledBy, type TaskRecord, type WorkflowMembership, type WorkflowRecord } from "../records/record.ts";
+import {
+  detailsFromRecord,
+  readMaxOutputChars,
+  saveLongOutput,
+  readRecord,
+  writeRecord,
+  type SubagentResultDetails,
+} from "../records/record-store.ts";
+import {
+  recordFromOutcome,
+  type CancelledBy,
+  type TaskRecord,
+  type WorkflowMembership,
+  type WorkflowRecord,
+} from "../records/record.ts";
 import { TaskRegistry, type EnqueueResult, type FinishedTask, type TaskSnapshot } from "./registry.ts";
-import { WorkflowTracker, workflowCardDetails, type EndedWorkflow, type WorkflowStart } from "../workflows/workflow-tracker.ts";
-import { buildWorkflowEnvelope, readWorkflowRecord, workflowRecordPath, writeWorkflowRecord } from "../workflows/background-workflow.ts";
-import { deliveredEvent, endedEvent, LIFECYCLE_CHANNELS, queuedEvent, startedEvent, type LifecycleSink } from "../delivery/lifecycle-events.ts";
+import {
+  WorkflowTracker,
+  workflowCardDetails,
+  type EndedWorkflow,
+  type WorkflowStart,
+} from "../workflows/workflow-tracker.ts";
+import {
+  buildWorkflowEnvelope,
+  readWorkflowRecord,
+  workflowRecordPath,
+  writeWorkflowRecord,
+} from "../workflows/background-workflow.ts";
+import {
+  deliveredEvent,
+  endedEvent,
+  LIFECYCLE_CHANNELS,
+  queuedEvent,
+  startedEvent,
+  type LifecycleSink,
+} from "../delivery/lifecycle-events.ts";
 
 export const RESULT_CUSTOM_TYPE = RESULT_CUSTOM_TYPE_NAME;
 
@@ -113,7 +143,10 @@ export class BackgroundTasks {
       maxConcurrent: options.settings.maxConcurrent,
       startRun: options.startRun ?? startChildRun,
       onFinished: (finished) => this.onFinished(finished),
-      onFinishError: (taskId, error) => options.notify?.(`subagent: recording task ${taskId} failed (${error instanceof Error ? error.message : String(error)}).`),
+      onFinishError: (taskId, error) =>
+        options.notify?.(
+          `subagent: recording task ${taskId} failed (${error instanceof Error ? error.message : String(error)}).`,
+        ),
       onChange: () => this.emitChange(),
       now: this.now,
     });
@@ -177,12 +210,18 @@ export class BackgroundTasks {
     if (!this.workflows.has(workflowId)) return undefined;
     this.workflows.stop(workflowId);
     let cancelled = 0;
-    for (const taskId of this.workflows.partsInFlight(workflowId)) if (this.registry.cancel(taskId, by, reason)) cancelled += 1;
+    for (const taskId of this.workflows.partsInFlight(workflowId))
+      if (this.registry.cancel(taskId, by, reason)) cancelled += 1;
     return cancelled;
   }
 
   /** Starts (or queues) a prepared run in the background; `workflow` when it is a part of a batch or chain. */
-  dispatch(prepared: PreparedRun, parentSessionId: string | undefined, askPerson = true, workflow?: WorkflowMembership): EnqueueResult {
+  dispatch(
+    prepared: PreparedRun,
+    parentSessionId: string | undefined,
+    askPerson = true,
+    workflow?: WorkflowMembership,
+  ): EnqueueResult {
     const dialogs = (): DialogRoute | undefined =>
       askPerson
         ? this.options.questions?.routeFor(
@@ -191,7 +230,12 @@ export class BackgroundTasks {
             { nestedHops: prepared.origin ? nestedHopsBelow(prepared.origin.depth, prepared.origin.maxDepth) : 0 },
           )
         : { kind: "nobody", reason: "$askPerson is false" };
-    const identity = { taskId: prepared.taskId, agent: prepared.agent.name, task: prepared.task, mode: "async" as const };
+    const identity = {
+      taskId: prepared.taskId,
+      agent: prepared.agent.name,
+      task: prepared.task,
+      mode: "async" as const,
+    };
     const onSpawned = (pid: number) => {
       prepared.childStarted?.(pid);
       this.options.events?.(LIFECYCLE_CHANNELS.started, startedEvent(identity, pid, this.now()));
@@ -286,7 +330,9 @@ export class BackgroundTasks {
     let step: ChainStep;
     try {
       const continueChain = this.chainSteps.get(id);
-      step = continueChain ? continueChain(outcome.index, outcome.previous) : { refused: "the chain's next step is not known to this pi" };
+      step = continueChain
+        ? continueChain(outcome.index, outcome.previous)
+        : { refused: "the chain's next step is not known to this pi" };
     } catch (error) {
       step = { refused: error instanceof Error ? error.message : String(error) };
     }
@@ -320,7 +366,12 @@ export class BackgroundTasks {
     this.undelivered.set(workflow.id, unit);
     this.saveUnit(unit);
     try {
-      addToOutbox(this.options.agentDir, { taskId: workflow.id, parentSessionId: record.parentSessionId, finishedAt: record.finishedAt, owner: ownIdentity() });
+      addToOutbox(this.options.agentDir, {
+        taskId: workflow.id,
+        parentSessionId: record.parentSessionId,
+        finishedAt: record.finishedAt,
+        owner: ownIdentity(),
+      });
       // The workflow's entry stands for its parts from now on; a crash before this line delivers them one by one.
       for (const taskId of partIds) removeFromOutbox(this.options.agentDir, taskId);
     } catch (error) {
@@ -346,7 +397,11 @@ export class BackgroundTasks {
     try {
       writeWorkflowRecord(this.options.agentDir, unit.record);
     } catch (error) {
-      this.saveFailures.record({ agent: unit.record.kind, taskId: unit.record.workflowId }, error, workflowRecordPath(this.options.agentDir, unit.record.workflowId));
+      this.saveFailures.record(
+        { agent: unit.record.kind, taskId: unit.record.workflowId },
+        error,
+        workflowRecordPath(this.options.agentDir, unit.record.workflowId),
+      );
     }
   }
 
@@ -356,7 +411,7 @@ export class BackgroundTasks {
       taskId: launch.taskId,
       agent: launch.agent,
       task: launch.task,
-      mode: ("async" as const),
+      mode: "async" as const,
       sessionFile: launch.sessionFile,
       cwd: launch.cwd,
       dispatchedAt: finished.dispatchedAt,
@@ -437,7 +492,9 @@ export class BackgroundTasks {
   private deliveredByWorkflow(unit: DeliveryUnit): boolean {
     if (unit.kind !== "task" || !unit.record.workflow) return false;
     const id = unit.record.workflow.id;
-    return this.workflows.has(id) || this.undelivered.has(id) || readWorkflowRecord(this.options.agentDir, id) !== undefined;
+    return (
+      this.workflows.has(id) || this.undelivered.has(id) || readWorkflowRecord(this.options.agentDir, id) !== undefined
+    );
   }
 
   /**
@@ -466,7 +523,8 @@ export class BackgroundTasks {
     try {
       removeFromOutbox(this.options.agentDir, taskId);
     } catch (error) {
-      if (unit) this.saveFailures.outbox(unit.kind === "task" ? unit.record : { agent: unit.record.kind, taskId }, error);
+      if (unit)
+        this.saveFailures.outbox(unit.kind === "task" ? unit.record : { agent: unit.record.kind, taskId }, error);
     }
     return ack;
   }
@@ -511,7 +569,8 @@ export class BackgroundTasks {
       if (this.registry.has(taskId) || this.delivery.isAwaiting(taskId)) continue;
       const unit = this.undeliveredUnit(taskId);
       if (unit && this.deliveredByWorkflow(unit)) {
-        if (!this.workflows.has((unit.record as TaskRecord).workflow?.id ?? "")) removeQuietly(this.options.agentDir, taskId);
+        if (!this.workflows.has((unit.record as TaskRecord).workflow?.id ?? ""))
+          removeQuietly(this.options.agentDir, taskId);
         continue;
       }
       if (!unit || unit.record.delivered || this.delivery.isAcknowledged(taskId)) {
@@ -542,10 +601,10 @@ export class BackgroundTasks {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(handles.map((handle) => handle.done)),
-      (new Promise((resolve) => {
+      new Promise((resolve) => {
         timer = setTimeout(resolve, grace);
         timer.unref();
-      }) as Promise<void>),
+      }) as Promise<void>,
     ]);
     clearTimeout(timer);
     // Anything still not ended is recorded now; the exit hook would otherwise do it.

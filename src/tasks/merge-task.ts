@@ -29,7 +29,10 @@ function recordOf(agentDir: string, taskId: string) {
 export function mergeStep(cwd: string, agentDir: string, worktree: ListedWorktree, confirm: boolean): MergeStep {
   const lock = readSessionLock(agentDir, worktree.taskId);
   if (lock && isLockLive(lock)) {
-    return { ok: false, text: `Subagent task ${worktree.taskId} is still running in ${worktree.path}; wait for its result or cancel it first. Nothing was merged.` };
+    return {
+      ok: false,
+      text: `Subagent task ${worktree.taskId} is still running in ${worktree.path}; wait for its result or cancel it first. Nothing was merged.`,
+    };
   }
   if (!confirm) {
     const planned = planMerge(cwd, worktree);

@@ -129,7 +129,8 @@ export const CANCEL_TOO_LATE_STATUS = "its answer was complete before the cancel
 /**
  * The last form: the run could not even be started (its failed result is recorded and delivered like any other).
  */
-export type EnqueueResult = { started: true }
+export type EnqueueResult =
+  | { started: true }
   | { started: false; position: number; running: number }
   | { started: false; failed: true; errorMessage: string };
 
@@ -246,7 +247,11 @@ export class TaskRegistry {
     const entry = this.entries.get(taskId);
     if (!entry) return "unknown";
     if (entry.cancel) return "finished";
-    if (from === "agent" && entry.messages.filter((message) => message.from === "agent").length >= MAX_AGENT_MESSAGES_PER_TASK) return "limit";
+    if (
+      from === "agent" &&
+      entry.messages.filter((message) => message.from === "agent").length >= MAX_AGENT_MESSAGES_PER_TASK
+    )
+      return "limit";
     if (!entry.handle) {
       entry.messages.push({ at: this.now(), from, text, delivery: "queued" });
       this.options.onChange?.();
@@ -301,13 +306,16 @@ export class TaskRegistry {
 
   private pump(): void {
     while (this.queue.length > 0 && this.runningCount() < this.options.maxConcurrent) {
-      const taskId = (this.queue.shift() as string);
+      const taskId = this.queue.shift() as string;
       const entry = this.entries.get(taskId);
       if (!entry) continue;
       let handle: RunHandle;
       try {
         const spec = entry.launch.spec();
-        const command = entry.messages.length > 0 ? { ...spec.command, prompt: promptWithQueuedMessages(spec.command.prompt, entry.messages) } : spec.command;
+        const command =
+          entry.messages.length > 0
+            ? { ...spec.command, prompt: promptWithQueuedMessages(spec.command.prompt, entry.messages) }
+            : spec.command;
         handle = this.options.startRun({ ...spec, command, onUpdate: () => this.options.onChange?.() });
       } catch (error) {
         // Nothing ran: end the task as failed without an outcome-less gap in the record.
@@ -317,13 +325,15 @@ export class TaskRegistry {
         continue;
       }
       entry.handle = handle;
-      handle.done.then((outcome) => this.finish(taskId, outcome)).catch((error: unknown) => {
-        try {
-          this.options.onFinishError?.(taskId, error);
-        } catch {
-          // nothing left to tell
-        }
-      });
+      handle.done
+        .then((outcome) => this.finish(taskId, outcome))
+        .catch((error: unknown) => {
+          try {
+            this.options.onFinishError?.(taskId, error);
+          } catch {
+            // nothing left to tell
+          }
+        });
     }
   }
 
@@ -369,4 +379,3 @@ function failedToStart(now: number, error: unknown): RunOutcome {
     stderrTail: "",
   };
 }
-

@@ -2,16 +2,39 @@
  * A validated call up to its command line, its worktree taken on the way.
  */
 import { readRecord } from "../records/record-store.ts";
-import { sessionFilePath, removeAgentPrompt, writeAgentPrompt, createSessionFile, sessionFileExists, acquireSessionLock, taskDir as taskFolder } from "../run/session-files.ts";
+import {
+  sessionFilePath,
+  removeAgentPrompt,
+  writeAgentPrompt,
+  createSessionFile,
+  sessionFileExists,
+  acquireSessionLock,
+  taskDir as taskFolder,
+} from "../run/session-files.ts";
 import { createWorktree, resumeWorktree, sessionHeaderCwd, type WorktreeLease } from "../worktree/lease.ts";
 import type { DispatchRequest } from "./validate.ts";
 import { realpathSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { AgentDefinition } from "../agents/parse.ts";
 import type { LoadedConfig, ResolvedModelConfig } from "../config/load.ts";
-import { resolveModelConfig, applyCallBudget, resolveConfiguredBudget, keepRecordedSandbox, resolveSandbox, readSandboxSettings, type ResolvedBudget, type ResolvedSandbox } from "../config/resolve.ts";
+import {
+  resolveModelConfig,
+  applyCallBudget,
+  resolveConfiguredBudget,
+  keepRecordedSandbox,
+  resolveSandbox,
+  readSandboxSettings,
+  type ResolvedBudget,
+  type ResolvedSandbox,
+} from "../config/resolve.ts";
 import { readChildMode } from "../run/stop-sequence.ts";
-import { buildChildCommand, childPrompt, extensionArgForChild, resolveSkillPaths, type ChildCommand } from "../run/command-line.ts";
+import {
+  buildChildCommand,
+  childPrompt,
+  extensionArgForChild,
+  resolveSkillPaths,
+  type ChildCommand,
+} from "../run/command-line.ts";
 import { extensionArgsOf } from "../shared/this-process.ts";
 import { promptProblem } from "../run/rpc.ts";
 import { findPiExecutable, newTaskId } from "../shared/run-settings.ts";
@@ -24,9 +47,21 @@ import { DEFAULT_MAX_DEPTH } from "../shared/nesting.ts";
 import { sessionBusyMessage, unknownSessionMessage } from "./texts.ts";
 import { keepRecordedTools, toolsNotGrantedText, type ToolGrant } from "../authority/tool-ceiling.ts";
 import { protectedLinkMessage, sandboxRefusedMessage } from "../sandbox/levels.ts";
-import { AUTH_FILE, bwrapArgs, isFreeInPrivateTmp, missingProtectedFiles, protectedMountPoints } from "../sandbox/bwrap-args.ts";
+import {
+  AUTH_FILE,
+  bwrapArgs,
+  isFreeInPrivateTmp,
+  missingProtectedFiles,
+  protectedMountPoints,
+} from "../sandbox/bwrap-args.ts";
 import { hostJitiCacheDir, jitiEntriesToCopy, type HandedSource } from "../sandbox/handed-files.ts";
-import { bwrapDirs, findWorkingBwrap, nodeCompileCacheDirs, readProtectedWorkspace, readSandboxLayout } from "../sandbox/sandbox-layout.ts";
+import {
+  bwrapDirs,
+  findWorkingBwrap,
+  nodeCompileCacheDirs,
+  readProtectedWorkspace,
+  readSandboxLayout,
+} from "../sandbox/sandbox-layout.ts";
 
 /*
  * The dispatch's side of worktree isolation: which worktree (if any) a task runs in. A new task with
@@ -35,7 +70,12 @@ import { bwrapDirs, findWorkingBwrap, nodeCompileCacheDirs, readProtectedWorkspa
  */
 type TakenWorktree = { ok: true; lease?: WorktreeLease } | { ok: false; message: string };
 
-function takeWorktree(request: Pick<DispatchRequest, "isolation" | "isolationRequested">, env: { agentDir: string; cwd: string }, taskId: string, resumed: boolean): TakenWorktree {
+function takeWorktree(
+  request: Pick<DispatchRequest, "isolation" | "isolationRequested">,
+  env: { agentDir: string; cwd: string },
+  taskId: string,
+  resumed: boolean,
+): TakenWorktree {
   if (!resumed) {
     if (request.isolation !== "worktree") return { ok: true };
     const created = createWorktree({ cwd: env.cwd, agentDir: env.agentDir, taskId });
@@ -137,7 +177,8 @@ export type Prepared = { ok: true; run: PreparedRun } | { ok: false; message: st
 
 function checkWorkingDirectory(cwd: string): string | undefined {
   try {
-    if (!statSync(cwd).isDirectory()) return `Cannot start the subagent: the working directory ${cwd} is not a directory.`;
+    if (!statSync(cwd).isDirectory())
+      return `Cannot start the subagent: the working directory ${cwd} is not a directory.`;
   } catch {
     return `Cannot start the subagent: the working directory ${cwd} does not exist.`;
   }
@@ -158,14 +199,20 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   const executable = findPiExecutable(env.argv);
   if (!executable.ok) return { ok: false, message: executable.message };
   const childMode = readChildMode(env.baseEnv);
-  const promptTrouble = promptProblem(childPrompt(request.task, env.forkedHistory !== undefined && request.sessionId === undefined), childMode);
+  const promptTrouble = promptProblem(
+    childPrompt(request.task, env.forkedHistory !== undefined && request.sessionId === undefined),
+    childMode,
+  );
   if (promptTrouble) return { ok: false, message: promptTrouble };
 
   // Fail closed, before anything is taken: a sandbox that was asked for and cannot be made is a refusal.
   const sandboxSettings = readSandboxSettings(config);
   // A resumed task keeps the stricter of what it ran with and what this call resolves (sandbox and tools alike).
   const recorded = request.sessionId !== undefined ? readRecord(env.agentDir, request.sessionId)?.origin : undefined;
-  const ownGrant: ToolGrant = env.toolGrant ?? { ...(request.agent.tools ? { tools: request.agent.tools } : {}), notGranted: [] };
+  const ownGrant: ToolGrant = env.toolGrant ?? {
+    ...(request.agent.tools ? { tools: request.agent.tools } : {}),
+    notGranted: [],
+  };
   const toolGrant = recorded ? keepRecordedTools(ownGrant, recorded.tools, request.agent.tools) : env.toolGrant;
   const resolvedSandbox = resolveSandbox({
     agent: request.agent,
@@ -207,7 +254,9 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   const cwd = lease?.cwd ?? env.cwd;
   let sessionFile: string;
   try {
-    sessionFile = resumed ? sessionFilePath(env.agentDir, taskId) : createSessionFile(env.agentDir, taskId, cwd, new Date(), forked?.lines);
+    sessionFile = resumed
+      ? sessionFilePath(env.agentDir, taskId)
+      : createSessionFile(env.agentDir, taskId, cwd, new Date(), forked?.lines);
   } catch (error) {
     lease?.discard();
     throw error;
@@ -247,10 +296,17 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   };
   try {
     const notes: string[] = [...(lease?.notes ?? [])];
-    const resolved = resolveModelConfig(request.agent, config, env.inheritedModel, { model: request.model, thinking: request.thinking });
-    const budget = applyCallBudget(resolveConfiguredBudget(request.agent, config, readEnvBudget(env.baseEnv).limits), request.budget ?? {});
+    const resolved = resolveModelConfig(request.agent, config, env.inheritedModel, {
+      model: request.model,
+      thinking: request.thinking,
+    });
+    const budget = applyCallBudget(
+      resolveConfiguredBudget(request.agent, config, readEnvBudget(env.baseEnv).limits),
+      request.budget ?? {},
+    );
     const thinking = resolved.thinking.value;
-    if (thinking === "max") notes.push("thinking level max was passed to pi as xhigh, the strongest level pi 0.73.1 accepts");
+    if (thinking === "max")
+      notes.push("thinking level max was passed to pi as xhigh, the strongest level pi 0.73.1 accepts");
 
     let systemPromptFile: string | undefined;
     if (request.agent.body.trim()) {
@@ -275,7 +331,11 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
         taskDir: taskFolder(env.agentDir, taskId),
         home: env.home,
         extraHidden: sandboxSettings.hide,
-        programs: [executable.pi.command, ...executable.pi.prefixArgs, ...extraExtensions.filter((path) => path.startsWith("/"))],
+        programs: [
+          executable.pi.command,
+          ...executable.pi.prefixArgs,
+          ...extraExtensions.filter((path) => path.startsWith("/")),
+        ],
         readOnly: nodeCompileCacheDirs(env.baseEnv),
       });
       if (layout.protectedLinks.length > 0) {
@@ -288,9 +348,21 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       const jitiCache = hostJitiCacheDir();
       const jitiEntries = isFreeInPrivateTmp(layout, jitiCache) ? jitiEntriesToCopy(jitiCache) : [];
       // The child's own copy of the login file first, then jiti's entries, then an empty file per missing protected file.
-      const handedIn = [join(layout.agentDir, AUTH_FILE), ...jitiEntries.map((entry) => join(jitiCache, basename(entry)))];
-      const handIn: HandedSource[] = [{ loginCopyOf: join(layout.agentDir, AUTH_FILE) }, ...jitiEntries, ...missingProtectedFiles(layout).map(() => "/dev/null")];
-      sandboxArgs = { bwrap, args: bwrapArgs({ ...layout, handedIn }), handIn, mountPoints: protectedMountPoints(layout) };
+      const handedIn = [
+        join(layout.agentDir, AUTH_FILE),
+        ...jitiEntries.map((entry) => join(jitiCache, basename(entry))),
+      ];
+      const handIn: HandedSource[] = [
+        { loginCopyOf: join(layout.agentDir, AUTH_FILE) },
+        ...jitiEntries,
+        ...missingProtectedFiles(layout).map(() => "/dev/null"),
+      ];
+      sandboxArgs = {
+        bwrap,
+        args: bwrapArgs({ ...layout, handedIn }),
+        handIn,
+        mountPoints: protectedMountPoints(layout),
+      };
     }
     const command = buildChildCommand({
       pi: executable.pi,
@@ -316,7 +388,23 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
     });
     return {
       ok: true,
-      run: { taskId, agent: request.agent, task: request.task, resumed, sessionFile, cwd, command, resolved, sandbox, budget, origin, notes, release, childStarted: lock.childStarted, worktree: lease },
+      run: {
+        taskId,
+        agent: request.agent,
+        task: request.task,
+        resumed,
+        sessionFile,
+        cwd,
+        command,
+        resolved,
+        sandbox,
+        budget,
+        origin,
+        notes,
+        release,
+        childStarted: lock.childStarted,
+        worktree: lease,
+      },
     };
   } catch (error) {
     release();

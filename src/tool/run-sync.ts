@@ -3,11 +3,26 @@
  */
 import { formatElapsed, stripTerminalControls, formatUsage, formatDuration, formatSeconds } from "../shared/text.ts";
 import { readSubagentDepth } from "../shared/nesting.ts";
-import { isPartialRecord, shownOutput, callChoseModel, modelProvenanceText, recordFromOutcome, type TaskRecord } from "../records/record.ts";
+import {
+  isPartialRecord,
+  shownOutput,
+  callChoseModel,
+  modelProvenanceText,
+  recordFromOutcome,
+  type TaskRecord,
+} from "../records/record.ts";
 import type { AppMode } from "../shared/pi-process.ts";
 import { CRASHED_STOP_REASON, KILLED_STOP_REASON, outcomeAtExit } from "../run/outcome.ts";
 import { budgetAwareStatus, budgetSummary } from "../budget/limits.ts";
-import { limitedOutput, detailsFromRecord, readMaxOutputChars, saveLongOutput, recordPath, saveRecordQuietly, type SubagentResultDetails } from "../records/record-store.ts";
+import {
+  limitedOutput,
+  detailsFromRecord,
+  readMaxOutputChars,
+  saveLongOutput,
+  recordPath,
+  saveRecordQuietly,
+  type SubagentResultDetails,
+} from "../records/record-store.ts";
 import { inertChildText } from "../delivery/envelope.ts";
 import { worktreeBlock } from "../worktree/finish-decision.ts";
 import type { RunSettings } from "../shared/run-settings.ts";
@@ -17,7 +32,14 @@ import { startRun } from "../run/runner.ts";
 import { cleanupFailureNotice, RETURNED, saveFailureNotice } from "../delivery/outbox.ts";
 import type { PreparedRun } from "./prepare-dispatch.ts";
 import type { DialogRoute } from "../dialogs/child-dialogs.ts";
-import { deliveredEvent, endedEvent, LIFECYCLE_CHANNELS, queuedEvent, startedEvent, type LifecycleSink } from "../delivery/lifecycle-events.ts";
+import {
+  deliveredEvent,
+  endedEvent,
+  LIFECYCLE_CHANNELS,
+  queuedEvent,
+  startedEvent,
+  type LifecycleSink,
+} from "../delivery/lifecycle-events.ts";
 
 /*
  * What a blocking run tells the terminal on stderr in print and JSON mode, so a person is never in front of a
@@ -80,7 +102,8 @@ export function endLine(agent: string, taskId: string, status: string, durationM
 function progressLine(agent: string, taskId: string, snapshot: ProgressSnapshot): string {
   const phase = clean(snapshot.phase);
   // Between tool calls the phase says little: the last call says what the child was doing.
-  const activity = phase.startsWith("⚡") || !snapshot.lastTool ? phase : `${phase} (last: ${clean(snapshot.lastTool)})`;
+  const activity =
+    phase.startsWith("⚡") || !snapshot.lastTool ? phase : `${phase} (last: ${clean(snapshot.lastTool)})`;
   return `subagent ${clean(agent)} …${clean(taskId).slice(-6)} · ${formatElapsed(snapshot.elapsedMs)} · ${cut(activity, ACTIVITY_MAX)} · ${toolCallsText(snapshot.toolCalls)}`;
 }
 
@@ -133,9 +156,15 @@ export interface StderrProgressOptions {
 }
 
 /** Writes the start line and returns the run's other two hooks; undefined where no lines are written. */
-export function openStderrProgress(mode: AppMode, agent: string, taskId: string, options: StderrProgressOptions = {}): StderrProgress | undefined {
+export function openStderrProgress(
+  mode: AppMode,
+  agent: string,
+  taskId: string,
+  options: StderrProgressOptions = {},
+): StderrProgress | undefined {
   const env = options.env ?? process.env;
-  if ((mode !== "print" && mode !== "json") || readSubagentDepth(env) !== 0 || !progressLinesWanted(env)) return undefined;
+  if ((mode !== "print" && mode !== "json") || readSubagentDepth(env) !== 0 || !progressLinesWanted(env))
+    return undefined;
   const write = (line: string | undefined) => {
     if (line === undefined) return;
     try {
@@ -147,7 +176,15 @@ export function openStderrProgress(mode: AppMode, agent: string, taskId: string,
   const lines = new TerminalProgress(agent, taskId);
   write(lines.start());
   return {
-    tick: (progress) => write(lines.tick({ elapsedMs: progress.elapsedMs, phase: progress.phase, lastTool: progress.lastTool, toolCalls: progress.toolCalls ?? 0 })),
+    tick: (progress) =>
+      write(
+        lines.tick({
+          elapsedMs: progress.elapsedMs,
+          phase: progress.phase,
+          lastTool: progress.lastTool,
+          toolCalls: progress.toolCalls ?? 0,
+        }),
+      ),
     end: (record) => write(lines.end(record.status, record.durationMs, formatUsage(record.usage))),
   };
 }
@@ -178,7 +215,10 @@ function stopReasonText(record: TaskRecord, activityTimeoutMs: number, hardTimeo
   }
 }
 
-export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: number; hardTimeoutMs: number }): string {
+export function syncResultText(
+  record: TaskRecord,
+  limits: { activityTimeoutMs: number; hardTimeoutMs: number },
+): string {
   // The child's text may not pass for this result's own lines, nor for a batch's or chain's part headings.
   const output = inertChildText(limitedOutput(record));
   const budget = budgetSummary(record);
@@ -189,7 +229,8 @@ export function syncResultText(record: TaskRecord, limits: { activityTimeoutMs: 
   const asked = record.unansweredQuestions?.length ? `${record.unansweredQuestions.join("\n")}\n\n` : "";
   // Only a call's own choice is named, so a plain answer stays the answer and its session line.
   const model = callChoseModel(record) ? `\n[subagent model: ${modelProvenanceText(record)}]` : "";
-  if (record.status === "succeeded") return `${output}\n\n${asked}${sessionLine(record.taskId)}${model}${notGranted}${cappedNote}${usageNote}${worktree}`;
+  if (record.status === "succeeded")
+    return `${output}\n\n${asked}${sessionLine(record.taskId)}${model}${notGranted}${cappedNote}${usageNote}${worktree}`;
   const lines = [`Subagent ${record.agent} ${budgetAwareStatus(record)}.`];
   const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
   if (reason) lines.push(`- Stop reason: ${reason}`);
@@ -258,7 +299,10 @@ function progressText(agent: string, state: RunState, elapsedMs: number): string
   return `${agent}: ${phaseLabel(state)} (${formatElapsed(elapsedMs)})`;
 }
 
-export async function runSync(prepared: PreparedRun, options: SyncRunOptions): Promise<{ text: string; details: SubagentResultDetails; record: TaskRecord }> {
+export async function runSync(
+  prepared: PreparedRun,
+  options: SyncRunOptions,
+): Promise<{ text: string; details: SubagentResultDetails; record: TaskRecord }> {
   const now = options.now ?? Date.now;
   const dispatchedAt = now();
   let lastEvents = -1;
@@ -298,7 +342,7 @@ export async function runSync(prepared: PreparedRun, options: SyncRunOptions): P
     taskId: prepared.taskId,
     agent: prepared.agent.name,
     task: prepared.task,
-    mode: ("sync" as const),
+    mode: "sync" as const,
     sessionFile: prepared.sessionFile,
     cwd: prepared.cwd,
     dispatchedAt,
@@ -366,7 +410,10 @@ export async function runSync(prepared: PreparedRun, options: SyncRunOptions): P
   record.deliveredAt = now();
   // A failed write (read-only or full disk) must not cost the result: it is returned all the same.
   const saveError = saveRecordQuietly(options.agentDir, record);
-  if (saveError) process.stderr.write(`${saveFailureNotice("record", record, recordPath(options.agentDir, record.taskId), saveError, RETURNED)}\n`);
+  if (saveError)
+    process.stderr.write(
+      `${saveFailureNotice("record", record, recordPath(options.agentDir, record.taskId), saveError, RETURNED)}\n`,
+    );
   events?.(LIFECYCLE_CHANNELS.ended, endedEvent(record, now()));
   // Returned as the tool's result right after this: the blocking call's delivery.
   events?.(LIFECYCLE_CHANNELS.delivered, deliveredEvent(record, record.deliveredAt ?? now()));

@@ -5,7 +5,10 @@ import { THINKING_LEVELS } from "../shared/thinking.ts";
  * A string restricted to `values`, as a plain JSON Schema `enum` (the form every provider accepts; the same
  * schema pi-ai's StringEnum builds). Made here so the light entry does not load pi-ai's extension view.
  */
-function stringEnum<const T extends readonly string[]>(values: T, options: { description: string }): TUnsafe<T[number]> {
+function stringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { description: string },
+): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: "string", enum: [...values], description: options.description });
 }
 
@@ -19,7 +22,9 @@ const workflowPart = Type.Object({ agent: Type.String(), task: Type.String() });
 
 /** A part as the tool reads it: `agent`, `task` and any per-task field of a single call. */
 export type WorkflowPart = Static<typeof workflowPart> &
-  Partial<Pick<SchemaParams, "model" | "thinking" | "context" | "isolation" | "tools" | "maxTurns" | "maxTokens" | "maxCost">>;
+  Partial<
+    Pick<SchemaParams, "model" | "thinking" | "context" | "isolation" | "tools" | "maxTurns" | "maxTokens" | "maxCost">
+  >;
 
 /**
  * The `subagent` tool's parameters. Everything is optional at the schema level so that a missing field gets
@@ -37,14 +42,10 @@ export const subagentParameters = Type.Object({
   message: Type.Optional(Type.String({ description: "message: the text to send" })),
   confirm: Type.Optional(Type.Boolean({ description: "cancel, merge: true on the second call" })),
   reason: Type.Optional(Type.String({ description: "cancel: why (with confirm)" })),
-  sessionId: Type.Optional(
-    Type.String({ description: "Resume the session of an id this tool returned" }),
-  ),
+  sessionId: Type.Optional(Type.String({ description: "Resume the session of an id this tool returned" })),
   // Per-call budgets (issue 10): a call can only lower the agent's configured limits.
   maxTurns: Type.Optional(Type.Integer({ minimum: 1, description: "Turn budget (only lowers the configured one)" })),
-  maxTokens: Type.Optional(
-    Type.Integer({ minimum: 1, description: "Token budget, input+output (only lowers)" }),
-  ),
+  maxTokens: Type.Optional(Type.Integer({ minimum: 1, description: "Token budget, input+output (only lowers)" })),
   maxCost: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Cost budget (only lowers)" })),
   context: Type.Optional(
     stringEnum(["fresh", "fork"] as const, {
@@ -57,9 +58,7 @@ export const subagentParameters = Type.Object({
     }),
   ),
   model: Type.Optional(Type.String({ description: "provider/id for this task" })),
-  thinking: Type.Optional(
-    stringEnum(THINKING_LEVELS, { description: "Thinking level for this task" }),
-  ),
+  thinking: Type.Optional(stringEnum(THINKING_LEVELS, { description: "Thinking level for this task" })),
   sandbox: Type.Optional(
     stringEnum(["off", "workspace-write", "read-only"] as const, { description: "Only tightens the agent's sandbox" }),
   ),
@@ -68,18 +67,12 @@ export const subagentParameters = Type.Object({
       description: "Narrow the agent's tools (never adds one)",
     }),
   ),
-  tasks: Type.Optional(
-    Type.Array(workflowPart, { description: "A batch of {agent, task}" }),
-  ),
-  chain: Type.Optional(
-    Type.Array(workflowPart, { description: "Steps {agent, task} run in order" }),
-  ),
+  tasks: Type.Optional(Type.Array(workflowPart, { description: "A batch of {agent, task}" })),
+  chain: Type.Optional(Type.Array(workflowPart, { description: "Steps {agent, task} run in order" })),
   agentScope: Type.Optional(
     stringEnum(["user", "project", "both"] as const, { description: "Agent folders besides built-ins (default both)" }),
   ),
-  confirmProjectAgents: Type.Optional(
-    Type.Boolean({ description: "TUI: ask before each project agent run" }),
-  ),
+  confirmProjectAgents: Type.Optional(Type.Boolean({ description: "TUI: ask before each project agent run" })),
 });
 
 type SchemaParams = Static<typeof subagentParameters>;

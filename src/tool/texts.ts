@@ -10,11 +10,11 @@ const TOOL_LABEL = "Subagent";
 export const TOOL_DESCRIPTION = [
   "Delegate a bounded task to a named subagent: a separate pi process with its own context, prompt, tools and model. Agents: 'Available Subagents' in the system prompt.",
   "",
-  "dispatch (default): `agent` and `task`. The task must stand alone (background, input, requirements, output format, acceptance criteria): the subagent sees nothing of this conversation unless `context: \"fork\"`.",
+  'dispatch (default): `agent` and `task`. The task must stand alone (background, input, requirements, output format, acceptance criteria): the subagent sees nothing of this conversation unless `context: "fork"`.',
   "- Print and JSON mode: the call blocks and returns the answer, then `[subagent session: <id>]`.",
   "- Interactive TUI: it returns a receipt `Dispatched <agent>. taskId: <id>` at once; the result arrives later as a message starting with `## [subagent-result]`. Do not invent results; do not poll.",
   "- `sessionId` continues an earlier session, only with an id this tool gave you.",
-  "- `isolation: \"worktree\"` (git): the subagent works in its own worktree on branch `subagent/<taskId>`; your tree is untouched.",
+  '- `isolation: "worktree"` (git): the subagent works in its own worktree on branch `subagent/<taskId>`; your tree is untouched.',
   "- `tasks: [{agent, task}, ...]` runs independent tasks side by side with one combined result; `chain: [...]` runs steps in order, `{previous}` in a task replaced by the step before's output, and stops at a step that fails. Entries take a single call's per-task fields.",
   "- `sandbox` (`read-only`, `workspace-write`): an OS sandbox; it only tightens the agent's own.",
   "",
@@ -80,7 +80,8 @@ export function invalidIsolationMessage(value: unknown): string {
 }
 
 export function unknownActionMessage(action: unknown): string {
-  const shown = typeof action === "string" ? `"${idForMessage(action)}"` : idForMessage(JSON.stringify(action) ?? String(action));
+  const shown =
+    typeof action === "string" ? `"${idForMessage(action)}"` : idForMessage(JSON.stringify(action) ?? String(action));
   return `Unknown action ${shown}: use action "dispatch" (the default, starts a subagent), "cancel" (stops a running background task), "message" (sends text to one) or "merge" (merges a worktree task's branch). Nothing was done.`;
 }
 

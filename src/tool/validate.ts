@@ -9,7 +9,15 @@ import { BUDGET_KEYS, budgetValueProblem, type BudgetLimits } from "../budget/li
 import { isIsolation, type Isolation } from "../worktree/worktree.ts";
 import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../shared/thinking.ts";
 import { isSandboxLevel, invalidSandboxMessage, type SandboxLevel } from "../sandbox/levels.ts";
-import { BLANK_TASK_MESSAGE, depthGateMessage, FORK_WITH_SESSION_MESSAGE, invalidIsolationMessage, invalidSessionIdMessage, missingAgentMessage, unknownAgentMessage } from "./texts.ts";
+import {
+  BLANK_TASK_MESSAGE,
+  depthGateMessage,
+  FORK_WITH_SESSION_MESSAGE,
+  invalidIsolationMessage,
+  invalidSessionIdMessage,
+  missingAgentMessage,
+  unknownAgentMessage,
+} from "./texts.ts";
 import { formatElapsed, oneLine } from "../shared/text.ts";
 import type { InFlightTask } from "../delivery/envelope.ts";
 import { CHILD_MODE_ENV } from "../run/stop-sequence.ts";
@@ -71,13 +79,18 @@ export function checkDepth(depth: number, maxDepth: number = 1): Validation<void
 const TOOL_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 function callToolsProblem(value: unknown): string | undefined {
-  if (!Array.isArray(value)) return `Invalid tools ${JSON.stringify(value)?.slice(0, 80)}: give an array of tool names, for example ["read", "grep"].`;
+  if (!Array.isArray(value))
+    return `Invalid tools ${JSON.stringify(value)?.slice(0, 80)}: give an array of tool names, for example ["read", "grep"].`;
   const bad = value.find((name) => typeof name !== "string" || !TOOL_NAME.test(name.trim()));
-  if (bad !== undefined) return `Invalid tool name ${JSON.stringify(bad)?.slice(0, 80)} in tools: give plain tool names, for example ["read", "grep"].`;
+  if (bad !== undefined)
+    return `Invalid tool name ${JSON.stringify(bad)?.slice(0, 80)} in tools: give plain tool names, for example ["read", "grep"].`;
   return undefined;
 }
 
-export function validateDispatch(params: SubagentParams, agents: readonly AgentDefinition[]): Validation<DispatchRequest> {
+export function validateDispatch(
+  params: SubagentParams,
+  agents: readonly AgentDefinition[],
+): Validation<DispatchRequest> {
   const task = params.task ?? "";
   if (!task.trim()) return { ok: false, message: BLANK_TASK_MESSAGE };
   const textProblem = childTextProblem(task, "task");
@@ -97,7 +110,7 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
     if (raw === undefined) continue;
     const problem = budgetValueProblem(key, typeof raw === "number" ? raw : NaN);
     if (problem) return { ok: false, message: `Invalid ${key}: ${problem} (got ${JSON.stringify(raw)}).` };
-    budget[key] = (raw as number);
+    budget[key] = raw as number;
   }
   // A resumed session already has its history; only an explicit fork request conflicts with that.
   if (sessionId !== undefined && params.context === "fork") return { ok: false, message: FORK_WITH_SESSION_MESSAGE };
@@ -111,17 +124,25 @@ export function validateDispatch(params: SubagentParams, agents: readonly AgentD
   }
   const modelParam: unknown = params.model;
   const model = typeof modelParam === "string" ? modelParam.trim() : undefined;
-  if (modelParam !== undefined && !model) return { ok: false, message: `Invalid model ${JSON.stringify(modelParam)?.slice(0, 80)}: give provider/id, for example "anthropic/claude-haiku-4-5", or omit model.` };
+  if (modelParam !== undefined && !model)
+    return {
+      ok: false,
+      message: `Invalid model ${JSON.stringify(modelParam)?.slice(0, 80)}: give provider/id, for example "anthropic/claude-haiku-4-5", or omit model.`,
+    };
   const thinkingParam: unknown = params.thinking;
   if (thinkingParam !== undefined && !isThinkingLevel(thinkingParam)) {
-    return { ok: false, message: `Invalid thinking ${JSON.stringify(thinkingParam)?.slice(0, 80)}: use one of ${THINKING_LEVELS.join(", ")}, or omit thinking.` };
+    return {
+      ok: false,
+      message: `Invalid thinking ${JSON.stringify(thinkingParam)?.slice(0, 80)}: use one of ${THINKING_LEVELS.join(", ")}, or omit thinking.`,
+    };
   }
   const isolationParam: unknown = params.isolation;
   if (isolationParam !== undefined && !isIsolation(isolationParam)) {
     return { ok: false, message: invalidIsolationMessage(isolationParam) };
   }
   const sandboxParam: unknown = params.sandbox;
-  if (sandboxParam !== undefined && !isSandboxLevel(sandboxParam)) return { ok: false, message: invalidSandboxMessage(sandboxParam) };
+  if (sandboxParam !== undefined && !isSandboxLevel(sandboxParam))
+    return { ok: false, message: invalidSandboxMessage(sandboxParam) };
   return {
     ok: true,
     value: {
@@ -181,7 +202,8 @@ export interface ChallengeFacts {
 }
 
 export function cancelChallenge(facts: ChallengeFacts): string {
-  const progress = facts.lastProgressAgeMs === undefined ? "none reported yet" : `${formatElapsed(facts.lastProgressAgeMs)} ago`;
+  const progress =
+    facts.lastProgressAgeMs === undefined ? "none reported yet" : `${formatElapsed(facts.lastProgressAgeMs)} ago`;
   return [
     `Confirm before cancelling. Nothing has been cancelled yet.`,
     `- Task: ${facts.taskId} (${facts.agent}): ${oneLine(facts.task, 200)}`,
@@ -195,7 +217,10 @@ export function cancelChallenge(facts: ChallengeFacts): string {
 /** The other tasks in flight at the moment a cancel is requested (the cancelled task has not ended yet). */
 function inFlightNow(others: readonly InFlightTask[]): string {
   if (others.length === 0) return "No other tasks are in flight now.";
-  return [`Other tasks in flight now: ${others.length}`, ...others.map((t) => `- ${t.taskId} (${t.agent}): ${oneLine(t.task, 120)}`)].join("\n");
+  return [
+    `Other tasks in flight now: ${others.length}`,
+    ...others.map((t) => `- ${t.taskId} (${t.agent}): ${oneLine(t.task, 120)}`),
+  ].join("\n");
 }
 
 export function cancelRequested(taskId: string, agent: string, others: readonly InFlightTask[]): string {
@@ -207,7 +232,11 @@ export function cancelRequested(taskId: string, agent: string, others: readonly 
 }
 
 /** The first call of a workflow cancel: what would be cancelled (nothing is yet). */
-export function workflowCancelChallenge(kind: "batch" | "chain", workflowId: string, running: readonly InFlightTask[]): string {
+export function workflowCancelChallenge(
+  kind: "batch" | "chain",
+  workflowId: string,
+  running: readonly InFlightTask[],
+): string {
   const later = kind === "chain" ? " and the chain starts no further step" : "";
   return [
     `Confirm before cancelling. Nothing has been cancelled yet.`,
@@ -229,7 +258,8 @@ export function workflowCancelRequested(kind: "batch" | "chain", workflowId: str
 export const MESSAGE_NEEDS_TASK_ID =
   'action=message needs "taskId": the id from the dispatch receipt (`Dispatched <agent>. taskId: <id>`) of a queued or running background task.';
 
-export const MESSAGE_NEEDS_TEXT = 'action=message needs a non-empty "message": the text to send to the subagent. Nothing was sent.';
+export const MESSAGE_NEEDS_TEXT =
+  'action=message needs a non-empty "message": the text to send to the subagent. Nothing was sent.';
 
 export const MESSAGE_IN_SYNC_MODE =
   "action=message reaches background subagent tasks, which exist only in the interactive TUI. Here each delegation runs synchronously inside its subagent call and has already ended when you can send anything; to continue one, dispatch again with its sessionId.";

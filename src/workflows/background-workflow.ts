@@ -11,7 +11,15 @@ import { oneLine, stripTerminalControls } from "../shared/text.ts";
 import { workflowTitle, partHeading } from "./workflow.ts";
 import type { EndedPart, EndedWorkflow, WorkflowKind } from "./workflow-tracker.ts";
 import { worktreeChangesLines } from "../worktree/finish-decision.ts";
-import { ENVELOPE_TAG, envelopeBody, inFlightBlock, metadataLines, TRIGGER_LINE, type EnvelopeLimits, type InFlightTask } from "../delivery/envelope.ts";
+import {
+  ENVELOPE_TAG,
+  envelopeBody,
+  inFlightBlock,
+  metadataLines,
+  TRIGGER_LINE,
+  type EnvelopeLimits,
+  type InFlightTask,
+} from "../delivery/envelope.ts";
 
 /*
  * Workflow records on disk: `<agent dir>/subagent-sessions/.workflows/<id>.json`, one per background batch or
@@ -33,7 +41,12 @@ export function writeWorkflowRecord(agentDir: string, record: WorkflowRecord): v
 function isWorkflowRecord(value: unknown): value is WorkflowRecord {
   if (!value || typeof value !== "object") return false;
   const record = value as Partial<WorkflowRecord>;
-  return record.version === 1 && typeof record.workflowId === "string" && typeof record.envelope === "string" && Array.isArray(record.partIds);
+  return (
+    record.version === 1 &&
+    typeof record.workflowId === "string" &&
+    typeof record.envelope === "string" &&
+    Array.isArray(record.partIds)
+  );
 }
 
 export function readWorkflowRecord(agentDir: string, workflowId: string): WorkflowRecord | undefined {
@@ -50,7 +63,12 @@ export function listWorkflowIds(agentDir: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -".json".length)).filter(isTaskId).sort().reverse();
+  return names
+    .filter((name) => name.endsWith(".json"))
+    .map((name) => name.slice(0, -".json".length))
+    .filter(isTaskId)
+    .sort()
+    .reverse();
 }
 
 /*
@@ -88,12 +106,22 @@ function workflowIdLabel(kind: WorkflowKind): string {
 
 function workflowEnvelopeTitle(workflow: EndedWorkflow): string {
   const total = workflow.parts.length + workflow.notRun.length;
-  const title = workflowTitle(workflow.kind, total, workflow.parts.map((part) => ({ agent: agentOf(part), status: statusOf(part) })));
+  const title = workflowTitle(
+    workflow.kind,
+    total,
+    workflow.parts.map((part) => ({ agent: agentOf(part), status: statusOf(part) })),
+  );
   return `## ${ENVELOPE_TAG} ${title} (${workflowIdLabel(workflow.kind)}: ${workflow.id})`;
 }
 
 function heading(workflow: EndedWorkflow, part: EndedPart, index: number): string {
-  return partHeading(workflow.kind, index + 1, agentOf(part), statusOf(part), "record" in part ? part.record.taskId : undefined);
+  return partHeading(
+    workflow.kind,
+    index + 1,
+    agentOf(part),
+    statusOf(part),
+    "record" in part ? part.record.taskId : undefined,
+  );
 }
 
 function metadataBlock(workflow: EndedWorkflow, part: EndedPart, index: number, limits: EnvelopeLimits): string {
@@ -117,7 +145,11 @@ function notRunLines(workflow: EndedWorkflow): string[] {
   return workflow.notRun.map((agent, index) => `### Step ${workflow.parts.length + index + 1}. ${agent} not run`);
 }
 
-export function buildWorkflowEnvelope(workflow: EndedWorkflow, others: readonly InFlightTask[], limits: EnvelopeLimits): string {
+export function buildWorkflowEnvelope(
+  workflow: EndedWorkflow,
+  others: readonly InFlightTask[],
+  limits: EnvelopeLimits,
+): string {
   const blocks = [workflowEnvelopeTitle(workflow), "", TRIGGER_LINE, ""];
   workflow.parts.forEach((part, index) => blocks.push(metadataBlock(workflow, part, index, limits), ""));
   const notRun = notRunLines(workflow);

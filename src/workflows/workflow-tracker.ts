@@ -35,7 +35,10 @@ export interface WorkflowStart {
 }
 
 /** What follows a part's end: wait for the other parts, start the chain's next step, or deliver the workflow. */
-export type PartEndedOutcome = { next: "wait" } | { next: "step"; index: number; previous: TaskRecord } | { next: "deliver"; workflow: EndedWorkflow };
+export type PartEndedOutcome =
+  | { next: "wait" }
+  | { next: "step"; index: number; previous: TaskRecord }
+  | { next: "deliver"; workflow: EndedWorkflow };
 
 interface Tracked {
   start: WorkflowStart;
@@ -114,7 +117,13 @@ export class WorkflowTracker {
     const notRun = tracked.start.kind === "chain" ? tracked.start.agents.slice(last + 1) : [];
     return {
       next: "deliver",
-      workflow: { id: tracked.start.id, kind: tracked.start.kind, parentSessionId: tracked.start.parentSessionId, parts, notRun },
+      workflow: {
+        id: tracked.start.id,
+        kind: tracked.start.kind,
+        parentSessionId: tracked.start.parentSessionId,
+        parts,
+        notRun,
+      },
     };
   }
 }
@@ -127,7 +136,14 @@ export class WorkflowTracker {
 function cardPart(part: EndedPart, index: number): WorkflowCardPart {
   if ("refused" in part) return { index: index + 1, agent: part.refused.agent, status: "refused" };
   const record = part.record;
-  return { index: index + 1, agent: record.agent, status: record.status, taskId: record.taskId, durationMs: record.durationMs, usage: record.usage };
+  return {
+    index: index + 1,
+    agent: record.agent,
+    status: record.status,
+    taskId: record.taskId,
+    durationMs: record.durationMs,
+    usage: record.usage,
+  };
 }
 
 function addUsage(total: UsageTotals, usage: UsageTotals): UsageTotals {

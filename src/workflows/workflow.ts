@@ -23,14 +23,29 @@ export interface Workflow {
 }
 
 /** Top-level fields that belong to one task: with `tasks` or `chain` they go inside each part. */
-const SINGLE_TASK_FIELDS = ["agent", "task", "sessionId", "model", "thinking", "context", "isolation", "tools", "maxTurns", "maxTokens", "maxCost"] as const;
+const SINGLE_TASK_FIELDS = [
+  "agent",
+  "task",
+  "sessionId",
+  "model",
+  "thinking",
+  "context",
+  "isolation",
+  "tools",
+  "maxTurns",
+  "maxTokens",
+  "maxCost",
+] as const;
 
 export function isWorkflowCall(params: SubagentParams): boolean {
   return params.tasks !== undefined || params.chain !== undefined;
 }
 
 /** The call's parts, or the refusal (nothing has started). `maxParts` is the cap in force. */
-export function readWorkflow(params: SubagentParams, maxParts: number): { ok: true; workflow: Workflow } | { ok: false; message: string } {
+export function readWorkflow(
+  params: SubagentParams,
+  maxParts: number,
+): { ok: true; workflow: Workflow } | { ok: false; message: string } {
   if (params.tasks !== undefined && params.chain !== undefined) return { ok: false, message: BOTH_WORKFLOWS_MESSAGE };
   const kind: WorkflowKind = params.tasks !== undefined ? "batch" : "chain";
   const field = WORKFLOW_FIELD[kind];
@@ -68,10 +83,15 @@ export function readWorkflowCap(layers: { user: Layer; project: Layer }): { cap:
   if (Object.hasOwn(user, MAX_WORKFLOW_PARTS_KEY)) {
     const value = user[MAX_WORKFLOW_PARTS_KEY];
     if (typeof value === "number" && Number.isSafeInteger(value) && value >= 1) cap = value;
-    else warnings.push(`pi-subagent-dispatch: ${layers.user.filePath ?? "user subagent-isolation.json"}: "${MAX_WORKFLOW_PARTS_KEY}" must be a whole number of at least 1; using ${DEFAULT_MAX_WORKFLOW_PARTS}`);
+    else
+      warnings.push(
+        `pi-subagent-dispatch: ${layers.user.filePath ?? "user subagent-isolation.json"}: "${MAX_WORKFLOW_PARTS_KEY}" must be a whole number of at least 1; using ${DEFAULT_MAX_WORKFLOW_PARTS}`,
+      );
   }
   if (Object.hasOwn(layers.project.settings ?? {}, MAX_WORKFLOW_PARTS_KEY)) {
-    warnings.push(`pi-subagent-dispatch: ${layers.project.filePath ?? "project subagent-isolation.json"}: "${MAX_WORKFLOW_PARTS_KEY}" can only be set in your user-level subagent-isolation.json; ignored`);
+    warnings.push(
+      `pi-subagent-dispatch: ${layers.project.filePath ?? "project subagent-isolation.json"}: "${MAX_WORKFLOW_PARTS_KEY}" can only be set in your user-level subagent-isolation.json; ignored`,
+    );
   }
   return { cap, warnings };
 }
@@ -122,7 +142,11 @@ function batchTitle(statuses: readonly PartStatus[]): string {
 }
 
 /** `chain of 3: 3 succeeded`, or `chain of 3: ended at step 2 (worker failed); 1 step not run` */
-function chainTitle(total: number, statuses: readonly PartStatus[], endedBy?: { step: number; agent: string; status: PartStatus }): string {
+function chainTitle(
+  total: number,
+  statuses: readonly PartStatus[],
+  endedBy?: { step: number; agent: string; status: PartStatus },
+): string {
   if (!endedBy) return `chain of ${total}: ${statusCounts(statuses)}`;
   const notRun = total - statuses.length;
   const rest = notRun > 0 ? `; ${notRun} ${notRun === 1 ? "step" : "steps"} not run` : "";
@@ -130,12 +154,24 @@ function chainTitle(total: number, statuses: readonly PartStatus[], endedBy?: { 
 }
 
 /** `### 2. worker failed (taskId: <id>)` (a batch part) or `### Step 2. worker failed (taskId: <id>)` */
-export function partHeading(kind: "batch" | "chain", index: number, agent: string, status: PartStatus, taskId: string | undefined): string {
+export function partHeading(
+  kind: "batch" | "chain",
+  index: number,
+  agent: string,
+  status: PartStatus,
+  taskId: string | undefined,
+): string {
   return `### ${kind === "chain" ? "Step " : ""}${index}. ${agent} ${status}${taskId ? ` (taskId: ${taskId})` : ""}`;
 }
 
 /** One part's line in a background workflow's receipt: `- 1. explore taskId: <id>` and what applies to it. */
-export function receiptPartLine(kind: "batch" | "chain", index: number, agent: string, taskId: string, notes: readonly string[]): string {
+export function receiptPartLine(
+  kind: "batch" | "chain",
+  index: number,
+  agent: string,
+  taskId: string,
+  notes: readonly string[],
+): string {
   const label = kind === "chain" ? `Step ${index}.` : `${index}.`;
   return [`- ${label} ${agent} taskId: ${taskId}`, ...notes].join(" · ");
 }
@@ -144,13 +180,23 @@ export function receiptPartLine(kind: "batch" | "chain", index: number, agent: s
  * The receipt of a background batch or chain: its id, each started part, the chain's steps still to come, and
  * that one `[subagent-result]` for all of it follows.
  */
-export function workflowReceipt(kind: "batch" | "chain", workflowId: string, total: number, partLines: readonly string[], laterSteps: readonly string[]): string {
+export function workflowReceipt(
+  kind: "batch" | "chain",
+  workflowId: string,
+  total: number,
+  partLines: readonly string[],
+  laterSteps: readonly string[],
+): string {
   const lines = [`Dispatched ${kind} of ${total}. ${kind}Id: ${workflowId}`, ...partLines];
   if (laterSteps.length > 0) {
     const first = partLines.length + 1;
-    lines.push(`- ${laterSteps.map((agent, index) => `Step ${first + index}. ${agent}`).join(", ")}: each starts once the step before succeeded.`);
+    lines.push(
+      `- ${laterSteps.map((agent, index) => `Step ${first + index}. ${agent}`).join(", ")}: each starts once the step before succeeded.`,
+    );
   }
-  lines.push(`One [subagent-result] for the whole ${kind} arrives once it has ended; each part keeps its own taskId for /subagent-result and cancel.`);
+  lines.push(
+    `One [subagent-result] for the whole ${kind} arrives once it has ended; each part keeps its own taskId for /subagent-result and cancel.`,
+  );
   return lines.join("\n");
 }
 
@@ -169,17 +215,29 @@ export interface FinishedPart {
 }
 
 /** The title alone: `batch of 2: 2 succeeded`, `chain of 3: ended at step 1 (worker failed); 2 steps not run`. */
-export function workflowTitle(kind: WorkflowKind, total: number, finished: readonly Pick<FinishedPart, "agent" | "status">[]): string {
+export function workflowTitle(
+  kind: WorkflowKind,
+  total: number,
+  finished: readonly Pick<FinishedPart, "agent" | "status">[],
+): string {
   const statuses = finished.map((part) => part.status);
   if (kind === "batch") return batchTitle(statuses);
   const last = finished.at(-1);
-  const ended = last && last.status !== "succeeded" ? { step: finished.length, agent: last.agent, status: last.status } : undefined;
+  const ended =
+    last && last.status !== "succeeded" ? { step: finished.length, agent: last.agent, status: last.status } : undefined;
   return chainTitle(total, statuses, ended);
 }
 
-export function workflowResultText(kind: WorkflowKind, finished: readonly FinishedPart[], notRun: readonly string[] = []): string {
+export function workflowResultText(
+  kind: WorkflowKind,
+  finished: readonly FinishedPart[],
+  notRun: readonly string[] = [],
+): string {
   const blocks = [workflowTitle(kind, finished.length + notRun.length, finished)];
-  finished.forEach((part, index) => blocks.push(`${partHeading(kind, index + 1, part.agent, part.status, part.taskId)}\n${part.text}`));
-  if (notRun.length > 0) blocks.push(notRun.map((agent, index) => `### Step ${finished.length + index + 1}. ${agent} not run`).join("\n"));
+  finished.forEach((part, index) =>
+    blocks.push(`${partHeading(kind, index + 1, part.agent, part.status, part.taskId)}\n${part.text}`),
+  );
+  if (notRun.length > 0)
+    blocks.push(notRun.map((agent, index) => `### Step ${finished.length + index + 1}. ${agent} not run`).join("\n"));
   return blocks.join("\n\n");
 }

@@ -43,21 +43,35 @@ function leftOnText(state: Pick<WorktreeState, "headRef" | "head">): string {
 
 export function decideFinish(state: WorktreeState, site: { branch: string; base: string }): FinishDecision {
   if (!state.isWorktreeTop) {
-    return { action: "leave", problem: "git no longer sees the folder as this worktree (its .git link is gone or was changed); nothing was committed" };
+    return {
+      action: "leave",
+      problem:
+        "git no longer sees the folder as this worktree (its .git link is gone or was changed); nothing was committed",
+    };
   }
   if (state.headRef !== `refs/heads/${site.branch}`) {
     const leftOn = leftOnText(state);
-    return { action: "leave", leftOn, problem: `the subagent left the worktree on ${leftOn}, not on ${site.branch}; nothing was committed` };
+    return {
+      action: "leave",
+      leftOn,
+      problem: `the subagent left the worktree on ${leftOn}, not on ${site.branch}; nothing was committed`,
+    };
   }
-  if (state.operation) return { action: "leave", problem: `${state.operation} is in progress in the worktree; nothing was committed` };
+  if (state.operation)
+    return { action: "leave", problem: `${state.operation} is in progress in the worktree; nothing was committed` };
   const dirty = state.changedEntries > 0;
   const held = state.filesInSubmoduleFolders;
-  const heldProblem = held.length > 0 ? `files git does not track are kept in submodule folders: ${held.join(", ")}` : undefined;
+  const heldProblem =
+    held.length > 0 ? `files git does not track are kept in submodule folders: ${held.join(", ")}` : undefined;
   if (dirty) return { action: "keep", commit: true, problem: heldProblem };
   if (state.head !== site.base) return { action: "keep", commit: false, problem: heldProblem };
   if (heldProblem) return { action: "keep", commit: false, problem: heldProblem };
   if (!state.tipHeldElsewhere) {
-    return { action: "keep", commit: false, problem: `its commit ${state.head.slice(0, 12)} is on no other branch or tag, so the branch is kept` };
+    return {
+      action: "keep",
+      commit: false,
+      problem: `its commit ${state.head.slice(0, 12)} is on no other branch or tag, so the branch is kept`,
+    };
   }
   return { action: "remove" };
 }
@@ -94,10 +108,15 @@ function countText(report: WorktreeReport): string {
 /** One line: `kept at <path> on branch <branch> (commit …, 2 files changed); not merged` or `removed (…)`. */
 export function worktreeSummary(report: WorktreeReport): string {
   if (!report.kept) {
-    const why = report.problem ?? (report.ignoredRemovedTotal ? `the subagent changed nothing git tracks; ${ignoredText(report)}` : "the subagent changed nothing");
+    const why =
+      report.problem ??
+      (report.ignoredRemovedTotal
+        ? `the subagent changed nothing git tracks; ${ignoredText(report)}`
+        : "the subagent changed nothing");
     return `removed (${why}; worktree and branch ${report.branch} deleted)`;
   }
-  if (report.gitDirReplaced) return `kept as it is at ${report.path}; not merged into your branch; ${report.problem ?? "its git dir was replaced"}`;
+  if (report.gitDirReplaced)
+    return `kept as it is at ${report.path}; not merged into your branch; ${report.problem ?? "its git dir was replaced"}`;
   if (report.leftAsIs) {
     const counted = uncommittedText(report) ?? "no uncommitted file";
     return `kept as it is at ${report.path} (${counted}); not merged into your branch; ${report.problem ?? "nothing was committed"}`;

@@ -65,8 +65,10 @@ function identityEnvironment(cwd: string): Record<string, string> {
   const name = runGit(cwd, ["config", "user.name"]);
   const email = runGit(cwd, ["config", "user.email"]);
   const env: Record<string, string> = {};
-  if (!name.ok || !name.stdout.trim()) Object.assign(env, { GIT_AUTHOR_NAME: "pi subagent", GIT_COMMITTER_NAME: "pi subagent" });
-  if (!email.ok || !email.stdout.trim()) Object.assign(env, { GIT_AUTHOR_EMAIL: "subagent@pi.invalid", GIT_COMMITTER_EMAIL: "subagent@pi.invalid" });
+  if (!name.ok || !name.stdout.trim())
+    Object.assign(env, { GIT_AUTHOR_NAME: "pi subagent", GIT_COMMITTER_NAME: "pi subagent" });
+  if (!email.ok || !email.stdout.trim())
+    Object.assign(env, { GIT_AUTHOR_EMAIL: "subagent@pi.invalid", GIT_COMMITTER_EMAIL: "subagent@pi.invalid" });
   return env;
 }
 
@@ -82,13 +84,32 @@ function removeWorktree(site: WorktreeSite): string | undefined {
 
 function changesReport(site: WorktreeSite, report: WorktreeReport): WorktreeReport {
   const range = [site.base, site.branch];
-  const names = runGit(site.repoRoot, ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--name-status", "-z", "-M", ...range, "--"]);
+  const names = runGit(site.repoRoot, [
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--name-status",
+    "-z",
+    "-M",
+    ...range,
+    "--",
+  ]);
   if (names.ok) {
     const files = parseNameStatus(names.stdout);
     report.filesTotal = files.length;
     report.files = files.slice(0, MAX_LISTED_FILES);
   }
-  const stat = runGit(site.repoRoot, ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--stat=100", "-M", ...range, "--"]);
+  const stat = runGit(site.repoRoot, [
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--stat=100",
+    "-M",
+    ...range,
+    "--",
+  ]);
   if (stat.ok && stat.stdout.trim()) report.diffStat = boundDiffStat(stat.stdout);
   const tip = runGit(site.repoRoot, ["rev-parse", "--short=12", site.branch]);
   if (tip.ok) report.commit = tip.stdout.trim();
@@ -171,7 +192,14 @@ function sameFolder(a: string, b: string): boolean {
 
 /** The branch's tip is on another branch, a tag or the person's HEAD: deleting the branch loses no commit. */
 function tipHeldElsewhere(site: WorktreeSite, tip: string): boolean {
-  const refs = runGit(site.repoRoot, ["for-each-ref", "--contains", tip, "--format=%(refname)", "refs/heads", "refs/tags"]);
+  const refs = runGit(site.repoRoot, [
+    "for-each-ref",
+    "--contains",
+    tip,
+    "--format=%(refname)",
+    "refs/heads",
+    "refs/tags",
+  ]);
   if (refs.ok && refs.stdout.split("\n").some((ref) => ref && ref !== `refs/heads/${site.branch}`)) return true;
   return runGit(site.repoRoot, ["merge-base", "--is-ancestor", tip, "HEAD"]).ok;
 }
@@ -181,7 +209,11 @@ type StateRead = { ok: true; state: WorktreeState } | { ok: false; problem: stri
 function readState(site: WorktreeSite): StateRead {
   // Nothing reads the worktree's index before its git dir is known to be the one git made for it.
   const gitDir = checkWorktreeGitDir(site.repoRoot, site.path);
-  if (!gitDir.ok && !gitDir.gone) return { ok: false, replaced: `${gitDirReplacedText(site.path, gitDir)}; it was left as it is at ${site.path}: nothing there was committed or removed` };
+  if (!gitDir.ok && !gitDir.gone)
+    return {
+      ok: false,
+      replaced: `${gitDirReplacedText(site.path, gitDir)}; it was left as it is at ${site.path}: nothing there was committed or removed`,
+    };
   const top = runGit(site.path, ["rev-parse", "--show-toplevel"]);
   if (!top.ok) return { ok: false, problem: `git rev-parse failed: ${top.message}` };
   const isWorktreeTop = sameFolder(top.stdout.trim(), site.path);
@@ -190,11 +222,13 @@ function readState(site: WorktreeSite): StateRead {
   const ref = runGit(site.path, ["symbolic-ref", "-q", "HEAD"]);
   const base = { isWorktreeTop, head: head.stdout.trim(), headRef: ref.ok ? ref.stdout.trim() : undefined };
   // Outside its own worktree git would answer for another repository: nothing more is asked there.
-  if (!isWorktreeTop) return { ok: true, state: { ...base, changedEntries: 0, filesInSubmoduleFolders: [], tipHeldElsewhere: false } };
+  if (!isWorktreeTop)
+    return { ok: true, state: { ...base, changedEntries: 0, filesInSubmoduleFolders: [], tipHeldElsewhere: false } };
   const status = runGit(site.path, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]);
   if (!status.ok) return { ok: false, problem: `git status failed: ${status.message}` };
   const held = filesInSubmoduleFolders(site.path);
-  if (held === undefined) return { ok: false, problem: "git ls-files failed, so the submodule folders could not be checked" };
+  if (held === undefined)
+    return { ok: false, problem: "git ls-files failed, so the submodule folders could not be checked" };
   const changedEntries = countStatusEntries(status.stdout);
   const state: WorktreeState = {
     ...base,
@@ -223,7 +257,8 @@ export function finishWorktree(site: WorktreeSite, run: FinishedRun): WorktreeRe
     return changesReport(site, report);
   }
   const read = readState(site);
-  if (!read.ok && "replaced" in read) return { ...report, leftAsIs: true, gitDirReplaced: true, problem: read.replaced };
+  if (!read.ok && "replaced" in read)
+    return { ...report, leftAsIs: true, gitDirReplaced: true, problem: read.replaced };
   if (!read.ok) return { ...report, problem: read.problem };
   const decision = decideFinish(read.state, site);
   if (decision.action === "remove") {
@@ -231,7 +266,11 @@ export function finishWorktree(site: WorktreeSite, run: FinishedRun): WorktreeRe
     const problem = removeWorktree(site);
     if (problem) return { ...report, problem };
     const removed: WorktreeReport = { ...report, kept: false };
-    if (ignored.length > 0) Object.assign(removed, { ignoredRemoved: ignored.slice(0, MAX_NAMED_IGNORED), ignoredRemovedTotal: ignored.length });
+    if (ignored.length > 0)
+      Object.assign(removed, {
+        ignoredRemoved: ignored.slice(0, MAX_NAMED_IGNORED),
+        ignoredRemovedTotal: ignored.length,
+      });
     return removed;
   }
   if (decision.action === "leave") {
@@ -245,7 +284,11 @@ export function finishWorktree(site: WorktreeSite, run: FinishedRun): WorktreeRe
     const failed = commitChanges(site, run, read.state.head);
     if (failed) {
       const uncommitted = uncommittedNow(site.path) ?? read.state.changedEntries;
-      return changesReport(site, { ...kept, uncommitted, problem: [failed, decision.problem].filter(Boolean).join("; ") });
+      return changesReport(site, {
+        ...kept,
+        uncommitted,
+        problem: [failed, decision.problem].filter(Boolean).join("; "),
+      });
     }
   }
   return changesReport(site, kept);
@@ -270,7 +313,14 @@ function commitChanges(site: WorktreeSite, run: FinishedRun, parent: string): st
     identityEnvironment(site.path),
   );
   if (!commit.ok) return `git commit-tree failed: ${commit.message}; the changes are left uncommitted in the worktree`;
-  const moved = runGit(site.path, ["update-ref", "-m", `subagent ${run.agent}: commit of task ${run.taskId}`, `refs/heads/${site.branch}`, commit.stdout.trim(), parent]);
+  const moved = runGit(site.path, [
+    "update-ref",
+    "-m",
+    `subagent ${run.agent}: commit of task ${run.taskId}`,
+    `refs/heads/${site.branch}`,
+    commit.stdout.trim(),
+    parent,
+  ]);
   if (!moved.ok) return `git update-ref failed: ${moved.message}; the changes are left uncommitted in the worktree`;
   return undefined;
 }

@@ -27,7 +27,15 @@ export type GitResult = { ok: true; stdout: string } | { ok: false; missing: boo
  * Git variables that would point the call at another repository than the folder given (they are set while a
  * git hook runs pi, for example), or run a program of their own (an external diff); the folder must decide.
  */
-const DROPPED_VARIABLES = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_PREFIX", "GIT_EXTERNAL_DIFF"];
+const DROPPED_VARIABLES = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_COMMON_DIR",
+  "GIT_PREFIX",
+  "GIT_EXTERNAL_DIFF",
+];
 
 export function gitEnvironment(base: NodeJS.ProcessEnv, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
@@ -117,7 +125,12 @@ export function repositoryOverrides(output: string): { ok: true; overrides: stri
 
 const CONFIG_QUERY = ["config", "--show-scope", "--null", "--get-regexp", "^(filter|diff|merge|gpg)\\."];
 
-function exec(cwd: string, args: readonly string[], extraEnv: Record<string, string>, maxOutputBytes: number): GitResult {
+function exec(
+  cwd: string,
+  args: readonly string[],
+  extraEnv: Record<string, string>,
+  maxOutputBytes: number,
+): GitResult {
   try {
     const stdout = execFileSync("git", args, {
       cwd,
@@ -130,9 +143,10 @@ function exec(cwd: string, args: readonly string[], extraEnv: Record<string, str
     });
     return { ok: true, stdout };
   } catch (error) {
-    const failure = (error as NodeJS.ErrnoException & { stderr?: string | Buffer; status?: number | null });
+    const failure = error as NodeJS.ErrnoException & { stderr?: string | Buffer; status?: number | null };
     // A spawn that fails with ENOENT in a folder that exists means there is no git to run.
-    if (failure.code === "ENOENT" && existsSync(cwd)) return { ok: false, missing: true, message: "git is not installed (no git on PATH)" };
+    if (failure.code === "ENOENT" && existsSync(cwd))
+      return { ok: false, missing: true, message: "git is not installed (no git on PATH)" };
     const stderr = typeof failure.stderr === "string" ? failure.stderr : (failure.stderr?.toString("utf8") ?? "");
     // `git config --get-regexp` finding nothing exits 1 with nothing said: an empty answer, not a failure.
     if (failure.status === 1 && !stderr.trim() && args.includes("--get-regexp")) return { ok: true, stdout: "" };
@@ -153,12 +167,22 @@ function safeGitArgs(cwd: string): { ok: true; args: string[] } | { ok: false; m
   const config = exec(cwd, [...base, ...CONFIG_QUERY], {}, GIT_MAX_OUTPUT_BYTES);
   if (!config.ok) return config;
   const parsed = repositoryOverrides(config.stdout);
-  if (!parsed.ok) return { ok: false, missing: false, message: `the repository's config names a driver git cannot be told to skip (${parsed.key}); nothing was run` };
+  if (!parsed.ok)
+    return {
+      ok: false,
+      missing: false,
+      message: `the repository's config names a driver git cannot be told to skip (${parsed.key}); nothing was run`,
+    };
   return { ok: true, args: [...base, ...asConfigArgs(parsed.overrides)] };
 }
 
 /** Runs `git <args>` in `cwd` as a safe git call (safeGitArgs); never throws. */
-export function runGit(cwd: string, args: readonly string[], extraEnv: Record<string, string> = {}, maxOutputBytes: number = GIT_MAX_OUTPUT_BYTES): GitResult {
+export function runGit(
+  cwd: string,
+  args: readonly string[],
+  extraEnv: Record<string, string> = {},
+  maxOutputBytes: number = GIT_MAX_OUTPUT_BYTES,
+): GitResult {
   const safe = safeGitArgs(cwd);
   if (!safe.ok) return safe;
   return exec(cwd, [...safe.args, ...args], extraEnv, maxOutputBytes);
@@ -220,17 +244,31 @@ export function checkWorktreeGitDir(repoRoot: string, path: string): GitDirCheck
   const dotGit = join(path, ".git");
   const projectCommon = runGit(repoRoot, ["rev-parse", "--git-common-dir"]);
   const commonDir = projectCommon.ok ? real(resolve(repoRoot, projectCommon.stdout.trim())) : undefined;
-  if (!commonDir) return { ok: false, found: "a repository the package cannot compare (the project's git dir could not be read)", expected: join(repoRoot, ".git", "worktrees", basename(path)) };
+  if (!commonDir)
+    return {
+      ok: false,
+      found: "a repository the package cannot compare (the project's git dir could not be read)",
+      expected: join(repoRoot, ".git", "worktrees", basename(path)),
+    };
   // Git names a worktree's git dir after its folder; the real entry is the one whose gitdir file points back.
   const expected = adminDirOf(commonDir, dotGit) ?? join(commonDir, "worktrees", basename(path));
   const shape = dotGitShape(dotGit);
-  if (shape) return { ok: false, found: `${dotGit} itself (${shape})`, expected, ...(shape === "missing" ? { gone: true as const } : {}) };
+  if (shape)
+    return {
+      ok: false,
+      found: `${dotGit} itself (${shape})`,
+      expected,
+      ...(shape === "missing" ? { gone: true as const } : {}),
+    };
   const there = runGit(path, ["rev-parse", "--git-dir", "--git-common-dir"]);
   if (!there.ok) return { ok: false, found: `a git dir git cannot read (${there.message})`, expected };
   const [gitDirText = "", commonText = ""] = there.stdout.split("\n");
   const gitDir = resolve(path, gitDirText.trim());
   const found = real(gitDir) ?? gitDir;
-  const ours = found === expected && dirname(found) === join(commonDir, "worktrees") && real(resolve(path, commonText.trim())) === commonDir;
+  const ours =
+    found === expected &&
+    dirname(found) === join(commonDir, "worktrees") &&
+    real(resolve(path, commonText.trim())) === commonDir;
   return ours ? { ok: true } : { ok: false, found, expected };
 }
 

@@ -1,11 +1,35 @@
 /**
  * Taking a worktree for a task, the session's working folder, and the list of what exists.
  */
-import { existsSync, lstatSync, mkdirSync, realpathSync, closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  realpathSync,
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readSync,
+} from "node:fs";
 import { join, relative, resolve, basename } from "node:path";
 import { runGit, checkWorktreeGitDir } from "./git.ts";
 import { finishWorktree, type FinishedRun, type WorktreeSite } from "./finish.ts";
-import { branchName, isInside, worktreePath, worktreesRoot, gitFailedMessage, gitMissingMessage, noCommitMessage, notARepositoryMessage, notAWorkingTreeMessage, notTheTaskWorktreeMessage, resumeOutsideWorktreeMessage, uncommittedChangesNote, type WorktreeReport } from "./worktree.ts";
+import {
+  branchName,
+  isInside,
+  worktreePath,
+  worktreesRoot,
+  gitFailedMessage,
+  gitMissingMessage,
+  noCommitMessage,
+  notARepositoryMessage,
+  notAWorkingTreeMessage,
+  notTheTaskWorktreeMessage,
+  resumeOutsideWorktreeMessage,
+  uncommittedChangesNote,
+  type WorktreeReport,
+} from "./worktree.ts";
 import { isTaskId } from "../shared/nesting.ts";
 
 /*
@@ -111,7 +135,13 @@ export function createWorktree(options: NewWorktreeOptions): LeaseResult {
     return { ok: true, lease: makeLease(site, childCwd(path, repo.prefix), notes, "worktree and branch") };
   } catch (error) {
     makeLease(site, path, notes, "worktree and branch").discard();
-    return { ok: false, message: gitFailedMessage("creating the subfolder in the worktree", error instanceof Error ? error.message : String(error)) };
+    return {
+      ok: false,
+      message: gitFailedMessage(
+        "creating the subfolder in the worktree",
+        error instanceof Error ? error.message : String(error),
+      ),
+    };
   }
 }
 
@@ -150,7 +180,12 @@ export function resumeWorktree(options: ResumeOptions): LeaseResult | undefined 
   const prefix = relative(path, options.sessionCwd);
   if (existsSync(path)) {
     if (!isWorktreeOf(path, repo)) return { ok: false, message: notTheTaskWorktreeMessage(path, repo.root) };
-    const site: WorktreeSite = { branch, path, base: options.recordedBase ?? mergeBase(repo, branch), repoRoot: repo.root };
+    const site: WorktreeSite = {
+      branch,
+      path,
+      base: options.recordedBase ?? mergeBase(repo, branch),
+      repoRoot: repo.root,
+    };
     return { ok: true, lease: makeLease(site, childCwd(path, prefix), [], "nothing") };
   }
   runGit(repo.root, ["worktree", "prune"]);
@@ -162,7 +197,10 @@ export function resumeWorktree(options: ResumeOptions): LeaseResult | undefined 
   if (!added.ok) return { ok: false, message: gitFailedMessage("git worktree add", added.message) };
   const base = branchExists ? (options.recordedBase ?? mergeBase(repo, branch)) : repo.head;
   const site: WorktreeSite = { branch, path, base, repoRoot: repo.root };
-  return { ok: true, lease: makeLease(site, childCwd(path, prefix), [], branchExists ? "worktree" : "worktree and branch") };
+  return {
+    ok: true,
+    lease: makeLease(site, childCwd(path, prefix), [], branchExists ? "worktree" : "worktree and branch"),
+  };
 }
 
 function realFolder(path: string): string | undefined {
@@ -188,7 +226,9 @@ function isWorktreeOf(path: string, repo: Repository): boolean {
   if (!there.ok || !here.ok) return false;
   const [top = "", common = ""] = there.stdout.split("\n");
   const sameTop = realFolder(top) !== undefined && realFolder(top) === realFolder(path);
-  const sameRepository = realFolder(resolve(path, common)) !== undefined && realFolder(resolve(path, common)) === realFolder(resolve(repo.root, here.stdout.trim()));
+  const sameRepository =
+    realFolder(resolve(path, common)) !== undefined &&
+    realFolder(resolve(path, common)) === realFolder(resolve(repo.root, here.stdout.trim()));
   // The same top and common dir can be faked by a git dir of the child's own that names the project's as its common dir.
   return sameTop && sameRepository && checkWorktreeGitDir(repo.root, path).ok;
 }
@@ -211,7 +251,7 @@ export function sessionHeaderCwd(sessionFile: string): string | undefined {
     const buffer = Buffer.alloc(HEADER_MAX_BYTES);
     const read = readSync(fd, buffer, 0, HEADER_MAX_BYTES, 0);
     const firstLine = buffer.subarray(0, read).toString("utf8").split("\n", 1)[0] ?? "";
-    const header = (JSON.parse(firstLine) as { type?: unknown; cwd?: unknown });
+    const header = JSON.parse(firstLine) as { type?: unknown; cwd?: unknown };
     return header.type === "session" && typeof header.cwd === "string" ? header.cwd : undefined;
   } catch {
     return undefined;
@@ -272,7 +312,12 @@ export type WorktreeListing = { ok: true; worktrees: ListedWorktree[] } | { ok: 
 export function listOurWorktrees(cwd: string, agentDir: string): WorktreeListing {
   const listed = runGit(cwd, ["worktree", "list", "--porcelain"]);
   if (!listed.ok) {
-    return { ok: false, message: listed.missing ? "git is not installed (no git on PATH)." : `Not in a git repository (${cwd}): there are no subagent worktrees to list here.` };
+    return {
+      ok: false,
+      message: listed.missing
+        ? "git is not installed (no git on PATH)."
+        : `Not in a git repository (${cwd}): there are no subagent worktrees to list here.`,
+    };
   }
   return { ok: true, worktrees: parseWorktreeList(listed.stdout, worktreesRoot(agentDir)) };
 }
@@ -292,9 +337,12 @@ export type Removal = { ok: true; deletedBranch?: string } | { ok: false; proble
 export function removeListedWorktree(cwd: string, worktree: ListedWorktree): Removal {
   const removed = runGit(cwd, ["worktree", "remove", "--force", worktree.path]);
   runGit(cwd, ["worktree", "prune"]);
-  if (!removed.ok && !worktree.prunable) return { ok: false, problem: `git worktree remove failed: ${removed.message}` };
+  if (!removed.ok && !worktree.prunable)
+    return { ok: false, problem: `git worktree remove failed: ${removed.message}` };
   const branch = taskBranchOf(cwd, worktree);
   if (!branch) return { ok: true };
   const deleted = runGit(cwd, ["branch", "-D", branch]);
-  return deleted.ok ? { ok: true, deletedBranch: branch } : { ok: false, problem: `git branch -D ${branch} failed: ${deleted.message}` };
+  return deleted.ok
+    ? { ok: true, deletedBranch: branch }
+    : { ok: false, problem: `git branch -D ${branch} failed: ${deleted.message}` };
 }

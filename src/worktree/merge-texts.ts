@@ -47,7 +47,17 @@ export function linkLeavesRepository(top: string, path: string, target: string):
 /** Folders whose files pi, coding agents or git hook managers load or run (not a bare `hooks/`: React's are code). */
 const LOADED_FOLDERS = new Set([".pi", ".agents", ".claude", ".husky", ".githooks", "githooks", "git-hooks"]);
 /** Files, wherever they are, that agents read as instructions or tools run on their own. */
-const LOADED_FILES = new Set(["AGENTS.md", "CLAUDE.md", ".envrc", ".gitattributes", ".gitmodules", ".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml"]);
+const LOADED_FILES = new Set([
+  "AGENTS.md",
+  "CLAUDE.md",
+  ".envrc",
+  ".gitattributes",
+  ".gitmodules",
+  ".pre-commit-config.yaml",
+  "lefthook.yml",
+  "lefthook.yaml",
+  ".lefthook.yml",
+]);
 
 /** A path that pi, coding agents, git or the person's shell or editor load or run later. */
 export function isLoadedLater(path: string): boolean {
@@ -125,10 +135,16 @@ export function mergeRefusalText(taskId: string, refusal: MergeRefusalText): str
 /** Files the person should look at before running anything: said before and after the merge. */
 function loadedLaterLines(files: readonly string[] | undefined, when: "would bring" | "brought"): string[] {
   if (!files || files.length === 0) return [];
-  return [`Look before you run anything here: the merge ${when} files that pi, coding agents, git or your shell load or run later (${count(files.length)}):`, fileList(files)];
+  return [
+    `Look before you run anything here: the merge ${when} files that pi, coding agents, git or your shell load or run later (${count(files.length)}):`,
+    fileList(files),
+  ];
 }
 
-export function mergeChallenge(plan: { branch: string; into: string; files: string[]; loadedLater?: string[] }, taskId: string): string {
+export function mergeChallenge(
+  plan: { branch: string; into: string; files: string[]; loadedLater?: string[] },
+  taskId: string,
+): string {
   return [
     `Merging ${plan.branch} into ${plan.into} would change ${count(plan.files.length)}:`,
     fileList(plan.files),
@@ -138,18 +154,31 @@ export function mergeChallenge(plan: { branch: string; into: string; files: stri
 }
 
 export type MergeOutcomeText =
-  | { kind: "merged"; branch: string; into: string; commit: string; files: string[]; loadedLater?: string[]; removed: boolean; removeProblem?: string }
+  | {
+      kind: "merged";
+      branch: string;
+      into: string;
+      commit: string;
+      files: string[];
+      loadedLater?: string[];
+      removed: boolean;
+      removeProblem?: string;
+    }
   | { kind: "conflict"; branch: string; into: string; files: string[]; restored: boolean }
   | { kind: "failed"; branch: string; into: string; message: string; restored: boolean };
 
 function restoredLine(restored: boolean): string {
-  return restored ? "The merge was aborted; the working tree is exactly as it was." : "The merge was aborted, but the working tree did not return to its state before the merge: check git status.";
+  return restored
+    ? "The merge was aborted; the working tree is exactly as it was."
+    : "The merge was aborted, but the working tree did not return to its state before the merge: check git status.";
 }
 
 export function mergeOutcomeText(outcome: MergeOutcomeText): string {
   switch (outcome.kind) {
     case "merged": {
-      const removed = outcome.removed ? `Removed its worktree and branch ${outcome.branch}.` : `Its worktree was kept: ${outcome.removeProblem ?? "it could not be removed"}.`;
+      const removed = outcome.removed
+        ? `Removed its worktree and branch ${outcome.branch}.`
+        : `Its worktree was kept: ${outcome.removeProblem ?? "it could not be removed"}.`;
       return [
         `Merged ${outcome.branch} into ${outcome.into}: merge commit ${outcome.commit.slice(0, 12)}, ${count(outcome.files.length)}:`,
         fileList(outcome.files),

@@ -4,7 +4,14 @@
 import type { MergeRefusalText } from "./merge-texts.ts";
 import { lstatSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { broughtEntries, isLoadedLater, linkLeavesRepository, parentFolders, parseRawDiff, SYMLINK_MODE } from "./merge-texts.ts";
+import {
+  broughtEntries,
+  isLoadedLater,
+  linkLeavesRepository,
+  parentFolders,
+  parseRawDiff,
+  SYMLINK_MODE,
+} from "./merge-texts.ts";
 import { runGit, checkWorktreeGitDir, gitDirReplacedText } from "./git.ts";
 import { removeListedWorktree, type ListedWorktree } from "./lease.ts";
 
@@ -41,11 +48,24 @@ function trackedInHead(top: string, paths: readonly string[]): Set<string> | und
 }
 
 /** Inspects `HEAD...branch` in the repository of `cwd`; fails when git could not say. */
-function inspectBranch(cwd: string, branch: string): { ok: true; inspection: BranchInspection } | { ok: false; message: string } {
+function inspectBranch(
+  cwd: string,
+  branch: string,
+): { ok: true; inspection: BranchInspection } | { ok: false; message: string } {
   const top = runGit(cwd, ["rev-parse", "--show-toplevel"]);
   if (!top.ok) return { ok: false, message: `git rev-parse failed: ${top.message}` };
   const root = top.stdout.trim();
-  const raw = runGit(root, ["diff", "--raw", "-z", "--no-renames", "--no-abbrev", "--no-ext-diff", "--no-textconv", `HEAD...${branch}`, "--"]);
+  const raw = runGit(root, [
+    "diff",
+    "--raw",
+    "-z",
+    "--no-renames",
+    "--no-abbrev",
+    "--no-ext-diff",
+    "--no-textconv",
+    `HEAD...${branch}`,
+    "--",
+  ]);
   if (!raw.ok) return { ok: false, message: `git diff failed: ${raw.message}` };
   const brought = broughtEntries(parseRawDiff(raw.stdout));
 
@@ -71,7 +91,9 @@ function inspectBranch(cwd: string, branch: string): { ok: true; inspection: Bra
     if (!target.ok) return { ok: false, message: `git cat-file failed: ${target.message}` };
     if (linkLeavesRepository(root, entry.path, target.stdout)) outsideLinks.push(`${entry.path} -> ${target.stdout}`);
   }
-  const loadedLater = brought.filter((entry) => isLoadedLater(entry.path)).map((entry) => `${entry.status} ${entry.path}`);
+  const loadedLater = brought
+    .filter((entry) => isLoadedLater(entry.path))
+    .map((entry) => `${entry.status} ${entry.path}`);
   return { ok: true, inspection: { overwrites, outsideLinks, loadedLater } };
 }
 
@@ -97,12 +119,25 @@ export interface MergePlan {
 }
 
 export type MergeOutcome =
-  | { kind: "merged"; branch: string; into: string; commit: string; files: string[]; loadedLater: string[]; removed: boolean; removeProblem?: string }
+  | {
+      kind: "merged";
+      branch: string;
+      into: string;
+      commit: string;
+      files: string[];
+      loadedLater: string[];
+      removed: boolean;
+      removeProblem?: string;
+    }
   | { kind: "conflict"; branch: string; into: string; files: string[]; restored: boolean }
   | { kind: "failed"; branch: string; into: string; message: string; restored: boolean }
   | MergeRefusal;
 
-const lines = (text: string) => text.split("\n").map((line) => line.trimEnd()).filter(Boolean);
+const lines = (text: string) =>
+  text
+    .split("\n")
+    .map((line) => line.trimEnd())
+    .filter(Boolean);
 
 /** `M\tpath` from git's name-status as `M path`. */
 const nameStatus = (text: string) => lines(text).map((line) => line.replace(/\t/g, " "));
@@ -118,7 +153,10 @@ function head(cwd: string): string | undefined {
 }
 
 /** What a merge would do, or why it may not run: the checks both the command and the tool's first step make. */
-export function planMerge(cwd: string, worktree: ListedWorktree): { ok: true; plan: MergePlan } | { ok: false; refusal: MergeRefusal } {
+export function planMerge(
+  cwd: string,
+  worktree: ListedWorktree,
+): { ok: true; plan: MergePlan } | { ok: false; refusal: MergeRefusal } {
   if (!worktree.branch) return { ok: false, refusal: { kind: "not-on-branch", leftOn: worktree.leftOn } };
   const current = runGit(cwd, ["symbolic-ref", "-q", "--short", "HEAD"]);
   if (!current.ok || !current.stdout.trim()) return { ok: false, refusal: { kind: "detached" } };
@@ -128,7 +166,8 @@ export function planMerge(cwd: string, worktree: ListedWorktree): { ok: true; pl
   if (existsSync(worktree.path)) {
     // Its status reads the worktree's index: only through the git dir git made for it.
     const gitDir = checkWorktreeGitDir(cwd, worktree.path);
-    if (!gitDir.ok) return { ok: false, refusal: { kind: "git-dir-replaced", problem: gitDirReplacedText(worktree.path, gitDir) } };
+    if (!gitDir.ok)
+      return { ok: false, refusal: { kind: "git-dir-replaced", problem: gitDirReplacedText(worktree.path, gitDir) } };
     const inWorktree = runGit(worktree.path, ["status", "--porcelain"]);
     const files = inWorktree.ok ? lines(inWorktree.stdout) : [];
     if (files.length > 0) return { ok: false, refusal: { kind: "worktree-dirty", files } };
@@ -141,7 +180,10 @@ export function planMerge(cwd: string, worktree: ListedWorktree): { ok: true; pl
   if (overwrites.length > 0) return { ok: false, refusal: { kind: "would-overwrite", files: overwrites } };
   if (outsideLinks.length > 0) return { ok: false, refusal: { kind: "outside-links", links: outsideLinks } };
   const diff = runGit(cwd, ["diff", "--no-ext-diff", "--no-textconv", "--name-status", `HEAD...${worktree.branch}`]);
-  return { ok: true, plan: { branch: worktree.branch, into, files: diff.ok ? nameStatus(diff.stdout) : [], loadedLater } };
+  return {
+    ok: true,
+    plan: { branch: worktree.branch, into, files: diff.ok ? nameStatus(diff.stdout) : [], loadedLater },
+  };
 }
 
 export function mergeTaskWorktree(cwd: string, worktree: ListedWorktree, message: string): MergeOutcome {
@@ -155,7 +197,16 @@ export function mergeTaskWorktree(cwd: string, worktree: ListedWorktree, message
     const diff = runGit(cwd, ["diff", "--no-ext-diff", "--no-textconv", "--name-status", `${commit}^1`, commit]);
     const removal = removeListedWorktree(cwd, worktree);
     const files = diff.ok ? nameStatus(diff.stdout) : [];
-    return { kind: "merged", branch, into, commit, files, loadedLater: planned.plan.loadedLater, removed: removal.ok, ...(removal.ok ? {} : { removeProblem: removal.problem }) };
+    return {
+      kind: "merged",
+      branch,
+      into,
+      commit,
+      files,
+      loadedLater: planned.plan.loadedLater,
+      removed: removal.ok,
+      ...(removal.ok ? {} : { removeProblem: removal.problem }),
+    };
   }
   const conflicts = runGit(cwd, ["diff", "--name-only", "--diff-filter=U"]);
   const files = conflicts.ok ? lines(conflicts.stdout) : [];

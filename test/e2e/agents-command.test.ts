@@ -16,14 +16,18 @@ import { PI, REPO_ROOT } from "../harness/pi-env.ts";
 
 const suite = useE2eSuite();
 
-const USER_REVIEWER = "---\nname: reviewer\ndescription: The person's own reviewer\ntools: read, bash\nthinking: high\n---\nReview.\n";
+const USER_REVIEWER =
+  "---\nname: reviewer\ndescription: The person's own reviewer\ntools: read, bash\nthinking: high\n---\nReview.\n";
 
 /** The set-up every test here shares; returns the two files it wrote. */
 function withAgents(): { reviewer: string; broken: string; worker: string } {
   const env = suite.newEnv();
   const reviewer = env.writeAgentDirFile("agents/reviewer.md", USER_REVIEWER);
   const broken = env.writeWorkFile(".pi/agents/broken.md", "An agent that forgot its frontmatter.\n");
-  env.writeAgentDirFile("subagent-isolation.json", `${JSON.stringify({ worker: { model: "fake/fake-reasoner", thinking: "low" } })}\n`);
+  env.writeAgentDirFile(
+    "subagent-isolation.json",
+    `${JSON.stringify({ worker: { model: "fake/fake-reasoner", thinking: "low" } })}\n`,
+  );
   return { reviewer, broken, worker: `${env.workDir}/.pi/agents/worker.md` };
 }
 
@@ -72,17 +76,38 @@ describe("/subagent-agents outside the TUI", () => {
       "  trust: approved by you on first use",
       `  file: ${files.worker}`,
     ]);
-    expect(lines).toContain(`- reviewer · built-in · ${REPO_ROOT}/agents/reviewer.md · shadowed by user ${files.reviewer}`);
+    expect(lines).toContain(
+      `- reviewer · built-in · ${REPO_ROOT}/agents/reviewer.md · shadowed by user ${files.reviewer}`,
+    );
     expect(lines).toContain(`- ${files.broken} · project: no frontmatter (the file must start with a --- line)`);
     // A command: the model was never called.
     expect(suite.fake.requests).toHaveLength(0);
 
     const json = await pi(["--mode", "json", "-p", "/subagent-agents"]);
     expect(json.code, json.stderr).toBe(0);
-    const line = parseJsonLines(json.stdout).find((event) => event.type === "subagent_agents") as { agents: Array<{ name: string; tier: string }>; shadowed: unknown[]; leftOut: unknown[] };
-    expect(line.agents.map((agent) => `${agent.name}:${agent.tier}`)).toEqual(["explore:builtin", "general-purpose:builtin", "planner:builtin", "reviewer:user", "worker:project"]);
-    expect(line.shadowed).toEqual([{ name: "reviewer", tier: "builtin", filePath: `${REPO_ROOT}/agents/reviewer.md`, shadowedBy: { tier: "user", filePath: files.reviewer } }]);
-    expect(line.leftOut).toEqual([{ filePath: files.broken, tier: "project", reason: "no frontmatter (the file must start with a --- line)" }]);
+    const line = parseJsonLines(json.stdout).find((event) => event.type === "subagent_agents") as {
+      agents: Array<{ name: string; tier: string }>;
+      shadowed: unknown[];
+      leftOut: unknown[];
+    };
+    expect(line.agents.map((agent) => `${agent.name}:${agent.tier}`)).toEqual([
+      "explore:builtin",
+      "general-purpose:builtin",
+      "planner:builtin",
+      "reviewer:user",
+      "worker:project",
+    ]);
+    expect(line.shadowed).toEqual([
+      {
+        name: "reviewer",
+        tier: "builtin",
+        filePath: `${REPO_ROOT}/agents/reviewer.md`,
+        shadowedBy: { tier: "user", filePath: files.reviewer },
+      },
+    ]);
+    expect(line.leftOut).toEqual([
+      { filePath: files.broken, tier: "project", reason: "no frontmatter (the file must start with a --- line)" },
+    ]);
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
@@ -101,21 +126,25 @@ describe("/subagent-agents outside the TUI", () => {
 });
 
 // pi 0.73.1 has no trust system: only the pi 1 pass has this test, so neither pass counts a skipped one.
-if (PI.line === "1") describe("/subagent-agents in a project pi 1.x does not trust", () => {
-  it("--no-approve: the project's files are named as left out, with how to trust the project", async () => {
-    const files = withAgents();
-    const run = await pi(["--no-approve", "-p", "/subagent-agents"]);
-    expect(run.code, run.stderr).toBe(0);
-    const lines = run.stdout.split("\n");
-    expect(lines[0]).toBe("Subagents the main agent can dispatch: 4");
-    const reason = "project: this project is not trusted in this session; to use them, trust the project: start pi with --approve, or run /trust";
-    expect(lines).toContain(`- ${files.broken} · ${reason}`);
-    expect(lines).toContain(`- ${files.worker} · ${reason}`);
+if (PI.line === "1")
+  describe("/subagent-agents in a project pi 1.x does not trust", () => {
+    it("--no-approve: the project's files are named as left out, with how to trust the project", async () => {
+      const files = withAgents();
+      const run = await pi(["--no-approve", "-p", "/subagent-agents"]);
+      expect(run.code, run.stderr).toBe(0);
+      const lines = run.stdout.split("\n");
+      expect(lines[0]).toBe("Subagents the main agent can dispatch: 4");
+      const reason =
+        "project: this project is not trusted in this session; to use them, trust the project: start pi with --approve, or run /trust";
+      expect(lines).toContain(`- ${files.broken} · ${reason}`);
+      expect(lines).toContain(`- ${files.worker} · ${reason}`);
+    });
   });
-});
 
 describe.skipIf(skipTuiTests())("/subagent-agents in the TUI", () => {
-  it("opens a full-screen view of the same report, scrolls to the files left out, and closes with Escape", { tags: ["tui"] }, async () => {
+  it("opens a full-screen view of the same report, scrolls to the files left out, and closes with Escape", {
+    tags: ["tui"],
+  }, async () => {
     const files = withAgents();
     const t = await suite.startTui();
     await t.submit("/subagent-agents");

@@ -18,13 +18,17 @@ import { skipTuiTests, TmuxPi } from "../harness/tmux.ts";
 
 const isChild = isWorkerRequest;
 const isParent = (req: FakeRequest) => !isChild(req);
-const RESULT_TITLE = /^## \[subagent-result\] worker (succeeded|failed|timed out|cancelled) \(taskId: ([0-9a-f-]{36})\)/;
+const RESULT_TITLE =
+  /^## \[subagent-result\] worker (succeeded|failed|timed out|cancelled) \(taskId: ([0-9a-f-]{36})\)/;
 
 const suite = useE2eSuite();
 
 async function startTui(): Promise<TmuxPi> {
   // An envelope quotes the child's task, directive included: the parent must not act on that directive.
-  suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "ok" } });
+  suite.fake.on({
+    when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText),
+    reply: { text: "ok" },
+  });
   return suite.startTui();
 }
 
@@ -41,7 +45,12 @@ function task(text: string, actions: FakeAction | FakeAction[]): string {
 /** A child task whose bash tool runs `sleep 300`, and the file that appears once the sleep has started. */
 function sleepingChild(): { sleeping: string; childTask: string } {
   const sleeping = join(suite.env.root, "sleep-started");
-  return { sleeping, childTask: task("Long job.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] }) };
+  return {
+    sleeping,
+    childTask: task("Long job.", {
+      toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }],
+    }),
+  };
 }
 
 function resultMessages(req: FakeRequest): string[] {
@@ -62,22 +71,46 @@ function records(agentDir: string): Array<Record<string, unknown>> {
 }
 
 describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
-  it("answers two dispatches with receipts at once, and each result starts a turn with the exact envelope", { tags: ["tui"] }, async () => {
+  it("answers two dispatches with receipts at once, and each result starts a turn with the exact envelope", {
+    tags: ["tui"],
+  }, async () => {
     const t = await startTui();
     // The children answer only after the parent got both receipts back: receipts never wait for children.
     const receiptsSeen = () =>
-      suite.fake.waitForRequest((r) => isParent(r) && r.messages.filter((m) => m.role === "tool").length === 2, 60_000, "both receipts");
-    suite.fake.on({ when: (r) => isChild(r) && r.lastText.includes("JOB-A"), reply: async () => (await receiptsSeen(), { text: "RESULT-A" }) });
-    suite.fake.on({ when: (r) => isChild(r) && r.lastText.includes("JOB-B"), reply: async () => (await receiptsSeen(), { text: "RESULT-B" }) });
+      suite.fake.waitForRequest(
+        (r) => isParent(r) && r.messages.filter((m) => m.role === "tool").length === 2,
+        60_000,
+        "both receipts",
+      );
+    suite.fake.on({
+      when: (r) => isChild(r) && r.lastText.includes("JOB-A"),
+      reply: async () => (await receiptsSeen(), { text: "RESULT-A" }),
+    });
+    suite.fake.on({
+      when: (r) => isChild(r) && r.lastText.includes("JOB-B"),
+      reply: async () => (await receiptsSeen(), { text: "RESULT-B" }),
+    });
 
-    await t.submit(dispatchPrompt([{ agent: "worker", task: "JOB-A" }, { agent: "worker", task: "JOB-B" }]));
+    await t.submit(
+      dispatchPrompt([
+        { agent: "worker", task: "JOB-A" },
+        { agent: "worker", task: "JOB-B" },
+      ]),
+    );
     const afterReceipts = await receiptsSeen();
     const receipts = afterReceipts.messages.filter((m) => m.role === "tool").map(messageText);
     expect(receipts).toHaveLength(2);
-    for (const receipt of receipts) expect(receipt).toMatch(/^Dispatched worker\. taskId: [0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const receipt of receipts)
+      expect(receipt).toMatch(
+        /^Dispatched worker\. taskId: [0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
 
     // Each result arrives while pi is idle and starts a turn of its own.
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 2, 90_000, "both results");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultMessages(r).length === 2,
+      90_000,
+      "both results",
+    );
     const envelopes = resultMessages(delivered);
     for (const envelope of envelopes) {
       const lines = envelope.split("\n");
@@ -90,7 +123,8 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     expect(ids).toEqual(receipts.map((r) => r.slice(-36)).sort());
     // Two separate turns: the first result's request had one envelope, the second had both.
     expect(suite.fake.requests.filter((r) => isParent(r) && resultMessages(r).length === 1)).toHaveLength(1);
-    for (const record of records(suite.env.agentDir)) expect(record).toMatchObject({ status: "succeeded", delivered: true });
+    for (const record of records(suite.env.agentDir))
+      expect(record).toMatchObject({ status: "succeeded", delivered: true });
     expect(await t.quit()).toBe(0);
   });
 
@@ -101,12 +135,20 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     // result arrives while the parent's turn is still running.
     const waitForResult = `until ls ${outbox}/*.json >/dev/null 2>&1; do sleep 0.1; done; echo PARENT-BASH-DONE`;
     const prompt = `Delegate. ${fakeDirective([
-      { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: task("Quick job.", { text: "QUICK-RESULT" }) } }] },
+      {
+        toolCalls: [
+          { name: "subagent", arguments: { agent: "worker", task: task("Quick job.", { text: "QUICK-RESULT" }) } },
+        ],
+      },
       { toolCalls: [{ name: "bash", arguments: { command: waitForResult } }] },
       { text: "Both done." },
     ])}`;
     await t.submit(prompt);
-    const next = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 90_000, "the injected result");
+    const next = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultMessages(r).length === 1,
+      90_000,
+      "the injected result",
+    );
     const roles = next.messages.map((m) => m.role);
     const last = next.messages.at(-1)!;
     expect(RESULT_TITLE.test(messageText(last))).toBe(true);
@@ -136,40 +178,92 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     });
     suite.fake.on({
       when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Confirm before cancelling."),
-      reply: () => ({ toolCalls: [{ name: "subagent", arguments: { action: "cancel", taskId, confirm: true, reason: "the task is no longer needed" } }] }),
+      reply: () => ({
+        toolCalls: [
+          {
+            name: "subagent",
+            arguments: { action: "cancel", taskId, confirm: true, reason: "the task is no longer needed" },
+          },
+        ],
+      }),
       times: 1,
     });
-    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Cancel request sent"), reply: { text: "Cancelled it." } });
-    await t.submit(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: childTask } }] })}`);
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Cancel request sent"),
+      reply: { text: "Cancelled it." },
+    });
+    await t.submit(
+      `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: childTask } }] })}`,
+    );
 
-    const challenge = await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.startsWith("Confirm before cancelling."), 90_000, "the challenge");
+    const challenge = await suite.fake.waitForRequest(
+      (r) => isParent(r) && r.lastText.startsWith("Confirm before cancelling."),
+      90_000,
+      "the challenge",
+    );
     expect(challenge.lastText).toContain(`- Task: ${taskId} (worker): Long job.`);
-    const confirmation = await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.startsWith("Cancel request sent"), 60_000, "the confirmation");
+    const confirmation = await suite.fake.waitForRequest(
+      (r) => isParent(r) && r.lastText.startsWith("Cancel request sent"),
+      60_000,
+      "the confirmation",
+    );
     expect(confirmation.lastText).toContain("No other tasks are in flight now.");
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 60_000, "the cancelled result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultMessages(r).length === 1,
+      60_000,
+      "the cancelled result",
+    );
     const envelope = resultMessages(delivered)[0]!;
     expect(envelope).toContain(`## [subagent-result] worker cancelled (taskId: ${taskId})`);
-    expect(envelope).toContain("This task was cancelled by the main agent via the subagent tool (action=cancel).\nCancellation reason: the task is no longer needed");
+    expect(envelope).toContain(
+      "This task was cancelled by the main agent via the subagent tool (action=cancel).\nCancellation reason: the task is no longer needed",
+    );
     // The stop kept what the child did: no text yet, and the bash tool it ran.
-    expect(envelope).toContain("Partial output before it was stopped:\n(the subagent had not written any text yet)\n\nTools it ran (1):\n- bash: touch ");
+    expect(envelope).toContain(
+      "Partial output before it was stopped:\n(the subagent had not written any text yet)\n\nTools it ran (1):\n- bash: touch ",
+    );
     // The child pi and its sleep are gone; only the TUI's own processes remain.
     const stay = [...(await harnessPids(t)), (await t.piPid())!];
     expect(await waitForNoProcesses(suite.env.marker, 15_000, stay)).toEqual([]);
     expect(await t.quit()).toBe(0);
   });
 
-  it("delivers a resumed task's new result to the main agent: the same taskId, a second run, a second envelope", { tags: ["tui"] }, async () => {
+  it("delivers a resumed task's new result to the main agent: the same taskId, a second run, a second envelope", {
+    tags: ["tui"],
+  }, async () => {
     suite.newEnv();
     // The first result arrives: the main agent resumes the task with more work.
     suite.fake.on({
-      when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText) && r.lastText.includes("FIRST-ANSWER"),
-      reply: (r) => ({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", sessionId: RESULT_TITLE.exec(r.lastText)?.[2] ?? "", task: task("More work.", { text: "SECOND-ANSWER" }) } }] }),
+      when: (r) =>
+        isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText) && r.lastText.includes("FIRST-ANSWER"),
+      reply: (r) => ({
+        toolCalls: [
+          {
+            name: "subagent",
+            arguments: {
+              agent: "worker",
+              sessionId: RESULT_TITLE.exec(r.lastText)?.[2] ?? "",
+              task: task("More work.", { text: "SECOND-ANSWER" }),
+            },
+          },
+        ],
+      }),
       times: 1,
     });
-    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."), reply: { text: "Waiting again." } });
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."),
+      reply: { text: "Waiting again." },
+    });
     const t = await startTui();
-    await t.submit(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: task("First work.", { text: "FIRST-ANSWER" }) } }] })}`);
-    const second = await suite.fake.waitForRequest((r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText) && r.lastText.includes("SECOND-ANSWER"), 120_000, "the resumed run's result");
+    await t.submit(
+      `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: task("First work.", { text: "FIRST-ANSWER" }) } }] })}`,
+    );
+    const second = await suite.fake.waitForRequest(
+      (r) =>
+        isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText) && r.lastText.includes("SECOND-ANSWER"),
+      120_000,
+      "the resumed run's result",
+    );
     // Both envelopes are in what the model reads, each once, under the one taskId.
     const envelopes = resultMessages(second);
     expect(envelopes).toHaveLength(2);
@@ -177,7 +271,13 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     expect(envelopes[0]).toContain("FIRST-ANSWER");
     expect(envelopes[1]).toContain("SECOND-ANSWER");
     // The record of the second run says delivered, and no card calls the new result a copy of the old one.
-    await vi.waitFor(() => expect(records(suite.env.agentDir)).toMatchObject([{ status: "succeeded", delivered: true, output: "SECOND-ANSWER" }]), { timeout: 30_000, interval: 100 });
+    await vi.waitFor(
+      () =>
+        expect(records(suite.env.agentDir)).toMatchObject([
+          { status: "succeeded", delivered: true, output: "SECOND-ANSWER" },
+        ]),
+      { timeout: 30_000, interval: 100 },
+    );
     expect(await t.screen()).not.toContain("copy above");
     expect(await t.quit()).toBe(0);
   });
@@ -189,14 +289,29 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
       when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."),
       reply: async (r) => {
         await waitForFile(sleeping, 60_000);
-        return { toolCalls: [{ name: "subagent", arguments: { agent: "worker", sessionId: r.lastText.slice(-36), task: "More work." } }] };
+        return {
+          toolCalls: [
+            { name: "subagent", arguments: { agent: "worker", sessionId: r.lastText.slice(-36), task: "More work." } },
+          ],
+        };
       },
       times: 1,
     });
-    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.includes("is already running"), reply: { text: "Refused as expected." } });
-    await t.submit(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: childTask } }] })}`);
-    const refused = await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.includes("is already running"), 90_000, "the refusal");
-    expect(refused.lastText).toMatch(/^Session [0-9a-f-]{36} is already running \(agent worker, in this pi\)\. Wait for its result before resuming it/);
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.includes("is already running"),
+      reply: { text: "Refused as expected." },
+    });
+    await t.submit(
+      `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: childTask } }] })}`,
+    );
+    const refused = await suite.fake.waitForRequest(
+      (r) => isParent(r) && r.lastText.includes("is already running"),
+      90_000,
+      "the refusal",
+    );
+    expect(refused.lastText).toMatch(
+      /^Session [0-9a-f-]{36} is already running \(agent worker, in this pi\)\. Wait for its result before resuming it/,
+    );
     // Only the first child was started.
     expect(suite.fake.requests.filter(isChild)).toHaveLength(1);
     await t.waitForText("Refused as expected.", 30_000);
@@ -219,12 +334,20 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
       }
       expect(await waitForNoProcesses(suite.env.marker, 20_000, stay)).toEqual([]);
       const [record] = records(suite.env.agentDir);
-      expect(record).toMatchObject({ agent: "worker", status: "cancelled", stopReason: "killed_on_shutdown", cancelledBy: "none", delivered: false });
+      expect(record).toMatchObject({
+        agent: "worker",
+        status: "cancelled",
+        stopReason: "killed_on_shutdown",
+        cancelledBy: "none",
+        delivered: false,
+      });
       expect(processesWithMarker(suite.env.marker).some((p) => p.cmdline.includes("sleep 300"))).toBe(false);
     });
   }
 
-  it("pi -c draws the session's subagent rows and cards as ours, then the usage footer and the commands work", { tags: ["tui"] }, async () => {
+  it("pi -c draws the session's subagent rows and cards as ours, then the usage footer and the commands work", {
+    tags: ["tui"],
+  }, async () => {
     const t = await startTui();
     suite.fake.on({ when: (r) => isChild(r), reply: { text: "RESUMED-RESULT-MARKER" } });
     await t.submit(dispatchPrompt([{ agent: "worker", task: "Write the resume report." }]));
@@ -251,7 +374,9 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     expect(await resumed.quit()).toBe(0);
   });
 
-  it("delivers a result that could not be delivered once, after /reload, and never twice", { tags: ["tui"] }, async () => {
+  it("delivers a result that could not be delivered once, after /reload, and never twice", {
+    tags: ["tui"],
+  }, async () => {
     const t = await startTui();
     const { sleeping, childTask } = sleepingChild();
     await t.submit(dispatchPrompt([{ agent: "worker", task: childTask }]));
@@ -260,7 +385,11 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     // /reload shuts the extension down (the running child is stopped and recorded, not sent to a session that
     // is going away); the reloaded extension delivers it.
     await t.submit("/reload");
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 60_000, "the redelivered result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultMessages(r).length === 1,
+      60_000,
+      "the redelivered result",
+    );
     const envelope = resultMessages(delivered)[0]!;
     expect(envelope).toContain("cancelled");
     expect(envelope).toContain("terminated by session_shutdown");

@@ -30,10 +30,15 @@ function subagentCall(args: Record<string, unknown>): FakeAction {
 }
 
 /** A child's first request: its prompt is the task. */
-const childAsked = (tag: string) => (req: FakeRequest) => req.lastRole === "user" && req.lastText.startsWith("Task: ") && req.lastText.includes(tag);
+const childAsked = (tag: string) => (req: FakeRequest) =>
+  req.lastRole === "user" && req.lastText.startsWith("Task: ") && req.lastText.includes(tag);
 
 function printPi(args: string[], prompt: string) {
-  return runPi(["-e", EXTENSION_ENTRY, ...args, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000 });
+  return runPi(["-e", EXTENSION_ENTRY, ...args, "-p", prompt], {
+    env: suite.env.env,
+    cwd: suite.env.workDir,
+    timeoutMs: 90_000,
+  });
 }
 
 /** The tool results the main agent's model received, as text. */
@@ -60,9 +65,15 @@ describe("the tool ceiling (print mode)", () => {
     const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task("List. WORKER-CUT", { text: "WORKER-CUT-DONE" }) })])}`;
     const run = await printPi(["--tools", "read,edit,subagent"], prompt);
     expect(run.code, run.stderr).toBe(0);
-    const child = await suite.fake.waitForRequest((req) => isWorkerRequest(req) && req.lastText.includes("WORKER-CUT"), 30_000, "the worker child");
+    const child = await suite.fake.waitForRequest(
+      (req) => isWorkerRequest(req) && req.lastText.includes("WORKER-CUT"),
+      30_000,
+      "the worker child",
+    );
     expect(child.tools).toEqual(["read"]);
-    expect(toolResults().find((text) => text.includes("WORKER-CUT-DONE"))).toContain("[subagent tools not granted: bash (not active in the main session)]");
+    expect(toolResults().find((text) => text.includes("WORKER-CUT-DONE"))).toContain(
+      "[subagent tools not granted: bash (not active in the main session)]",
+    );
   });
 
   it("leaves an unrestricted session's child its bash, edit and write", async () => {
@@ -78,17 +89,37 @@ describe("the tool ceiling (print mode)", () => {
   it("bounds a grandchild by its child: a read-only child's general-purpose grandchild gets no bash, edit or write", async () => {
     suite.newEnv({ workerFrontmatter: "tools: read, grep" });
     const grandTask = task("Leaf. GRAND-BOUNDED", { text: "GRAND-BOUNDED-DONE" });
-    const childTask = task("Middle. CHILD-READONLY", [subagentCall({ agent: "general-purpose", task: grandTask }), { text: "MIDDLE-DONE" }]);
+    const childTask = task("Middle. CHILD-READONLY", [
+      subagentCall({ agent: "general-purpose", task: grandTask }),
+      { text: "MIDDLE-DONE" },
+    ]);
     const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: childTask })])}`;
-    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000, extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2" } });
+    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      timeoutMs: 90_000,
+      extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2" },
+    });
     expect(run.code, run.stderr).toBe(0);
-    const child = await suite.fake.waitForRequest((req) => isWorkerRequest(req) && req.lastText.includes("CHILD-READONLY"), 30_000, "the child");
+    const child = await suite.fake.waitForRequest(
+      (req) => isWorkerRequest(req) && req.lastText.includes("CHILD-READONLY"),
+      30_000,
+      "the child",
+    );
     expect(child.tools.sort()).toEqual(["grep", "read", "subagent"]);
-    const grandchild = await suite.fake.waitForRequest((req) => req.lastText.startsWith("Task: Leaf. GRAND-BOUNDED"), 30_000, "the grandchild");
+    const grandchild = await suite.fake.waitForRequest(
+      (req) => req.lastText.startsWith("Task: Leaf. GRAND-BOUNDED"),
+      30_000,
+      "the grandchild",
+    );
     expect(grandchild.tools.sort()).toEqual(["grep", "read"]);
     // The child's model was told what its own dispatch could not grant.
-    const childSaw = suite.fake.requests.find((req) => isWorkerRequest(req) && req.lastRole === "tool" && req.lastText.includes("GRAND-BOUNDED-DONE"));
-    expect(childSaw?.lastText).toContain("[subagent tools not granted: bash, edit, write (the main session has read-only tools)]");
+    const childSaw = suite.fake.requests.find(
+      (req) => isWorkerRequest(req) && req.lastRole === "tool" && req.lastText.includes("GRAND-BOUNDED-DONE"),
+    );
+    expect(childSaw?.lastText).toContain(
+      "[subagent tools not granted: bash, edit, write (the main session has read-only tools)]",
+    );
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
@@ -105,7 +136,9 @@ describe("the tool ceiling (print mode)", () => {
     expect(second.tools).not.toContain("bash");
     expect(second.tools).not.toContain("edit");
     expect(second.tools).not.toContain("lockdown");
-    expect(toolResults().find((text) => text.includes("AFTER-DONE"))).toContain("tools not granted: bash, edit, write, lockdown (the main session has read-only tools)");
+    expect(toolResults().find((text) => text.includes("AFTER-DONE"))).toContain(
+      "tools not granted: bash, edit, write, lockdown (the main session has read-only tools)",
+    );
   });
 });
 
@@ -116,11 +149,18 @@ if (!onPi1) {
   describe("pi 0.73.1: no trust system (print mode)", () => {
     it("runs a project agent the person approved before with the project's config (pi has no decision to follow)", async () => {
       suite.newEnv();
-      suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { model: `fake/${FAKE_REASONER}` } }));
+      suite.env.writeWorkFile(
+        ".pi/subagent-isolation.json",
+        JSON.stringify({ worker: { model: `fake/${FAKE_REASONER}` } }),
+      );
       const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task("Work. OLD-PI-WORKER", { text: "OLD-PI-DONE" }) })])}`;
       const run = await printPi([], prompt);
       expect(run.code, run.stderr).toBe(0);
-      const child = await suite.fake.waitForRequest((req) => isWorkerRequest(req) && req.lastText.includes("OLD-PI-WORKER"), 30_000, "the worker child");
+      const child = await suite.fake.waitForRequest(
+        (req) => isWorkerRequest(req) && req.lastText.includes("OLD-PI-WORKER"),
+        30_000,
+        "the worker child",
+      );
       expect(child.model).toBe(FAKE_REASONER);
       expect(toolResults().find((text) => text.includes("OLD-PI-DONE"))).toBeDefined();
     });
@@ -131,76 +171,107 @@ if (!onPi1) {
       const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "Should never run. REFUSED-WORKER" })])}`;
       const run = await printPi([], prompt);
       expect(run.code, run.stderr).toBe(0);
-      expect(toolResults().find((text) => text.includes('The project agent "worker"'))).toContain("runs only after the person approves it in the interactive TUI");
+      expect(toolResults().find((text) => text.includes('The project agent "worker"'))).toContain(
+        "runs only after the person approves it in the interactive TUI",
+      );
       expect(suite.fake.requests.some((req) => isWorkerRequest(req))).toBe(false);
     });
   });
 }
 
-if (onPi1) describe("pi 1.x project trust (print mode)", () => {
-  it("--no-approve: no project agent in the roster or runnable, and no project config applied", async () => {
-    suite.newEnv();
-    suite.env.writeWorkFile(".pi/skills/proj-skill/SKILL.md", SKILL);
-    suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ explore: { model: `fake/${FAKE_REASONER}` } }));
-    const prompt = `Delegate both. ${fakeDirective([
-      { toolCalls: [
-        { name: "subagent", arguments: { agent: "worker", task: "Should never run. NOAPPROVE-WORKER" } },
-        { name: "subagent", arguments: { agent: "explore", task: task("Look. NOAPPROVE-EXPLORE", { text: "EXPLORE-DONE" }) } },
-      ] },
-    ])}`;
-    const run = await printPi(["--no-approve"], prompt);
-    expect(run.code, run.stderr).toBe(0);
-    const main = suite.fake.requests.find((req) => req.lastText.startsWith("Delegate both."));
-    expect(main?.system).toContain("## Available Subagents");
-    expect(main?.system).not.toContain("- worker ");
-    const refusal = toolResults().find((text) => text.startsWith('Unknown agent "worker"'));
-    expect(refusal).toContain("not available because this project is not trusted in this session");
-    expect(refusal).toContain("--approve");
-    expect(suite.fake.requests.some((req) => req.lastText.includes("NOAPPROVE-WORKER") && req.lastText.startsWith("Task: "))).toBe(false);
-    const explore = await suite.fake.waitForRequest(childAsked("NOAPPROVE-EXPLORE"), 30_000, "the explore child");
-    expect(explore.model).toBe("fake-model");
-    // The child was told the same decision: the project's skill is not in its prompt either.
-    expect(explore.system).not.toContain("PROJECT-SKILL-MARKER");
-    // One notice for the process's session, naming both files, though the roster and the tool each met them.
-    const notices = run.stderr.split("\n").filter((line) => line.includes("this project is not trusted, so its subagent files are not used"));
-    expect(notices, run.stderr).toHaveLength(1);
-    expect(notices[0]).toContain(".pi/agents/");
-    expect(notices[0]).toContain(".pi/subagent-isolation.json");
-    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
-  });
+if (onPi1)
+  describe("pi 1.x project trust (print mode)", () => {
+    it("--no-approve: no project agent in the roster or runnable, and no project config applied", async () => {
+      suite.newEnv();
+      suite.env.writeWorkFile(".pi/skills/proj-skill/SKILL.md", SKILL);
+      suite.env.writeWorkFile(
+        ".pi/subagent-isolation.json",
+        JSON.stringify({ explore: { model: `fake/${FAKE_REASONER}` } }),
+      );
+      const prompt = `Delegate both. ${fakeDirective([
+        {
+          toolCalls: [
+            { name: "subagent", arguments: { agent: "worker", task: "Should never run. NOAPPROVE-WORKER" } },
+            {
+              name: "subagent",
+              arguments: { agent: "explore", task: task("Look. NOAPPROVE-EXPLORE", { text: "EXPLORE-DONE" }) },
+            },
+          ],
+        },
+      ])}`;
+      const run = await printPi(["--no-approve"], prompt);
+      expect(run.code, run.stderr).toBe(0);
+      const main = suite.fake.requests.find((req) => req.lastText.startsWith("Delegate both."));
+      expect(main?.system).toContain("## Available Subagents");
+      expect(main?.system).not.toContain("- worker ");
+      const refusal = toolResults().find((text) => text.startsWith('Unknown agent "worker"'));
+      expect(refusal).toContain("not available because this project is not trusted in this session");
+      expect(refusal).toContain("--approve");
+      expect(
+        suite.fake.requests.some(
+          (req) => req.lastText.includes("NOAPPROVE-WORKER") && req.lastText.startsWith("Task: "),
+        ),
+      ).toBe(false);
+      const explore = await suite.fake.waitForRequest(childAsked("NOAPPROVE-EXPLORE"), 30_000, "the explore child");
+      expect(explore.model).toBe("fake-model");
+      // The child was told the same decision: the project's skill is not in its prompt either.
+      expect(explore.system).not.toContain("PROJECT-SKILL-MARKER");
+      // One notice for the process's session, naming both files, though the roster and the tool each met them.
+      const notices = run.stderr
+        .split("\n")
+        .filter((line) => line.includes("this project is not trusted, so its subagent files are not used"));
+      expect(notices, run.stderr).toHaveLength(1);
+      expect(notices[0]).toContain(".pi/agents/");
+      expect(notices[0]).toContain(".pi/subagent-isolation.json");
+      expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+    });
 
-  it("--approve: the project's agent runs with the project's config, and the child sees the project's skill", async () => {
-    suite.newEnv();
-    suite.env.writeWorkFile(".pi/skills/proj-skill/SKILL.md", SKILL);
-    suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { model: `fake/${FAKE_REASONER}` } }));
-    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task("Work. APPROVE-WORKER", { text: "APPROVED-DONE" }) })])}`;
-    const run = await printPi(["--approve"], prompt);
-    expect(run.code, run.stderr).toBe(0);
-    const child = await suite.fake.waitForRequest((req) => isWorkerRequest(req) && req.lastText.includes("APPROVE-WORKER"), 30_000, "the worker child");
-    expect(child.model).toBe(FAKE_REASONER);
-    expect(child.system).toContain("PROJECT-SKILL-MARKER");
-    expect(toolResults().find((text) => text.includes("APPROVED-DONE"))).toBeDefined();
-  });
+    it("--approve: the project's agent runs with the project's config, and the child sees the project's skill", async () => {
+      suite.newEnv();
+      suite.env.writeWorkFile(".pi/skills/proj-skill/SKILL.md", SKILL);
+      suite.env.writeWorkFile(
+        ".pi/subagent-isolation.json",
+        JSON.stringify({ worker: { model: `fake/${FAKE_REASONER}` } }),
+      );
+      const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task("Work. APPROVE-WORKER", { text: "APPROVED-DONE" }) })])}`;
+      const run = await printPi(["--approve"], prompt);
+      expect(run.code, run.stderr).toBe(0);
+      const child = await suite.fake.waitForRequest(
+        (req) => isWorkerRequest(req) && req.lastText.includes("APPROVE-WORKER"),
+        30_000,
+        "the worker child",
+      );
+      expect(child.model).toBe(FAKE_REASONER);
+      expect(child.system).toContain("PROJECT-SKILL-MARKER");
+      expect(toolResults().find((text) => text.includes("APPROVED-DONE"))).toBeDefined();
+    });
 
-  it("without a flag, a project with guarded files is untrusted in print mode (pi cannot ask): its agents do not run", async () => {
-    suite.newEnv();
-    suite.env.writeWorkFile(".pi/skills/proj-skill/SKILL.md", SKILL);
-    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "Should never run. UNASKED-WORKER" })])}`;
-    const run = await printPi([], prompt);
-    expect(run.code, run.stderr).toBe(0);
-    expect(toolResults().find((text) => text.startsWith('Unknown agent "worker"'))).toContain("not trusted");
+    it("without a flag, a project with guarded files is untrusted in print mode (pi cannot ask): its agents do not run", async () => {
+      suite.newEnv();
+      suite.env.writeWorkFile(".pi/skills/proj-skill/SKILL.md", SKILL);
+      const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "Should never run. UNASKED-WORKER" })])}`;
+      const run = await printPi([], prompt);
+      expect(run.code, run.stderr).toBe(0);
+      expect(toolResults().find((text) => text.startsWith('Unknown agent "worker"'))).toContain("not trusted");
+    });
   });
-});
 
 describe.skipIf(skipTuiTests())("trust on first use of a project agent (TUI)", () => {
-  it("asks once with the agent's name and file, remembers Yes, asks again for a changed file, and No refuses", { tags: ["tui"] }, async () => {
+  it("asks once with the agent's name and file, remembers Yes, asks again for a changed file, and No refuses", {
+    tags: ["tui"],
+  }, async () => {
     const env = suite.newEnv({ workerUnapproved: true });
     const workerFile = join(env.workDir, ".pi", "agents", "worker.md");
     // Results the child delivers start a turn of the parent: answer those plainly.
-    suite.fake.on({ when: (r) => !isWorkerRequest(r) && r.lastRole === "user" && r.lastText.startsWith("## [subagent-result]"), reply: { text: "noted" } });
+    suite.fake.on({
+      when: (r) => !isWorkerRequest(r) && r.lastRole === "user" && r.lastText.startsWith("## [subagent-result]"),
+      reply: { text: "noted" },
+    });
     const t = await suite.startTui();
     const dispatch = (tag: string) =>
-      t.submit(`Go ${tag}. ${fakeDirective([subagentCall({ agent: "worker", task: task(`Job ${tag}.`, { text: `${tag}-DONE` }) }), { text: "dispatched" }])}`);
+      t.submit(
+        `Go ${tag}. ${fakeDirective([subagentCall({ agent: "worker", task: task(`Job ${tag}.`, { text: `${tag}-DONE` }) }), { text: "dispatched" }])}`,
+      );
 
     await dispatch("TOFU1");
     await t.waitForText("Run a project agent?", 60_000);
@@ -208,15 +279,31 @@ describe.skipIf(skipTuiTests())("trust on first use of a project agent (TUI)", (
     expect(question).toContain('the subagent "worker"');
     expect(question.replace(/\s+/g, "")).toContain(workerFile.replace(/\s+/g, ""));
     await t.press("Enter"); // Yes, the first option
-    await suite.fake.waitForRequest((r) => isWorkerRequest(r) && r.lastText.includes("TOFU1"), 60_000, "the approved child");
-    await suite.fake.waitForRequest((r) => r.lastText.startsWith("## [subagent-result] worker succeeded") && r.lastText.includes("TOFU1-DONE"), 60_000, "its result");
+    await suite.fake.waitForRequest(
+      (r) => isWorkerRequest(r) && r.lastText.includes("TOFU1"),
+      60_000,
+      "the approved child",
+    );
+    await suite.fake.waitForRequest(
+      (r) => r.lastText.startsWith("## [subagent-result] worker succeeded") && r.lastText.includes("TOFU1-DONE"),
+      60_000,
+      "its result",
+    );
 
     // Unchanged file: no question, the child just runs.
     await t.waitForNoText("Run a project agent?", 30_000);
     await dispatch("TOFU2");
-    await suite.fake.waitForRequest((r) => isWorkerRequest(r) && r.lastText.includes("TOFU2"), 60_000, "the second child, unasked");
+    await suite.fake.waitForRequest(
+      (r) => isWorkerRequest(r) && r.lastText.includes("TOFU2"),
+      60_000,
+      "the second child, unasked",
+    );
     expect(await t.screen()).not.toContain("Run a project agent?");
-    await suite.fake.waitForRequest((r) => r.lastText.startsWith("## [subagent-result] worker succeeded") && r.lastText.includes("TOFU2-DONE"), 60_000, "its result");
+    await suite.fake.waitForRequest(
+      (r) => r.lastText.startsWith("## [subagent-result] worker succeeded") && r.lastText.includes("TOFU2-DONE"),
+      60_000,
+      "its result",
+    );
     expect(readFileSync(join(env.agentDir, "subagent-trusted-agents.json"), "utf8")).toContain(workerFile);
 
     // A changed file asks again; No refuses with a message the model can act on.

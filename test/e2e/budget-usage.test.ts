@@ -18,7 +18,11 @@ function delegatingPrompt(args: Record<string, unknown>): string {
 }
 
 function printPi(prompt: string) {
-  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000 });
+  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+    env: suite.env.env,
+    cwd: suite.env.workDir,
+    timeoutMs: 90_000,
+  });
 }
 
 /** A child that would loop for 30 steps, each printing 20,000 characters (about 5,000 tokens of context). */
@@ -38,34 +42,47 @@ const BAD_REPORTS: Array<[string, FakeAction["badUsage"]]> = [
 ];
 
 describe("budgets with a broken usage report", () => {
-  it.each(BAD_REPORTS)("%s usage: maxTokens trips on the estimate, and the result says the usage was estimated", async (_, badUsage) => {
-    suite.newEnv();
-    const result = await printPi(delegatingPrompt({ maxTokens: 12000, task: floodingLoop(badUsage) }));
-    expect(result.code, result.stderr).toBe(0);
-    const told = suite.fake.requests.find((r) => r.lastRole === "tool" && r.lastText.includes("Subagent worker"))?.lastText ?? "";
-    expect(told).toContain("Subagent worker stopped: token budget 12000 reached.");
-    expect(told).toMatch(/- Usage note: the provider reported no usable usage for \d+ of \d+ turns; their tokens are estimated from the text sizes/);
-    const workerCalls = suite.fake.requests.filter(isWorkerRequest).length;
-    expect(workerCalls).toBeGreaterThanOrEqual(2);
-    expect(workerCalls).toBeLessThanOrEqual(4);
-    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
-  });
+  it.each(BAD_REPORTS)(
+    "%s usage: maxTokens trips on the estimate, and the result says the usage was estimated",
+    async (_, badUsage) => {
+      suite.newEnv();
+      const result = await printPi(delegatingPrompt({ maxTokens: 12000, task: floodingLoop(badUsage) }));
+      expect(result.code, result.stderr).toBe(0);
+      const told =
+        suite.fake.requests.find((r) => r.lastRole === "tool" && r.lastText.includes("Subagent worker"))?.lastText ??
+        "";
+      expect(told).toContain("Subagent worker stopped: token budget 12000 reached.");
+      expect(told).toMatch(
+        /- Usage note: the provider reported no usable usage for \d+ of \d+ turns; their tokens are estimated from the text sizes/,
+      );
+      const workerCalls = suite.fake.requests.filter(isWorkerRequest).length;
+      expect(workerCalls).toBeGreaterThanOrEqual(2);
+      expect(workerCalls).toBeLessThanOrEqual(4);
+      expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+    },
+  );
 
   it("missing usage: maxCost stops the run at its first turn that goes on, since its cost cannot be known", async () => {
     suite.newEnv();
     const result = await printPi(delegatingPrompt({ maxCost: 0.5, task: floodingLoop("none") }));
     expect(result.code, result.stderr).toBe(0);
-    const told = suite.fake.requests.find((r) => r.lastRole === "tool" && r.lastText.includes("Subagent worker"))?.lastText ?? "";
-    expect(told).toContain("Subagent worker stopped: cost budget $0.50 cannot be checked: the provider reported no usable usage.");
+    const told =
+      suite.fake.requests.find((r) => r.lastRole === "tool" && r.lastText.includes("Subagent worker"))?.lastText ?? "";
+    expect(told).toContain(
+      "Subagent worker stopped: cost budget $0.50 cannot be checked: the provider reported no usable usage.",
+    );
     expect(suite.fake.requests.filter(isWorkerRequest)).toHaveLength(1);
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
   it("maxTurns holds with a broken report too, and the result counts the turns as the budget does", async () => {
     suite.newEnv();
-    const result = await printPi(delegatingPrompt({ maxTurns: 3, task: floodingLoop({ prompt_tokens: -1, completion_tokens: -1 }) }));
+    const result = await printPi(
+      delegatingPrompt({ maxTurns: 3, task: floodingLoop({ prompt_tokens: -1, completion_tokens: -1 }) }),
+    );
     expect(result.code, result.stderr).toBe(0);
-    const told = suite.fake.requests.find((r) => r.lastRole === "tool" && r.lastText.includes("Subagent worker"))?.lastText ?? "";
+    const told =
+      suite.fake.requests.find((r) => r.lastRole === "tool" && r.lastText.includes("Subagent worker"))?.lastText ?? "";
     expect(told).toContain("Subagent worker stopped: turn budget 3 reached.");
     expect(suite.fake.requests.filter(isWorkerRequest)).toHaveLength(3);
     expect(told).toContain("Usage: 3 turns/");

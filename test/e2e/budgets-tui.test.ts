@@ -16,12 +16,16 @@ const RESULT_TITLE = /^## \[subagent-result\] worker /;
 const isParent = (req: FakeRequest) => !isWorkerRequest(req);
 /** pi's notice once a /reload is done (both pis). */
 const RELOADED = "Reloaded keybindings";
-const resultsIn = (req: FakeRequest) => req.messages.filter((m) => m.role === "user" && RESULT_TITLE.test(messageText(m))).map(messageText);
+const resultsIn = (req: FakeRequest) =>
+  req.messages.filter((m) => m.role === "user" && RESULT_TITLE.test(messageText(m))).map(messageText);
 
 const suite = useE2eSuite();
 
 function answerResultsWithOk(): void {
-  suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "ok" } });
+  suite.fake.on({
+    when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText),
+    reply: { text: "ok" },
+  });
 }
 
 function dispatchPrompt(calls: Array<Record<string, unknown>>, then = "Dispatched, waiting for results."): string {
@@ -30,13 +34,19 @@ function dispatchPrompt(calls: Array<Record<string, unknown>>, then = "Dispatche
 }
 
 describe.skipIf(skipTuiTests())("budgets, ledger and fan-out gate in the TUI", () => {
-  it("shows turn n/N in the widget and stops the looping child at its turn budget, keeping its partial output", { tags: ["tui"] }, async () => {
+  it("shows turn n/N in the widget and stops the looping child at its turn budget, keeping its partial output", {
+    tags: ["tui"],
+  }, async () => {
     suite.newEnv({ workerFrontmatter: "maxTurns: 2" });
     answerResultsWithOk();
     const t = await suite.startTui();
     await t.submit(dispatchPrompt([{ agent: "worker", task: loopingTask() }]));
     await t.waitForText("turn 1/2", 90_000);
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the stopped task's result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultsIn(r).length === 1,
+      120_000,
+      "the stopped task's result",
+    );
     const envelope = resultsIn(delivered)[0]!;
     expect(envelope).toMatch(/^## \[subagent-result\] worker stopped \(taskId: /);
     expect(envelope).toContain("- Status: stopped: turn budget 2 reached");
@@ -44,12 +54,18 @@ describe.skipIf(skipTuiTests())("budgets, ledger and fan-out gate in the TUI", (
     expect(envelope).toContain("LOOP-STEP-2");
     expect(suite.fake.requests.filter(isWorkerRequest)).toHaveLength(2);
     // No child pi and no `sleep 20` of its bash tool is left: only the TUI's own pi, its shell and tmux remain.
-    const keep = [(await t.piPid()) ?? -1, await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim())];
+    const keep = [
+      (await t.piPid()) ?? -1,
+      await t.shellPid(),
+      Number((await t.tmux("display-message", "-p", "#{pid}")).trim()),
+    ];
     expect(await waitForNoProcesses(suite.env.marker, 20_000, keep)).toEqual([]);
     expect(await t.quit()).toBe(0);
   });
 
-  it("sums three results in the footer and /subagent-usage, and /reload keeps the footer total", { tags: ["tui"] }, async () => {
+  it("sums three results in the footer and /subagent-usage, and /reload keeps the footer total", {
+    tags: ["tui"],
+  }, async () => {
     suite.newEnv();
     answerResultsWithOk();
     const t = await suite.startTui();
@@ -73,12 +89,18 @@ describe.skipIf(skipTuiTests())("budgets, ledger and fan-out gate in the TUI", (
     expect(await t.screen()).toContain(footer);
     expect(await t.quit()).toBe(0);
     // The same session, continued in print mode, has the same ledger.
-    const printed = await runPi(["-e", EXTENSION_ENTRY, "-c", "-p", "/subagent-usage"], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 60_000 });
+    const printed = await runPi(["-e", EXTENSION_ENTRY, "-c", "-p", "/subagent-usage"], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      timeoutMs: 60_000,
+    });
     expect(printed.code, printed.stderr).toBe(0);
     expect(printed.stdout.split("\n")).toContain(KNOWN_TOTAL_LINE);
   });
 
-  it("past the fan-out cap asks the person once, and a yes dispatches the rest", { tags: ["tui", "contract"] }, async () => {
+  it("past the fan-out cap asks the person once, and a yes dispatches the rest", {
+    tags: ["tui", "contract"],
+  }, async () => {
     suite.newEnv();
     answerResultsWithOk();
     const t = await suite.startTui({ extraEnv: { PI_SUBAGENT_MAX_TASKS_PER_TURN: "1" } });

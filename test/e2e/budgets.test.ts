@@ -21,7 +21,12 @@ function delegatingPrompt(calls: Array<Record<string, unknown>>): string {
 }
 
 function printPi(prompt: string, extraEnv: NodeJS.ProcessEnv = {}) {
-  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, extraEnv, timeoutMs: 90_000 });
+  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+    env: suite.env.env,
+    cwd: suite.env.workDir,
+    extraEnv,
+    timeoutMs: 90_000,
+  });
 }
 
 describe("per-task budgets in print mode", () => {
@@ -36,16 +41,22 @@ describe("per-task budgets in print mode", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("a call's lower maxCost wins; a higher one is capped at the configured limit and the result says so", { tags: ["slow"] }, async () => {
+  it("a call's lower maxCost wins; a higher one is capped at the configured limit and the result says so", {
+    tags: ["slow"],
+  }, async () => {
     suite.newEnv();
     suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { maxCost: 0.5 } }));
     // 1000 input tokens at $1 per million: $0.001 a turn.
-    const lower = await printPi(delegatingPrompt([{ agent: "worker", maxCost: 0.002, task: loopingTask({ input: 1000, output: 0 }) }]));
+    const lower = await printPi(
+      delegatingPrompt([{ agent: "worker", maxCost: 0.002, task: loopingTask({ input: 1000, output: 0 }) }]),
+    );
     expect(lower.code, lower.stderr).toBe(0);
     expect(lower.stdout).toContain("Subagent worker stopped: cost budget $0.0020 reached.");
     expect(suite.fake.requests.filter(isWorkerRequest)).toHaveLength(2);
 
-    const higher = await printPi(delegatingPrompt([{ agent: "worker", maxCost: 5, task: `Answer. ${fakeDirective({ text: "CAPPED-OK" })}` }]));
+    const higher = await printPi(
+      delegatingPrompt([{ agent: "worker", maxCost: 5, task: `Answer. ${fakeDirective({ text: "CAPPED-OK" })}` }]),
+    );
     expect(higher.code, higher.stderr).toBe(0);
     expect(higher.stdout).toContain("CAPPED-OK");
     expect(higher.stdout).toContain(
@@ -57,24 +68,37 @@ describe("per-task budgets in print mode", () => {
   it("malformed budget values in frontmatter, config and environment warn, naming the place, and are ignored", async () => {
     suite.newEnv({ workerFrontmatter: "maxTurns: lots" });
     suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { maxCost: -1 } }));
-    const result = await printPi(delegatingPrompt([{ agent: "worker", task: `Answer. ${fakeDirective({ text: "STILL-RUNS" })}` }]), {
-      PI_SUBAGENT_MAX_TOKENS: "many",
-    });
+    const result = await printPi(
+      delegatingPrompt([{ agent: "worker", task: `Answer. ${fakeDirective({ text: "STILL-RUNS" })}` }]),
+      {
+        PI_SUBAGENT_MAX_TOKENS: "many",
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("STILL-RUNS");
-    expect(result.stderr).toMatch(/agent file .*worker\.md: "maxTurns" must be a whole number of at least 1 \(got "lots"\)/);
-    expect(result.stderr).toMatch(/subagent-isolation\.json: "worker": "maxCost" must be a number greater than 0 \(got "-1"\)/);
+    expect(result.stderr).toMatch(
+      /agent file .*worker\.md: "maxTurns" must be a whole number of at least 1 \(got "lots"\)/,
+    );
+    expect(result.stderr).toMatch(
+      /subagent-isolation\.json: "worker": "maxCost" must be a number greater than 0 \(got "-1"\)/,
+    );
     expect(result.stderr).toContain('PI_SUBAGENT_MAX_TOKENS="many" must be a whole number of at least 1; ignored');
   });
 });
 
 describe("budgets in /subagent-config", () => {
-  it("sets maxTurns for an agent in the project file (RPC dialogs), and the next dispatch is stopped by it", { tags: ["contract"] }, async () => {
+  it("sets maxTurns for an agent in the project file (RPC dialogs), and the next dispatch is stopped by it", {
+    tags: ["contract"],
+  }, async () => {
     suite.newEnv();
     const rpc = PiRpc.start(["-e", EXTENSION_ENTRY], { env: suite.env.env, cwd: suite.env.workDir });
     const answered = new Set<string>();
     const next = async (method: string, what: string): Promise<RpcEvent> => {
-      const event = await rpc.waitForEvent((e) => e.type === "extension_ui_request" && e.method === method && !answered.has(String(e.id)), 60_000, what);
+      const event = await rpc.waitForEvent(
+        (e) => e.type === "extension_ui_request" && e.method === method && !answered.has(String(e.id)),
+        60_000,
+        what,
+      );
       answered.add(String(event.id));
       return event;
     };

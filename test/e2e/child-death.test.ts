@@ -37,7 +37,12 @@ function childPiOf(parentPid: number): number | undefined {
       const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
       if (ppid !== parentPid) continue;
-      if (readFileSync(`/proc/${entry}/environ`, "latin1").split("\0").some((kv) => kv.startsWith("PI_SUBAGENT_TASK_ID="))) return Number(entry);
+      if (
+        readFileSync(`/proc/${entry}/environ`, "latin1")
+          .split("\0")
+          .some((kv) => kv.startsWith("PI_SUBAGENT_TASK_ID="))
+      )
+        return Number(entry);
     } catch {
       // exited while we looked
     }
@@ -59,7 +64,14 @@ describe("kill -9 of the child pi", () => {
     const nohupPidFile = join(suite.env.root, "nohup.pid");
     const busy = join(suite.env.root, "busy");
     const task = `Start things. ${fakeDirective([
-      { toolCalls: [{ name: "bash", arguments: { command: `${background(305, bgPidFile)}; ${background(306, nohupPidFile, true)}` } }] },
+      {
+        toolCalls: [
+          {
+            name: "bash",
+            arguments: { command: `${background(305, bgPidFile)}; ${background(306, nohupPidFile, true)}` },
+          },
+        ],
+      },
       { toolCalls: [{ name: "bash", arguments: { command: `touch ${busy} && sleep 300` } }] },
     ])}`;
     const { piPid, run } = await startHeldDelegation(suite.env, delegatingPrompt(task, "The worker died."), busy);
@@ -71,14 +83,19 @@ describe("kill -9 of the child pi", () => {
     process.kill(childPid!, "SIGKILL");
     const killedAt = Date.now();
     // /proc emits no event when a process ends: re-checked every 100 ms, within the 10 s this test promises.
-    await vi.waitFor(() => expect(leftovers.filter(isRunning), "still running after the child pi was killed").toEqual([]), { timeout: 10_000, interval: 100 });
+    await vi.waitFor(
+      () => expect(leftovers.filter(isRunning), "still running after the child pi was killed").toEqual([]),
+      { timeout: 10_000, interval: 100 },
+    );
     expect(Date.now() - killedAt).toBeLessThan(10_000);
 
     const result = await run;
     expect(result.code, result.stderr).toBe(0);
     const told = suite.fake.requests.find((r) => r.lastRole === "tool" && r.lastText.includes("Subagent worker"));
     expect(told?.lastText).toContain("Subagent worker failed.");
-    expect(told?.lastText).toContain("- Stop reason: killed (a signal from outside pi-subagent-dispatch ended its pi process");
+    expect(told?.lastText).toContain(
+      "- Stop reason: killed (a signal from outside pi-subagent-dispatch ended its pi process",
+    );
     expect(told?.lastText).toContain("- Error: the subagent process was killed by SIGKILL");
     expect(told?.lastText).not.toContain("toolUse");
     expect(await waitForNoProcesses(suite.env.marker, 10_000)).toEqual([]);

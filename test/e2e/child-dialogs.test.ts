@@ -27,7 +27,8 @@ import { HOSTILE_TITLE } from "./fixtures/hostile-asker.ts";
 
 const RESULT_TITLE = /^## \[subagent-result\] worker /;
 const isParent = (req: FakeRequest) => !isWorkerRequest(req);
-const resultsIn = (req: FakeRequest) => req.messages.filter((m) => m.role === "user" && RESULT_TITLE.test(messageText(m))).map(messageText);
+const resultsIn = (req: FakeRequest) =>
+  req.messages.filter((m) => m.role === "user" && RESULT_TITLE.test(messageText(m))).map(messageText);
 /** The label pi's dialog and the widget line show: the agent and 8 characters of its task id. */
 const ASKS = /worker ([0-9a-f]{8}) asks:/;
 
@@ -37,7 +38,10 @@ const suite = useE2eSuite();
 function setUp(): string {
   const env = suite.newEnv({ workerFrontmatter: "tools: bash" });
   mkdirSync(join(env.agentDir, "extensions"), { recursive: true });
-  copyFileSync(join(PI.packageRoot, "examples", "extensions", "permission-gate.ts"), join(env.agentDir, "extensions", "permission-gate.ts"));
+  copyFileSync(
+    join(PI.packageRoot, "examples", "extensions", "permission-gate.ts"),
+    join(env.agentDir, "extensions", "permission-gate.ts"),
+  );
   const dir = join(env.workDir, "build");
   mkdirSync(dir);
   writeFileSync(join(dir, "artifact.o"), "x");
@@ -56,12 +60,18 @@ function setUpDirs(names: readonly string[]): string[] {
 }
 
 /** A worker asked to run `rm -rf <name>` in its work dir. */
-const removeNamed = (name: string) => ({ agent: "worker", task: `Clean up. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `rm -rf ${name}` } }] })}` });
+const removeNamed = (name: string) => ({
+  agent: "worker",
+  task: `Clean up. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `rm -rf ${name}` } }] })}`,
+});
 
 /** pi's gate dialog on the screen (not the widget's one-line form): the folder it asks to remove. */
 const OPEN_GATE = /Dangerous command:[ \t]*\n(?:[ \t]*\n)*[ \t]+rm -rf (junk-[ab])/;
 
-const removeTask = (dir: string) => ({ agent: "worker", task: `Clean up. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `rm -rf ${dir}` } }] })}` });
+const removeTask = (dir: string) => ({
+  agent: "worker",
+  task: `Clean up. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `rm -rf ${dir}` } }] })}`,
+});
 
 function dispatchPrompt(calls: Array<Record<string, unknown>>): string {
   const first: FakeAction = { toolCalls: calls.map((args) => ({ name: "subagent", arguments: args })) };
@@ -69,12 +79,19 @@ function dispatchPrompt(calls: Array<Record<string, unknown>>): string {
 }
 
 function answerResultsWithOk(): void {
-  suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "ok" } });
+  suite.fake.on({
+    when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText),
+    reply: { text: "ok" },
+  });
 }
 
 /** The child's tool result, as its model got it back (the gate's reason when it blocked). */
 async function workerToolResult(): Promise<string> {
-  const req = await suite.fake.waitForRequest((r) => isWorkerRequest(r) && r.lastRole === "tool", 90_000, "the worker's tool result");
+  const req = await suite.fake.waitForRequest(
+    (r) => isWorkerRequest(r) && r.lastRole === "tool",
+    90_000,
+    "the worker's tool result",
+  );
   return req.lastText;
 }
 
@@ -100,7 +117,9 @@ function holdMainAgentUntilReleased(): () => void {
 const WAITING_LINE = /\? worker [0-9a-f]{8} asks: .*rm -rf/;
 
 describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
-  it("Yes: the question names the agent, the child runs rm -rf, the dir is gone and the result arrives", { tags: ["contract", "tui"] }, async () => {
+  it("Yes: the question names the agent, the child runs rm -rf, the dir is gone and the result arrives", {
+    tags: ["contract", "tui"],
+  }, async () => {
     const dir = setUp();
     answerResultsWithOk();
     const t = await suite.startTui();
@@ -109,7 +128,11 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     expect(screen).toContain(`rm -rf ${dir}`);
     // pi's selector starts on the first choice, "Yes".
     await t.press("Enter");
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultsIn(r).length === 1,
+      120_000,
+      "the result",
+    );
     expect(resultsIn(delivered)[0]).toMatch(/^## \[subagent-result\] worker succeeded/);
     expect(existsSync(dir)).toBe(false);
     expect(await workerToolResult()).not.toContain("Blocked");
@@ -124,13 +147,19 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     await t.waitForText(ASKS, 90_000);
     await t.press("Down");
     await t.press("Enter");
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultsIn(r).length === 1,
+      120_000,
+      "the result",
+    );
     expect(resultsIn(delivered)[0]).toContain("Blocked by user");
     expect(existsSync(join(dir, "artifact.o"))).toBe(true);
     expect(await t.quit()).toBe(0);
   });
 
-  it("a question waits in the widget while the main agent works and then while the person types, takes no key, outlives the activity timeout, and a cancel closes it", { tags: ["tui", "slow"] }, async () => {
+  it("a question waits in the widget while the main agent works and then while the person types, takes no key, outlives the activity timeout, and a cancel closes it", {
+    tags: ["tui", "slow"],
+  }, async () => {
     const dir = setUp();
     answerResultsWithOk();
     const release = holdMainAgentUntilReleased();
@@ -151,10 +180,14 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     const askedAt = Date.now();
     // One and a half activity timeouts pass with the child silent, waiting for the person: it is not stopped for that.
     // Not a wait for an event: time must pass to show that nothing happens; the screen must say so all along.
-    await t.waitForScreen((screen) => {
-      expect(screen, "the child timed out while it waited for the person").not.toContain("timed out");
-      return Date.now() - askedAt > 1.5 * activityTimeoutMs;
-    }, 60_000, "an activity timeout and a half");
+    await t.waitForScreen(
+      (screen) => {
+        expect(screen, "the child timed out while it waited for the person").not.toContain("timed out");
+        return Date.now() - askedAt > 1.5 * activityTimeoutMs;
+      },
+      60_000,
+      "an activity timeout and a half",
+    );
     const later = await t.screen();
     expect(later).toMatch(WAITING_LINE);
     expect(later).not.toContain("timed out");
@@ -166,16 +199,26 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     await submitWithoutCompletion(t, shortId, `${taskId.slice(0, 8)}…${taskId.slice(-8)} worker`);
     const gone = "Question gone (the task was cancelled)";
     await t.waitForText(gone, 60_000);
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultsIn(r).length === 1,
+      120_000,
+      "the result",
+    );
     expect(resultsIn(delivered)[0]).toMatch(/^## \[subagent-result\] worker cancelled/);
     expect(existsSync(join(dir, "artifact.o"))).toBe(true);
     // The cancelled child is gone: only the TUI's own pi, its shell and tmux remain.
-    const keep = [(await t.piPid()) ?? -1, await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim())];
+    const keep = [
+      (await t.piPid()) ?? -1,
+      await t.shellPid(),
+      Number((await t.tmux("display-message", "-p", "#{pid}")).trim()),
+    ];
     expect(await waitForNoProcesses(suite.env.marker, 20_000, keep)).toEqual([]);
     expect(await t.quit()).toBe(0);
   });
 
-  it("a question waiting while the person types takes no key, and opens once the editor is empty", { tags: ["tui"] }, async () => {
+  it("a question waiting while the person types takes no key, and opens once the editor is empty", {
+    tags: ["tui"],
+  }, async () => {
     const dir = setUp();
     answerResultsWithOk();
     const release = holdMainAgentUntilReleased();
@@ -192,10 +235,18 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     expect(typing).toMatch(WAITING_LINE);
     // The person clears the editor: now the question opens (its widget line gives way to pi's dialog).
     await t.press(...Array<string>("half a thought and more".length).fill("BSpace"));
-    const open = await t.waitForScreen((screen) => ASKS.test(screen) && !WAITING_LINE.test(screen), 30_000, "the question's dialog");
+    const open = await t.waitForScreen(
+      (screen) => ASKS.test(screen) && !WAITING_LINE.test(screen),
+      30_000,
+      "the question's dialog",
+    );
     expect(open).toContain(`rm -rf ${dir}`);
     await t.press("Enter");
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultsIn(r).length === 1,
+      120_000,
+      "the result",
+    );
     expect(resultsIn(delivered)[0]).toMatch(/^## \[subagent-result\] worker succeeded/);
     expect(existsSync(dir)).toBe(false);
     expect(await t.quit()).toBe(0);
@@ -203,10 +254,15 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
 });
 
 describe.skipIf(skipTuiTests())("no keystroke answers a question the person did not see (issue 34)", () => {
-  it("keys typed right after answering No go to the editor, not into the next question: the other folder survives", { tags: ["tui"] }, async () => {
+  it("keys typed right after answering No go to the editor, not into the next question: the other folder survives", {
+    tags: ["tui"],
+  }, async () => {
     const [a, b] = setUpDirs(["junk-a", "junk-b"]);
     answerResultsWithOk();
-    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && r.lastText === "thanks", reply: { text: "YOU-ARE-WELCOME" } });
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "user" && r.lastText === "thanks",
+      reply: { text: "YOU-ARE-WELCOME" },
+    });
     const release = holdMainAgentUntilReleased();
     const t = await suite.startTui({ width: 160 });
     await t.submit(dispatchPrompt([removeNamed("junk-a"), removeNamed("junk-b")]));
@@ -221,13 +277,25 @@ describe.skipIf(skipTuiTests())("no keystroke answers a question the person did 
     await t.type("thanks");
     await t.press("Enter");
     // "thanks" reached the main agent as the person's message: it was typed into the editor, not the question.
-    await suite.fake.waitForRequest((r) => isParent(r) && r.lastRole === "user" && r.lastText === "thanks", 60_000, "the person's thanks");
+    await suite.fake.waitForRequest(
+      (r) => isParent(r) && r.lastRole === "user" && r.lastText === "thanks",
+      60_000,
+      "the person's thanks",
+    );
     await t.waitForText("YOU-ARE-WELCOME", 60_000);
-    const second = await t.waitForScreen((screen) => OPEN_GATE.exec(screen)?.[1] === secondName, 60_000, "the second question's dialog");
+    const second = await t.waitForScreen(
+      (screen) => OPEN_GATE.exec(screen)?.[1] === secondName,
+      60_000,
+      "the second question's dialog",
+    );
     expect(second).toMatch(ASKS);
     expect(existsSync(join(suite.env.workDir, secondName, "artifact.o"))).toBe(true);
     await t.press("Escape");
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 2, 120_000, "both results");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultsIn(r).length === 2,
+      120_000,
+      "both results",
+    );
     for (const envelope of resultsIn(delivered)) expect(envelope).toContain("Blocked by user");
     expect(existsSync(join(a ?? "", "artifact.o"))).toBe(true);
     expect(existsSync(join(b ?? "", "artifact.o"))).toBe(true);
@@ -238,13 +306,21 @@ describe.skipIf(skipTuiTests())("no keystroke answers a question the person did 
 /** A worker whose child also loads the hostile extension (test/e2e/fixtures/hostile-asker.ts); `word` triggers it. */
 function setUpHostile(): void {
   setUp();
-  copyFileSync(join(REPO_ROOT, "test", "e2e", "fixtures", "hostile-asker.ts"), join(suite.env.agentDir, "extensions", "hostile-asker.ts"));
+  copyFileSync(
+    join(REPO_ROOT, "test", "e2e", "fixtures", "hostile-asker.ts"),
+    join(suite.env.agentDir, "extensions", "hostile-asker.ts"),
+  );
 }
 
-const hostileTask = (word: string) => ({ agent: "worker", task: `Go. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `echo ${word}` } }] })}` });
+const hostileTask = (word: string) => ({
+  agent: "worker",
+  task: `Go. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `echo ${word}` } }] })}`,
+});
 
 describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => {
-  it("an editor prefill with title, clipboard and clear-screen sequences reaches the screen as plain text, with none of their effects", { tags: ["contract", "tui"] }, async () => {
+  it("an editor prefill with title, clipboard and clear-screen sequences reaches the screen as plain text, with none of their effects", {
+    tags: ["contract", "tui"],
+  }, async () => {
     setUpHostile();
     answerResultsWithOk();
     const t = await suite.startTui();
@@ -261,7 +337,11 @@ describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => 
     expect(titleBefore).not.toContain(HOSTILE_TITLE);
     expect((await t.tmux("list-buffers", "-F", "#{buffer_sample}")).trim()).toBe("");
     await t.press("Escape");
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultsIn(r).length === 1,
+      120_000,
+      "the result",
+    );
     expect(resultsIn(delivered)[0]).toContain("editor gave undefined");
     expect(await t.quit()).toBe(0);
   });
@@ -276,12 +356,18 @@ describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => 
     expect(screen).toMatch(ASKS);
     expect(screen).not.toMatch(/›\s*reviewer/);
     await t.press("Down", "Enter");
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultsIn(r).length === 1,
+      120_000,
+      "the result",
+    );
     expect(resultsIn(delivered)[0]).toMatch(/select gave \\?"No\\?"/);
     expect(await t.quit()).toBe(0);
   });
 
-  it("200 questions at once: 3 wait, the rest are refused and counted in one line, a confirm opens on No, and one command refuses the task's queue", { tags: ["tui"] }, async () => {
+  it("200 questions at once: 3 wait, the rest are refused and counted in one line, a confirm opens on No, and one command refuses the task's queue", {
+    tags: ["tui"],
+  }, async () => {
     setUpHostile();
     answerResultsWithOk();
     // A pause between questions long enough for a loaded machine: the test types in it only once Esc has closed the
@@ -296,29 +382,46 @@ describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => 
     await t.waitForNoText("Flood question 0?", 30_000);
     // The person types a command in the pause after a question: it lands in the editor, and the queue waits.
     await t.type("/subagent-answer refuse");
-    const waiting = await t.waitForText(/\? worker [0-9a-f]{8} asks: Flood question 1\? Allow\? \(\+1 more\) · 197 more questions from worker refused · \/subagent-answer/, 30_000);
+    const waiting = await t.waitForText(
+      /\? worker [0-9a-f]{8} asks: Flood question 1\? Allow\? \(\+1 more\) · 197 more questions from worker refused · \/subagent-answer/,
+      30_000,
+    );
     expect(waiting).toMatch(/^ ?\/subagent-answer refuse\s*$/m);
     await t.press("Enter");
     await t.waitForText(/Refused 2 questions of worker [0-9a-f]{8} \(answered cancelled\); the task goes on\./, 30_000);
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultsIn(r).length === 1,
+      120_000,
+      "the result",
+    );
     const envelope = resultsIn(delivered)[0] ?? "";
     expect(envelope).toContain("flood answered yes 0 times");
-    expect(envelope.split("\n")).toContain('- asked "Flood question 3? Allow?": no one to answer (too many questions waiting)');
+    expect(envelope.split("\n")).toContain(
+      '- asked "Flood question 3? Allow?": no one to answer (too many questions waiting)',
+    );
     expect(envelope).toContain("… and 187 more questions nobody could answer");
     expect(await t.quit()).toBe(0);
   });
 });
 
 describe.skipIf(skipTuiTests())("the person chose not to be asked ($askPerson: false)", () => {
-  it("the question never shows, the dir stays, and the envelope names the unanswered question", { tags: ["tui"] }, async () => {
+  it("the question never shows, the dir stays, and the envelope names the unanswered question", {
+    tags: ["tui"],
+  }, async () => {
     const dir = setUp();
     suite.env.writeAgentDirFile("subagent-isolation.json", JSON.stringify({ $askPerson: false }));
     answerResultsWithOk();
     const t = await suite.startTui();
     await t.submit(dispatchPrompt([removeTask(dir)]));
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultsIn(r).length === 1,
+      120_000,
+      "the result",
+    );
     const envelope = resultsIn(delivered)[0] ?? "";
-    expect(envelope.split("\n")).toContain(`- asked "⚠️ Dangerous command: rm -rf ${dir} Allow?": no one to answer ($askPerson is false)`);
+    expect(envelope.split("\n")).toContain(
+      `- asked "⚠️ Dangerous command: rm -rf ${dir} Allow?": no one to answer ($askPerson is false)`,
+    );
     expect(envelope).toContain("Blocked by user");
     expect(existsSync(join(dir, "artifact.o"))).toBe(true);
     expect(await t.screen()).not.toMatch(ASKS);
@@ -327,7 +430,9 @@ describe.skipIf(skipTuiTests())("the person chose not to be asked ($askPerson: f
 });
 
 describe.skipIf(skipTuiTests())("a grandchild asks the person (nesting)", () => {
-  it("its question travels up through its parent, labelled with the whole path, and Yes reaches it", { tags: ["contract", "tui"] }, async () => {
+  it("its question travels up through its parent, labelled with the whole path, and Yes reaches it", {
+    tags: ["contract", "tui"],
+  }, async () => {
     const dir = setUp();
     answerResultsWithOk();
     const t = await suite.startTui({ extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2" } });
@@ -336,7 +441,11 @@ describe.skipIf(skipTuiTests())("a grandchild asks the person (nesting)", () => 
     const screen = await t.waitForText(/worker [0-9a-f]{4} › worker [0-9a-f]{4} asks:/, 120_000);
     expect(screen).toContain(`rm -rf ${dir}`);
     await t.press("Enter");
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 1, 120_000, "the result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultsIn(r).length === 1,
+      120_000,
+      "the result",
+    );
     expect(resultsIn(delivered)[0]).toMatch(/^## \[subagent-result\] worker succeeded/);
     expect(existsSync(dir)).toBe(false);
     expect(await t.quit()).toBe(0);
@@ -346,11 +455,17 @@ describe.skipIf(skipTuiTests())("a grandchild asks the person (nesting)", () => 
 describe("a subagent asks where nobody can answer (print mode)", () => {
   it("the question is refused, the dir stays, and the result names the unanswered question", async () => {
     const dir = setUp();
-    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", dispatchPrompt([removeTask(dir)])], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 120_000 });
+    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", dispatchPrompt([removeTask(dir)])], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      timeoutMs: 120_000,
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(join(dir, "artifact.o"))).toBe(true);
     const toolResult = suite.fake.requests.find((r) => isParent(r) && r.lastRole === "tool");
-    expect(toolResult?.lastText).toContain(`asked "⚠️ Dangerous command: rm -rf ${dir} Allow?": no one to answer (print mode)`);
+    expect(toolResult?.lastText).toContain(
+      `asked "⚠️ Dangerous command: rm -rf ${dir} Allow?": no one to answer (print mode)`,
+    );
     expect(toolResult?.lastText).toContain("Blocked by user");
   });
 });

@@ -16,7 +16,8 @@ import { PiRpc } from "../harness/rpc.ts";
 
 const isChild = isWorkerRequest;
 /** A Markdown answer with a `---` rule of its own, so a script splitting at the first `---` line is tested. */
-const CHILD_OUTPUT = "# Findings\n\nThe parser drops the last line.\n\n---\n\nFix: flush the buffer at the end.\nPRINT-FINAL-LINE";
+const CHILD_OUTPUT =
+  "# Findings\n\nThe parser drops the last line.\n\n---\n\nFix: flush the buffer at the end.\nPRINT-FINAL-LINE";
 
 const suite = useE2eSuite();
 
@@ -27,7 +28,10 @@ function pi(args: string[]) {
 /** A synchronous delegation in print mode; returns the task id printed with the result. */
 async function delegate(): Promise<string> {
   const task = `Find the bug. ${fakeDirective({ text: CHILD_OUTPUT })}`;
-  const run = await pi(["-p", `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task } }] })}`]);
+  const run = await pi([
+    "-p",
+    `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task } }] })}`,
+  ]);
   expect(run.code, run.stderr).toBe(0);
   expect(run.stdout).toContain("PRINT-FINAL-LINE");
   const id = /\[subagent session: ([0-9a-f-]{36})\]/.exec(run.stdout)?.[1];
@@ -54,7 +58,13 @@ describe("task commands outside the TUI", () => {
     const json = await pi(["--mode", "json", "-p", `/subagent-result ${id}`]);
     expect(json.code, json.stderr).toBe(0);
     const line = parseJsonLines(json.stdout).find((event) => event.type === "subagent_result");
-    expect(line).toMatchObject({ taskId: id, agent: "worker", status: "succeeded", mode: "sync", output: CHILD_OUTPUT });
+    expect(line).toMatchObject({
+      taskId: id,
+      agent: "worker",
+      status: "succeeded",
+      mode: "sync",
+      output: CHILD_OUTPUT,
+    });
 
     // No command reached the model.
     expect(suite.fake.requests.length).toBe(requestsBefore);
@@ -77,7 +87,9 @@ describe("task commands outside the TUI", () => {
 
     const list = await pi(["-p", "/subagent-result"]);
     expect(list.code).toBe(0);
-    expect(list.stderr.trim()).toBe("Usage: /subagent-result <taskId> (the short id the widget shows, or any unique start or end of 4+ characters, is enough)");
+    expect(list.stderr.trim()).toBe(
+      "Usage: /subagent-result <taskId> (the short id the widget shows, or any unique start or end of 4+ characters, is enough)",
+    );
     expect(list.stdout.split("\n")).toHaveLength(2);
     expect(list.stdout.startsWith(`${id}  worker  succeeded  Find the bug. @fake`)).toBe(true);
   });
@@ -85,10 +97,22 @@ describe("task commands outside the TUI", () => {
   it("answers /subagent-cancel, /subagent-cancel-all, /subagent-message and /subagent-watch with one line saying what they can do", async () => {
     suite.newEnv({ noWorker: true });
     for (const [command, expected] of [
-      ["/subagent-cancel 0191abcd", "/subagent-cancel stops background subagent tasks, which exist only in the interactive TUI; in print mode"],
-      ["/subagent-cancel-all", "/subagent-cancel-all stops background subagent tasks, which exist only in the interactive TUI; in print mode"],
-      ["/subagent-watch", "/subagent-watch is a live view of a background task and needs the interactive TUI; in print mode"],
-      ["/subagent-message 0191abcd hello", "/subagent-message sends a message to a background subagent task, which exist only in the interactive TUI; in print mode"],
+      [
+        "/subagent-cancel 0191abcd",
+        "/subagent-cancel stops background subagent tasks, which exist only in the interactive TUI; in print mode",
+      ],
+      [
+        "/subagent-cancel-all",
+        "/subagent-cancel-all stops background subagent tasks, which exist only in the interactive TUI; in print mode",
+      ],
+      [
+        "/subagent-watch",
+        "/subagent-watch is a live view of a background task and needs the interactive TUI; in print mode",
+      ],
+      [
+        "/subagent-message 0191abcd hello",
+        "/subagent-message sends a message to a background subagent task, which exist only in the interactive TUI; in print mode",
+      ],
     ] as const) {
       const run = await pi(["-p", command]);
       expect(run.code, run.stderr).toBe(0);
@@ -115,11 +139,16 @@ describe("task commands outside the TUI", () => {
       expect(notice.message.endsWith(`\n---\n${CHILD_OUTPUT}\n`)).toBe(true);
       rpc.send({ id: "c1", type: "prompt", message: "/subagent-cancel-all" });
       const cancel = (await rpc.waitForEvent(
-        (e) => e.type === "extension_ui_request" && e.method === "notify" && String(e.message).startsWith("/subagent-cancel-all"),
+        (e) =>
+          e.type === "extension_ui_request" &&
+          e.method === "notify" &&
+          String(e.message).startsWith("/subagent-cancel-all"),
         60_000,
         "the cancel-all notice",
       )) as { message: string };
-      expect(cancel.message).toContain("in rpc mode each delegation runs synchronously inside its subagent tool call (abort the call to stop it)");
+      expect(cancel.message).toContain(
+        "in rpc mode each delegation runs synchronously inside its subagent tool call (abort the call to stop it)",
+      );
     } finally {
       await rpc.stop();
     }

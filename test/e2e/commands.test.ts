@@ -27,7 +27,10 @@ function newEnv(): PiEnv {
   const env = suite.newEnv();
   // The parent only acknowledges results: an envelope quotes its task, directive included, and the fake
   // model must not act on a child's script in the parent.
-  suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && r.lastText.includes("[subagent-result]"), reply: { text: "Noted the result." } });
+  suite.fake.on({
+    when: (r) => isParent(r) && r.lastRole === "user" && r.lastText.includes("[subagent-result]"),
+    reply: { text: "Noted the result." },
+  });
   return env;
 }
 
@@ -37,7 +40,9 @@ function startTui(): Promise<TmuxPi> {
 
 /** The parent dispatches one `subagent` call per task, then says it waits. */
 function dispatchPrompt(tasks: string[]): string {
-  const first: FakeAction = { toolCalls: tasks.map((task) => ({ name: "subagent", arguments: { agent: "worker", task } })) };
+  const first: FakeAction = {
+    toolCalls: tasks.map((task) => ({ name: "subagent", arguments: { agent: "worker", task } })),
+  };
   return `Delegate please. ${fakeDirective([first, { text: "Dispatched, waiting for results." }])}`;
 }
 
@@ -49,7 +54,9 @@ function sleepingTask(name: string, started: string, seconds: number): string {
 /** The task ids from the receipts, in dispatch order. */
 async function receiptIds(count: number): Promise<string[]> {
   const req = await suite.fake.waitForRequest(
-    (r) => isParent(r) && r.messages.filter((m) => m.role === "tool" && messageText(m).startsWith("Dispatched worker.")).length === count,
+    (r) =>
+      isParent(r) &&
+      r.messages.filter((m) => m.role === "tool" && messageText(m).startsWith("Dispatched worker.")).length === count,
     90_000,
     `${count} receipts`,
   );
@@ -67,17 +74,27 @@ function uniquePrefix(id: string, others: string[]): string {
 
 /** The processes of one child's tree: its pi (whose command line names its session) and its bash and sleep. */
 function treeOf(taskId: string, seconds: number) {
-  return processesWithMarker(suite.env.marker).filter((p) => p.cmdline.includes(taskId) || p.cmdline.includes(`sleep ${seconds}`));
+  return processesWithMarker(suite.env.marker).filter(
+    (p) => p.cmdline.includes(taskId) || p.cmdline.includes(`sleep ${seconds}`),
+  );
 }
 
 /** Waits until that tree is gone (/proc emits no event when a process ends: re-checked every 100 ms). */
 async function waitForTreeGone(taskId: string, seconds: number, timeoutMs = 30_000): Promise<void> {
-  await vi.waitFor(() => expect(treeOf(taskId, seconds), `the tree of ${taskId}`).toEqual([]), { timeout: timeoutMs, interval: 100 });
+  await vi.waitFor(() => expect(treeOf(taskId, seconds), `the tree of ${taskId}`).toEqual([]), {
+    timeout: timeoutMs,
+    interval: 100,
+  });
 }
 
 function envelopeFor(taskId: string) {
   return suite.fake.waitForRequest(
-    (r) => isParent(r) && r.messages.some((m) => m.role === "user" && messageText(m).startsWith(`## [subagent-result] worker cancelled (taskId: ${taskId})`)),
+    (r) =>
+      isParent(r) &&
+      r.messages.some(
+        (m) =>
+          m.role === "user" && messageText(m).startsWith(`## [subagent-result] worker cancelled (taskId: ${taskId})`),
+      ),
     60_000,
     `the cancelled envelope of ${taskId}`,
   );
@@ -94,11 +111,19 @@ async function harnessPids(t: TmuxPi): Promise<number[]> {
 }
 
 describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
-  it("cancels one task by id prefix, one through the picker, and the rest with cancel-all", { tags: ["tui"] }, async () => {
+  it("cancels one task by id prefix, one through the picker, and the rest with cancel-all", {
+    tags: ["tui"],
+  }, async () => {
     newEnv();
     const t = await startTui();
     const started = ["A", "B", "C"].map((name) => join(suite.env.root, `started-${name}`));
-    await t.submit(dispatchPrompt([sleepingTask("A", started[0]!, 301), sleepingTask("B", started[1]!, 302), sleepingTask("C", started[2]!, 303)]));
+    await t.submit(
+      dispatchPrompt([
+        sleepingTask("A", started[0]!, 301),
+        sleepingTask("B", started[1]!, 302),
+        sleepingTask("C", started[2]!, 303),
+      ]),
+    );
     const [idA, idB, idC] = (await receiptIds(3)) as [string, string, string];
     for (const file of started) await waitForFile(file, 90_000);
     expect(treeOf(idA, 301).length).toBeGreaterThan(0);
@@ -112,7 +137,9 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     await waitForTreeGone(idA, 301);
     expect(treeOf(idB, 302).length).toBeGreaterThan(0);
     expect(treeOf(idC, 303).length).toBeGreaterThan(0);
-    const envelopeA = (await envelopeFor(idA)).messages.map(messageText).find((text) => text.includes(`(taskId: ${idA})`))!;
+    const envelopeA = (await envelopeFor(idA)).messages
+      .map(messageText)
+      .find((text) => text.includes(`(taskId: ${idA})`))!;
     expect(envelopeA).toContain(USER_CANCEL_BODY);
     expect(envelopeA).toContain("do NOT re-dispatch it automatically; ask the user before dispatching it again.");
 
@@ -140,7 +167,9 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     await t.submit("/subagent-cancel-all");
     await t.waitForText("Cancelled 1 running subagent task(s).", 30_000);
     await waitForTreeGone(idB, 302);
-    const envelopeB = (await envelopeFor(idB)).messages.map(messageText).find((text) => text.includes(`(taskId: ${idB})`))!;
+    const envelopeB = (await envelopeFor(idB)).messages
+      .map(messageText)
+      .find((text) => text.includes(`(taskId: ${idB})`))!;
     expect(envelopeB).toContain(USER_CANCEL_BODY);
     // Its card names the command the person used.
     await t.waitForText("Cancelled by you (/subagent-cancel-all)", 30_000);
@@ -155,13 +184,22 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("shows a finished task's full output in the viewer, also after pi is quit and started again", { tags: ["tui"] }, async () => {
+  it("shows a finished task's full output in the viewer, also after pi is quit and started again", {
+    tags: ["tui"],
+  }, async () => {
     newEnv();
     const t = await startTui();
-    const output = ["# Report", ...Array.from({ length: 60 }, (_, i) => `ROW-${String(i + 1).padStart(2, "0")} of the report`)].join("\n\n");
+    const output = [
+      "# Report",
+      ...Array.from({ length: 60 }, (_, i) => `ROW-${String(i + 1).padStart(2, "0")} of the report`),
+    ].join("\n\n");
     await t.submit(dispatchPrompt([`Write the report. ${fakeDirective({ text: output })}`]));
     const [id] = (await receiptIds(1)) as [string];
-    await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.includes(`worker succeeded (taskId: ${id})`), 90_000, "the result");
+    await suite.fake.waitForRequest(
+      (r) => isParent(r) && r.lastText.includes(`worker succeeded (taskId: ${id})`),
+      90_000,
+      "the result",
+    );
     await t.waitForText("Noted the result.", 30_000);
 
     // By prefix; it opens at the end of the output.
@@ -177,7 +215,11 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     // g goes to the top (the heading, rendered without its #), G back to the end.
     await t.type("g");
     // Until the repaint reached the status line: a capture mid-repaint can hold the new top and the old bottom.
-    screen = await t.waitForScreen((now) => row("01").test(now) && /^ 1-\d+ of 121 · /m.test(now), 10_000, "the top of the output");
+    screen = await t.waitForScreen(
+      (now) => row("01").test(now) && /^ 1-\d+ of 121 · /m.test(now),
+      10_000,
+      "the top of the output",
+    );
     expect(screen).not.toMatch(row("60"));
     expect(screen).toMatch(/^ Report\s*$/m);
     await t.type("G");
@@ -203,13 +245,19 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     await again.type("q");
     await again.waitForNoText(`Subagent result · ${id}`, 10_000);
     await again.submit("AFTER-THE-VIEWER: a prompt for the main agent.");
-    await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.includes("AFTER-THE-VIEWER"), 30_000, "the next prompt at the model");
+    await suite.fake.waitForRequest(
+      (r) => isParent(r) && r.lastText.includes("AFTER-THE-VIEWER"),
+      30_000,
+      "the next prompt at the model",
+    );
     expect(await again.quit()).toBe(0);
     await again.dispose();
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("watches a running task's streamed text and tool call live, then pins the line to its result", { tags: ["tui"] }, async () => {
+  it("watches a running task's streamed text and tool call live, then pins the line to its result", {
+    tags: ["tui"],
+  }, async () => {
     newEnv();
     const t = await startTui();
     const started = join(suite.env.root, "watch-started");
@@ -217,7 +265,12 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     const childScript: FakeAction[] = [
       {
         text: "STREAMED-WHILE-WORKING: checking the parser first.",
-        toolCalls: [{ name: "bash", arguments: { command: `touch ${started}; while [ ! -e ${release} ]; do sleep 0.2; done; echo released` } }],
+        toolCalls: [
+          {
+            name: "bash",
+            arguments: { command: `touch ${started}; while [ ! -e ${release} ]; do sleep 0.2; done; echo released` },
+          },
+        ],
       },
       { text: "WATCHED-FINAL-ANSWER" },
     ];

@@ -72,7 +72,14 @@ describe("config write-back under concurrent writers", () => {
   it("keeps all 400 overrides from two processes and never shows a half-written file", async () => {
     dir = mkdtempSync(join(tmpdir(), "config-stress-"));
     const file = join(dir, "subagent-isolation.json");
-    writeFileSync(file, JSON.stringify({ $schema: "https://example.com/schema.json", keep: { model: "k/k", extra: [1, 2] }, $models: ["k/k"] }, null, 2));
+    writeFileSync(
+      file,
+      JSON.stringify(
+        { $schema: "https://example.com/schema.json", keep: { model: "k/k", extra: [1, 2] }, $models: ["k/k"] },
+        null,
+        2,
+      ),
+    );
     const env = { ...process.env, [MARKER_VAR]: marker };
 
     const workers = [startWorker(file, "alpha", env), startWorker(file, "beta", env)];
@@ -116,7 +123,10 @@ describe("config write-back under concurrent writers", () => {
     expect(final.$models).toEqual(["k/k"]);
     for (const prefix of ["alpha", "beta"]) {
       for (let i = 0; i < WRITES_PER_PROCESS; i++) {
-        expect(final[`${prefix}-${i}`]).toEqual({ model: `provider/${prefix}-model-${i}`, thinking: THINKING_LEVELS[i % THINKING_LEVELS.length] });
+        expect(final[`${prefix}-${i}`]).toEqual({
+          model: `provider/${prefix}-model-${i}`,
+          thinking: THINKING_LEVELS[i % THINKING_LEVELS.length],
+        });
       }
     }
     expect(Object.keys(final)).toHaveLength(3 + 2 * WRITES_PER_PROCESS);

@@ -56,11 +56,16 @@ function pinFile(file: string): void {
   mount(["--bind", source], file);
 }
 
-const delegation = (task: string) => `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task } }] })}`;
+const delegation = (task: string) =>
+  `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task } }] })}`;
 
 /** The tool result the main agent got for its delegation (the parent's request after the tool call). */
 async function toolResultText(): Promise<string> {
-  const req = await suite.fake.waitForRequest((r) => isParent(r) && r.lastRole === "tool", 60_000, "the parent's call after the tool result");
+  const req = await suite.fake.waitForRequest(
+    (r) => isParent(r) && r.lastRole === "tool",
+    60_000,
+    "the parent's call after the tool result",
+  );
   return messageText(req.messages.at(-1));
 }
 
@@ -82,12 +87,19 @@ describe.skipIf(!isRoot)("disk faults in print mode", () => {
     const result = await toolResultText();
     expect(result).toContain("CHILD-ANSWER-KEPT");
     expect(result).not.toMatch(/EBUSY|unlink/);
-    const notices = run.stderr.split("\n").filter((line) => line.startsWith("subagent: could not remove the run files of worker task"));
+    const notices = run.stderr
+      .split("\n")
+      .filter((line) => line.startsWith("subagent: could not remove the run files of worker task"));
     expect(notices, run.stderr).toHaveLength(1);
     expect(notices[0]).toContain("EBUSY");
-    expect(notices[0]).toContain("The result is delivered all the same; the next start of pi in this agent dir removes what is left.");
+    expect(notices[0]).toContain(
+      "The result is delivered all the same; the next start of pi in this agent dir removes what is left.",
+    );
     const folder = onlyTaskFolder();
-    expect(JSON.parse(readFileSync(join(folder, "record.json"), "utf8"))).toMatchObject({ status: "succeeded", output: "CHILD-ANSWER-KEPT" });
+    expect(JSON.parse(readFileSync(join(folder, "record.json"), "utf8"))).toMatchObject({
+      status: "succeeded",
+      output: "CHILD-ANSWER-KEPT",
+    });
 
     // The disk is fine again: the next start removes what was left, and reports nothing (the run was recorded).
     unmountAll();
@@ -95,12 +107,21 @@ describe.skipIf(!isRoot)("disk faults in print mode", () => {
     const next = await pi(["-p", `Hello. ${fakeDirective({ text: "HELLO-AGAIN" })}`]);
     expect(next.code, next.stderr).toBe(0);
     // The next start removes run.lock and agent-prompt.md (nothing emits an event when a file goes: re-checked every 100 ms).
-    await vi.waitFor(() => expect(["run.lock", "agent-prompt.md"].filter((name) => existsSync(join(folder, name))), "run files left").toEqual([]), { timeout: 30_000, interval: 100 });
+    await vi.waitFor(
+      () =>
+        expect(
+          ["run.lock", "agent-prompt.md"].filter((name) => existsSync(join(folder, name))),
+          "run files left",
+        ).toEqual([]),
+      { timeout: 30_000, interval: 100 },
+    );
     expect(next.stderr).not.toContain("its pi process ended");
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("the agent dir's task folders remounted read-only while the child runs: the child's answer still reaches the model", { tags: ["slow"] }, async () => {
+  it("the agent dir's task folders remounted read-only while the child runs: the child's answer still reaches the model", {
+    tags: ["slow"],
+  }, async () => {
     suite.newEnv();
     suite.fake.on({
       when: isWorkerRequest,
@@ -113,7 +134,12 @@ describe.skipIf(!isRoot)("disk faults in print mode", () => {
     // pi 1.x's child stops without ending its run once its own session file cannot be written (see
     // docs/troubleshooting.md, "Remaining limits of delivery"): the activity timeout, short here, ends it, and its
     // result is that diagnosis.
-    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", delegation("Work.")], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000, extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000" } });
+    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", delegation("Work.")], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      timeoutMs: 90_000,
+      extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000" },
+    });
     expect(run.code, run.stderr).toBe(0);
     const result = await toolResultText();
     if (PI.line === "1") expect(result).toMatch(/^Subagent worker timed out/);
@@ -147,7 +173,9 @@ describe.skipIf(!isRoot)("disk faults in print mode", () => {
     // On today's main a short write left the first ~36 KB here, and the text said the whole answer was in it.
     expect(existsSync(outputFile)).toBe(false);
     expect(result).not.toContain("The full output is saved in");
-    expect(result).toMatch(/The full output could not be saved to a file \(ENOSPC[^)]*\), so the rest is not available to read\./);
+    expect(result).toMatch(
+      /The full output could not be saved to a file \(ENOSPC[^)]*\), so the rest is not available to read\./,
+    );
     expect(result).toContain("[Output cut: showing the first 50000 of 60013 characters");
     // No temp file of ours is left, and record.json is either whole JSON or absent.
     expect(readdirSync(folder).filter((name) => name.endsWith(".tmp"))).toEqual([]);
@@ -164,7 +192,11 @@ describe("hostile state files", () => {
     const folder = join(sessionsDir(), id);
     mkdirSync(folder, { recursive: true });
     execFileSync("mkfifo", [join(folder, "record.json")]);
-    const shown = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-result ${id}`], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 30_000 });
+    const shown = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-result ${id}`], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      timeoutMs: 30_000,
+    });
     expect(shown.code).toBe(1);
     expect(`${shown.stdout}${shown.stderr}`).toContain(id);
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
@@ -172,7 +204,9 @@ describe("hostile state files", () => {
 });
 
 describe.skipIf(!isRoot || skipTuiTests())("disk faults in the TUI", () => {
-  it("run files that cannot be removed at a background task's end: pi keeps running, the result arrives, the person is told once", { tags: ["tui"] }, async () => {
+  it("run files that cannot be removed at a background task's end: pi keeps running, the result arrives, the person is told once", {
+    tags: ["tui"],
+  }, async () => {
     suite.newEnv();
     suite.fake.on({
       when: isWorkerRequest,
@@ -183,10 +217,19 @@ describe.skipIf(!isRoot || skipTuiTests())("disk faults in the TUI", () => {
         return { text: "BACKGROUND-ANSWER-KEPT" };
       },
     });
-    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && r.lastText.includes("[subagent-result]"), reply: { text: "GOT-IT" } });
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "user" && r.lastText.includes("[subagent-result]"),
+      reply: { text: "GOT-IT" },
+    });
     const t = await suite.startTui();
-    await t.submit(`Delegate. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Work." } }] }, { text: "Dispatched." }])}`);
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.includes("[subagent-result]"), 60_000, "the result delivered");
+    await t.submit(
+      `Delegate. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Work." } }] }, { text: "Dispatched." }])}`,
+    );
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && r.lastText.includes("[subagent-result]"),
+      60_000,
+      "the result delivered",
+    );
     expect(delivered.lastText).toContain("BACKGROUND-ANSWER-KEPT");
     await t.waitForText("could not remove the run files of worker task", 30_000);
     await t.submit(`Still there? ${fakeDirective({ text: "STILL-HERE" })}`);

@@ -12,7 +12,10 @@ const suite = useE2eSuite();
 
 function threeDispatches(): string {
   const action: FakeAction = {
-    toolCalls: ["FAN-ONE", "FAN-TWO", "FAN-THREE"].map((text) => ({ name: "subagent", arguments: { agent: "worker", task: `Say it. ${fakeDirective({ text })}` } })),
+    toolCalls: ["FAN-ONE", "FAN-TWO", "FAN-THREE"].map((text) => ({
+      name: "subagent",
+      arguments: { agent: "worker", task: `Say it. ${fakeDirective({ text })}` },
+    })),
   };
   return `Please fan out. ${fakeDirective([action])}`;
 }
@@ -21,7 +24,9 @@ function threeDispatches(): string {
 function twoBatches(): string {
   const batch = (name: string) => ({
     name: "subagent",
-    arguments: { tasks: [1, 2, 3].map((n) => ({ agent: "worker", task: `Say it. ${fakeDirective({ text: `${name}-${n}` })}` })) },
+    arguments: {
+      tasks: [1, 2, 3].map((n) => ({ agent: "worker", task: `Say it. ${fakeDirective({ text: `${name}-${n}` })}` })),
+    },
   });
   return `Please fan out twice. ${fakeDirective([{ toolCalls: [batch("BATCH-A"), batch("BATCH-B")] }])}`;
 }
@@ -59,7 +64,10 @@ describe("the fan-out gate in print mode", () => {
     expect(workers).toHaveLength(3);
     // The three that ran are one batch's, whole.
     const said = workers.map((request) => (JSON.stringify(request).match(/BATCH-[AB]-\d/) ?? [""])[0]).sort();
-    expect([["BATCH-A-1", "BATCH-A-2", "BATCH-A-3"], ["BATCH-B-1", "BATCH-B-2", "BATCH-B-3"]]).toContainEqual(said);
+    expect([
+      ["BATCH-A-1", "BATCH-A-2", "BATCH-A-3"],
+      ["BATCH-B-1", "BATCH-B-2", "BATCH-B-3"],
+    ]).toContainEqual(said);
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });

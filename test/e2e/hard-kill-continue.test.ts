@@ -20,7 +20,9 @@ const suite = useE2eSuite();
 const RESULT_TITLE = /^## \[subagent-result\] worker failed \(taskId: ([0-9a-f-]{36})\)/;
 const isParent = (request: FakeRequest) => !isWorkerRequest(request);
 const resultsIn = (request: FakeRequest) =>
-  request.messages.filter((message) => message.role === "user" && RESULT_TITLE.test(messageText(message))).map(messageText);
+  request.messages
+    .filter((message) => message.role === "user" && RESULT_TITLE.test(messageText(message)))
+    .map(messageText);
 
 function taskFolders(agentDir: string): string[] {
   const dir = join(agentDir, "subagent-sessions");
@@ -28,7 +30,9 @@ function taskFolders(agentDir: string): string[] {
 }
 
 describe.skipIf(skipTuiTests())("a blocking call whose pi was killed, in the continued session", () => {
-  it("tells the model once: agent, taskId, failed: its pi process ended, and the session file", { tags: ["tui"] }, async () => {
+  it("tells the model once: agent, taskId, failed: its pi process ended, and the session file", {
+    tags: ["tui"],
+  }, async () => {
     suite.newEnv();
     const sleeping = join(suite.env.root, "sleep-started");
     const task = `Long job. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `touch ${sleeping} && sleep 300` } }] })}`;
@@ -41,25 +45,48 @@ describe.skipIf(skipTuiTests())("a blocking call whose pi was killed, in the con
     expect(await waitForNoProcesses(suite.env.marker, 10_000)).toEqual([]);
 
     // The continued session starts a turn of its own with the result; the model answers it.
-    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "Noted: the worker failed." } });
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText),
+      reply: { text: "Noted: the worker failed." },
+    });
     const tui = await suite.startTui({ args: ["-e", EXTENSION_ENTRY, "-c"] });
-    const told = await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length > 0, 90_000, "the result in the continued session");
+    const told = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultsIn(r).length > 0,
+      90_000,
+      "the result in the continued session",
+    );
     const [envelope] = resultsIn(told);
     expect(RESULT_TITLE.exec(envelope!)?.[1]).toBe(taskId);
     expect(envelope).toContain("- Error: its pi process ended");
-    expect(envelope).toContain(`Its session file: ${join(suite.env.agentDir, "subagent-sessions", taskId!, "session.jsonl")}`);
+    expect(envelope).toContain(
+      `Its session file: ${join(suite.env.agentDir, "subagent-sessions", taskId!, "session.jsonl")}`,
+    );
     // It is the same conversation: the dangling call is there before the result.
-    const callIndex = told.messages.findIndex((message) => message.role === "assistant" && JSON.stringify(message).includes('"subagent"'));
+    const callIndex = told.messages.findIndex(
+      (message) => message.role === "assistant" && JSON.stringify(message).includes('"subagent"'),
+    );
     expect(callIndex).toBeGreaterThanOrEqual(0);
 
     // Once: the next turn's request carries it a single time, and the record says it was delivered.
     await tui.waitForText("Noted: the worker failed.", 30_000);
     await tui.submit(`Anything else? ${fakeDirective({ text: "NOTHING-ELSE" })}`);
-    const next = await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.includes("Anything else?"), 60_000, "the next turn");
+    const next = await suite.fake.waitForRequest(
+      (r) => isParent(r) && r.lastText.includes("Anything else?"),
+      60_000,
+      "the next turn",
+    );
     expect(resultsIn(next)).toHaveLength(1);
     await tui.waitForText("NOTHING-ELSE", 30_000);
-    const record = JSON.parse(readFileSync(join(suite.env.agentDir, "subagent-sessions", taskId!, "record.json"), "utf8")) as Record<string, unknown>;
-    expect(record).toMatchObject({ taskId, mode: "sync", status: "failed", errorMessage: "its pi process ended", delivered: true });
+    const record = JSON.parse(
+      readFileSync(join(suite.env.agentDir, "subagent-sessions", taskId!, "record.json"), "utf8"),
+    ) as Record<string, unknown>;
+    expect(record).toMatchObject({
+      taskId,
+      mode: "sync",
+      status: "failed",
+      errorMessage: "its pi process ended",
+      delivered: true,
+    });
     expect(await tui.quit()).toBe(0);
   });
 });

@@ -16,7 +16,12 @@ const suite = useE2eSuite();
 const WAIT_MS = 60_000;
 
 function printPi(prompt: string, extraEnv: NodeJS.ProcessEnv = {}) {
-  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, extraEnv, timeoutMs: 120_000 });
+  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+    env: suite.env.env,
+    cwd: suite.env.workDir,
+    extraEnv,
+    timeoutMs: 120_000,
+  });
 }
 
 function delegatingPrompt(args: Record<string, unknown>, then: FakeAction[] = []): string {
@@ -33,12 +38,18 @@ describe("planted agent files", () => {
     symlinkSync("/dev/zero", join(env.workDir, ".pi", "subagent-isolation.json"));
 
     const started = Date.now();
-    const result = await printPi(delegatingPrompt({ agent: "worker", task: `Say hi. ${fakeDirective({ text: "CHILD-HI" })}` }));
+    const result = await printPi(
+      delegatingPrompt({ agent: "worker", task: `Say hi. ${fakeDirective({ text: "CHILD-HI" })}` }),
+    );
     const elapsed = Date.now() - started;
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("CHILD-HI");
-    expect(result.stderr).toContain(`pi-subagent-dispatch: skipped agent file ${join(agents, "fifo.md")}: it is a FIFO (named pipe), not a regular file`);
-    expect(result.stderr).toContain(`pi-subagent-dispatch: skipped agent file ${join(agents, "zero.md")}: it is a character device, not a regular file`);
+    expect(result.stderr).toContain(
+      `pi-subagent-dispatch: skipped agent file ${join(agents, "fifo.md")}: it is a FIFO (named pipe), not a regular file`,
+    );
+    expect(result.stderr).toContain(
+      `pi-subagent-dispatch: skipped agent file ${join(agents, "zero.md")}: it is a character device, not a regular file`,
+    );
     expect(result.stderr).toContain(`subagent-isolation.json: it is a character device, not a regular file; ignored`);
     // Before, the FIFO hung pi for minutes and /dev/zero grew it to gigabytes; a slow shared machine needs far less.
     expect(elapsed).toBeLessThan(90_000);
@@ -51,7 +62,9 @@ describe("a 5 MB answer", () => {
     const env = suite.newEnv();
     const answer = `HUGE-BEGIN ${"lorem ipsum ".repeat(440_000)}HUGE-END`;
     suite.fake.on({ when: isWorkerRequest, reply: { text: answer, chunkChars: 1024 * 1024 }, times: 1 });
-    const result = await printPi(delegatingPrompt({ agent: "worker", task: "Write everything." }, [{ text: "PARENT-DONE" }]));
+    const result = await printPi(
+      delegatingPrompt({ agent: "worker", task: "Write everything." }, [{ text: "PARENT-DONE" }]),
+    );
     expect(result.code, result.stderr).toBe(0);
 
     // The parent's second request carries the tool result: cut, with the note.
@@ -61,7 +74,10 @@ describe("a 5 MB answer", () => {
     expect(toolText.length).toBeLessThan(52_000);
     expect(toolText.slice(0, 100)).toMatch(/^HUGE-BEGIN lorem ipsum/);
     expect(toolText).not.toContain("HUGE-END");
-    const note = /\[Output cut: showing the first 50000 of (\d+) characters \((\d+) omitted\)\. The full output is saved in (\S+output\.md); read it from there only if you need the rest\.\]/.exec(toolText);
+    const note =
+      /\[Output cut: showing the first 50000 of (\d+) characters \((\d+) omitted\)\. The full output is saved in (\S+output\.md); read it from there only if you need the rest\.\]/.exec(
+        toolText,
+      );
     expect(note, toolText.slice(-400)).not.toBeNull();
     expect(Number(note![1])).toBe(answer.length);
     const file = note![3]!;
@@ -79,7 +95,9 @@ describe("a 5 MB answer", () => {
 });
 
 describe.skipIf(skipTuiTests())("in the TUI", () => {
-  it("a task with an OSC title sequence leaves the terminal title alone, and a path as a taskId is refused", { tags: ["tui"] }, async () => {
+  it("a task with an OSC title sequence leaves the terminal title alone, and a path as a taskId is refused", {
+    tags: ["tui"],
+  }, async () => {
     const tui = await suite.startTui({ width: 120, height: 45 });
     const env = suite.env;
     const titleBefore = await tui.tmux("display-message", "-p", "-t", "pi", "#{pane_title}");
@@ -100,7 +118,9 @@ describe.skipIf(skipTuiTests())("in the TUI", () => {
     const planted = join(env.agentDir, "subagent-sessions", "..", "..", "project");
     mkdirSync(planted, { recursive: true });
     writeFileSync(join(planted, "record.json"), JSON.stringify({ version: 1, taskId: "planted", status: "succeeded" }));
-    await tui.submit(`Cancel ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { action: "cancel", taskId: "../../project" } }] }, { text: "Tried." }])}`);
+    await tui.submit(
+      `Cancel ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { action: "cancel", taskId: "../../project" } }] }, { text: "Tried." }])}`,
+    );
     const screen = await tui.waitForText('"../../project" is not a taskId', WAIT_MS);
     expect(screen).not.toContain("already finished");
     // pi ends cleanly (the suite then ends tmux and anything left with the marker).

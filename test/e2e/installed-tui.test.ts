@@ -17,11 +17,14 @@ import { waitForFile, waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests } from "../harness/tmux.ts";
 
 const suite = useE2eSuite();
-const RESULT_TITLE = /^## \[subagent-result\] worker (succeeded|failed|timed out|cancelled) \(taskId: ([0-9a-f-]{36})\)/;
+const RESULT_TITLE =
+  /^## \[subagent-result\] worker (succeeded|failed|timed out|cancelled) \(taskId: ([0-9a-f-]{36})\)/;
 const isParent = (req: FakeRequest) => !isWorkerRequest(req);
 
 describe.skipIf(skipTuiTests())("the package installed with pi install, in the TUI", () => {
-  it("dispatches, shows the widget, delivers a result, cancels, and opens /subagent-config", { tags: ["tui"] }, async () => {
+  it("dispatches, shows the widget, delivers a result, cancels, and opens /subagent-config", {
+    tags: ["tui"],
+  }, async () => {
     const env = suite.newEnv();
     const install = await runPi(["install", REPO_ROOT], { env: env.env, cwd: env.workDir, timeoutMs: 120_000 });
     expect(install.code, install.stderr).toBe(0);
@@ -29,7 +32,10 @@ describe.skipIf(skipTuiTests())("the package installed with pi install, in the T
     expect(settings.packages?.map((entry) => resolve(env.agentDir, entry))).toEqual([REPO_ROOT]);
 
     // A result envelope quotes the child's task, directive included: the parent must not act on that again.
-    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "Result noted." } });
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText),
+      reply: { text: "Result noted." },
+    });
     const tui = await suite.startTui({ args: [] });
 
     const sleeping = join(env.root, "sleep-started");
@@ -37,17 +43,30 @@ describe.skipIf(skipTuiTests())("the package installed with pi install, in the T
     const quickTask = `Quick job. ${fakeDirective({ text: "QUICK-RESULT-MARKER" })}`;
     await tui.submit(
       `Delegate both. ${fakeDirective([
-        { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: longTask } }, { name: "subagent", arguments: { agent: "worker", task: quickTask } }] },
+        {
+          toolCalls: [
+            { name: "subagent", arguments: { agent: "worker", task: longTask } },
+            { name: "subagent", arguments: { agent: "worker", task: quickTask } },
+          ],
+        },
         { text: "Both dispatched." },
       ])}`,
     );
     // Receipts, then the widget with the running task.
-    await tui.waitForScreen((screen) => [...screen.matchAll(/Dispatched worker\. taskId: [0-9a-f-]{36}/g)].length === 2, 60_000, "two receipts");
+    await tui.waitForScreen(
+      (screen) => [...screen.matchAll(/Dispatched worker\. taskId: [0-9a-f-]{36}/g)].length === 2,
+      60_000,
+      "two receipts",
+    );
     await waitForFile(sleeping, 60_000);
     await tui.waitForText(/── Subagents · 1 running ─+/, 60_000);
 
     // The quick task's result starts a turn of its own with the envelope, and its card shows.
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), 90_000, "the result turn");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText),
+      90_000,
+      "the result turn",
+    );
     expect(delivered.lastText).toMatch(/^## \[subagent-result\] worker succeeded/);
     expect(delivered.lastText).toContain("QUICK-RESULT-MARKER");
     await tui.waitForText("View full result: /subagent-result", 30_000);

@@ -27,12 +27,23 @@ interface Logged {
 
 function logged(path: string): Logged[] {
   if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as Logged);
+  return readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Logged);
 }
 
 /** The log re-read every 100 ms (a file emits no event) until `channel` is in it. */
 async function waitForLogged(path: string, channel: string, timeoutMs: number): Promise<void> {
-  await vi.waitFor(() => expect(logged(path).map((event) => event.channel), `the channels logged in ${path}`).toContain(channel), { timeout: timeoutMs, interval: 100 });
+  await vi.waitFor(
+    () =>
+      expect(
+        logged(path).map((event) => event.channel),
+        `the channels logged in ${path}`,
+      ).toContain(channel),
+    { timeout: timeoutMs, interval: 100 },
+  );
 }
 
 function delegatingPrompt(childText: string): string {
@@ -42,8 +53,17 @@ function delegatingPrompt(childText: string): string {
 }
 
 /** The four events of one task, in order, each from the main pi, with the common fields. */
-function expectLifecycle(events: Logged[], mode: "sync" | "async", mainPid?: number): Record<string, Record<string, unknown>> {
-  expect(events.map((event) => event.channel)).toEqual(["subagent:queued", "subagent:started", "subagent:ended", "subagent:delivered"]);
+function expectLifecycle(
+  events: Logged[],
+  mode: "sync" | "async",
+  mainPid?: number,
+): Record<string, Record<string, unknown>> {
+  expect(events.map((event) => event.channel)).toEqual([
+    "subagent:queued",
+    "subagent:started",
+    "subagent:ended",
+    "subagent:delivered",
+  ]);
   const taskId = events[0]!.data.taskId;
   expect(taskId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
   for (const event of events) {
@@ -77,7 +97,9 @@ describe("lifecycle events on pi.events", () => {
     expect(ended).toMatchObject({ status: "succeeded", stopReason: "stop", model: "fake/fake-model" });
     expect(ended.usage).toMatchObject({ turns: 1, input: 120, output: 30 });
     expect(ended.durationMs).toEqual(expect.any(Number));
-    const record = JSON.parse(readFileSync(join(suite.env.agentDir, "subagent-sessions", String(ended.taskId), "record.json"), "utf8")) as Record<string, unknown>;
+    const record = JSON.parse(
+      readFileSync(join(suite.env.agentDir, "subagent-sessions", String(ended.taskId), "record.json"), "utf8"),
+    ) as Record<string, unknown>;
     expect(ended.sessionFile).toBe(record.sessionFile);
     expect(ended.durationMs).toBe(record.durationMs);
     expect(byChannel["subagent:delivered"]!.status).toBe("succeeded");
@@ -88,13 +110,26 @@ describe("lifecycle events on pi.events", () => {
     it("a background task: delivered comes once its result entered the conversation", { tags: ["tui"] }, async () => {
       suite.newEnv();
       const log = join(suite.env.root, "lifecycle.jsonl");
-      suite.fake.on({ when: (r) => !isWorkerRequest(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "Noted the result." } });
-      const tui = await suite.startTui({ args: ["-e", EXTENSION_ENTRY, "-e", LISTENER], extraEnv: { LIFECYCLE_LOG: log } });
+      suite.fake.on({
+        when: (r) => !isWorkerRequest(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText),
+        reply: { text: "Noted the result." },
+      });
+      const tui = await suite.startTui({
+        args: ["-e", EXTENSION_ENTRY, "-e", LISTENER],
+        extraEnv: { LIFECYCLE_LOG: log },
+      });
       await tui.submit(delegatingPrompt("BACKGROUND-SAID-IT"));
-      await suite.fake.waitForRequest((r) => !isWorkerRequest(r) && RESULT_TITLE.test(r.lastText), 90_000, "the result reaching the main agent");
+      await suite.fake.waitForRequest(
+        (r) => !isWorkerRequest(r) && RESULT_TITLE.test(r.lastText),
+        90_000,
+        "the result reaching the main agent",
+      );
       await waitForLogged(log, "subagent:delivered", 30_000);
       const byChannel = expectLifecycle(logged(log), "async", await tui.piPid());
-      expect(byChannel["subagent:ended"]).toMatchObject({ status: "succeeded", usage: expect.objectContaining({ turns: 1, input: 120, output: 30 }) });
+      expect(byChannel["subagent:ended"]).toMatchObject({
+        status: "succeeded",
+        usage: expect.objectContaining({ turns: 1, input: 120, output: 30 }),
+      });
       expect(byChannel["subagent:delivered"]!.status).toBe("succeeded");
       expect(await tui.quit()).toBe(0);
     });

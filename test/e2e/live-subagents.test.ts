@@ -16,7 +16,8 @@ import { skipTuiTests, type TmuxPi } from "../harness/tmux.ts";
 
 const isChild = isWorkerRequest;
 const isParent = (req: FakeRequest) => !isChild(req);
-const RESULT_TITLE = /^## \[subagent-result\] worker (succeeded|failed|timed out|cancelled) \(taskId: ([0-9a-f-]{36})\)/;
+const RESULT_TITLE =
+  /^## \[subagent-result\] worker (succeeded|failed|timed out|cancelled) \(taskId: ([0-9a-f-]{36})\)/;
 const MESSAGE_MARK = "[Message from the main agent (the agent that dispatched you), sent while you were working]";
 const USER_MARK = "[Message from the user, via the main agent's session, sent while you were working]";
 
@@ -37,13 +38,20 @@ function busyChild(): { started: string; release: string } {
     when: (r) => isChild(r) && !r.messages.some((m) => m.role === "assistant"),
     reply: {
       text: "Looked at the first file.",
-      toolCalls: [{ name: "bash", arguments: { command: `touch ${started}; while [ ! -f ${release} ]; do sleep 0.1; done; echo WAITED` } }],
+      toolCalls: [
+        {
+          name: "bash",
+          arguments: { command: `touch ${started}; while [ ! -f ${release} ]; do sleep 0.1; done; echo WAITED` },
+        },
+      ],
     },
   });
   suite.fake.on({
     when: (r) => isChild(r) && r.messages.some((m) => m.role === "user" && messageText(m).startsWith("[Message from")),
     reply: (r) => {
-      const told = r.messages.filter((m) => m.role === "user" && messageText(m).startsWith("[Message from")).map(messageText);
+      const told = r.messages
+        .filter((m) => m.role === "user" && messageText(m).startsWith("[Message from"))
+        .map(messageText);
       return { text: `ACTED-ON: ${told.map((t) => t.split("\n").slice(1).join(" ")).join(" | ")}` };
     },
   });
@@ -51,16 +59,23 @@ function busyChild(): { started: string; release: string } {
 }
 
 async function startTui(): Promise<TmuxPi> {
-  suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "Result digested." } });
+  suite.fake.on({
+    when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText),
+    reply: { text: "Result digested." },
+  });
   return suite.startTui();
 }
 
 function recordOf(taskId: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(join(suite.env.agentDir, "subagent-sessions", taskId, "record.json"), "utf8")) as Record<string, unknown>;
+  return JSON.parse(
+    readFileSync(join(suite.env.agentDir, "subagent-sessions", taskId, "record.json"), "utf8"),
+  ) as Record<string, unknown>;
 }
 
 describe.skipIf(skipTuiTests())("live subagents in the TUI", () => {
-  it("action=message reaches a child busy in bash at its next request, and its result shows it acted on it", { tags: ["contract", "tui"] }, async () => {
+  it("action=message reaches a child busy in bash at its next request, and its result shows it acted on it", {
+    tags: ["contract", "tui"],
+  }, async () => {
     const t = await startTui();
     const { started, release } = busyChild();
     let taskId = "";
@@ -69,30 +84,55 @@ describe.skipIf(skipTuiTests())("live subagents in the TUI", () => {
       reply: async (r) => {
         taskId = r.lastText.slice(-36);
         await waitForFile(started, 60_000);
-        return { toolCalls: [{ name: "subagent", arguments: { action: "message", taskId, message: "Also mention BANANA." } }] };
+        return {
+          toolCalls: [{ name: "subagent", arguments: { action: "message", taskId, message: "Also mention BANANA." } }],
+        };
       },
       times: 1,
     });
-    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Message sent to"), reply: { text: "Told it." } });
-    await t.submit(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Long job." } }] })}`);
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Message sent to"),
+      reply: { text: "Told it." },
+    });
+    await t.submit(
+      `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Long job." } }] })}`,
+    );
 
-    const acked = await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.startsWith("Message sent to"), 90_000, "the acknowledgement");
-    expect(acked.lastText).toBe(`Message sent to ${taskId} (worker); it reaches the subagent before its next model call.`);
+    const acked = await suite.fake.waitForRequest(
+      (r) => isParent(r) && r.lastText.startsWith("Message sent to"),
+      90_000,
+      "the acknowledgement",
+    );
+    expect(acked.lastText).toBe(
+      `Message sent to ${taskId} (worker); it reaches the subagent before its next model call.`,
+    );
     writeFileSync(release, "");
-    const childNext = await suite.fake.waitForRequest((r) => isChild(r) && r.messages.some((m) => messageText(m).startsWith(MESSAGE_MARK)), 60_000, "the child's next request");
+    const childNext = await suite.fake.waitForRequest(
+      (r) => isChild(r) && r.messages.some((m) => messageText(m).startsWith(MESSAGE_MARK)),
+      60_000,
+      "the child's next request",
+    );
     expect(childNext.messages.at(-1)!.role).toBe("user");
     expect(messageText(childNext.messages.at(-1))).toBe(`${MESSAGE_MARK}\nAlso mention BANANA.`);
     expect(childNext.messages.some((m) => m.role === "tool" && messageText(m).includes("WAITED"))).toBe(true);
 
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 90_000, "the result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultMessages(r).length === 1,
+      90_000,
+      "the result",
+    );
     const envelope = resultMessages(delivered)[0]!;
     expect(envelope).toContain("- Status: succeeded");
     expect(envelope.split("---\n")[1]).toBe("ACTED-ON: Also mention BANANA.");
-    expect(recordOf(taskId).messages).toEqual([{ at: expect.any(Number), from: "agent", text: "Also mention BANANA.", delivery: "steer" }]);
+    expect(recordOf(taskId).messages).toEqual([
+      { at: expect.any(Number), from: "agent", text: "Also mention BANANA.", delivery: "steer" },
+    ]);
     expect(await t.quit()).toBe(0);
   });
 
-  it("a burst of 25 action=message calls: 20 reach the child coalesced (3 child model calls in all, not 21), 5 are refused", { tags: ["tui"] }, async () => {
+  it("a burst of 25 action=message calls: 20 reach the child coalesced (3 child model calls in all, not 21), 5 are refused", {
+    tags: ["tui"],
+  }, async () => {
     const t = await startTui();
     const { started, release } = busyChild();
     const burst = Array.from({ length: 25 }, (_, index) => `Note ${index + 1}.`);
@@ -102,14 +142,26 @@ describe.skipIf(skipTuiTests())("live subagents in the TUI", () => {
       reply: async (r) => {
         taskId = r.lastText.slice(-36);
         await waitForFile(started, 60_000);
-        return { toolCalls: burst.map((message) => ({ name: "subagent", arguments: { action: "message", taskId, message } })) };
+        return {
+          toolCalls: burst.map((message) => ({ name: "subagent", arguments: { action: "message", taskId, message } })),
+        };
       },
       times: 1,
     });
-    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && !r.lastText.startsWith("Dispatched worker."), reply: { text: "Told it." }, times: 1 });
-    await t.submit(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Long job." } }] })}`);
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "tool" && !r.lastText.startsWith("Dispatched worker."),
+      reply: { text: "Told it." },
+      times: 1,
+    });
+    await t.submit(
+      `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Long job." } }] })}`,
+    );
 
-    const answered = await suite.fake.waitForRequest((r) => isParent(r) && r.lastRole === "tool" && !r.lastText.startsWith("Dispatched worker."), 90_000, "the burst's results");
+    const answered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && r.lastRole === "tool" && !r.lastText.startsWith("Dispatched worker."),
+      90_000,
+      "the burst's results",
+    );
     const results = answered.messages.filter((m) => m.role === "tool").map(messageText);
     expect(results.filter((text) => text.startsWith("Message sent to"))).toHaveLength(20);
     const refusals = results.filter((text) => text.includes("has already received 20 messages from you"));
@@ -119,43 +171,87 @@ describe.skipIf(skipTuiTests())("live subagents in the TUI", () => {
     );
     writeFileSync(release, "");
 
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 90_000, "the result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultMessages(r).length === 1,
+      90_000,
+      "the result",
+    );
     expect(resultMessages(delivered)[0]).toContain("- Status: succeeded");
     const childCalls = suite.fake.requests.filter(isChild);
     expect(childCalls.length, "child model calls").toBeLessThanOrEqual(3);
     // Every message reached the child once, in the order they were sent.
-    const told = childCalls.at(-1)!.messages.filter((m) => m.role === "user" && messageText(m).startsWith(MESSAGE_MARK)).map(messageText).join("\n");
-    expect([...told.matchAll(/Note (\d+)\./g)].map((match) => Number(match[1]))).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
+    const told = childCalls
+      .at(-1)!
+      .messages.filter((m) => m.role === "user" && messageText(m).startsWith(MESSAGE_MARK))
+      .map(messageText)
+      .join("\n");
+    expect([...told.matchAll(/Note (\d+)\./g)].map((match) => Number(match[1]))).toEqual(
+      Array.from({ length: 20 }, (_, index) => index + 1),
+    );
     expect((recordOf(taskId).messages as unknown[]).length).toBe(20);
     expect(await t.quit()).toBe(0);
   });
 
-  it("/subagent-message with a 13-character id prefix reaches the child, marked as the user's", { tags: ["contract", "tui"] }, async () => {
+  it("/subagent-message with a 13-character id prefix reaches the child, marked as the user's", {
+    tags: ["contract", "tui"],
+  }, async () => {
     const t = await startTui();
     const { started, release } = busyChild();
-    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."), reply: { text: "Dispatched." }, times: 1 });
-    await t.submit(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Long job." } }] })}`);
-    const receipt = await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.startsWith("Dispatched worker."), 90_000, "the receipt");
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."),
+      reply: { text: "Dispatched." },
+      times: 1,
+    });
+    await t.submit(
+      `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Long job." } }] })}`,
+    );
+    const receipt = await suite.fake.waitForRequest(
+      (r) => isParent(r) && r.lastText.startsWith("Dispatched worker."),
+      90_000,
+      "the receipt",
+    );
     const taskId = receipt.lastText.slice(-36);
     await waitForFile(started, 60_000);
     await t.waitForText("Dispatched.", 30_000);
     await t.submit(`/subagent-message ${taskId.slice(0, 13)} Use metric units.`);
     await t.waitForText("Message sent to subagent task", 30_000);
     writeFileSync(release, "");
-    const childNext = await suite.fake.waitForRequest((r) => isChild(r) && r.messages.some((m) => messageText(m).startsWith(USER_MARK)), 60_000, "the child's next request");
+    const childNext = await suite.fake.waitForRequest(
+      (r) => isChild(r) && r.messages.some((m) => messageText(m).startsWith(USER_MARK)),
+      60_000,
+      "the child's next request",
+    );
     expect(messageText(childNext.messages.at(-1))).toBe(`${USER_MARK}\nUse metric units.`);
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 90_000, "the result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultMessages(r).length === 1,
+      90_000,
+      "the result",
+    );
     expect(resultMessages(delivered)[0]!.split("---\n")[1]).toBe("ACTED-ON: Use metric units.");
-    expect(recordOf(taskId).messages).toEqual([{ at: expect.any(Number), from: "user", text: "Use metric units.", delivery: "steer" }]);
+    expect(recordOf(taskId).messages).toEqual([
+      { at: expect.any(Number), from: "user", text: "Use metric units.", delivery: "steer" },
+    ]);
     expect(await t.quit()).toBe(0);
   });
 
-  it("/subagent-cancel of a child that wrote text and then started a long tool keeps that text, and leaves no process", { tags: ["contract", "tui"] }, async () => {
+  it("/subagent-cancel of a child that wrote text and then started a long tool keeps that text, and leaves no process", {
+    tags: ["contract", "tui"],
+  }, async () => {
     const t = await startTui();
     const { started } = busyChild();
-    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."), reply: { text: "Dispatched." }, times: 1 });
-    await t.submit(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Long job." } }] })}`);
-    const receipt = await suite.fake.waitForRequest((r) => isParent(r) && r.lastText.startsWith("Dispatched worker."), 90_000, "the receipt");
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."),
+      reply: { text: "Dispatched." },
+      times: 1,
+    });
+    await t.submit(
+      `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Long job." } }] })}`,
+    );
+    const receipt = await suite.fake.waitForRequest(
+      (r) => isParent(r) && r.lastText.startsWith("Dispatched worker."),
+      90_000,
+      "the receipt",
+    );
     const taskId = receipt.lastText.slice(-36);
     await waitForFile(started, 60_000);
     await t.waitForText("Dispatched.", 30_000);
@@ -165,12 +261,26 @@ describe.skipIf(skipTuiTests())("live subagents in the TUI", () => {
     await t.press("Escape");
     await t.waitForNoText(`${taskId.slice(0, 8)}…${taskId.slice(-8)} worker`, 10_000);
     await t.press("Enter");
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 60_000, "the cancelled result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultMessages(r).length === 1,
+      60_000,
+      "the cancelled result",
+    );
     const envelope = resultMessages(delivered)[0]!;
     expect(envelope).toContain(`## [subagent-result] worker cancelled (taskId: ${taskId})`);
-    expect(envelope).toContain("Partial output before it was stopped:\nLooked at the first file.\n\nTools it ran (1):\n- bash: touch ");
-    expect(recordOf(taskId)).toMatchObject({ status: "cancelled", cancelledBy: "user", output: "Looked at the first file." });
-    const stay = [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim()), (await t.piPid())!];
+    expect(envelope).toContain(
+      "Partial output before it was stopped:\nLooked at the first file.\n\nTools it ran (1):\n- bash: touch ",
+    );
+    expect(recordOf(taskId)).toMatchObject({
+      status: "cancelled",
+      cancelledBy: "user",
+      output: "Looked at the first file.",
+    });
+    const stay = [
+      await t.shellPid(),
+      Number((await t.tmux("display-message", "-p", "#{pid}")).trim()),
+      (await t.piPid())!,
+    ];
     expect(await waitForNoProcesses(suite.env.marker, 15_000, stay)).toEqual([]);
     expect(existsSync(started)).toBe(true);
     expect(await t.quit()).toBe(0);
@@ -179,42 +289,68 @@ describe.skipIf(skipTuiTests())("live subagents in the TUI", () => {
 
 describe("live children in print mode", () => {
   const printPi = (prompt: string, extraEnv: NodeJS.ProcessEnv = {}) =>
-    runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 120_000, extraEnv });
+    runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      timeoutMs: 120_000,
+      extraEnv,
+    });
 
   it("an activity timeout keeps the child's text and the tools it ran under the partial-output heading; no process is left", async () => {
     suite.newEnv();
     const started = join(suite.env.root, "sleep-started");
     suite.fake.on({
       when: (r) => isChild(r) && !r.messages.some((m) => m.role === "assistant"),
-      reply: { text: "Halfway there: 2 of 4 files read.", toolCalls: [{ name: "bash", arguments: { command: `touch ${started} && sleep 300` } }] },
+      reply: {
+        text: "Halfway there: 2 of 4 files read.",
+        toolCalls: [{ name: "bash", arguments: { command: `touch ${started} && sleep 300` } }],
+      },
     });
-    const result = await printPi(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Slow job." } }] })}`, {
-      // The quiet time counts from the child's first output: no margin for its start is needed.
-      PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000",
-    });
+    const result = await printPi(
+      `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Slow job." } }] })}`,
+      {
+        // The quiet time counts from the child's first output: no margin for its start is needed.
+        PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000",
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(started)).toBe(true);
     const toolText = suite.fake.requests.filter(isParent).at(-1)!.lastText;
     expect(toolText).toContain("Subagent worker timed out.");
-    expect(toolText).toContain("Partial output before it was stopped:\nHalfway there: 2 of 4 files read.\n\nTools it ran (1):\n- bash: touch ");
+    expect(toolText).toContain(
+      "Partial output before it was stopped:\nHalfway there: 2 of 4 files read.\n\nTools it ran (1):\n- bash: touch ",
+    );
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("a 200 KiB task reaches the child whole (no E2BIG); the JSON fallback still delegates as before", { tags: ["contract"] }, async () => {
+  it("a 200 KiB task reaches the child whole (no E2BIG); the JSON fallback still delegates as before", {
+    tags: ["contract"],
+  }, async () => {
     suite.newEnv();
     const big = `BIG-TASK ${"x".repeat(200 * 1024)}`;
-    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && r.lastText.includes("GO-BIG"), reply: { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: big } }] } });
-    suite.fake.on({ when: (r) => isChild(r) && r.lastRole === "user", reply: (r) => ({ text: `CHILD-GOT ${r.lastText.length} chars` }) });
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "user" && r.lastText.includes("GO-BIG"),
+      reply: { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: big } }] },
+    });
+    suite.fake.on({
+      when: (r) => isChild(r) && r.lastRole === "user",
+      reply: (r) => ({ text: `CHILD-GOT ${r.lastText.length} chars` }),
+    });
     const result = await printPi("GO-BIG");
     expect(result.code, result.stderr).toBe(0);
     const toolText = suite.fake.requests.filter(isParent).at(-1)!.lastText;
     expect(toolText).toContain(`CHILD-GOT ${"Task: ".length + big.length} chars`);
 
-    const fallback = await printPi(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Small job." } }] })}`, {
-      PI_SUBAGENT_CHILD_MODE: "json",
-    });
+    const fallback = await printPi(
+      `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "Small job." } }] })}`,
+      {
+        PI_SUBAGENT_CHILD_MODE: "json",
+      },
+    );
     expect(fallback.code, fallback.stderr).toBe(0);
-    expect(suite.fake.requests.filter(isParent).at(-1)!.lastText).toMatch(/^CHILD-GOT 16 chars\n\n\[subagent session: [0-9a-f-]{36}\]$/);
+    expect(suite.fake.requests.filter(isParent).at(-1)!.lastText).toMatch(
+      /^CHILD-GOT 16 chars\n\n\[subagent session: [0-9a-f-]{36}\]$/,
+    );
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });

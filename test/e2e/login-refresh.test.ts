@@ -18,7 +18,13 @@ import { mainToolResults, subagentCall, useMarkerFolder } from "../harness/child
 import { waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests } from "../harness/tmux.ts";
 import { bwrapInSystemDirs } from "../../src/sandbox/sandbox-layout.ts";
-import { BROKEN_REFRESH, OAUTH_MODEL, OAUTH_PROVIDER, RENEWED, RENEWED_LIFETIME_MS } from "./fixtures/oauth-provider.ts";
+import {
+  BROKEN_REFRESH,
+  OAUTH_MODEL,
+  OAUTH_PROVIDER,
+  RENEWED,
+  RENEWED_LIFETIME_MS,
+} from "./fixtures/oauth-provider.ts";
 
 const suite = useE2eSuite();
 const SKIP = !bwrapInSystemDirs() && process.env.CI !== "true";
@@ -40,11 +46,19 @@ function setUp(login: { access: string; refresh: string; expires: number }) {
       timeoutMs: 120_000,
       extraEnv: { ...providerEnv, ...extraEnv },
     });
-  const startTui = () => suite.startTui({ args: ["-e", EXTENSION_ENTRY, "-e", PROVIDER_EXTENSION], extraEnv: providerEnv });
-  const storedLogin = () => (JSON.parse(readFileSync(authFile, "utf8")) as Record<string, { access: string; refresh: string; expires: number }>)[OAUTH_PROVIDER];
+  const startTui = () =>
+    suite.startTui({ args: ["-e", EXTENSION_ENTRY, "-e", PROVIDER_EXTENSION], extraEnv: providerEnv });
+  const storedLogin = () =>
+    (
+      JSON.parse(readFileSync(authFile, "utf8")) as Record<string, { access: string; refresh: string; expires: number }>
+    )[OAUTH_PROVIDER];
   const refreshes = (): Array<{ refresh: string; depth: string }> => {
     try {
-      return readFileSync(refreshLog, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as { refresh: string; depth: string });
+      return readFileSync(refreshLog, "utf8")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { refresh: string; depth: string });
     } catch {
       return [];
     }
@@ -56,11 +70,18 @@ const workerRequests = (): FakeRequest[] => suite.fake.requests.filter(isWorkerR
 /** The main pi's prompt: one delegation to the worker, whose child answers `CHILD-ANSWER`. */
 const DELEGATE = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: `LOGIN-CHILD ${fakeDirective({ text: "CHILD-ANSWER" })}` }), { text: "main done" }])}`;
 /** The subagent's result as the main model read it. */
-const childResult = (): string | undefined => mainToolResults(suite.fake).find((text) => text.includes("[subagent session:"));
+const childResult = (): string | undefined =>
+  mainToolResults(suite.fake).find((text) => text.includes("[subagent session:"));
 
 describe.skipIf(SKIP)("a login near its end is renewed before a sandboxed child gets its copy", () => {
-  it("the main pi renews a login that ends in a minute in the person's auth.json, with the person's refresh token; the read-only child calls its model with the new token and succeeds", { tags: ["contract"] }, async () => {
-    const { env, run, storedLogin, refreshes } = setUp({ access: "ACCESS-OLD", refresh: "REFRESH-1", expires: Date.now() + MINUTE });
+  it("the main pi renews a login that ends in a minute in the person's auth.json, with the person's refresh token; the read-only child calls its model with the new token and succeeds", {
+    tags: ["contract"],
+  }, async () => {
+    const { env, run, storedLogin, refreshes } = setUp({
+      access: "ACCESS-OLD",
+      refresh: "REFRESH-1",
+      expires: Date.now() + MINUTE,
+    });
     const before = Date.now();
     const result = await run(DELEGATE);
     expect(result.code, result.stderr).toBe(0);
@@ -80,8 +101,14 @@ describe.skipIf(SKIP)("a login near its end is renewed before a sandboxed child 
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
-  it("two pis dispatching at once with one login near its end renew it once, under pi's lock: the second finds it renewed, and both children use the new token", { tags: ["contract"] }, async () => {
-    const { env, run, storedLogin, refreshes } = setUp({ access: "ACCESS-OLD", refresh: "REFRESH-1", expires: Date.now() + MINUTE });
+  it("two pis dispatching at once with one login near its end renew it once, under pi's lock: the second finds it renewed, and both children use the new token", {
+    tags: ["contract"],
+  }, async () => {
+    const { env, run, storedLogin, refreshes } = setUp({
+      access: "ACCESS-OLD",
+      refresh: "REFRESH-1",
+      expires: Date.now() + MINUTE,
+    });
     // A slow login server: without the lock both pis would be inside it with the same (single-use) refresh token.
     const slow = { OAUTH_FAKE_REFRESH_DELAY_MS: "3000" };
     const [first, second] = await Promise.all([run(DELEGATE, slow), run(DELEGATE, slow)]);
@@ -107,7 +134,9 @@ describe.skipIf(SKIP)("a login near its end is renewed before a sandboxed child 
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
-  it("a refresh that fails does not hold the dispatch back: one warning, the child runs with the current login, the person's file is as it was", { tags: ["contract"] }, async () => {
+  it("a refresh that fails does not hold the dispatch back: one warning, the child runs with the current login, the person's file is as it was", {
+    tags: ["contract"],
+  }, async () => {
     // Ten minutes left: within a 20-minute margin, beyond pi's own five-minute window (so the child uses it as it is).
     const expires = Date.now() + 10 * MINUTE;
     const { env, authFile, run, refreshes } = setUp({ access: "ACCESS-OLD", refresh: BROKEN_REFRESH, expires });
@@ -125,7 +154,9 @@ describe.skipIf(SKIP)("a login near its end is renewed before a sandboxed child 
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
-  it("a login the parent could not renew that ends during the child's run fails the child with the clear note, and the person's file is never written", { tags: ["slow"] }, async () => {
+  it("a login the parent could not renew that ends during the child's run fails the child with the clear note, and the person's file is never written", {
+    tags: ["slow"],
+  }, async () => {
     // The child's bash waits until the login has ended (an event, not a fixed sleep); its next model call then needs
     // a refresh it cannot make (pi 1.x already asks for one five minutes before the end, at its first call).
     const expires = Date.now() + 20_000;
@@ -133,7 +164,9 @@ describe.skipIf(SKIP)("a login near its end is renewed before a sandboxed child 
     const person = readFileSync(authFile, "utf8");
     const waitForEnd = `while [ "$(date +%s%3N)" -le ${expires} ]; do sleep 0.2; done; echo LOGIN-ENDED`;
     const childTask = `LOGIN-CHILD ${fakeDirective([{ toolCalls: [{ name: "bash", arguments: { command: waitForEnd } }] }, { text: "child done" }])}`;
-    const result = await run(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: childTask }), { text: "main done" }])}`);
+    const result = await run(
+      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: childTask }), { text: "main done" }])}`,
+    );
     expect(result.code, result.stderr).toBe(0);
     // Only the parent's attempt is logged: the child's own attempt could not even write the log.
     expect(refreshes()).toEqual([{ refresh: BROKEN_REFRESH, depth: "0" }]);
@@ -148,35 +181,74 @@ describe.skipIf(SKIP)("a login near its end is renewed before a sandboxed child 
   });
 });
 
-describe.skipIf(SKIP || skipTuiTests())("in the TUI, a background child's login is renewed when it is dispatched", () => {
-  const envelopes = (req: FakeRequest) => req.messages.filter((m) => m.role === "user" && messageText(m).includes("[subagent-result]")).length;
-  const resultsSeen = (count: number) => suite.fake.waitForRequest((req) => !isWorkerRequest(req) && envelopes(req) >= count, 90_000, `${count} result envelope(s)`);
+describe.skipIf(SKIP || skipTuiTests())(
+  "in the TUI, a background child's login is renewed when it is dispatched",
+  () => {
+    const envelopes = (req: FakeRequest) =>
+      req.messages.filter((m) => m.role === "user" && messageText(m).includes("[subagent-result]")).length;
+    const resultsSeen = (count: number) =>
+      suite.fake.waitForRequest(
+        (req) => !isWorkerRequest(req) && envelopes(req) >= count,
+        90_000,
+        `${count} result envelope(s)`,
+      );
 
-  it("a single background dispatch and a batch of two: each renewal happens once, in the main pi, and every child calls its model with the new token", { tags: ["tui"] }, async () => {
-    const { env, startTui, storedLogin, refreshes } = setUp({ access: "ACCESS-OLD", refresh: "REFRESH-1", expires: Date.now() + MINUTE });
-    // An envelope quotes the child's task, directive included: the main pi must not act on that directive.
-    suite.fake.on({ when: (req) => !isWorkerRequest(req) && req.lastRole === "user" && req.lastText.includes("[subagent-result]"), reply: { text: "noted" } });
-    const t = await startTui();
-    // The tmux server and its shell carry the marker too, and stay until the suite disposes of them.
-    const harness = [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim())];
-    const childTask = (tag: string) => `${tag} ${fakeDirective({ text: `${tag}-ANSWER` })}`;
-    await t.submit(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: childTask("SINGLE") }), { text: "dispatched" }])}`);
-    await resultsSeen(1);
-    expect(refreshes()).toEqual([{ refresh: "REFRESH-1", depth: "0" }]);
-    expect(storedLogin()).toMatchObject({ access: RENEWED.access, refresh: RENEWED.refresh });
-    // The login near its end again, for the batch: both parts are dispatched after one renewal.
-    writeFileSync(join(env.agentDir, "auth.json"), JSON.stringify({ [OAUTH_PROVIDER]: { type: "oauth", access: "ACCESS-OLD-2", refresh: "REFRESH-2", expires: Date.now() + MINUTE } }, null, 2));
-    const batch = { tasks: [{ agent: "worker", task: childTask("PART-A") }, { agent: "worker", task: childTask("PART-B") }] };
-    await t.submit(`Delegate both. ${fakeDirective([subagentCall(batch), { text: "batch dispatched" }])}`);
-    await resultsSeen(2);
-    expect(refreshes()).toEqual([
-      { refresh: "REFRESH-1", depth: "0" },
-      { refresh: "REFRESH-2", depth: "0" },
-    ]);
-    const calls = workerRequests();
-    expect(calls.length).toBeGreaterThanOrEqual(3);
-    for (const call of calls) expect(call.authorization).toBe(`Bearer ${RENEWED.access}`);
-    expect(await t.quit()).toBe(0);
-    expect(await waitForNoProcesses(env.marker, 15_000, harness)).toEqual([]);
-  });
-});
+    it("a single background dispatch and a batch of two: each renewal happens once, in the main pi, and every child calls its model with the new token", {
+      tags: ["tui"],
+    }, async () => {
+      const { env, startTui, storedLogin, refreshes } = setUp({
+        access: "ACCESS-OLD",
+        refresh: "REFRESH-1",
+        expires: Date.now() + MINUTE,
+      });
+      // An envelope quotes the child's task, directive included: the main pi must not act on that directive.
+      suite.fake.on({
+        when: (req) => !isWorkerRequest(req) && req.lastRole === "user" && req.lastText.includes("[subagent-result]"),
+        reply: { text: "noted" },
+      });
+      const t = await startTui();
+      // The tmux server and its shell carry the marker too, and stay until the suite disposes of them.
+      const harness = [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim())];
+      const childTask = (tag: string) => `${tag} ${fakeDirective({ text: `${tag}-ANSWER` })}`;
+      await t.submit(
+        `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: childTask("SINGLE") }), { text: "dispatched" }])}`,
+      );
+      await resultsSeen(1);
+      expect(refreshes()).toEqual([{ refresh: "REFRESH-1", depth: "0" }]);
+      expect(storedLogin()).toMatchObject({ access: RENEWED.access, refresh: RENEWED.refresh });
+      // The login near its end again, for the batch: both parts are dispatched after one renewal.
+      writeFileSync(
+        join(env.agentDir, "auth.json"),
+        JSON.stringify(
+          {
+            [OAUTH_PROVIDER]: {
+              type: "oauth",
+              access: "ACCESS-OLD-2",
+              refresh: "REFRESH-2",
+              expires: Date.now() + MINUTE,
+            },
+          },
+          null,
+          2,
+        ),
+      );
+      const batch = {
+        tasks: [
+          { agent: "worker", task: childTask("PART-A") },
+          { agent: "worker", task: childTask("PART-B") },
+        ],
+      };
+      await t.submit(`Delegate both. ${fakeDirective([subagentCall(batch), { text: "batch dispatched" }])}`);
+      await resultsSeen(2);
+      expect(refreshes()).toEqual([
+        { refresh: "REFRESH-1", depth: "0" },
+        { refresh: "REFRESH-2", depth: "0" },
+      ]);
+      const calls = workerRequests();
+      expect(calls.length).toBeGreaterThanOrEqual(3);
+      for (const call of calls) expect(call.authorization).toBe(`Bearer ${RENEWED.access}`);
+      expect(await t.quit()).toBe(0);
+      expect(await waitForNoProcesses(env.marker, 15_000, harness)).toEqual([]);
+    });
+  },
+);

@@ -38,7 +38,9 @@ describe("our own stop in a blocking result", () => {
     expect(toolResult).not.toContain("- Error:");
 
     const [taskId] = readdirSync(join(suite.env.agentDir, "subagent-sessions")).filter((name) => !name.startsWith("."));
-    const record = JSON.parse(readFileSync(join(suite.env.agentDir, "subagent-sessions", taskId!, "record.json"), "utf8")) as Record<string, unknown>;
+    const record = JSON.parse(
+      readFileSync(join(suite.env.agentDir, "subagent-sessions", taskId!, "record.json"), "utf8"),
+    ) as Record<string, unknown>;
     expect(record).toMatchObject({ status: "timed out", stopReason: "activity_timeout" });
     expect(record.errorMessage).toBeUndefined();
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);

@@ -31,8 +31,14 @@ beforeAll(async () => {
   expect(tarball, "npm pack wrote a tarball").toBeDefined();
   const project = join(scratch, "project");
   mkdirSync(project);
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "packed-install-check", version: "1.0.0", private: true }));
-  const installed = await npm(["install", "--prefer-offline", "--no-audit", "--no-fund", "--silent", join(scratch, tarball!)], project);
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "packed-install-check", version: "1.0.0", private: true }),
+  );
+  const installed = await npm(
+    ["install", "--prefer-offline", "--no-audit", "--no-fund", "--silent", join(scratch, tarball!)],
+    project,
+  );
   expect(installed.code, installed.stderr).toBe(0);
   installedPackage = join(project, "node_modules", "pi-subagent-dispatch");
 }, 240_000);
@@ -45,7 +51,12 @@ describe("the package packed and installed into node_modules", () => {
   it("brings no pi with it, and delegates from node_modules after pi install", async () => {
     const modules = join(installedPackage, "..");
     // Its own dependencies only: pi and TypeBox are the host's, never installed beside the package.
-    expect(readdirSync(modules).filter((name) => !name.startsWith("."))).toEqual(["pi-subagent-dispatch", "tree-kill", "uuid", "yaml"]);
+    expect(readdirSync(modules).filter((name) => !name.startsWith("."))).toEqual([
+      "pi-subagent-dispatch",
+      "tree-kill",
+      "uuid",
+      "yaml",
+    ]);
     expect(existsSync(join(installedPackage, "src", "start", "main-pi.ts"))).toBe(true);
 
     const env = suite.newEnv();
@@ -70,7 +81,11 @@ describe("the package packed and installed into node_modules", () => {
     const shipped = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { files: string[] }).files;
     expect(shipped).toContain("docs");
     const pages = readdirSync(join(REPO_ROOT, "docs")).filter((name) => name.endsWith(".md"));
-    expect(readdirSync(join(installedPackage, "docs")).filter((name) => name.endsWith(".md")).sort()).toEqual(pages.sort());
+    expect(
+      readdirSync(join(installedPackage, "docs"))
+        .filter((name) => name.endsWith(".md"))
+        .sort(),
+    ).toEqual(pages.sort());
     const docs = ["README.md", "ADVANCED.md", ...pages.map((page) => `docs/${page}`)];
     const missing = docs.flatMap((doc) =>
       links(readFileSync(join(installedPackage, doc), "utf8")).flatMap(({ target, line }) => {

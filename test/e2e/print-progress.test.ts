@@ -18,21 +18,38 @@ const suite = useE2eSuite();
 
 /** The main agent dispatches the worker with `childActions`, then answers PARENT-FINAL. */
 function delegating(childActions: FakeAction[]): string {
-  const call: FakeAction = { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: `Do the job. ${fakeDirective(childActions)}` } }] };
+  const call: FakeAction = {
+    toolCalls: [
+      { name: "subagent", arguments: { agent: "worker", task: `Do the job. ${fakeDirective(childActions)}` } },
+    ],
+  };
   return `Delegate. ${fakeDirective([call, { text: "PARENT-FINAL" }])}`;
 }
 
 function pi(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
-  return runPi(["-e", EXTENSION_ENTRY, ...args], { env: suite.env.env, cwd: suite.env.workDir, extraEnv, timeoutMs: 90_000 });
+  return runPi(["-e", EXTENSION_ENTRY, ...args], {
+    env: suite.env.env,
+    cwd: suite.env.workDir,
+    extraEnv,
+    timeoutMs: 90_000,
+  });
 }
 
 const START = /^subagent worker started · task ([0-9a-f-]{36})$/m;
 
 describe("a blocking dispatch's lines on stderr", () => {
-  it("print mode: the start, the child's tool call while it runs, and the end on stderr; stdout is the answer alone", { tags: ["slow"] }, async () => {
+  it("print mode: the start, the child's tool call while it runs, and the end on stderr; stdout is the answer alone", {
+    tags: ["slow"],
+  }, async () => {
     suite.newEnv();
     // The tool call outlasts the least interval between two lines, so a progress line is due while it runs.
-    const run = await pi(["-p", delegating([{ toolCalls: [{ name: "bash", arguments: { command: "sleep 6; echo SLEPT" } }] }, { text: "CHILD-DONE" }])]);
+    const run = await pi([
+      "-p",
+      delegating([
+        { toolCalls: [{ name: "bash", arguments: { command: "sleep 6; echo SLEPT" } }] },
+        { text: "CHILD-DONE" },
+      ]),
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe("PARENT-FINAL\n");
 
@@ -43,7 +60,9 @@ describe("a blocking dispatch's lines on stderr", () => {
     expect(lines[0]).toBe(`subagent worker started · task ${id}`);
     const progress = lines.slice(1, -1);
     expect(progress.length, run.stderr).toBeGreaterThanOrEqual(1);
-    expect(progress[0]).toMatch(new RegExp(`^subagent worker …${id!.slice(-6)} · 00:0[5-9] · ⚡ bash: sleep 6; echo SLEPT · 1 tool call$`));
+    expect(progress[0]).toMatch(
+      new RegExp(`^subagent worker …${id!.slice(-6)} · 00:0[5-9] · ⚡ bash: sleep 6; echo SLEPT · 1 tool call$`),
+    );
     expect(lines.at(-1)).toMatch(new RegExp(`^subagent worker succeeded · 00:\\d\\d · 2 turns/.* · task ${id}$`));
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });

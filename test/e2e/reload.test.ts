@@ -29,7 +29,8 @@ const PACKAGE_PARTS = ["package.json", "extension.ts", "src", "agents"];
 
 /** The texts the test edits. Each must be a literal in exactly one module of the copy's `src/`. */
 const TOOL_SNIPPET = "Delegate a bounded task to a named subagent running in its own pi process";
-const CONFIG_DESCRIPTION = "Configure subagents: description, tools, skills, body, model & thinking, and the $models list";
+const CONFIG_DESCRIPTION =
+  "Configure subagents: description, tools, skills, body, model & thinking, and the $models list";
 const MANAGE_MODELS_ENTRY = "Manage available model list ($models)";
 
 /** Both pis' status line once `/reload` is done (1.x goes on: ", and context files"), and its failure. */
@@ -57,8 +58,13 @@ function sourceFiles(dir: string): string[] {
 
 /** The one module of the copy (entry or `src/`) that holds `text`; fails when none or several do. */
 function moduleHolding(copy: string, text: string): string {
-  const holders = [join(copy, "extension.ts"), ...sourceFiles(join(copy, "src"))].filter((file) => readFileSync(file, "utf8").includes(text));
-  expect(holders.map((file) => relative(copy, file)), `the modules of the copy holding ${JSON.stringify(text)}`).toHaveLength(1);
+  const holders = [join(copy, "extension.ts"), ...sourceFiles(join(copy, "src"))].filter((file) =>
+    readFileSync(file, "utf8").includes(text),
+  );
+  expect(
+    holders.map((file) => relative(copy, file)),
+    `the modules of the copy holding ${JSON.stringify(text)}`,
+  ).toHaveLength(1);
   return holders[0]!;
 }
 
@@ -72,7 +78,11 @@ function editText(file: string, from: string, to: string): void {
 
 /** A text on the screen, failing at once (with the screen) when a reload failed instead. */
 async function waitForScreenText(tui: TmuxPi, wanted: string | RegExp, timeoutMs: number): Promise<string> {
-  const screen = await tui.waitForScreen((now) => RELOAD_FAILED.test(now) || (typeof wanted === "string" ? now.includes(wanted) : wanted.test(now)), timeoutMs, String(wanted));
+  const screen = await tui.waitForScreen(
+    (now) => RELOAD_FAILED.test(now) || (typeof wanted === "string" ? now.includes(wanted) : wanted.test(now)),
+    timeoutMs,
+    String(wanted),
+  );
   if (RELOAD_FAILED.test(screen)) throw new Error(`the reload failed:\n${screen}`);
   return screen;
 }
@@ -81,7 +91,11 @@ async function waitForScreenText(tui: TmuxPi, wanted: string | RegExp, timeoutMs
  * Types `/subagent-config`, sees `description` in the slash-command list, closes the list (Esc) and runs the
  * command, sees `entry` in its picker and leaves it (Esc). Returns the two screens.
  */
-async function configCommandScreens(tui: TmuxPi, description: string, entry: string): Promise<{ list: string; picker: string }> {
+async function configCommandScreens(
+  tui: TmuxPi,
+  description: string,
+  entry: string,
+): Promise<{ list: string; picker: string }> {
   await tui.type("/subagent-config");
   const list = await waitForScreenText(tui, description, 30_000);
   await tui.press("Escape");
@@ -99,13 +113,19 @@ async function probe(tui: TmuxPi, name: string): Promise<FakeRequest> {
   const answer = `Probe ${name} answered.`;
   suite.fake.on({ when: (r) => r.lastRole === "user" && r.lastText.includes(prompt), reply: { text: answer } });
   await tui.submit(prompt);
-  const request = await suite.fake.waitForRequest((r) => r.lastRole === "user" && r.lastText.includes(prompt), 60_000, `the request of ${prompt}`);
+  const request = await suite.fake.waitForRequest(
+    (r) => r.lastRole === "user" && r.lastText.includes(prompt),
+    60_000,
+    `the request of ${prompt}`,
+  );
   await tui.waitForText(answer, 30_000);
   return request;
 }
 
 describe.skipIf(skipTuiTests())("/reload in the TUI, with the package installed from a path", () => {
-  it("renews the package's modules: texts edited on disk in modules loaded at start and on first use show after /reload", { tags: ["tui"] }, async () => {
+  it("renews the package's modules: texts edited on disk in modules loaded at start and on first use show after /reload", {
+    tags: ["tui"],
+  }, async () => {
     const env = suite.newEnv();
     const copy = join(env.root, "package-copy");
     copyPackage(copy);
@@ -118,7 +138,8 @@ describe.skipIf(skipTuiTests())("/reload in the TUI, with the package installed 
     const snippetModule = moduleHolding(copy, TOOL_SNIPPET);
     const descriptionModule = moduleHolding(copy, CONFIG_DESCRIPTION);
     const entryModule = moduleHolding(copy, MANAGE_MODELS_ENTRY);
-    for (const module of [snippetModule, descriptionModule, entryModule]) expect(relative(copy, module)).toMatch(/^src\//);
+    for (const module of [snippetModule, descriptionModule, entryModule])
+      expect(relative(copy, module)).toMatch(/^src\//);
 
     const tui = await suite.startTui({ args: [] });
 

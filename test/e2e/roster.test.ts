@@ -37,7 +37,10 @@ describe("roster injection with the installed package (print mode)", () => {
   beforeAll(async () => {
     fake = await new FakeModel().start();
     env = createPiEnv({ baseUrl: fake.baseUrl });
-    env.writeAgentDirFile("agents/coder.md", agent("coder", "User-level coder, should be shadowed", "You code (user)."));
+    env.writeAgentDirFile(
+      "agents/coder.md",
+      agent("coder", "User-level coder, should be shadowed", "You code (user)."),
+    );
     env.writeAgentDirFile("agents/writer.md", agent("writer", "Writes docs and READMEs", "You write."));
     env.writeWorkFile(".pi/agents/coder.md", agent("coder", "Writes and refactors code", "You code (project)."));
     brokenFile = env.writeWorkFile(".pi/agents/broken.md", "You are an agent that forgot its frontmatter.\n");
@@ -60,13 +63,23 @@ describe("roster injection with the installed package (print mode)", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trim()).toBe("Roster seen, answering normally.");
 
-    const request = await fake.waitForRequest((req) => req.lastText.startsWith("Which subagents exist?"), 10_000, "the main prompt");
+    const request = await fake.waitForRequest(
+      (req) => req.lastText.startsWith("Which subagents exist?"),
+      10_000,
+      "the main prompt",
+    );
     const lines = [
       `- coder \u2014 Writes and refactors code (project)`,
       ...BUILTINS.map((name) => `- ${name} \u2014 ${builtinDescription(name)} (builtin)`),
       `- writer \u2014 Writes docs and READMEs (user)`,
     ];
-    const roster = ["## Available Subagents", "", "Delegate tasks to these specialized subagents via the `subagent` tool:", "", ...lines].join("\n");
+    const roster = [
+      "## Available Subagents",
+      "",
+      "Delegate tasks to these specialized subagents via the `subagent` tool:",
+      "",
+      ...lines,
+    ].join("\n");
     expect(request.system.endsWith(`\n\n${roster}`)).toBe(true);
     // pi's own prompt is still in front.
     expect(request.system.length).toBeGreaterThan(roster.length + 200);
@@ -87,7 +100,11 @@ describe("roster injection with the installed package (print mode)", () => {
     });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trim()).toBe("Child answer.");
-    const request = await fake.waitForRequest((req) => req.lastText.startsWith("Child turn"), 10_000, "the child prompt");
+    const request = await fake.waitForRequest(
+      (req) => req.lastText.startsWith("Child turn"),
+      10_000,
+      "the child prompt",
+    );
     expect(request.system).not.toContain("## Available Subagents");
     expect(request.system).not.toContain("\u2014 Writes and refactors code");
     expect(run.stderr).not.toContain("pi-subagent-dispatch: skipped agent file");
@@ -112,7 +129,11 @@ describe("the roster remembered across starts", () => {
   });
 
   async function rosterLineOfWriter(tag: string): Promise<string | undefined> {
-    const run = await runPi(["-e", REPO_ROOT, "-p", "--no-session", `${tag} ${fakeDirective({ text: "ok" })}`], { env: env.env, cwd: env.workDir, timeoutMs: 90_000 });
+    const run = await runPi(["-e", REPO_ROOT, "-p", "--no-session", `${tag} ${fakeDirective({ text: "ok" })}`], {
+      env: env.env,
+      cwd: env.workDir,
+      timeoutMs: 90_000,
+    });
     expect(run.code, run.stderr).toBe(0);
     const request = await fake.waitForRequest((req) => req.lastText.startsWith(tag), 10_000, tag);
     expect(request.system).toContain("## Available Subagents");

@@ -11,7 +11,16 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { createServer, type Server } from "node:net";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
@@ -29,19 +38,31 @@ const SKIP = !bwrapInSystemDirs() && process.env.CI !== "true";
 const marks = useMarkerFolder();
 
 function printPi(prompt: string, extraEnv?: NodeJS.ProcessEnv) {
-  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 120_000, ...(extraEnv ? { extraEnv } : {}) });
+  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+    env: suite.env.env,
+    cwd: suite.env.workDir,
+    timeoutMs: 120_000,
+    ...(extraEnv ? { extraEnv } : {}),
+  });
 }
 
 /** An extension file that leaves `marker` when pi loads it. */
-const plantedExtension = (marker: string) => `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "ran");\nexport default function () {}\n`;
+const plantedExtension = (marker: string) =>
+  `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "ran");\nexport default function () {}\n`;
 
 describe.skipIf(SKIP)("the agent dir is the child's private copy", () => {
-  it("a read-only child's \"!command\" keys in auth.json and models.json, settings and extensions never reach the person's pi; its login copy has no refresh token", { tags: ["contract"] }, async () => {
+  it("a read-only child's \"!command\" keys in auth.json and models.json, settings and extensions never reach the person's pi; its login copy has no refresh token", {
+    tags: ["contract"],
+  }, async () => {
     const env = suite.newEnv({ workerFrontmatter: "sandbox: read-only" });
     const agentDir = env.agentDir;
     const authFile = join(agentDir, "auth.json");
     const REFRESH = `REFRESH-SECRET-${randomUUID()}`;
-    const personAuth = JSON.stringify({ anthropic: { type: "oauth", access: "ACCESS-TOKEN-a1", refresh: REFRESH, expires: Date.now() + 3_600_000 } }, null, 2);
+    const personAuth = JSON.stringify(
+      { anthropic: { type: "oauth", access: "ACCESS-TOKEN-a1", refresh: REFRESH, expires: Date.now() + 3_600_000 } },
+      null,
+      2,
+    );
     writeFileSync(authFile, personAuth);
     const personModels = readFileSync(join(agentDir, "models.json"), "utf8");
     const personSettings = readFileSync(join(agentDir, "settings.json"), "utf8");
@@ -64,7 +85,11 @@ describe.skipIf(SKIP)("the agent dir is the child's private copy", () => {
     const run = await printPi(prompt);
     expect(run.code, run.stderr).toBe(0);
     // The unsandboxed child ran after it, on the person's files.
-    expect(suite.fake.requests.some((req) => req.messages.some((m) => m.role === "user" && messageText(m).includes("AFTER-PLANT")))).toBe(true);
+    expect(
+      suite.fake.requests.some((req) =>
+        req.messages.some((m) => m.role === "user" && messageText(m).includes("AFTER-PLANT")),
+      ),
+    ).toBe(true);
     // A new pi starts on the person's files too.
     const next = await runPi(["-p", "hello again"], { env: env.env, cwd: env.workDir, timeoutMs: 60_000 });
     expect(next.code, next.stderr).toBe(0);
@@ -78,7 +103,9 @@ describe.skipIf(SKIP)("the agent dir is the child's private copy", () => {
     expect(output).toMatch(/auth:0/);
     expect(output).toMatch(/models:[1-9]/);
     expect(output).toMatch(/settings:[1-9]/);
-    expect(mainToolResults(suite.fake).find((text) => text.includes("PLANT-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(mainToolResults(suite.fake).find((text) => text.includes("PLANT-DONE"))).toContain(
+      "[subagent sandbox: read-only]",
+    );
     expect(readFileSync(join(agentDir, "models.json"), "utf8")).toBe(personModels);
     expect(readFileSync(join(agentDir, "settings.json"), "utf8")).toBe(personSettings);
     expect(existsSync(join(agentDir, "extensions", "planted.ts"))).toBe(false);
@@ -88,7 +115,9 @@ describe.skipIf(SKIP)("the agent dir is the child's private copy", () => {
 });
 
 describe.skipIf(SKIP)("workspace-write: what later runs is read-only", () => {
-  it("a workspace-write child cannot set core.fsmonitor, add a hook, or create .pi/extensions, .pi/agents/explore.md, AGENTS.md, CLAUDE.md, .agents or .claude; ordinary files stay writable, and no mount point is left behind", { tags: ["contract"] }, async () => {
+  it("a workspace-write child cannot set core.fsmonitor, add a hook, or create .pi/extensions, .pi/agents/explore.md, AGENTS.md, CLAUDE.md, .agents or .claude; ordinary files stay writable, and no mount point is left behind", {
+    tags: ["contract"],
+  }, async () => {
     const env = suite.newEnv({ workerFrontmatter: "sandbox: workspace-write" });
     const dir = gitProject(env);
     const mark = (name: string) => join(marks.dir, name);
@@ -105,24 +134,46 @@ describe.skipIf(SKIP)("workspace-write: what later runs is read-only", () => {
       `echo ok > ordinary.txt; echo "ordinary:$?"`,
       `echo changed >> README.md; echo "readme:$?"`,
     ].join("; ");
-    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("WW-PLANT", command, "WW-PLANT-DONE") }), { text: "main done" }])}`);
+    const run = await printPi(
+      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("WW-PLANT", command, "WW-PLANT-DONE") }), { text: "main done" }])}`,
+    );
     expect(run.code, run.stderr).toBe(0);
     const output = await childBashOutput(suite.fake, "WW-PLANT");
-    for (const attempt of ["fsmonitor", "hook", "piext", "explore", "agentsmd", "claudemd", "agentsdir", "claudedir", "rmgit"]) {
+    for (const attempt of [
+      "fsmonitor",
+      "hook",
+      "piext",
+      "explore",
+      "agentsmd",
+      "claudemd",
+      "agentsdir",
+      "claudedir",
+      "rmgit",
+    ]) {
       expect(output, attempt).toMatch(new RegExp(`${attempt}:[1-9]`));
     }
     expect(output).toMatch(/ordinary:0/);
     expect(output).toMatch(/readme:0/);
     expect(readFileSync(join(dir, "ordinary.txt"), "utf8")).toBe("ok\n");
     // Nothing planted: the project's files are as they were, and no mount point is left in the project.
-    for (const name of ["AGENTS.md", "CLAUDE.md", ".agents", ".claude", ".pi/extensions", ".pi/agents/explore.md", ".git/hooks/post-checkout"]) {
+    for (const name of [
+      "AGENTS.md",
+      "CLAUDE.md",
+      ".agents",
+      ".claude",
+      ".pi/extensions",
+      ".pi/agents/explore.md",
+      ".git/hooks/post-checkout",
+    ]) {
       expect(existsSync(join(dir, name)), name).toBe(false);
     }
     expect(readFileSync(join(dir, ".git", "config"), "utf8")).not.toContain("fsmonitor");
     // What would run them: git in the project, and a new pi (with an unsandboxed child) in it.
     execFileSync("git", ["status", "--porcelain"], { cwd: dir, stdio: "ignore" });
     execFileSync("git", ["checkout", "--quiet", "-b", "after"], { cwd: dir, stdio: "ignore" });
-    const next = await printPi(`Again. ${fakeDirective([subagentCall({ agent: "general-purpose", task: "AFTER-WW answer briefly" }), { text: "main done" }])}`);
+    const next = await printPi(
+      `Again. ${fakeDirective([subagentCall({ agent: "general-purpose", task: "AFTER-WW answer briefly" }), { text: "main done" }])}`,
+    );
     expect(next.code, next.stderr).toBe(0);
     expect(readdirSync(marks.dir)).toEqual([]);
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
@@ -132,10 +183,14 @@ describe.skipIf(SKIP)("workspace-write: what later runs is read-only", () => {
     const env = suite.newEnv({ workerFrontmatter: "sandbox: workspace-write" });
     env.writeWorkFile("AGENTS.md", "instructions\n");
     symlinkSync("AGENTS.md", join(env.workDir, "CLAUDE.md"));
-    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "NEVER-STARTS" }), { text: "main done" }])}`);
+    const run = await printPi(
+      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "NEVER-STARTS" }), { text: "main done" }])}`,
+    );
     expect(run.code, run.stderr).toBe(0);
     const refusal = mainToolResults(suite.fake).find((text) => text.includes("Cannot start the subagent")) ?? "";
-    expect(refusal).toContain(`Cannot start the subagent "worker" with sandbox: workspace-write: ${realpathSync(env.workDir)}/CLAUDE.md is a link`);
+    expect(refusal).toContain(
+      `Cannot start the subagent "worker" with sandbox: workspace-write: ${realpathSync(env.workDir)}/CLAUDE.md is a link`,
+    );
     expect(refusal).toContain("Nothing was started.");
     expect(suite.fake.requests.some(isWorkerRequest)).toBe(false);
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
@@ -152,7 +207,9 @@ describe.skipIf(SKIP)("workspace-write: what later runs is read-only", () => {
       `mv .git moved; echo "mv:$?"`,
       `echo from-child > wt.txt; echo "worktree:$?"`,
     ].join("; ");
-    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("WT-SWAP", command, "WT-SWAP-DONE") }), { text: "main done" }])}`);
+    const run = await printPi(
+      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("WT-SWAP", command, "WT-SWAP-DONE") }), { text: "main done" }])}`,
+    );
     expect(run.code, run.stderr).toBe(0);
     const output = await childBashOutput(suite.fake, "WT-SWAP");
     expect(output).toMatch(/swap:[1-9]/);
@@ -162,7 +219,9 @@ describe.skipIf(SKIP)("workspace-write: what later runs is read-only", () => {
     const result = mainToolResults(suite.fake).find((text) => text.includes("WT-SWAP-DONE")) ?? "";
     const id = /\[subagent session: ([0-9a-f-]{36})\]/.exec(result)?.[1];
     expect(id, result).toBeDefined();
-    expect(execFileSync("git", ["show", `subagent/${id!}:wt.txt`], { cwd: dir, encoding: "utf8" })).toBe("from-child\n");
+    expect(execFileSync("git", ["show", `subagent/${id!}:wt.txt`], { cwd: dir, encoding: "utf8" })).toBe(
+      "from-child\n",
+    );
     execFileSync("git", ["status", "--porcelain"], { cwd: dir, stdio: "ignore" });
     expect(readdirSync(marks.dir)).toEqual([]);
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
@@ -176,7 +235,9 @@ describe.skipIf(SKIP)("sockets and secrets", () => {
     server = undefined;
   });
 
-  it("a read-only child cannot read ~/.git-credentials, gh's token, shell history, pi's transcripts or another task's session, and has no SSH_AUTH_SOCK", { tags: ["contract"] }, async () => {
+  it("a read-only child cannot read ~/.git-credentials, gh's token, shell history, pi's transcripts or another task's session, and has no SSH_AUTH_SOCK", {
+    tags: ["contract"],
+  }, async () => {
     const env = suite.newEnv({ workerFrontmatter: "sandbox: read-only" });
     const home = env.env.HOME as string;
     const SECRET = `TOKEN-${randomUUID()}`;
@@ -202,17 +263,23 @@ describe.skipIf(SKIP)("sockets and secrets", () => {
       `cat ${join(env.agentDir, "sessions", "--work--", "transcript.jsonl")}; echo "transcript:$?"`,
       `ls ${join(env.agentDir, "subagent-sessions")} | wc -l | sed 's/^/tasks:/'`,
     ].join("; ");
-    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("SECRETS-PROBE", command, "SECRETS-DONE") }), { text: "main done" }])}`, { SSH_AUTH_SOCK: socketPath, DBUS_SESSION_BUS_ADDRESS: `unix:path=${socketPath}` });
+    const run = await printPi(
+      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("SECRETS-PROBE", command, "SECRETS-DONE") }), { text: "main done" }])}`,
+      { SSH_AUTH_SOCK: socketPath, DBUS_SESSION_BUS_ADDRESS: `unix:path=${socketPath}` },
+    );
     expect(run.code, run.stderr).toBe(0);
     const output = await childBashOutput(suite.fake, "SECRETS-PROBE");
     expect(output).not.toContain(SECRET);
-    for (const attempt of ["credentials", "gh", "history", "other-task", "transcript"]) expect(output, attempt).toMatch(new RegExp(`${attempt}:[1-9]`));
+    for (const attempt of ["credentials", "gh", "history", "other-task", "transcript"])
+      expect(output, attempt).toMatch(new RegExp(`${attempt}:[1-9]`));
     expect(output).toMatch(/sock:unset/);
     expect(output).toMatch(/agent-refused:/);
     expect(output).not.toContain("AGENT-ANSWERED");
     // Its own task folder is the only one it sees.
     expect(output).toMatch(/tasks:\s*1/);
-    expect(mainToolResults(suite.fake).find((text) => text.includes("SECRETS-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(mainToolResults(suite.fake).find((text) => text.includes("SECRETS-DONE"))).toContain(
+      "[subagent sandbox: read-only]",
+    );
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 });
@@ -224,18 +291,26 @@ describe.skipIf(SKIP)("bwrap from the system's folders only", () => {
     mkdirSync(bin, { recursive: true });
     const fake = join(bin, "bwrap");
     // Runs the command with no sandbox at all, and leaves a mark that it did.
-    writeFileSync(fake, `#!/bin/sh\ntouch ${join(marks.dir, "fake-bwrap")}\nwhile [ "$1" != "--" ]; do shift; done; shift; exec "$@"\n`);
+    writeFileSync(
+      fake,
+      `#!/bin/sh\ntouch ${join(marks.dir, "fake-bwrap")}\nwhile [ "$1" != "--" ]; do shift; done; shift; exec "$@"\n`,
+    );
     chmodSync(fake, 0o755);
     const inside = join(env.workDir, "written.txt");
     const command = `touch ${inside}; echo "inside:$?"`;
-    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("FAKE-BWRAP", command, "FAKE-BWRAP-DONE") }), { text: "main done" }])}`, {
-      PATH: `${bin}:${env.env.PATH ?? ""}`,
-    });
+    const run = await printPi(
+      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("FAKE-BWRAP", command, "FAKE-BWRAP-DONE") }), { text: "main done" }])}`,
+      {
+        PATH: `${bin}:${env.env.PATH ?? ""}`,
+      },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(await childBashOutput(suite.fake, "FAKE-BWRAP")).toMatch(/inside:1/);
     expect(existsSync(inside)).toBe(false);
     expect(readdirSync(marks.dir)).toEqual([]);
-    expect(mainToolResults(suite.fake).find((text) => text.includes("FAKE-BWRAP-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(mainToolResults(suite.fake).find((text) => text.includes("FAKE-BWRAP-DONE"))).toContain(
+      "[subagent sandbox: read-only]",
+    );
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 });
@@ -247,12 +322,17 @@ describe.skipIf(SKIP)("two pi sessions in one folder", () => {
     const planted = join(protectedDir, "commands", "planted.md");
     expect(existsSync(protectedDir)).toBe(false);
     /** A child that says it started, then waits for its go file (both in the working folder it shares with the test). */
-    const waitFor = (name: string) => `touch ${join(env.workDir, `${name}-started`)}; while [ ! -e ${join(env.workDir, `${name}-go`)} ]; do sleep 0.1; done`;
+    const waitFor = (name: string) =>
+      `touch ${join(env.workDir, `${name}-started`)}; while [ ! -e ${join(env.workDir, `${name}-go`)} ]; do sleep 0.1; done`;
     // The first session's child makes the mount point; the second's then sees it as an empty folder.
-    const first = printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("FIRST-PROBE", `${waitFor("first")}; echo first`, "FIRST-DONE") }), { text: "main done" }])}`);
+    const first = printPi(
+      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("FIRST-PROBE", `${waitFor("first")}; echo first`, "FIRST-DONE") }), { text: "main done" }])}`,
+    );
     await waitForFile(join(env.workDir, "first-started"), 90_000);
     const plant = `${waitFor("second")}; mkdir -p ${join(protectedDir, "commands")} && echo planted > ${planted}; echo "plant:$?"`;
-    const second = printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("SECOND-PROBE", plant, "SECOND-DONE") }), { text: "main done" }])}`);
+    const second = printPi(
+      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("SECOND-PROBE", plant, "SECOND-DONE") }), { text: "main done" }])}`,
+    );
     await waitForFile(join(env.workDir, "second-started"), 90_000);
     writeFileSync(join(env.workDir, "first-go"), "");
     const firstRun = await first;
@@ -281,7 +361,9 @@ describe.skipIf(SKIP)("a sandboxed child's processes and its own dispatch", () =
     const pid = victim.pid!;
     try {
       const command = `kill -TERM ${pid}; echo "kill:$?"; kill -TERM -${pid}; echo "group:$?"`;
-      const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("SIGNAL-PROBE", command, "SIGNAL-DONE") }), { text: "main done" }])}`);
+      const run = await printPi(
+        `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("SIGNAL-PROBE", command, "SIGNAL-DONE") }), { text: "main done" }])}`,
+      );
       expect(run.code, run.stderr).toBe(0);
       const output = await childBashOutput(suite.fake, "SIGNAL-PROBE");
       expect(output).toMatch(/kill:1/);
@@ -290,7 +372,9 @@ describe.skipIf(SKIP)("a sandboxed child's processes and its own dispatch", () =
       // Still running (a process the test reaps would have reported its exit by now).
       expect(victimExited).toBe(false);
       expect(() => process.kill(pid, 0)).not.toThrow();
-      expect(mainToolResults(suite.fake).find((text) => text.includes("SIGNAL-DONE"))).toContain("[subagent sandbox: workspace-write]");
+      expect(mainToolResults(suite.fake).find((text) => text.includes("SIGNAL-DONE"))).toContain(
+        "[subagent sandbox: workspace-write]",
+      );
       expect(await waitForNoProcesses(env.marker)).toEqual([]);
     } finally {
       if (!victimExited) process.kill(-pid, "SIGKILL");
@@ -301,15 +385,24 @@ describe.skipIf(SKIP)("a sandboxed child's processes and its own dispatch", () =
     const env = suite.newEnv({ workerFrontmatter: "sandbox: read-only" });
     const nested = { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "NESTED-NEVER-STARTS" } }] };
     const task = `NEST-PROBE ${fakeDirective([nested, { text: "NEST-DONE" }])}`;
-    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task }), { text: "main done" }])}`, { PI_SUBAGENT_MAX_DEPTH: "2" });
+    const run = await printPi(
+      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task }), { text: "main done" }])}`,
+      { PI_SUBAGENT_MAX_DEPTH: "2" },
+    );
     expect(run.code, run.stderr).toBe(0);
     const refusal = await childBashOutput(suite.fake, "NEST-PROBE");
-    expect(refusal).toContain("Subagent tool is blocked: nested subagents cannot start from a sandboxed subagent (this one runs with sandbox: read-only), so finish the task with your own tools.");
+    expect(refusal).toContain(
+      "Subagent tool is blocked: nested subagents cannot start from a sandboxed subagent (this one runs with sandbox: read-only), so finish the task with your own tools.",
+    );
     expect(refusal).not.toContain("bwrap");
     // No grandchild ever asked the model, and the child's own run went on to its answer.
-    const grandchildAsked = suite.fake.requests.some((req) => req.messages.some((m) => m.role === "user" && messageText(m).startsWith("Task: NESTED-NEVER-STARTS")));
+    const grandchildAsked = suite.fake.requests.some((req) =>
+      req.messages.some((m) => m.role === "user" && messageText(m).startsWith("Task: NESTED-NEVER-STARTS")),
+    );
     expect(grandchildAsked).toBe(false);
-    expect(mainToolResults(suite.fake).find((text) => text.includes("NEST-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(mainToolResults(suite.fake).find((text) => text.includes("NEST-DONE"))).toContain(
+      "[subagent sandbox: read-only]",
+    );
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 });

@@ -27,7 +27,10 @@ const suite = useE2eSuite();
 /** Skipped with a notice without bwrap, as the TUI tests are without tmux; mandatory under CI=true. */
 function skipSandboxTests(): boolean {
   if (bwrapInSystemDirs()) return false;
-  if (process.env.CI === "true") throw new Error("Sandbox end-to-end tests need bubblewrap, and CI=true makes them mandatory: install it (apt-get install bubblewrap).");
+  if (process.env.CI === "true")
+    throw new Error(
+      "Sandbox end-to-end tests need bubblewrap, and CI=true makes them mandatory: install it (apt-get install bubblewrap).",
+    );
   console.warn("[sandbox] bwrap not found: skipping the sandbox end-to-end tests (they are mandatory under CI=true).");
   return true;
 }
@@ -52,14 +55,21 @@ function newSandboxEnv(workerFrontmatter?: string) {
 }
 
 function printPi(prompt: string, extraEnv?: NodeJS.ProcessEnv) {
-  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 120_000, ...(extraEnv ? { extraEnv } : {}) });
+  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+    env: suite.env.env,
+    cwd: suite.env.workDir,
+    timeoutMs: 120_000,
+    ...(extraEnv ? { extraEnv } : {}),
+  });
 }
 
 const probeCommand = (inside: string, outsideFile: string) =>
   `touch ${inside}; echo "inside:$?"; touch ${outsideFile}; echo "outside:$?"; cat ~/.ssh/id_test; echo "secret:$?"`;
 
 describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () => {
-  it("a read-only agent writes nothing in the project or outside it and cannot read ~/.ssh; its result arrives and names the sandbox", { tags: ["contract"] }, async () => {
+  it("a read-only agent writes nothing in the project or outside it and cannot read ~/.ssh; its result arrives and names the sandbox", {
+    tags: ["contract"],
+  }, async () => {
     const env = newSandboxEnv("sandbox: read-only");
     const inside = join(env.workDir, "in-project.txt");
     const outsideFile = join(outside, "outside.txt");
@@ -79,7 +89,9 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
-  it("a workspace-write agent writes in its folder, not outside it, and cannot read ~/.ssh", { tags: ["contract"] }, async () => {
+  it("a workspace-write agent writes in its folder, not outside it, and cannot read ~/.ssh", {
+    tags: ["contract"],
+  }, async () => {
     const env = newSandboxEnv("sandbox: workspace-write");
     const inside = join(env.workDir, "in-project.txt");
     const outsideFile = join(outside, "outside.txt");
@@ -92,11 +104,15 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     expect(output).not.toContain(SECRET);
     expect(existsSync(inside)).toBe(true);
     expect(existsSync(outsideFile)).toBe(false);
-    expect(mainToolResults(suite.fake).find((text) => text.includes("WW-DONE"))).toContain("[subagent sandbox: workspace-write]");
+    expect(mainToolResults(suite.fake).find((text) => text.includes("WW-DONE"))).toContain(
+      "[subagent sandbox: workspace-write]",
+    );
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 
-  it("a read-only child's temp folder is its private /tmp, wherever the person's TMPDIR points", { tags: ["contract"] }, async () => {
+  it("a read-only child's temp folder is its private /tmp, wherever the person's TMPDIR points", {
+    tags: ["contract"],
+  }, async () => {
     const env = newSandboxEnv("sandbox: read-only");
     // A TMPDIR the sandbox does not show (under /tmp, but no folder the child is given).
     const personTmp = join(env.root, "person-tmp");
@@ -117,7 +133,9 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     expect(run.code, run.stderr).toBe(0);
     expect(await childBashOutput(suite.fake, "GP-TIGHT")).toMatch(/inside:1/);
     expect(existsSync(inside)).toBe(false);
-    expect(mainToolResults(suite.fake).find((text) => text.includes("GP-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(mainToolResults(suite.fake).find((text) => text.includes("GP-DONE"))).toContain(
+      "[subagent sandbox: read-only]",
+    );
   });
 
   it('a call with sandbox: "off" does not loosen an agent\'s read-only', async () => {
@@ -128,19 +146,26 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
     expect(run.code, run.stderr).toBe(0);
     expect(await childBashOutput(suite.fake, "RO-OFF")).toMatch(/inside:1/);
     expect(existsSync(inside)).toBe(false);
-    expect(mainToolResults(suite.fake).find((text) => text.includes("RO-OFF-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(mainToolResults(suite.fake).find((text) => text.includes("RO-OFF-DONE"))).toContain(
+      "[subagent sandbox: read-only]",
+    );
   });
 
-  it("a worktree child with workspace-write writes only its worktree, and its change comes back on the branch", { tags: ["contract"] }, async () => {
+  it("a worktree child with workspace-write writes only its worktree, and its change comes back on the branch", {
+    tags: ["contract"],
+  }, async () => {
     const env = newSandboxEnv("sandbox: workspace-write\nisolation: worktree");
-    const git = (...args: string[]) => execFileSync("git", args, { cwd: env.workDir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const git = (...args: string[]) =>
+      execFileSync("git", args, { cwd: env.workDir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     env.writeWorkFile("README.md", "original\n");
     git("init", "--quiet", "-b", "main");
     git("add", "-A");
     git("-c", "user.name=Person", "-c", "user.email=person@example.invalid", "commit", "--quiet", "-m", "start");
     const escape = join(env.workDir, "escape.txt");
     const command = `echo from-child > wt.txt; echo "worktree:$?"; touch ${escape}; echo "project:$?"`;
-    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("WT-PROBE", command, "WT-DONE") }), { text: "main done" }])}`);
+    const run = await printPi(
+      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("WT-PROBE", command, "WT-DONE") }), { text: "main done" }])}`,
+    );
     expect(run.code, run.stderr).toBe(0);
     const output = await childBashOutput(suite.fake, "WT-PROBE");
     expect(output).toMatch(/worktree:0/);
@@ -156,7 +181,9 @@ describe.skipIf(SKIP)("read-only and workspace-write children (print mode)", () 
 });
 
 describe.skipIf(SKIP)("the child's copies of pi's TypeScript cache", () => {
-  it("a sandboxed child has its own writable copies of jiti's entries for the package, and what it writes there never reaches the host's cache", { tags: ["contract"] }, async () => {
+  it("a sandboxed child has its own writable copies of jiti's entries for the package, and what it writes there never reaches the host's cache", {
+    tags: ["contract"],
+  }, async () => {
     const env = newSandboxEnv("sandbox: read-only");
     // A temp folder of the test's own (under /tmp, so inside the child's private one): its jiti cache is this test's.
     const tmp = join(env.root, "tmp");
@@ -171,7 +198,10 @@ describe.skipIf(SKIP)("the child's copies of pi's TypeScript cache", () => {
       `echo "// POISON" >> "$E"; echo "append:$?"`,
       `echo "// POISON" > ${cache}/planted.mjs; echo "plant:$?"`,
     ].join("; ");
-    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("JITI-PROBE", command, "JITI-DONE") }), { text: "main done" }])}`, { TMPDIR: tmp });
+    const run = await printPi(
+      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: bashTask("JITI-PROBE", command, "JITI-DONE") }), { text: "main done" }])}`,
+      { TMPDIR: tmp },
+    );
     expect(run.code, run.stderr).toBe(0);
     const output = await childBashOutput(suite.fake, "JITI-PROBE");
     // The parent pi compiled the package into the test's cache; the child got copies of those entries.
@@ -188,7 +218,9 @@ describe.skipIf(SKIP)("the child's copies of pi's TypeScript cache", () => {
     expect(readFileSync(hostEntry!, "utf8")).not.toContain("POISON");
     expect(existsSync(join(cache, "planted.mjs"))).toBe(false);
     expect(readdirSync(cache).filter((name) => readFileSync(join(cache, name), "utf8").includes("POISON"))).toEqual([]);
-    expect(mainToolResults(suite.fake).find((text) => text.includes("JITI-DONE"))).toContain("[subagent sandbox: read-only]");
+    expect(mainToolResults(suite.fake).find((text) => text.includes("JITI-DONE"))).toContain(
+      "[subagent sandbox: read-only]",
+    );
     expect(await waitForNoProcesses(env.marker)).toEqual([]);
   });
 });
@@ -198,7 +230,10 @@ describe.skipIf(SKIP)("every process of a sandboxed child ends", () => {
     const env = newSandboxEnv("sandbox: workspace-write");
     const started = join(env.workDir, "sleep-started");
     const task = `Long job. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `touch ${started} && sleep 300` } }] })}`;
-    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task }), { text: "main done" }])}`, { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000" });
+    const run = await printPi(
+      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task }), { text: "main done" }])}`,
+      { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000" },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(started)).toBe(true);
     expect(mainToolResults(suite.fake).join("\n")).toMatch(/timed out/);
@@ -210,12 +245,15 @@ describe.skipIf(SKIP)("every process of a sandboxed child ends", () => {
     const started = join(env.workDir, "sleep-started");
     const task = `Long job. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `touch ${started} && sleep 300` } }] })}`;
     let piPid = 0;
-    const run = runPi(["-e", EXTENSION_ENTRY, "-p", `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task })])}`], {
-      env: env.env,
-      cwd: env.workDir,
-      timeoutMs: 120_000,
-      onSpawn: (pid) => (piPid = pid),
-    });
+    const run = runPi(
+      ["-e", EXTENSION_ENTRY, "-p", `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task })])}`],
+      {
+        env: env.env,
+        cwd: env.workDir,
+        timeoutMs: 120_000,
+        onSpawn: (pid) => (piPid = pid),
+      },
+    );
     await waitForFile(started, 90_000);
     await waitForProcess(env.marker, "sleep 300", 10_000);
     await waitForProcess(env.marker, "bwrap", 10_000);
@@ -230,7 +268,10 @@ describe("fail-closed", () => {
     const env = newSandboxEnv("sandbox: read-only");
     const emptyBin = join(env.root, "empty-bin");
     mkdirSync(emptyBin);
-    const run = await printPi(`Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "NEVER-STARTS" }), { text: "main done" }])}`, { [BWRAP_DIRS_ENV]: emptyBin });
+    const run = await printPi(
+      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: "NEVER-STARTS" }), { text: "main done" }])}`,
+      { [BWRAP_DIRS_ENV]: emptyBin },
+    );
     expect(run.code, run.stderr).toBe(0);
     const refusal = mainToolResults(suite.fake).find((text) => text.includes("Cannot start the subagent")) ?? "";
     expect(refusal).toContain('Cannot start the subagent "worker": it must run in a sandbox (sandbox: read-only');

@@ -42,7 +42,9 @@ describe("a second copy of the package in the same pi", () => {
     expect(notices).toEqual([
       `pi-subagent-dispatch: two copies of this package are loaded; the one in ${realpathSync(REPO_ROOT)} is used and the one in ${clone} is not (remove one: pi remove <its path>, or leave out -e <its path>).`,
     ]);
-    expect(suite.fake.requests.some((req) => isWorkerRequest(req) && req.lastText.includes("Count the files."))).toBe(true);
+    expect(suite.fake.requests.some((req) => isWorkerRequest(req) && req.lastText.includes("Count the files."))).toBe(
+      true,
+    );
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });

@@ -37,19 +37,34 @@ async function timeEightKeys(t: Awaited<ReturnType<typeof suite.startTui>>, labe
 }
 
 describe.skipIf(skipTuiTests())("a child flooding its stdout with non-JSON", () => {
-  it("leaves the TUI as responsive as before the flood (8 keystrokes) and the record counts the dropped lines", { tags: ["tui"] }, async () => {
+  it("leaves the TUI as responsive as before the flood (8 keystrokes) and the record counts the dropped lines", {
+    tags: ["tui"],
+  }, async () => {
     suite.newEnv();
     const stop = join(suite.env.root, "flood-stop");
-    const t = await suite.startTui({ args: ["-e", EXTENSION_ENTRY, "-e", FLOOD_EXTENSION], extraEnv: { FLOOD_STOP_FILE: stop } });
+    const t = await suite.startTui({
+      args: ["-e", EXTENSION_ENTRY, "-e", FLOOD_EXTENSION],
+      extraEnv: { FLOOD_STOP_FILE: stop },
+    });
     const started = join(suite.env.root, "flood-started");
     // The extension starts the flood as this command starts; both end once the test writes the stop file.
     const command = `touch ${started}; while [ ! -e ${stop} ]; do sleep 0.1; done; echo FLOOD-OVER`;
     const task = `Flood. ${fakeDirective([{ toolCalls: [{ name: "bash", arguments: { command } }] }, { text: "FLOOD-DONE" }])}`;
-    suite.fake.on({ when: (r) => r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."), reply: { text: "Dispatched." }, times: 1 });
+    suite.fake.on({
+      when: (r) => r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."),
+      reply: { text: "Dispatched." },
+      times: 1,
+    });
     // The baseline: the same keystrokes on the same machine, now, with no flood.
     const quiet = await timeEightKeys(t, "quiet-");
-    await t.submit(`Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task } }] })}`);
-    const receipt = await suite.fake.waitForRequest((r) => r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."), 90_000, "the receipt");
+    await t.submit(
+      `Delegate. ${fakeDirective({ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task } }] })}`,
+    );
+    const receipt = await suite.fake.waitForRequest(
+      (r) => r.lastRole === "tool" && r.lastText.startsWith("Dispatched worker."),
+      90_000,
+      "the receipt",
+    );
     const taskId = receipt.lastText.slice(-36);
     await waitForFile(started, 60_000);
     await t.waitForText("Dispatched.", 30_000);
@@ -57,11 +72,19 @@ describe.skipIf(skipTuiTests())("a child flooding its stdout with non-JSON", () 
     const flooded = await timeEightKeys(t, "probe-");
     writeFileSync(stop, "");
     // A parent that parsed or kept every flooded line would freeze for seconds; a busy machine slows both alike.
-    expect(flooded, `8 keystrokes took ${flooded} ms to show during the flood, ${quiet} ms before it`).toBeLessThan(3 * quiet + 2000);
+    expect(flooded, `8 keystrokes took ${flooded} ms to show during the flood, ${quiet} ms before it`).toBeLessThan(
+      3 * quiet + 2000,
+    );
 
-    const delivered = await suite.fake.waitForRequest((r) => r.lastRole === "user" && r.lastText.includes(`(taskId: ${taskId})`), 90_000, "the result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => r.lastRole === "user" && r.lastText.includes(`(taskId: ${taskId})`),
+      90_000,
+      "the result",
+    );
     expect(delivered.lastText).toContain("FLOOD-DONE");
-    const record = JSON.parse(readFileSync(join(suite.env.agentDir, "subagent-sessions", taskId, "record.json"), "utf8")) as {
+    const record = JSON.parse(
+      readFileSync(join(suite.env.agentDir, "subagent-sessions", taskId, "record.json"), "utf8"),
+    ) as {
       status: string;
       skippedOutput?: { lines: number; sample: string[] };
     };

@@ -134,19 +134,32 @@ async function dispatchWorker(session: TmuxPi, tag: string): Promise<FakeRequest
   suite.fake.on({
     name: `main agent reads the result ${tag}`,
     // The delegating prompt names the child's answer too (inside its directive); the result is anything later.
-    when: (req) => !isWorkerRequest(req) && req.lastText.includes(`CHILD-DONE-${tag}`) && !req.lastText.includes(`Delegate ${tag}.`),
+    when: (req) =>
+      !isWorkerRequest(req) && req.lastText.includes(`CHILD-DONE-${tag}`) && !req.lastText.includes(`Delegate ${tag}.`),
     reply: { text: seen },
     times: 1,
   });
   const task = `Report ${tag}. ${fakeDirective({ text: `CHILD-DONE-${tag}` })}`;
-  await session.submit(`Delegate ${tag}. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task } }] }])}`);
-  const child = await suite.fake.waitForRequest((req) => req.seq > since && isWorkerRequest(req), 90_000, `the worker's request (${tag})`);
-  await session.waitForScreen((screen) => screen.split("\n").some((line) => line.trim() === seen), 90_000, `the main agent's answer ${seen}`);
+  await session.submit(
+    `Delegate ${tag}. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task } }] }])}`,
+  );
+  const child = await suite.fake.waitForRequest(
+    (req) => req.seq > since && isWorkerRequest(req),
+    90_000,
+    `the worker's request (${tag})`,
+  );
+  await session.waitForScreen(
+    (screen) => screen.split("\n").some((line) => line.trim() === seen),
+    90_000,
+    `the main agent's answer ${seen}`,
+  );
   return child;
 }
 
 describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
-  it("writes model & thinking to the project file, a dispatch uses them, a process override wins until /reload", { tags: ["tui"] }, async () => {
+  it("writes model & thinking to the project file, a dispatch uses them, a process override wins until /reload", {
+    tags: ["tui"],
+  }, async () => {
     newEnv();
     const tui = await suite.startTui();
 
@@ -162,7 +175,9 @@ describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
     await waitForFlatText(tui, projectNotice);
     // Back at the field select, with the annotation recomputed.
     await waitForFlatText(tui, `model & thinking — fake/${FAKE_REASONER} (project) · thinking high (project)`);
-    expect(JSON.parse(readFileSync(projectConfigFile(), "utf8"))).toEqual({ worker: { model: `fake/${FAKE_REASONER}`, thinking: "high" } });
+    expect(JSON.parse(readFileSync(projectConfigFile(), "utf8"))).toEqual({
+      worker: { model: `fake/${FAKE_REASONER}`, thinking: "high" },
+    });
     await leaveFromFieldSelect(tui);
 
     const first = await dispatchWorker(tui, "one");
@@ -173,9 +188,15 @@ describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
     const projectFileBefore = readFileSync(projectConfigFile(), "utf8");
     await setWorkerModel(tui, `fake/${FAKE_REASONER}`, "low", "this process");
     await waitForFlatText(tui, PROCESS_NOTE);
-    await waitForFlatText(tui, `model & thinking — fake/${FAKE_REASONER} (process) · thinking low (process) [saved: fake/${FAKE_REASONER} (project) · thinking high (project)]`);
+    await waitForFlatText(
+      tui,
+      `model & thinking — fake/${FAKE_REASONER} (process) · thinking low (process) [saved: fake/${FAKE_REASONER} (project) · thinking high (project)]`,
+    );
     await tui.press("Escape");
-    await waitForFlatText(tui, `worker (project) — fake/${FAKE_REASONER} · thinking low (process) [saved: fake/${FAKE_REASONER} (project) · thinking high (project)]`);
+    await waitForFlatText(
+      tui,
+      `worker (project) — fake/${FAKE_REASONER} · thinking low (process) [saved: fake/${FAKE_REASONER} (project) · thinking high (project)]`,
+    );
     await tui.press("Escape");
     await tui.waitForNoText(MANAGE_ENTRY);
     expect(readFileSync(projectConfigFile(), "utf8")).toBe(projectFileBefore);
@@ -199,7 +220,9 @@ describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("without $models, the model is picked from pi's model registry (free text still offered)", { tags: ["tui"] }, async () => {
+  it("without $models, the model is picked from pi's model registry (free text still offered)", {
+    tags: ["tui"],
+  }, async () => {
     suite.newEnv({ workerFrontmatter: "tools: read, bash" });
     const tui = await suite.startTui();
     await tui.submit("/subagent-config worker");
@@ -225,7 +248,9 @@ describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("edits the body in $EDITOR with the TUI handed over and back, and Esc at every level writes nothing", { tags: ["tui"] }, async () => {
+  it("edits the body in $EDITOR with the TUI handed over and back, and Esc at every level writes nothing", {
+    tags: ["tui"],
+  }, async () => {
     newEnv();
     const script = join(suite.env.root, "edit-body.sh");
     writeFileSync(script, `#!/bin/sh\nprintf 'EDITED-BODY-MARKER: a new system prompt.\\n' > "$1"\n`);
@@ -258,7 +283,9 @@ describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
     await waitForFlatText(tui, `worker: body saved to ${agentFile}. Takes effect on the next dispatch.`);
     await waitForFlatText(tui, "body — EDITED-BODY-MARKER: a new system prompt. (1 line)");
     // The frontmatter is kept byte for byte; only the body after it is replaced.
-    expect(readFileSync(agentFile, "utf8")).toBe(WORKER_AGENT.replace(`${WORKER_BODY}\n`, "EDITED-BODY-MARKER: a new system prompt.\n"));
+    expect(readFileSync(agentFile, "utf8")).toBe(
+      WORKER_AGENT.replace(`${WORKER_BODY}\n`, "EDITED-BODY-MARKER: a new system prompt.\n"),
+    );
     await tui.press("Escape");
     await tui.waitForNoText("Configure worker (project)");
 
@@ -271,9 +298,15 @@ describe.skipIf(skipTuiTests())("/subagent-config in the TUI", () => {
 describe("/subagent-config outside the TUI", () => {
   it("print mode: only the usage warning, no dialog, no write, no model call", async () => {
     newEnv();
-    const result = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-config worker"], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 60_000 });
+    const result = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-config worker"], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      timeoutMs: 60_000,
+    });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain("/subagent-config is interactive and needs pi's TUI; nothing was shown or changed.");
+    expect(result.stderr).toContain(
+      "/subagent-config is interactive and needs pi's TUI; nothing was shown or changed.",
+    );
     expect(result.stderr).toContain("Usage: /subagent-config [agent-name]");
     expect(suite.fake.requests).toHaveLength(0);
     expect(existsSync(projectConfigFile())).toBe(false);
@@ -326,7 +359,9 @@ describe("/subagent-config outside the TUI", () => {
       expect(notice.message).toBe(
         `worker: model fake/${FAKE_MODEL}, thinking medium; written to project (${projectConfigFile()}). Takes effect on the next dispatch.`,
       );
-      expect(JSON.parse(readFileSync(projectConfigFile(), "utf8"))).toEqual({ worker: { model: `fake/${FAKE_MODEL}`, thinking: "medium" } });
+      expect(JSON.parse(readFileSync(projectConfigFile(), "utf8"))).toEqual({
+        worker: { model: `fake/${FAKE_MODEL}`, thinking: "medium" },
+      });
 
       // The description goes through the client's editor, prefilled.
       await answerSelect("the field select again", startsWith("description — "));
@@ -335,12 +370,18 @@ describe("/subagent-config outside the TUI", () => {
       rpc.send({ type: "extension_ui_response", id: editor.id, value: "A renamed worker\n" });
       const saved = await nextRequest("notify", "the description notice");
       expect(saved.message).toContain("The main agent's subagent roster shows it from its next turn.");
-      expect(readFileSync(join(suite.env.workDir, ".pi", "agents", "worker.md"), "utf8")).toContain("description: A renamed worker\n");
+      expect(readFileSync(join(suite.env.workDir, ".pi", "agents", "worker.md"), "utf8")).toContain(
+        "description: A renamed worker\n",
+      );
 
       // Esc (cancelled) at the field select leaves the command.
       const last = await nextRequest("select", "the field select after the description");
       rpc.send({ type: "extension_ui_response", id: last.id, cancelled: true });
-      await rpc.waitForEvent((e) => e.type === "response" && e.command === "prompt", 30_000, "the prompt command to finish");
+      await rpc.waitForEvent(
+        (e) => e.type === "response" && e.command === "prompt",
+        30_000,
+        "the prompt command to finish",
+      );
     } finally {
       await rpc.stop();
     }

@@ -35,10 +35,17 @@ function printPi(prompt: string, extraEnv: NodeJS.ProcessEnv = {}, mode: "print"
 }
 
 describe("synchronous dispatch in print mode", () => {
-  it("runs the child with the agent's body, the task, and the project's model and thinking, and returns its answer", { tags: ["contract"] }, async () => {
+  it("runs the child with the agent's body, the task, and the project's model and thinking, and returns its answer", {
+    tags: ["contract"],
+  }, async () => {
     newEnv();
-    suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { model: `fake/${FAKE_REASONER}`, thinking: "high" } }));
-    const result = await printPi(delegatingPrompt([{ agent: "worker", task: childTask("Count the files.", { text: "CHILD-ANSWER-42" }) }]));
+    suite.env.writeWorkFile(
+      ".pi/subagent-isolation.json",
+      JSON.stringify({ worker: { model: `fake/${FAKE_REASONER}`, thinking: "high" } }),
+    );
+    const result = await printPi(
+      delegatingPrompt([{ agent: "worker", task: childTask("Count the files.", { text: "CHILD-ANSWER-42" }) }]),
+    );
     expect(result.code, result.stderr).toBe(0);
 
     const child = suite.fake.requests.find(isWorkerRequest);
@@ -60,13 +67,17 @@ describe("synchronous dispatch in print mode", () => {
 
   it("resumes a session: the child's second request carries the first exchange", { tags: ["contract"] }, async () => {
     newEnv();
-    const first = await printPi(delegatingPrompt([{ agent: "worker", task: childTask("First task.", { text: "FIRST-ANSWER" }) }]));
+    const first = await printPi(
+      delegatingPrompt([{ agent: "worker", task: childTask("First task.", { text: "FIRST-ANSWER" }) }]),
+    );
     expect(first.code, first.stderr).toBe(0);
     const id = sessionIdIn(first.stdout);
     expect(id).toBeDefined();
 
     const second = await printPi(
-      delegatingPrompt([{ agent: "worker", sessionId: id, task: childTask("Second task.", { text: "SECOND-ANSWER" }) }]),
+      delegatingPrompt([
+        { agent: "worker", sessionId: id, task: childTask("Second task.", { text: "SECOND-ANSWER" }) },
+      ]),
     );
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain("SECOND-ANSWER");
@@ -91,7 +102,9 @@ describe("synchronous dispatch in print mode", () => {
   it("reports a failing child as failed, with the model's error", { tags: ["contract"] }, async () => {
     newEnv();
     const result = await printPi(
-      delegatingPrompt([{ agent: "worker", task: childTask("Break.", { httpError: { status: 500, message: "upstream exploded" } }) }]),
+      delegatingPrompt([
+        { agent: "worker", task: childTask("Break.", { httpError: { status: 500, message: "upstream exploded" } }) },
+      ]),
     );
     expect(result.code, result.stderr).toBe(0);
     const toolText = suite.fake.requests.at(-1)!.lastText;
@@ -105,8 +118,12 @@ describe("synchronous dispatch in print mode", () => {
   it("ends a silent child at the activity timeout and leaves no process behind (its bash sleep included)", async () => {
     newEnv();
     const marker = join(suite.env.root, "sleep-started");
-    const task = childTask("Wait.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${marker} && sleep 300` } }] });
-    const result = await printPi(delegatingPrompt([{ agent: "worker", task }]), { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000" });
+    const task = childTask("Wait.", {
+      toolCalls: [{ name: "bash", arguments: { command: `touch ${marker} && sleep 300` } }],
+    });
+    const result = await printPi(delegatingPrompt([{ agent: "worker", task }]), {
+      PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000",
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(marker), "the child's bash tool was running sleep 300").toBe(true);
     const toolText = suite.fake.requests.at(-1)!.lastText;
@@ -115,10 +132,14 @@ describe("synchronous dispatch in print mode", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("Ctrl+C (SIGINT) on pi -p during a delegation leaves no process behind and the task recorded", { tags: ["contract"] }, async () => {
+  it("Ctrl+C (SIGINT) on pi -p during a delegation leaves no process behind and the task recorded", {
+    tags: ["contract"],
+  }, async () => {
     newEnv();
     const marker = join(suite.env.root, "sleep-started");
-    const task = childTask("Wait.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${marker} && sleep 300` } }] });
+    const task = childTask("Wait.", {
+      toolCalls: [{ name: "bash", arguments: { command: `touch ${marker} && sleep 300` } }],
+    });
     let piPid = 0;
     const run = runPi(["-e", EXTENSION_ENTRY, "-p", delegatingPrompt([{ agent: "worker", task }])], {
       env: suite.env.env,
@@ -134,13 +155,23 @@ describe("synchronous dispatch in print mode", () => {
     const sessions = join(suite.env.agentDir, "subagent-sessions");
     const [id] = readdirSync(sessions).filter((name) => !name.startsWith("."));
     const record = JSON.parse(readFileSync(join(sessions, id!, "record.json"), "utf8")) as Record<string, unknown>;
-    expect(record).toMatchObject({ agent: "worker", mode: "sync", status: "cancelled", stopReason: "killed_on_shutdown", cancelledBy: "none" });
+    expect(record).toMatchObject({
+      agent: "worker",
+      mode: "sync",
+      status: "cancelled",
+      stopReason: "killed_on_shutdown",
+      cancelledBy: "none",
+    });
     expect(existsSync(join(sessions, id!, "run.lock"))).toBe(false);
   });
 
-  it("spares a child at the depth limit the package given with -e: its model sees no subagent tool", { tags: ["contract"] }, async () => {
+  it("spares a child at the depth limit the package given with -e: its model sees no subagent tool", {
+    tags: ["contract"],
+  }, async () => {
     newEnv();
-    const result = await printPi(delegatingPrompt([{ agent: "worker", task: childTask("Look around.", { text: "CHILD-LOOKED" }) }]));
+    const result = await printPi(
+      delegatingPrompt([{ agent: "worker", task: childTask("Look around.", { text: "CHILD-LOOKED" }) }]),
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("CHILD-LOOKED");
     const parent = suite.fake.requests.find((req) => !isWorkerRequest(req))!;
@@ -151,37 +182,58 @@ describe("synchronous dispatch in print mode", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("gives a child's own subagent call the depth-gate message when the package is installed", { tags: ["contract"] }, async () => {
+  it("gives a child's own subagent call the depth-gate message when the package is installed", {
+    tags: ["contract"],
+  }, async () => {
     newEnv();
-    const install = await runPi(["install", REPO_ROOT], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 120_000 });
+    const install = await runPi(["install", REPO_ROOT], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      timeoutMs: 120_000,
+    });
     expect(install.code, install.stderr).toBe(0);
-    const task = childTask("Try to delegate.", [{ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "nested" } }] }]);
-    const result = await runPi(["-p", delegatingPrompt([{ agent: "worker", task }])], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000 });
-    expect(result.code, result.stderr).toBe(0);
-    const childFollowUp = suite.fake.requests.filter(isWorkerRequest).at(-1)!;
-    expect(childFollowUp.lastRole).toBe("tool");
-    expect(childFollowUp.lastText).toContain("Subagent tool is blocked: depth limit reached (this process runs at PI_SUBAGENT_DEPTH=1");
-    expect(result.stdout).toContain("Subagent tool is blocked: depth limit reached");
-  });
-
-  it.each(["rpc", "json"])("a child in %s mode starts with --offline even when the parent pi is online", { tags: ["contract"] }, async (childMode) => {
-    newEnv();
-    // pi 1.x's RPC mode refreshes model catalogs over the network at start unless offline; the parent here is
-    // not offline, so a child that reports PI_OFFLINE=1 got it from its own --offline (pi sets it from the flag).
-    const { PI_OFFLINE: _offline, ...online } = suite.env.env;
-    const task = childTask("Report.", [{ toolCalls: [{ name: "bash", arguments: { command: "echo child-offline=${PI_OFFLINE:-unset}" } }] }, { text: "CHILD-REPORTED" }]);
-    const result = await runPi(["-e", EXTENSION_ENTRY, "-p", delegatingPrompt([{ agent: "worker", task }])], {
-      env: { ...online, PI_SUBAGENT_CHILD_MODE: childMode },
+    const task = childTask("Try to delegate.", [
+      { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "nested" } }] },
+    ]);
+    const result = await runPi(["-p", delegatingPrompt([{ agent: "worker", task }])], {
+      env: suite.env.env,
       cwd: suite.env.workDir,
       timeoutMs: 90_000,
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain("CHILD-REPORTED");
     const childFollowUp = suite.fake.requests.filter(isWorkerRequest).at(-1)!;
     expect(childFollowUp.lastRole).toBe("tool");
-    expect(childFollowUp.lastText.trim()).toBe("child-offline=1");
-    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+    expect(childFollowUp.lastText).toContain(
+      "Subagent tool is blocked: depth limit reached (this process runs at PI_SUBAGENT_DEPTH=1",
+    );
+    expect(result.stdout).toContain("Subagent tool is blocked: depth limit reached");
   });
+
+  it.each(["rpc", "json"])(
+    "a child in %s mode starts with --offline even when the parent pi is online",
+    { tags: ["contract"] },
+    async (childMode) => {
+      newEnv();
+      // pi 1.x's RPC mode refreshes model catalogs over the network at start unless offline; the parent here is
+      // not offline, so a child that reports PI_OFFLINE=1 got it from its own --offline (pi sets it from the flag).
+      const { PI_OFFLINE: _offline, ...online } = suite.env.env;
+      const task = childTask("Report.", [
+        { toolCalls: [{ name: "bash", arguments: { command: "echo child-offline=${PI_OFFLINE:-unset}" } }] },
+        { text: "CHILD-REPORTED" },
+      ]);
+      const result = await runPi(["-e", EXTENSION_ENTRY, "-p", delegatingPrompt([{ agent: "worker", task }])], {
+        env: { ...online, PI_SUBAGENT_CHILD_MODE: childMode },
+        cwd: suite.env.workDir,
+        timeoutMs: 90_000,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain("CHILD-REPORTED");
+      const childFollowUp = suite.fake.requests.filter(isWorkerRequest).at(-1)!;
+      expect(childFollowUp.lastRole).toBe("tool");
+      expect(childFollowUp.lastText.trim()).toBe("child-offline=1");
+      expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+    },
+  );
 
   it("runs two delegations of one message at the same time", async () => {
     newEnv();
@@ -190,7 +242,11 @@ describe("synchronous dispatch in print mode", () => {
     const otherArrived = (mine: string, other: string) => ({
       when: (req: FakeRequest) => isWorkerRequest(req) && req.lastText.includes(mine),
       reply: async () => {
-        await suite.fake.waitForRequest((r) => isWorkerRequest(r) && r.lastText.includes(other), 60_000, `child ${other}`);
+        await suite.fake.waitForRequest(
+          (r) => isWorkerRequest(r) && r.lastText.includes(other),
+          60_000,
+          `child ${other}`,
+        );
         return { text: `${mine}-DONE` };
       },
       times: 1,
@@ -214,15 +270,26 @@ describe("synchronous dispatch in print mode", () => {
 describe("synchronous dispatch in JSON mode", () => {
   it("returns the same result in the tool's JSON events", { tags: ["contract"] }, async () => {
     newEnv();
-    const result = await printPi(delegatingPrompt([{ agent: "worker", task: childTask("Say it.", { text: "JSON-CHILD" }) }]), {}, "json");
+    const result = await printPi(
+      delegatingPrompt([{ agent: "worker", task: childTask("Say it.", { text: "JSON-CHILD" }) }]),
+      {},
+      "json",
+    );
     expect(result.code, result.stderr).toBe(0);
-    const end = parseJsonLines(result.stdout).find((e) => e.type === "tool_execution_end" && e.toolName === "subagent") as
+    const end = parseJsonLines(result.stdout).find(
+      (e) => e.type === "tool_execution_end" && e.toolName === "subagent",
+    ) as
       | { result: { content: Array<{ text: string }>; details: Record<string, unknown> }; isError: boolean }
       | undefined;
     expect(end).toBeDefined();
     expect(end!.isError).toBe(false);
     expect(end!.result.content[0]!.text).toMatch(/^JSON-CHILD\n\n\[subagent session: [0-9a-f-]{36}\]$/);
-    expect(end!.result.details).toMatchObject({ agent: "worker", status: "succeeded", exitCode: 0, output: "JSON-CHILD" });
+    expect(end!.result.details).toMatchObject({
+      agent: "worker",
+      status: "succeeded",
+      exitCode: 0,
+      output: "JSON-CHILD",
+    });
     expect(typeof end!.result.details.durationMs).toBe("number");
   });
 });
@@ -231,7 +298,9 @@ describe("synchronous dispatch in RPC mode", () => {
   it("an abort stops the child's whole tree and reports it cancelled", { tags: ["contract"] }, async () => {
     newEnv();
     const marker = join(suite.env.root, "sleep-started");
-    const task = childTask("Wait.", { toolCalls: [{ name: "bash", arguments: { command: `touch ${marker} && sleep 300` } }] });
+    const task = childTask("Wait.", {
+      toolCalls: [{ name: "bash", arguments: { command: `touch ${marker} && sleep 300` } }],
+    });
     const rpc = PiRpc.start(["-e", EXTENSION_ENTRY], { env: suite.env.env, cwd: suite.env.workDir });
     try {
       rpc.send({ id: "p1", type: "prompt", message: delegatingPrompt([{ agent: "worker", task }]) });

@@ -28,12 +28,16 @@ describe.skipIf(PI.line !== "1" || skipTuiTests())("npm run try", () => {
     if (folder) rmSync(folder, { recursive: true, force: true });
   });
 
-  it("tours a delegation in the real TUI against the fake model and leaves nothing behind after /quit", { tags: ["slow", "tui"], timeout: 300_000 }, async () => {
+  it("tours a delegation in the real TUI against the fake model and leaves nothing behind after /quit", {
+    tags: ["slow", "tui"],
+    timeout: 300_000,
+  }, async () => {
     folder = mkdtempSync(join(tmpdir(), "pi-subagent-try-test-"));
     marker = randomUUID();
     // A newcomer's shell: no npm variables, nothing of the tests' pi set-up.
     const env: NodeJS.ProcessEnv = { ...process.env, [MARKER_VAR]: marker };
-    for (const key of Object.keys(env)) if (key.startsWith("npm_") || key === "INIT_CWD" || key === "PI_E2E_PI") delete env[key];
+    for (const key of Object.keys(env))
+      if (key.startsWith("npm_") || key === "INIT_CWD" || key === "PI_E2E_PI") delete env[key];
 
     tmux = await TmuxPi.start({
       env,

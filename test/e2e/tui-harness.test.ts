@@ -41,7 +41,11 @@ describe.skipIf(skipTuiTests())("tmux TUI driver", () => {
 
     const reply = "Harness reply: the tmux driver works";
     await tui.submit(`Say something ${fakeDirective({ text: reply })}`);
-    const request = await fake.waitForRequest((req) => req.lastText.includes("Say something"), 60_000, "the typed prompt");
+    const request = await fake.waitForRequest(
+      (req) => req.lastText.includes("Say something"),
+      60_000,
+      "the typed prompt",
+    );
     expect(request.lastRole).toBe("user");
     // The prompt (echoed on screen) contains the reply inside its directive, so look for the reply on a line of
     // its own: the assistant's message.

@@ -37,7 +37,9 @@ function widgetRow(screen: string, shortId: string): { activity: string; clock: 
 describe.skipIf(skipTuiTests())("TUI progress widget, status segment, result cards and tool rows", () => {
   const suite = useE2eSuite();
 
-  it("shows both tasks while they run, a card per result, and clears the widget when all are done", { tags: ["tui"] }, async () => {
+  it("shows both tasks while they run, a card per result, and clears the widget when all are done", {
+    tags: ["tui"],
+  }, async () => {
     const alpha = gate();
     const beta = gate();
     suite.fake.on({
@@ -69,7 +71,11 @@ describe.skipIf(skipTuiTests())("TUI progress widget, status segment, result car
 
     // Both receipts are on screen at once, each under its compact tool row (not JSON).
     const receipts = /Dispatched worker\. taskId: ([0-9a-f-]{36})/g;
-    const dispatched = await tui.waitForScreen((screen) => [...screen.matchAll(receipts)].length === 2, WAIT_MS, "two receipts");
+    const dispatched = await tui.waitForScreen(
+      (screen) => [...screen.matchAll(receipts)].length === 2,
+      WAIT_MS,
+      "two receipts",
+    );
     const [idAlpha, idBeta] = [...dispatched.matchAll(receipts)].map((match) => match[1]!);
     expect(idAlpha).not.toBe(idBeta);
     expect(dispatched).toMatch(/^ subagent worker\s*\n Job Alpha: inspect the parser\.\s*$/m);
@@ -78,8 +84,16 @@ describe.skipIf(skipTuiTests())("TUI progress widget, status segment, result car
     expect(dispatched).not.toContain('"agent": "worker"');
 
     // Both children run at the same time (both requests are held by the fake model).
-    await suite.fake.waitForRequest((req) => isWorkerRequest(req) && req.lastText.includes("Job Alpha"), WAIT_MS, "the Alpha child");
-    await suite.fake.waitForRequest((req) => isWorkerRequest(req) && req.lastText.includes("Job Beta"), WAIT_MS, "the Beta child");
+    await suite.fake.waitForRequest(
+      (req) => isWorkerRequest(req) && req.lastText.includes("Job Alpha"),
+      WAIT_MS,
+      "the Alpha child",
+    );
+    await suite.fake.waitForRequest(
+      (req) => isWorkerRequest(req) && req.lastText.includes("Job Beta"),
+      WAIT_MS,
+      "the Beta child",
+    );
 
     // The widget: a titled rule with the count and one row per task; the footer counts them.
     const shortAlpha = idAlpha!.slice(-8);
@@ -97,16 +111,23 @@ describe.skipIf(skipTuiTests())("TUI progress widget, status segment, result car
 
     // One shared timer keeps the clocks moving while nothing else happens.
     const firstClock = widgetRow(running, shortAlpha)!.clock;
-    await tui.waitForScreen((screen) => {
-      const row = widgetRow(screen, shortAlpha);
-      return !!row && row.clock > firstClock;
-    }, 10_000, `Alpha's clock to move past ${firstClock}`);
+    await tui.waitForScreen(
+      (screen) => {
+        const row = widgetRow(screen, shortAlpha);
+        return !!row && row.clock > firstClock;
+      },
+      10_000,
+      `Alpha's clock to move past ${firstClock}`,
+    );
 
     // Alpha's result: its card replaces the envelope; the widget shrinks to Beta.
     alpha.open();
     const afterAlpha = await tui.waitForScreen(
       // The footer is drawn on its own render: waited for with the rest, not caught between two renders.
-      (screen) => screen.includes(`View full result: /subagent-result ${idAlpha}`) && /── Subagents · 1 running ─+/.test(screen) && screen.includes("⚙ 1 running · 1 done"),
+      (screen) =>
+        screen.includes(`View full result: /subagent-result ${idAlpha}`) &&
+        /── Subagents · 1 running ─+/.test(screen) &&
+        screen.includes("⚙ 1 running · 1 done"),
       WAIT_MS,
       "Alpha's card, a one-row widget and the footer's count",
     );
@@ -116,7 +137,12 @@ describe.skipIf(skipTuiTests())("TUI progress widget, status segment, result car
     expect(widgetRow(afterAlpha, shortBeta)).toBeDefined();
     expect(afterAlpha).toContain("⚙ 1 running · 1 done");
     // The model got the envelope; the person sees the card instead of it.
-    await suite.fake.waitForRequest((req) => !isWorkerRequest(req) && req.lastText.includes(`[subagent-result] worker succeeded (taskId: ${idAlpha})`), WAIT_MS, "Alpha's envelope");
+    await suite.fake.waitForRequest(
+      (req) =>
+        !isWorkerRequest(req) && req.lastText.includes(`[subagent-result] worker succeeded (taskId: ${idAlpha})`),
+      WAIT_MS,
+      "Alpha's envelope",
+    );
     expect(afterAlpha).not.toContain("This is a task-completion notification");
     expect(afterAlpha).not.toContain("Alpha report");
 

@@ -19,13 +19,18 @@ const isParent = (req: FakeRequest) => !isWorkerRequest(req);
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}";
 /** Any `[subagent-result]` envelope's title: a single task's or a workflow's. */
 const ANY_RESULT = /^## \[subagent-result\] /;
-const WORKFLOW_RESULT = new RegExp(`^## \\[subagent-result\\] (batch|chain) of \\d+: .* \\((batch|chain)Id: (${UUID})\\)`);
+const WORKFLOW_RESULT = new RegExp(
+  `^## \\[subagent-result\\] (batch|chain) of \\d+: .* \\((batch|chain)Id: (${UUID})\\)`,
+);
 
 const suite = useE2eSuite();
 
 async function startTui(): Promise<TmuxPi> {
   // An envelope quotes each child's task, directive included: the parent must not act on it.
-  suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && ANY_RESULT.test(r.lastText), reply: { text: "noted" } });
+  suite.fake.on({
+    when: (r) => isParent(r) && r.lastRole === "user" && ANY_RESULT.test(r.lastText),
+    reply: { text: "noted" },
+  });
   return suite.startTui();
 }
 
@@ -40,14 +45,24 @@ const childTask = (text: string, actions: FakeAction | FakeAction[]) => `${text}
 /** A child that runs `sleep` in bash; the file appears once the sleep started. */
 function sleepingTask(name: string): { started: string; task: string } {
   const started = join(suite.env.root, `started-${name}`);
-  return { started, task: childTask(`Long job ${name}.`, { toolCalls: [{ name: "bash", arguments: { command: `touch ${started} && sleep 300` } }] }) };
+  return {
+    started,
+    task: childTask(`Long job ${name}.`, {
+      toolCalls: [{ name: "bash", arguments: { command: `touch ${started} && sleep 300` } }],
+    }),
+  };
 }
 
-const resultMessages = (req: FakeRequest) => req.messages.filter((m) => m.role === "user" && ANY_RESULT.test(messageText(m))).map(messageText);
+const resultMessages = (req: FakeRequest) =>
+  req.messages.filter((m) => m.role === "user" && ANY_RESULT.test(messageText(m))).map(messageText);
 
 /** The receipt the parent's model got: the workflow's id and each started part's taskId, in order. */
 async function receipt(): Promise<{ text: string; id: string; parts: string[] }> {
-  const after = await suite.fake.waitForRequest((r) => isParent(r) && r.messages.some((m) => m.role === "tool"), 90_000, "the receipt");
+  const after = await suite.fake.waitForRequest(
+    (r) => isParent(r) && r.messages.some((m) => m.role === "tool"),
+    90_000,
+    "the receipt",
+  );
   const text = messageText(after.messages.find((m) => m.role === "tool"));
   const id = new RegExp(`^Dispatched (?:batch|chain) of \\d+\\. (?:batch|chain)Id: (${UUID})`).exec(text)?.[1];
   expect(id, text).toBeDefined();
@@ -57,12 +72,18 @@ async function receipt(): Promise<{ text: string; id: string; parts: string[] }>
 
 /** The parent's request carrying the workflow's envelope, and that envelope. */
 async function workflowEnvelope(): Promise<string> {
-  const req = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).some((text) => WORKFLOW_RESULT.test(text)), 120_000, "the workflow's result");
+  const req = await suite.fake.waitForRequest(
+    (r) => isParent(r) && resultMessages(r).some((text) => WORKFLOW_RESULT.test(text)),
+    120_000,
+    "the workflow's result",
+  );
   return resultMessages(req).find((text) => WORKFLOW_RESULT.test(text))!;
 }
 
 function record(taskId: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(join(suite.env.agentDir, "subagent-sessions", taskId, "record.json"), "utf8")) as Record<string, unknown>;
+  return JSON.parse(
+    readFileSync(join(suite.env.agentDir, "subagent-sessions", taskId, "record.json"), "utf8"),
+  ) as Record<string, unknown>;
 }
 
 function outboxEntries(): string[] {
@@ -72,7 +93,11 @@ function outboxEntries(): string[] {
 
 /** The processes left once every child has ended, besides the TUI's own (tmux, its shell, pi): none. */
 async function childrenLeft(t: TmuxPi): Promise<unknown[]> {
-  const stay = [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim()), (await t.piPid())!];
+  const stay = [
+    await t.shellPid(),
+    Number((await t.tmux("display-message", "-p", "#{pid}")).trim()),
+    (await t.piPid())!,
+  ];
   return waitForNoProcesses(suite.env.marker, 20_000, stay);
 }
 
@@ -82,13 +107,29 @@ function allEnvelopesSeen(): string[] {
 }
 
 describe.skipIf(skipTuiTests())("a batch and a chain in the TUI", () => {
-  it("a batch answers with one receipt, then exactly one envelope with every part; each part keeps its /subagent-result", { tags: ["tui"] }, async () => {
+  it("a batch answers with one receipt, then exactly one envelope with every part; each part keeps its /subagent-result", {
+    tags: ["tui"],
+  }, async () => {
     const t = await startTui();
-    const receiptSeen = () => suite.fake.waitForRequest((r) => isParent(r) && r.messages.some((m) => m.role === "tool"), 90_000, "the receipt");
+    const receiptSeen = () =>
+      suite.fake.waitForRequest((r) => isParent(r) && r.messages.some((m) => m.role === "tool"), 90_000, "the receipt");
     // The children answer only after the parent got the receipt: a receipt never waits for its parts.
-    suite.fake.on({ when: (r) => isWorkerRequest(r) && r.lastText.includes("JOB-A"), reply: async () => (await receiptSeen(), { text: "RESULT-A" }) });
-    suite.fake.on({ when: (r) => isWorkerRequest(r) && r.lastText.includes("JOB-B"), reply: async () => (await receiptSeen(), { text: "RESULT-B" }) });
-    await t.submit(dispatchPrompt({ tasks: [{ agent: "worker", task: "JOB-A" }, { agent: "worker", task: "JOB-B" }] }));
+    suite.fake.on({
+      when: (r) => isWorkerRequest(r) && r.lastText.includes("JOB-A"),
+      reply: async () => (await receiptSeen(), { text: "RESULT-A" }),
+    });
+    suite.fake.on({
+      when: (r) => isWorkerRequest(r) && r.lastText.includes("JOB-B"),
+      reply: async () => (await receiptSeen(), { text: "RESULT-B" }),
+    });
+    await t.submit(
+      dispatchPrompt({
+        tasks: [
+          { agent: "worker", task: "JOB-A" },
+          { agent: "worker", task: "JOB-B" },
+        ],
+      }),
+    );
 
     const { text, id, parts } = await receipt();
     expect(text.split("\n")).toEqual([
@@ -117,27 +158,49 @@ describe.skipIf(skipTuiTests())("a batch and a chain in the TUI", () => {
 
     // Exactly one envelope reached the model: no part arrived on its own.
     expect(allEnvelopesSeen()).toEqual([envelope]);
-    for (const part of parts) expect(record(part)).toMatchObject({ status: "succeeded", delivered: true, workflow: { id, kind: "batch", total: 2 } });
+    for (const part of parts)
+      expect(record(part)).toMatchObject({
+        status: "succeeded",
+        delivered: true,
+        workflow: { id, kind: "batch", total: 2 },
+      });
     expect(outboxEntries()).toEqual([]);
-    const shown = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-result ${parts[1]}`], { env: suite.env.env, cwd: suite.env.workDir });
+    const shown = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-result ${parts[1]}`], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+    });
     expect(shown.stdout).toContain("RESULT-B");
     // The batch's own id names its parts' results.
-    const batch = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-result ${id}`], { env: suite.env.env, cwd: suite.env.workDir });
+    const batch = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-result ${id}`], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+    });
     expect(`${batch.stdout}${batch.stderr}`).toContain(
       `${id} is a batch of 2: 2 succeeded. Each part has its own result: /subagent-result ${parts[0]} (1. worker succeeded), /subagent-result ${parts[1]} (2. worker succeeded).`,
     );
   });
 
-  it("cancelling one part leaves the other running; the one envelope shows the cancelled part", { tags: ["tui"] }, async () => {
+  it("cancelling one part leaves the other running; the one envelope shows the cancelled part", {
+    tags: ["tui"],
+  }, async () => {
     const t = await startTui();
     const slow = sleepingTask("A");
-    await t.submit(dispatchPrompt({ tasks: [{ agent: "worker", task: slow.task }, { agent: "worker", task: "JOB-B" }] }));
+    await t.submit(
+      dispatchPrompt({
+        tasks: [
+          { agent: "worker", task: slow.task },
+          { agent: "worker", task: "JOB-B" },
+        ],
+      }),
+    );
     const { id, parts } = await receipt();
     const [a, b] = parts as [string, string];
     // B answers only once A's cancelled record exists: B ran on while A was cancelled.
     suite.fake.on({
       when: (r) => isWorkerRequest(r) && r.lastText.includes("JOB-B"),
-      reply: async () => (await waitForFile(join(suite.env.agentDir, "subagent-sessions", a, "record.json"), 90_000), { text: "RESULT-B" }),
+      reply: async () => (
+        await waitForFile(join(suite.env.agentDir, "subagent-sessions", a, "record.json"), 90_000), { text: "RESULT-B" }
+      ),
     });
     await waitForFile(slow.started, 90_000);
     // The widget groups the batch's rows under one line.
@@ -157,15 +220,28 @@ describe.skipIf(skipTuiTests())("a batch and a chain in the TUI", () => {
     expect(allEnvelopesSeen()).toEqual([envelope]);
   });
 
-  it("the batch id the widget shows cancels every part in flight; the card's id names the parts' results", { tags: ["tui"] }, async () => {
+  it("the batch id the widget shows cancels every part in flight; the card's id names the parts' results", {
+    tags: ["tui"],
+  }, async () => {
     const t = await startTui();
     const [first, second] = [sleepingTask("A"), sleepingTask("B")];
-    await t.submit(dispatchPrompt({ tasks: [{ agent: "worker", task: first.task }, { agent: "worker", task: second.task }] }));
+    await t.submit(
+      dispatchPrompt({
+        tasks: [
+          { agent: "worker", task: first.task },
+          { agent: "worker", task: second.task },
+        ],
+      }),
+    );
     const { id, parts } = await receipt();
     await waitForFile(first.started, 90_000);
     await waitForFile(second.started, 90_000);
     // What a person reads off the widget's group line, and each part's row: ids that differ from each other.
-    const widget = await t.waitForScreen((screen) => /┌ batch \S+ · 2 parts/.test(screen), 30_000, "the batch's group line");
+    const widget = await t.waitForScreen(
+      (screen) => /┌ batch \S+ · 2 parts/.test(screen),
+      30_000,
+      "the batch's group line",
+    );
     const shown = /┌ batch (\S+) · 2 parts/.exec(widget)![1]!;
     expect(shown).toBe(id.slice(-8));
     for (const part of parts) expect(widget).toContain(part.slice(-8));
@@ -182,14 +258,26 @@ describe.skipIf(skipTuiTests())("a batch and a chain in the TUI", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("a chain runs its steps in turn, the second given the first's output, and ends with one envelope", { tags: ["tui"] }, async () => {
+  it("a chain runs its steps in turn, the second given the first's output, and ends with one envelope", {
+    tags: ["tui"],
+  }, async () => {
     const t = await startTui();
-    suite.fake.on({ when: (r) => isWorkerRequest(r) && r.lastText.includes("STEP-ONE"), reply: { text: "FIRST-FINDING" } });
+    suite.fake.on({
+      when: (r) => isWorkerRequest(r) && r.lastText.includes("STEP-ONE"),
+      reply: { text: "FIRST-FINDING" },
+    });
     suite.fake.on({
       when: (r) => isWorkerRequest(r) && r.lastText.includes("STEP-TWO"),
       reply: (r) => ({ text: r.lastText.includes("Use: FIRST-FINDING") ? "SECOND-GOT-IT" : "SECOND-MISSED-IT" }),
     });
-    await t.submit(dispatchPrompt({ chain: [{ agent: "worker", task: "STEP-ONE" }, { agent: "worker", task: "STEP-TWO. Use: {previous}" }] }));
+    await t.submit(
+      dispatchPrompt({
+        chain: [
+          { agent: "worker", task: "STEP-ONE" },
+          { agent: "worker", task: "STEP-TWO. Use: {previous}" },
+        ],
+      }),
+    );
     const { text, id, parts } = await receipt();
     expect(text.split("\n")).toEqual([
       `Dispatched chain of 2. chainId: ${id}`,

@@ -27,7 +27,11 @@ const childTask = (text: string, actions: FakeAction | FakeAction[]) => `${text}
 const sessionIdIn = (text: string) => /\[subagent session: ([0-9a-f-]{36})\]/.exec(text)?.[1];
 
 function printPi(prompt: string) {
-  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000 });
+  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+    env: suite.env.env,
+    cwd: suite.env.workDir,
+    timeoutMs: 90_000,
+  });
 }
 
 /** What the parent's model was handed back by the subagent tool (the request after the tool call). */
@@ -38,10 +42,22 @@ function toolResultText(): string {
 }
 
 describe("a call's own model and thinking", () => {
-  it("runs that task on the call's model and thinking, above the config, and says so in the result and record", { tags: ["contract"] }, async () => {
+  it("runs that task on the call's model and thinking, above the config, and says so in the result and record", {
+    tags: ["contract"],
+  }, async () => {
     suite.newEnv();
-    suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ worker: { model: "fake/fake-model", thinking: "low" } }));
-    const result = await printPi(delegatingPrompt({ agent: "worker", model: `fake/${FAKE_REASONER}`, thinking: "high", task: childTask("Count.", { text: "CHEAP-ANSWER" }) }));
+    suite.env.writeWorkFile(
+      ".pi/subagent-isolation.json",
+      JSON.stringify({ worker: { model: "fake/fake-model", thinking: "low" } }),
+    );
+    const result = await printPi(
+      delegatingPrompt({
+        agent: "worker",
+        model: `fake/${FAKE_REASONER}`,
+        thinking: "high",
+        task: childTask("Count.", { text: "CHEAP-ANSWER" }),
+      }),
+    );
     expect(result.code, result.stderr).toBe(0);
     const child = suite.fake.requests.find(isWorkerRequest);
     expect(child?.model).toBe(FAKE_REASONER);
@@ -50,20 +66,34 @@ describe("a call's own model and thinking", () => {
     expect(text).toContain("CHEAP-ANSWER");
     expect(text).toContain(`[subagent model: fake/${FAKE_REASONER} (call) · thinking: high (call)]`);
     const id = sessionIdIn(text)!;
-    const record = JSON.parse(readFileSync(join(suite.env.agentDir, "subagent-sessions", id, "record.json"), "utf8")) as Record<string, unknown>;
-    expect(record).toMatchObject({ model: `fake/${FAKE_REASONER}`, modelSource: "call", thinking: "high", thinkingSource: "call" });
-    const shown = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-result ${id}`], { env: suite.env.env, cwd: suite.env.workDir });
+    const record = JSON.parse(
+      readFileSync(join(suite.env.agentDir, "subagent-sessions", id, "record.json"), "utf8"),
+    ) as Record<string, unknown>;
+    expect(record).toMatchObject({
+      model: `fake/${FAKE_REASONER}`,
+      modelSource: "call",
+      thinking: "high",
+      thinkingSource: "call",
+    });
+    const shown = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-result ${id}`], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+    });
     expect(shown.stdout).toContain(`\nModel: fake/${FAKE_REASONER} (call) · thinking: high (call)\n`);
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("refuses a model pi does not know, and one outside $models naming the allowed ones, starting no child", { tags: ["contract"] }, async () => {
+  it("refuses a model pi does not know, and one outside $models naming the allowed ones, starting no child", {
+    tags: ["contract"],
+  }, async () => {
     suite.newEnv();
     await printPi(delegatingPrompt({ agent: "worker", model: "fake/no-such-model", task: "Count." }));
     expect(toolResultText()).toContain('Unknown model "fake/no-such-model": give provider/id of a model pi knows');
     suite.env.writeWorkFile(".pi/subagent-isolation.json", JSON.stringify({ $models: ["fake/fake-model"] }));
     await printPi(delegatingPrompt({ agent: "worker", model: `fake/${FAKE_REASONER}`, task: "Count." }));
-    expect(toolResultText()).toContain(`Model "fake/${FAKE_REASONER}" is not in the $models list of the project subagent-isolation.json; allowed: fake/fake-model.`);
+    expect(toolResultText()).toContain(
+      `Model "fake/${FAKE_REASONER}" is not in the $models list of the project subagent-isolation.json; allowed: fake/fake-model.`,
+    );
     expect(suite.fake.requests.some(isWorkerRequest)).toBe(false);
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
@@ -78,58 +108,104 @@ describe("a batch and a chain in print mode", () => {
     suite.fake.on({
       when: (req) => firstRequestOf("PART-A")(req) || firstRequestOf("PART-B")(req),
       reply: async (req) => {
-        await Promise.all(["PART-A", "PART-B"].map((marker) => suite.fake.waitForRequest(firstRequestOf(marker), 30_000, `the first request of ${marker}`)));
+        await Promise.all(
+          ["PART-A", "PART-B"].map((marker) =>
+            suite.fake.waitForRequest(firstRequestOf(marker), 30_000, `the first request of ${marker}`),
+          ),
+        );
         return { text: req.lastText.includes("PART-A") ? "ANSWER-A" : "ANSWER-B" };
       },
     });
     // Part B names its own model: a per-task field beyond the schema's agent and task reaches the part.
     const result = await printPi(
-      delegatingPrompt({ tasks: [{ agent: "worker", task: "Look at PART-A." }, { agent: "worker", task: "Look at PART-B.", model: `fake/${FAKE_REASONER}` }] }),
+      delegatingPrompt({
+        tasks: [
+          { agent: "worker", task: "Look at PART-A." },
+          { agent: "worker", task: "Look at PART-B.", model: `fake/${FAKE_REASONER}` },
+        ],
+      }),
     );
     expect(result.code, result.stderr).toBe(0);
     expect(suite.fake.requests.filter(firstRequestOf("PART-B")).map((req) => req.model)).toEqual([FAKE_REASONER]);
     expect(suite.fake.requests.filter(firstRequestOf("PART-A")).map((req) => req.model)).toEqual(["fake-model"]);
     const text = toolResultText();
     expect(text.split("\n")[0]).toBe("batch of 2: 2 succeeded");
-    expect(text).toMatch(/### 1\. worker succeeded \(taskId: [0-9a-f-]{36}\)\nANSWER-A\n\n\[subagent session: [0-9a-f-]{36}\]\n\n### 2\. worker succeeded \(taskId: [0-9a-f-]{36}\)\nANSWER-B\n/);
+    expect(text).toMatch(
+      /### 1\. worker succeeded \(taskId: [0-9a-f-]{36}\)\nANSWER-A\n\n\[subagent session: [0-9a-f-]{36}\]\n\n### 2\. worker succeeded \(taskId: [0-9a-f-]{36}\)\nANSWER-B\n/,
+    );
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
   it("runs a chain's steps in order, each {previous} replaced by the step before's output", async () => {
     suite.newEnv();
     const result = await printPi(
-      delegatingPrompt({ chain: [{ agent: "worker", task: childTask("Find it.", { text: "STEP-ONE-OUTPUT" }) }, { agent: "worker", task: "Review this: {previous} (end)" }] }),
+      delegatingPrompt({
+        chain: [
+          { agent: "worker", task: childTask("Find it.", { text: "STEP-ONE-OUTPUT" }) },
+          { agent: "worker", task: "Review this: {previous} (end)" },
+        ],
+      }),
     );
     expect(result.code, result.stderr).toBe(0);
     const workers = suite.fake.requests.filter(isWorkerRequest);
-    expect(workers.map((req) => req.lastText.split(" @fake")[0])).toEqual(["Task: Find it.", "Task: Review this: STEP-ONE-OUTPUT (end)"]);
+    expect(workers.map((req) => req.lastText.split(" @fake")[0])).toEqual([
+      "Task: Find it.",
+      "Task: Review this: STEP-ONE-OUTPUT (end)",
+    ]);
     const text = toolResultText();
     expect(text.split("\n")[0]).toBe("chain of 2: 2 succeeded");
-    expect(text).toMatch(/### Step 1\. worker succeeded \(taskId: [0-9a-f-]{36}\)\nSTEP-ONE-OUTPUT\n[^]*### Step 2\. worker succeeded \(taskId: [0-9a-f-]{36}\)\nok\n/);
+    expect(text).toMatch(
+      /### Step 1\. worker succeeded \(taskId: [0-9a-f-]{36}\)\nSTEP-ONE-OUTPUT\n[^]*### Step 2\. worker succeeded \(taskId: [0-9a-f-]{36}\)\nok\n/,
+    );
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
   it("in JSON mode returns the combined result with each part's details, flagged as an error when the chain did not finish", async () => {
     suite.newEnv();
-    const prompt = delegatingPrompt({ chain: [{ agent: "worker", task: childTask("One.", { text: "JSON-ONE" }) }, { agent: "worker", task: childTask("Two.", { httpError: { status: 500, message: "down" } }) }] });
-    const result = await runPi(["-e", EXTENSION_ENTRY, "--mode", "json", "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 90_000 });
+    const prompt = delegatingPrompt({
+      chain: [
+        { agent: "worker", task: childTask("One.", { text: "JSON-ONE" }) },
+        { agent: "worker", task: childTask("Two.", { httpError: { status: 500, message: "down" } }) },
+      ],
+    });
+    const result = await runPi(["-e", EXTENSION_ENTRY, "--mode", "json", "-p", prompt], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      timeoutMs: 90_000,
+    });
     expect(result.code, result.stderr).toBe(0);
-    const end = parseJsonLines(result.stdout).find((e) => e.type === "tool_execution_end" && e.toolName === "subagent") as
-      | { result: { content: Array<{ text: string }>; details: { kind: string; status: string; parts: Array<Record<string, unknown>> } }; isError: boolean }
+    const end = parseJsonLines(result.stdout).find(
+      (e) => e.type === "tool_execution_end" && e.toolName === "subagent",
+    ) as
+      | {
+          result: {
+            content: Array<{ text: string }>;
+            details: { kind: string; status: string; parts: Array<Record<string, unknown>> };
+          };
+          isError: boolean;
+        }
       | undefined;
     expect(end).toBeDefined();
     expect(end!.isError).toBe(true);
     expect(end!.result.content[0]!.text.split("\n")[0]).toBe("chain of 2: ended at step 2 (worker failed)");
     expect(end!.result.details.kind).toBe("chain");
     expect(end!.result.details.status).toBe("failed");
-    expect(end!.result.details.parts.map((part) => [part.agent, part.status, part.output])).toEqual([["worker", "succeeded", "JSON-ONE"], ["worker", "failed", ""]]);
+    expect(end!.result.details.parts.map((part) => [part.agent, part.status, part.output])).toEqual([
+      ["worker", "succeeded", "JSON-ONE"],
+      ["worker", "failed", ""],
+    ]);
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
   it("ends a chain at a first step that fails, says which step ended it, and never starts the next", async () => {
     suite.newEnv();
     const result = await printPi(
-      delegatingPrompt({ chain: [{ agent: "worker", task: childTask("Fail.", { httpError: { status: 500, message: "upstream exploded" } }) }, { agent: "worker", task: "NEVER-RUN {previous}" }] }),
+      delegatingPrompt({
+        chain: [
+          { agent: "worker", task: childTask("Fail.", { httpError: { status: 500, message: "upstream exploded" } }) },
+          { agent: "worker", task: "NEVER-RUN {previous}" },
+        ],
+      }),
     );
     expect(result.code, result.stderr).toBe(0);
     const text = toolResultText();
@@ -147,8 +223,13 @@ describe("bringing worktree work home", () => {
 
   /** Runs a worker in a worktree that writes `path`, and returns its task id. */
   async function worktreeTask(path: string, content: string): Promise<string> {
-    const write: FakeAction[] = [{ toolCalls: [{ name: "write", arguments: { path, content } }] }, { text: "WROTE-IT" }];
-    const result = await printPi(delegatingPrompt({ agent: "worker", isolation: "worktree", task: childTask("Write it.", write) }));
+    const write: FakeAction[] = [
+      { toolCalls: [{ name: "write", arguments: { path, content } }] },
+      { text: "WROTE-IT" },
+    ];
+    const result = await printPi(
+      delegatingPrompt({ agent: "worker", isolation: "worktree", task: childTask("Write it.", write) }),
+    );
     expect(result.code, result.stderr).toBe(0);
     const id = sessionIdIn(result.stdout);
     expect(id, result.stdout).toBeDefined();
@@ -160,10 +241,16 @@ describe("bringing worktree work home", () => {
     const dir = gitProject();
     const id = await worktreeTask("hello.txt", "HELLO FROM CHILD\n");
     const before = git(dir, "rev-parse", "HEAD").trim();
-    const merged = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-worktrees merge ${id.slice(0, 13)}`], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
+    const merged = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-worktrees merge ${id.slice(0, 13)}`], {
+      env: suite.env.env,
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
     expect(merged.code, merged.stderr).toBe(0);
     const commit = git(dir, "rev-parse", "HEAD").trim();
-    expect(merged.stderr).toContain(`Merged subagent/${id} into main: merge commit ${commit.slice(0, 12)}, 1 file:\n- A hello.txt\nRemoved its worktree and branch subagent/${id}.`);
+    expect(merged.stderr).toContain(
+      `Merged subagent/${id} into main: merge commit ${commit.slice(0, 12)}, 1 file:\n- A hello.txt\nRemoved its worktree and branch subagent/${id}.`,
+    );
     expect(git(dir, "rev-list", "--parents", "-n", "1", "HEAD").trim().split(" ")).toHaveLength(3);
     expect(git(dir, "rev-parse", "HEAD^1").trim()).toBe(before);
     expect(readFileSync(`${dir}/hello.txt`, "utf8")).toBe("HELLO FROM CHILD\n");
@@ -190,7 +277,9 @@ describe("bringing worktree work home", () => {
     const result = await printPi(`Merge it. ${fakeDirective(steps)}`);
     expect(result.code, result.stderr).toBe(0);
     const toolResults = suite.fake.requests.filter((req) => req.lastRole === "tool").map((req) => req.lastText);
-    expect(toolResults[0]).toContain(`Merging subagent/${id} into main would change 1 file:\n- M README.md\nNothing was done.`);
+    expect(toolResults[0]).toContain(
+      `Merging subagent/${id} into main would change 1 file:\n- M README.md\nNothing was done.`,
+    );
     expect(toolResults[1]).toContain(
       `Could not merge subagent/${id} into main: 1 file in conflict. The merge was aborted; the working tree is exactly as it was. Nothing was resolved.\n- README.md`,
     );

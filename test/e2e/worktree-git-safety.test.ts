@@ -22,11 +22,22 @@ import { execFileSync } from "node:child_process";
 const suite = useE2eSuite();
 
 /** The test's own git, with the planted fsmonitor off (the test must not be the one that runs it). */
-const safeGit = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "core.fsmonitor=false", ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+const safeGit = (cwd: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "core.fsmonitor=false", ...args], {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 
 function delegate(task: string): Promise<ReturnType<typeof runPi> extends Promise<infer R> ? R : never> {
-  const action: FakeAction = { toolCalls: [{ name: "subagent", arguments: { agent: "worker", isolation: "worktree", task } }] };
-  return runPi(["-e", EXTENSION_ENTRY, "-p", `Please delegate. ${fakeDirective([action])}`], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 120_000 });
+  const action: FakeAction = {
+    toolCalls: [{ name: "subagent", arguments: { agent: "worker", isolation: "worktree", task } }],
+  };
+  return runPi(["-e", EXTENSION_ENTRY, "-p", `Please delegate. ${fakeDirective([action])}`], {
+    env: suite.env.env,
+    cwd: suite.env.workDir,
+    timeoutMs: 120_000,
+  });
 }
 
 function bashTask(text: string, command: string, answer: string): string {
@@ -34,7 +45,11 @@ function bashTask(text: string, command: string, answer: string): string {
 }
 
 function slash(command: string) {
-  return runPi(["-e", EXTENSION_ENTRY, "-p", command], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 60_000 });
+  return runPi(["-e", EXTENSION_ENTRY, "-p", command], {
+    env: suite.env.env,
+    cwd: suite.env.workDir,
+    timeoutMs: 60_000,
+  });
 }
 
 const sessionIdIn = (text: string) => /\[subagent session: ([0-9a-f-]{36})\]/.exec(text)?.[1];
@@ -43,7 +58,13 @@ const sessionIdIn = (text: string) => /\[subagent session: ([0-9a-f-]{36})\]/.ex
 function markerScript(name: string): { script: string; marker: string } {
   const marker = join(suite.env.root, `${name}-ran`);
   const script = join(suite.env.root, `${name}.sh`);
-  execFileSync("sh", ["-c", `printf '#!/bin/sh\\necho ran >> %s\\n' "$2" > "$1" && chmod +x "$1"`, "sh", script, marker]);
+  execFileSync("sh", [
+    "-c",
+    `printf '#!/bin/sh\\necho ran >> %s\\n' "$2" > "$1" && chmod +x "$1"`,
+    "sh",
+    script,
+    marker,
+  ]);
   chmodSync(script, 0o755);
   return { script, marker };
 }
@@ -79,7 +100,9 @@ describe("the package's git calls run nothing a child or the repository planted"
     // Listing and merging it still run nothing there.
     const merged = await slash(`/subagent-worktrees merge ${id}`);
     expect(merged.code).toBe(1);
-    expect(merged.stderr).toContain(`Cannot merge subagent/${id}: the worktree's git dir was replaced: ${path}/.git leads to ${path}/.git itself (a repository of its own), not to ${gitDir}. Nothing was merged.`);
+    expect(merged.stderr).toContain(
+      `Cannot merge subagent/${id}: the worktree's git dir was replaced: ${path}/.git leads to ${path}/.git itself (a repository of its own), not to ${gitDir}. Nothing was merged.`,
+    );
     expect(markerText(marker)).toBe("");
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
@@ -89,7 +112,10 @@ describe("the package's git calls run nothing a child or the repository planted"
     const dir = gitProject(suite.env, { identityInConfig: true });
     const { script, marker } = markerScript("project-fsmonitor");
     safeGit(dir, "config", "core.fsmonitor", script);
-    const write = fakeDirective([{ toolCalls: [{ name: "write", arguments: { path: "hello.txt", content: "HI\n" } }] }, { text: "WROTE-IT" }]);
+    const write = fakeDirective([
+      { toolCalls: [{ name: "write", arguments: { path: "hello.txt", content: "HI\n" } }] },
+      { text: "WROTE-IT" },
+    ]);
     const result = await delegate(`Write it. ${write}`);
     expect(result.code, result.stderr).toBe(0);
     const id = sessionIdIn(result.stdout);

@@ -35,7 +35,11 @@ function writeThenAnswer(path: string, content: string, answer: string): FakeAct
 }
 
 function printPi(prompt: string) {
-  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 120_000 });
+  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+    env: suite.env.env,
+    cwd: suite.env.workDir,
+    timeoutMs: 120_000,
+  });
 }
 
 const sessionIdsIn = (text: string) => [...text.matchAll(/\[subagent session: ([0-9a-f-]{36})\]/g)].map((m) => m[1]!);
@@ -45,14 +49,26 @@ function subagentBranches(dir: string): string[] {
 }
 
 function worktreeCount(dir: string): number {
-  return git(dir, "worktree", "list", "--porcelain").split("\n").filter((line) => line.startsWith("worktree ")).length;
+  return git(dir, "worktree", "list", "--porcelain")
+    .split("\n")
+    .filter((line) => line.startsWith("worktree ")).length;
 }
 
 describe("worktree isolation in print mode", () => {
-  it("runs the child in a worktree: the working tree stays untouched, the branch holds the new file, the result names both", { tags: ["slow"] }, async () => {
+  it("runs the child in a worktree: the working tree stays untouched, the branch holds the new file, the result names both", {
+    tags: ["slow"],
+  }, async () => {
     suite.newEnv();
     const dir = gitProject();
-    const result = await printPi(delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("Add hello.", writeThenAnswer("hello.txt", "HELLO FROM CHILD\n", "WROTE-IT")) }]));
+    const result = await printPi(
+      delegatingPrompt([
+        {
+          agent: "worker",
+          isolation: "worktree",
+          task: childTask("Add hello.", writeThenAnswer("hello.txt", "HELLO FROM CHILD\n", "WROTE-IT")),
+        },
+      ]),
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("WROTE-IT");
     const [id] = sessionIdsIn(result.stdout);
@@ -61,7 +77,9 @@ describe("worktree isolation in print mode", () => {
     const path = join(suite.env.agentDir, "subagent-worktrees", id!);
     expect(result.stdout).toContain(`Worktree: kept at ${path} on branch ${branch}`);
     expect(result.stdout).toMatch(/hello\.txt \| 1 \+/);
-    expect(result.stdout).toContain(`Merge: /subagent-worktrees merge ${id} or action "merge" (both check the branch first), or by hand: git merge ${branch}`);
+    expect(result.stdout).toContain(
+      `Merge: /subagent-worktrees merge ${id} or action "merge" (both check the branch first), or by hand: git merge ${branch}`,
+    );
 
     // The person's working tree and branch are untouched.
     expect(existsSync(join(dir, "hello.txt"))).toBe(false);
@@ -76,16 +94,32 @@ describe("worktree isolation in print mode", () => {
     const child = suite.fake.requests.find(isWorkerRequest)!;
     expect(child.system).toContain(path);
 
-    const record = JSON.parse(readFileSync(join(suite.env.agentDir, "subagent-sessions", id!, "record.json"), "utf8")) as Record<string, any>;
-    expect(record.worktree).toMatchObject({ kept: true, branch, path, files: [{ status: "A", path: "hello.txt" }], filesTotal: 1 });
+    const record = JSON.parse(
+      readFileSync(join(suite.env.agentDir, "subagent-sessions", id!, "record.json"), "utf8"),
+    ) as Record<string, any>;
+    expect(record.worktree).toMatchObject({
+      kept: true,
+      branch,
+      path,
+      files: [{ status: "A", path: "hello.txt" }],
+      filesTotal: 1,
+    });
 
     // /subagent-result shows the same.
-    const shown = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-result ${id}`], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
+    const shown = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-result ${id}`], {
+      env: suite.env.env,
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
     expect(shown.stdout).toContain(`Worktree: kept at ${path} on branch ${branch}`);
     expect(shown.stdout).toMatch(/hello\.txt \| 1 \+/);
 
     // /subagent-worktrees lists it, and removes it (folder and branch) by a prefix of its id.
-    const listed = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-worktrees"], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
+    const listed = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-worktrees"], {
+      env: suite.env.env,
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
     expect(listed.code, listed.stderr).toBe(0);
     const line = listed.stdout.trim();
     expect(line.split("\n")).toHaveLength(1);
@@ -95,18 +129,30 @@ describe("worktree isolation in print mode", () => {
     const rpc = PiRpc.start(["-e", EXTENSION_ENTRY], { env: suite.env.env, cwd: dir });
     try {
       rpc.send({ id: "w1", type: "prompt", message: "/subagent-worktrees" });
-      const notice = (await rpc.waitForEvent((e) => e.type === "extension_ui_request" && e.method === "notify", 60_000, "the worktree list notice")) as { message: string };
+      const notice = (await rpc.waitForEvent(
+        (e) => e.type === "extension_ui_request" && e.method === "notify",
+        60_000,
+        "the worktree list notice",
+      )) as { message: string };
       expect(notice.message).toBe(line);
       expect(rpc.strayLines).toEqual([]);
     } finally {
       await rpc.stop();
     }
-    const removed = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-worktrees remove ${id!.slice(0, 13)}`], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
+    const removed = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-worktrees remove ${id!.slice(0, 13)}`], {
+      env: suite.env.env,
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
     expect(removed.code, removed.stderr).toBe(0);
     expect(removed.stderr).toContain(`Removed worktree ${path} and deleted branch ${branch}.`);
     expect(existsSync(path)).toBe(false);
     expect(subagentBranches(dir)).toEqual([]);
-    const empty = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-worktrees"], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
+    const empty = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-worktrees"], {
+      env: suite.env.env,
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
     expect(empty.stdout.trim()).toBe("No subagent worktrees in this repository.");
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
@@ -114,7 +160,9 @@ describe("worktree isolation in print mode", () => {
   it("removes the worktree and branch of a child that changed nothing (isolation from the agent's frontmatter)", async () => {
     suite.newEnv({ workerFrontmatter: "isolation: worktree" });
     const dir = gitProject();
-    const result = await printPi(delegatingPrompt([{ agent: "worker", task: childTask("Just look.", { text: "NOTHING-CHANGED" }) }]));
+    const result = await printPi(
+      delegatingPrompt([{ agent: "worker", task: childTask("Just look.", { text: "NOTHING-CHANGED" }) }]),
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("NOTHING-CHANGED");
     const [id] = sessionIdsIn(result.stdout);
@@ -131,18 +179,34 @@ describe("worktree isolation in print mode", () => {
 
   it("refuses in a folder outside git, before anything runs", async () => {
     suite.newEnv();
-    const result = await printPi(delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("Add hello.", writeThenAnswer("hello.txt", "x", "WROTE")) }]));
+    const result = await printPi(
+      delegatingPrompt([
+        {
+          agent: "worker",
+          isolation: "worktree",
+          task: childTask("Add hello.", writeThenAnswer("hello.txt", "x", "WROTE")),
+        },
+      ]),
+    );
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain(`Cannot run the subagent in a worktree: ${suite.env.workDir} is not inside a git repository`);
+    expect(result.stdout).toContain(
+      `Cannot run the subagent in a worktree: ${suite.env.workDir} is not inside a git repository`,
+    );
     expect(result.stdout).toContain("Nothing was started.");
     expect(suite.fake.requests.filter(isWorkerRequest)).toEqual([]);
     expect(existsSync(join(suite.env.workDir, "hello.txt"))).toBe(false);
     const sessions = join(suite.env.agentDir, "subagent-sessions");
     expect(existsSync(sessions) ? readdirSync(sessions) : []).toEqual([]);
 
-    const listed = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-worktrees"], { env: suite.env.env, cwd: suite.env.workDir, timeoutMs: 60_000 });
+    const listed = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-worktrees"], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      timeoutMs: 60_000,
+    });
     expect(listed.code).toBe(1);
-    expect(listed.stderr).toContain(`Not in a git repository (${suite.env.workDir}): there are no subagent worktrees to list here.`);
+    expect(listed.stderr).toContain(
+      `Not in a git repository (${suite.env.workDir}): there are no subagent worktrees to list here.`,
+    );
   });
 
   it("runs two parallel children editing the same file, each to its own branch", async () => {
@@ -150,8 +214,16 @@ describe("worktree isolation in print mode", () => {
     const dir = gitProject();
     const result = await printPi(
       delegatingPrompt([
-        { agent: "worker", isolation: "worktree", task: childTask("Edit A.", writeThenAnswer("README.md", "edited by A\n", "DONE-A")) },
-        { agent: "worker", isolation: "worktree", task: childTask("Edit B.", writeThenAnswer("README.md", "edited by B\n", "DONE-B")) },
+        {
+          agent: "worker",
+          isolation: "worktree",
+          task: childTask("Edit A.", writeThenAnswer("README.md", "edited by A\n", "DONE-A")),
+        },
+        {
+          agent: "worker",
+          isolation: "worktree",
+          task: childTask("Edit B.", writeThenAnswer("README.md", "edited by B\n", "DONE-B")),
+        },
       ]),
     );
     expect(result.code, result.stderr).toBe(0);
@@ -175,13 +247,21 @@ describe("worktree isolation in print mode", () => {
       { toolCalls: [{ name: "write", arguments: { path: "partial.txt", content: "half done\n" } }] },
       { toolCalls: [{ name: "bash", arguments: { command: `touch ${started} && sleep 300` } }] },
     ];
-    const result = await runPi(["-e", EXTENSION_ENTRY, "-p", delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("Slow.", actions) }])], {
-      env: suite.env.env,
-      cwd: dir,
-      // The quiet time counts from the child's first output: the sleep, not the child's start, is what times out.
-      extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000" },
-      timeoutMs: 120_000,
-    });
+    const result = await runPi(
+      [
+        "-e",
+        EXTENSION_ENTRY,
+        "-p",
+        delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("Slow.", actions) }]),
+      ],
+      {
+        env: suite.env.env,
+        cwd: dir,
+        // The quiet time counts from the child's first output: the sleep, not the child's start, is what times out.
+        extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: "4000" },
+        timeoutMs: 120_000,
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(started)).toBe(true);
     expect(result.stdout).toContain("Subagent worker timed out.");
@@ -195,14 +275,31 @@ describe("worktree isolation in print mode", () => {
   it("resumes a worktree task in its kept worktree, adding to its branch", { tags: ["slow"] }, async () => {
     suite.newEnv();
     const dir = gitProject();
-    const first = await printPi(delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("First.", writeThenAnswer("one.txt", "1\n", "FIRST")) }]));
+    const first = await printPi(
+      delegatingPrompt([
+        {
+          agent: "worker",
+          isolation: "worktree",
+          task: childTask("First.", writeThenAnswer("one.txt", "1\n", "FIRST")),
+        },
+      ]),
+    );
     expect(first.code, first.stderr).toBe(0);
     const [id] = sessionIdsIn(first.stdout);
-    const second = await printPi(delegatingPrompt([{ agent: "worker", sessionId: id, task: childTask("Second.", writeThenAnswer("two.txt", "2\n", "SECOND")) }]));
+    const second = await printPi(
+      delegatingPrompt([
+        { agent: "worker", sessionId: id, task: childTask("Second.", writeThenAnswer("two.txt", "2\n", "SECOND")) },
+      ]),
+    );
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain("SECOND");
     const branch = `subagent/${id}`;
-    expect(git(dir, "ls-tree", "--name-only", branch).split("\n").filter(Boolean).sort()).toEqual([".pi", "README.md", "one.txt", "two.txt"]);
+    expect(git(dir, "ls-tree", "--name-only", branch).split("\n").filter(Boolean).sort()).toEqual([
+      ".pi",
+      "README.md",
+      "one.txt",
+      "two.txt",
+    ]);
     expect(git(dir, "rev-list", "--count", `main..${branch}`).trim()).toBe("2");
     expect(second.stdout).toMatch(/2 files changed/);
     expect(existsSync(join(dir, "two.txt"))).toBe(false);
@@ -214,19 +311,35 @@ function bashThenAnswer(command: string, answer: string): FakeAction[] {
 }
 
 function readRecordOf(id: string): Record<string, any> {
-  return JSON.parse(readFileSync(join(suite.env.agentDir, "subagent-sessions", id, "record.json"), "utf8")) as Record<string, any>;
+  return JSON.parse(readFileSync(join(suite.env.agentDir, "subagent-sessions", id, "record.json"), "utf8")) as Record<
+    string,
+    any
+  >;
 }
 
 describe("worktree isolation: what the child does to git costs no work and writes nowhere else", () => {
-  it("commits nothing when the child switched its worktree to one of the person's branches or detached HEAD, and keeps everything", { tags: ["slow"] }, async () => {
+  it("commits nothing when the child switched its worktree to one of the person's branches or detached HEAD, and keeps everything", {
+    tags: ["slow"],
+  }, async () => {
     suite.newEnv();
     const dir = gitProject();
     git(dir, "branch", "feature");
     const mainTip = git(dir, "rev-parse", "main").trim();
     const result = await printPi(
       delegatingPrompt([
-        { agent: "worker", isolation: "worktree", task: childTask("Switch.", bashThenAnswer("git checkout -q feature && echo mine > stray.txt && echo more >> README.md", "SWITCHED")) },
-        { agent: "worker", isolation: "worktree", task: childTask("Detach.", bashThenAnswer("git checkout -q --detach && echo loose > loose.txt", "DETACHED")) },
+        {
+          agent: "worker",
+          isolation: "worktree",
+          task: childTask(
+            "Switch.",
+            bashThenAnswer("git checkout -q feature && echo mine > stray.txt && echo more >> README.md", "SWITCHED"),
+          ),
+        },
+        {
+          agent: "worker",
+          isolation: "worktree",
+          task: childTask("Detach.", bashThenAnswer("git checkout -q --detach && echo loose > loose.txt", "DETACHED")),
+        },
       ]),
     );
     expect(result.code, result.stderr).toBe(0);
@@ -243,7 +356,10 @@ describe("worktree isolation: what the child does to git costs no work and write
     expect(git(dir, "rev-parse", `subagent/${detached}`).trim()).toBe(mainTip);
     expect(git(dir, "status", "--porcelain")).toBe("");
     // The child's edits are still in its worktrees, uncommitted, on the HEAD it chose.
-    expect(git(switchedPath, "status", "--porcelain").split("\n").filter(Boolean).sort()).toEqual([" M README.md", "?? stray.txt"]);
+    expect(git(switchedPath, "status", "--porcelain").split("\n").filter(Boolean).sort()).toEqual([
+      " M README.md",
+      "?? stray.txt",
+    ]);
     expect(git(switchedPath, "symbolic-ref", "HEAD").trim()).toBe("refs/heads/feature");
     expect(readFileSync(join(detachedPath, "loose.txt"), "utf8")).toBe("loose\n");
 
@@ -255,14 +371,31 @@ describe("worktree isolation: what the child does to git costs no work and write
       `Worktree: kept as it is at ${detachedPath} (1 file left uncommitted); not merged into your branch; the subagent left the worktree on a detached HEAD at ${mainTip.slice(0, 12)}, not on subagent/${detached}; nothing was committed`,
     );
     expect(result.stdout).not.toMatch(/0 files changed/);
-    expect(readRecordOf(switched!).worktree).toMatchObject({ kept: true, leftAsIs: true, leftOn: "branch feature", uncommitted: 2 });
+    expect(readRecordOf(switched!).worktree).toMatchObject({
+      kept: true,
+      leftAsIs: true,
+      leftOn: "branch feature",
+      uncommitted: 2,
+    });
 
     // /subagent-worktrees names the branch the child switched to; removing it deletes only the task's branch.
-    const listed = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-worktrees"], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
+    const listed = await runPi(["-e", EXTENSION_ENTRY, "-p", "/subagent-worktrees"], {
+      env: suite.env.env,
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toContain(`${switched}  (on branch feature, not subagent/${switched})  worker · succeeded · 2 files left uncommitted · Switch.`);
-    expect(listed.stdout).toContain(`${detached}  (on a detached HEAD at ${mainTip.slice(0, 12)}, not subagent/${detached})  worker · succeeded`);
-    const removed = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-worktrees remove ${switched}`], { env: suite.env.env, cwd: dir, timeoutMs: 60_000 });
+    expect(listed.stdout).toContain(
+      `${switched}  (on branch feature, not subagent/${switched})  worker · succeeded · 2 files left uncommitted · Switch.`,
+    );
+    expect(listed.stdout).toContain(
+      `${detached}  (on a detached HEAD at ${mainTip.slice(0, 12)}, not subagent/${detached})  worker · succeeded`,
+    );
+    const removed = await runPi(["-e", EXTENSION_ENTRY, "-p", `/subagent-worktrees remove ${switched}`], {
+      env: suite.env.env,
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
     expect(removed.code, removed.stderr).toBe(0);
     expect(removed.stderr).toContain(`Removed worktree ${switchedPath} and deleted branch subagent/${switched}.`);
     expect(git(dir, "rev-parse", "feature").trim()).toBe(mainTip);
@@ -273,8 +406,26 @@ describe("worktree isolation: what the child does to git costs no work and write
     suite.newEnv();
     const dir = gitProject();
     git(dir, "update-index", "--add", "--cacheinfo", `160000,${"1".repeat(40)},vendor/lib`);
-    git(dir, "-c", "user.name=Person", "-c", "user.email=person@example.invalid", "commit", "--quiet", "-m", "submodule");
-    const result = await printPi(delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("Vendor.", bashThenAnswer("echo precious > vendor/lib/notes.txt", "VENDORED")) }]));
+    git(
+      dir,
+      "-c",
+      "user.name=Person",
+      "-c",
+      "user.email=person@example.invalid",
+      "commit",
+      "--quiet",
+      "-m",
+      "submodule",
+    );
+    const result = await printPi(
+      delegatingPrompt([
+        {
+          agent: "worker",
+          isolation: "worktree",
+          task: childTask("Vendor.", bashThenAnswer("echo precious > vendor/lib/notes.txt", "VENDORED")),
+        },
+      ]),
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("VENDORED");
     const [id] = sessionIdsIn(result.stdout);
@@ -289,11 +440,23 @@ describe("worktree isolation: what the child does to git costs no work and write
     suite.newEnv();
     gitProject();
     // An empty nested repository makes `git add -A` fail ("does not have a commit checked out").
-    const result = await printPi(delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("Nest.", bashThenAnswer("mkdir nested && git -C nested init -q && echo x > a.txt", "NESTED")) }]));
+    const result = await printPi(
+      delegatingPrompt([
+        {
+          agent: "worker",
+          isolation: "worktree",
+          task: childTask("Nest.", bashThenAnswer("mkdir nested && git -C nested init -q && echo x > a.txt", "NESTED")),
+        },
+      ]),
+    );
     expect(result.code, result.stderr).toBe(0);
     const [id] = sessionIdsIn(result.stdout);
     const path = join(suite.env.agentDir, "subagent-worktrees", id!);
-    expect(result.stdout).toMatch(new RegExp(`Worktree: kept at \\S+ on branch subagent/${id} \\(commit [0-9a-f]{12}, 0 files changed, 2 files left uncommitted\\); not merged into your branch; git add failed: `));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `Worktree: kept at \\S+ on branch subagent/${id} \\(commit [0-9a-f]{12}, 0 files changed, 2 files left uncommitted\\); not merged into your branch; git add failed: `,
+      ),
+    );
     expect(result.stdout).toContain(`Uncommitted: 2 files left uncommitted in the worktree (git -C ${path} status)`);
     expect(readFileSync(join(path, "a.txt"), "utf8")).toBe("x\n");
     expect(readRecordOf(id!).worktree).toMatchObject({ kept: true, uncommitted: 2 });
@@ -307,7 +470,15 @@ describe("worktree isolation: what the child does to git costs no work and write
       suite.env.writeWorkFile(`.git/hooks/${hook}`, `#!/bin/sh\necho ${hook} >> ${ran}\n`);
       chmodSync(join(dir, ".git", "hooks", hook), 0o755);
     }
-    const result = await printPi(delegatingPrompt([{ agent: "worker", isolation: "worktree", task: childTask("Add hello.", writeThenAnswer("hello.txt", "HI\n", "WROTE-IT")) }]));
+    const result = await printPi(
+      delegatingPrompt([
+        {
+          agent: "worker",
+          isolation: "worktree",
+          task: childTask("Add hello.", writeThenAnswer("hello.txt", "HI\n", "WROTE-IT")),
+        },
+      ]),
+    );
     expect(result.code, result.stderr).toBe(0);
     const [id] = sessionIdsIn(result.stdout);
     expect(git(dir, "show", `subagent/${id}:hello.txt`)).toBe("HI\n");
@@ -316,28 +487,50 @@ describe("worktree isolation: what the child does to git costs no work and write
   });
 });
 
-const RESULT_TITLE = /^## \[subagent-result\] worker (succeeded|failed|timed out|cancelled) \(taskId: ([0-9a-f-]{36})\)/;
+const RESULT_TITLE =
+  /^## \[subagent-result\] worker (succeeded|failed|timed out|cancelled) \(taskId: ([0-9a-f-]{36})\)/;
 const isParent = (req: FakeRequest) => !isWorkerRequest(req);
-const resultMessages = (req: FakeRequest) => req.messages.filter((m) => m.role === "user" && RESULT_TITLE.test(messageText(m))).map(messageText);
+const resultMessages = (req: FakeRequest) =>
+  req.messages.filter((m) => m.role === "user" && RESULT_TITLE.test(messageText(m))).map(messageText);
 
 describe.skipIf(skipTuiTests())("worktree isolation in the TUI", () => {
   it("delivers an envelope that names the branch, the worktree and the changed file", { tags: ["tui"] }, async () => {
     suite.newEnv();
     const dir = gitProject();
-    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "ok" } });
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText),
+      reply: { text: "ok" },
+    });
     const t = await suite.startTui();
     const first: FakeAction = {
-      toolCalls: [{ name: "subagent", arguments: { agent: "worker", isolation: "worktree", task: childTask("Add hello.", writeThenAnswer("hello.txt", "HI\n", "WROTE-IT")) } }],
+      toolCalls: [
+        {
+          name: "subagent",
+          arguments: {
+            agent: "worker",
+            isolation: "worktree",
+            task: childTask("Add hello.", writeThenAnswer("hello.txt", "HI\n", "WROTE-IT")),
+          },
+        },
+      ],
     };
     await t.submit(`Delegate please. ${fakeDirective([first, { text: "Dispatched, waiting." }])}`);
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 120_000, "the result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultMessages(r).length === 1,
+      120_000,
+      "the result",
+    );
     const envelope = resultMessages(delivered)[0]!;
     const id = RESULT_TITLE.exec(envelope)![2]!;
     const branch = `subagent/${id}`;
     const receipt = delivered.messages.filter((m) => m.role === "tool").map(messageText)[0];
-    expect(receipt).toBe(`Dispatched worker. taskId: ${id} (in git worktree ${join(suite.env.agentDir, "subagent-worktrees", id)} on branch ${branch})`);
+    expect(receipt).toBe(
+      `Dispatched worker. taskId: ${id} (in git worktree ${join(suite.env.agentDir, "subagent-worktrees", id)} on branch ${branch})`,
+    );
     expect(envelope).toContain("- Status: succeeded");
-    expect(envelope).toContain(`- Worktree: kept at ${join(suite.env.agentDir, "subagent-worktrees", id)} on branch ${branch}`);
+    expect(envelope).toContain(
+      `- Worktree: kept at ${join(suite.env.agentDir, "subagent-worktrees", id)} on branch ${branch}`,
+    );
     expect(envelope).toMatch(/hello\.txt \| 1 \+/);
     expect(envelope.split("---\n")[1]).toBe("WROTE-IT");
     expect(git(dir, "show", `${branch}:hello.txt`)).toBe("HI\n");
@@ -352,7 +545,11 @@ describe.skipIf(skipTuiTests())("worktree isolation in the TUI", () => {
     await t.waitForText("Remove the subagent worktree?", 10_000);
     await t.press("Enter");
     // The notice may wrap at the pane's width: compare without white space.
-    await t.waitForScreen((screen) => screen.replace(/\s+/g, "").includes(`deletedbranch${branch}.`), 30_000, "the removal notice");
+    await t.waitForScreen(
+      (screen) => screen.replace(/\s+/g, "").includes(`deletedbranch${branch}.`),
+      30_000,
+      "the removal notice",
+    );
     expect(existsSync(path)).toBe(false);
     expect(subagentBranches(dir)).toEqual([]);
     expect(await t.quit()).toBe(0);
@@ -361,19 +558,30 @@ describe.skipIf(skipTuiTests())("worktree isolation in the TUI", () => {
   it("keeps and commits what a cancelled child wrote", { tags: ["tui"] }, async () => {
     suite.newEnv();
     const dir = gitProject();
-    suite.fake.on({ when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText), reply: { text: "ok" } });
+    suite.fake.on({
+      when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText),
+      reply: { text: "ok" },
+    });
     const t = await suite.startTui();
     const started = join(suite.env.root, "sleep-started");
     const actions: FakeAction[] = [
       { toolCalls: [{ name: "write", arguments: { path: "partial.txt", content: "half\n" } }] },
       { toolCalls: [{ name: "bash", arguments: { command: `touch ${started} && sleep 300` } }] },
     ];
-    const first: FakeAction = { toolCalls: [{ name: "subagent", arguments: { agent: "worker", isolation: "worktree", task: childTask("Slow.", actions) } }] };
+    const first: FakeAction = {
+      toolCalls: [
+        { name: "subagent", arguments: { agent: "worker", isolation: "worktree", task: childTask("Slow.", actions) } },
+      ],
+    };
     await t.submit(`Delegate please. ${fakeDirective([first, { text: "Dispatched, waiting." }])}`);
     await waitForFile(started, 90_000);
     await t.waitForText("Dispatched, waiting.", 30_000);
     await t.submit("/subagent-cancel-all");
-    const delivered = await suite.fake.waitForRequest((r) => isParent(r) && resultMessages(r).length === 1, 90_000, "the cancelled result");
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultMessages(r).length === 1,
+      90_000,
+      "the cancelled result",
+    );
     const envelope = resultMessages(delivered)[0]!;
     const id = RESULT_TITLE.exec(envelope)![2]!;
     expect(envelope).toContain(`## [subagent-result] worker cancelled (taskId: ${id})`);

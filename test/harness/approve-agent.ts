@@ -13,6 +13,10 @@ export function approveProjectAgent(env: Pick<PiEnv, "agentDir">, agentFile: str
   const path = join(env.agentDir, "subagent-trusted-agents.json");
   const approvals = existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>) : {};
   const text = readFileSync(agentFile, "utf8");
-  approvals[realpathSync(agentFile)] = { sha256: createHash("sha256").update(text).digest("hex"), name: "test", approvedAt: new Date().toISOString() };
+  approvals[realpathSync(agentFile)] = {
+    sha256: createHash("sha256").update(text).digest("hex"),
+    name: "test",
+    approvedAt: new Date().toISOString(),
+  };
   writeFileSync(path, JSON.stringify(approvals, null, 2));
 }

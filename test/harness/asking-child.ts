@@ -34,4 +34,3 @@ process.stdin.on("data", (chunk) => {
 process.stdin.on("end", () => process.exit(0));
 setInterval(() => {}, 1000);
 `;
-

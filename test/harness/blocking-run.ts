@@ -15,7 +15,12 @@ export interface HeldRun {
 
 export async function startHeldDelegation(env: PiEnv, prompt: string, startedFile: string): Promise<HeldRun> {
   let piPid = 0;
-  const run = runPi(["-e", EXTENSION_ENTRY, "-p", prompt], { env: env.env, cwd: env.workDir, timeoutMs: 120_000, onSpawn: (pid) => (piPid = pid) });
+  const run = runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+    env: env.env,
+    cwd: env.workDir,
+    timeoutMs: 120_000,
+    onSpawn: (pid) => (piPid = pid),
+  });
   await waitForFile(startedFile, 90_000);
   await waitForProcess(env.marker, "sleep 300", 10_000);
   return { piPid, run };

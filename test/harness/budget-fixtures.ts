@@ -26,12 +26,16 @@ const KNOWN_TASKS = [
   { text: "LEDGER-THREE", usage: { input: 30000, output: 3000 } },
 ];
 /** 60000 input + 6000 output tokens; $0.06 + $0.012. */
-export const KNOWN_TOTAL_LINE = "Total: 3 tasks · 3 turns · input 60000 · output 6000 · cache read 0 · cache write 0 · cost $0.0720";
+export const KNOWN_TOTAL_LINE =
+  "Total: 3 tasks · 3 turns · input 60000 · output 6000 · cache read 0 · cache write 0 · cost $0.0720";
 
 /** A parent prompt whose first model call delegates the three known tasks to `worker` at once. */
 export function delegateKnownTasks(): string {
   const action: FakeAction = {
-    toolCalls: KNOWN_TASKS.map((task) => ({ name: "subagent", arguments: { agent: "worker", task: `Report. ${fakeDirective(task)}` } })),
+    toolCalls: KNOWN_TASKS.map((task) => ({
+      name: "subagent",
+      arguments: { agent: "worker", task: `Report. ${fakeDirective(task)}` },
+    })),
   };
   return `Please delegate three tasks. ${fakeDirective([action])}`;
 }

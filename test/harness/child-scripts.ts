@@ -21,7 +21,8 @@ export function bashTask(tag: string, command: string, answer: string): string {
 /** What the child's bash tool gave back: the tool message of the child's request after it. */
 export async function childBashOutput(fake: FakeModel, tag: string): Promise<string> {
   const req = await fake.waitForRequest(
-    (r: FakeRequest) => r.lastRole === "tool" && r.messages.some((m) => m.role === "user" && messageText(m).includes(tag)),
+    (r: FakeRequest) =>
+      r.lastRole === "tool" && r.messages.some((m) => m.role === "user" && messageText(m).includes(tag)),
     60_000,
     `the child's bash result (${tag})`,
   );

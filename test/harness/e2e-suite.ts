@@ -32,8 +32,6 @@ interface NewEnvOptions {
   workerUnapproved?: boolean;
 }
 
-;
-
 export interface E2eSuite {
   /** The file's fake model (reset after each test). */
   readonly fake: FakeModel;
@@ -94,7 +92,12 @@ export function useE2eSuite(): E2eSuite {
     },
     async startTui({ extraEnv, ...options } = {}) {
       const current = env ?? suite.newEnv();
-      tui = await TmuxPi.start({ args: ["-e", EXTENSION_ENTRY], ...options, env: { ...current.env, ...extraEnv }, cwd: current.workDir });
+      tui = await TmuxPi.start({
+        args: ["-e", EXTENSION_ENTRY],
+        ...options,
+        env: { ...current.env, ...extraEnv },
+        cwd: current.workDir,
+      });
       return tui;
     },
   };

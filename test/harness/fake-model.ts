@@ -218,9 +218,18 @@ export class FakeModel {
   }
 
   /** Resolves with the first request (already logged or still to come) that matches. */
-  waitForRequest(predicate: (req: FakeRequest) => boolean, timeoutMs = 60_000, what = "a matching request"): Promise<FakeRequest> {
-    return waitForMatch(this.requests, this.events, "request", predicate, timeoutMs, () =>
-      `fake model: timed out after ${timeoutMs} ms waiting for ${what}; saw ${this.requests.length} request(s)`,
+  waitForRequest(
+    predicate: (req: FakeRequest) => boolean,
+    timeoutMs = 60_000,
+    what = "a matching request",
+  ): Promise<FakeRequest> {
+    return waitForMatch(
+      this.requests,
+      this.events,
+      "request",
+      predicate,
+      timeoutMs,
+      () => `fake model: timed out after ${timeoutMs} ms waiting for ${what}; saw ${this.requests.length} request(s)`,
     );
   }
 
@@ -241,7 +250,12 @@ export class FakeModel {
     }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    let body: { model?: string; messages?: ChatMessage[]; tools?: Array<{ function?: { name?: string } }>; reasoning_effort?: string };
+    let body: {
+      model?: string;
+      messages?: ChatMessage[];
+      tools?: Array<{ function?: { name?: string } }>;
+      reasoning_effort?: string;
+    };
     try {
       body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
     } catch {
@@ -254,7 +268,10 @@ export class FakeModel {
       seq: ++this.seq,
       at: Date.now(),
       model: body.model ?? "",
-      system: messages.filter((m) => m.role === "system" || m.role === "developer").map(messageText).join("\n"),
+      system: messages
+        .filter((m) => m.role === "system" || m.role === "developer")
+        .map(messageText)
+        .join("\n"),
       messages,
       tools: (body.tools ?? []).map((t) => t.function?.name ?? ""),
       reasoningEffort: body.reasoning_effort,
@@ -335,7 +352,16 @@ export class FakeModel {
     const finish = action.finishReason ?? (action.toolCalls?.length ? "tool_calls" : "stop");
     const usage = action.usage ?? { input: 100, output: 20 };
     if (action.badUsage === "none") send({}, finish);
-    else send({}, finish, action.badUsage ?? { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output });
+    else
+      send(
+        {},
+        finish,
+        action.badUsage ?? {
+          prompt_tokens: usage.input,
+          completion_tokens: usage.output,
+          total_tokens: usage.input + usage.output,
+        },
+      );
     if (!closed) res.end("data: [DONE]\n\n");
   }
 }

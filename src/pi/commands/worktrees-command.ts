@@ -47,13 +47,18 @@ function worktreeLine(worktree: ListedWorktree, agentDir: string): string {
   if (uncommitted) facts.push(`${uncommitted} ${uncommitted === 1 ? "file" : "files"} left uncommitted`);
   if (worktree.prunable) facts.push("folder missing");
   if (record) facts.push(oneLine(record.task, 60));
-  const where = worktree.branch ?? (worktree.leftOn ? `(on ${worktree.leftOn}, not subagent/${worktree.taskId})` : "(no subagent branch)");
+  const where =
+    worktree.branch ??
+    (worktree.leftOn ? `(on ${worktree.leftOn}, not subagent/${worktree.taskId})` : "(no subagent branch)");
   return [worktree.taskId, where, facts.join(" · ") || "no record", worktree.path].join("  ");
 }
 
 function removeOne(ctx: ExtensionCommandContext, io: CommandIo, agentDir: string, worktree: ListedWorktree): void {
   if (isRunning(agentDir, worktree.taskId)) {
-    io.notice(`Subagent task ${worktree.taskId} is still running in ${worktree.path}; cancel it first (/subagent-cancel).`, "warning");
+    io.notice(
+      `Subagent task ${worktree.taskId} is still running in ${worktree.path}; cancel it first (/subagent-cancel).`,
+      "warning",
+    );
     io.failed();
     return;
   }
@@ -68,7 +73,12 @@ function removeOne(ctx: ExtensionCommandContext, io: CommandIo, agentDir: string
 }
 
 /** Merges a task's branch into the current branch; the TUI asks first, showing what the merge would change. */
-async function mergeOne(ctx: ExtensionCommandContext, io: CommandIo, agentDir: string, worktree: ListedWorktree): Promise<void> {
+async function mergeOne(
+  ctx: ExtensionCommandContext,
+  io: CommandIo,
+  agentDir: string,
+  worktree: ListedWorktree,
+): Promise<void> {
   if (io.surface === "tui") {
     const preview = mergeStep(ctx.cwd, agentDir, worktree, false);
     if (!preview.ok) {
@@ -99,7 +109,12 @@ export async function worktreesCommand(args: string, ctx: ExtensionCommandContex
   if (verb === "remove" || verb === "merge") {
     const found = rest.length === 0 ? resolveTaskPrefix(target, worktrees) : { kind: "empty" as const };
     if (found.kind !== "found") {
-      const why = found.kind === "ambiguous" ? `"${found.prefix}" matches ${found.matches.length} worktrees` : target ? `no subagent worktree matches "${oneLine(target, 60)}"` : "name the task id";
+      const why =
+        found.kind === "ambiguous"
+          ? `"${found.prefix}" matches ${found.matches.length} worktrees`
+          : target
+            ? `no subagent worktree matches "${oneLine(target, 60)}"`
+            : "name the task id";
       io.notice(`${why}. ${WORKTREES_USAGE}`, "warning");
       io.failed();
       return;
@@ -111,7 +126,10 @@ export async function worktreesCommand(args: string, ctx: ExtensionCommandContex
     if (io.surface === "tui") {
       const taskBranch = taskBranchOf(ctx.cwd, found.task);
       const branch = taskBranch ? ` and delete branch ${taskBranch}` : "";
-      const ok = await ctx.ui.confirm("Remove the subagent worktree?", `Remove ${found.task.path}${branch}? Commits only on that branch are lost.`);
+      const ok = await ctx.ui.confirm(
+        "Remove the subagent worktree?",
+        `Remove ${found.task.path}${branch}? Commits only on that branch are lost.`,
+      );
       if (!ok) return;
     }
     removeOne(ctx, io, agentDir, found.task);
@@ -143,6 +161,9 @@ export async function worktreesCommand(args: string, ctx: ExtensionCommandContex
   if (!worktree) return;
   const taskBranch = taskBranchOf(ctx.cwd, worktree);
   const branch = taskBranch ? ` and delete branch ${taskBranch}` : "";
-  const ok = await ctx.ui.confirm("Remove the subagent worktree?", `Remove ${worktree.path}${branch}? Commits only on that branch are lost.`);
+  const ok = await ctx.ui.confirm(
+    "Remove the subagent worktree?",
+    `Remove ${worktree.path}${branch}? Commits only on that branch are lost.`,
+  );
   if (ok) removeOne(ctx, io, agentDir, worktree);
 }

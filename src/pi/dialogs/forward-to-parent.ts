@@ -7,7 +7,14 @@
  * sequences when its request was read.
  */
 import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
-import { answerOf, CANCELLED, decodeNestedTitle, encodeNestedTitle, type DialogRoute, type Asker } from "../../dialogs/child-dialogs.ts";
+import {
+  answerOf,
+  CANCELLED,
+  decodeNestedTitle,
+  encodeNestedTitle,
+  type DialogRoute,
+  type Asker,
+} from "../../dialogs/child-dialogs.ts";
 import { shortTaskId } from "../../shared/text.ts";
 
 export type ParentUi = Pick<ExtensionUIContext, "select" | "confirm" | "input" | "editor" | "notify">;

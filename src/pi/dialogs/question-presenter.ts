@@ -52,7 +52,11 @@ export class QuestionPresenter {
   private readonly shown: Map<number, AbortController> = new Map();
   private readonly unsubscribe: Array<() => void> = [];
 
-  constructor(board: QuestionBoard, context: () => PresenterContext | undefined, timing: Partial<PresenterTiming> = {}) {
+  constructor(
+    board: QuestionBoard,
+    context: () => PresenterContext | undefined,
+    timing: Partial<PresenterTiming> = {},
+  ) {
     this.board = board;
     this.context = context;
     this.timing = { pollMs: QUESTION_POLL_MS, gapMs: QUESTION_GAP_MS, ...timing };
@@ -133,7 +137,9 @@ export class QuestionPresenter {
           answer = ui.select(title, dialog.options ?? [], options);
           break;
         case "confirm":
-          answer = ui.select(`${title}\n${dialog.message ?? ""}`, CONFIRM_CHOICES, options).then((chosen) => (chosen === undefined ? undefined : chosen === "Yes"));
+          answer = ui
+            .select(`${title}\n${dialog.message ?? ""}`, CONFIRM_CHOICES, options)
+            .then((chosen) => (chosen === undefined ? undefined : chosen === "Yes"));
           break;
         case "input":
           answer = ui.input(title, dialog.placeholder, options);

@@ -3,14 +3,28 @@
  */
 import { homedir } from "node:os";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { withAuthorityAtStart, FIRST_USE_TITLE, firstUseDeclinedMessage, firstUseQuestion, firstUseRefusedUnaskedMessage, type PiTrust, type ProjectAuthority } from "../../authority/trust.ts";
+import {
+  withAuthorityAtStart,
+  FIRST_USE_TITLE,
+  firstUseDeclinedMessage,
+  firstUseQuestion,
+  firstUseRefusedUnaskedMessage,
+  type PiTrust,
+  type ProjectAuthority,
+} from "../../authority/trust.ts";
 import type { SessionTools } from "../../authority/tool-ceiling.ts";
 import { guardedSinceStart, sessionStart, type SessionStart } from "../../authority/session-start-read.ts";
 import { loadConfig, type LoadedConfig } from "../../config/load.ts";
 import type { AgentDefinition } from "../../agents/parse.ts";
 import { isApproved, rememberApproval } from "../../authority/first-use-approvals.ts";
 import { readFileSync } from "node:fs";
-import { loginRefreshFailedWarning, loginsDueForRefresh, readLoginRefreshMargin, withoutRecentFailures, type LoginRefreshFailure } from "../../sandbox/hand-in.ts";
+import {
+  loginRefreshFailedWarning,
+  loginsDueForRefresh,
+  readLoginRefreshMargin,
+  withoutRecentFailures,
+  type LoginRefreshFailure,
+} from "../../sandbox/hand-in.ts";
 import { perProcess } from "../../shared/this-process.ts";
 import { reportWarningsOnce, type WarningSink } from "../../agents/warnings.ts";
 import type { HandedSource } from "../../sandbox/handed-files.ts";
@@ -30,8 +44,15 @@ export interface TrustContext {
 
 /** The session's start as kept (kept now when pi never announced it). */
 export function sessionStartOf(ctx: TrustContext, argv: readonly string[], agentDir: string): SessionStart {
-  const isProjectTrusted = typeof ctx.isProjectTrusted === "function" ? () => (ctx.isProjectTrusted as () => boolean)() : undefined;
-  return sessionStart({ cwd: ctx.cwd, agentDir, home: homedir(), argv, ...(isProjectTrusted ? { isProjectTrusted } : {}) });
+  const isProjectTrusted =
+    typeof ctx.isProjectTrusted === "function" ? () => (ctx.isProjectTrusted as () => boolean)() : undefined;
+  return sessionStart({
+    cwd: ctx.cwd,
+    agentDir,
+    home: homedir(),
+    argv,
+    ...(isProjectTrusted ? { isProjectTrusted } : {}),
+  });
 }
 
 /** pi's trust decision as it was at the session's start. */
@@ -40,13 +61,21 @@ export function readPiTrust(ctx: TrustContext, argv: readonly string[], agentDir
 }
 
 /** The session's start and the guarded files that appeared or changed since. */
-export function readSessionAuthority(ctx: TrustContext, argv: readonly string[], agentDir: string): { start: SessionStart; changedSinceStart: string[] } {
+export function readSessionAuthority(
+  ctx: TrustContext,
+  argv: readonly string[],
+  agentDir: string,
+): { start: SessionStart; changedSinceStart: string[] } {
   const start = sessionStartOf(ctx, argv, agentDir);
   return { start, changedSinceStart: guardedSinceStart(start, homedir()) };
 }
 
 /** The config layers for a dispatch: the files now, but the person's authority settings as they were at the start. */
-export function sessionConfig(cwd: string, trust: PiTrust, userAuthority: Readonly<Record<string, unknown>>): LoadedConfig {
+export function sessionConfig(
+  cwd: string,
+  trust: PiTrust,
+  userAuthority: Readonly<Record<string, unknown>>,
+): LoadedConfig {
   const loaded = loadConfig({ cwd, project: trust.kind !== "untrusted" });
   return { ...loaded, user: withAuthorityAtStart(loaded.user, userAuthority) };
 }
@@ -72,12 +101,20 @@ export function readSessionTools(pi: Pick<ExtensionAPI, "getActiveTools" | "getA
 export interface GateContext {
   /** True in the interactive TUI, where a person can answer. */
   canAsk: boolean;
-  ui: { confirm(title: string, message: string): Promise<boolean>; notify(message: string, type?: "info" | "warning" | "error"): void };
+  ui: {
+    confirm(title: string, message: string): Promise<boolean>;
+    notify(message: string, type?: "info" | "warning" | "error"): void;
+  };
   agentDir: string;
 }
 
 /** @param sandbox The sandbox it would run in, for the question (`read-only, from the agent's frontmatter`). */
-export async function admitProjectAgent(agent: AgentDefinition, authority: ProjectAuthority, ctx: GateContext, sandbox: string): Promise<string | undefined> {
+export async function admitProjectAgent(
+  agent: AgentDefinition,
+  authority: ProjectAuthority,
+  ctx: GateContext,
+  sandbox: string,
+): Promise<string | undefined> {
   if (agent.source !== "project" || authority.gate === "run") return undefined;
   const digest = agent.contentSha256;
   if (digest !== undefined && isApproved(ctx.agentDir, agent.filePath, digest)) return undefined;
@@ -89,7 +126,10 @@ export async function admitProjectAgent(agent: AgentDefinition, authority: Proje
       await rememberApproval(ctx.agentDir, agent.filePath, digest, agent.name);
     } catch (error) {
       // The person said yes: the run goes on; only the memory of it is lost, and they are told.
-      ctx.ui.notify(`pi-subagent-dispatch: could not remember the approval of ${agent.filePath} (${error instanceof Error ? error.message : String(error)}); you will be asked again`, "warning");
+      ctx.ui.notify(
+        `pi-subagent-dispatch: could not remember the approval of ${agent.filePath} (${error instanceof Error ? error.message : String(error)}); you will be asked again`,
+        "warning",
+      );
     }
   }
   return undefined;
@@ -117,7 +157,10 @@ const REFRESH_WAIT_MS = 20_000;
 function withinWait(refresh: Promise<LoginRefreshResult>): Promise<LoginRefreshResult> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<LoginRefreshResult>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: "failed", reason: `no answer within ${REFRESH_WAIT_MS / 1000} s` }), REFRESH_WAIT_MS);
+    timer = setTimeout(
+      () => resolve({ kind: "failed", reason: `no answer within ${REFRESH_WAIT_MS / 1000} s` }),
+      REFRESH_WAIT_MS,
+    );
     timer.unref();
   });
   return Promise.race([refresh, late]).finally(() => clearTimeout(timer));
@@ -134,7 +177,12 @@ export interface LoginRefreshTarget {
  * Renews what `target`'s copy needs, through `registry` (the session's `ctx.modelRegistry`); reports failures to
  * `sink`. Never throws.
  */
-export async function refreshLoginsBeforeHandIn(target: LoginRefreshTarget, registry: unknown, sink: WarningSink | undefined, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function refreshLoginsBeforeHandIn(
+  target: LoginRefreshTarget,
+  registry: unknown,
+  sink: WarningSink | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   const authFile = loginFileOf(target.handIn);
   if (authFile === undefined) return;
   const marginMs = readLoginRefreshMargin(env);

@@ -8,10 +8,35 @@ import { CANCEL_TOO_LATE_STATUS, MAX_AGENT_MESSAGES_PER_TASK } from "../../tasks
 import { readRecord, limitedOutput } from "../../records/record-store.ts";
 import { resolveTaskPrefix } from "../../commands/task-commands.ts";
 import { isTaskId } from "../../shared/nesting.ts";
-import { CANCEL_NEEDS_REASON, CANCEL_NEEDS_TASK_ID, cancelAlreadyFinished, cancelChallenge, cancelInvalidTaskId, cancelRequested, cancelUnknownTask, workflowCancelChallenge, workflowCancelRequested, MESSAGE_NEEDS_TASK_ID, MESSAGE_NEEDS_TEXT, messageLimitReached, messageQueued, messageSteered, messageToFinished, messageToUnknown, messageUnsupported } from "../../tool/validate.ts";
+import {
+  CANCEL_NEEDS_REASON,
+  CANCEL_NEEDS_TASK_ID,
+  cancelAlreadyFinished,
+  cancelChallenge,
+  cancelInvalidTaskId,
+  cancelRequested,
+  cancelUnknownTask,
+  workflowCancelChallenge,
+  workflowCancelRequested,
+  MESSAGE_NEEDS_TASK_ID,
+  MESSAGE_NEEDS_TEXT,
+  messageLimitReached,
+  messageQueued,
+  messageSteered,
+  messageToFinished,
+  messageToUnknown,
+  messageUnsupported,
+} from "../../tool/validate.ts";
 import { childTextProblem } from "../../run/rpc.ts";
 import type { PreparedRun } from "../../tool/prepare-dispatch.ts";
-import { admitAll, prepareAll, type BackgroundDispatcher, type WorkflowAdmission, type AdmittedPart, type PreparedPart } from "./execute.ts";
+import {
+  admitAll,
+  prepareAll,
+  type BackgroundDispatcher,
+  type WorkflowAdmission,
+  type AdmittedPart,
+  type PreparedPart,
+} from "./execute.ts";
 import type { SubagentParams } from "../../tool/schema.ts";
 import { newTaskId } from "../../shared/run-settings.ts";
 import { withPrevious, receiptPartLine, workflowReceipt, type Workflow } from "../../workflows/workflow.ts";
@@ -25,9 +50,17 @@ import { refreshLoginsBeforeHandIn } from "./authority.ts";
 /** The longest cancel reason kept (it is quoted in the cancelled task's envelope). */
 const CANCEL_REASON_MAX = 500;
 
-export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDir: () => string, now: () => number = Date.now): BackgroundDispatcher {
+export function createBackgroundDispatcher(
+  tasks: () => BackgroundTasks,
+  agentDir: () => string,
+  now: () => number = Date.now,
+): BackgroundDispatcher {
   /** `action: "cancel"` with a batch or chain id: the same two steps as for one task, for every part in flight. */
-  const cancelWorkflow = (kind: "batch" | "chain", workflowId: string, params: SubagentParams): AgentToolResult<unknown> => {
+  const cancelWorkflow = (
+    kind: "batch" | "chain",
+    workflowId: string,
+    params: SubagentParams,
+  ): AgentToolResult<unknown> => {
     const running = tasks()
       .workflows.partsInFlight(workflowId)
       .flatMap((taskId) => {
@@ -35,7 +68,10 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
         return task ? [{ taskId, agent: task.agent, task: task.task }] : [];
       });
     if (params.confirm !== true) {
-      return { content: [{ type: "text", text: workflowCancelChallenge(kind, workflowId, running) }], details: { confirmRequired: true, taskId: workflowId } };
+      return {
+        content: [{ type: "text", text: workflowCancelChallenge(kind, workflowId, running) }],
+        details: { confirmRequired: true, taskId: workflowId },
+      };
     }
     const reason = oneLine(params.reason ?? "", CANCEL_REASON_MAX);
     if (!reason) throw new Error(CANCEL_NEEDS_REASON);
@@ -53,7 +89,9 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
   const inFlightId = (typed: string): string => {
     if (isTaskId(typed)) return typed;
     const running = tasks().snapshot();
-    const candidates = [...running.map((task) => task.taskId), ...tasks().workflows.ids()].map((taskId) => ({ taskId }));
+    const candidates = [...running.map((task) => task.taskId), ...tasks().workflows.ids()].map((taskId) => ({
+      taskId,
+    }));
     const resolved = resolveTaskPrefix(typed, candidates);
     return resolved.kind === "found" ? resolved.task.taskId : typed;
   };
@@ -89,7 +127,8 @@ export function createBackgroundDispatcher(tasks: () => BackgroundTasks, agentDi
       // One line, bounded: the reason is repeated in the envelope, where a line break or `---` would break its shape.
       const reason = oneLine(params.reason ?? "", CANCEL_REASON_MAX);
       if (!reason) throw new Error(CANCEL_NEEDS_REASON);
-      if (!tasks().cancel(taskId, "agent", reason)) throw new Error(cancelAlreadyFinished(taskId, CANCEL_TOO_LATE_STATUS));
+      if (!tasks().cancel(taskId, "agent", reason))
+        throw new Error(cancelAlreadyFinished(taskId, CANCEL_TOO_LATE_STATUS));
       const others = tasks()
         .snapshot()
         .filter((task) => task.taskId !== taskId)
@@ -171,7 +210,8 @@ async function dispatchBackgroundWorkflow(
   const agents = admitted.map((part) => part.agent);
 
   // A batch takes every part's session and worktree now; a chain only its first step's (the rest wait for output).
-  const ready: PreparedPart[] = kind === "batch" ? prepareAll(kind, admitted) : prepareAll(kind, [firstStep(admitted[0] as AdmittedPart)]);
+  const ready: PreparedPart[] =
+    kind === "batch" ? prepareAll(kind, admitted) : prepareAll(kind, [firstStep(admitted[0] as AdmittedPart)]);
   const continueChain = (index: number, previous: Parameters<typeof limitedOutput>[0]): ChainStep => {
     const step = admitted[index];
     if (!step) return { refused: `step ${index + 1} does not exist` };
@@ -184,7 +224,11 @@ async function dispatchBackgroundWorkflow(
   };
   // Each ready part's login renewed before it is queued (a later chain step starts with the file as it is then).
   for (const part of ready) {
-    await refreshLoginsBeforeHandIn({ agent: part.prepared.agent.name, handIn: part.prepared.command.handIn }, ctx.modelRegistry, { hasUI: ctx.hasUI, ui: ctx.ui });
+    await refreshLoginsBeforeHandIn(
+      { agent: part.prepared.agent.name, handIn: part.prepared.command.handIn },
+      ctx.modelRegistry,
+      { hasUI: ctx.hasUI, ui: ctx.ui },
+    );
   }
   tasks.beginWorkflow({ id, kind, agents, parentSessionId }, kind === "chain" ? continueChain : undefined);
 
@@ -200,7 +244,10 @@ async function dispatchBackgroundWorkflow(
     started.push({ taskId: part.prepared.taskId, agent: part.prepared.agent.name });
   }
   const text = workflowReceipt(kind, id, admitted.length, lines, agents.slice(ready.length));
-  return { content: [{ type: "text", text }], details: { receipt: true, workflow: { id, kind, parts: started }, queued: anyQueued } };
+  return {
+    content: [{ type: "text", text }],
+    details: { receipt: true, workflow: { id, kind, parts: started }, queued: anyQueued },
+  };
 }
 
 /** A chain's first step, its `{previous}` replaced by nothing (there is no step before it). */

@@ -4,7 +4,14 @@
 import type { EnqueueResult } from "../../tasks/registry.ts";
 import type { BackgroundTasks } from "../../tasks/background-tasks.ts";
 import { worktreeReceiptNote } from "../../worktree/worktree.ts";
-import { buildSessionContext, type ExtensionContext, type AgentToolResult, type AgentToolUpdateCallback, type ExtensionAPI, type ToolDefinition } from "@mariozechner/pi-coding-agent";
+import {
+  buildSessionContext,
+  type ExtensionContext,
+  type AgentToolResult,
+  type AgentToolUpdateCallback,
+  type ExtensionAPI,
+  type ToolDefinition,
+} from "@mariozechner/pi-coding-agent";
 import { buildForkedHistory, type ForkMessage, type ForkedHistory } from "../../run/fork-history.ts";
 import { isTaskId, DEFAULT_MAX_DEPTH, readMaxDepthEnv, readSubagentDepth } from "../../shared/nesting.ts";
 import { oneLine } from "../../shared/text.ts";
@@ -14,7 +21,14 @@ import { subagentParameters, type SubagentParams } from "../../tool/schema.ts";
 import { homedir } from "node:os";
 import { discoverAgents } from "../../agents/discover.ts";
 import { formatAgentWarning, reportOnceByKey, reportWarningsOnce, type WarningSink } from "../../agents/warnings.ts";
-import { currentModelRef, resolveDispatchLimits, resolveAskPerson, resolveSandbox, readSandboxSettings, callModelProblem } from "../../config/resolve.ts";
+import {
+  currentModelRef,
+  resolveDispatchLimits,
+  resolveAskPerson,
+  resolveSandbox,
+  readSandboxSettings,
+  callModelProblem,
+} from "../../config/resolve.ts";
 import { nobodyReasonOf, nestedHopsBelow, type DialogRoute } from "../../dialogs/child-dialogs.ts";
 import { forwardToParent } from "../dialogs/forward-to-parent.ts";
 import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../../shared/pi-process.ts";
@@ -24,18 +38,50 @@ import { readEnvBudget } from "../../budget/limits.ts";
 import { prepareDispatch, type PreparedRun } from "../../tool/prepare-dispatch.ts";
 import { MESSAGE_IN_SYNC_MODE, checkDepth, validateDispatch } from "../../tool/validate.ts";
 import { runSync, openStderrProgress } from "../../tool/run-sync.ts";
-import { refreshLoginsBeforeHandIn, readSessionAuthority, readSessionTools, sessionConfig, sessionStartOf, admitProjectAgent } from "./authority.ts";
+import {
+  refreshLoginsBeforeHandIn,
+  readSessionAuthority,
+  readSessionTools,
+  sessionConfig,
+  sessionStartOf,
+  admitProjectAgent,
+} from "./authority.ts";
 import { eventBusSink } from "../../delivery/lifecycle-events.ts";
-import { NO_TASKS_TO_CANCEL_IN_SYNC_MODE, projectAgentDeclinedMessage, SUBAGENT_TOOL_TEXTS, TOOL_NAME, unknownActionMessage } from "../../tool/texts.ts";
+import {
+  NO_TASKS_TO_CANCEL_IN_SYNC_MODE,
+  projectAgentDeclinedMessage,
+  SUBAGENT_TOOL_TEXTS,
+  TOOL_NAME,
+  unknownActionMessage,
+} from "../../tool/texts.ts";
 import { resolveFanOutLimits, type FanOutGate } from "../../budget/fan-out.ts";
-import { decideProjectAuthority, readAuthoritySettings, guardedChangedNotice, guardedChangedRefusal, projectAgentsHiddenNote, projectSkippedNoticeFor, projectSkippedNoticeKey, type ProjectAuthority } from "../../authority/trust.ts";
+import {
+  decideProjectAuthority,
+  readAuthoritySettings,
+  guardedChangedNotice,
+  guardedChangedRefusal,
+  projectAgentsHiddenNote,
+  projectSkippedNoticeFor,
+  projectSkippedNoticeKey,
+  type ProjectAuthority,
+} from "../../authority/trust.ts";
 import { grantTools, type ToolGrant, type ToolGrantInput } from "../../authority/tool-ceiling.ts";
 import { protectedTools, replacedAgentText, type AgentDefinition, type DiscoveryResult } from "../../agents/parse.ts";
 import { bwrapDirs, probeAhead } from "../../sandbox/sandbox-layout.ts";
 import { sandboxSourceText } from "../../sandbox/levels.ts";
 import type { LoadedConfig } from "../../config/load.ts";
 import type { TaskOrigin, TaskRecord } from "../../records/record.ts";
-import { readWorkflowCap, isWorkflowCall, readWorkflow, withPrevious, workflowResultText, partRefusedMessage, type Workflow, type WorkflowKind, type FinishedPart } from "../../workflows/workflow.ts";
+import {
+  readWorkflowCap,
+  isWorkflowCall,
+  readWorkflow,
+  withPrevious,
+  workflowResultText,
+  partRefusedMessage,
+  type Workflow,
+  type WorkflowKind,
+  type FinishedPart,
+} from "../../workflows/workflow.ts";
 import { childTextProblem } from "../../run/rpc.ts";
 import { rmSync } from "node:fs";
 import { dirname } from "node:path";
@@ -57,7 +103,8 @@ export function forkedConversation(sessionManager: ExtensionContext["sessionMana
  * cancel does: the first call only says what the merge would change; the same call with `confirm: true` merges.
  * Works in every mode (worktrees are on disk, not in the background registry). Every refusal is thrown.
  */
-const MERGE_NEEDS_TASK_ID = 'action "merge" needs the taskId of a task that ran with isolation "worktree" (its result names the branch subagent/<taskId>). Nothing was merged.';
+const MERGE_NEEDS_TASK_ID =
+  'action "merge" needs the taskId of a task that ran with isolation "worktree" (its result names the branch subagent/<taskId>). Nothing was merged.';
 
 function mergeAction(params: SubagentParams, cwd: string, agentDir: string): AgentToolResult<unknown> {
   const taskId = (params.taskId ?? "").trim();
@@ -66,10 +113,16 @@ function mergeAction(params: SubagentParams, cwd: string, agentDir: string): Age
   const listing = listOurWorktrees(cwd, agentDir);
   if (!listing.ok) throw new Error(`${listing.message} Nothing was merged.`);
   const worktree = listing.worktrees.find((candidate) => candidate.taskId === taskId);
-  if (!worktree) throw new Error(`No kept subagent worktree of task ${taskId} in this repository (an unchanged one was removed when the task ended). Nothing was merged.`);
+  if (!worktree)
+    throw new Error(
+      `No kept subagent worktree of task ${taskId} in this repository (an unchanged one was removed when the task ended). Nothing was merged.`,
+    );
   const step = mergeStep(cwd, agentDir, worktree, params.confirm === true);
   if (!step.ok) throw new Error(step.text);
-  return { content: [{ type: "text", text: step.text }], details: { taskId, ...(step.confirmRequired ? { confirmRequired: true } : { merged: true, commit: step.commit }) } };
+  return {
+    content: [{ type: "text", text: step.text }],
+    details: { taskId, ...(step.confirmRequired ? { confirmRequired: true } : { merged: true, commit: step.commit }) },
+  };
 }
 
 /*
@@ -86,7 +139,11 @@ export interface BackgroundDispatcher {
   cancel: (params: SubagentParams, ctx: ExtensionContext) => AgentToolResult<unknown>;
   message: (params: SubagentParams, ctx: ExtensionContext) => AgentToolResult<unknown>;
   /** A batch or chain: every part admitted (a refusal starts none), then dispatched; one receipt. */
-  dispatchWorkflow: (workflow: Workflow, admission: WorkflowAdmission, ctx: ExtensionContext) => Promise<AgentToolResult<unknown>>;
+  dispatchWorkflow: (
+    workflow: Workflow,
+    admission: WorkflowAdmission,
+    ctx: ExtensionContext,
+  ) => Promise<AgentToolResult<unknown>>;
 }
 
 export function receiptText(agent: string, taskId: string, queue?: { position: number; running: number }): string {
@@ -114,7 +171,8 @@ export interface ReceiptDetails {
  * could not start, an error saying why: never a "Dispatched" receipt for a task that is not running.
  */
 export function dispatchReceipt(prepared: PreparedRun, result: EnqueueResult): AgentToolResult<unknown> {
-  if ("failed" in result) throw new Error(couldNotStartMessage(prepared.agent.name, prepared.taskId, result.errorMessage));
+  if ("failed" in result)
+    throw new Error(couldNotStartMessage(prepared.agent.name, prepared.taskId, result.errorMessage));
   const details: ReceiptDetails = {
     receipt: true,
     taskId: prepared.taskId,
@@ -196,12 +254,18 @@ function unknownAgentNote(params: SubagentParams, discovery: DiscoveryResult, au
  * Where a blocking run's dialogs go: up to the parent when this pi is itself a subagent under RPC (its own dialogs
  * reach its parent, and so the person); nowhere otherwise, and the result says why.
  */
-function blockingDialogRoute(askPerson: boolean, appMode: AppMode, ctx: ExtensionContext, task: { agent: string; taskId: string }, origin: TaskOrigin | undefined): DialogRoute {
+function blockingDialogRoute(
+  askPerson: boolean,
+  appMode: AppMode,
+  ctx: ExtensionContext,
+  task: { agent: string; taskId: string },
+  origin: TaskOrigin | undefined,
+): DialogRoute {
   if (!askPerson) return { kind: "nobody", reason: "$askPerson is false" };
-  if (appMode === "rpc" && readSubagentDepth() >= 1 && ctx.hasUI) return forwardToParent(ctx.ui, task, origin ? nestedHopsBelow(origin.depth, origin.maxDepth) : 0);
+  if (appMode === "rpc" && readSubagentDepth() >= 1 && ctx.hasUI)
+    return forwardToParent(ctx.ui, task, origin ? nestedHopsBelow(origin.depth, origin.maxDepth) : 0);
   return { kind: "nobody", reason: nobodyReasonOf(appMode) };
 }
-
 
 /** `read-only, from the agent's frontmatter`: the sandbox a project agent would run in, for the first-use question. */
 function sandboxForQuestion(agent: AgentDefinition, config: LoadedConfig): string {
@@ -213,7 +277,9 @@ function sandboxForQuestion(agent: AgentDefinition, config: LoadedConfig): strin
     projectEntry: config.project.entries[agent.name]?.sandbox,
     projectDefault: settings.projectDefault,
   });
-  return sandbox.level === "off" ? `none (off, from ${sandboxSourceText(sandbox.source)})` : `${sandbox.level}, from ${sandboxSourceText(sandbox.source)}`;
+  return sandbox.level === "off"
+    ? `none (off, from ${sandboxSourceText(sandbox.source)})`
+    : `${sandbox.level}, from ${sandboxSourceText(sandbox.source)}`;
 }
 
 /** The tool ceiling over the agent's tools, after a shadowing project agent's were bounded by the agent it replaces. */
@@ -222,7 +288,12 @@ function grantProtectedTools(agent: AgentDefinition, input: Omit<ToolGrantInput,
   const grant = grantTools({ ...input, ...(bounded.tools ? { agentTools: bounded.tools } : {}) });
   if (bounded.cut.length === 0 || !agent.shadows) return grant;
   const reason = replacedAgentText(agent.shadows);
-  return { ...grant, tools: grant.tools ?? [], notGranted: [...bounded.cut, ...grant.notGranted], reason: grant.reason ? `${reason}; ${grant.reason}` : reason };
+  return {
+    ...grant,
+    tools: grant.tools ?? [],
+    notGranted: [...bounded.cut, ...grant.notGranted],
+    reason: grant.reason ? `${reason}; ${grant.reason}` : reason,
+  };
 }
 
 export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOptions = {}): void {
@@ -235,29 +306,50 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
    * refusal; its `prepare` runs prepareDispatch (task id, session file, lock, worktree). A single call, every
    * batch part and every chain step go through it. A blocking part counts as in flight once prepared.
    */
-  const admitPart = async (params: SubagentParams, toolCallId: string, ctx: ExtensionContext, background: BackgroundDispatcher | undefined, reservedPlace?: () => void): Promise<AdmittedPart> => {
+  const admitPart = async (
+    params: SubagentParams,
+    toolCallId: string,
+    ctx: ExtensionContext,
+    background: BackgroundDispatcher | undefined,
+    reservedPlace?: () => void,
+  ): Promise<AdmittedPart> => {
     // A call that asks for a sandbox has bubblewrap's probe run beside the reading below (prepareDispatch still
     // decides, from the same probe's outcome), instead of after it.
-    const probing = params.sandbox !== undefined && params.sandbox !== "off" ? probeAhead(bwrapDirs(process.env)) : undefined;
+    const probing =
+      params.sandbox !== undefined && params.sandbox !== "off" ? probeAhead(bwrapDirs(process.env)) : undefined;
     const dir = agentDir();
     // Authority first, as it was at the session's start: what pi let this session see of the project decides what
     // is read at all, and files that appeared since (a child may have written them) decide nothing.
     const { start, changedSinceStart } = readSessionAuthority(ctx, argv, dir);
     const trust = start.trust;
-    if (changedSinceStart.length > 0 && trust.kind === "no-trust-system") throw new Error(guardedChangedRefusal(changedSinceStart));
+    if (changedSinceStart.length > 0 && trust.kind === "no-trust-system")
+      throw new Error(guardedChangedRefusal(changedSinceStart));
     const config = sessionConfig(ctx.cwd, trust, start.userAuthority);
     const settings = readAuthoritySettings(config);
     const authority = decideProjectAuthority(trust, settings.projectAgents, changedSinceStart);
     if (changedSinceStart.length > 0) reportWarningsOnce([guardedChangedNotice(changedSinceStart)], warningSink(ctx));
-    const discovery = discoverAgents({ cwd: ctx.cwd, scope: params.agentScope ?? "both", projectAgents: authority.projectAgents });
+    const discovery = discoverAgents({
+      cwd: ctx.cwd,
+      scope: params.agentScope ?? "both",
+      projectAgents: authority.projectAgents,
+    });
     reportWarningsOnce(discovery.warnings.map(formatAgentWarning), warningSink(ctx));
     const skippedNotice = projectSkippedNoticeFor(authority, discovery.projectAgentsSkipped, config.projectSkipped);
-    if (skippedNotice) reportOnceByKey(projectSkippedNoticeKey(ctx.sessionManager.getSessionId(), ctx.cwd), skippedNotice, warningSink(ctx));
+    if (skippedNotice)
+      reportOnceByKey(
+        projectSkippedNoticeKey(ctx.sessionManager.getSessionId(), ctx.cwd),
+        skippedNotice,
+        warningSink(ctx),
+      );
     const validation = validateDispatch(params, discovery.agents);
     if (!validation.ok) throw new Error(`${validation.message}${unknownAgentNote(params, discovery, authority)}`);
     const request = validation.value;
     if (request.model !== undefined) {
-      const problem = callModelProblem(request.model, config.models, (provider, id) => ctx.modelRegistry.find(provider, id) !== undefined);
+      const problem = callModelProblem(
+        request.model,
+        config.models,
+        (provider, id) => ctx.modelRegistry.find(provider, id) !== undefined,
+      );
       if (problem) throw new Error(problem);
     }
 
@@ -268,13 +360,28 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       );
       if (!approved) throw new Error(projectAgentDeclinedMessage(request.agent.name));
     } else {
-      const refusal = await admitProjectAgent(request.agent, authority, { canAsk: background !== undefined, ui: ctx.ui, agentDir: dir }, sandboxForQuestion(request.agent, config));
+      const refusal = await admitProjectAgent(
+        request.agent,
+        authority,
+        { canAsk: background !== undefined, ui: ctx.ui, agentDir: dir },
+        sandboxForQuestion(request.agent, config),
+      );
       if (refusal) throw new Error(refusal);
     }
 
     const limits = resolveDispatchLimits(process.env, config);
     const askPerson = resolveAskPerson(config.user);
-    reportWarningsOnce([...config.warnings, ...settings.warnings, ...runSettingsWarnings(), ...readEnvBudget().warnings, ...limits.warnings, ...(askPerson.warning ? [askPerson.warning] : [])], warningSink(ctx));
+    reportWarningsOnce(
+      [
+        ...config.warnings,
+        ...settings.warnings,
+        ...runSettingsWarnings(),
+        ...readEnvBudget().warnings,
+        ...limits.warnings,
+        ...(askPerson.warning ? [askPerson.warning] : []),
+      ],
+      warningSink(ctx),
+    );
     let withdraw: (() => void) | undefined = reservedPlace;
     if (options.fanOutGate && !reservedPlace) {
       const fanOut = resolveFanOutLimits(process.env, { user: config.user.fanOut, project: config.project.fanOut });
@@ -299,7 +406,11 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       }
       forkedHistory = fork.history;
     }
-    const toolGrant = grantProtectedTools(request.agent, { callTools: request.tools, session: readSessionTools(pi), ceiling: settings.toolCeiling });
+    const toolGrant = grantProtectedTools(request.agent, {
+      callTools: request.tools,
+      session: readSessionTools(pi),
+      ceiling: settings.toolCeiling,
+    });
     await probing;
     return {
       agent: request.agent.name,
@@ -328,9 +439,16 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
           config,
         );
         if (!prepared.ok) throw new Error(prepared.message);
-        reportWarningsOnce(prepared.run.notes.map((note) => `${request.agent.name}: ${note}`), warningSink(ctx));
+        reportWarningsOnce(
+          prepared.run.notes.map((note) => `${request.agent.name}: ${note}`),
+          warningSink(ctx),
+        );
         // A blocking run counts against the fan-out caps from now until it ends (so a batch's next part sees it).
-        return { prepared: prepared.run, endBlocking: background ? undefined : options.fanOutGate?.beginBlockingRun(), askPerson: askPerson.askPerson };
+        return {
+          prepared: prepared.run,
+          endBlocking: background ? undefined : options.fanOutGate?.beginBlockingRun(),
+          askPerson: askPerson.askPerson,
+        };
       },
     };
   };
@@ -339,7 +457,11 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
    * Takes a batch's (or background chain's) places in the run's fan-out count at once, before any part is admitted:
    * one give-back function a part, or a thrown refusal naming the cap. Nothing to take without a gate.
    */
-  const reservePlaces = async (count: number, ctx: ExtensionContext, background: BackgroundDispatcher | undefined): Promise<(() => void)[] | undefined> => {
+  const reservePlaces = async (
+    count: number,
+    ctx: ExtensionContext,
+    background: BackgroundDispatcher | undefined,
+  ): Promise<(() => void)[] | undefined> => {
     const gate = options.fanOutGate;
     if (!gate) return undefined;
     const start = sessionStartOf(ctx, argv, agentDir());
@@ -358,13 +480,26 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     });
   };
 
-  const preparePart = async (params: SubagentParams, toolCallId: string, ctx: ExtensionContext, background: BackgroundDispatcher | undefined): Promise<PreparedPart> =>
-    (await admitPart(params, toolCallId, ctx, background)).prepare();
+  const preparePart = async (
+    params: SubagentParams,
+    toolCallId: string,
+    ctx: ExtensionContext,
+    background: BackgroundDispatcher | undefined,
+  ): Promise<PreparedPart> => (await admitPart(params, toolCallId, ctx, background)).prepare();
 
   /** Runs a prepared blocking part to its end; its record reaches the ledger. */
-  const runBlocking = async (part: PreparedPart, ctx: ExtensionContext, signal: AbortSignal | undefined, onUpdate: AgentToolUpdateCallback<unknown> | undefined): Promise<BlockingResult> => {
+  const runBlocking = async (
+    part: PreparedPart,
+    ctx: ExtensionContext,
+    signal: AbortSignal | undefined,
+    onUpdate: AgentToolUpdateCallback<unknown> | undefined,
+  ): Promise<BlockingResult> => {
     let result: BlockingResult;
-    await refreshLoginsBeforeHandIn({ agent: part.prepared.agent.name, handIn: part.prepared.command.handIn }, ctx.modelRegistry, warningSink(ctx));
+    await refreshLoginsBeforeHandIn(
+      { agent: part.prepared.agent.name, handIn: part.prepared.command.handIn },
+      ctx.modelRegistry,
+      warningSink(ctx),
+    );
     // Print and JSON mode: the person at the terminal hears on stderr what the run is doing.
     const terminal = openStderrProgress(appMode, part.prepared.agent.name, part.prepared.taskId);
     try {
@@ -373,7 +508,13 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         settings: readRunSettings(),
         signal,
         parentSessionId: ctx.sessionManager.getSessionId(),
-        dialogs: blockingDialogRoute(part.askPerson, appMode, ctx, { agent: part.prepared.agent.name, taskId: part.prepared.taskId }, part.prepared.origin),
+        dialogs: blockingDialogRoute(
+          part.askPerson,
+          appMode,
+          ctx,
+          { agent: part.prepared.agent.name, taskId: part.prepared.taskId },
+          part.prepared.origin,
+        ),
         onProgress: (text, progress) => onUpdate?.({ content: [{ type: "text", text }], details: { progress } }),
         onTick: terminal?.tick,
         events: eventBusSink(pi.events),
@@ -386,7 +527,13 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     return result;
   };
 
-  const execute = async (toolCallId: string, params: SubagentParams, signal: AbortSignal | undefined, onUpdate: AgentToolUpdateCallback<unknown> | undefined, ctx: ExtensionContext): Promise<ToolResult> => {
+  const execute = async (
+    toolCallId: string,
+    params: SubagentParams,
+    signal: AbortSignal | undefined,
+    onUpdate: AgentToolUpdateCallback<unknown> | undefined,
+    ctx: ExtensionContext,
+  ): Promise<ToolResult> => {
     // A child's limit is in its environment (its parent wrote it); the main agent (depth 0) may always dispatch.
     const depthCheck = checkDepth(readSubagentDepth(), readMaxDepthEnv() ?? DEFAULT_MAX_DEPTH);
     if (!depthCheck.ok) throw new Error(depthCheck.message);
@@ -398,7 +545,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       message: () => (background ? background.message(params, ctx) : textResult(MESSAGE_IN_SYNC_MODE)),
       merge: () => mergeAction(params, ctx.cwd, agentDir()),
     };
-    const action = ((params.action ?? "dispatch") as unknown);
+    const action = (params.action ?? "dispatch") as unknown;
     if (action !== "dispatch") {
       if (typeof action !== "string" || !Object.hasOwn(actions, action)) throw new Error(unknownActionMessage(action));
       return actions[action as keyof typeof actions]();
@@ -410,9 +557,16 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     const part = await preparePart(params, toolCallId, ctx, background);
     if (background) {
       // A background child may wait in the queue: its login is renewed now, with the margin to spare.
-      await refreshLoginsBeforeHandIn({ agent: part.prepared.agent.name, handIn: part.prepared.command.handIn }, ctx.modelRegistry, warningSink(ctx));
+      await refreshLoginsBeforeHandIn(
+        { agent: part.prepared.agent.name, handIn: part.prepared.command.handIn },
+        ctx.modelRegistry,
+        warningSink(ctx),
+      );
       // `askPerson` is false when `$askPerson` is false: the child's questions are then refused and noted.
-      return dispatchReceipt(part.prepared, background.tasks().dispatch(part.prepared, ctx.sessionManager.getSessionId(), part.askPerson));
+      return dispatchReceipt(
+        part.prepared,
+        background.tasks().dispatch(part.prepared, ctx.sessionManager.getSessionId(), part.askPerson),
+      );
     }
     const result = await runBlocking(part, ctx, signal, onUpdate);
     return textResult(result.text, result.details);
@@ -435,7 +589,10 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     if (background) {
       return background.dispatchWorkflow(
         workflow.workflow,
-        { admit: (part, place) => admitPart(part, toolCallId, ctx, background, place), reserve: (count) => reservePlaces(count, ctx, background) },
+        {
+          admit: (part, place) => admitPart(part, toolCallId, ctx, background, place),
+          reserve: (count) => reservePlaces(count, ctx, background),
+        },
         ctx,
       );
     }
@@ -462,7 +619,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
   // succeed keeps its structured details and is flagged as an error here instead.
   pi.on("tool_result", (event) => {
     if (event.toolName !== TOOL_NAME) return undefined;
-    const details = (event.details as { status?: string } | undefined);
+    const details = event.details as { status?: string } | undefined;
     if (details && typeof details.status === "string" && details.status !== "succeeded") return { isError: true };
     return undefined;
   });
@@ -481,10 +638,20 @@ interface WorkflowDeps {
   signal: AbortSignal | undefined;
   onUpdate: AgentToolUpdateCallback<unknown> | undefined;
   maxConcurrent: number;
-  admitPart: (params: SubagentParams, toolCallId: string, ctx: ExtensionContext, reservedPlace?: () => void) => Promise<AdmittedPart>;
+  admitPart: (
+    params: SubagentParams,
+    toolCallId: string,
+    ctx: ExtensionContext,
+    reservedPlace?: () => void,
+  ) => Promise<AdmittedPart>;
   /** Takes a batch's fan-out places at once (see `WorkflowAdmission.reserve`). */
   reservePlaces: (count: number, ctx: ExtensionContext) => Promise<(() => void)[] | undefined>;
-  runBlocking: (part: PreparedPart, ctx: ExtensionContext, signal: AbortSignal | undefined, onUpdate: AgentToolUpdateCallback<unknown> | undefined) => Promise<BlockingResult>;
+  runBlocking: (
+    part: PreparedPart,
+    ctx: ExtensionContext,
+    signal: AbortSignal | undefined,
+    onUpdate: AgentToolUpdateCallback<unknown> | undefined,
+  ) => Promise<BlockingResult>;
 }
 
 /** The combined result's `details`: `succeeded` only when the whole workflow did what it was for. */
@@ -515,7 +682,10 @@ function partProgress(deps: WorkflowDeps, index: number, total: number): AgentTo
   if (!onUpdate) return undefined;
   return (update) => {
     const text = update.content.map((item) => (item.type === "text" ? item.text : "")).join("");
-    onUpdate({ content: [{ type: "text", text: `[${index + 1}/${total}] ${text}` }], details: { part: index + 1, ...(update.details as object | undefined) } });
+    onUpdate({
+      content: [{ type: "text", text: `[${index + 1}/${total}] ${text}` }],
+      details: { part: index + 1, ...(update.details as object | undefined) },
+    });
   };
 }
 
@@ -536,7 +706,11 @@ export interface WorkflowAdmission {
 }
 
 /** Admits every part in order; the first refusal is thrown, naming the part (nothing was taken yet). */
-export async function admitAll(kind: WorkflowKind, parts: readonly SubagentParams[], admission: WorkflowAdmission): Promise<AdmittedPart[]> {
+export async function admitAll(
+  kind: WorkflowKind,
+  parts: readonly SubagentParams[],
+  admission: WorkflowAdmission,
+): Promise<AdmittedPart[]> {
   const places = await admission.reserve(parts.length);
   const admitted: AdmittedPart[] = [];
   for (const [index, params] of parts.entries()) {
@@ -546,7 +720,14 @@ export async function admitAll(kind: WorkflowKind, parts: readonly SubagentParam
       // None starts: every place goes back to the run's fan-out count (each give-back works once).
       for (const part of admitted) part.withdraw?.();
       for (const giveBack of places ?? []) giveBack();
-      throw new Error(partRefusedMessage(partLabel(kind), index + 1, params.agent, error instanceof Error ? error.message : String(error)));
+      throw new Error(
+        partRefusedMessage(
+          partLabel(kind),
+          index + 1,
+          params.agent,
+          error instanceof Error ? error.message : String(error),
+        ),
+      );
     }
   }
   return admitted;
@@ -561,7 +742,14 @@ export function prepareAll(kind: WorkflowKind, admitted: readonly AdmittedPart[]
     } catch (error) {
       for (const done of prepared) abandon(done);
       for (const part of admitted) part.withdraw?.();
-      throw new Error(partRefusedMessage(partLabel(kind), index + 1, part.agent, error instanceof Error ? error.message : String(error)));
+      throw new Error(
+        partRefusedMessage(
+          partLabel(kind),
+          index + 1,
+          part.agent,
+          error instanceof Error ? error.message : String(error),
+        ),
+      );
     }
   }
   return prepared;
@@ -578,7 +766,12 @@ async function runBatch(parts: readonly SubagentParams[], deps: WorkflowDeps): P
   const lane = async () => {
     while (next < prepared.length) {
       const index = next++;
-      results[index] = await deps.runBlocking(prepared[index]!, deps.ctx, deps.signal, partProgress(deps, index, prepared.length));
+      results[index] = await deps.runBlocking(
+        prepared[index]!,
+        deps.ctx,
+        deps.signal,
+        partProgress(deps, index, prepared.length),
+      );
     }
   };
   await Promise.all(Array.from({ length: Math.min(Math.max(1, deps.maxConcurrent), prepared.length) }, lane));

@@ -28,7 +28,9 @@ interface LegacyAuthStorage {
 }
 
 /** pi 0.73.1's file backend: the lock pi itself takes around every read and write of `auth.json`. */
-type LockedFile = new (authPath: string) => {
+type LockedFile = new (
+  authPath: string,
+) => {
   withLockAsync<T>(fn: (current: string | undefined) => Promise<{ result: T; next?: string }>): Promise<T>;
 };
 
@@ -38,7 +40,10 @@ interface ModelRuntimeLike {
 }
 
 /** What a refresh came to: renewed (or found renewed by another pi), not pi's to renew, or failed with a reason. */
-export type LoginRefreshResult = { kind: "renewed" } | { kind: "unknown-provider" } | { kind: "failed"; reason: string };
+export type LoginRefreshResult =
+  | { kind: "renewed" }
+  | { kind: "unknown-provider" }
+  | { kind: "failed"; reason: string };
 
 function isFunction(value: unknown): value is (...args: never[]) => unknown {
   return typeof value === "function";
@@ -51,7 +56,8 @@ function field(value: unknown, name: string): unknown {
 /** The innermost message: pi wraps a provider's error ("OAuth refresh failed for x") around the cause. */
 function reasonOf(error: unknown): string {
   let current: unknown = error;
-  for (let depth = 0; depth < 4 && current instanceof Error && current.cause instanceof Error; depth++) current = current.cause;
+  for (let depth = 0; depth < 4 && current instanceof Error && current.cause instanceof Error; depth++)
+    current = current.cause;
   const message = current instanceof Error ? current.message : String(current);
   return message.split("\n")[0]?.slice(0, 200) || "unknown error";
 }
@@ -61,7 +67,12 @@ function isDue(credential: unknown, marginMs: number): boolean {
   return field(credential, "type") === "oauth" && typeof expires === "number" && expires - Date.now() <= marginMs;
 }
 
-async function refreshLegacy(storage: LegacyAuthStorage, authFile: string, provider: string, marginMs: number): Promise<LoginRefreshResult> {
+async function refreshLegacy(
+  storage: LegacyAuthStorage,
+  authFile: string,
+  provider: string,
+  marginMs: number,
+): Promise<LoginRefreshResult> {
   const oauth = storage.getOAuthProviders().find((candidate) => candidate.id === provider);
   // The namespace import, since pi 1.x has no such export (and takes the other path before this).
   const Backend = (piPackage as unknown as { FileAuthStorageBackend?: LockedFile }).FileAuthStorageBackend;
@@ -82,7 +93,12 @@ async function refreshLegacy(storage: LegacyAuthStorage, authFile: string, provi
  * Renews `provider`'s login in `authFile` (the person's `auth.json`) if it still ends within `marginMs` once pi's
  * lock is held. `registry` is the session's `ctx.modelRegistry`. Never throws: a failure is a result.
  */
-export async function refreshLoginWithPi(registry: unknown, authFile: string, provider: string, marginMs: number): Promise<LoginRefreshResult> {
+export async function refreshLoginWithPi(
+  registry: unknown,
+  authFile: string,
+  provider: string,
+  marginMs: number,
+): Promise<LoginRefreshResult> {
   try {
     const storage = field(registry, "authStorage");
     if (isFunction(field(storage, "getOAuthProviders")) && isFunction(field(storage, "reload"))) {

@@ -1,8 +1,23 @@
 /**
  * How a call and its result are drawn: the tool row, the result card, a batch's or chain's card, and the expand hint.
  */
-import { keyText, getMarkdownTheme, type AgentToolResult, type Theme, type ToolRenderResultOptions, type ThemeColor } from "@mariozechner/pi-coding-agent";
-import { formatElapsed, oneLine, stripTerminalControls, shortTaskId, formatDuration, formatUsage, type Styler } from "../../shared/text.ts";
+import {
+  keyText,
+  getMarkdownTheme,
+  type AgentToolResult,
+  type Theme,
+  type ToolRenderResultOptions,
+  type ThemeColor,
+} from "@mariozechner/pi-coding-agent";
+import {
+  formatElapsed,
+  oneLine,
+  stripTerminalControls,
+  shortTaskId,
+  formatDuration,
+  formatUsage,
+  type Styler,
+} from "../../shared/text.ts";
 import { Container, Spacer, Text, Box, Markdown, type Component } from "@mariozechner/pi-tui";
 import type { SubagentResultDetails } from "../../records/record-store.ts";
 import type { ReceiptDetails } from "../tool/execute.ts";
@@ -59,19 +74,36 @@ export interface CallText {
 export function callText(args: Partial<SubagentParams>): CallText {
   if (args.action === "cancel") {
     const reason = args.reason?.trim();
-    const detail = args.confirm === true ? `confirm${reason ? `: ${oneLine(reason, REASON_PREVIEW_MAX)}` : ""}` : undefined;
+    const detail =
+      args.confirm === true ? `confirm${reason ? `: ${oneLine(reason, REASON_PREVIEW_MAX)}` : ""}` : undefined;
     return { head: "subagent cancel", subject: oneLine(args.taskId ?? "", SUBJECT_MAX) || "…", detail };
   }
   if (args.action === "merge") {
-    return { head: "subagent merge", subject: oneLine(args.taskId ?? "", SUBJECT_MAX) || "…", detail: args.confirm === true ? "confirm" : undefined };
+    return {
+      head: "subagent merge",
+      subject: oneLine(args.taskId ?? "", SUBJECT_MAX) || "…",
+      detail: args.confirm === true ? "confirm" : undefined,
+    };
   }
-  const workflow = Array.isArray(args.tasks) ? { head: "subagent batch", parts: args.tasks } : Array.isArray(args.chain) ? { head: "subagent chain", parts: args.chain } : undefined;
+  const workflow = Array.isArray(args.tasks)
+    ? { head: "subagent batch", parts: args.tasks }
+    : Array.isArray(args.chain)
+      ? { head: "subagent chain", parts: args.chain }
+      : undefined;
   if (workflow) {
     // Model-written entries: read defensively, each agent and task on one line.
-    const entries = (workflow.parts as unknown[]).map((part) => (typeof part === "object" && part !== null ? (part as { agent?: unknown; task?: unknown }) : {}));
-    const agents = entries.map((entry) => (typeof entry.agent === "string" && entry.agent.trim() ? entry.agent.trim() : "…"));
+    const entries = (workflow.parts as unknown[]).map((part) =>
+      typeof part === "object" && part !== null ? (part as { agent?: unknown; task?: unknown }) : {},
+    );
+    const agents = entries.map((entry) =>
+      typeof entry.agent === "string" && entry.agent.trim() ? entry.agent.trim() : "…",
+    );
     const tasks = entries.map((entry, index) => `${index + 1}. ${typeof entry.task === "string" ? entry.task : ""}`);
-    return { head: workflow.head, subject: oneLine(agents.join(", "), SUBJECT_MAX) || "…", detail: oneLine(tasks.join(" · "), ROW_TASK_PREVIEW_MAX) || undefined };
+    return {
+      head: workflow.head,
+      subject: oneLine(agents.join(", "), SUBJECT_MAX) || "…",
+      detail: oneLine(tasks.join(" · "), ROW_TASK_PREVIEW_MAX) || undefined,
+    };
   }
   const task = args.task?.trim() ? oneLine(args.task, ROW_TASK_PREVIEW_MAX) : undefined;
   const resume = args.sessionId?.trim() ? `resume ${shortTaskId(oneLine(args.sessionId, SUBJECT_MAX))}` : undefined;
@@ -102,7 +134,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** Which of the tool's answers a result is, from its `details`. */
 export function classifyResult(details: unknown, isPartial: boolean): ResultKind {
   if (!isObject(details)) return { kind: "text" };
-  if (isPartial && isObject(details.progress)) return { kind: "progress", progress: details.progress as unknown as SyncProgress };
+  if (isPartial && isObject(details.progress))
+    return { kind: "progress", progress: details.progress as unknown as SyncProgress };
   if (details.receipt === true) return { kind: "receipt", details: details as unknown as ReceiptDetails };
   if (details.confirmRequired === true) return { kind: "challenge" };
   if (details.cancelRequested === true) return { kind: "cancel-sent" };
@@ -205,14 +238,22 @@ function partLine(kind: WorkflowCardDetails["workflow"]["kind"], part: WorkflowC
   const label = `${kind === "chain" ? "Step " : ""}${part.index}. ${oneLine(part.agent, 60)} ${part.status}`;
   if (part.status === "refused" || !part.taskId) return `  ${style.fg("warning", "✗")} ${style.fg("muted", label)}`;
   const tone = toneOf(part.status);
-  const figures = part.durationMs !== undefined && part.usage ? ` · ${runFigures({ durationMs: part.durationMs, usage: part.usage })}` : "";
+  const figures =
+    part.durationMs !== undefined && part.usage
+      ? ` · ${runFigures({ durationMs: part.durationMs, usage: part.usage })}`
+      : "";
   return `  ${style.fg(tone, part.status === "succeeded" ? "✓" : "✗")} ${label} ${style.fg("muted", `· ${shortTaskId(part.taskId)}${figures}`)}`;
 }
 
 function workflowCardLines(details: WorkflowCardDetails, style: Styler): string[] {
   const succeeded = details.status === "succeeded";
   const header = headerLine(
-    { icon: succeeded ? "✓" : "✗", tone: succeeded ? "success" : "warning", title: oneLine(details.agent, 120), meta: `${shortTaskId(details.taskId)} · ${runFigures(details)}` },
+    {
+      icon: succeeded ? "✓" : "✗",
+      tone: succeeded ? "success" : "warning",
+      title: oneLine(details.agent, 120),
+      meta: `${shortTaskId(details.taskId)} · ${runFigures(details)}`,
+    },
     style,
   );
   return [header, ...details.workflow.parts.map((part) => partLine(details.workflow.kind, part, style))];
@@ -284,7 +325,11 @@ function notesOf(details: SubagentResultDetails): string[] {
   const notes: string[] = [];
   if (details.status === "cancelled") {
     if (details.cancelledBy === "agent") {
-      notes.push(details.cancelReason ? `Cancelled by the main agent: ${oneLine(details.cancelReason, NOTE_MAX)}` : "Cancelled by the main agent");
+      notes.push(
+        details.cancelReason
+          ? `Cancelled by the main agent: ${oneLine(details.cancelReason, NOTE_MAX)}`
+          : "Cancelled by the main agent",
+      );
     } else if (details.cancelledBy === "none") {
       notes.push("Stopped because the session shut down");
     } else {
@@ -293,8 +338,10 @@ function notesOf(details: SubagentResultDetails): string[] {
     }
   }
   // A budget stop's message is its reason, not an error.
-  if (details.status === "stopped" && details.errorMessage) notes.push(`Stopped: ${oneLine(details.errorMessage, NOTE_MAX)}`);
-  else if (details.status !== "succeeded" && details.errorMessage) notes.push(`Error: ${oneLine(details.errorMessage, NOTE_MAX)}`);
+  if (details.status === "stopped" && details.errorMessage)
+    notes.push(`Stopped: ${oneLine(details.errorMessage, NOTE_MAX)}`);
+  else if (details.status !== "succeeded" && details.errorMessage)
+    notes.push(`Error: ${oneLine(details.errorMessage, NOTE_MAX)}`);
   return notes;
 }
 
@@ -351,12 +398,17 @@ function duplicateLine(taskId: string): string {
 }
 
 /** pi's message renderer for `subagent-result`; undefined (pi's default rendering) for a message it cannot read. */
-export function renderResultCard(message: { details?: unknown }, options: { expanded: boolean }, theme: Theme): Component | undefined {
+export function renderResultCard(
+  message: { details?: unknown },
+  options: { expanded: boolean },
+  theme: Theme,
+): Component | undefined {
   const details = message.details;
   if (isWorkflowCardDetails(details)) return renderWorkflowCard(details, theme);
   if (!isResultDetails(details)) return undefined;
   // A second copy of a result already in the conversation (see src/delivery/delivery-tracker.ts): one dim line.
-  if ((details as { duplicate?: unknown }).duplicate === true) return new Text(theme.fg("dim", duplicateLine(details.taskId)), 0, 0);
+  if ((details as { duplicate?: unknown }).duplicate === true)
+    return new Text(theme.fg("dim", duplicateLine(details.taskId)), 0, 0);
   const box = new Box(1, 1, (text: string) => theme.bg("customMessageBg", text));
   box.addChild(new Text(cardLines(details, options.expanded, theme, expandHint(theme)).join("\n"), 0, 0));
   if (options.expanded) {

@@ -103,7 +103,9 @@ export type WidgetRow = TaskRow | MoreRow | GroupRow;
 /** The group line's words for a workflow part. */
 function groupLabel(workflow: NonNullable<TaskSnapshot["workflow"]>): string {
   const id = shortTaskId(workflow.id);
-  return workflow.kind === "batch" ? `batch ${id} · ${workflow.total} parts` : `chain ${id} · step ${workflow.index} of ${workflow.total}`;
+  return workflow.kind === "batch"
+    ? `batch ${id} · ${workflow.total} parts`
+    : `chain ${id} · step ${workflow.index} of ${workflow.total}`;
 }
 
 /** A group line above each run of rows of one workflow (a batch's parts are dispatched one after another). */
@@ -111,7 +113,8 @@ function withGroupRows(tasks: readonly TaskSnapshot[], rows: readonly TaskRow[])
   const grouped: WidgetRow[] = [];
   rows.forEach((row, index) => {
     const workflow = tasks[index]?.workflow;
-    if (workflow && tasks[index - 1]?.workflow?.id !== workflow.id) grouped.push({ kind: "group", label: groupLabel(workflow) });
+    if (workflow && tasks[index - 1]?.workflow?.id !== workflow.id)
+      grouped.push({ kind: "group", label: groupLabel(workflow) });
     grouped.push(row);
   });
   return grouped;
@@ -156,7 +159,12 @@ function titleLine(title: string, width: number, style: Styler): string {
   const fill = RULE.repeat(width - visibleWidth(plain));
   const [name, ...rest] = title.split(" · ");
   const counts = rest.length > 0 ? ` · ${rest.join(" · ")}` : "";
-  return style.fg("borderMuted", lead) + style.fg("accent", style.bold(name ?? "")) + style.fg("muted", `${counts} `) + style.fg("borderMuted", fill);
+  return (
+    style.fg("borderMuted", lead) +
+    style.fg("accent", style.bold(name ?? "")) +
+    style.fg("muted", `${counts} `) +
+    style.fg("borderMuted", fill)
+  );
 }
 
 function padTo(text: string, width: number): string {
@@ -191,11 +199,20 @@ function rowLines(rows: readonly WidgetRow[], width: number, style: Styler): str
 }
 
 /** The whole widget: the title rule, then the rows. */
-export function widgetLines(tasks: readonly TaskSnapshot[], now: number, width: number, style: Styler, maxRows = WIDGET_MAX_ROWS, question?: string): string[] {
+export function widgetLines(
+  tasks: readonly TaskSnapshot[],
+  now: number,
+  width: number,
+  style: Styler,
+  maxRows = WIDGET_MAX_ROWS,
+  question?: string,
+): string[] {
   const running = tasks.filter((task) => task.status === "running").length;
   const title = titleLine(widgetTitle({ running, queued: tasks.length - running }), width, style);
   // A question waiting for the person comes right under the title, so it is seen before the rows.
-  const asking = question ? [truncateToWidth(` ${style.fg("warning", stripTerminalControls(question))}`, width, "…")] : [];
+  const asking = question
+    ? [truncateToWidth(` ${style.fg("warning", stripTerminalControls(question))}`, width, "…")]
+    : [];
   return [title, ...asking, ...rowLines(widgetRows(tasks, now, maxRows), width, style)];
 }
 
@@ -355,7 +372,13 @@ export class ProgressController {
     safely(() =>
       ui.setWidget(WIDGET_KEY, (tui, theme) => {
         this.requestRender = () => tui.requestRender();
-        return new ProgressWidget(() => this.source.snapshot(), theme, this.now, undefined, () => this.source.waitingQuestion?.());
+        return new ProgressWidget(
+          () => this.source.snapshot(),
+          theme,
+          this.now,
+          undefined,
+          () => this.source.waitingQuestion?.(),
+        );
       }),
     );
   }

@@ -2,8 +2,29 @@
  * The full-screen views: the task picker, a result, `/subagent-watch` and `/subagent-usage`.
  */
 import { DynamicBorder, type Theme, type ThemeColor } from "@mariozechner/pi-coding-agent";
-import { Container, SelectList, Text, Key, Markdown, matchesKey, truncateToWidth, wrapTextWithAnsi, type Component, type SelectItem, type SelectListTheme, type MarkdownTheme, type OverlayOptions } from "@mariozechner/pi-tui";
-import { formatElapsed, oneLine, stripTerminalControls, emptyUsage, formatUsage, type UsageTotals } from "../../shared/text.ts";
+import {
+  Container,
+  SelectList,
+  Text,
+  Key,
+  Markdown,
+  matchesKey,
+  truncateToWidth,
+  wrapTextWithAnsi,
+  type Component,
+  type SelectItem,
+  type SelectListTheme,
+  type MarkdownTheme,
+  type OverlayOptions,
+} from "@mariozechner/pi-tui";
+import {
+  formatElapsed,
+  oneLine,
+  stripTerminalControls,
+  emptyUsage,
+  formatUsage,
+  type UsageTotals,
+} from "../../shared/text.ts";
 import type { TaskSnapshot } from "../../tasks/registry.ts";
 import { messageBlock, shownOutput, type TaskRecord, type TaskMessage } from "../../records/record.ts";
 import { statusWithCause, resultStatusLine, watchEnded } from "../../commands/task-commands.ts";
@@ -51,7 +72,10 @@ export function finishedTaskItems(records: readonly TaskRecord[]): SelectItem[] 
 
 /** Rows for tasks known only by id and (maybe) agent, as after an ambiguous prefix. */
 export function namedTaskItems(tasks: ReadonlyArray<{ taskId: string; agent?: string }>): SelectItem[] {
-  return tasks.map((task) => ({ value: task.taskId, label: task.agent ? `${task.taskId} · ${task.agent}` : task.taskId }));
+  return tasks.map((task) => ({
+    value: task.taskId,
+    label: task.agent ? `${task.taskId} · ${task.agent}` : task.taskId,
+  }));
 }
 
 function selectListTheme(theme: PickerTheme): SelectListTheme {
@@ -286,7 +310,12 @@ export class ResultViewer implements Component {
   constructor(private readonly options: ResultViewerOptions) {
     const messages = messageBlock(options.record.messages);
     const text = stripTerminalControls(shownOutput(options.record));
-    this.body = new Markdown(messages.length > 0 ? `${text}\n\n---\n\n${stripTerminalControls(messages.join("\n"))}` : text, 1, 0, options.markdownTheme);
+    this.body = new Markdown(
+      messages.length > 0 ? `${text}\n\n---\n\n${stripTerminalControls(messages.join("\n"))}` : text,
+      1,
+      0,
+      options.markdownTheme,
+    );
   }
 
   handleInput(data: string): void {
@@ -317,7 +346,12 @@ export class ResultViewer implements Component {
     ];
     while (lines.length < rows - 2) lines.push("");
     const position = bodyLines.length === 0 ? "empty" : `${start + 1}-${end} of ${bodyLines.length}`;
-    lines.push(rule, fit(theme.fg("dim", ` ${position} · ${this.options.fromList ? RESULT_VIEWER_KEYS_FROM_LIST : RESULT_VIEWER_KEYS}`)));
+    lines.push(
+      rule,
+      fit(
+        theme.fg("dim", ` ${position} · ${this.options.fromList ? RESULT_VIEWER_KEYS_FROM_LIST : RESULT_VIEWER_KEYS}`),
+      ),
+    );
     return lines;
   }
 
@@ -511,19 +545,28 @@ export class WatchView implements Component {
     const activityLines =
       activity.length === 0
         ? [theme.fg("dim", fit(frame.status === "queued" ? " (queued: not started yet)" : " (no tool calls yet)"))]
-        : activity.slice(-activityRoom).map((line) => fit(` ${theme.fg(activityColor(line), activityText(line, startedAt))}`));
+        : activity
+            .slice(-activityRoom)
+            .map((line) => fit(` ${theme.fg(activityColor(line), activityText(line, startedAt))}`));
 
     const streamRoom = room - activityLines.length;
-    const wrapped = frame.streamTail.trim() === "" ? [] : wrapTextWithAnsi(plainStreamText(frame.streamTail).trimEnd(), Math.max(1, width - 1));
+    const wrapped =
+      frame.streamTail.trim() === ""
+        ? []
+        : wrapTextWithAnsi(plainStreamText(frame.streamTail).trimEnd(), Math.max(1, width - 1));
     const streamLines =
-      wrapped.length === 0 ? [theme.fg("dim", fit(" (no text yet)"))] : wrapped.slice(-streamRoom).map((line) => fit(` ${line}`));
+      wrapped.length === 0
+        ? [theme.fg("dim", fit(" (no text yet)"))]
+        : wrapped.slice(-streamRoom).map((line) => fit(` ${line}`));
 
     const lines = [
       fit(theme.fg("accent", theme.bold(` Watching subagent · ${frame.taskId}`))),
       fit(` ${watchStatusLine(frame)}`),
       fit(theme.fg("muted", ` Task: ${oneLine(frame.task, 4 * width)}`)),
       // A question waiting for the person is why the task is quiet: it comes before the activity.
-      ...(frame.question ? [fit(theme.fg("warning", ` ? ${stripTerminalControls(frame.question)} · /subagent-answer`))] : []),
+      ...(frame.question
+        ? [fit(theme.fg("warning", ` ? ${stripTerminalControls(frame.question)} · /subagent-answer`))]
+        : []),
       rule("Activity"),
       ...activityLines,
       rule("Streamed text"),
@@ -531,7 +574,10 @@ export class WatchView implements Component {
     ];
     while (lines.length < rows - 2) lines.push("");
     // The last line is the live hint, or once the task ended the pinned pointer to its result.
-    const footer = this.endLine === undefined ? theme.fg("dim", ` ${WATCH_LIVE_HINT}`) : theme.fg("accent", theme.bold(` ${this.endLine}`));
+    const footer =
+      this.endLine === undefined
+        ? theme.fg("dim", ` ${WATCH_LIVE_HINT}`)
+        : theme.fg("accent", theme.bold(` ${this.endLine}`));
     lines.push(rule(this.options.fromList ? WATCH_CLOSE_HINT_FROM_LIST : WATCH_CLOSE_HINT), fit(footer));
     return lines;
   }
@@ -564,7 +610,11 @@ export class UsageView implements Component {
     const rule = this.theme.fg("borderMuted", "─".repeat(Math.max(1, width)));
     const [title, ...rest] = this.lines;
     const body = rest.map((line) => {
-      const styled = line.startsWith("- ") ? this.theme.fg("muted", line) : line.endsWith(":") ? this.theme.fg("accent", line) : line;
+      const styled = line.startsWith("- ")
+        ? this.theme.fg("muted", line)
+        : line.endsWith(":")
+          ? this.theme.fg("accent", line)
+          : line;
       return truncateToWidth(styled, width, "…");
     });
     return [
@@ -577,7 +627,8 @@ export class UsageView implements Component {
   }
 
   handleInput(data: string): void {
-    if (matchesKey(data, Key.escape) || matchesKey(data, Key.enter) || data === "q" || matchesKey(data, Key.ctrl("c"))) this.onClose();
+    if (matchesKey(data, Key.escape) || matchesKey(data, Key.enter) || data === "q" || matchesKey(data, Key.ctrl("c")))
+      this.onClose();
   }
 
   invalidate(): void {}

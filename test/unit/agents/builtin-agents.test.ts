@@ -13,7 +13,12 @@ describe("the built-in agents shipped in agents/", () => {
   it("are exactly general-purpose, explore, planner and reviewer, all valid", () => {
     expect(warnings).toEqual([]);
     expect(agents.map((a) => a.name)).toEqual(["explore", "general-purpose", "planner", "reviewer"]);
-    expect(readdirSync(BUILTIN_AGENTS_DIR).sort()).toEqual(["explore.md", "general-purpose.md", "planner.md", "reviewer.md"]);
+    expect(readdirSync(BUILTIN_AGENTS_DIR).sort()).toEqual([
+      "explore.md",
+      "general-purpose.md",
+      "planner.md",
+      "reviewer.md",
+    ]);
   });
 
   it("general-purpose has no tool allowlist, so it gets every tool a plain pi session has", () => {

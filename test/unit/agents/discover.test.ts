@@ -78,10 +78,17 @@ describe("discoverAgents: tiers and shadowing", () => {
     l.project("p.md", agentFile({ name: "p", description: "project p" }));
     l.project("both.md", agentFile({ name: "both", description: "project both" }));
     const run = (scope: "user" | "project" | "both" | undefined) =>
-      summary(discoverAgents({ cwd: l.cwd, agentDir: l.agentDir, builtinDir: l.builtinDir, home: l.home, scope }).agents);
+      summary(
+        discoverAgents({ cwd: l.cwd, agentDir: l.agentDir, builtinDir: l.builtinDir, home: l.home, scope }).agents,
+      );
     expect(run("user")).toEqual(["base:builtin:builtin base", "both:user:user both", "u:user:user u"]);
     expect(run("project")).toEqual(["base:builtin:builtin base", "both:project:project both", "p:project:project p"]);
-    expect(run("both")).toEqual(["base:builtin:builtin base", "both:project:project both", "p:project:project p", "u:user:user u"]);
+    expect(run("both")).toEqual([
+      "base:builtin:builtin base",
+      "both:project:project both",
+      "p:project:project p",
+      "u:user:user u",
+    ]);
     expect(run(undefined)).toEqual(run("both"));
   });
 
@@ -89,13 +96,24 @@ describe("discoverAgents: tiers and shadowing", () => {
     const l = layout();
     l.user("broken.md", "no frontmatter");
     l.project("broken.md", "no frontmatter");
-    const userOnly = discoverAgents({ cwd: l.cwd, agentDir: l.agentDir, builtinDir: l.builtinDir, home: l.home, scope: "user" });
+    const userOnly = discoverAgents({
+      cwd: l.cwd,
+      agentDir: l.agentDir,
+      builtinDir: l.builtinDir,
+      home: l.home,
+      scope: "user",
+    });
     expect(userOnly.warnings.map((w) => w.filePath)).toEqual([tree.path("home/.pi/agent/agents/broken.md")]);
   });
 
   it("works with no folders at all", () => {
     const l = layout();
-    const result = discoverAgents({ cwd: l.cwd, agentDir: tree.path("nowhere"), builtinDir: tree.path("none"), home: l.home });
+    const result = discoverAgents({
+      cwd: l.cwd,
+      agentDir: tree.path("nowhere"),
+      builtinDir: tree.path("none"),
+      home: l.home,
+    });
     expect(result).toMatchObject({ agents: [], warnings: [] });
     expect(result.projectAgentsDir).toBeUndefined();
   });
@@ -154,7 +172,10 @@ describe("readAgentsDir: bad files never stop the others", () => {
     tree.write("agents/sub/nested.md", agentFile({ name: "nested", description: "subfolders are not read" }));
 
     const { agents, warnings } = readAgentsDir(dir, "project");
-    expect(agents.map((a) => `${a.name}:${a.description}:${a.source}`)).toEqual(["good:fine:project", "other:fine too:project"]);
+    expect(agents.map((a) => `${a.name}:${a.description}:${a.source}`)).toEqual([
+      "good:fine:project",
+      "other:fine too:project",
+    ]);
     expect(warnings.map((w) => [w.filePath.slice(dir.length + 1), w.skipped])).toEqual([
       ["b-broken-yaml.md", true],
       ["c-no-frontmatter.md", true],
@@ -169,7 +190,10 @@ describe("readAgentsDir: bad files never stop the others", () => {
 
   it("gives one warning for a file with several invalid optional fields, and loads the agent", () => {
     const dir = tree.mkdir("agents");
-    tree.write("agents/a.md", agentFile({ name: "a", description: "d", thinking: "ultra", model: "7" + "\n" + "tools: {x: 1}" }));
+    tree.write(
+      "agents/a.md",
+      agentFile({ name: "a", description: "d", thinking: "ultra", model: "7" + "\n" + "tools: {x: 1}" }),
+    );
     const { agents, warnings } = readAgentsDir(dir, "user");
     expect(agents.map((a) => a.name)).toEqual(["a"]);
     expect(warnings).toEqual([
@@ -183,7 +207,8 @@ describe("readAgentsDir: bad files never stop the others", () => {
 
   it("is deterministic: files in name order, whatever order they were written in", () => {
     const dir = tree.mkdir("agents");
-    for (const name of ["m", "b", "z", "a", "B"]) tree.write(`agents/${name}.md`, agentFile({ name: `n-${name}`, description: "x" }));
+    for (const name of ["m", "b", "z", "a", "B"])
+      tree.write(`agents/${name}.md`, agentFile({ name: `n-${name}`, description: "x" }));
     tree.write("agents/dup-first.md", agentFile({ name: "dup", description: "first" }));
     tree.write("agents/dup-second.md", agentFile({ name: "dup", description: "second" }));
     const first = readAgentsDir(dir, "user");
@@ -215,7 +240,13 @@ describe("readAgentsDir: bad files never stop the others", () => {
 });
 
 describe("mergeAgentTiers", () => {
-  const agent = (name: string, source: AgentSource): AgentDefinition => ({ name, description: source, body: "", source, filePath: `/${source}/${name}.md` });
+  const agent = (name: string, source: AgentSource): AgentDefinition => ({
+    name,
+    description: source,
+    body: "",
+    source,
+    filePath: `/${source}/${name}.md`,
+  });
 
   it("sorts the result by name and lets project beat user beat builtin", () => {
     const merged = mergeAgentTiers({
@@ -228,11 +259,25 @@ describe("mergeAgentTiers", () => {
 
   it("a project agent that takes a name carries the agent it replaces (the user's over the built-in), whatever the scope", () => {
     const mine: AgentDefinition = { ...agent("rev", "user"), sandbox: "read-only", tools: ["read"] };
-    const tiers = { builtin: [agent("rev", "builtin"), agent("explore", "builtin")], user: [mine], project: [agent("rev", "project"), agent("explore", "project"), agent("own", "project")] };
+    const tiers = {
+      builtin: [agent("rev", "builtin"), agent("explore", "builtin")],
+      user: [mine],
+      project: [agent("rev", "project"), agent("explore", "project"), agent("own", "project")],
+    };
     for (const scope of ["both", "project"] as const) {
       const merged = mergeAgentTiers(tiers, scope);
-      expect(merged.find((a) => a.name === "rev")?.shadows).toEqual({ name: "rev", source: "user", filePath: "/user/rev.md", tools: ["read"], sandbox: "read-only" });
-      expect(merged.find((a) => a.name === "explore")?.shadows).toEqual({ name: "explore", source: "builtin", filePath: "/builtin/explore.md" });
+      expect(merged.find((a) => a.name === "rev")?.shadows).toEqual({
+        name: "rev",
+        source: "user",
+        filePath: "/user/rev.md",
+        tools: ["read"],
+        sandbox: "read-only",
+      });
+      expect(merged.find((a) => a.name === "explore")?.shadows).toEqual({
+        name: "explore",
+        source: "builtin",
+        filePath: "/builtin/explore.md",
+      });
       expect(merged.find((a) => a.name === "own")?.shadows).toBeUndefined();
     }
     // The cached parse is not changed.

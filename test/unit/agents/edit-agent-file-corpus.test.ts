@@ -12,21 +12,30 @@ import { WriteBackError } from "../../../src/shared/safe-write.ts";
  * below must leave every line that is not a patched key's line byte for byte as it was, in the same order.
  */
 const ODD_FILES: Record<string, string> = {
-  "comments and padding": "---\nname: coder\ndescription: Writes clean TypeScript.\n# a comment the editor must keep\ntools: read, edit, write, bash\nx-unknown-key:   kept exactly   # with its comment\nmodel: old/model\n---\n\nBody\n  Indented body line with trailing spaces   \n",
-  quotes: "---\nname: quoted\ndescription: 'It''s single-quoted: yes'\ntools: \"read, grep\"\nmodel: \"old/model\"   # pinned\nthinking: 'high'\n---\nBody\n",
-  "block scalars elsewhere": "---\nname: blocky\nx-notes: >\n  folded text\n  continues\nx-list:\n  - a\n  - b\ndescription: d\nmodel: a/b\n---\nBody\n",
+  "comments and padding":
+    "---\nname: coder\ndescription: Writes clean TypeScript.\n# a comment the editor must keep\ntools: read, edit, write, bash\nx-unknown-key:   kept exactly   # with its comment\nmodel: old/model\n---\n\nBody\n  Indented body line with trailing spaces   \n",
+  quotes:
+    "---\nname: quoted\ndescription: 'It''s single-quoted: yes'\ntools: \"read, grep\"\nmodel: \"old/model\"   # pinned\nthinking: 'high'\n---\nBody\n",
+  "block scalars elsewhere":
+    "---\nname: blocky\nx-notes: >\n  folded text\n  continues\nx-list:\n  - a\n  - b\ndescription: d\nmodel: a/b\n---\nBody\n",
   crlf: "---\r\nname: crlf\r\ndescription: Windows line breaks\r\ntools: read, ls\r\nmodel: a/b\r\n---\r\n\r\nBody line\r\n",
-  unicode: "---\nname: unicode\ndescription: 中文描述 — with an em dash and émojis 🎉\nx-jp: 日本語\nmodel: a/b\n---\nBody ✓\n",
-  "key order and flow collections": "---\nmodel: z/z\nx-b:   2\nname: order\n\ndescription:    spaced   out\nx-a: [1,2,   3]\nx-map: {a: 1, b: 2}\ntools: read,grep\n---\nBody\n",
+  unicode:
+    "---\nname: unicode\ndescription: 中文描述 — with an em dash and émojis 🎉\nx-jp: 日本語\nmodel: a/b\n---\nBody ✓\n",
+  "key order and flow collections":
+    "---\nmodel: z/z\nx-b:   2\nname: order\n\ndescription:    spaced   out\nx-a: [1,2,   3]\nx-map: {a: 1, b: 2}\ntools: read,grep\n---\nBody\n",
   bom: "\uFEFF---\nname: bom\ndescription: has a BOM\n---\nBody\n",
-  "yaml 1.1 lookalikes": "---\nname: lookalikes\ndescription: \"yes\"\nx-octal: 0755\nx-date: 2024-01-01\nx-null: ~\nx-anchor: &a value\nx-alias: *a\nmodel: a/b\n---\nBody\n",
+  "yaml 1.1 lookalikes":
+    '---\nname: lookalikes\ndescription: "yes"\nx-octal: 0755\nx-date: 2024-01-01\nx-null: ~\nx-anchor: &a value\nx-alias: *a\nmodel: a/b\n---\nBody\n',
   "no final line break": "---\nname: nofinal\ndescription: d\n---",
 };
 
 const BUILT_IN = ["explore", "general-purpose", "planner", "reviewer"];
 
 const CORPUS: [string, string][] = [
-  ...BUILT_IN.map((name): [string, string] => [`agents/${name}.md`, readFileSync(join(import.meta.dirname, "../../../agents", `${name}.md`), "utf8")]),
+  ...BUILT_IN.map((name): [string, string] => [
+    `agents/${name}.md`,
+    readFileSync(join(import.meta.dirname, "../../../agents", `${name}.md`), "utf8"),
+  ]),
   ...Object.entries(ODD_FILES),
 ];
 

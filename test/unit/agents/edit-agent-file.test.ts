@@ -2,7 +2,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { applyAgentFilePatch, replaceAgentBody, setAgentBody, updateAgentFile, type AgentFilePatch } from "../../../src/agents/edit-agent-file.ts";
+import {
+  applyAgentFilePatch,
+  replaceAgentBody,
+  setAgentBody,
+  updateAgentFile,
+  type AgentFilePatch,
+} from "../../../src/agents/edit-agent-file.ts";
 import { parseAgentFile } from "../../../src/agents/parse.ts";
 import { WriteBackError } from "../../../src/shared/safe-write.ts";
 
@@ -56,7 +62,11 @@ function agentOf(text: string) {
   return parsed.agent;
 }
 
-async function refusedOnDisk(original: string, patch: AgentFilePatch, code: WriteBackError["code"]): Promise<WriteBackError> {
+async function refusedOnDisk(
+  original: string,
+  patch: AgentFilePatch,
+  code: WriteBackError["code"],
+): Promise<WriteBackError> {
   writeFileSync(file, original);
   const error = await updateAgentFile(file, patch).then(
     () => undefined,
@@ -86,24 +96,35 @@ describe("updateAgentFile: line-level edits", () => {
 
   it("appends a new key at the end of the frontmatter, before the closing line", () => {
     const after = edited(CODER, { thinking: "high", skills: ["/skills/a", "/skills/b"] });
-    expect(after).toBe(CODER.replace("model: old/model\n---\n", "model: old/model\nskills: /skills/a, /skills/b\nthinking: high\n---\n"));
+    expect(after).toBe(
+      CODER.replace("model: old/model\n---\n", "model: old/model\nskills: /skills/a, /skills/b\nthinking: high\n---\n"),
+    );
     expect(agentOf(after)).toMatchObject({ thinking: "high", skills: ["/skills/a", "/skills/b"], model: "old/model" });
   });
 
   it("writes several keys in one patch and the reader sees exactly them", () => {
     const after = edited(CODER, { description: "Reviews code", tools: ["read", "grep"], model: null, thinking: "max" });
     const agent = agentOf(after);
-    expect(agent).toMatchObject({ name: "coder", description: "Reviews code", tools: ["read", "grep"], thinking: "max" });
+    expect(agent).toMatchObject({
+      name: "coder",
+      description: "Reviews code",
+      tools: ["read", "grep"],
+      thinking: "max",
+    });
     expect(agent.model).toBeUndefined();
     expect(agent.body).toBe("You are a senior TypeScript engineer.\n  Indented body line with trailing spaces");
     expect(after).toContain("x-unknown-key:   kept exactly   # with its comment\n");
     expect(after).toContain("# a comment the editor must keep\n");
-    expect(after.endsWith("---\n\nYou are a senior TypeScript engineer.\n  Indented body line with trailing spaces   \n")).toBe(true);
+    expect(
+      after.endsWith("---\n\nYou are a senior TypeScript engineer.\n  Indented body line with trailing spaces   \n"),
+    ).toBe(true);
   });
 
   it("keeps a line as written (quoting, comment) when the value is already the same, and reports no change", async () => {
     const text = CODER.replace("model: old/model", 'model: "old/model" # pinned');
-    expect(applyAgentFilePatch(text, { model: "old/model", tools: "read,edit , write,bash" })).toEqual({ changed: false });
+    expect(applyAgentFilePatch(text, { model: "old/model", tools: "read,edit , write,bash" })).toEqual({
+      changed: false,
+    });
     writeFileSync(file, text);
     const before = statSync(file).mtimeMs;
     expect(await updateAgentFile(file, { model: "old/model" })).toEqual({ changed: false });
@@ -121,7 +142,11 @@ describe("updateAgentFile: line-level edits", () => {
     ["a null look-alike", { model: "null" }, 'model: "null"'],
     ["a yes look-alike", { description: "yes" }, 'description: "yes"'],
     ["the off level", { thinking: "off" }, 'thinking: "off"'],
-    ["a plain description", { description: "Reviews pull requests, carefully." }, "description: Reviews pull requests, carefully."],
+    [
+      "a plain description",
+      { description: "Reviews pull requests, carefully." },
+      "description: Reviews pull requests, carefully.",
+    ],
   ];
   for (const [what, patch, line] of quotingCases) {
     it(`writes a value with ${what} so that it reads back exactly`, () => {
@@ -136,7 +161,11 @@ describe("updateAgentFile: line-level edits", () => {
     const crlf = CODER.replace(/\n/g, "\r\n");
     const after = edited(crlf, { model: "a/b", thinking: "low", tools: null });
     expect(after.replace(/\r\n/g, "")).not.toContain("\n");
-    expect(after).toBe(crlf.replace("tools: read, edit, write, bash\r\n", "").replace("model: old/model\r\n", "model: a/b\r\nthinking: low\r\n"));
+    expect(after).toBe(
+      crlf
+        .replace("tools: read, edit, write, bash\r\n", "")
+        .replace("model: old/model\r\n", "model: a/b\r\nthinking: low\r\n"),
+    );
   });
 
   it("keeps a BOM", () => {
@@ -153,7 +182,12 @@ describe("updateAgentFile: line-level edits", () => {
 
 describe("updateAgentFile: refusals leave the file byte-identical", () => {
   it("refuses any patch containing name, even the same name or mixed with valid keys", async () => {
-    for (const patch of [{ name: "renamed" }, { name: "coder" }, { name: "renamed", model: "a/b" }, { name: undefined, model: "a/b" }] as AgentFilePatch[]) {
+    for (const patch of [
+      { name: "renamed" },
+      { name: "coder" },
+      { name: "renamed", model: "a/b" },
+      { name: undefined, model: "a/b" },
+    ] as AgentFilePatch[]) {
       const error = await refusedOnDisk(CODER, patch, "name-read-only");
       expect(error.message).toContain("identity");
     }
@@ -176,9 +210,12 @@ describe("updateAgentFile: refusals leave the file byte-identical", () => {
   }
 
   it("edits other keys freely when a multi-line key is not patched", () => {
-    const original = "---\nname: coder\ndescription: |\n  Line one\n  Line two\ntools:\n  - read\nmodel: a/b\n---\nBody\n";
+    const original =
+      "---\nname: coder\ndescription: |\n  Line one\n  Line two\ntools:\n  - read\nmodel: a/b\n---\nBody\n";
     const after = edited(original, { model: "c/d", thinking: "high" });
-    expect(after).toBe("---\nname: coder\ndescription: |\n  Line one\n  Line two\ntools:\n  - read\nmodel: c/d\nthinking: high\n---\nBody\n");
+    expect(after).toBe(
+      "---\nname: coder\ndescription: |\n  Line one\n  Line two\ntools:\n  - read\nmodel: c/d\nthinking: high\n---\nBody\n",
+    );
   });
 
   const invalid: Array<[string, AgentFilePatch]> = [
@@ -209,13 +246,17 @@ describe("updateAgentFile: refusals leave the file byte-identical", () => {
 
   it("leaves the old file when the write fails at the last moment", async () => {
     writeFileSync(file, CODER);
-    const failure = await updateAgentFile(file, { model: "a/b" }, {
-      atomic: {
-        beforeRename: () => {
-          throw new Error("simulated crash");
+    const failure = await updateAgentFile(
+      file,
+      { model: "a/b" },
+      {
+        atomic: {
+          beforeRename: () => {
+            throw new Error("simulated crash");
+          },
         },
       },
-    }).catch((error: Error) => error);
+    ).catch((error: Error) => error);
     expect((failure as Error).message).toBe("simulated crash");
     expect(read()).toBe(CODER);
     expect(readdirSync(dir)).toEqual(["coder.md"]);
@@ -223,7 +264,11 @@ describe("updateAgentFile: refusals leave the file byte-identical", () => {
 
   it("loses no update when two edits of one file run at the same time", async () => {
     writeFileSync(file, CODER);
-    await Promise.all([updateAgentFile(file, { model: "a/b" }), updateAgentFile(file, { thinking: "low" }), updateAgentFile(file, { tools: "read" })]);
+    await Promise.all([
+      updateAgentFile(file, { model: "a/b" }),
+      updateAgentFile(file, { thinking: "low" }),
+      updateAgentFile(file, { tools: "read" }),
+    ]);
     expect(agentOf(read())).toMatchObject({ model: "a/b", thinking: "low", tools: ["read"] });
     expect(readdirSync(dir)).toEqual(["coder.md"]);
   });
@@ -245,7 +290,10 @@ describe("setAgentBody", () => {
 
   it("adds a blank line after the frontmatter when there was no body", () => {
     const outcome = replaceAgentBody("---\nname: a\ndescription: d\n---", "Prompt");
-    expect(outcome).toEqual({ changed: true, text: "---\nname: a\ndescription: d\n---\nPrompt\n".replace("---\nPrompt", "---\n\nPrompt") });
+    expect(outcome).toEqual({
+      changed: true,
+      text: "---\nname: a\ndescription: d\n---\nPrompt\n".replace("---\nPrompt", "---\n\nPrompt"),
+    });
   });
 
   it("reports no change when the body is the same, and refuses a blank body", async () => {

@@ -6,7 +6,12 @@ import { execFileSync } from "node:child_process";
 import { symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FRONTMATTER_MAX_CHARS } from "../../../src/agents/parse.ts";
-import { AGENT_FILE_MAX_BYTES, agentFileParsesForTests, clearAgentParseCacheForTests, readAgentsDir } from "../../../src/agents/discover.ts";
+import {
+  AGENT_FILE_MAX_BYTES,
+  agentFileParsesForTests,
+  clearAgentParseCacheForTests,
+  readAgentsDir,
+} from "../../../src/agents/discover.ts";
 import { CONFIG_FILE_MAX_BYTES, readConfigLayer } from "../../../src/config/load.ts";
 import { agentFile, createTempTree, type TempTree } from "./temp-tree.ts";
 
@@ -54,7 +59,9 @@ describe("agent files that are not plain, small files", () => {
     const { agents, warnings } = readAgentsDir(dir, "project");
     expect(Date.now() - started).toBeLessThan(2000);
     expect(agents).toEqual([]);
-    expect(warnings[0]!.reason).toMatch(new RegExp(`^the frontmatter is too large \\(\\d+ characters; the limit is ${FRONTMATTER_MAX_CHARS}\\)$`));
+    expect(warnings[0]!.reason).toMatch(
+      new RegExp(`^the frontmatter is too large \\(\\d+ characters; the limit is ${FRONTMATTER_MAX_CHARS}\\)$`),
+    );
   });
 });
 
@@ -95,7 +102,11 @@ describe("config files that are not plain, small files", () => {
     expect(readConfigLayer(zero, "project").warnings).toEqual([
       `pi-subagent-dispatch: ${zero}: it is a character device, not a regular file; ignored`,
     ]);
-    expect(readConfigLayer(fifo, "project").warnings).toEqual([`pi-subagent-dispatch: ${fifo}: it is a FIFO (named pipe), not a regular file; ignored`]);
-    expect(readConfigLayer(big, "user").warnings).toEqual([`pi-subagent-dispatch: ${big}: it is too large (${CONFIG_FILE_MAX_BYTES + 9} bytes; the limit is 1 MiB); ignored`]);
+    expect(readConfigLayer(fifo, "project").warnings).toEqual([
+      `pi-subagent-dispatch: ${fifo}: it is a FIFO (named pipe), not a regular file; ignored`,
+    ]);
+    expect(readConfigLayer(big, "user").warnings).toEqual([
+      `pi-subagent-dispatch: ${big}: it is too large (${CONFIG_FILE_MAX_BYTES + 9} bytes; the limit is 1 MiB); ignored`,
+    ]);
   });
 });

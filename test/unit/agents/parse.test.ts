@@ -22,22 +22,21 @@ function agentOf(text: string) {
 
 describe("parseAgentFile: a valid file", () => {
   it("reads every field and keeps the body as the system prompt", () => {
-    const text =
-      [
-        "---",
-        "name: coder",
-        "description: Writes clean TypeScript.",
-        "tools: read, edit, write, bash",
-        "model: provider/model-1",
-        "thinking: high",
-        "skills: /skills/a,/skills/b",
-        "---",
-        "",
-        "You are a senior engineer.",
-        "",
-        "Prefer small changes.",
-        "",
-      ].join("\n");
+    const text = [
+      "---",
+      "name: coder",
+      "description: Writes clean TypeScript.",
+      "tools: read, edit, write, bash",
+      "model: provider/model-1",
+      "thinking: high",
+      "skills: /skills/a,/skills/b",
+      "---",
+      "",
+      "You are a senior engineer.",
+      "",
+      "Prefer small changes.",
+      "",
+    ].join("\n");
     const parsed = agentOf(text);
     expect(parsed.ignored).toEqual([]);
     expect(parsed.agent).toEqual({
@@ -57,13 +56,27 @@ describe("parseAgentFile: a valid file", () => {
   it("leaves optional fields out when they are not written", () => {
     const text = "---\nname: a\ndescription: b\n---\n";
     const { agent } = agentOf(text);
-    expect(agent).toEqual({ name: "a", description: "b", body: "", source: "user", filePath: FILE, contentSha256: createHash("sha256").update(text).digest("hex") });
+    expect(agent).toEqual({
+      name: "a",
+      description: "b",
+      body: "",
+      source: "user",
+      filePath: FILE,
+      contentSha256: createHash("sha256").update(text).digest("hex"),
+    });
     expect("tools" in agent || "skills" in agent || "model" in agent || "thinking" in agent).toBe(false);
   });
 
   it("accepts a BOM and CRLF line endings", () => {
-    const { agent } = agentOf("\uFEFF---\r\nname: crlf\r\ndescription: Windows file\r\ntools: read, ls\r\n---\r\nLine 1\r\nLine 2\r\n");
-    expect(agent).toMatchObject({ name: "crlf", description: "Windows file", tools: ["read", "ls"], body: "Line 1\nLine 2" });
+    const { agent } = agentOf(
+      "\uFEFF---\r\nname: crlf\r\ndescription: Windows file\r\ntools: read, ls\r\n---\r\nLine 1\r\nLine 2\r\n",
+    );
+    expect(agent).toMatchObject({
+      name: "crlf",
+      description: "Windows file",
+      tools: ["read", "ls"],
+      body: "Line 1\nLine 2",
+    });
   });
 
   it("reads tools and skills as a YAML list or as a comma-separated string, the same way", () => {
@@ -76,7 +89,10 @@ describe("parseAgentFile: a valid file", () => {
   });
 
   it("drops blank and repeated list items", () => {
-    expect(agentOf("---\nname: a\ndescription: b\ntools: read, , grep, read,\n---\n").agent.tools).toEqual(["read", "grep"]);
+    expect(agentOf("---\nname: a\ndescription: b\ntools: read, , grep, read,\n---\n").agent.tools).toEqual([
+      "read",
+      "grep",
+    ]);
   });
 
   it("treats an empty tools value as not set, but an empty skills key as 'no skills'", () => {
@@ -114,7 +130,9 @@ describe("parseAgentFile: invalid optional fields are dropped and reported, the 
   it("an unknown thinking level", () => {
     const parsed = agentOf("---\nname: a\ndescription: b\nthinking: ultra\n---\n");
     expect(parsed.agent.thinking).toBeUndefined();
-    expect(parsed.ignored).toEqual(['"thinking" must be one of off, minimal, low, medium, high, xhigh, max (got "ultra")']);
+    expect(parsed.ignored).toEqual([
+      '"thinking" must be one of off, minimal, low, medium, high, xhigh, max (got "ultra")',
+    ]);
   });
 
   it("a thinking level in the wrong case", () => {
@@ -136,7 +154,9 @@ describe("parseAgentFile: invalid optional fields are dropped and reported, the 
 
 describe("parseAgentFile: files that are skipped, with the reason", () => {
   it("no frontmatter", () => {
-    expect(reasonOf("You are an agent without metadata.\n")).toBe("no frontmatter (the file must start with a --- line)");
+    expect(reasonOf("You are an agent without metadata.\n")).toBe(
+      "no frontmatter (the file must start with a --- line)",
+    );
   });
 
   it("a frontmatter that is never closed", () => {
@@ -154,7 +174,9 @@ describe("parseAgentFile: files that are skipped, with the reason", () => {
   });
 
   it("a frontmatter that is a list or a scalar, not a mapping", () => {
-    expect(reasonOf("---\n- name\n- description\n---\n")).toBe("the frontmatter is not a YAML mapping of keys to values");
+    expect(reasonOf("---\n- name\n- description\n---\n")).toBe(
+      "the frontmatter is not a YAML mapping of keys to values",
+    );
     expect(reasonOf("---\njust text\n---\n")).toBe("the frontmatter is not a YAML mapping of keys to values");
   });
 
@@ -188,7 +210,10 @@ describe("parseAgentFile: files that are skipped, with the reason", () => {
     ["__proto__", 'invalid name "__proto__": the name "__proto__" is reserved'],
     ["constructor", 'invalid name "constructor": the name "constructor" is reserved'],
     ["prototype", 'invalid name "prototype": the name "prototype" is reserved'],
-    ["$models", 'invalid name "$models": the name starts with "$", which subagent-isolation.json reserves for its own keys'],
+    [
+      "$models",
+      'invalid name "$models": the name starts with "$", which subagent-isolation.json reserves for its own keys',
+    ],
     ["two words", 'invalid name "two words": the name contains whitespace'],
   ])("the unsafe name %s", (name, reason) => {
     expect(reasonOf(`---\nname: "${name}"\ndescription: b\n---\n`)).toBe(reason);

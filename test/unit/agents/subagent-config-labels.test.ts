@@ -1,12 +1,37 @@
 /** The menus and notices of /subagent-config as pure text: annotations, provenance, option lists. */
 import { describe, expect, it } from "vitest";
 import type { AgentDefinition } from "../../../src/agents/parse.ts";
-import { agentPickerChoices, agentPickerLine, bodySummary, fieldChoices, formatModelThinking, formatSavedFragment, modelActionChoices, modelsManagerTitle, modelsTargetChoices, modelValueChoices, thinkingChoices, writeTargetChoices, editorProblemNotice, fallbackText, modelClearedNotice, modelWrittenNotice, PROCESS_WRITE_NOTE, unknownAgentNotice } from "../../../src/commands/config-editor.ts";
+import {
+  agentPickerChoices,
+  agentPickerLine,
+  bodySummary,
+  fieldChoices,
+  formatModelThinking,
+  formatSavedFragment,
+  modelActionChoices,
+  modelsManagerTitle,
+  modelsTargetChoices,
+  modelValueChoices,
+  thinkingChoices,
+  writeTargetChoices,
+  editorProblemNotice,
+  fallbackText,
+  modelClearedNotice,
+  modelWrittenNotice,
+  PROCESS_WRITE_NOTE,
+  unknownAgentNotice,
+} from "../../../src/commands/config-editor.ts";
 import { emptyLayer, parseConfigLayer, type ConfigLayer } from "../../../src/config/load.ts";
 import type { ConfigLayers } from "../../../src/config/resolve.ts";
 
 function agent(fields: Partial<AgentDefinition> & { name: string }): AgentDefinition {
-  return { description: "Does things", body: "Body line.", source: "project", filePath: `/p/.pi/agents/${fields.name}.md`, ...fields };
+  return {
+    description: "Does things",
+    body: "Body line.",
+    source: "project",
+    filePath: `/p/.pi/agents/${fields.name}.md`,
+    ...fields,
+  };
 }
 
 function fileLayer(name: "user" | "project", content: Record<string, unknown>): ConfigLayer {
@@ -23,7 +48,9 @@ const coder = agent({ name: "coder", model: "fm/model", thinking: "low" });
 
 describe("annotations and provenance", () => {
   it("picker line: source, effective model and thinking; an unset slot says what is inherited", () => {
-    expect(agentPickerLine(agent({ name: "bare", source: "builtin" }), {})).toBe("bare (builtin) — inherits the main agent's model · thinking pi's default");
+    expect(agentPickerLine(agent({ name: "bare", source: "builtin" }), {})).toBe(
+      "bare (builtin) — inherits the main agent's model · thinking pi's default",
+    );
     expect(agentPickerLine(coder, {})).toBe("coder (project) — fm/model · thinking low");
     const layers: ConfigLayers = { user: fileLayer("user", { coder: "u/model" }) };
     expect(agentPickerLine(coder, layers)).toBe("coder (project) — u/model · thinking low");
@@ -35,7 +62,9 @@ describe("annotations and provenance", () => {
       project: fileLayer("project", { coder: { model: "p/model" } }),
     };
     expect(agentPickerLine(coder, layers)).toBe("coder (project) — p/model · thinking low");
-    expect(fieldChoices(coder, layers)[4]!.label).toBe("model & thinking — p/model (project) · thinking low (frontmatter)");
+    expect(fieldChoices(coder, layers)[4]!.label).toBe(
+      "model & thinking — p/model (project) · thinking low (frontmatter)",
+    );
   });
 
   it("a process override adds the (process) badge and the [saved: ...] fragment (file values, no inheritance)", () => {
@@ -43,19 +72,38 @@ describe("annotations and provenance", () => {
       project: fileLayer("project", { coder: { thinking: "high" } }),
       process: processLayer({ coder: { model: "x/mem" } }),
     };
-    expect(agentPickerLine(coder, layers)).toBe("coder (project) — x/mem · thinking low (process) [saved: fm/model (frontmatter) · thinking high (project)]");
+    expect(agentPickerLine(coder, layers)).toBe(
+      "coder (project) — x/mem · thinking low (process) [saved: fm/model (frontmatter) · thinking high (project)]",
+    );
     const bare = agent({ name: "bare", source: "user" });
     const memory: ConfigLayers = { process: processLayer({ bare: { model: "x/mem", thinking: "max" } }) };
-    expect(agentPickerLine(bare, memory)).toBe("bare (user) — x/mem · thinking max (process) [saved: inherits the main agent's model · thinking pi's default]");
-    expect(formatSavedFragment({ model: {}, thinking: {} })).toBe("[saved: inherits the main agent's model · thinking pi's default]");
-    expect(formatModelThinking({ model: { value: "a/1", source: "user" }, thinking: {} })).toBe("a/1 (user) · thinking pi's default");
+    expect(agentPickerLine(bare, memory)).toBe(
+      "bare (user) — x/mem · thinking max (process) [saved: inherits the main agent's model · thinking pi's default]",
+    );
+    expect(formatSavedFragment({ model: {}, thinking: {} })).toBe(
+      "[saved: inherits the main agent's model · thinking pi's default]",
+    );
+    expect(formatModelThinking({ model: { value: "a/1", source: "user" }, thinking: {} })).toBe(
+      "a/1 (user) · thinking pi's default",
+    );
   });
 
   it("the picker keeps the discovery order and puts the $models entry last", () => {
     const agents = [agent({ name: "a" }), agent({ name: "b", source: "user" })];
-    const choices = agentPickerChoices({ agents, layers: { user: emptyLayer("user"), project: emptyLayer("project"), process: emptyLayer("process") } });
-    expect(choices.map((c) => c.label)).toEqual(["a (project) — inherits the main agent's model · thinking pi's default", "b (user) — inherits the main agent's model · thinking pi's default", "Manage available model list ($models)"]);
-    expect(choices.map((c) => c.value)).toEqual([{ kind: "agent", name: "a" }, { kind: "agent", name: "b" }, { kind: "models" }]);
+    const choices = agentPickerChoices({
+      agents,
+      layers: { user: emptyLayer("user"), project: emptyLayer("project"), process: emptyLayer("process") },
+    });
+    expect(choices.map((c) => c.label)).toEqual([
+      "a (project) — inherits the main agent's model · thinking pi's default",
+      "b (user) — inherits the main agent's model · thinking pi's default",
+      "Manage available model list ($models)",
+    ]);
+    expect(choices.map((c) => c.value)).toEqual([
+      { kind: "agent", name: "a" },
+      { kind: "agent", name: "b" },
+      { kind: "models" },
+    ]);
   });
 
   it("field options carry the current values; an empty skills key is shown as skills off", () => {
@@ -76,8 +124,18 @@ describe("annotations and provenance", () => {
       "budget — not set",
       "sandbox — off (default)",
     ]);
-    expect(fieldChoices(full, {}).map((c) => c.value)).toEqual(["description", "tools", "skills", "body", "model & thinking", "budget", "sandbox"]);
-    expect(fieldChoices({ ...full, sandbox: "workspace-write" }, {}).at(-1)?.label).toBe("sandbox — workspace-write (frontmatter)");
+    expect(fieldChoices(full, {}).map((c) => c.value)).toEqual([
+      "description",
+      "tools",
+      "skills",
+      "body",
+      "model & thinking",
+      "budget",
+      "sandbox",
+    ]);
+    expect(fieldChoices({ ...full, sandbox: "workspace-write" }, {}).at(-1)?.label).toBe(
+      "sandbox — workspace-write (frontmatter)",
+    );
   });
 
   it("long values are cut to one readable line", () => {
@@ -99,9 +157,36 @@ describe("annotations and provenance", () => {
 
 describe("option lists", () => {
   it("thinking: the seven levels then `not set`, the effective one (or unset) marked (current)", () => {
-    expect(thinkingChoices("high").map((c) => c.label)).toEqual(["off", "minimal", "low", "medium", "high (current)", "xhigh", "max", "not set"]);
-    expect(thinkingChoices(undefined).map((c) => c.label)).toEqual(["off", "minimal", "low", "medium", "high", "xhigh", "max", "not set (current)"]);
-    expect(thinkingChoices(undefined).map((c) => c.value)).toEqual(["off", "minimal", "low", "medium", "high", "xhigh", "max", null]);
+    expect(thinkingChoices("high").map((c) => c.label)).toEqual([
+      "off",
+      "minimal",
+      "low",
+      "medium",
+      "high (current)",
+      "xhigh",
+      "max",
+      "not set",
+    ]);
+    expect(thinkingChoices(undefined).map((c) => c.label)).toEqual([
+      "off",
+      "minimal",
+      "low",
+      "medium",
+      "high",
+      "xhigh",
+      "max",
+      "not set (current)",
+    ]);
+    expect(thinkingChoices(undefined).map((c) => c.value)).toEqual([
+      "off",
+      "minimal",
+      "low",
+      "medium",
+      "high",
+      "xhigh",
+      "max",
+      null,
+    ]);
   });
 
   it("write target: this process / user / project, the governing layer marked (current)", () => {
@@ -124,18 +209,33 @@ describe("option lists", () => {
     expect(modelsManagerTitle({ models: ["a/1"], source: "project" }, paths)).toBe(
       "Available models ($models), from the project file (/p/.pi/subagent-isolation.json):\n  a/1",
     );
-    expect(modelsManagerTitle({ models: [] }, paths)).toBe("Available models ($models)\nThe list is empty ($models is not set in the user or project file).");
+    expect(modelsManagerTitle({ models: [] }, paths)).toBe(
+      "Available models ($models)\nThe list is empty ($models is not set in the user or project file).",
+    );
   });
 });
 
 describe("notices", () => {
-  const after = { model: { value: "m/1", source: "project" as const }, thinking: { value: "high" as const, source: "project" as const } };
+  const after = {
+    model: { value: "m/1", source: "project" as const },
+    thinking: { value: "high" as const, source: "project" as const },
+  };
 
   it("the process write says it is memory only, in the spec's words", () => {
-    expect(modelWrittenNotice({ agentName: "coder", model: "m/1", thinking: "high", target: "process", changed: true, after, governingAfter: "process" })).toBe(
-      `coder: model m/1, thinking high; ${PROCESS_WRITE_NOTE}. Takes effect on the next dispatch.`,
+    expect(
+      modelWrittenNotice({
+        agentName: "coder",
+        model: "m/1",
+        thinking: "high",
+        target: "process",
+        changed: true,
+        after,
+        governingAfter: "process",
+      }),
+    ).toBe(`coder: model m/1, thinking high; ${PROCESS_WRITE_NOTE}. Takes effect on the next dispatch.`);
+    expect(PROCESS_WRITE_NOTE).toBe(
+      "written to this process (memory only — no file written; disappears when the process exits)",
     );
-    expect(PROCESS_WRITE_NOTE).toBe("written to this process (memory only — no file written; disappears when the process exits)");
   });
 
   it("a clear names each field's fallback; frontmatter is claimed only when the chain reached it", () => {
@@ -143,7 +243,15 @@ describe("notices", () => {
     expect(fallbackText("thinking", { value: "low", source: "frontmatter" })).toBe("low (frontmatter)");
     expect(fallbackText("model", {})).toBe("not set (frontmatter has none; the main agent's model is inherited)");
     expect(fallbackText("thinking", {})).toBe("not set (frontmatter has none)");
-    expect(modelClearedNotice({ agentName: "coder", target: "user", filePath: "/u.json", changed: true, after: { model: {}, thinking: { value: "low", source: "frontmatter" } } })).toBe(
+    expect(
+      modelClearedNotice({
+        agentName: "coder",
+        target: "user",
+        filePath: "/u.json",
+        changed: true,
+        after: { model: {}, thinking: { value: "low", source: "frontmatter" } },
+      }),
+    ).toBe(
       "coder: model & thinking cleared in user (/u.json). Now: model not set (frontmatter has none; the main agent's model is inherited), thinking low (frontmatter). Takes effect on the next dispatch.",
     );
   });
@@ -152,10 +260,14 @@ describe("notices", () => {
     expect(editorProblemNotice("coder", { kind: "launch-failed", command: "nope", reason: "ENOENT" })).toBe(
       'coder: could not start the editor "nope" (ENOENT); nothing written. Set $EDITOR (or $VISUAL) to an editor that runs here.',
     );
-    expect(editorProblemNotice("coder", { kind: "exit-code", command: "vim", code: 2, signal: null })).toBe('coder: the editor "vim" exited with code 2; nothing written.');
+    expect(editorProblemNotice("coder", { kind: "exit-code", command: "vim", code: 2, signal: null })).toBe(
+      'coder: the editor "vim" exited with code 2; nothing written.',
+    );
   });
 
   it("an unknown agent lists what exists", () => {
-    expect(unknownAgentNotice("x", [])).toBe('Unknown agent "x". No agents are defined. Usage: /subagent-config [agent-name]');
+    expect(unknownAgentNotice("x", [])).toBe(
+      'Unknown agent "x". No agents are defined. Usage: /subagent-config [agent-name]',
+    );
   });
 });

@@ -6,21 +6,29 @@ afterEach(() => vi.restoreAllMocks());
 
 function fakeUi(hasUI: boolean) {
   const notes: Array<[string, string | undefined]> = [];
-  return { notes, sink: { hasUI, ui: { notify: (message: string, type?: "info" | "warning" | "error") => void notes.push([message, type]) } } };
+  return {
+    notes,
+    sink: {
+      hasUI,
+      ui: { notify: (message: string, type?: "info" | "warning" | "error") => void notes.push([message, type]) },
+    },
+  };
 }
 
 describe("formatAgentWarning", () => {
   it("says whether the file was skipped, names it, and gives the reason", () => {
-    expect(formatAgentWarning({ filePath: "/p/.pi/agents/x.md", reason: 'missing required field "name"', skipped: true })).toBe(
-      'pi-subagent-dispatch: skipped agent file /p/.pi/agents/x.md: missing required field "name"',
-    );
-    expect(formatAgentWarning({ filePath: "/a/y.md", reason: "bad thinking; that field is ignored, the agent still loads" })).toBe(
-      "pi-subagent-dispatch: agent file /a/y.md: bad thinking; that field is ignored, the agent still loads",
-    );
+    expect(
+      formatAgentWarning({ filePath: "/p/.pi/agents/x.md", reason: 'missing required field "name"', skipped: true }),
+    ).toBe('pi-subagent-dispatch: skipped agent file /p/.pi/agents/x.md: missing required field "name"');
+    expect(
+      formatAgentWarning({ filePath: "/a/y.md", reason: "bad thinking; that field is ignored, the agent still loads" }),
+    ).toBe("pi-subagent-dispatch: agent file /a/y.md: bad thinking; that field is ignored, the agent still loads");
   });
 
   it("never prints control characters from a file name", () => {
-    expect(formatAgentWarning({ filePath: "/a/\u001b[2Jx.md", reason: "r", skipped: true })).toBe("pi-subagent-dispatch: skipped agent file /a/?[2Jx.md: r");
+    expect(formatAgentWarning({ filePath: "/a/\u001b[2Jx.md", reason: "r", skipped: true })).toBe(
+      "pi-subagent-dispatch: skipped agent file /a/?[2Jx.md: r",
+    );
   });
 });
 
@@ -48,7 +56,14 @@ describe("reportWarningsOnce", () => {
   });
 
   it("does not throw when the UI does", () => {
-    const sink = { hasUI: true, ui: { notify: () => { throw new Error("stale ctx"); } } };
+    const sink = {
+      hasUI: true,
+      ui: {
+        notify: () => {
+          throw new Error("stale ctx");
+        },
+      },
+    };
     expect(() => reportWarningsOnce(["x"], sink)).not.toThrow();
   });
 });

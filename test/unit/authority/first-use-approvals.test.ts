@@ -20,7 +20,9 @@ describe("first-use approvals", () => {
     await rememberApproval(root, link, "aaa", "helper", new Date("2026-12-02T00:00:00Z"));
     expect(isApproved(root, file, "aaa")).toBe(true);
     expect(isApproved(root, file, "bbb")).toBe(false);
-    expect(JSON.parse(readFileSync(firstUseApprovalsPath(root), "utf8"))).toEqual({ [file]: { sha256: "aaa", name: "helper", approvedAt: "2026-12-02T00:00:00.000Z" } });
+    expect(JSON.parse(readFileSync(firstUseApprovalsPath(root), "utf8"))).toEqual({
+      [file]: { sha256: "aaa", name: "helper", approvedAt: "2026-12-02T00:00:00.000Z" },
+    });
     // A new version replaces the old approval.
     await rememberApproval(root, file, "bbb", "helper");
     expect(isApproved(root, file, "aaa")).toBe(false);

@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { captureSessionStart, guardedSinceStart, resetSessionStartsForTests, savedTrustDecision, sessionStart } from "../../../src/authority/session-start-read.ts";
+import {
+  captureSessionStart,
+  guardedSinceStart,
+  resetSessionStartsForTests,
+  savedTrustDecision,
+  sessionStart,
+} from "../../../src/authority/session-start-read.ts";
 import { rememberStartSnapshot } from "../../../src/authority/start-snapshot.ts";
 import { createTempTree, type TempTree } from "../agents/temp-tree.ts";
 

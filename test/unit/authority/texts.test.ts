@@ -3,9 +3,16 @@ import { firstUseQuestion, guardedChangedNotice } from "../../../src/authority/t
 
 describe("the first-use question shows what the file may do", () => {
   it("names its tools, sandbox, the agent it replaces and the first lines of its prompt, without control sequences", () => {
-    const body = "\nLine one \u001b]52;c;Zm9v\u0007of the prompt.\nLine two.\n\nLine three.\nLine four.\nLine five.\nLine six.\n";
+    const body =
+      "\nLine one \u001b]52;c;Zm9v\u0007of the prompt.\nLine two.\n\nLine three.\nLine four.\nLine five.\nLine six.\n";
     const text = firstUseQuestion({
-      agent: { name: "explore", filePath: "/w/.pi/agents/explore.md", tools: ["read", "bash"], body, shadows: { name: "explore", source: "builtin", filePath: "/p/explore.md" } },
+      agent: {
+        name: "explore",
+        filePath: "/w/.pi/agents/explore.md",
+        tools: ["read", "bash"],
+        body,
+        shadows: { name: "explore", source: "builtin", filePath: "/p/explore.md" },
+      },
       sandbox: "read-only, from the agent's frontmatter",
     });
     expect(text.split("\n")).toEqual([
@@ -23,7 +30,11 @@ describe("the first-use question shows what the file may do", () => {
     ]);
   });
   it("says when there is no tools list, and names at most three changed files", () => {
-    expect(firstUseQuestion({ agent: { name: "w", filePath: "/w.md", body: "" }, sandbox: "none (off, from the default)" })).toContain("Tools: pi's defaults (read, bash, edit, write) and every extension tool\nSandbox: none (off, from the default)\nPrompt:\n  (empty)");
+    expect(
+      firstUseQuestion({ agent: { name: "w", filePath: "/w.md", body: "" }, sandbox: "none (off, from the default)" }),
+    ).toContain(
+      "Tools: pi's defaults (read, bash, edit, write) and every extension tool\nSandbox: none (off, from the default)\nPrompt:\n  (empty)",
+    );
     expect(guardedChangedNotice(["/a", "/b", "/c", "/d", "/e"])).toContain("(/a, /b, /c and 2 more)");
   });
 });

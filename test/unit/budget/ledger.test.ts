@@ -1,23 +1,55 @@
 import { describe, expect, it } from "vitest";
-import { LEDGER_ENTRY_TYPE, ledgerEntriesOf, ledgerEntryOf, summarize, formatMicros, ledgerFooterText, ledgerReportLines, NO_USAGE_YET } from "../../../src/budget/usage.ts";
+import {
+  LEDGER_ENTRY_TYPE,
+  ledgerEntriesOf,
+  ledgerEntryOf,
+  summarize,
+  formatMicros,
+  ledgerFooterText,
+  ledgerReportLines,
+  NO_USAGE_YET,
+} from "../../../src/budget/usage.ts";
 import { emptyUsage, formatUsage } from "../../../src/shared/text.ts";
 
-function ended(taskId: string, agent: string, status: string, usage: Partial<ReturnType<typeof emptyUsage>>, model = "fake/fake-model") {
+function ended(
+  taskId: string,
+  agent: string,
+  status: string,
+  usage: Partial<ReturnType<typeof emptyUsage>>,
+  model = "fake/fake-model",
+) {
   return { taskId, agent, status, model, finishedAt: 1, usage: { ...emptyUsage(), ...usage } };
 }
 
 const tasks = [
   ended("a", "worker", "succeeded", { turns: 1, input: 10000, output: 1000, cost: 0.1 }),
   ended("b", "worker", "stopped", { turns: 2, input: 20000, output: 2000, cacheRead: 50, cost: 0.2 }),
-  ended("c", "reviewer", "succeeded", { turns: 3, input: 1, output: 2, cacheWrite: 7, cost: 0.3 }, "fake/fake-reasoner"),
+  ended(
+    "c",
+    "reviewer",
+    "succeeded",
+    { turns: 3, input: 1, output: 2, cacheWrite: 7, cost: 0.3 },
+    "fake/fake-reasoner",
+  ),
 ];
 
 describe("the session ledger", () => {
   it("sums exactly, in micro-units: 0.1 + 0.2 + 0.3 is $0.6000, not a float's 0.6000000000000001", () => {
     const summary = summarize(tasks.map(ledgerEntryOf));
-    expect(summary.total).toEqual({ tasks: 3, turns: 6, input: 30001, output: 3002, cacheRead: 50, cacheWrite: 7, costMicros: 600_000 });
+    expect(summary.total).toEqual({
+      tasks: 3,
+      turns: 6,
+      input: 30001,
+      output: 3002,
+      cacheRead: 50,
+      cacheWrite: 7,
+      costMicros: 600_000,
+    });
     expect(formatMicros(summary.total.costMicros)).toBe("$0.6000");
-    expect([...summary.byStatus]).toEqual([["succeeded", 2], ["stopped", 1]]);
+    expect([...summary.byStatus]).toEqual([
+      ["succeeded", 2],
+      ["stopped", 1],
+    ]);
     expect(summary.byAgent.get("worker")).toMatchObject({ tasks: 2, input: 30000, costMicros: 300_000 });
     expect(summary.byModel.get("fake/fake-reasoner")).toMatchObject({ tasks: 1, turns: 3 });
   });
@@ -61,6 +93,8 @@ describe("the session ledger", () => {
   });
 
   it("says `1 turn`, not `1 turns`", () => {
-    expect(ledgerReportLines(summarize([ledgerEntryOf(tasks[0]!)]))[1]).toBe("Total: 1 task · 1 turn · input 10000 · output 1000 · cache read 0 · cache write 0 · cost $0.1000");
+    expect(ledgerReportLines(summarize([ledgerEntryOf(tasks[0]!)]))[1]).toBe(
+      "Total: 1 task · 1 turn · input 10000 · output 1000 · cache read 0 · cache write 0 · cost $0.1000",
+    );
   });
 });

@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { budgetHitText, budgetReached, budgetUseText, budgetValue, budgetValueProblem, describeLimits, formatCost, readEnvBudget, budgetAwareStatus, budgetSummary } from "../../../src/budget/limits.ts";
+import {
+  budgetHitText,
+  budgetReached,
+  budgetUseText,
+  budgetValue,
+  budgetValueProblem,
+  describeLimits,
+  formatCost,
+  readEnvBudget,
+  budgetAwareStatus,
+  budgetSummary,
+} from "../../../src/budget/limits.ts";
 import { applyCallBudget, resolveConfiguredBudget } from "../../../src/config/resolve.ts";
 import { emptyLayer } from "../../../src/config/load.ts";
 import { emptyUsage, type UsageTotals } from "../../../src/shared/text.ts";
@@ -32,7 +43,10 @@ describe("budgetReached", () => {
     const limits = { maxTurns: 3, maxTokens: 1000, maxCost: 0.5 };
     expect(budgetReached(limits, usage({ turns: 2, input: 400, output: 100, cost: 0.1 }))).toBeUndefined();
     expect(budgetReached(limits, usage({ turns: 3 }))).toEqual({ kind: "turn", limit: 3 });
-    expect(budgetReached(limits, usage({ turns: 1, input: 900, output: 100, cacheRead: 99999 }))).toEqual({ kind: "token", limit: 1000 });
+    expect(budgetReached(limits, usage({ turns: 1, input: 900, output: 100, cacheRead: 99999 }))).toEqual({
+      kind: "token",
+      limit: 1000,
+    });
     expect(budgetReached(limits, usage({ turns: 1, cost: 0.5 }))).toEqual({ kind: "cost", limit: 0.5 });
     expect(budgetReached({}, usage({ turns: 1000, cost: 1000 }))).toBeUndefined();
   });
@@ -56,7 +70,11 @@ describe("use against the limits", () => {
 
 describe("readEnvBudget", () => {
   it("reads the three variables and warns once per malformed one, naming it", () => {
-    const result = readEnvBudget({ PI_SUBAGENT_MAX_TURNS: "5", PI_SUBAGENT_MAX_TOKENS: "many", PI_SUBAGENT_MAX_COST: "-1" });
+    const result = readEnvBudget({
+      PI_SUBAGENT_MAX_TURNS: "5",
+      PI_SUBAGENT_MAX_TOKENS: "many",
+      PI_SUBAGENT_MAX_COST: "-1",
+    });
     expect(result.limits).toEqual({ maxTurns: 5 });
     expect(result.warnings).toEqual([
       'pi-subagent-dispatch: PI_SUBAGENT_MAX_TOKENS="many" must be a whole number of at least 1; ignored',
@@ -83,15 +101,19 @@ describe("resolving a task's budget", () => {
     expect(lower.capped).toEqual([]);
     const higher = applyCallBudget(configured, { maxCost: 5, maxTokens: 100 });
     expect(higher.limits).toEqual({ maxTurns: 10, maxCost: 1, maxTokens: 100 });
-    expect(higher.capped).toEqual(["maxCost $5.00 was capped at the configured $1.00 (project); a call can only lower a budget"]);
+    expect(higher.capped).toEqual([
+      "maxCost $5.00 was capped at the configured $1.00 (project); a call can only lower a budget",
+    ]);
   });
 
   it("reads in records: the stopped status and the Budget line", () => {
-    expect(budgetAwareStatus({ status: "stopped", errorMessage: "turn budget 2 reached" })).toBe("stopped: turn budget 2 reached");
-    expect(budgetAwareStatus({ status: "succeeded" })).toBe("succeeded");
-    expect(budgetSummary({ status: "succeeded", budget: { maxCost: 1 }, budgetNotes: ["maxCost $5.00 was capped"] })).toBe(
-      "maxCost $1.00 (maxCost $5.00 was capped)",
+    expect(budgetAwareStatus({ status: "stopped", errorMessage: "turn budget 2 reached" })).toBe(
+      "stopped: turn budget 2 reached",
     );
+    expect(budgetAwareStatus({ status: "succeeded" })).toBe("succeeded");
+    expect(
+      budgetSummary({ status: "succeeded", budget: { maxCost: 1 }, budgetNotes: ["maxCost $5.00 was capped"] }),
+    ).toBe("maxCost $1.00 (maxCost $5.00 was capped)");
     expect(budgetSummary({ status: "succeeded" })).toBeUndefined();
   });
 });

@@ -4,12 +4,25 @@
  * src/commands/agents-inventory.ts (the lines the person reads in print mode and the TUI).
  */
 import { describe, expect, it } from "vitest";
-import { buildAgentInventory, agentsJsonLine, agentsReportLines, NO_AGENTS, type InventoryInputs } from "../../../src/commands/agents-inventory.ts";
+import {
+  buildAgentInventory,
+  agentsJsonLine,
+  agentsReportLines,
+  NO_AGENTS,
+  type InventoryInputs,
+} from "../../../src/commands/agents-inventory.ts";
 import type { AgentDefinition, AgentSource } from "../../../src/agents/parse.ts";
 import type { ConfigLayer } from "../../../src/config/load.ts";
 
 function agent(name: string, source: AgentSource, fields: Partial<AgentDefinition> = {}): AgentDefinition {
-  return { name, description: `${name} of the ${source} tier`, body: "", source, filePath: `/${source}/${name}.md`, ...fields };
+  return {
+    name,
+    description: `${name} of the ${source} tier`,
+    body: "",
+    source,
+    filePath: `/${source}/${name}.md`,
+    ...fields,
+  };
 }
 
 function layer(name: ConfigLayer["name"], entries: ConfigLayer["entries"] = {}): ConfigLayer {
@@ -18,7 +31,11 @@ function layer(name: ConfigLayer["name"], entries: ConfigLayer["entries"] = {}):
 
 function inputs(overrides: Partial<InventoryInputs> = {}): InventoryInputs {
   return {
-    tiers: { builtin: { agents: [], warnings: [] }, user: { agents: [], warnings: [] }, project: { agents: [], warnings: [] } },
+    tiers: {
+      builtin: { agents: [], warnings: [] },
+      user: { agents: [], warnings: [] },
+      project: { agents: [], warnings: [] },
+    },
     layers: { user: layer("user"), project: layer("project"), process: layer("process") },
     inheritedModel: "fake/fake-model",
     sandboxDefaults: {},
@@ -37,17 +54,32 @@ describe("the /subagent-agents report", () => {
       buildAgentInventory(
         inputs({
           tiers: {
-            builtin: { agents: [agent("explore", "builtin", { tools: ["read", "grep"] }), agent("reviewer", "builtin", { tools: ["read"] })], warnings: [] },
+            builtin: {
+              agents: [
+                agent("explore", "builtin", { tools: ["read", "grep"] }),
+                agent("reviewer", "builtin", { tools: ["read"] }),
+              ],
+              warnings: [],
+            },
             user: {
               agents: [agent("reviewer", "user", { tools: ["read", "bash"], thinking: "high", sandbox: "read-only" })],
-              warnings: [{ filePath: "/user/reviewer.md", reason: 'unknown thinking level "huge"; that field is ignored, the agent still loads' }],
+              warnings: [
+                {
+                  filePath: "/user/reviewer.md",
+                  reason: 'unknown thinking level "huge"; that field is ignored, the agent still loads',
+                },
+              ],
             },
             project: {
               agents: [agent("worker", "project", { model: "fake/fake-reasoner", isolation: "worktree" })],
               warnings: [{ filePath: "/project/broken.md", reason: "no frontmatter", skipped: true }],
             },
           },
-          layers: { user: layer("user", { worker: { thinking: "low" } }), project: layer("project"), process: layer("process") },
+          layers: {
+            user: layer("user", { worker: { thinking: "low" } }),
+            project: layer("project"),
+            process: layer("process"),
+          },
         }),
       ),
     );
@@ -88,7 +120,11 @@ describe("the /subagent-agents report", () => {
   it("shows the tools after the ceiling: what a read-only session cannot give is named with the reason", () => {
     const [shown] = buildAgentInventory(
       inputs({
-        tiers: { builtin: { agents: [agent("general-purpose", "builtin")], warnings: [] }, user: { agents: [], warnings: [] }, project: { agents: [], warnings: [] } },
+        tiers: {
+          builtin: { agents: [agent("general-purpose", "builtin")], warnings: [] },
+          user: { agents: [], warnings: [] },
+          project: { agents: [], warnings: [] },
+        },
         session: { active: ["read", "grep"], extensionTools: [] },
       }),
     ).agents;
@@ -98,7 +134,11 @@ describe("the /subagent-agents report", () => {
   });
 
   it("names the files of a project whose agents are left out, with why: untrusted, or turned off by the person", () => {
-    const untrusted = agentsReportLines(buildAgentInventory(inputs({ skippedProject: { dir: "/work/.pi/agents", files: ["worker.md", "a.md"], because: "untrusted" } })));
+    const untrusted = agentsReportLines(
+      buildAgentInventory(
+        inputs({ skippedProject: { dir: "/work/.pi/agents", files: ["worker.md", "a.md"], because: "untrusted" } }),
+      ),
+    );
     expect(untrusted).toEqual([
       NO_AGENTS,
       "",
@@ -106,17 +146,36 @@ describe("the /subagent-agents report", () => {
       "- /work/.pi/agents/a.md · project: this project is not trusted in this session; to use them, trust the project: start pi with --approve, or run /trust",
       "- /work/.pi/agents/worker.md · project: this project is not trusted in this session; to use them, trust the project: start pi with --approve, or run /trust",
     ]);
-    const never = agentsReportLines(buildAgentInventory(inputs({ skippedProject: { dir: "/work/.pi/agents", files: ["worker.md"], because: "policy" } })));
-    expect(never.at(-1)).toBe('- /work/.pi/agents/worker.md · project: project agents are turned off ("$projectAgents": "never" in your subagent-isolation.json)');
+    const never = agentsReportLines(
+      buildAgentInventory(
+        inputs({ skippedProject: { dir: "/work/.pi/agents", files: ["worker.md"], because: "policy" } }),
+      ),
+    );
+    expect(never.at(-1)).toBe(
+      '- /work/.pi/agents/worker.md · project: project agents are turned off ("$projectAgents": "never" in your subagent-isolation.json)',
+    );
   });
 
   it("says how a project agent is gated on first use where pi has no decision", () => {
-    const project = { builtin: { agents: [], warnings: [] }, user: { agents: [], warnings: [] }, project: { agents: [agent("worker", "project")], warnings: [] } };
-    const trustLine = (overrides: Partial<InventoryInputs>) => agentsReportLines(buildAgentInventory(inputs({ tiers: project, ...overrides }))).find((line) => line.startsWith("  trust:"));
+    const project = {
+      builtin: { agents: [], warnings: [] },
+      user: { agents: [], warnings: [] },
+      project: { agents: [agent("worker", "project")], warnings: [] },
+    };
+    const trustLine = (overrides: Partial<InventoryInputs>) =>
+      agentsReportLines(buildAgentInventory(inputs({ tiers: project, ...overrides }))).find((line) =>
+        line.startsWith("  trust:"),
+      );
     expect(trustLine({ projectGate: "run" })).toBeUndefined();
-    expect(trustLine({ projectGate: "first-use", canAsk: true })).toBe("  trust: asks you before its first run (pi has no trust decision for this project)");
-    expect(trustLine({ projectGate: "first-use", canAsk: true, approved: () => true })).toBe("  trust: approved by you on first use");
-    expect(trustLine({ projectGate: "first-use" })).toBe("  trust: refused here until you approve it once in the TUI (nobody can be asked outside it)");
+    expect(trustLine({ projectGate: "first-use", canAsk: true })).toBe(
+      "  trust: asks you before its first run (pi has no trust decision for this project)",
+    );
+    expect(trustLine({ projectGate: "first-use", canAsk: true, approved: () => true })).toBe(
+      "  trust: approved by you on first use",
+    );
+    expect(trustLine({ projectGate: "first-use" })).toBe(
+      "  trust: refused here until you approve it once in the TUI (nobody can be asked outside it)",
+    );
   });
 
   it("shows a project agent that takes a personal agent's name with that agent's sandbox and no more than its tools", () => {
@@ -131,27 +190,53 @@ describe("the /subagent-agents report", () => {
     ).agents;
     expect(explore?.tier).toBe("project");
     expect(explore?.sandbox).toEqual({ level: "read-only", source: "frontmatter" });
-    expect(explore?.tools).toEqual({ tools: ["read"], piDefaults: false, notGranted: ["bash"], reason: 'not in the tools of the built-in agent "explore" it replaces' });
+    expect(explore?.tools).toEqual({
+      tools: ["read"],
+      piDefaults: false,
+      notGranted: ["bash"],
+      reason: 'not in the tools of the built-in agent "explore" it replaces',
+    });
   });
 
   it("takes the sandbox and model a dispatch would: a project entry only tightens, this process's override wins", () => {
     const [worker] = buildAgentInventory(
       inputs({
-        tiers: { builtin: { agents: [agent("worker", "builtin")], warnings: [] }, user: { agents: [], warnings: [] }, project: { agents: [], warnings: [] } },
-        layers: { user: layer("user", { worker: { sandbox: "workspace-write" } }), project: layer("project", { worker: { sandbox: "read-only" } }), process: layer("process", { worker: { model: "fake/other" } }) },
+        tiers: {
+          builtin: { agents: [agent("worker", "builtin")], warnings: [] },
+          user: { agents: [], warnings: [] },
+          project: { agents: [], warnings: [] },
+        },
+        layers: {
+          user: layer("user", { worker: { sandbox: "workspace-write" } }),
+          project: layer("project", { worker: { sandbox: "read-only" } }),
+          process: layer("process", { worker: { model: "fake/other" } }),
+        },
       }),
     ).agents;
     expect(worker!.sandbox).toEqual({ level: "read-only", source: "project" });
-    expect(agentsReportLines({ agents: [worker!], shadowed: [], leftOut: [] })).toContain("  model: fake/other (this process (/subagent-config)) · thinking: pi's default");
+    expect(agentsReportLines({ agents: [worker!], shadowed: [], leftOut: [] })).toContain(
+      "  model: fake/other (this process (/subagent-config)) · thinking: pi's default",
+    );
   });
 
   it("keeps a file's control sequences out of the terminal, and writes one JSON line in JSON mode", () => {
     const inventory = buildAgentInventory(
-      inputs({ tiers: { builtin: { agents: [], warnings: [] }, user: { agents: [agent("x", "user", { description: "evil\u001b[2Jclear" })], warnings: [] }, project: { agents: [], warnings: [] } } }),
+      inputs({
+        tiers: {
+          builtin: { agents: [], warnings: [] },
+          user: { agents: [agent("x", "user", { description: "evil\u001b[2Jclear" })], warnings: [] },
+          project: { agents: [], warnings: [] },
+        },
+      }),
     );
     expect(agentsReportLines(inventory).join("\n")).not.toContain("\u001b");
     const line = agentsJsonLine(inventory);
     expect(line.endsWith("\n")).toBe(true);
-    expect(JSON.parse(line)).toMatchObject({ type: "subagent_agents", agents: [{ name: "x", tier: "user" }], shadowed: [], leftOut: [] });
+    expect(JSON.parse(line)).toMatchObject({
+      type: "subagent_agents",
+      agents: [{ name: "x", tier: "user" }],
+      shadowed: [],
+      leftOut: [],
+    });
   });
 });

@@ -8,7 +8,9 @@ describe("task id completion", () => {
       { taskId: ID_A, agent: "coder", status: "running 00:10", task: "Fix\nthe bug" },
       { taskId: ID_OLD, agent: "writer", status: "succeeded", task: "Docs" },
     ]);
-    expect(items).toEqual([{ value: ID_A, label: "01912345…456789ab coder", description: "running 00:10 · Fix the bug" }]);
+    expect(items).toEqual([
+      { value: ID_A, label: "01912345…456789ab coder", description: "running 00:10 · Fix the bug" },
+    ]);
     expect(completionItems("ffff", [{ taskId: ID_A, agent: "coder", status: "x", task: "y" }])).toBeNull();
   });
 
@@ -21,13 +23,21 @@ describe("task id completion", () => {
   });
 
   it("offers at most 20", () => {
-    const tasks = Array.from({ length: 30 }, (_, i) => ({ taskId: `0191${String(i).padStart(4, "0")}`, agent: "a", status: "s", task: "t" }));
+    const tasks = Array.from({ length: 30 }, (_, i) => ({
+      taskId: `0191${String(i).padStart(4, "0")}`,
+      agent: "a",
+      status: "s",
+      task: "t",
+    }));
     expect(completionItems("", tasks)).toHaveLength(COMPLETIONS_MAX);
   });
 
   it("offers running tasks for cancel and watch, and running plus recent finished ones for result", () => {
     const sources = new FakeSources().add(record(ID_OLD, { agent: "writer" }));
-    sources.running_ = [snapshot(ID_A, { agent: "coder", startedAt: 1_000 }), snapshot(ID_B, { status: "queued", startedAt: undefined })];
+    sources.running_ = [
+      snapshot(ID_A, { agent: "coder", startedAt: 1_000 }),
+      snapshot(ID_B, { status: "queued", startedAt: undefined }),
+    ];
     const completions = taskCompletions(sources, () => 31_000);
     expect(completions.running("")!.map((i) => [i.value, i.description?.split(" · ")[0]])).toEqual([
       [ID_A, "running 00:30"],
@@ -40,10 +50,17 @@ describe("task id completion", () => {
   it("offers /subagent-cancel a batch's id after its parts, once, with how many parts are in flight", () => {
     const sources = new FakeSources();
     const workflow = { id: ID_C, kind: "batch" as const, total: 3 };
-    sources.running_ = [snapshot(ID_A, { startedAt: 1_000, workflow: { ...workflow, index: 1 } }), snapshot(ID_B, { startedAt: 1_000, workflow: { ...workflow, index: 2 } })];
+    sources.running_ = [
+      snapshot(ID_A, { startedAt: 1_000, workflow: { ...workflow, index: 1 } }),
+      snapshot(ID_B, { startedAt: 1_000, workflow: { ...workflow, index: 2 } }),
+    ];
     const items = taskCompletions(sources, () => 31_000).cancellable("")!;
     expect(items.map((item) => item.value)).toEqual([ID_A, ID_B, ID_C]);
-    expect(items[2]).toEqual({ value: ID_C, label: `${ID_C.slice(0, 8)}…${ID_C.slice(-8)} batch of 3`, description: "2 in flight · every part of the batch" });
+    expect(items[2]).toEqual({
+      value: ID_C,
+      label: `${ID_C.slice(0, 8)}…${ID_C.slice(-8)} batch of 3`,
+      description: "2 in flight · every part of the batch",
+    });
   });
 
   it("reads finished tasks from disk at most every few seconds", () => {

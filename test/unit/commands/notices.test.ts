@@ -34,7 +34,9 @@ describe("our notices", () => {
 
   it("list the matches of an ambiguous prefix, at most 8 by name", () => {
     const two = [{ taskId: "0191-a", agent: "coder" }, { taskId: "0191-b" }];
-    expect(prefixAmbiguous("0191", two)).toBe('"0191" matches 2 tasks: 0191-a (coder), 0191-b. Type more of the taskId.');
+    expect(prefixAmbiguous("0191", two)).toBe(
+      '"0191" matches 2 tasks: 0191-a (coder), 0191-b. Type more of the taskId.',
+    );
     const many = Array.from({ length: 11 }, (_, i) => ({ taskId: `0191-${i}` }));
     expect(prefixAmbiguous("0191", many)).toContain("0191-7 and 3 more.");
     expect(prefixAmbiguous("0191", many)).not.toContain("0191-8");
@@ -48,7 +50,9 @@ describe("our notices", () => {
   });
 
   it("point a finished task and an ended watch to /subagent-result", () => {
-    expect(alreadyFinished("0191-a", "succeeded")).toBe("Task 0191-a already finished (succeeded). Its result: /subagent-result 0191-a");
+    expect(alreadyFinished("0191-a", "succeeded")).toBe(
+      "Task 0191-a already finished (succeeded). Its result: /subagent-result 0191-a",
+    );
     expect(watchEnded("0191-a", "failed")).toBe("Task ended (failed). Full result: /subagent-result 0191-a");
     expect(watchEnded("0191-a", undefined)).toBe("Task ended. Full result: /subagent-result 0191-a");
   });
@@ -58,7 +62,9 @@ describe("our notices", () => {
     expect(cancel).toBe(
       "/subagent-cancel stops background subagent tasks, which exist only in the interactive TUI; in print mode each delegation runs synchronously inside its subagent tool call and ends with it, so there is nothing to cancel here.",
     );
-    expect(cancelOutsideTui("subagent-cancel-all", "rpc")).toContain("in rpc mode each delegation runs synchronously inside its subagent tool call (abort the call to stop it)");
+    expect(cancelOutsideTui("subagent-cancel-all", "rpc")).toContain(
+      "in rpc mode each delegation runs synchronously inside its subagent tool call (abort the call to stop it)",
+    );
     expect(watchOutsideTui("json")).toBe(
       "/subagent-watch is a live view of a background task and needs the interactive TUI; in json mode read a finished task with /subagent-result <taskId>.",
     );

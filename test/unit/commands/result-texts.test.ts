@@ -56,19 +56,34 @@ describe("a worktree report in the results", () => {
     expect(head).toContain(
       `No other tasks were in flight when this task ended.\n\nChanges on branch subagent/${ID} since 0123456789ab (your working tree is untouched):\n hello.txt | 1 +\n`,
     );
-    expect(head.endsWith(`Drop: git worktree remove --force /agent/subagent-worktrees/${ID} && git branch -D subagent/${ID}\n`)).toBe(true);
+    expect(
+      head.endsWith(
+        `Drop: git worktree remove --force /agent/subagent-worktrees/${ID} && git branch -D subagent/${ID}\n`,
+      ),
+    ).toBe(true);
   });
 
   it("the envelope of an unchanged worktree has the metadata line only", () => {
-    const removed: WorktreeReport = { ...KEPT, kept: false, commit: undefined, files: undefined, filesTotal: undefined, diffStat: undefined };
+    const removed: WorktreeReport = {
+      ...KEPT,
+      kept: false,
+      commit: undefined,
+      files: undefined,
+      filesTotal: undefined,
+      diffStat: undefined,
+    };
     const envelope = buildEnvelope(record({ worktree: removed }), [], LIMITS);
-    expect(envelope).toContain(`- Worktree: removed (the subagent changed nothing; worktree and branch subagent/${ID} deleted)\n\nNo other tasks`);
+    expect(envelope).toContain(
+      `- Worktree: removed (the subagent changed nothing; worktree and branch subagent/${ID} deleted)\n\nNo other tasks`,
+    );
     expect(envelope).not.toContain("Changes on branch");
   });
 
   it("the blocking result: the answer, the session line, then the worktree block (also when it failed)", () => {
     const text = syncResultText(record({ mode: "sync" }), LIMITS);
-    expect(text.startsWith(`Wrote hello.txt.\n\n[subagent session: ${ID}]\n\nWorktree: ${SUMMARY}\nChanges on branch`)).toBe(true);
+    expect(
+      text.startsWith(`Wrote hello.txt.\n\n[subagent session: ${ID}]\n\nWorktree: ${SUMMARY}\nChanges on branch`),
+    ).toBe(true);
     const failed = syncResultText(record({ mode: "sync", status: "failed", errorMessage: "boom" }), LIMITS);
     expect(failed).toContain(`[subagent session: ${ID}]\n\nWorktree: ${SUMMARY}`);
   });
@@ -78,7 +93,9 @@ describe("a worktree report in the results", () => {
     const [meta = "", output] = text.split("\n---\n");
     expect(output).toBe("Wrote hello.txt.\n");
     expect(meta).toContain(`Worktree: ${SUMMARY}\nChanges on branch subagent/${ID}`);
-    expect(meta).toContain(`Merge: /subagent-worktrees merge ${ID} or action "merge" (both check the branch first), or by hand: git merge subagent/${ID}`);
+    expect(meta).toContain(
+      `Merge: /subagent-worktrees merge ${ID} or action "merge" (both check the branch first), or by hand: git merge subagent/${ID}`,
+    );
   });
 
   it("no worktree, no worktree lines", () => {
@@ -93,7 +110,9 @@ describe("usage notes and skipped output in the results (issue 28, items 8 and 9
   it("/subagent-result shows the usage note and the skipped-output count with its first line", () => {
     const text = resultPlainText(record({ usageNote: "NOTE", skippedOutput: { lines: 1234567, sample: ["y", "y"] } }));
     expect(text).toContain("\nUsage note: NOTE\n");
-    expect(text).toContain('\nSkipped output: 1234567 lines of the subagent\'s stdout that were not pi events (the first: "y")\n');
+    expect(text).toContain(
+      '\nSkipped output: 1234567 lines of the subagent\'s stdout that were not pi events (the first: "y")\n',
+    );
   });
 
   it("the envelope carries the usage note after the usage line", () => {

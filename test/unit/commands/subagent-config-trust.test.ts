@@ -26,7 +26,9 @@ describe("the config store of an untrusted project", () => {
     expect(snapshot.configPaths.project).toBeUndefined();
     expect(snapshot.agentDirs.project).toBeUndefined();
     expect(snapshot.projectUntrusted).toBe(true);
-    await expect(store.writeModelConfig("project", "helper", { model: "fake/other" })).rejects.toThrow(/^Not saved: this project is not trusted in this session/);
+    await expect(store.writeModelConfig("project", "helper", { model: "fake/other" })).rejects.toThrow(
+      /^Not saved: this project is not trusted in this session/,
+    );
     expect(existsSync(world.userConfig)).toBe(false);
   });
 

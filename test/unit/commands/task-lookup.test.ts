@@ -14,7 +14,10 @@ describe("finding a task to cancel or watch", () => {
     expect(lookupRunning("01912345", sources)).toEqual({
       kind: "ambiguous",
       prefix: "01912345",
-      matches: [{ taskId: ID_A, agent: "coder" }, { taskId: ID_B, agent: "writer" }],
+      matches: [
+        { taskId: ID_A, agent: "coder" },
+        { taskId: ID_B, agent: "writer" },
+      ],
     });
   });
 
@@ -38,7 +41,11 @@ describe("a batch's or chain's id, whole or its short id", () => {
 
   it("finds a batch in flight by the short id its group line in the widget shows, with its parts", () => {
     const sources = new FakeSources();
-    sources.running_ = [snapshot(ID_A, { agent: "coder", ...partOf(1) }), snapshot(ID_B, { agent: "writer", ...partOf(2) }), snapshot(ID_C)];
+    sources.running_ = [
+      snapshot(ID_A, { agent: "coder", ...partOf(1) }),
+      snapshot(ID_B, { agent: "writer", ...partOf(2) }),
+      snapshot(ID_C),
+    ];
     const found = lookupRunning("00babe", sources);
     expect(found).toMatchObject({ kind: "workflow", workflow: { workflowId: BATCH, workflowKind: "batch" } });
     expect(found.kind === "workflow" && found.workflow.parts.map((part) => part.taskId)).toEqual([ID_A, ID_B]);
@@ -49,7 +56,15 @@ describe("a batch's or chain's id, whole or its short id", () => {
 
   it("finds a finished batch's record by its card's short id, and a running one as still running", () => {
     const sources = new FakeSources().add(record(ID_A));
-    const stored = { version: 1, workflowId: BATCH, kind: "batch", partIds: [ID_A], finishedAt: 1, envelope: "", delivered: true } as never;
+    const stored = {
+      version: 1,
+      workflowId: BATCH,
+      kind: "batch",
+      partIds: [ID_A],
+      finishedAt: 1,
+      envelope: "",
+      delivered: true,
+    } as never;
     sources.workflows.set(BATCH, stored);
     expect(lookupResult(BATCH.slice(-8), sources)).toEqual({ kind: "workflow", workflowId: BATCH, record: stored });
     sources.workflows.clear();
@@ -85,7 +100,10 @@ describe("finding a task whose result to show", () => {
     expect(lookupResult("01912345", sources)).toEqual({
       kind: "ambiguous",
       prefix: "01912345",
-      matches: [{ taskId: ID_A, agent: "coder" }, { taskId: ID_B, agent: "writer" }],
+      matches: [
+        { taskId: ID_A, agent: "coder" },
+        { taskId: ID_B, agent: "writer" },
+      ],
     });
   });
 });
@@ -101,9 +119,18 @@ describe("task sources on disk", () => {
     writeRecord(agentDir, record(ID_OLD, { finishedAt: 5 }));
     writeRecord(agentDir, record(ID_A, { finishedAt: 9 }));
     mkdirSync(join(agentDir, "subagent-sessions", ID_C), { recursive: true });
-    writeFileSync(join(agentDir, "subagent-sessions", ID_C, "run.lock"), JSON.stringify({ pid: process.pid, agent: "coder", since: 1 }));
-    writeFileSync(join(agentDir, "subagent-sessions", ID_OLD, "run.lock"), JSON.stringify({ pid: 2 ** 22 + 12345, agent: "coder", since: 1 }));
-    const sources = taskSources(() => undefined, () => agentDir);
+    writeFileSync(
+      join(agentDir, "subagent-sessions", ID_C, "run.lock"),
+      JSON.stringify({ pid: process.pid, agent: "coder", since: 1 }),
+    );
+    writeFileSync(
+      join(agentDir, "subagent-sessions", ID_OLD, "run.lock"),
+      JSON.stringify({ pid: 2 ** 22 + 12345, agent: "coder", since: 1 }),
+    );
+    const sources = taskSources(
+      () => undefined,
+      () => agentDir,
+    );
     expect(sources.running()).toEqual([]);
     expect(sources.storedIds()).toEqual([ID_C, ID_A, ID_OLD]);
     expect(sources.record(ID_A)?.taskId).toBe(ID_A);

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { MIN_PREFIX_LENGTH, resolveTaskPrefix } from "../../../src/commands/task-commands.ts";
 import { ID_A, ID_B, ID_C } from "../pi/commands/fakes.ts";
 
-const tasks = [{ taskId: ID_A, agent: "coder" }, { taskId: ID_B, agent: "writer" }, { taskId: ID_C, agent: "coder" }];
+const tasks = [
+  { taskId: ID_A, agent: "coder" },
+  { taskId: ID_B, agent: "writer" },
+  { taskId: ID_C, agent: "coder" },
+];
 
 describe("resolving a typed task id or prefix", () => {
   it("finds the one task a unique prefix of 4+ characters starts", () => {
@@ -17,7 +21,11 @@ describe("resolving a typed task id or prefix", () => {
   it("reports an ambiguous prefix with every task it matches", () => {
     const resolved = resolveTaskPrefix("0191", tasks);
     expect(resolved).toEqual({ kind: "ambiguous", prefix: "0191", matches: tasks });
-    expect(resolveTaskPrefix("01912345-6789-7abc", tasks)).toEqual({ kind: "ambiguous", prefix: "01912345-6789-7abc", matches: [tasks[0], tasks[1]] });
+    expect(resolveTaskPrefix("01912345-6789-7abc", tasks)).toEqual({
+      kind: "ambiguous",
+      prefix: "01912345-6789-7abc",
+      matches: [tasks[0], tasks[1]],
+    });
   });
 
   it("refuses a prefix shorter than 4 characters, even when it would be unique", () => {
@@ -32,7 +40,9 @@ describe("resolving a typed task id or prefix", () => {
   });
 
   it("counts a task listed twice (running and on disk) once", () => {
-    expect(resolveTaskPrefix("01912399", [...tasks, { taskId: ID_C, agent: "coder" }])).toMatchObject({ kind: "found" });
+    expect(resolveTaskPrefix("01912399", [...tasks, { taskId: ID_C, agent: "coder" }])).toMatchObject({
+      kind: "found",
+    });
   });
 
   it("finds the task whose end is typed: the short id the widget and the cards show", () => {
@@ -44,6 +54,10 @@ describe("resolving a typed task id or prefix", () => {
   it("counts a start of one id and an end of another as two matches", () => {
     const start = { taskId: "0123abcd-0000-7000-8000-000000000001" };
     const end = { taskId: "01912345-0000-7000-8000-00000123abcd" };
-    expect(resolveTaskPrefix("0123abcd", [start, end])).toEqual({ kind: "ambiguous", prefix: "0123abcd", matches: [start, end] });
+    expect(resolveTaskPrefix("0123abcd", [start, end])).toEqual({
+      kind: "ambiguous",
+      prefix: "0123abcd",
+      matches: [start, end],
+    });
   });
 });

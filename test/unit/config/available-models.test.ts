@@ -7,7 +7,10 @@ const projectWithout = () => parseConfigLayer("{}", "project");
 
 describe("availableModels ($models in force)", () => {
   it("a project list replaces the user list wholesale, never a union", () => {
-    expect(availableModels({ user: user(["u/1", "u/2"]), project: project(["p/1"]) })).toEqual({ models: ["p/1"], source: "project" });
+    expect(availableModels({ user: user(["u/1", "u/2"]), project: project(["p/1"]) })).toEqual({
+      models: ["p/1"],
+      source: "project",
+    });
   });
 
   it("an explicit empty project list counts, and blanks the user list", () => {
@@ -15,16 +18,27 @@ describe("availableModels ($models in force)", () => {
   });
 
   it("a non-array project value counts as absent: the user list applies", () => {
-    expect(availableModels({ user: user(["u/1"]), project: project("p/1") })).toEqual({ models: ["u/1"], source: "user" });
-    expect(availableModels({ user: user(["u/1"]), project: project({ a: 1 }) })).toEqual({ models: ["u/1"], source: "user" });
+    expect(availableModels({ user: user(["u/1"]), project: project("p/1") })).toEqual({
+      models: ["u/1"],
+      source: "user",
+    });
+    expect(availableModels({ user: user(["u/1"]), project: project({ a: 1 }) })).toEqual({
+      models: ["u/1"],
+      source: "user",
+    });
   });
 
   it("a project file without $models leaves the user list", () => {
-    expect(availableModels({ user: user(["u/1"]), project: projectWithout() })).toEqual({ models: ["u/1"], source: "user" });
+    expect(availableModels({ user: user(["u/1"]), project: projectWithout() })).toEqual({
+      models: ["u/1"],
+      source: "user",
+    });
   });
 
   it("no list anywhere is an empty list without a source", () => {
-    expect(availableModels({ user: parseConfigLayer("{}", "user"), project: projectWithout() })).toEqual({ models: [] });
+    expect(availableModels({ user: parseConfigLayer("{}", "user"), project: projectWithout() })).toEqual({
+      models: [],
+    });
     expect(availableModels({})).toEqual({ models: [] });
   });
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_FORK_MAX_CHARS, resolveDispatchLimits } from "../../../src/config/resolve.ts";
 import { parseConfigLayer } from "../../../src/config/load.ts";
 
-const layer = (json: unknown, name: "user" | "project") => parseConfigLayer(JSON.stringify(json), name, `/cfg/${name}.json`);
+const layer = (json: unknown, name: "user" | "project") =>
+  parseConfigLayer(JSON.stringify(json), name, `/cfg/${name}.json`);
 const none = { user: layer({}, "user"), project: layer({}, "project") };
 
 describe("resolveDispatchLimits", () => {
@@ -16,7 +17,10 @@ describe("resolveDispatchLimits", () => {
   });
 
   it("takes the environment over the project file over the user file", () => {
-    const layers = { user: layer({ $maxDepth: 2, $forkMaxChars: 1000 }, "user"), project: layer({ $maxDepth: 3 }, "project") };
+    const layers = {
+      user: layer({ $maxDepth: 2, $forkMaxChars: 1000 }, "user"),
+      project: layer({ $maxDepth: 3 }, "project"),
+    };
     const fromFiles = resolveDispatchLimits({}, layers);
     expect(fromFiles.maxDepth).toEqual({ value: 3, source: "project" });
     expect(fromFiles.forkMaxChars).toEqual({ value: 1000, source: "user" });
@@ -26,7 +30,10 @@ describe("resolveDispatchLimits", () => {
   });
 
   it("ignores invalid values with a warning each, falling through to the next source", () => {
-    const layers = { user: layer({ $maxDepth: 2 }, "user"), project: layer({ $maxDepth: 0, $forkMaxChars: "lots" }, "project") };
+    const layers = {
+      user: layer({ $maxDepth: 2 }, "user"),
+      project: layer({ $maxDepth: 0, $forkMaxChars: "lots" }, "project"),
+    };
     const limits = resolveDispatchLimits({ PI_SUBAGENT_MAX_DEPTH: "9" }, layers);
     expect(limits.maxDepth).toEqual({ value: 2, source: "user" });
     expect(limits.forkMaxChars.source).toBe("default");

@@ -17,8 +17,14 @@ describe("loadConfig (all layers from disk and memory)", () => {
   it("reads the user file, the nearest project file and the process layer, and resolves across them", () => {
     const home = tree.mkdir("home");
     const agentDir = tree.mkdir("home/.pi/agent");
-    tree.write("home/.pi/agent/subagent-isolation.json", JSON.stringify({ $models: ["u/1"], coder: { model: "u/m", thinking: "high" }, writer: "u/w" }));
-    tree.write("home/repo/.pi/subagent-isolation.json", "\uFEFF" + JSON.stringify({ coder: { model: "p/m" }, $models: ["p/1", "p/1"] }));
+    tree.write(
+      "home/.pi/agent/subagent-isolation.json",
+      JSON.stringify({ $models: ["u/1"], coder: { model: "u/m", thinking: "high" }, writer: "u/w" }),
+    );
+    tree.write(
+      "home/repo/.pi/subagent-isolation.json",
+      "\uFEFF" + JSON.stringify({ coder: { model: "p/m" }, $models: ["p/1", "p/1"] }),
+    );
     const cwd = tree.mkdir("home/repo/src");
     setProcessOverride("writer", { thinking: "max" });
 

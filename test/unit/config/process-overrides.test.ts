@@ -48,7 +48,9 @@ describe("the process layer", () => {
 
   it("rejects an empty model or an unknown thinking level as a whole, changing nothing", () => {
     setProcessOverride("coder", { model: "p/pro", thinking: "low" });
-    expect(() => setProcessOverride("coder", { model: " ", thinking: "high" })).toThrow("The model must be a non-empty string (provider/model-id).");
+    expect(() => setProcessOverride("coder", { model: " ", thinking: "high" })).toThrow(
+      "The model must be a non-empty string (provider/model-id).",
+    );
     expect(() => setProcessOverride("coder", { model: "p/new", thinking: "ultra" as ThinkingLevel })).toThrow(
       "The thinking level must be one of off, minimal, low, medium, high, xhigh, max.",
     );

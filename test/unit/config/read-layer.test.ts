@@ -3,12 +3,21 @@ import { cleanModelList, parseConfigLayer, readConfigLayer } from "../../../src/
 import { createTempTree, type TempTree } from "../agents/temp-tree.ts";
 
 const FILE = "/home/u/.pi/agent/subagent-isolation.json";
-const parse = (value: unknown) => parseConfigLayer(typeof value === "string" ? value : JSON.stringify(value), "user", FILE);
+const parse = (value: unknown) =>
+  parseConfigLayer(typeof value === "string" ? value : JSON.stringify(value), "user", FILE);
 
 describe("parseConfigLayer: entries", () => {
   it("reads a plain string as a model, and an object's model and thinking", () => {
-    const layer = parse({ writer: "p/flash", coder: { model: "p/pro", thinking: "high" }, thinker: { thinking: "max" } });
-    expect(layer.entries).toEqual({ writer: { model: "p/flash" }, coder: { model: "p/pro", thinking: "high" }, thinker: { thinking: "max" } });
+    const layer = parse({
+      writer: "p/flash",
+      coder: { model: "p/pro", thinking: "high" },
+      thinker: { thinking: "max" },
+    });
+    expect(layer.entries).toEqual({
+      writer: { model: "p/flash" },
+      coder: { model: "p/pro", thinking: "high" },
+      thinker: { thinking: "max" },
+    });
     expect(layer.warnings).toEqual([]);
     expect(layer.name).toBe("user");
     expect(layer.filePath).toBe(FILE);
@@ -36,7 +45,16 @@ describe("parseConfigLayer: entries", () => {
   });
 
   it("ignores an invalid entry with a warning naming the file and the key", () => {
-    const layer = parse({ empty: "", blank: "  ", num: 3, list: ["p/m"], nul: null, none: {}, bad: { thinking: "ultra" }, ok: "p/m" });
+    const layer = parse({
+      empty: "",
+      blank: "  ",
+      num: 3,
+      list: ["p/m"],
+      nul: null,
+      none: {},
+      bad: { thinking: "ultra" },
+      ok: "p/m",
+    });
     expect(layer.entries).toEqual({ ok: { model: "p/m" } });
     expect(layer.warnings).toEqual([
       `pi-subagent-dispatch: ${FILE}: "empty": the model must be a non-empty string; the entry is ignored`,
@@ -59,7 +77,11 @@ describe("parseConfigLayer: entries", () => {
   });
 
   it("refuses the reserved names, which could reach Object.prototype", () => {
-    const layer = parseConfigLayer('{"__proto__": {"model": "evil"}, "constructor": "x", "prototype": "y", "a": "p/m"}', "project", "/p.json");
+    const layer = parseConfigLayer(
+      '{"__proto__": {"model": "evil"}, "constructor": "x", "prototype": "y", "a": "p/m"}',
+      "project",
+      "/p.json",
+    );
     expect(Object.keys(layer.entries)).toEqual(["a"]);
     expect(layer.warnings).toEqual([
       'pi-subagent-dispatch: /p.json: "__proto__" is a reserved name, not an agent; ignored',
@@ -77,14 +99,18 @@ describe("parseConfigLayer: whole-file problems make an empty layer with one war
     const layer = parse('{"a": "p/m",');
     expect(layer.entries).toEqual({});
     expect(layer.warnings).toHaveLength(1);
-    expect(layer.warnings[0]).toMatch(new RegExp(`^pi-subagent-dispatch: ${FILE}: invalid JSON \\(.+\\); the whole file is ignored$`));
+    expect(layer.warnings[0]).toMatch(
+      new RegExp(`^pi-subagent-dispatch: ${FILE}: invalid JSON \\(.+\\); the whole file is ignored$`),
+    );
   });
 
   it.each([["[]"], ["null"], ["42"], ['"p/m"']])("a top level that is not an object: %s", (text) => {
     const layer = parse(text);
     expect(layer.entries).toEqual({});
     expect(layer.models).toBeUndefined();
-    expect(layer.warnings).toEqual([`pi-subagent-dispatch: ${FILE}: the file must contain a JSON object; the whole file is ignored`]);
+    expect(layer.warnings).toEqual([
+      `pi-subagent-dispatch: ${FILE}: the file must contain a JSON object; the whole file is ignored`,
+    ]);
   });
 });
 
@@ -123,7 +149,12 @@ describe("readConfigLayer (the file read)", () => {
 
   it("reads a file", () => {
     const path = tree.write("s.json", '{"a": {"thinking": "low"}}');
-    expect(readConfigLayer(path, "project")).toMatchObject({ name: "project", filePath: path, entries: { a: { thinking: "low" } }, warnings: [] });
+    expect(readConfigLayer(path, "project")).toMatchObject({
+      name: "project",
+      filePath: path,
+      entries: { a: { thinking: "low" } },
+      warnings: [],
+    });
   });
 
   it("a missing file, or no file at all, is an empty layer without warnings", () => {
@@ -141,10 +172,20 @@ describe("readConfigLayer (the file read)", () => {
 
 describe("parseConfigLayer: sandbox", () => {
   it("keeps an entry with only a sandbox, and reads an unknown level as read-only with a warning (fail closed)", () => {
-    const layer = parseConfigLayer(JSON.stringify({ worker: { sandbox: "read-only" }, coder: { model: "a/b", sandbox: "strict" }, $sandbox: "workspace-write" }), "user", "/u.json");
+    const layer = parseConfigLayer(
+      JSON.stringify({
+        worker: { sandbox: "read-only" },
+        coder: { model: "a/b", sandbox: "strict" },
+        $sandbox: "workspace-write",
+      }),
+      "user",
+      "/u.json",
+    );
     expect(layer.entries["worker"]).toEqual({ sandbox: "read-only" });
     expect(layer.entries["coder"]).toEqual({ model: "a/b", sandbox: "read-only" });
     expect(layer.settings?.["$sandbox"]).toBe("workspace-write");
-    expect(layer.warnings).toEqual(['pi-subagent-dispatch: /u.json: "coder": "sandbox" must be one of off, workspace-write, read-only (got "strict"); the agent runs read-only until that is fixed']);
+    expect(layer.warnings).toEqual([
+      'pi-subagent-dispatch: /u.json: "coder": "sandbox" must be one of off, workspace-write, read-only (got "strict"); the agent runs read-only until that is fixed',
+    ]);
   });
 });

@@ -31,7 +31,10 @@ describe("resolveModelConfig: provenance of each value", () => {
   });
 
   it("inherited for the model when nothing sets it; thinking is never inherited", () => {
-    expect(resolveModelConfig(bare, {}, INHERITED)).toEqual({ model: { value: INHERITED, source: "inherited" }, thinking: {} });
+    expect(resolveModelConfig(bare, {}, INHERITED)).toEqual({
+      model: { value: INHERITED, source: "inherited" },
+      thinking: {},
+    });
   });
 
   it("not set at all when there is nothing to inherit", () => {
@@ -48,7 +51,10 @@ describe("resolveModelConfig: provenance of each value", () => {
   });
 
   it("project over user", () => {
-    const layers = { user: layer("user", { coder: { model: "u/m", thinking: "high" } }), project: layer("project", { coder: { model: "p/m", thinking: "minimal" } }) };
+    const layers = {
+      user: layer("user", { coder: { model: "u/m", thinking: "high" } }),
+      project: layer("project", { coder: { model: "p/m", thinking: "minimal" } }),
+    };
     expect(resolveModelConfig(coder, layers, INHERITED)).toEqual({
       model: { value: "p/m", source: "project" },
       thinking: { value: "minimal", source: "project" },
@@ -96,7 +102,10 @@ describe("whole-key shadowing", () => {
   });
 
   it("a project entry with only thinking hides the user entry's model: the model falls to frontmatter, then inherited", () => {
-    const layers = { user: layer("user", { coder: "u/m" }), project: layer("project", { coder: { thinking: "xhigh" } }) };
+    const layers = {
+      user: layer("user", { coder: "u/m" }),
+      project: layer("project", { coder: { thinking: "xhigh" } }),
+    };
     expect(resolveModelConfig(coder, layers, INHERITED).model).toEqual({ value: "fm/model", source: "frontmatter" });
     expect(resolveModelConfig(bare, layers, INHERITED).model).toEqual({ value: INHERITED, source: "inherited" });
   });
@@ -126,7 +135,11 @@ describe("whole-key shadowing", () => {
       project: layer("project", { b: { thinking: "low" } }),
       process: layer("process", { c: { thinking: "max" } }),
     };
-    expect(mergeOverrideEntries(layers)).toEqual({ a: { model: "u/a" }, b: { thinking: "low" }, c: { thinking: "max" } });
+    expect(mergeOverrideEntries(layers)).toEqual({
+      a: { model: "u/a" },
+      b: { thinking: "low" },
+      c: { thinking: "max" },
+    });
     expect(governingEntry("b", layers)).toEqual({ entry: { thinking: "low" }, source: "project" });
     expect(governingEntry("c", layers)?.source).toBe("process");
     expect(governingEntry("missing", layers)).toBeUndefined();
@@ -175,6 +188,9 @@ describe("an entry holding only budgets takes no part in model and thinking shad
       project: layer("project", { worker: { model: "p/m", maxTurns: 3 } }),
       process: layer("process", { worker: { maxCost: 1 } }),
     };
-    expect(resolveModelConfig({ name: "worker" }, layers, INHERITED)).toEqual({ model: { value: "p/m", source: "project" }, thinking: {} });
+    expect(resolveModelConfig({ name: "worker" }, layers, INHERITED)).toEqual({
+      model: { value: "p/m", source: "project" },
+      thinking: {},
+    });
   });
 });

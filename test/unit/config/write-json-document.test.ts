@@ -12,9 +12,13 @@ describe("the write side's ordered JSON document", () => {
     const value = {
       $schema: "https://example.com/schema.json",
       $models: ["a/b", "c/d"],
-      coder: { model: "a/b", thinking: "high", note: { nested: [1, 2.5, -3e-7, true, false, null], empty: {}, list: [] } },
+      coder: {
+        model: "a/b",
+        thinking: "high",
+        note: { nested: [1, 2.5, -3e-7, true, false, null], empty: {}, list: [] },
+      },
       writer: "c/d",
-      "with \"quotes\" and \\ and \n": "é 中文 \u0001",
+      'with "quotes" and \\ and \n': "é 中文 \u0001",
     };
     const compact = JSON.stringify(value);
     expect(roundTrip(compact)).toBe(`${JSON.stringify(value, null, 2)}\n`);
@@ -29,7 +33,9 @@ describe("the write side's ordered JSON document", () => {
 
   it("keeps numbers exactly as written and a __proto__ key as an ordinary key", () => {
     const text = '{"id": 12345678901234567890123, "small": 1.50, "exp": 1E+2, "__proto__": {"polluted": true}}';
-    expect(roundTrip(text)).toBe('{\n  "id": 12345678901234567890123,\n  "small": 1.50,\n  "exp": 1E+2,\n  "__proto__": {\n    "polluted": true\n  }\n}\n');
+    expect(roundTrip(text)).toBe(
+      '{\n  "id": 12345678901234567890123,\n  "small": 1.50,\n  "exp": 1E+2,\n  "__proto__": {\n    "polluted": true\n  }\n}\n',
+    );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 

@@ -78,8 +78,12 @@ describe("writeModelOverride: validation before any I/O", () => {
 describe("writeModelOverride: what is written", () => {
   it("creates the file (and its folder) when a patch sets something, pretty-printed with a final line break", async () => {
     const nested = join(dir, ".pi", "subagent-isolation.json");
-    expect(await writeModelOverride(nested, "coder", { model: " deepseek/deepseek-v4-pro ", thinking: "high" })).toEqual({ changed: true });
-    expect(readFileSync(nested, "utf8")).toBe('{\n  "coder": {\n    "model": "deepseek/deepseek-v4-pro",\n    "thinking": "high"\n  }\n}\n');
+    expect(
+      await writeModelOverride(nested, "coder", { model: " deepseek/deepseek-v4-pro ", thinking: "high" }),
+    ).toEqual({ changed: true });
+    expect(readFileSync(nested, "utf8")).toBe(
+      '{\n  "coder": {\n    "model": "deepseek/deepseek-v4-pro",\n    "thinking": "high"\n  }\n}\n',
+    );
     expect(readdirSync(join(dir, ".pi"))).toEqual(["subagent-isolation.json"]);
   });
 
@@ -230,13 +234,18 @@ describe("writeModelOverride: what is written", () => {
   it("leaves the old file and no temp or lock file when the write fails at the last moment", async () => {
     const original = '{"coder": "a/b"}';
     writeFileSync(file, original);
-    const failure = await writeModelOverride(file, "coder", { model: "c/d" }, {
-      atomic: {
-        beforeRename: () => {
-          throw new Error("disk full");
+    const failure = await writeModelOverride(
+      file,
+      "coder",
+      { model: "c/d" },
+      {
+        atomic: {
+          beforeRename: () => {
+            throw new Error("disk full");
+          },
         },
       },
-    }).catch((error: Error) => error);
+    ).catch((error: Error) => error);
     expect((failure as Error).message).toBe("disk full");
     expect(read()).toBe(original);
     expect(readdirSync(dir)).toEqual(["subagent-isolation.json"]);
@@ -253,7 +262,10 @@ describe("writeModelOverride: what is written", () => {
 
 describe("applyModelOverridePatch (the pure step)", () => {
   it("starts from an empty object when there is no file", () => {
-    expect(applyModelOverridePatch(undefined, "coder", { model: "a/b" })).toEqual({ changed: true, text: '{\n  "coder": {\n    "model": "a/b"\n  }\n}\n' });
+    expect(applyModelOverridePatch(undefined, "coder", { model: "a/b" })).toEqual({
+      changed: true,
+      text: '{\n  "coder": {\n    "model": "a/b"\n  }\n}\n',
+    });
     expect(applyModelOverridePatch(undefined, "coder", { model: null })).toEqual({ changed: false });
   });
 
@@ -264,7 +276,8 @@ describe("applyModelOverridePatch (the pure step)", () => {
   it("a save into a file that repeats the agent's key takes effect: every reader then sees the new model", () => {
     // JSON.parse (each reader) takes the last of repeated keys; an editor that changed only the first would save
     // nothing the person could see (jsonc-parser's modify does that, so it was not adopted).
-    const text = '{\n  "coder": {\n    "model": "first/first"\n  },\n  "writer": "w/w",\n  "coder": {\n    "model": "last/last"\n  }\n}\n';
+    const text =
+      '{\n  "coder": {\n    "model": "first/first"\n  },\n  "writer": "w/w",\n  "coder": {\n    "model": "last/last"\n  }\n}\n';
     const outcome = applyModelOverridePatch(text, "coder", { model: "new/model" });
     expect(outcome.changed).toBe(true);
     const saved = outcome.changed ? outcome.text : "";

@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfigLayer } from "../../../src/config/load.ts";
-import { addAvailableModel, applyModelsListEdit, editModelsList, removeAvailableModel } from "../../../src/config/write.ts";
+import {
+  addAvailableModel,
+  applyModelsListEdit,
+  editModelsList,
+  removeAvailableModel,
+} from "../../../src/config/write.ts";
 import { WriteBackError } from "../../../src/shared/safe-write.ts";
 
 let dir: string;
@@ -136,7 +141,10 @@ describe("$models: guarantees", () => {
   });
 
   it("has a pure step that starts from an empty object", () => {
-    expect(applyModelsListEdit(undefined, { action: "add", model: "a/a" })).toEqual({ changed: true, text: '{\n  "$models": [\n    "a/a"\n  ]\n}\n' });
+    expect(applyModelsListEdit(undefined, { action: "add", model: "a/a" })).toEqual({
+      changed: true,
+      text: '{\n  "$models": [\n    "a/a"\n  ]\n}\n',
+    });
     expect(applyModelsListEdit(undefined, { action: "remove", model: "a/a" })).toEqual({ changed: false });
   });
 });

@@ -53,9 +53,19 @@ describe("the [subagent-result] envelope", () => {
   });
 
   it("names the model a call chose, with its source, before the Session line; a configured model adds no line", () => {
-    const lines = buildEnvelope(record({ model: "fake/fake-cheap", modelSource: "call", thinking: "low", thinkingSource: "user" }), [], LIMITS).split("\n");
-    expect(lines.slice(6, 9)).toEqual(["- Duration: 02:34 · Usage: 5 turns/↑12.5k/↓3.2k/$0.0042", "- Model: fake/fake-cheap (call) · thinking: low (user)", `- Session: ${ID}`]);
-    expect(buildEnvelope(record({ model: "fake/fake-model", modelSource: "inherited" }), [], LIMITS)).not.toContain("- Model:");
+    const lines = buildEnvelope(
+      record({ model: "fake/fake-cheap", modelSource: "call", thinking: "low", thinkingSource: "user" }),
+      [],
+      LIMITS,
+    ).split("\n");
+    expect(lines.slice(6, 9)).toEqual([
+      "- Duration: 02:34 · Usage: 5 turns/↑12.5k/↓3.2k/$0.0042",
+      "- Model: fake/fake-cheap (call) · thinking: low (user)",
+      `- Session: ${ID}`,
+    ]);
+    expect(buildEnvelope(record({ model: "fake/fake-model", modelSource: "inherited" }), [], LIMITS)).not.toContain(
+      "- Model:",
+    );
   });
 
   it("has the same trigger line in every envelope, right under the title", () => {
@@ -73,13 +83,19 @@ describe("the [subagent-result] envelope", () => {
       { taskId: "b", agent: "y", task: "two\nlines" },
       { taskId: "c", agent: "z", task: "three" },
     ]);
-    expect(many).toBe(["Other tasks in flight when this task ended: 3", "- a (x): one", "- b (y): two lines", "- c (z): three"].join("\n"));
+    expect(many).toBe(
+      ["Other tasks in flight when this task ended: 3", "- a (x): one", "- b (y): two lines", "- c (z): three"].join(
+        "\n",
+      ),
+    );
     expect(many).not.toMatch(/\d\d:\d\d/);
   });
 
   it("formats durations under and over an hour", () => {
     expect(buildEnvelope(record({ durationMs: 59_999 }), [], LIMITS)).toContain("- Duration: 00:59 · ");
-    expect(buildEnvelope(record({ durationMs: 3_600_000 + 2 * 60_000 + 3_000 }), [], LIMITS)).toContain("- Duration: 1:02:03 · ");
+    expect(buildEnvelope(record({ durationMs: 3_600_000 + 2 * 60_000 + 3_000 }), [], LIMITS)).toContain(
+      "- Duration: 1:02:03 · ",
+    );
     expect(buildEnvelope(record({ durationMs: 11 * 3_600_000 }), [], LIMITS)).toContain("- Duration: 11:00:00 · ");
   });
 
@@ -90,7 +106,14 @@ describe("the [subagent-result] envelope", () => {
 
   it("adds Error and Stderr lines to a failure, and says where the session is when there is no output", () => {
     const text = buildEnvelope(
-      record({ status: "failed", exitCode: 1, stopReason: "error", errorMessage: "500 upstream exploded", output: "", stderrTail: "warn a\nfatal b" }),
+      record({
+        status: "failed",
+        exitCode: 1,
+        stopReason: "error",
+        errorMessage: "500 upstream exploded",
+        output: "",
+        stderrTail: "warn a\nfatal b",
+      }),
       [],
       LIMITS,
     );
@@ -103,20 +126,35 @@ describe("the [subagent-result] envelope", () => {
       "- Stderr: warn a | fatal b",
       `- Session: ${ID}`,
     ]);
-    expect(text.endsWith(`---\nThe subagent produced no final output. Its session file: /agent/subagent-sessions/${ID}/session.jsonl`)).toBe(true);
+    expect(
+      text.endsWith(
+        `---\nThe subagent produced no final output. Its session file: /agent/subagent-sessions/${ID}/session.jsonl`,
+      ),
+    ).toBe(true);
   });
 
   it("keeps a failed run's partial output as the body", () => {
-    const text = buildEnvelope(record({ status: "failed", stopReason: "length", errorMessage: "cut off", output: "half an answer" }), [], LIMITS);
+    const text = buildEnvelope(
+      record({ status: "failed", stopReason: "length", errorMessage: "cut off", output: "half an answer" }),
+      [],
+      LIMITS,
+    );
     expect(text).toContain("- Error: cut off (stop reason: length)");
     expect(text.endsWith("---\nhalf an answer")).toBe(true);
   });
 
   it("names the stop reason of a timeout", () => {
-    const activity = buildEnvelope(record({ status: "timed out", stopReason: "activity_timeout", output: "" }), [], LIMITS);
+    const activity = buildEnvelope(
+      record({ status: "timed out", stopReason: "activity_timeout", output: "" }),
+      [],
+      LIMITS,
+    );
     expect(activity).toContain("- Status: timed out\n");
     expect(activity).toContain("- Error: activity_timeout: no output for 600 s");
-    const hard = buildEnvelope(record({ status: "timed out", stopReason: "hard_timeout", output: "" }), [], { ...LIMITS, hardTimeoutMs: 90_000 });
+    const hard = buildEnvelope(record({ status: "timed out", stopReason: "hard_timeout", output: "" }), [], {
+      ...LIMITS,
+      hardTimeoutMs: 90_000,
+    });
     expect(hard).toContain("- Error: hard_timeout: ran longer than 90 s");
   });
 
@@ -128,7 +166,11 @@ describe("the [subagent-result] envelope", () => {
 
   describe("the three cancelled bodies", () => {
     it("a user cancel tells the model not to re-dispatch without asking", () => {
-      const text = buildEnvelope(record({ status: "cancelled", stopReason: "aborted", cancelledBy: "user", output: "" }), [], LIMITS);
+      const text = buildEnvelope(
+        record({ status: "cancelled", stopReason: "aborted", cancelledBy: "user", output: "" }),
+        [],
+        LIMITS,
+      );
       expect(text).toContain("## [subagent-result] coder cancelled (taskId:");
       expect(text.split("---\n")[1]).toBe(
         "This task was cancelled by the user (/subagent-cancel). That was a deliberate user action: do NOT re-dispatch it automatically; ask the user before dispatching it again.",
@@ -137,7 +179,13 @@ describe("the [subagent-result] envelope", () => {
 
     it("an agent cancel quotes the reason", () => {
       const text = buildEnvelope(
-        record({ status: "cancelled", stopReason: "aborted", cancelledBy: "agent", cancelReason: "wrong agent", output: "" }),
+        record({
+          status: "cancelled",
+          stopReason: "aborted",
+          cancelledBy: "agent",
+          cancelReason: "wrong agent",
+          output: "",
+        }),
         [],
         LIMITS,
       );
@@ -162,16 +210,39 @@ describe("the [subagent-result] envelope", () => {
 
 describe("the envelope's depth and context line", () => {
   it("names the depth when nesting is allowed and the fork when there was one, before the session line", () => {
-    const nested = buildEnvelope(record({ origin: { depth: 1, maxDepth: 2, context: "fork", forkedMessages: 7 } }), [], LIMITS);
-    expect(nested).toContain(`- Depth: 1 of 2 · Context: forked (7 messages of the main conversation)\n- Session: ${ID}`);
-    const forkOnly = buildEnvelope(record({ origin: { depth: 1, maxDepth: 1, context: "fork", forkedMessages: 3 } }), [], LIMITS);
+    const nested = buildEnvelope(
+      record({ origin: { depth: 1, maxDepth: 2, context: "fork", forkedMessages: 7 } }),
+      [],
+      LIMITS,
+    );
+    expect(nested).toContain(
+      `- Depth: 1 of 2 · Context: forked (7 messages of the main conversation)\n- Session: ${ID}`,
+    );
+    const forkOnly = buildEnvelope(
+      record({ origin: { depth: 1, maxDepth: 1, context: "fork", forkedMessages: 3 } }),
+      [],
+      LIMITS,
+    );
     expect(forkOnly).toContain("- Context: forked (3 messages of the main conversation)\n");
     expect(forkOnly).not.toContain("Depth:");
   });
 
   it("notes what the tool ceiling cut, after the depth and context line", () => {
-    const narrowed = buildEnvelope(record({ origin: { depth: 1, maxDepth: 1, context: "fresh", toolsNotGranted: "tools not granted: bash (the main session has read-only tools)" } }), [], LIMITS);
-    expect(narrowed).toContain(`- Note: tools not granted: bash (the main session has read-only tools)\n- Session: ${ID}`);
+    const narrowed = buildEnvelope(
+      record({
+        origin: {
+          depth: 1,
+          maxDepth: 1,
+          context: "fresh",
+          toolsNotGranted: "tools not granted: bash (the main session has read-only tools)",
+        },
+      }),
+      [],
+      LIMITS,
+    );
+    expect(narrowed).toContain(
+      `- Note: tools not granted: bash (the main session has read-only tools)\n- Session: ${ID}`,
+    );
   });
 
   it("adds nothing for a fresh task under the default limit (the spec's envelope)", () => {
@@ -203,11 +274,20 @@ describe("a budget in the envelope", () => {
   });
 
   it("a capped call value is said on the Budget line", () => {
-    const text = buildEnvelope(record({ budget: { maxCost: 0.5 }, budgetNotes: ["maxCost $5.00 was capped at the configured $0.50 (project); a call can only lower a budget"] }), [], {
-      activityTimeoutMs: 1000,
-      hardTimeoutMs: 0,
-    });
-    expect(text).toContain("- Budget: maxCost $0.50 (maxCost $5.00 was capped at the configured $0.50 (project); a call can only lower a budget)\n");
+    const text = buildEnvelope(
+      record({
+        budget: { maxCost: 0.5 },
+        budgetNotes: ["maxCost $5.00 was capped at the configured $0.50 (project); a call can only lower a budget"],
+      }),
+      [],
+      {
+        activityTimeoutMs: 1000,
+        hardTimeoutMs: 0,
+      },
+    );
+    expect(text).toContain(
+      "- Budget: maxCost $0.50 (maxCost $5.00 was capped at the configured $0.50 (project); a call can only lower a budget)\n",
+    );
   });
 });
 

@@ -31,7 +31,8 @@ describe("inertChildText", () => {
   });
 
   it("leaves the child's own headings, lists and code alone", () => {
-    const answer = "## Summary\n\nThe auth middleware is in `src/auth.ts`.\n\n### Findings\n- 2. is not a heading\n#hashtag\n    ### 2. in an indented code block";
+    const answer =
+      "## Summary\n\nThe auth middleware is in `src/auth.ts`.\n\n### Findings\n- 2. is not a heading\n#hashtag\n    ### 2. in an indented code block";
     expect(inertChildText(answer)).toBe(answer);
     expect(looksLikeResultStructure("## Step by step")).toBe(false);
     expect(looksLikeResultStructure("## 1. Overview")).toBe(true);

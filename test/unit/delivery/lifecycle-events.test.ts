@@ -51,7 +51,10 @@ describe("lifecycle events", () => {
 
   it("the sink emits on the bus and swallows a bus that throws", () => {
     const emitted: Array<[string, unknown]> = [];
-    eventBusSink({ emit: (channel, data) => emitted.push([channel, data]) })(LIFECYCLE_CHANNELS.ended, endedEvent(record, 1));
+    eventBusSink({ emit: (channel, data) => emitted.push([channel, data]) })(
+      LIFECYCLE_CHANNELS.ended,
+      endedEvent(record, 1),
+    );
     expect(emitted.map(([channel]) => channel)).toEqual(["subagent:ended"]);
     const stale = eventBusSink({
       emit: () => {

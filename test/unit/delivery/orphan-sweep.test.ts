@@ -4,9 +4,20 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pendingFor } from "../../../src/delivery/outbox.ts";
 import type { ProcessIdentity } from "../../../src/shared/proc-identity.ts";
-import { agentPromptPath, writeAgentPrompt, createSessionFile, taskDir, LOCK_FILE_NAME } from "../../../src/run/session-files.ts";
+import {
+  agentPromptPath,
+  writeAgentPrompt,
+  createSessionFile,
+  taskDir,
+  LOCK_FILE_NAME,
+} from "../../../src/run/session-files.ts";
 import { readRecord, writeRecord } from "../../../src/records/record-store.ts";
-import { reapedNotice, reapOrphanedTasks, reapOrphanedTasksInSlices, type SweepDeps } from "../../../src/delivery/orphan-sweep.ts";
+import {
+  reapedNotice,
+  reapOrphanedTasks,
+  reapOrphanedTasksInSlices,
+  type SweepDeps,
+} from "../../../src/delivery/orphan-sweep.ts";
 import { markRunning, startupSweepHasWork } from "../../../src/run/startup-work.ts";
 import { newTaskId } from "../../../src/shared/run-settings.ts";
 import type { TaskRecord } from "../../../src/records/record.ts";
@@ -23,7 +34,17 @@ const LIVE_OWNER = 222;
 function lockedTask(owner: number, extra: Record<string, unknown> = {}): string {
   const taskId = newTaskId();
   createSessionFile(agentDir, taskId, "/w");
-  const lock = { pid: owner, pidStart: "9", agent: "worker", since: 1000, task: "Long job", mode: "async", parentSessionId: "main-1", cwd: "/w", ...extra };
+  const lock = {
+    pid: owner,
+    pidStart: "9",
+    agent: "worker",
+    since: 1000,
+    task: "Long job",
+    mode: "async",
+    parentSessionId: "main-1",
+    cwd: "/w",
+    ...extra,
+  };
   writeFileSync(join(taskDir(agentDir, taskId), LOCK_FILE_NAME), JSON.stringify(lock));
   return taskId;
 }
@@ -95,7 +116,23 @@ describe("reapOrphanedTasks", () => {
 
   it("only removes the lock when the dead pi had recorded the run itself", () => {
     const taskId = lockedTask(DEAD_OWNER, { mode: "sync" });
-    const recorded = { version: 1, taskId, agent: "worker", task: "t", mode: "sync", status: "succeeded", exitCode: 0, usage: { turns: 1, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextTokens: 0 }, durationMs: 1, dispatchedAt: 1000, finishedAt: 1500, output: "done", sessionFile: "s", cwd: "/w", delivered: true } satisfies TaskRecord;
+    const recorded = {
+      version: 1,
+      taskId,
+      agent: "worker",
+      task: "t",
+      mode: "sync",
+      status: "succeeded",
+      exitCode: 0,
+      usage: { turns: 1, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextTokens: 0 },
+      durationMs: 1,
+      dispatchedAt: 1000,
+      finishedAt: 1500,
+      output: "done",
+      sessionFile: "s",
+      cwd: "/w",
+      delivered: true,
+    } satisfies TaskRecord;
     writeRecord(agentDir, recorded);
     expect(reapOrphanedTasks(agentDir, deps())).toEqual([]);
     expect(readRecord(agentDir, taskId)).toEqual(recorded);
@@ -106,7 +143,12 @@ describe("reapOrphanedTasks", () => {
     const taskId = lockedTask(DEAD_OWNER, { mode: "sync" });
     expect(reapOrphanedTasks(agentDir, deps())).toHaveLength(1);
     const record = readRecord(agentDir, taskId)!;
-    expect(record).toMatchObject({ mode: "sync", status: "failed", errorMessage: "its pi process ended", delivered: false });
+    expect(record).toMatchObject({
+      mode: "sync",
+      status: "failed",
+      errorMessage: "its pi process ended",
+      delivered: false,
+    });
     expect(record.envelope).toContain(`## [subagent-result] worker failed (taskId: ${taskId})`);
     expect(record.envelope).toContain("- Error: its pi process ended (stop reason: owner_ended)");
     expect(record.envelope).toContain(`Its session file: ${record.sessionFile}`);
@@ -133,7 +175,10 @@ describe("reapOrphanedTasksInSlices (issue 28, item 10)", () => {
         events.push(`pause with ${ids.filter((id) => readRecord(agentDir, id)?.status === "failed").length} recorded`);
       },
     });
-    expect(events.filter((event) => event.startsWith("pause"))).toEqual(["pause with 10 recorded", "pause with 20 recorded"]);
+    expect(events.filter((event) => event.startsWith("pause"))).toEqual([
+      "pause with 10 recorded",
+      "pause with 20 recorded",
+    ]);
     expect(events.filter((event) => event.startsWith("reaped")).sort()).toEqual(ids.map((id) => `reaped ${id}`).sort());
     expect(events.indexOf("pause with 10 recorded")).toBe(10);
     for (const id of ids) expect(existsSync(join(taskDir(agentDir, id), LOCK_FILE_NAME))).toBe(false);
@@ -145,7 +190,10 @@ describe("reapOrphanedTasksInSlices (issue 28, item 10)", () => {
     let pauses = 0;
     // Each reaped run takes 4 ms of the fake clock: 10 ms slices hold 3 runs each.
     const d = { ...deps(), killTask: () => void (now += 4) };
-    await reapOrphanedTasksInSlices(agentDir, d, () => undefined, { clock: () => now, pause: async () => void (pauses += 1) });
+    await reapOrphanedTasksInSlices(agentDir, d, () => undefined, {
+      clock: () => now,
+      pause: async () => void (pauses += 1),
+    });
     expect(pauses).toBe(1);
   });
 });

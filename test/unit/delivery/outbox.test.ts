@@ -64,17 +64,28 @@ describe("outbox ownership", () => {
 
 describe("bad outbox entries (issue 28, item 10)", () => {
   it("an entry holding JSON null, another of the wrong shape and a link are moved aside; the good ones are still delivered", () => {
-    const [good, nullEntry, wrongShape, link, later] = [newTaskId(), newTaskId(), newTaskId(), newTaskId(), newTaskId()];
+    const [good, nullEntry, wrongShape, link, later] = [
+      newTaskId(),
+      newTaskId(),
+      newTaskId(),
+      newTaskId(),
+      newTaskId(),
+    ];
     addToOutbox(agentDir, { taskId: good, parentSessionId: "s", finishedAt: 1, owner: me });
     const dir = outboxDir(agentDir);
     writeFileSync(join(dir, `${nullEntry}.json`), "null");
-    writeFileSync(join(dir, `${wrongShape}.json`), JSON.stringify({ taskId: wrongShape, parentSessionId: "s", finishedAt: "soon", owner: me }));
+    writeFileSync(
+      join(dir, `${wrongShape}.json`),
+      JSON.stringify({ taskId: wrongShape, parentSessionId: "s", finishedAt: "soon", owner: me }),
+    );
     const outside = join(agentDir, "outside.json");
     writeFileSync(outside, JSON.stringify({ taskId: link, parentSessionId: "s", finishedAt: 2, owner: me }));
     symlinkSync(outside, join(dir, `${link}.json`));
     addToOutbox(agentDir, { taskId: later, parentSessionId: "s", finishedAt: 3, owner: me });
     expect(pendingFor(agentDir, "s", { self: me, alive: () => true })).toEqual([good, later]);
-    expect(readdirSync(dir).sort()).toEqual([`${good}.json`, `${later}.json`, `${nullEntry}.json.bad`, `${wrongShape}.json.bad`, `${link}.json.bad`].sort());
+    expect(readdirSync(dir).sort()).toEqual(
+      [`${good}.json`, `${later}.json`, `${nullEntry}.json.bad`, `${wrongShape}.json.bad`, `${link}.json.bad`].sort(),
+    );
     expect(readFileSync(outside, "utf8")).toContain(link);
     // Asked again, the same two: the bad ones are no longer looked at.
     expect(pendingFor(agentDir, "s", { self: me, alive: () => true })).toEqual([good, later]);

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { withoutDuplicateResults } from "../../../src/delivery/delivery-tracker.ts";
 
-const result = (taskId: string, extra: Record<string, unknown> = {}) => ({ role: "custom", customType: "subagent-result", content: `R-${taskId}`, details: { taskId, ...extra } });
+const result = (taskId: string, extra: Record<string, unknown> = {}) => ({
+  role: "custom",
+  customType: "subagent-result",
+  content: `R-${taskId}`,
+  details: { taskId, ...extra },
+});
 
 describe("each result reaches the model once", () => {
   it("leaves out a second copy of a result and copies marked duplicate", () => {

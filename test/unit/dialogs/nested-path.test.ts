@@ -10,17 +10,29 @@ describe("a question's path up a tree of subagents", () => {
   it("round-trips through a forwarding child's title, and leaves titles without a path alone", () => {
     const title = encodeNestedTitle([EXPLORE, DEEP], "⚠️ Dangerous command:\n\n  rm -rf build\n\nAllow?");
     expect(title.split("\n")[0]).toBe(`\u2063explore ${EXPLORE.taskId} › leaf ${DEEP.taskId} asks:`);
-    expect(decodeNestedTitle(title, 2)).toEqual({ path: [EXPLORE, DEEP], title: "⚠️ Dangerous command:\n\n  rm -rf build\n\nAllow?" });
-    expect(decodeNestedTitle("explore 01a3 asks:\nAllow?", 2)).toEqual({ path: [], title: "explore 01a3 asks:\nAllow?" });
+    expect(decodeNestedTitle(title, 2)).toEqual({
+      path: [EXPLORE, DEEP],
+      title: "⚠️ Dangerous command:\n\n  rm -rf build\n\nAllow?",
+    });
+    expect(decodeNestedTitle("explore 01a3 asks:\nAllow?", 2)).toEqual({
+      path: [],
+      title: "explore 01a3 asks:\nAllow?",
+    });
     // A mark without a well-formed path is an extension's own text, kept whole.
     expect(decodeNestedTitle("\u2063not a path\nAllow?", 2)).toEqual({ path: [], title: "\u2063not a path\nAllow?" });
   });
 
   it("a grandchild's question, forwarded by its parent, is labelled with the whole path at the top", () => {
     const board = new QuestionBoard({ notify: () => {} });
-    const route = board.routeFor({ agent: "reviewer", taskId: "0191ffff-0000-7000-8000-0000000001a2" }, { nestedHops: 1 });
+    const route = board.routeFor(
+      { agent: "reviewer", taskId: "0191ffff-0000-7000-8000-0000000001a2" },
+      { nestedHops: 1 },
+    );
     if (route.kind !== "person") throw new Error("expected a person route");
-    route.sink.ask({ id: "q", method: "select", title: encodeNestedTitle([EXPLORE], "Allow rm -rf build?"), options: ["Yes", "No"] }, () => {});
+    route.sink.ask(
+      { id: "q", method: "select", title: encodeNestedTitle([EXPLORE], "Allow rm -rf build?"), options: ["Yes", "No"] },
+      () => {},
+    );
     expect(board.waitingLine()).toBe("? reviewer 01a2 › explore 01a3 asks: Allow rm -rf build? · /subagent-answer");
     expect(board.queue.first()?.taskId).toBe("0191ffff-0000-7000-8000-0000000001a2");
   });
@@ -28,9 +40,15 @@ describe("a question's path up a tree of subagents", () => {
   it("tells other extensions of each question as it joins the queue (subagent:asking), with the whole path", () => {
     const heard: unknown[] = [];
     const board = new QuestionBoard({ notify: () => {}, asked: (question) => heard.push(askingEvent(question, 42)) });
-    const route = board.routeFor({ agent: "reviewer", taskId: "0191ffff-0000-7000-8000-0000000001a2" }, { nestedHops: 1 });
+    const route = board.routeFor(
+      { agent: "reviewer", taskId: "0191ffff-0000-7000-8000-0000000001a2" },
+      { nestedHops: 1 },
+    );
     if (route.kind !== "person") throw new Error("expected a person route");
-    route.sink.ask({ id: "q", method: "confirm", title: encodeNestedTitle([EXPLORE], "Allow rm -rf build?") }, () => {});
+    route.sink.ask(
+      { id: "q", method: "confirm", title: encodeNestedTitle([EXPLORE], "Allow rm -rf build?") },
+      () => {},
+    );
     expect(heard).toEqual([
       {
         source: "pi-subagent-dispatch",

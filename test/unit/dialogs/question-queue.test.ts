@@ -1,8 +1,27 @@
 import { describe, expect, it } from "vitest";
-import { QuestionQueue, closeReasonOf, DialogBridge, type CloseReason, type Question, type ChildDialog, type DialogAnswer, type DialogResponse } from "../../../src/dialogs/child-dialogs.ts";
-import { QuestionBoard, QUESTIONS_PER_TASK_MAX, ANSWER_USAGE, parseAnswerArgs } from "../../../src/dialogs/question-board.ts";
+import {
+  QuestionQueue,
+  closeReasonOf,
+  DialogBridge,
+  type CloseReason,
+  type Question,
+  type ChildDialog,
+  type DialogAnswer,
+  type DialogResponse,
+} from "../../../src/dialogs/child-dialogs.ts";
+import {
+  QuestionBoard,
+  QUESTIONS_PER_TASK_MAX,
+  ANSWER_USAGE,
+  parseAnswerArgs,
+} from "../../../src/dialogs/question-board.ts";
 
-const dialog = (id: string, title = `Allow ${id}?`): ChildDialog => ({ id, method: "select", title, options: ["Yes", "No"] });
+const dialog = (id: string, title = `Allow ${id}?`): ChildDialog => ({
+  id,
+  method: "select",
+  title,
+  options: ["Yes", "No"],
+});
 
 function queue() {
   const replies: Array<[string, DialogAnswer]> = [];
@@ -31,7 +50,11 @@ describe("the question queue", () => {
     q.answer(q.first()!.key, { cancelled: true });
     expect(q.openFirst()?.dialog.id).toBe("a2");
     q.answer(q.first()!.key, { value: "No" });
-    expect(replies).toEqual([["a1", { value: "Yes" }], ["b1", { cancelled: true }], ["a2", { value: "No" }]]);
+    expect(replies).toEqual([
+      ["a1", { value: "Yes" }],
+      ["b1", { cancelled: true }],
+      ["a2", { value: "No" }],
+    ]);
     expect(q.first()).toBeUndefined();
   });
 
@@ -42,7 +65,10 @@ describe("the question queue", () => {
     q.ask("task-a", [], dialog("a2"));
     q.openFirst();
     expect(q.closeTask("task-a", "cancelled")).toBe(2);
-    expect(closed).toEqual([["a1", "cancelled"], ["a2", "cancelled"]]);
+    expect(closed).toEqual([
+      ["a1", "cancelled"],
+      ["a2", "cancelled"],
+    ]);
     // An answer arriving for the closed question (the dialog was still up) goes nowhere.
     expect(q.answer(shown.key, { value: "Yes" })).toBe(false);
     expect(replies).toEqual([]);
@@ -56,7 +82,10 @@ describe("the question queue", () => {
     q.ask("task-b", [], dialog("b1"));
     expect(q.closeAll("shutdown")).toBe(2);
     expect(q.close(a.key, "timed out")).toBe(false);
-    expect(closed).toEqual([["a1", "shutdown"], ["b1", "shutdown"]]);
+    expect(closed).toEqual([
+      ["a1", "shutdown"],
+      ["b1", "shutdown"],
+    ]);
     expect(q.pending()).toEqual([]);
   });
 
@@ -86,13 +115,24 @@ describe("a task asking in a loop (issue 34)", () => {
     const notices: string[] = [];
     const board = new QuestionBoard({ notify: (text) => notices.push(text) });
     const sent: DialogResponse[] = [];
-    const bridge = new DialogBridge(board.routeFor({ agent: "worker", taskId: "01910000-1111-7000-8000-000001a2b3c4" }), (response) => sent.push(response));
-    for (let i = 0; i < 200; i++) bridge.handle({ kind: "dialog", dialog: { id: `q${i}`, method: "confirm", title: `Allow step ${i}?`, message: "" } });
+    const bridge = new DialogBridge(
+      board.routeFor({ agent: "worker", taskId: "01910000-1111-7000-8000-000001a2b3c4" }),
+      (response) => sent.push(response),
+    );
+    for (let i = 0; i < 200; i++)
+      bridge.handle({
+        kind: "dialog",
+        dialog: { id: `q${i}`, method: "confirm", title: `Allow step ${i}?`, message: "" },
+      });
     expect(board.queue.pending()).toHaveLength(QUESTIONS_PER_TASK_MAX);
     expect(sent).toHaveLength(200 - QUESTIONS_PER_TASK_MAX);
     expect(sent.every((response) => "cancelled" in response && response.cancelled)).toBe(true);
-    expect(board.waitingLine()).toBe("? worker 01a2b3c4 asks: Allow step 0? (+2 more) · 197 more questions from worker refused · /subagent-answer");
-    expect(notices).toEqual(["worker 01a2b3c4 has 3 questions waiting: its next ones are refused (cancelled). /subagent-answer refuse answers all of its questions cancelled."]);
+    expect(board.waitingLine()).toBe(
+      "? worker 01a2b3c4 asks: Allow step 0? (+2 more) · 197 more questions from worker refused · /subagent-answer",
+    );
+    expect(notices).toEqual([
+      "worker 01a2b3c4 has 3 questions waiting: its next ones are refused (cancelled). /subagent-answer refuse answers all of its questions cancelled.",
+    ]);
     expect(bridge.unanswered[0]).toBe('asked "Allow step 3?": no one to answer (too many questions waiting)');
     expect(bridge.unanswered.at(-1)).toBe("… and 187 more questions nobody could answer");
     // One command answers the rest; the count starts afresh.

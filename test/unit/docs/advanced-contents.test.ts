@@ -87,11 +87,15 @@ describe("the docs' reading of Markdown", () => {
     ].join("\n");
     expect(headings(sample).map((heading) => heading.text)).toEqual(["Title", "Real section", "Real subsection"]);
     const advancedHeadings = headings(read("ADVANCED.md")).map((heading) => heading.text);
-    expect(advancedHeadings.filter((text) => text.startsWith("[subagent-result]") || text === "Available Subagents")).toEqual([]);
+    expect(
+      advancedHeadings.filter((text) => text.startsWith("[subagent-result]") || text === "Available Subagents"),
+    ).toEqual([]);
   });
 
   it("makes GitHub's anchors: punctuation and code marks dropped, spaces as hyphens, repeats numbered", () => {
-    expect(slug("Model and thinking configuration (subagent-isolation.json)")).toBe("model-and-thinking-configuration-subagent-isolationjson");
+    expect(slug("Model and thinking configuration (subagent-isolation.json)")).toBe(
+      "model-and-thinking-configuration-subagent-isolationjson",
+    );
     expect(slug("The `[subagent-result]` envelope")).toBe("the-subagent-result-envelope");
     expect(slug("Nesting (`PI_SUBAGENT_MAX_DEPTH`)")).toBe("nesting-pi_subagent_max_depth");
     expect(slug("Commands: /subagent-cancel, /subagent-result")).toBe("commands-subagent-cancel-subagent-result");
@@ -100,7 +104,15 @@ describe("the docs' reading of Markdown", () => {
   });
 
   it("reads a contents table with nested entries and code in the link text", () => {
-    const sample = ["# T", "", "- [A `x` (y)](#a-x-y)", "  - [The `[b]` c](#the-b-c)", "", "## A `x` (y)", "- [not](#contents)"].join("\n");
+    const sample = [
+      "# T",
+      "",
+      "- [A `x` (y)](#a-x-y)",
+      "  - [The `[b]` c](#the-b-c)",
+      "",
+      "## A `x` (y)",
+      "- [not](#contents)",
+    ].join("\n");
     expect(contentsTable(sample)).toEqual([
       { level: 2, text: "A `x` (y)", anchor: "a-x-y" },
       { level: 3, text: "The `[b]` c", anchor: "the-b-c" },

@@ -71,8 +71,11 @@ describe("ADVANCED.md, the envelope's bodies", () => {
     expect(heading).toBe("Partial output before it was stopped:");
     expect(envelopeSection()).toContain(`followed by a blank line and its partial output under \`${heading}\``);
     // The same heading when an older record kept no tool list.
-    expect(envelopeBody({ status: "cancelled", cancelledBy: "user", output: "half done" })).toContain(`\n\n${heading}\nhalf done`);
-    for (const doc of ["ADVANCED.md", ...topicPages()]) expect(readDoc(doc), doc).not.toMatch(/(?<!Partial )`Output before it was stopped:`/);
+    expect(envelopeBody({ status: "cancelled", cancelledBy: "user", output: "half done" })).toContain(
+      `\n\n${heading}\nhalf done`,
+    );
+    for (const doc of ["ADVANCED.md", ...topicPages()])
+      expect(readDoc(doc), doc).not.toMatch(/(?<!Partial )`Output before it was stopped:`/);
   });
 });
 
@@ -89,7 +92,7 @@ describe("ADVANCED.md, the subagent tool", () => {
         }),
     );
     for (const name of Object.keys(subagentParameters.properties)) expect(rows.has(name), name).toBe(true);
-    const actions = (subagentParameters.properties.action as unknown as { enum?: string[]; anyOf?: { const: string }[] });
+    const actions = subagentParameters.properties.action as unknown as { enum?: string[]; anyOf?: { const: string }[] };
     const names = actions.enum ?? actions.anyOf?.map((option) => option.const) ?? [];
     expect(names).toEqual(["dispatch", "cancel", "message", "merge"]);
     for (const action of names) expect(rows.get("action")).toContain(`\`${action}\``);

@@ -32,7 +32,8 @@ function brokenLink(doc: string, target: string): string | undefined {
   const file = path === "" ? doc : normalize(join(dirname(doc), decodeURIComponent(path)));
   if (file.startsWith("..") || !existsSync(join(REPO_ROOT, file))) return `no file ${file}`;
   if (anchor === undefined) return undefined;
-  if (!file.endsWith(".md") || statSync(join(REPO_ROOT, file)).isDirectory()) return `an anchor into ${file}, which has no headings`;
+  if (!file.endsWith(".md") || statSync(join(REPO_ROOT, file)).isDirectory())
+    return `an anchor into ${file}, which has no headings`;
   return anchors(file).has(anchor) ? undefined : `no heading #${anchor} in ${file}`;
 }
 
@@ -68,7 +69,9 @@ describe("links in the docs", () => {
   it("ADVANCED.md's index links every topic page, and every page links back to the reference", () => {
     const linked = new Set(links(readDoc("ADVANCED.md")).map(({ target }) => target.split("#")[0]));
     expect(topicPages().filter((page) => !linked.has(page))).toEqual([]);
-    expect(topicPages().filter((page) => !links(readDoc(page)).some(({ target }) => target.startsWith("../ADVANCED.md")))).toEqual([]);
+    expect(
+      topicPages().filter((page) => !links(readDoc(page)).some(({ target }) => target.startsWith("../ADVANCED.md"))),
+    ).toEqual([]);
   });
 
   it("reads links as GitHub does: not in code, with code in the text, an anchor into the same file", () => {
@@ -85,7 +88,9 @@ describe("links in the docs", () => {
       { target: "https://example.org/x", line: 2 },
     ]);
     expect(brokenLink("docs/safety.md", "../ADVANCED.md#the-subagent-tool")).toBeUndefined();
-    expect(brokenLink("docs/safety.md", "../ADVANCED.md#no-such-heading")).toBe("no heading #no-such-heading in ADVANCED.md");
+    expect(brokenLink("docs/safety.md", "../ADVANCED.md#no-such-heading")).toBe(
+      "no heading #no-such-heading in ADVANCED.md",
+    );
     expect(brokenLink("docs/safety.md", "missing.md")).toBe("no file docs/missing.md");
     expect(brokenLink("README.md", "https://example.org/x")).toBeUndefined();
   });

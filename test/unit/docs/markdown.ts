@@ -36,7 +36,8 @@ export function proseLines(markdown: string): Line[] {
     const marker = /^ {0,3}(`{3,}|~{3,})/.exec(text)?.[1];
     if (fence !== undefined) {
       // Closed by a run of the same character, at least as long, with nothing after it.
-      if (marker && marker[0] === fence[0] && marker.length >= fence.length && text.trim() === marker) fence = undefined;
+      if (marker && marker[0] === fence[0] && marker.length >= fence.length && text.trim() === marker)
+        fence = undefined;
     } else if (marker) {
       fence = marker;
     } else {
@@ -76,6 +77,9 @@ export function links(markdown: string): Array<{ target: string; line: number }>
   return proseLines(markdown).flatMap(({ number, text }) => {
     // Code spans go first, so `[x](y)` written as code is no link; the brackets of a link's text survive.
     const prose = text.replace(/(`+)(?!`).*?(?<!`)\1(?!`)/g, "");
-    return [...prose.matchAll(/\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g)].map((match) => ({ target: match[1]!, line: number }));
+    return [...prose.matchAll(/\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g)].map((match) => ({
+      target: match[1]!,
+      line: number,
+    }));
   });
 }

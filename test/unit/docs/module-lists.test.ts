@@ -64,7 +64,10 @@ const sorted = (values: Iterable<string>) => [...new Set(values)].sort();
 
 /** What `listed` lacks of `present`, and what it names that is not there. */
 function difference(listed: readonly string[], present: readonly string[]) {
-  return { missing: present.filter((file) => !listed.includes(file)), notThere: listed.filter((file) => !present.includes(file)) };
+  return {
+    missing: present.filter((file) => !listed.includes(file)),
+    notThere: listed.filter((file) => !present.includes(file)),
+  };
 }
 
 describe("ARCHITECTURE.md's module map", () => {

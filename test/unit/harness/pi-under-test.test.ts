@@ -10,7 +10,9 @@ describe("the pi under test (PI_E2E_PI)", () => {
     expect(parsePiLine("0.73.1")).toBe("0.73");
     expect(parsePiLine("1")).toBe("1");
     expect(parsePiLine("1.6.0")).toBe("1");
-    expect(() => parsePiLine("2")).toThrow("PI_E2E_PI=2: expected 0.73 (pi 0.73.1 on Node 20) or 1 (pi 1.x on Node 22)");
+    expect(() => parsePiLine("2")).toThrow(
+      "PI_E2E_PI=2: expected 0.73 (pi 0.73.1 on Node 20) or 1 (pi 1.x on Node 22)",
+    );
   });
 
   it("runs pi 0.73.1 on this node and pi 1.x on the installed Node 22, first on PATH", () => {

@@ -5,7 +5,12 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { MARKER_VAR } from "../../harness/pi-env.ts";
-import { expectNoProcessesLeftAfterEach, waitForFile, waitForNoProcesses, waitForProcess } from "../../harness/processes.ts";
+import {
+  expectNoProcessesLeftAfterEach,
+  waitForFile,
+  waitForNoProcesses,
+  waitForProcess,
+} from "../../harness/processes.ts";
 
 const markers = expectNoProcessesLeftAfterEach();
 /** A deadline that is meant to pass: the tests below check what each helper does when it does. */
@@ -31,7 +36,9 @@ describe("waitForFile", () => {
     const waiting = waitForFile(file, 10_000);
     writeFileSync(file, "");
     await expect(waiting).resolves.toBeUndefined();
-    await expect(waitForFile(join(dir, "never"), SHORT_MS)).rejects.toThrow(`timed out after ${SHORT_MS} ms waiting for ${join(dir, "never")}`);
+    await expect(waitForFile(join(dir, "never"), SHORT_MS)).rejects.toThrow(
+      `timed out after ${SHORT_MS} ms waiting for ${join(dir, "never")}`,
+    );
   });
 });
 
@@ -39,7 +46,9 @@ describe("waitForProcess and waitForNoProcesses", () => {
   it("find a marked process by its command line, and report what still runs at the deadline", async () => {
     const { marker, pid } = markedSleep(30);
     await waitForProcess(marker, "sleep 30", 10_000);
-    await expect(waitForProcess(marker, "sleep 31", SHORT_MS)).rejects.toThrow(`timed out after ${SHORT_MS} ms waiting for a process running sleep 31`);
+    await expect(waitForProcess(marker, "sleep 31", SHORT_MS)).rejects.toThrow(
+      `timed out after ${SHORT_MS} ms waiting for a process running sleep 31`,
+    );
 
     expect(await waitForNoProcesses(marker, SHORT_MS)).toEqual([{ pid, cmdline: "sleep 30" }]);
     expect(await waitForNoProcesses(marker, SHORT_MS, [pid])).toEqual([]);

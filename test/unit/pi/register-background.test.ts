@@ -12,7 +12,12 @@ describe("how a run of the main agent ended", () => {
   });
 
   it("is normal when the last model call finished (pi's loop drained its steer queue)", () => {
-    expect(endedAbnormally([{ role: "assistant", stopReason: "error" }, { role: "assistant", stopReason: "stop" }])).toBe(false);
+    expect(
+      endedAbnormally([
+        { role: "assistant", stopReason: "error" },
+        { role: "assistant", stopReason: "stop" },
+      ]),
+    ).toBe(false);
     expect(endedAbnormally([{ role: "assistant", stopReason: "toolUse" }, { role: "toolResult" }])).toBe(false);
     expect(endedAbnormally([])).toBe(false);
   });
@@ -31,9 +36,18 @@ describe("a result that enters the conversation twice", () => {
 
   it("is marked duplicate when it starts (before pi draws and stores it) and kept from the model", async () => {
     const handlers = new Map<string, (event: unknown, ctx: unknown) => unknown>();
-    const pi = { on: (name: string, handler: (event: unknown, ctx: unknown) => unknown) => void handlers.set(name, handler), sendMessage: () => undefined };
+    const pi = {
+      on: (name: string, handler: (event: unknown, ctx: unknown) => unknown) => void handlers.set(name, handler),
+      sendMessage: () => undefined,
+    };
     registerBackgroundTasks(pi as unknown as ExtensionAPI);
-    const copy = () => ({ role: "custom", customType: "subagent-result", content: "R", display: true, details: { taskId: "0190a0b0-0000-7000-8000-000000000001" } });
+    const copy = () => ({
+      role: "custom",
+      customType: "subagent-result",
+      content: "R",
+      display: true,
+      details: { taskId: "0190a0b0-0000-7000-8000-000000000001" },
+    });
     const first = copy();
     const second = copy();
     for (const message of [first, second]) {
@@ -42,7 +56,10 @@ describe("a result that enters the conversation twice", () => {
     }
     expect(first.details).not.toHaveProperty("duplicate");
     expect(second.details).toMatchObject({ duplicate: true });
-    const result = (await handlers.get("context")!({ messages: [{ role: "user", content: "hi" }, first, second] }, {})) as { messages: unknown[] };
+    const result = (await handlers.get("context")!(
+      { messages: [{ role: "user", content: "hi" }, first, second] },
+      {},
+    )) as { messages: unknown[] };
     expect(result.messages).toEqual([{ role: "user", content: "hi" }, first]);
   });
 });

@@ -8,7 +8,15 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resultPlainText } from "../../../src/commands/task-commands.ts";
 import { buildEnvelope } from "../../../src/delivery/envelope.ts";
-import { detailsFromRecord, DEFAULT_MAX_OUTPUT_CHARS, headOf, limitedOutput, MAX_OUTPUT_ENV, readMaxOutputChars, saveLongOutput } from "../../../src/records/record-store.ts";
+import {
+  detailsFromRecord,
+  DEFAULT_MAX_OUTPUT_CHARS,
+  headOf,
+  limitedOutput,
+  MAX_OUTPUT_ENV,
+  readMaxOutputChars,
+  saveLongOutput,
+} from "../../../src/records/record-store.ts";
 import { newTaskId } from "../../../src/shared/run-settings.ts";
 import type { TaskRecord } from "../../../src/records/record.ts";
 import { syncResultText } from "../../../src/tool/run-sync.ts";

@@ -63,9 +63,20 @@ describe("recordFromOutcome", () => {
   });
 
   it("keeps where the model and thinking came from, and the started model when pi reported none", () => {
-    const resolved = { model: { value: "fake/fake-cheap", source: "call" as const }, thinking: { value: "high" as const, source: "call" as const } };
-    expect(recordFromOutcome({ ...context, resolved }, outcome())).toMatchObject({ model: "fake/fake-model", modelSource: "call", thinking: "high", thinkingSource: "call" });
-    const never = recordFromOutcome({ ...context, resolved: { model: resolved.model, thinking: {} } }, outcome({ model: undefined }));
+    const resolved = {
+      model: { value: "fake/fake-cheap", source: "call" as const },
+      thinking: { value: "high" as const, source: "call" as const },
+    };
+    expect(recordFromOutcome({ ...context, resolved }, outcome())).toMatchObject({
+      model: "fake/fake-model",
+      modelSource: "call",
+      thinking: "high",
+      thinkingSource: "call",
+    });
+    const never = recordFromOutcome(
+      { ...context, resolved: { model: resolved.model, thinking: {} } },
+      outcome({ model: undefined }),
+    );
     expect(never).toMatchObject({ model: "fake/fake-cheap", modelSource: "call" });
     expect(never).not.toHaveProperty("thinking");
   });
@@ -75,14 +86,24 @@ describe("recordFromOutcome", () => {
   });
 
   it("marks who cancelled: the user for an abort, nobody for a shutdown, or whoever the caller says", () => {
-    expect(recordFromOutcome(context, outcome({ status: "cancelled", stopReason: "aborted" })).cancelledBy).toBe("user");
-    expect(recordFromOutcome(context, outcome({ status: "cancelled", stopReason: "killed_on_shutdown" })).cancelledBy).toBe("none");
-    const byAgent = recordFromOutcome({ ...context, cancelledBy: "agent", cancelReason: "no longer needed" }, outcome({ status: "cancelled", stopReason: "aborted" }));
+    expect(recordFromOutcome(context, outcome({ status: "cancelled", stopReason: "aborted" })).cancelledBy).toBe(
+      "user",
+    );
+    expect(
+      recordFromOutcome(context, outcome({ status: "cancelled", stopReason: "killed_on_shutdown" })).cancelledBy,
+    ).toBe("none");
+    const byAgent = recordFromOutcome(
+      { ...context, cancelledBy: "agent", cancelReason: "no longer needed" },
+      outcome({ status: "cancelled", stopReason: "aborted" }),
+    );
     expect(byAgent).toMatchObject({ cancelledBy: "agent", cancelReason: "no longer needed" });
   });
 
   it("has no cancel fields for other statuses", () => {
-    const record = recordFromOutcome({ ...context, cancelledBy: "agent", cancelReason: "x" }, outcome({ status: "timed out", stopReason: "hard_timeout" }));
+    const record = recordFromOutcome(
+      { ...context, cancelledBy: "agent", cancelReason: "x" },
+      outcome({ status: "timed out", stopReason: "hard_timeout" }),
+    );
     expect(record.cancelledBy).toBeUndefined();
     expect(record.cancelReason).toBeUndefined();
   });

@@ -11,23 +11,34 @@ const LIMITS = { activityTimeoutMs: 600_000, hardTimeoutMs: 0 };
 const AT = Date.UTC(2026, 10, 30, 12, 3, 4);
 
 describe("a stopped run's partial output", () => {
-  const stopped = record(ID_A, { status: "timed out", stopReason: "activity_timeout", output: "Read 2 of 4 files.", partialTools: ["read: a.ts", "bash: sleep 60"] });
+  const stopped = record(ID_A, {
+    status: "timed out",
+    stopReason: "activity_timeout",
+    output: "Read 2 of 4 files.",
+    partialTools: ["read: a.ts", "bash: sleep 60"],
+  });
 
   it("is the envelope's body under the heading, status word unchanged", () => {
     const envelope = buildEnvelope(stopped, [], LIMITS);
     expect(envelope).toContain("- Status: timed out");
-    expect(envelope.split("---\n")[1]).toBe("Partial output before it was stopped:\nRead 2 of 4 files.\n\nTools it ran (2):\n- read: a.ts\n- bash: sleep 60");
+    expect(envelope.split("---\n")[1]).toBe(
+      "Partial output before it was stopped:\nRead 2 of 4 files.\n\nTools it ran (2):\n- read: a.ts\n- bash: sleep 60",
+    );
   });
 
   it("is shown the same way in the blocking result and /subagent-result", () => {
-    expect(syncResultText({ ...stopped, mode: "sync" }, LIMITS)).toContain("\n\nPartial output before it was stopped:\nRead 2 of 4 files.\n");
+    expect(syncResultText({ ...stopped, mode: "sync" }, LIMITS)).toContain(
+      "\n\nPartial output before it was stopped:\nRead 2 of 4 files.\n",
+    );
     expect(resultPlainText(stopped).split("---\n")[1]).toBe(`${shownOutput(stopped)}\n`);
   });
 
   it("a cancelled run keeps the cancel's explanation first", () => {
     const cancelled = { ...stopped, status: "cancelled" as const, stopReason: "aborted", cancelledBy: "user" as const };
     const body = buildEnvelope(cancelled, [], LIMITS).split("---\n")[1]!;
-    expect(body).toMatch(/^This task was cancelled by the user \(\/subagent-cancel\)\..*\n\nPartial output before it was stopped:\nRead 2 of 4 files\./s);
+    expect(body).toMatch(
+      /^This task was cancelled by the user \(\/subagent-cancel\)\..*\n\nPartial output before it was stopped:\nRead 2 of 4 files\./s,
+    );
   });
 
   it("a cancelled record without partialTools (written at pi's hard exit, or before) has the same heading", () => {
@@ -48,13 +59,18 @@ describe("messages sent to a task", () => {
       "- 12:03:04 from the main agent (while running): also b.ts",
       "- 12:03:05 from the user (while queued): line one line two",
     ]);
-    expect(resultMetadataLines(record(ID_A, { messages }))).toContain("- 12:03:04 from the main agent (while running): also b.ts");
+    expect(resultMetadataLines(record(ID_A, { messages }))).toContain(
+      "- 12:03:04 from the main agent (while running): also b.ts",
+    );
     expect(messageBlock(undefined)).toEqual([]);
   });
 
   it("appear in /subagent-watch's activity in time order", () => {
     const state = initialRunState(AT - 5000);
-    state.activity.push({ at: AT - 1000, kind: "tool", text: "bash: ls" }, { at: AT + 500, kind: "tool", text: "read: b.ts" });
+    state.activity.push(
+      { at: AT - 1000, kind: "tool", text: "bash: ls" },
+      { at: AT + 500, kind: "tool", text: "read: b.ts" },
+    );
     const frame = frameOf(snapshot(ID_A, { state, messages }), AT + 2000);
     expect(frame.activity.map((line) => `${line.kind}: ${line.text}`)).toEqual([
       "tool: bash: ls",

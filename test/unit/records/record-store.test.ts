@@ -1,9 +1,24 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { emptyUsage } from "../../../src/shared/text.ts";
-import { listRecentRecords, listTaskIds, readRecord, recordPath, writeRecord } from "../../../src/records/record-store.ts";
+import {
+  listRecentRecords,
+  listTaskIds,
+  readRecord,
+  recordPath,
+  writeRecord,
+} from "../../../src/records/record-store.ts";
 import { newTaskId } from "../../../src/shared/run-settings.ts";
 import type { TaskRecord } from "../../../src/records/record.ts";
 
@@ -131,5 +146,4 @@ describe("a record.json that is not a regular file of ours (issue 28, item 6)", 
     expect(statSync(recordPath(agentDir, id)).isFile()).toBe(true);
     expect(readRecord(agentDir, id)?.output).toBe("OURS");
   });
-
 });

@@ -3,7 +3,11 @@ import type { AgentDefinition, AgentSource } from "../../../src/agents/parse.ts"
 import { appendRoster } from "../../../src/roster/roster-cache.ts";
 import { buildRosterBlock, MAX_ROSTER_AGENTS, overflowLine, rosterLine } from "../../../src/roster/roster.ts";
 
-const agent = (name: string, description: string, source: AgentSource): Pick<AgentDefinition, "name" | "description" | "source"> => ({
+const agent = (
+  name: string,
+  description: string,
+  source: AgentSource,
+): Pick<AgentDefinition, "name" | "description" | "source"> => ({
   name,
   description,
   source,
@@ -35,7 +39,9 @@ describe("buildRosterBlock", () => {
   });
 
   it("flattens newlines, tabs and runs of whitespace in a description to single spaces", () => {
-    expect(rosterLine(agent("a", "First line.\n\n  Second\tline.\r\nThird.\n", "builtin"))).toBe("- a \u2014 First line. Second line. Third. (builtin)");
+    expect(rosterLine(agent("a", "First line.\n\n  Second\tline.\r\nThird.\n", "builtin"))).toBe(
+      "- a \u2014 First line. Second line. Third. (builtin)",
+    );
   });
 
   it("caps a description at 200 characters, ending it with an ellipsis", () => {
@@ -51,7 +57,9 @@ describe("buildRosterBlock", () => {
   });
 
   it("lists 40 agents in full", () => {
-    const agents = Array.from({ length: MAX_ROSTER_AGENTS }, (_, i) => agent(`a${String(i).padStart(2, "0")}`, "d", "user"));
+    const agents = Array.from({ length: MAX_ROSTER_AGENTS }, (_, i) =>
+      agent(`a${String(i).padStart(2, "0")}`, "d", "user"),
+    );
     const lines = buildRosterBlock(agents)!.split("\n");
     expect(MAX_ROSTER_AGENTS).toBe(40);
     expect(lines).toHaveLength(4 + 40);
@@ -79,7 +87,9 @@ describe("buildRosterBlock", () => {
 
 describe("appendRoster", () => {
   it("puts the block at the end after one blank line, the prompt untouched in front", () => {
-    expect(appendRoster("You are pi.\nRules.", "## Available Subagents")).toBe("You are pi.\nRules.\n\n## Available Subagents");
+    expect(appendRoster("You are pi.\nRules.", "## Available Subagents")).toBe(
+      "You are pi.\nRules.\n\n## Available Subagents",
+    );
   });
 
   it("does not pile up blank lines after a prompt that ends with newlines", () => {

@@ -2,7 +2,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cachedRoster, rememberRoster, ROSTER_CACHE_ENTRIES, ROSTER_CACHE_FILE_NAME, rosterFingerprint, type RosterCacheOptions } from "../../../src/roster/roster-cache.ts";
+import {
+  cachedRoster,
+  rememberRoster,
+  ROSTER_CACHE_ENTRIES,
+  ROSTER_CACHE_FILE_NAME,
+  rosterFingerprint,
+  type RosterCacheOptions,
+} from "../../../src/roster/roster-cache.ts";
 
 let root: string;
 let options: RosterCacheOptions;
@@ -10,9 +17,15 @@ let cwd: string;
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "roster-cache-"));
-  options = { agentDir: join(root, "agent"), builtinDir: join(root, "builtin"), packageRoot: join(root, "pkg"), home: join(root, "home") };
+  options = {
+    agentDir: join(root, "agent"),
+    builtinDir: join(root, "builtin"),
+    packageRoot: join(root, "pkg"),
+    home: join(root, "home"),
+  };
   cwd = join(root, "home", "project", "sub");
-  for (const dir of [join(root, "agent", "agents"), join(root, "builtin"), join(root, "pkg"), cwd]) mkdirSync(dir, { recursive: true });
+  for (const dir of [join(root, "agent", "agents"), join(root, "builtin"), join(root, "pkg"), cwd])
+    mkdirSync(dir, { recursive: true });
   writeFileSync(join(root, "builtin", "explore.md"), "---\nname: explore\ndescription: Looks\n---\n");
   writeFileSync(join(root, "pkg", "package.json"), "{}");
 });
@@ -55,15 +68,22 @@ describe("the remembered rosters", () => {
     expect(cachedRoster("b", options)).toBeUndefined();
 
     for (let i = 0; i < ROSTER_CACHE_ENTRIES + 2; i++) await rememberRoster(`k${i}`, `block ${i}`, options);
-    const file = JSON.parse(readFileSync(join(root, "agent", ROSTER_CACHE_FILE_NAME), "utf8")) as { entries: Array<{ fingerprint: string }> };
-    expect(file.entries.map((entry) => entry.fingerprint)).toEqual(Array.from({ length: ROSTER_CACHE_ENTRIES }, (_, i) => `k${ROSTER_CACHE_ENTRIES + 1 - i}`));
+    const file = JSON.parse(readFileSync(join(root, "agent", ROSTER_CACHE_FILE_NAME), "utf8")) as {
+      entries: Array<{ fingerprint: string }>;
+    };
+    expect(file.entries.map((entry) => entry.fingerprint)).toEqual(
+      Array.from({ length: ROSTER_CACHE_ENTRIES }, (_, i) => `k${ROSTER_CACHE_ENTRIES + 1 - i}`),
+    );
     expect(cachedRoster("a", options)).toBeUndefined();
   });
 
   it("treat a damaged file as empty", async () => {
     writeFileSync(join(root, "agent", ROSTER_CACHE_FILE_NAME), "{not json");
     expect(cachedRoster("a", options)).toBeUndefined();
-    writeFileSync(join(root, "agent", ROSTER_CACHE_FILE_NAME), JSON.stringify({ entries: [{ fingerprint: "a", block: 5 }, "x"] }));
+    writeFileSync(
+      join(root, "agent", ROSTER_CACHE_FILE_NAME),
+      JSON.stringify({ entries: [{ fingerprint: "a", block: 5 }, "x"] }),
+    );
     expect(cachedRoster("a", options)).toBeUndefined();
     await rememberRoster("a", "fresh", options);
     expect(cachedRoster("a", options)).toEqual({ block: "fresh" });

@@ -24,7 +24,10 @@ const step = (usage?: { input: number; output: number; cost?: number }) =>
 describe("BudgetWatch with unusable usage reports", () => {
   it("trips maxTokens on the estimate when the reports are all zero", () => {
     const big = "x".repeat(40_000);
-    expect(firstHit(new BudgetWatch({ maxTokens: 5000 }), [userEnd(big), step()])).toEqual({ kind: "token", limit: 5000 });
+    expect(firstHit(new BudgetWatch({ maxTokens: 5000 }), [userEnd(big), step()])).toEqual({
+      kind: "token",
+      limit: 5000,
+    });
   });
 
   it("stops at the first turn that goes on when a cost budget cannot be checked", () => {
@@ -34,6 +37,11 @@ describe("BudgetWatch with unusable usage reports", () => {
   });
 
   it("a usable report below the limits trips nothing", () => {
-    expect(firstHit(new BudgetWatch({ maxCost: 1, maxTokens: 5000 }), [userEnd("task"), step({ input: 100, output: 10, cost: 0.01 })])).toBeUndefined();
+    expect(
+      firstHit(new BudgetWatch({ maxCost: 1, maxTokens: 5000 }), [
+        userEnd("task"),
+        step({ input: 100, output: 10, cost: 0.01 }),
+      ]),
+    ).toBeUndefined();
   });
 });

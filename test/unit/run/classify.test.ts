@@ -20,7 +20,12 @@ describe("classifyRun", () => {
       stopReason: "crashed",
       errorMessage: "the subagent process exited with code 1",
     });
-    expect(classifyRun(state({ finalText: "", errorMessage: "No API key for provider fake" }), { exitCode: 1, signal: null })).toEqual({
+    expect(
+      classifyRun(state({ finalText: "", errorMessage: "No API key for provider fake" }), {
+        exitCode: 1,
+        signal: null,
+      }),
+    ).toEqual({
       status: "failed",
       stopReason: "crashed",
       errorMessage: "No API key for provider fake",
@@ -34,10 +39,17 @@ describe("classifyRun", () => {
       stopReason: "killed",
       errorMessage: "the subagent process was killed by SIGKILL",
     });
-    expect(classifyRun(midTool, { exitCode: 7, signal: null })).toMatchObject({ status: "failed", stopReason: "crashed" });
+    expect(classifyRun(midTool, { exitCode: 7, signal: null })).toMatchObject({
+      status: "failed",
+      stopReason: "crashed",
+    });
     // A stop reason that explains the failure stays.
-    expect(classifyRun(state({ stopReason: "error", errorMessage: "500 boom" }), { exitCode: 1, signal: null })).toMatchObject({ stopReason: "error" });
-    expect(classifyRun(answered, { exitCode: null, signal: null }).errorMessage).toBe("the subagent process was killed by a signal");
+    expect(
+      classifyRun(state({ stopReason: "error", errorMessage: "500 boom" }), { exitCode: 1, signal: null }),
+    ).toMatchObject({ stopReason: "error" });
+    expect(classifyRun(answered, { exitCode: null, signal: null }).errorMessage).toBe(
+      "the subagent process was killed by a signal",
+    );
   });
 
   it("failed: stop reasons error, length, deferred and aborted, even after exit 0 with text", () => {
@@ -64,7 +76,9 @@ describe("classifyRun", () => {
   });
 
   it("failed: an error message with an otherwise normal stop", () => {
-    expect(classifyRun(state({ finalText: "x", stopReason: "stop", errorMessage: "Retry cancelled" }), cleanExit)).toEqual({
+    expect(
+      classifyRun(state({ finalText: "x", stopReason: "stop", errorMessage: "Retry cancelled" }), cleanExit),
+    ).toEqual({
       status: "failed",
       stopReason: "stop",
       errorMessage: "Retry cancelled",
@@ -86,7 +100,9 @@ describe("classifyRun", () => {
       stopReason: "activity_timeout",
       errorMessage: undefined,
     });
-    expect(classifyRun(state({ errorMessage: "500 boom" }), { exitCode: 143, signal: null, cause: "hard_timeout" })).toEqual({
+    expect(
+      classifyRun(state({ errorMessage: "500 boom" }), { exitCode: 143, signal: null, cause: "hard_timeout" }),
+    ).toEqual({
       status: "timed out",
       stopReason: "hard_timeout",
       errorMessage: "500 boom",
@@ -111,15 +127,29 @@ describe("classifyRun", () => {
       expect(classifyRun(abortAnswer, { exitCode: null, signal: "SIGTERM", cause }).errorMessage).toBeUndefined();
     }
     // A budget stop says which budget; its own text, never the abort answer.
-    expect(classifyRun(abortAnswer, { exitCode: null, signal: "SIGTERM", cause: "budget", budgetHit: { kind: "turn", limit: 2 } }).errorMessage).toBe(
-      "turn budget 2 reached",
-    );
+    expect(
+      classifyRun(abortAnswer, {
+        exitCode: null,
+        signal: "SIGTERM",
+        cause: "budget",
+        budgetHit: { kind: "turn", limit: 2 },
+      }).errorMessage,
+    ).toBe("turn budget 2 reached");
     // Without our stop, an aborted turn is still the child's failure.
-    expect(classifyRun(abortAnswer, cleanExit)).toMatchObject({ status: "failed", errorMessage: "Request was aborted" });
+    expect(classifyRun(abortAnswer, cleanExit)).toMatchObject({
+      status: "failed",
+      errorMessage: "Request was aborted",
+    });
   });
 
   it("failed: the process could not be started", () => {
-    expect(classifyRun(initialRunState(0), { exitCode: null, signal: null, spawnError: "could not start the subagent process: spawn pi ENOENT" })).toEqual({
+    expect(
+      classifyRun(initialRunState(0), {
+        exitCode: null,
+        signal: null,
+        spawnError: "could not start the subagent process: spawn pi ENOENT",
+      }),
+    ).toEqual({
       status: "failed",
       stopReason: "error",
       errorMessage: "could not start the subagent process: spawn pi ENOENT",

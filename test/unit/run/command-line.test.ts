@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { buildChildCommand, extensionArgForChild, taskPrompt, type ChildCommandInput } from "../../../src/run/command-line.ts";
+import {
+  buildChildCommand,
+  extensionArgForChild,
+  taskPrompt,
+  type ChildCommandInput,
+} from "../../../src/run/command-line.ts";
 import { extensionArgsOf } from "../../../src/shared/this-process.ts";
 import { toHostThinkingLevel } from "../../../src/shared/thinking.ts";
 
@@ -30,21 +35,42 @@ describe("buildChildCommand: the minimal command line", () => {
     const command = buildChildCommand(input());
     expect(command.command).toBe("/usr/bin/node");
     expect(command.mode).toBe("rpc");
-    expect(command.args).toEqual(["/opt/pi/dist/cli.js", "--mode", "rpc", "--offline", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
+    expect(command.args).toEqual([
+      "/opt/pi/dist/cli.js",
+      "--mode",
+      "rpc",
+      "--offline",
+      "--session",
+      "/agent/subagent-sessions/0190/session.jsonl",
+    ]);
     expect(command.prompt).toBe("Task: Summarise README.md");
   });
 
   it("in the JSON fallback mode runs `--mode json -p`, offline too; the runner appends the prompt", () => {
     const command = buildChildCommand(input({ mode: "json" }));
     expect(command.mode).toBe("json");
-    expect(command.args).toEqual(["/opt/pi/dist/cli.js", "--mode", "json", "-p", "--offline", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
+    expect(command.args).toEqual([
+      "/opt/pi/dist/cli.js",
+      "--mode",
+      "json",
+      "-p",
+      "--offline",
+      "--session",
+      "/agent/subagent-sessions/0190/session.jsonl",
+    ]);
     expect(command.prompt).toBe("Task: Summarise README.md");
   });
 
   it("runs a pi found on PATH without prefix arguments", () => {
     const command = buildChildCommand(input({ pi: { command: "/usr/local/bin/pi", prefixArgs: [] } }));
     expect(command.command).toBe("/usr/local/bin/pi");
-    expect(command.args.slice(0, 5)).toEqual(["--mode", "rpc", "--offline", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
+    expect(command.args.slice(0, 5)).toEqual([
+      "--mode",
+      "rpc",
+      "--offline",
+      "--session",
+      "/agent/subagent-sessions/0190/session.jsonl",
+    ]);
   });
 
   it("passes none of the optional flags when nothing asks for them", () => {
@@ -95,19 +121,30 @@ describe("buildChildCommand: every optional flag", () => {
   });
 
   it("keeps the fixed part first", () => {
-    expect(full.args.slice(0, 6)).toEqual(["/opt/pi/dist/cli.js", "--mode", "rpc", "--offline", "--session", "/agent/subagent-sessions/0190/session.jsonl"]);
+    expect(full.args.slice(0, 6)).toEqual([
+      "/opt/pi/dist/cli.js",
+      "--mode",
+      "rpc",
+      "--offline",
+      "--session",
+      "/agent/subagent-sessions/0190/session.jsonl",
+    ]);
   });
 });
 
 describe("buildChildCommand: thinking levels", () => {
   it("maps max to xhigh, the strongest level pi 0.73.1 accepts", () => {
     expect(toHostThinkingLevel("max")).toBe("xhigh");
-    expect(valueOf(buildChildCommand(input({ thinking: toHostThinkingLevel("max") })).args, "--thinking")).toBe("xhigh");
+    expect(valueOf(buildChildCommand(input({ thinking: toHostThinkingLevel("max") })).args, "--thinking")).toBe(
+      "xhigh",
+    );
   });
 
   it("passes the other levels unchanged", () => {
     for (const level of ["off", "minimal", "low", "medium", "high", "xhigh"] as const) {
-      expect(valueOf(buildChildCommand(input({ thinking: toHostThinkingLevel(level) })).args, "--thinking")).toBe(level);
+      expect(valueOf(buildChildCommand(input({ thinking: toHostThinkingLevel(level) })).args, "--thinking")).toBe(
+        level,
+      );
     }
   });
 });
@@ -131,7 +168,11 @@ describe("buildChildCommand: environment", () => {
 
   it("overrides an inherited depth and agent name", () => {
     const { env } = buildChildCommand(
-      input({ parentDepth: 2, agentName: "writer", baseEnv: { PI_SUBAGENT_DEPTH: "2", PI_CURRENT_AGENT_NAME: "coder" } }),
+      input({
+        parentDepth: 2,
+        agentName: "writer",
+        baseEnv: { PI_SUBAGENT_DEPTH: "2", PI_CURRENT_AGENT_NAME: "coder" },
+      }),
     );
     expect(env.PI_SUBAGENT_DEPTH).toBe("3");
     expect(env.PI_CURRENT_AGENT_NAME).toBe("writer");
@@ -139,7 +180,11 @@ describe("buildChildCommand: environment", () => {
 
   it("marks the task (PI_SUBAGENT_TASK_ID) and names the parent pi by pid and start time (PI_SUBAGENT_PARENT)", () => {
     const { env } = buildChildCommand(
-      input({ taskId: "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", parent: { pid: 4242, start: "987654" }, baseEnv: { PI_SUBAGENT_TASK_ID: "outer-task" } }),
+      input({
+        taskId: "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+        parent: { pid: 4242, start: "987654" },
+        baseEnv: { PI_SUBAGENT_TASK_ID: "outer-task" },
+      }),
     );
     expect(env.PI_SUBAGENT_TASK_ID).toBe("0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b");
     expect(env.PI_SUBAGENT_PARENT).toBe("4242:987654");
@@ -160,11 +205,21 @@ describe("taskPrompt", () => {
 
 describe("extensionArgsOf", () => {
   it("finds -e, --extension and --extension= values, in order", () => {
-    expect(extensionArgsOf(["node", "cli.js", "-e", "./a.ts", "--model", "x", "--extension", "/b.ts", "--extension=c.ts", "-p", "hi"])).toEqual([
-      "./a.ts",
-      "/b.ts",
-      "c.ts",
-    ]);
+    expect(
+      extensionArgsOf([
+        "node",
+        "cli.js",
+        "-e",
+        "./a.ts",
+        "--model",
+        "x",
+        "--extension",
+        "/b.ts",
+        "--extension=c.ts",
+        "-p",
+        "hi",
+      ]),
+    ).toEqual(["./a.ts", "/b.ts", "c.ts"]);
   });
 
   it("ignores a trailing -e without a value and other flags", () => {
@@ -182,7 +237,14 @@ describe("extensionArgForChild", () => {
   });
 
   it("leaves package and remote sources alone", () => {
-    for (const source of ["npm:pi-ext@1.2.0", "git:github.com/a/b", "github:a/b", "https://example.com/x.ts", "http://x/y.ts", "ssh:git@host:a/b"]) {
+    for (const source of [
+      "npm:pi-ext@1.2.0",
+      "git:github.com/a/b",
+      "github:a/b",
+      "https://example.com/x.ts",
+      "http://x/y.ts",
+      "ssh:git@host:a/b",
+    ]) {
       expect(extensionArgForChild(source, "/start")).toBe(source);
     }
   });
@@ -195,14 +257,20 @@ describe("buildChildCommand: nesting and fork", () => {
     expect(top.env.PI_SUBAGENT_MAX_DEPTH).toBe("2");
     expect(top.env.PI_SUBAGENT_OUTER_TASK_IDS).toBeUndefined();
     const nested = buildChildCommand(
-      input({ parentDepth: 1, maxDepth: 3, taskId: "grandchild-task", baseEnv: { PI_SUBAGENT_TASK_ID: "child-task", PI_SUBAGENT_OUTER_TASK_IDS: "root-task" } }),
+      input({
+        parentDepth: 1,
+        maxDepth: 3,
+        taskId: "grandchild-task",
+        baseEnv: { PI_SUBAGENT_TASK_ID: "child-task", PI_SUBAGENT_OUTER_TASK_IDS: "root-task" },
+      }),
     );
     expect(nested.env.PI_SUBAGENT_TASK_ID).toBe("grandchild-task");
     expect(nested.env.PI_SUBAGENT_OUTER_TASK_IDS).toBe("root-task,child-task");
   });
 
   it("adds the subagent tool to an allowlist only where the child may dispatch", () => {
-    const tools = (over: Partial<ChildCommandInput>) => valueOf(buildChildCommand(input({ tools: ["read", "bash"], ...over })).args, "--tools");
+    const tools = (over: Partial<ChildCommandInput>) =>
+      valueOf(buildChildCommand(input({ tools: ["read", "bash"], ...over })).args, "--tools");
     expect(tools({})).toBe("read,bash");
     expect(tools({ maxDepth: 2 })).toBe("read,bash,subagent");
     expect(tools({ maxDepth: 2, parentDepth: 1 })).toBe("read,bash");
@@ -227,7 +295,9 @@ describe("buildChildCommand: this package in the child", () => {
   });
 
   it("starts a `pi` executable with pi's own arguments first", () => {
-    const { args } = buildChildCommand(input({ pi: { command: "/usr/local/bin/pi", prefixArgs: [] }, extraExtensions: ["/pkg/extension.ts"] }));
+    const { args } = buildChildCommand(
+      input({ pi: { command: "/usr/local/bin/pi", prefixArgs: [] }, extraExtensions: ["/pkg/extension.ts"] }),
+    );
     expect(args.slice(0, 2)).toEqual(["--mode", "rpc"]);
     expect(valueOf(args, "-e")).toBe("/pkg/extension.ts");
   });
@@ -236,7 +306,12 @@ describe("buildChildCommand: this package in the child", () => {
 describe("buildChildCommand: in a sandbox", () => {
   it("runs bwrap with the sandbox's arguments, then node and pi's whole command line after --, with the same environment", () => {
     const plain = buildChildCommand(input({ taskId: "0190aaaa-0000-7000-8000-000000000000" }));
-    const sandboxed = buildChildCommand(input({ taskId: "0190aaaa-0000-7000-8000-000000000000", sandbox: { bwrap: "/usr/bin/bwrap", args: ["--ro-bind", "/", "/"] } }));
+    const sandboxed = buildChildCommand(
+      input({
+        taskId: "0190aaaa-0000-7000-8000-000000000000",
+        sandbox: { bwrap: "/usr/bin/bwrap", args: ["--ro-bind", "/", "/"] },
+      }),
+    );
     expect(sandboxed.command).toBe("/usr/bin/bwrap");
     expect(sandboxed.args).toEqual(["--ro-bind", "/", "/", "--", "/usr/bin/node", ...plain.args]);
     expect(sandboxed.env).toEqual(plain.env);
@@ -244,11 +319,24 @@ describe("buildChildCommand: in a sandbox", () => {
   });
 
   it("drops the person's agent and bus sockets from a sandboxed child's environment only, and passes the mount points on", () => {
-    const sockets = { SSH_AUTH_SOCK: "/run/user/1000/ssh", SSH_AGENT_PID: "42", GPG_AGENT_INFO: "/run/g", DBUS_SESSION_BUS_ADDRESS: "unix:path=/run/user/1000/bus", DOCKER_HOST: "unix:///var/run/docker.sock", OPENAI_API_KEY: "sk-kept" };
+    const sockets = {
+      SSH_AUTH_SOCK: "/run/user/1000/ssh",
+      SSH_AGENT_PID: "42",
+      GPG_AGENT_INFO: "/run/g",
+      DBUS_SESSION_BUS_ADDRESS: "unix:path=/run/user/1000/bus",
+      DOCKER_HOST: "unix:///var/run/docker.sock",
+      OPENAI_API_KEY: "sk-kept",
+    };
     const plain = buildChildCommand(input({ baseEnv: { PATH: "/usr/bin", ...sockets } }));
-    const sandboxed = buildChildCommand(input({ baseEnv: { PATH: "/usr/bin", ...sockets }, sandbox: { bwrap: "/usr/bin/bwrap", args: [], mountPoints: ["/p/AGENTS.md"] } }));
+    const sandboxed = buildChildCommand(
+      input({
+        baseEnv: { PATH: "/usr/bin", ...sockets },
+        sandbox: { bwrap: "/usr/bin/bwrap", args: [], mountPoints: ["/p/AGENTS.md"] },
+      }),
+    );
     expect(plain.env.SSH_AUTH_SOCK).toBe("/run/user/1000/ssh");
-    for (const name of ["SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST"]) expect(sandboxed.env[name], name).toBeUndefined();
+    for (const name of ["SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST"])
+      expect(sandboxed.env[name], name).toBeUndefined();
     // API keys in the environment still reach the child (its pi needs them): the docs say so.
     expect(sandboxed.env.OPENAI_API_KEY).toBe("sk-kept");
     expect(sandboxed.mountPoints).toEqual(["/p/AGENTS.md"]);
@@ -256,7 +344,9 @@ describe("buildChildCommand: in a sandbox", () => {
 
   it("names no parent to a sandboxed child (its pid namespace hides it; bubblewrap ends it with the parent), and keeps the task marker", () => {
     const parent = { pid: 4242, start: "987654" };
-    const sandboxed = buildChildCommand(input({ taskId: "0190aaaa-0000-7000-8000-000000000000", parent, sandbox: { bwrap: "/usr/bin/bwrap", args: [] } }));
+    const sandboxed = buildChildCommand(
+      input({ taskId: "0190aaaa-0000-7000-8000-000000000000", parent, sandbox: { bwrap: "/usr/bin/bwrap", args: [] } }),
+    );
     expect(sandboxed.env.PI_SUBAGENT_PARENT).toBeUndefined();
     expect(sandboxed.env.PI_SUBAGENT_TASK_ID).toBe("0190aaaa-0000-7000-8000-000000000000");
     expect(buildChildCommand(input({ parent })).env.PI_SUBAGENT_PARENT).toBe("4242:987654");

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { classifyRun } from "../../../src/run/outcome.ts";
-import { applyEvent, applyLine, initialRunState, MAX_ACTIVITY_LINES, STREAM_TAIL_CHARS, type RunState } from "../../../src/run/event-reducer.ts";
+import {
+  applyEvent,
+  applyLine,
+  initialRunState,
+  MAX_ACTIVITY_LINES,
+  STREAM_TAIL_CHARS,
+  type RunState,
+} from "../../../src/run/event-reducer.ts";
 import { LineSplitter } from "../../../src/run/rpc.ts";
 import {
   agentEnd,
@@ -22,7 +29,10 @@ import {
 } from "../fixtures/pi-events.ts";
 
 /** Feeds `text` through a LineSplitter in chunks of `chunkSize` (all at once when absent). */
-function reduce(text: string, options: { chunkSize?: number; maxLineChars?: number; state?: RunState; now?: number } = {}): RunState {
+function reduce(
+  text: string,
+  options: { chunkSize?: number; maxLineChars?: number; state?: RunState; now?: number } = {},
+): RunState {
   const state = options.state ?? initialRunState(0);
   const splitter = new LineSplitter((split) => applyLine(state, split, options.now ?? 1), options.maxLineChars);
   const size = options.chunkSize ?? text.length;
@@ -100,13 +110,19 @@ describe("event reducer on a real pi stream (model HTTP 500, no retry)", () => {
   });
 
   it("is classified as failed even though pi exited 0", () => {
-    expect(classifyRun(state, { exitCode: 0, signal: null })).toEqual({ status: "failed", stopReason: "error", errorMessage: "500 boom" });
+    expect(classifyRun(state, { exitCode: 0, signal: null })).toEqual({
+      status: "failed",
+      stopReason: "error",
+      errorMessage: "500 boom",
+    });
   });
 });
 
 describe("event reducer: lines that are not events", () => {
   it("skips and counts malformed JSON without touching the state", () => {
-    const state = reduce(lines('{"type":"message_end","message":{', "{not json}", '{"type":"tool_execution_start","toolName":"bash"'));
+    const state = reduce(
+      lines('{"type":"message_end","message":{', "{not json}", '{"type":"tool_execution_start","toolName":"bash"'),
+    );
     expect(state.skippedLines).toBe(3);
     expect(state.events).toBe(0);
     expect(state.usage.turns).toBe(0);
@@ -177,7 +193,13 @@ describe("event reducer: lines that are not events", () => {
 
   it("handles CRLF line endings", () => {
     const state = reduce(
-      [sessionLine("0190aaaa-0000-7000-8000-000000000000"), toolStart("read", { path: "a.ts" }), toolEnd("read", "x", true), assistantEnd({ text: "ok" }), agentEnd([], true)]
+      [
+        sessionLine("0190aaaa-0000-7000-8000-000000000000"),
+        toolStart("read", { path: "a.ts" }),
+        toolEnd("read", "x", true),
+        assistantEnd({ text: "ok" }),
+        agentEnd([], true),
+      ]
         .map((l) => `${l}\r\n`)
         .join(""),
     );
@@ -211,7 +233,9 @@ describe("event reducer: streaming text", () => {
   });
 
   it("separates the text of consecutive messages with a newline", () => {
-    const state = reduce(lines(messageUpdate("text_start", {}), textDelta("one"), messageUpdate("text_start", {}), textDelta("two")));
+    const state = reduce(
+      lines(messageUpdate("text_start", {}), textDelta("one"), messageUpdate("text_start", {}), textDelta("two")),
+    );
     expect(state.streamTail).toBe("one\ntwo");
   });
 
@@ -262,12 +286,18 @@ describe("event reducer: tools", () => {
 
   it("logs a failed tool", () => {
     const state = reduce(lines(toolStart("bash", { command: "false" }), toolEnd("bash", "exit 1", true)));
-    expect(state.activity.map((a) => `${a.kind}: ${a.text}`)).toEqual(["tool: bash: false", "tool-result: bash failed"]);
+    expect(state.activity.map((a) => `${a.kind}: ${a.text}`)).toEqual([
+      "tool: bash: false",
+      "tool-result: bash failed",
+    ]);
   });
 
   it("reads name and error flag from an oversized tool_execution_end", () => {
     const big = toolEnd("bash", "z".repeat(2_000_000), true);
-    const state = reduce(lines(toolStart("bash", { command: "cat big" }), big), { maxLineChars: 500_000, chunkSize: 65_536 });
+    const state = reduce(lines(toolStart("bash", { command: "cat big" }), big), {
+      maxLineChars: 500_000,
+      chunkSize: 65_536,
+    });
     expect(state.skippedLines).toBe(0);
     expect(state.currentTool).toBeUndefined();
     expect(state.activity.at(-1)?.text).toBe("bash failed");
@@ -288,8 +318,15 @@ describe("event reducer: usage and the last message", () => {
     const state = reduce(
       lines(
         userEnd("Task: do it"),
-        assistantEnd({ text: "a", toolCalls: [{ name: "ls", arguments: {} }], usage: { input: 1000, output: 200, cacheRead: 50, cacheWrite: 10, cost: 0.001 } }),
-        line({ type: "message_end", message: { role: "toolResult", toolCallId: "c", toolName: "ls", content: [], isError: false } }),
+        assistantEnd({
+          text: "a",
+          toolCalls: [{ name: "ls", arguments: {} }],
+          usage: { input: 1000, output: 200, cacheRead: 50, cacheWrite: 10, cost: 0.001 },
+        }),
+        line({
+          type: "message_end",
+          message: { role: "toolResult", toolCallId: "c", toolName: "ls", content: [], isError: false },
+        }),
         assistantEnd({ text: "b", usage: { input: 1500, output: 300, cacheRead: 1000, cost: 0.0032 } }),
       ),
     );
@@ -305,7 +342,9 @@ describe("event reducer: usage and the last message", () => {
   });
 
   it("takes stop reason and error from the last assistant message only", () => {
-    const state = reduce(lines(assistantEnd({ stopReason: "error", errorMessage: "overloaded" }), assistantEnd({ text: "recovered" })));
+    const state = reduce(
+      lines(assistantEnd({ stopReason: "error", errorMessage: "overloaded" }), assistantEnd({ text: "recovered" })),
+    );
     expect(state.stopReason).toBe("stop");
     expect(state.errorMessage).toBeUndefined();
     expect(state.finalText).toBe("recovered");
@@ -316,21 +355,35 @@ describe("event reducer: usage and the last message", () => {
   });
 
   it("has no final text when the last message only called a tool", () => {
-    const state = reduce(lines(assistantEnd({ text: "thinking aloud" }), assistantEnd({ toolCalls: [{ name: "bash", arguments: { command: "sleep 300" } }] })));
+    const state = reduce(
+      lines(
+        assistantEnd({ text: "thinking aloud" }),
+        assistantEnd({ toolCalls: [{ name: "bash", arguments: { command: "sleep 300" } }] }),
+      ),
+    );
     expect(state.finalText).toBe("");
     expect(state.stopReason).toBe("toolUse");
   });
 
   it("estimates the tokens of a turn whose usage is missing, non-numeric or negative, and marks its cost unknown", () => {
     const task = "t".repeat(4000);
-    const bad: unknown[] = [undefined, { input: "12", output: null, cost: { total: Number.NaN } }, { input: -500, output: -20, cost: { total: -0.1 } }];
+    const bad: unknown[] = [
+      undefined,
+      { input: "12", output: null, cost: { total: Number.NaN } },
+      { input: -500, output: -20, cost: { total: -0.1 } },
+    ];
     for (const usage of bad) {
       const message = assistantMessage({ text: "a".repeat(400) });
       message.usage = usage;
       const answerChars = JSON.stringify(message.content).length;
       const state = reduce(lines(userEnd(task), line({ type: "message_end", message })));
       const taskChars = JSON.stringify([{ type: "text", text: task }]).length;
-      expect(state.usage).toMatchObject({ turns: 1, input: Math.ceil(taskChars / 4), output: Math.ceil(answerChars / 4), cost: 0 });
+      expect(state.usage).toMatchObject({
+        turns: 1,
+        input: Math.ceil(taskChars / 4),
+        output: Math.ceil(answerChars / 4),
+        cost: 0,
+      });
       expect(state).toMatchObject({ estimatedTurns: 1, unknownCostTurns: 1 });
     }
   });
@@ -340,7 +393,10 @@ describe("event reducer: usage and the last message", () => {
       lines(
         userEnd("task"),
         assistantEnd({ toolCalls: [{ name: "bash", arguments: { command: "ls" } }] }),
-        line({ type: "message_end", message: { role: "toolResult", content: [{ type: "text", text: "x".repeat(8000) }] } }),
+        line({
+          type: "message_end",
+          message: { role: "toolResult", content: [{ type: "text", text: "x".repeat(8000) }] },
+        }),
         assistantEnd({ text: "done" }),
       ),
     );
@@ -363,7 +419,11 @@ describe("event reducer: usage and the last message", () => {
       lines(
         userEnd("task"),
         assistantEnd({ stopReason: "error", errorMessage: "500 boom" }),
-        assistantEnd({ text: "step", toolCalls: [{ name: "bash", arguments: { command: "ls" } }], usage: { input: 50, output: 5 } }),
+        assistantEnd({
+          text: "step",
+          toolCalls: [{ name: "bash", arguments: { command: "ls" } }],
+          usage: { input: 50, output: 5 },
+        }),
         assistantEnd({ text: "", stopReason: "aborted" }),
       ),
     );
@@ -380,7 +440,9 @@ describe("event reducer: retries", () => {
   ];
 
   it("a failed call is marked from its message_end until pi says what follows (a retry, or willRetry: false)", () => {
-    const state = reduce(lines(assistantEnd({ stopReason: "error", errorMessage: "500 boom" }), line({ type: "turn_end" })));
+    const state = reduce(
+      lines(assistantEnd({ stopReason: "error", errorMessage: "500 boom" }), line({ type: "turn_end" })),
+    );
     expect(state.failedCallAt).toEqual(expect.any(Number));
     // pi 0.73.1's agent_end says nothing about a retry: still undecided.
     reduce(lines(agentEnd([assistantMessage({ stopReason: "error", errorMessage: "500 boom" })])), { state });
@@ -430,16 +492,28 @@ describe("event reducer: retries", () => {
   });
 
   it("a retry that gives up keeps the final error", () => {
-    const state = reduce(lines(...failedAttempt, retryStart(1, 1, "500 boom"), ...failedAttempt, retryEnd(false, 1, "500 boom (gave up)")));
+    const state = reduce(
+      lines(...failedAttempt, retryStart(1, 1, "500 boom"), ...failedAttempt, retryEnd(false, 1, "500 boom (gave up)")),
+    );
     expect(state.retryPending).toBe(false);
     expect(state.errorMessage).toBe("500 boom (gave up)");
     expect(classifyRun(state, { exitCode: 0, signal: null })).toMatchObject({ status: "failed", stopReason: "error" });
   });
 
   it("agent_end with willRetry:true marks a retry pending, without it nothing changes", () => {
-    const pending = reduce(lines(assistantEnd({ stopReason: "error", errorMessage: "429" }), agentEnd([assistantMessage({ text: "x" })], true)));
+    const pending = reduce(
+      lines(
+        assistantEnd({ stopReason: "error", errorMessage: "429" }),
+        agentEnd([assistantMessage({ text: "x" })], true),
+      ),
+    );
     expect(pending.retryPending).toBe(true);
-    const notPending = reduce(lines(assistantEnd({ stopReason: "error", errorMessage: "429" }), agentEnd([assistantMessage({ text: "x" })], false)));
+    const notPending = reduce(
+      lines(
+        assistantEnd({ stopReason: "error", errorMessage: "429" }),
+        agentEnd([assistantMessage({ text: "x" })], false),
+      ),
+    );
     expect(notPending.retryPending).toBe(false);
   });
 
@@ -471,6 +545,12 @@ describe("event reducer: bookkeeping", () => {
     applyEvent(state, { type: "session", id: "abc" }, 5);
     applyEvent(state, { type: "message_update", assistantMessageEvent: { type: "text_delta", delta: "parsed" } }, 6);
     applyEvent(state, { type: "tool_execution_start", toolName: "grep", args: { pattern: "TODO" } }, 7);
-    expect(state).toMatchObject({ sessionId: "abc", streamTail: "parsed", currentTool: { name: "grep", summary: "TODO", at: 7 }, events: 3, lastEventAt: 7 });
+    expect(state).toMatchObject({
+      sessionId: "abc",
+      streamTail: "parsed",
+      currentTool: { name: "grep", summary: "TODO", at: 7 },
+      events: 3,
+      lastEventAt: 7,
+    });
   });
 });

@@ -11,7 +11,12 @@ import { forgetExitHooksForTests } from "../../../src/run/processes.ts";
 import type { AgentDefinition } from "../../../src/agents/parse.ts";
 import { initialRunState, type RunOutcome } from "../../../src/run/event-reducer.ts";
 import { taskDir } from "../../../src/run/session-files.ts";
-import { noRunningTaskMatches, noTaskRecord, prefixTooShort, resolveTaskPrefix } from "../../../src/commands/task-commands.ts";
+import {
+  noRunningTaskMatches,
+  noTaskRecord,
+  prefixTooShort,
+  resolveTaskPrefix,
+} from "../../../src/commands/task-commands.ts";
 import { BackgroundTasks } from "../../../src/tasks/background-tasks.ts";
 import { readRecord } from "../../../src/records/record-store.ts";
 import { newTaskId } from "../../../src/shared/run-settings.ts";
@@ -53,7 +58,11 @@ function backgroundDispatcher(agentDir: string) {
     }),
     now: () => 0,
   });
-  return createBackgroundDispatcher(() => tasks, () => agentDir, () => 0);
+  return createBackgroundDispatcher(
+    () => tasks,
+    () => agentDir,
+    () => 0,
+  );
 }
 
 const ctx = { sessionManager: { getSessionId: () => "parent" } } as unknown as ExtensionContext;
@@ -126,9 +135,17 @@ describe("action", () => {
     delete process.env.PI_SUBAGENT_DEPTH;
     try {
       let execute: ((...args: unknown[]) => Promise<unknown>) | undefined;
-      const pi = { registerTool: (tool: { execute: typeof execute }) => (execute = tool.execute), on: () => {} } as unknown as ExtensionAPI;
+      const pi = {
+        registerTool: (tool: { execute: typeof execute }) => (execute = tool.execute),
+        on: () => {},
+      } as unknown as ExtensionAPI;
       registerSubagentTool(pi, { appMode: "print" });
-      const toolCtx = { cwd: root, hasUI: false, ui: { notify: () => {} }, sessionManager: { getSessionId: () => "p" } };
+      const toolCtx = {
+        cwd: root,
+        hasUI: false,
+        ui: { notify: () => {} },
+        sessionManager: { getSessionId: () => "p" },
+      };
       const params = { action: "delete", agent: "explore", task: "x" } as unknown as SubagentParams;
       await expect(execute!("t1", params, undefined, undefined, toolCtx)).rejects.toThrow(
         'Unknown action "delete": use action "dispatch" (the default, starts a subagent), "cancel" (stops a running background task), "message" (sends text to one) or "merge" (merges a worktree task\'s branch). Nothing was done.',

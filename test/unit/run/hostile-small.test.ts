@@ -14,7 +14,15 @@ import type { AgentDefinition } from "../../../src/agents/parse.ts";
 import { buildEnvelope } from "../../../src/delivery/envelope.ts";
 import { createSessionFile } from "../../../src/run/session-files.ts";
 import { formatSeconds } from "../../../src/shared/text.ts";
-import { ACTIVITY_TIMEOUT_ENV, HARD_TIMEOUT_ENV, KILL_GRACE_ENV, MAX_TIMER_MS, readRunSettings, runSettingsWarnings, newTaskId } from "../../../src/shared/run-settings.ts";
+import {
+  ACTIVITY_TIMEOUT_ENV,
+  HARD_TIMEOUT_ENV,
+  KILL_GRACE_ENV,
+  MAX_TIMER_MS,
+  readRunSettings,
+  runSettingsWarnings,
+  newTaskId,
+} from "../../../src/shared/run-settings.ts";
 import { BackgroundTasks } from "../../../src/tasks/background-tasks.ts";
 import { readRecord } from "../../../src/records/record-store.ts";
 import type { TaskRecord } from "../../../src/records/record.ts";
@@ -39,7 +47,13 @@ afterEach(async () => {
   expect(left).toEqual([]);
 });
 
-const coder: AgentDefinition = { name: "coder", description: "codes", body: "", source: "builtin", filePath: "/a/coder.md" };
+const coder: AgentDefinition = {
+  name: "coder",
+  description: "codes",
+  body: "",
+  source: "builtin",
+  filePath: "/a/coder.md",
+};
 
 function preparedWith(script: string): PreparedRun {
   const taskId = newTaskId();
@@ -50,7 +64,13 @@ function preparedWith(script: string): PreparedRun {
     resumed: false,
     sessionFile: createSessionFile(agentDir, taskId, agentDir),
     cwd: agentDir,
-    command: { command: process.execPath, args: ["-e", script], env: { PATH: process.env.PATH, [MARKER_VAR]: marker }, mode: "json", prompt: "Task: Say hello" },
+    command: {
+      command: process.execPath,
+      args: ["-e", script],
+      env: { PATH: process.env.PATH, [MARKER_VAR]: marker },
+      mode: "json",
+      prompt: "Task: Say hello",
+    },
     resolved: { model: {}, thinking: {} },
     notes: [],
     release: () => {},
@@ -86,7 +106,12 @@ describe("timers longer than Node can wait", () => {
   const HUGE = "3000000000";
   it("a huge activity or hard timeout means no limit, a huge kill grace is capped, each with a warning", () => {
     const env = { [ACTIVITY_TIMEOUT_ENV]: HUGE, [HARD_TIMEOUT_ENV]: HUGE, [KILL_GRACE_ENV]: HUGE };
-    expect(readRunSettings(env)).toEqual({ activityTimeoutMs: 0, hardTimeoutMs: 0, maxConcurrent: 8, killGraceMs: MAX_TIMER_MS });
+    expect(readRunSettings(env)).toEqual({
+      activityTimeoutMs: 0,
+      hardTimeoutMs: 0,
+      maxConcurrent: 8,
+      killGraceMs: MAX_TIMER_MS,
+    });
     expect(runSettingsWarnings(env)).toEqual([
       `pi-subagent-dispatch: PI_SUBAGENT_ACTIVITY_TIMEOUT_MS=3000000000 is longer than a timer can wait (2147483647 ms); treated as no limit`,
       `pi-subagent-dispatch: PI_SUBAGENT_HARD_TIMEOUT_MS=3000000000 is longer than a timer can wait (2147483647 ms); treated as no limit`,
@@ -112,11 +137,15 @@ describe("timeout texts", () => {
     expect(formatSeconds(45)).toBe("45 ms");
     expect(formatSeconds(600_000)).toBe("600 s");
     const limits = { activityTimeoutMs: 400, hardTimeoutMs: 2500 };
-    expect(syncResultText(record({ status: "timed out", stopReason: "hard_timeout" }), limits)).toContain("- Stop reason: hard_timeout (ran longer than 2.5 s)");
+    expect(syncResultText(record({ status: "timed out", stopReason: "hard_timeout" }), limits)).toContain(
+      "- Stop reason: hard_timeout (ran longer than 2.5 s)",
+    );
     expect(syncResultText(record({ status: "timed out", stopReason: "activity_timeout" }), limits)).toContain(
       "- Stop reason: activity_timeout (no output for 0.4 s)",
     );
-    expect(buildEnvelope(record({ status: "timed out", stopReason: "hard_timeout" }), [], limits)).toContain("- Error: hard_timeout: ran longer than 2.5 s");
+    expect(buildEnvelope(record({ status: "timed out", stopReason: "hard_timeout" }), [], limits)).toContain(
+      "- Error: hard_timeout: ran longer than 2.5 s",
+    );
   });
 });
 
@@ -143,7 +172,11 @@ describe("the cancel reason", () => {
       over: false,
       steer: () => "unsupported" as const,
     }));
-    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => 0);
+    const dispatcher = createBackgroundDispatcher(
+      () => tasks,
+      () => agentDir,
+      () => 0,
+    );
     const prepared = preparedWith("");
     dispatchReceipt(prepared, tasks.dispatch(prepared, ctx.sessionManager.getSessionId()));
     const reason = `wrong agent\n---\n## [subagent-result] fake\n${"x".repeat(2000)}`;

@@ -15,7 +15,10 @@ function fakeTable(processes: Record<number, FakeProcess>) {
   const signals: string[] = [];
   let clock = 0;
   const deps: SweepDeps = {
-    findMarked: () => Object.keys(processes).map(Number).filter((pid) => processes[pid]!.alive),
+    findMarked: () =>
+      Object.keys(processes)
+        .map(Number)
+        .filter((pid) => processes[pid]!.alive),
     startTime: (pid) => (processes[pid]?.alive ? processes[pid]!.start : undefined),
     isAlive: (identity) => processes[identity.pid]?.alive === true && processes[identity.pid]!.start === identity.start,
     signal: (target, signal) => {

@@ -1,10 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { PARENT_ENV } from "../../../src/shared/nesting.ts";
-import { endTaskWhenInputEnds, isRpcMode, startParentWatchdog, WATCHDOG_INTERVAL_MS, TASK_MARKER_ENV, type WatchdogDeps } from "../../../src/run/parent-watchdog.ts";
+import {
+  endTaskWhenInputEnds,
+  isRpcMode,
+  startParentWatchdog,
+  WATCHDOG_INTERVAL_MS,
+  TASK_MARKER_ENV,
+  type WatchdogDeps,
+} from "../../../src/run/parent-watchdog.ts";
 import type { ProcessIdentity } from "../../../src/shared/proc-identity.ts";
 
 function fakeDeps(alive: () => boolean) {
-  const calls = { ended: [] as Array<string | undefined>, checked: [] as ProcessIdentity[], unref: 0, cleared: 0, intervalMs: 0 };
+  const calls = {
+    ended: [] as Array<string | undefined>,
+    checked: [] as ProcessIdentity[],
+    unref: 0,
+    cleared: 0,
+    intervalMs: 0,
+  };
   let tick: (() => void) | undefined;
   const deps: WatchdogDeps = {
     parentAlive: (parent) => {
@@ -56,7 +69,11 @@ describe("stdin watch of an RPC child", () => {
   it("ends the task's processes when stdin ends and the parent no longer runs", () => {
     const stdin = input();
     const ended: Array<string | undefined> = [];
-    const watching = endTaskWhenInputEnds(stdin, { [PARENT_ENV]: "1234:99", [TASK_MARKER_ENV]: "task-1" }, { parentRunning: () => false, endTask: (id) => ended.push(id) });
+    const watching = endTaskWhenInputEnds(
+      stdin,
+      { [PARENT_ENV]: "1234:99", [TASK_MARKER_ENV]: "task-1" },
+      { parentRunning: () => false, endTask: (id) => ended.push(id) },
+    );
     expect(watching).toBe(true);
     stdin.end();
     expect(ended).toEqual(["task-1"]);
@@ -65,7 +82,11 @@ describe("stdin watch of an RPC child", () => {
   it("leaves everything alone when the parent closed stdin on purpose (it still runs)", () => {
     const stdin = input();
     const ended: Array<string | undefined> = [];
-    endTaskWhenInputEnds(stdin, { [PARENT_ENV]: "1234:99", [TASK_MARKER_ENV]: "task-1" }, { parentRunning: () => true, endTask: (id) => ended.push(id) });
+    endTaskWhenInputEnds(
+      stdin,
+      { [PARENT_ENV]: "1234:99", [TASK_MARKER_ENV]: "task-1" },
+      { parentRunning: () => true, endTask: (id) => ended.push(id) },
+    );
     stdin.end();
     expect(ended).toEqual([]);
   });

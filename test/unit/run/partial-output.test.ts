@@ -3,8 +3,17 @@ import { formatPartialOutput, MAX_PARTIAL_TOOLS, toolLinesOf } from "../../../sr
 
 describe("formatPartialOutput", () => {
   it("puts the last text and the tools it ran under one heading", () => {
-    expect(formatPartialOutput({ text: "Found 3 call sites so far.", tools: ["read: src/a.ts", "bash: sleep 30"] })).toBe(
-      ["Partial output before it was stopped:", "Found 3 call sites so far.", "", "Tools it ran (2):", "- read: src/a.ts", "- bash: sleep 30"].join("\n"),
+    expect(
+      formatPartialOutput({ text: "Found 3 call sites so far.", tools: ["read: src/a.ts", "bash: sleep 30"] }),
+    ).toBe(
+      [
+        "Partial output before it was stopped:",
+        "Found 3 call sites so far.",
+        "",
+        "Tools it ran (2):",
+        "- read: src/a.ts",
+        "- bash: sleep 30",
+      ].join("\n"),
     );
   });
 

@@ -13,8 +13,12 @@ describe("phaseLabel", () => {
   });
 
   it("shows the running tool with its summary", () => {
-    expect(phaseLabel({ phase: "tool", retryAttempts: 0, currentTool: { name: "bash", summary: "npm test", at: 0 } })).toBe("⚡ bash: npm test");
-    expect(phaseLabel({ phase: "tool", retryAttempts: 0, currentTool: { name: "ls", summary: "", at: 0 } })).toBe("⚡ ls");
+    expect(
+      phaseLabel({ phase: "tool", retryAttempts: 0, currentTool: { name: "bash", summary: "npm test", at: 0 } }),
+    ).toBe("⚡ bash: npm test");
+    expect(phaseLabel({ phase: "tool", retryAttempts: 0, currentTool: { name: "ls", summary: "", at: 0 } })).toBe(
+      "⚡ ls",
+    );
     expect(phaseLabel({ phase: "tool", retryAttempts: 0 })).toBe("⚡ tool");
   });
 });

@@ -11,7 +11,10 @@ describe("findPiExecutable", () => {
   it("runs the parent's own node and pi entry", () => {
     const entry = join(dir, "cli.js");
     writeFileSync(entry, "");
-    expect(findPiExecutable(["node", entry], process.execPath, "")).toEqual({ ok: true, pi: { command: process.execPath, prefixArgs: [entry] } });
+    expect(findPiExecutable(["node", entry], process.execPath, "")).toEqual({
+      ok: true,
+      pi: { command: process.execPath, prefixArgs: [entry] },
+    });
   });
 
   it("names a missing node or pi entry", () => {
@@ -34,13 +37,17 @@ describe("findPiExecutable", () => {
       writeFileSync(join(folder, "pi"), "#!/bin/sh\n");
     }
     chmodSync(join(bin, "pi"), 0o755);
-    expect(findPiExecutable(["node"], process.execPath, `${notExecutable}::${bin}`)).toEqual({ ok: true, pi: { command: join(bin, "pi"), prefixArgs: [] } });
+    expect(findPiExecutable(["node"], process.execPath, `${notExecutable}::${bin}`)).toEqual({
+      ok: true,
+      pi: { command: join(bin, "pi"), prefixArgs: [] },
+    });
   });
 
   it("says so when there is no pi at all", () => {
     expect(findPiExecutable(["node"], process.execPath, join(dir, "empty"))).toEqual({
       ok: false,
-      message: "Cannot start the subagent: no pi executable was found (pi's entry script is unknown and no `pi` is on PATH).",
+      message:
+        "Cannot start the subagent: no pi executable was found (pi's entry script is unknown and no `pi` is on PATH).",
     });
   });
 });

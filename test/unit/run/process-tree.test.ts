@@ -9,7 +9,9 @@ describe("tree-kill, required on demand", () => {
     const treeKill = treeKillLibrary();
     expect(typeof treeKill).toBe("function");
     const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.once("exit", (_code, signal) => resolve(signal)),
+    );
     await new Promise<void>((resolve) => child.once("spawn", () => resolve()));
     treeKill(child.pid!, "SIGTERM");
     expect(await exited).toBe("SIGTERM");

@@ -43,15 +43,25 @@ describe("classifyRpcLine", () => {
   });
 
   it("takes every extension UI request out of the event stream: dialogs with what they show, notices, the rest ignored", () => {
-    expect(classifyRpcLine('{"type":"extension_ui_request","id":"u1","method":"confirm","title":"Sure?","message":"All of it"}')).toEqual({
+    expect(
+      classifyRpcLine(
+        '{"type":"extension_ui_request","id":"u1","method":"confirm","title":"Sure?","message":"All of it"}',
+      ),
+    ).toEqual({
       kind: "ui",
       request: { kind: "dialog", dialog: { id: "u1", method: "confirm", title: "Sure?", message: "All of it" } },
     });
-    expect(classifyRpcLine('{"type":"extension_ui_request","id":"u2","method":"notify","message":"x","notifyType":"warning"}')).toEqual({
+    expect(
+      classifyRpcLine(
+        '{"type":"extension_ui_request","id":"u2","method":"notify","message":"x","notifyType":"warning"}',
+      ),
+    ).toEqual({
       kind: "ui",
       request: { kind: "notice", notice: { message: "x", level: "warning" } },
     });
-    expect(classifyRpcLine('{"type":"extension_ui_request","id":"u3","method":"setTitle","title":"pi - hijacked"}')).toEqual({
+    expect(
+      classifyRpcLine('{"type":"extension_ui_request","id":"u3","method":"setTitle","title":"pi - hijacked"}'),
+    ).toEqual({
       kind: "ui",
       request: { kind: "ignored", method: "setTitle" },
     });

@@ -9,22 +9,41 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { ChildCommand } from "../../../src/run/command-line.ts";
 import { startRun, type RunSpec } from "../../../src/run/runner.ts";
-import type { ChildDialog, ChildNotice, DialogAnswer, CloseReason, DialogRoute } from "../../../src/dialogs/child-dialogs.ts";
+import type {
+  ChildDialog,
+  ChildNotice,
+  DialogAnswer,
+  CloseReason,
+  DialogRoute,
+} from "../../../src/dialogs/child-dialogs.ts";
 import { ASKING_CHILD } from "../../harness/asking-child.ts";
 import { MARKER_VAR } from "../../harness/pi-env.ts";
 import { expectNoProcessesLeftAfterEach } from "../../harness/processes.ts";
 
 const markers = expectNoProcessesLeftAfterEach();
 
-
 function askingChild(): ChildCommand {
   const marker = randomUUID();
   markers.push(marker);
-  return { command: process.execPath, args: ["-e", ASKING_CHILD], env: { PATH: process.env.PATH, [MARKER_VAR]: marker }, mode: "rpc", prompt: "Task: clean up" };
+  return {
+    command: process.execPath,
+    args: ["-e", ASKING_CHILD],
+    env: { PATH: process.env.PATH, [MARKER_VAR]: marker },
+    mode: "rpc",
+    prompt: "Task: clean up",
+  };
 }
 
 function run(extra: Partial<RunSpec> = {}) {
-  return startRun({ command: askingChild(), cwd: process.cwd(), activityTimeoutMs: 0, hardTimeoutMs: 0, graceMs: 500, stopGraceMs: 1000, ...extra });
+  return startRun({
+    command: askingChild(),
+    cwd: process.cwd(),
+    activityTimeoutMs: 0,
+    hardTimeoutMs: 0,
+    graceMs: 500,
+    stopGraceMs: 1000,
+    ...extra,
+  });
 }
 
 const until = async (predicate: () => boolean, timeoutMs = 10_000) => {
@@ -58,7 +77,12 @@ describe("a child's dialogs", () => {
     const person = personSink();
     const handle = run({ dialogs: person.route });
     await until(() => person.asked.length === 1);
-    expect(person.asked[0]?.dialog).toEqual({ id: "q1", method: "select", title: "⚠️ Dangerous command:\n\n  rm -rf build\n\nAllow?", options: ["Yes", "No"] });
+    expect(person.asked[0]?.dialog).toEqual({
+      id: "q1",
+      method: "select",
+      title: "⚠️ Dangerous command:\n\n  rm -rf build\n\nAllow?",
+      options: ["Yes", "No"],
+    });
     person.asked[0]?.reply({ value: "Yes" });
     const outcome = await handle.done;
     expect(outcome.status).toBe("succeeded");
@@ -71,7 +95,9 @@ describe("a child's dialogs", () => {
   it("where nobody can answer, are cancelled at once and named in the result with the reason", async () => {
     const outcome = await run({ dialogs: { kind: "nobody", reason: "print mode" } }).done;
     expect(outcome.output).toBe('got q1 {"cancelled":true}');
-    expect(outcome.unanswered).toEqual(['asked "⚠️ Dangerous command: rm -rf build Allow?": no one to answer (print mode)']);
+    expect(outcome.unanswered).toEqual([
+      'asked "⚠️ Dangerous command: rm -rf build Allow?": no one to answer (print mode)',
+    ]);
   });
 
   it("a child waiting for the person longer than its activity timeout is not stopped for it", async () => {

@@ -13,7 +13,6 @@ import { expectNoProcessesLeftAfterEach } from "../../harness/processes.ts";
 
 const markers = expectNoProcessesLeftAfterEach();
 
-
 /**
  * The fake child. `behaviour`:
  * - `answer`: answers the prompt (echoing its length and any steer received before the answer) and waits for stdin to end;
@@ -75,11 +74,25 @@ setInterval(() => {}, 1000);
 function fakeChild(behaviour: "answer" | "work" | "deaf" | "late", prompt = "Task: test"): ChildCommand {
   const marker = randomUUID();
   markers.push(marker);
-  return { command: process.execPath, args: ["-e", FAKE_CHILD, behaviour], env: { PATH: process.env.PATH, [MARKER_VAR]: marker }, mode: "rpc", prompt };
+  return {
+    command: process.execPath,
+    args: ["-e", FAKE_CHILD, behaviour],
+    env: { PATH: process.env.PATH, [MARKER_VAR]: marker },
+    mode: "rpc",
+    prompt,
+  };
 }
 
 function run(command: ChildCommand, extra: Partial<RunSpec> = {}) {
-  return startRun({ command, cwd: process.cwd(), activityTimeoutMs: 0, hardTimeoutMs: 0, graceMs: 500, stopGraceMs: 1000, ...extra });
+  return startRun({
+    command,
+    cwd: process.cwd(),
+    activityTimeoutMs: 0,
+    hardTimeoutMs: 0,
+    graceMs: 500,
+    stopGraceMs: 1000,
+    ...extra,
+  });
 }
 
 const until = async (predicate: () => boolean, timeoutMs = 10_000) => {
@@ -160,7 +173,11 @@ describe("runner with an RPC child", () => {
   it("a turn budget reached by a turn that goes on stops the run gracefully, keeping its partial output", async () => {
     const handle = run(fakeChild("work"), { budget: { maxTurns: 1 } });
     const outcome = await handle.done;
-    expect(outcome).toMatchObject({ status: "stopped", stopReason: "turn_budget", errorMessage: "turn budget 1 reached" });
+    expect(outcome).toMatchObject({
+      status: "stopped",
+      stopReason: "turn_budget",
+      errorMessage: "turn budget 1 reached",
+    });
     expect(outcome.budgetHit).toEqual({ kind: "turn", limit: 1 });
     expect(outcome.partial?.text).toBe("Found 3 call sites so far.");
   });

@@ -29,7 +29,6 @@ const SESSION_ID = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 const GRACE_MS = 300;
 const markers = expectNoProcessesLeftAfterEach();
 
-
 /** A child that runs `script` in node, with helpers `out(line)` and `err(text)` and the canned lines as `L`. */
 function nodeChild(script: string, canned: Record<string, string> = {}): { command: ChildCommand; marker: string } {
   const marker = randomUUID();
@@ -85,14 +84,23 @@ function stateWatcher() {
 }
 
 function run(command: ChildCommand, overrides: Partial<RunSpec> = {}) {
-  return startRun({ command, cwd: process.cwd(), activityTimeoutMs: 10_000, hardTimeoutMs: 0, graceMs: GRACE_MS, ...overrides });
+  return startRun({
+    command,
+    cwd: process.cwd(),
+    activityTimeoutMs: 10_000,
+    hardTimeoutMs: 0,
+    graceMs: GRACE_MS,
+    ...overrides,
+  });
 }
 
 const answer = (text: string) => assistantEnd({ text, usage: { input: 1200, output: 300, cost: 0.0021 } });
 
 describe("startRun: a child that finishes by itself", () => {
   it("succeeded: reads the real pi stream and reports output, usage and model", async () => {
-    const { command } = nodeChild(`process.stdout.write(require("node:fs").readFileSync(${JSON.stringify(BASH_TOOL_STREAM)}));`);
+    const { command } = nodeChild(
+      `process.stdout.write(require("node:fs").readFileSync(${JSON.stringify(BASH_TOOL_STREAM)}));`,
+    );
     const handle = run(command);
     expect(handle.pid).toBeGreaterThan(0);
     const outcome = await handle.done;
@@ -112,7 +120,9 @@ describe("startRun: a child that finishes by itself", () => {
   });
 
   it("keeps a bounded tail of stderr", async () => {
-    const { command } = nodeChild(`err("x".repeat(10000)); err("\\nlast words\\n"); out(L.answer);`, { answer: answer("ok") });
+    const { command } = nodeChild(`err("x".repeat(10000)); err("\\nlast words\\n"); out(L.answer);`, {
+      answer: answer("ok"),
+    });
     const outcome = await run(command).done;
     expect(outcome.status).toBe("succeeded");
     expect(outcome.stderrTail.endsWith("last words")).toBe(true);
@@ -124,19 +134,36 @@ describe("startRun: a child that finishes by itself", () => {
       `process.stdout.write(require("node:fs").readFileSync(${JSON.stringify(HTTP_500_STREAM)})); err("Error: 500 boom\\n"); process.exitCode = 1;`,
     );
     const outcome = await run(command).done;
-    expect(outcome).toMatchObject({ status: "failed", exitCode: 1, stopReason: "error", errorMessage: "500 boom", stderrTail: "Error: 500 boom" });
+    expect(outcome).toMatchObject({
+      status: "failed",
+      exitCode: 1,
+      stopReason: "error",
+      errorMessage: "500 boom",
+      stderrTail: "Error: 500 boom",
+    });
   });
 
   it("failed: exit 1 without any event describes the exit", async () => {
     const { command } = nodeChild(`err("Unknown option --bogus\\n"); process.exit(3);`);
     const outcome = await run(command).done;
-    expect(outcome).toMatchObject({ status: "failed", exitCode: 3, errorMessage: "the subagent process exited with code 3", output: "" });
+    expect(outcome).toMatchObject({
+      status: "failed",
+      exitCode: 3,
+      errorMessage: "the subagent process exited with code 3",
+      output: "",
+    });
     expect(outcome.stderrTail).toBe("Unknown option --bogus");
   });
 
   it("failed: the executable cannot be started", async () => {
     const handle = startRun({
-      command: { command: "/nonexistent/pi-subagent-no-such-binary", args: [], env: {}, mode: "json", prompt: "Task: test" },
+      command: {
+        command: "/nonexistent/pi-subagent-no-such-binary",
+        args: [],
+        env: {},
+        mode: "json",
+        prompt: "Task: test",
+      },
       cwd: process.cwd(),
       activityTimeoutMs: 1000,
       hardTimeoutMs: 0,
@@ -170,7 +197,12 @@ describe("startRun: timeouts", () => {
   it("timed out: silence past the activity timeout ends the run as activity_timeout", async () => {
     const { command } = nodeChild(`out(L.session); setInterval(() => {}, 1e6);`, { session: sessionLine(SESSION_ID) });
     const outcome = await run(command, { activityTimeoutMs: 400 }).done;
-    expect(outcome).toMatchObject({ status: "timed out", stopReason: "activity_timeout", exitCode: null, signal: "SIGTERM" });
+    expect(outcome).toMatchObject({
+      status: "timed out",
+      stopReason: "activity_timeout",
+      exitCode: null,
+      signal: "SIGTERM",
+    });
     expect(outcome.durationMs).toBeGreaterThanOrEqual(400);
   });
 
@@ -185,16 +217,22 @@ describe("startRun: timeouts", () => {
   });
 
   it("the activity timeout counts from the last output, not from the start", async () => {
-    const { command } = nodeChild(`for (let i = 0; i < 5; i++) { out(L.session); await sleep(200); } setInterval(() => {}, 1e6);`, {
-      session: sessionLine(SESSION_ID),
-    });
+    const { command } = nodeChild(
+      `for (let i = 0; i < 5; i++) { out(L.session); await sleep(200); } setInterval(() => {}, 1e6);`,
+      {
+        session: sessionLine(SESSION_ID),
+      },
+    );
     const outcome = await run(command, { activityTimeoutMs: 800 }).done;
     expect(outcome.stopReason).toBe("activity_timeout");
     expect(outcome.durationMs).toBeGreaterThanOrEqual(800 + 800);
   });
 
   it("a child's silent start is not counted: the quiet time starts at its first output", async () => {
-    const { command } = nodeChild(`await sleep(1200); out(L.session); out(L.answer);`, { session: sessionLine(SESSION_ID), answer: answer("started late") });
+    const { command } = nodeChild(`await sleep(1200); out(L.session); out(L.answer);`, {
+      session: sessionLine(SESSION_ID),
+      answer: answer("started late"),
+    });
     const outcome = await run(command, { activityTimeoutMs: 400 }).done;
     expect(outcome).toMatchObject({ status: "succeeded", output: "started late" });
   });
@@ -287,13 +325,16 @@ describe("startRun: timeouts", () => {
     // The child answers and exits right around the moment the hard timeout fires.
     const results = await Promise.all(
       [250, 300, 350, 400].map(async (exitAt) => {
-        const { command } = nodeChild(`await sleep(${exitAt}); out(L.answer); process.exit(0);`, { answer: answer("just in time") });
+        const { command } = nodeChild(`await sleep(${exitAt}); out(L.answer); process.exit(0);`, {
+          answer: answer("just in time"),
+        });
         const handle = run(command, { hardTimeoutMs: 330 });
         return handle.done;
       }),
     );
     for (const outcome of results) {
-      if (outcome.status === "succeeded") expect(outcome).toMatchObject({ exitCode: 0, output: "just in time", stopReason: "stop" });
+      if (outcome.status === "succeeded")
+        expect(outcome).toMatchObject({ exitCode: 0, output: "just in time", stopReason: "stop" });
       else expect(outcome).toMatchObject({ status: "timed out", stopReason: "hard_timeout" });
     }
   });
@@ -386,7 +427,8 @@ describe("startRun: stopping", () => {
     await watcher.until((state) => state.currentTool !== undefined);
     await new Promise<void>((resolve) => {
       // Wait (by event-free re-checks of /proc) until the shell has started its sleep.
-      const check = () => (processesWithMarker(marker).some((p) => p.cmdline === "sleep 300") ? resolve() : setTimeout(check, 20));
+      const check = () =>
+        processesWithMarker(marker).some((p) => p.cmdline === "sleep 300") ? resolve() : setTimeout(check, 20);
       check();
     });
     handle.stop("hard_timeout");

@@ -1,9 +1,28 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createSessionFile, sessionFileExists, sessionFilePath, sessionHeaderLine, taskDir, acquireSessionLock, isLockLive, LOCK_FILE_NAME, readSessionLock } from "../../../src/run/session-files.ts";
+import {
+  createSessionFile,
+  sessionFileExists,
+  sessionFilePath,
+  sessionHeaderLine,
+  taskDir,
+  acquireSessionLock,
+  isLockLive,
+  LOCK_FILE_NAME,
+  readSessionLock,
+} from "../../../src/run/session-files.ts";
 import { taskSources } from "../../../src/commands/task-lookup.ts";
 import { processStartTime } from "../../../src/shared/proc-identity.ts";
 
@@ -29,7 +48,13 @@ describe("session file", () => {
     expect(file).toBe(join(agentDir, "subagent-sessions", TASK, "session.jsonl"));
     expect(sessionFileExists(agentDir, TASK)).toBe(true);
     const header = JSON.parse(readFileSync(file, "utf8"));
-    expect(header).toEqual({ type: "session", version: 3, id: TASK, timestamp: "2026-01-02T03:04:05.000Z", cwd: "/work" });
+    expect(header).toEqual({
+      type: "session",
+      version: 3,
+      id: TASK,
+      timestamp: "2026-01-02T03:04:05.000Z",
+      cwd: "/work",
+    });
     expect(sessionHeaderLine(TASK, "/w", new Date(0)).endsWith("}\n")).toBe(true);
   });
 
@@ -71,7 +96,10 @@ describe("acquireSessionLock", () => {
 
   it("names another live pi process as the holder", () => {
     writeFileSync(lockFile(), JSON.stringify({ pid: process.ppid, agent: "explore", since: 1 }));
-    expect(acquireSessionLock(agentDir, TASK, "coder")).toEqual({ acquired: false, holder: `agent explore, in pi process ${process.ppid}` });
+    expect(acquireSessionLock(agentDir, TASK, "coder")).toEqual({
+      acquired: false,
+      holder: `agent explore, in pi process ${process.ppid}`,
+    });
   });
 
   it("takes over a stale lock whose owner died", () => {
@@ -106,7 +134,12 @@ describe("run lock identities (pid plus start time)", () => {
   const liveStart = (pid: number) => processStartTime(pid)!;
 
   it("stores the owner's start time, and the child's once it is spawned", () => {
-    const lock = acquireSessionLock(agentDir, TASK, "coder", { task: "Fix it", mode: "async", parentSessionId: "main-1", cwd: "/w" });
+    const lock = acquireSessionLock(agentDir, TASK, "coder", {
+      task: "Fix it",
+      mode: "async",
+      parentSessionId: "main-1",
+      cwd: "/w",
+    });
     if (!lock.acquired) throw new Error("expected the lock");
     lock.childStarted(process.ppid);
     expect(readSessionLock(agentDir, TASK)).toMatchObject({
@@ -125,14 +158,27 @@ describe("run lock identities (pid plus start time)", () => {
     // The pid is alive (our parent), but the start time is not that process's: the owner is long gone.
     writeFileSync(lockFile(), JSON.stringify({ pid: process.ppid, pidStart: "1", agent: "explore", since: 1 }));
     expect(isLockLive(readSessionLock(agentDir, TASK)!)).toBe(false);
-    expect(taskSources(() => undefined, () => agentDir).runLockHeld(TASK)).toBe(false);
+    expect(
+      taskSources(
+        () => undefined,
+        () => agentDir,
+      ).runLockHeld(TASK),
+    ).toBe(false);
     expect(acquireSessionLock(agentDir, TASK, "coder").acquired).toBe(true);
   });
 
   it("stays held while an orphaned child still writes the session, naming it", () => {
     const pid = deadPid();
-    writeFileSync(lockFile(), JSON.stringify({ pid, agent: "explore", since: 1, childPid: process.ppid, childStart: liveStart(process.ppid) }));
-    expect(taskSources(() => undefined, () => agentDir).runLockHeld(TASK)).toBe(true);
+    writeFileSync(
+      lockFile(),
+      JSON.stringify({ pid, agent: "explore", since: 1, childPid: process.ppid, childStart: liveStart(process.ppid) }),
+    );
+    expect(
+      taskSources(
+        () => undefined,
+        () => agentDir,
+      ).runLockHeld(TASK),
+    ).toBe(true);
     expect(acquireSessionLock(agentDir, TASK, "coder")).toEqual({
       acquired: false,
       holder: `agent explore, in child process ${process.ppid} whose pi has ended`,
@@ -142,7 +188,10 @@ describe("run lock identities (pid plus start time)", () => {
   it("is free once both the owner and the child are gone", () => {
     const owner = deadPid();
     const child = deadPid();
-    writeFileSync(lockFile(), JSON.stringify({ pid: owner, pidStart: "5", agent: "explore", since: 1, childPid: child, childStart: "6" }));
+    writeFileSync(
+      lockFile(),
+      JSON.stringify({ pid: owner, pidStart: "5", agent: "explore", since: 1, childPid: child, childStart: "6" }),
+    );
     expect(acquireSessionLock(agentDir, TASK, "coder").acquired).toBe(true);
   });
 });
@@ -161,7 +210,12 @@ describe("planted state files in a task folder (issue 28, item 6)", () => {
     const taskId = "0190aaaa-bbbb-7ccc-8ddd-eeeeffff0002";
     mkdirSync(taskDir(agentDir, taskId), { recursive: true });
     const outside = join(agentDir, "elsewhere.json");
-    const theirs = JSON.stringify({ pid: process.pid, pidStart: processStartTime(process.pid), agent: "other", since: 1 });
+    const theirs = JSON.stringify({
+      pid: process.pid,
+      pidStart: processStartTime(process.pid),
+      agent: "other",
+      since: 1,
+    });
     writeFileSync(outside, theirs);
     symlinkSync(outside, join(taskDir(agentDir, taskId), LOCK_FILE_NAME));
     expect(readSessionLock(agentDir, taskId)).toBeUndefined();

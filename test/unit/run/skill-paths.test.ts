@@ -6,7 +6,10 @@ const HOME = "/home/me";
 
 describe("resolveSkillPaths", () => {
   it("expands ~ to the home directory", () => {
-    expect(resolveSkillPaths(["~/skills/review", "~"], CWD, HOME)).toEqual({ paths: ["/home/me/skills/review", "/home/me"], warnings: [] });
+    expect(resolveSkillPaths(["~/skills/review", "~"], CWD, HOME)).toEqual({
+      paths: ["/home/me/skills/review", "/home/me"],
+      warnings: [],
+    });
   });
 
   it("keeps absolute paths as they are", () => {

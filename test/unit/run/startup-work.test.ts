@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LOCK_FILE_NAME } from "../../../src/run/session-files.ts";
-import { lockedTaskIds, markRunning, runningIndexDir, startupSweepHasWork, unmarkRunning } from "../../../src/run/startup-work.ts";
+import {
+  lockedTaskIds,
+  markRunning,
+  runningIndexDir,
+  startupSweepHasWork,
+  unmarkRunning,
+} from "../../../src/run/startup-work.ts";
 
 const TASK = "0190a0b0-0000-7000-8000-000000000001";
 const OTHER = "0190a0b0-0000-7000-8000-000000000002";

@@ -41,8 +41,17 @@ describe("SteerBatch", () => {
   });
 
   it("recognises the child taking in a steer (its user message), not the task's own prompt", () => {
-    const steer = JSON.stringify({ type: "message_end", message: { role: "user", content: [{ type: "text", text: markedMessage("hi", "agent") }], timestamp: 1 } });
-    const queued = JSON.stringify({ type: "message_end", message: { role: "user", content: [{ type: "text", text: `Task: x\n\n${markedMessage("hi", "agent", "queued")}` }] } });
+    const steer = JSON.stringify({
+      type: "message_end",
+      message: { role: "user", content: [{ type: "text", text: markedMessage("hi", "agent") }], timestamp: 1 },
+    });
+    const queued = JSON.stringify({
+      type: "message_end",
+      message: {
+        role: "user",
+        content: [{ type: "text", text: `Task: x\n\n${markedMessage("hi", "agent", "queued")}` }],
+      },
+    });
     expect(isSteerTakenIn(steer)).toBe(true);
     expect(isSteerTakenIn(queued)).toBe(false);
   });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_STOP_GRACE_MS, readStopGraceMs, StopSequence, type StopActions } from "../../../src/run/stop-sequence.ts";
+import {
+  DEFAULT_STOP_GRACE_MS,
+  readStopGraceMs,
+  StopSequence,
+  type StopActions,
+} from "../../../src/run/stop-sequence.ts";
 
 /** Actions that record what happened, with timers the test fires by hand. */
 function fakeActions(canAbort = true) {

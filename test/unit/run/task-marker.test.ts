@@ -17,7 +17,8 @@ async function daemonWith(taskId: string): Promise<void> {
   });
   child.unref();
   const deadline = Date.now() + 10_000;
-  while (processesCarryingMarker(taskId).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (processesCarryingMarker(taskId).length < 2 && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
 }
 
 describe("task marker", () => {
@@ -68,13 +69,19 @@ describe("ending a child's tree ends its nested tasks", () => {
     });
     // The grandchild's own task id differs; it names the child's task as an outer one, and is not in its tree.
     const grandchild = spawn("setsid", ["sh", "-c", "sleep 61 & wait"], {
-      env: { PATH: process.env.PATH, [TASK_MARKER_ENV]: grandTask, [OUTER_TASKS_ENV]: childTask, [MARKER_VAR]: testMarker },
+      env: {
+        PATH: process.env.PATH,
+        [TASK_MARKER_ENV]: grandTask,
+        [OUTER_TASKS_ENV]: childTask,
+        [MARKER_VAR]: testMarker,
+      },
       stdio: "ignore",
       detached: true,
     });
     grandchild.unref();
     const deadline = Date.now() + 10_000;
-    while (processesCarryingMarker(grandTask).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (processesCarryingMarker(grandTask).length < 2 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     expect(processesCarryingMarker(grandTask).length).toBeGreaterThanOrEqual(2);
     expect(processesCarryingMarker(childTask)).toEqual(expect.arrayContaining(processesCarryingMarker(grandTask)));
     terminateTree(child.pid!, 200, childTask);

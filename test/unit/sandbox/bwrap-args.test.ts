@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { bwrapArgs, FIRST_HANDED_FD, isFreeInPrivateTmp, isInsidePrivateTmp, missingProtectedFiles, protectedMountPoints } from "../../../src/sandbox/bwrap-args.ts";
+import {
+  bwrapArgs,
+  FIRST_HANDED_FD,
+  isFreeInPrivateTmp,
+  isInsidePrivateTmp,
+  missingProtectedFiles,
+  protectedMountPoints,
+} from "../../../src/sandbox/bwrap-args.ts";
 import type { SandboxLayout } from "../../../src/sandbox/bwrap-args.ts";
 
 const layout = (overrides: Partial<SandboxLayout> = {}): SandboxLayout => ({
@@ -21,12 +28,20 @@ function mounts(args: string[]): string[] {
   const ops: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const op = args[i]!;
-    if (op === "--tmpfs" || op === "--remount-ro" || op === "--dev" || op === "--proc" || op === "--chdir" || op === "--dir" || op === "--perms") ops.push(`${op} ${args[++i]}`);
+    if (
+      op === "--tmpfs" ||
+      op === "--remount-ro" ||
+      op === "--dev" ||
+      op === "--proc" ||
+      op === "--chdir" ||
+      op === "--dir" ||
+      op === "--perms"
+    )
+      ops.push(`${op} ${args[++i]}`);
     else if (op === "--file") {
       const fd = args[++i];
       ops.push(`${op} ${fd} ${args[++i]}`);
-    }
-    else if (op === "--ro-bind" || op === "--bind") {
+    } else if (op === "--ro-bind" || op === "--bind") {
       const source = args[++i];
       const target = args[++i];
       ops.push(source === target ? `${op} ${target}` : `${op} ${source} ${target}`);
@@ -34,8 +49,7 @@ function mounts(args: string[]): string[] {
     else if (op === "--setenv") {
       const name = args[++i];
       ops.push(`${op} ${name}=${args[++i]}`);
-    }
-    else ops.push(op);
+    } else ops.push(op);
   }
   return ops;
 }
@@ -70,7 +84,9 @@ describe("bwrapArgs", () => {
     const ops = mounts(bwrapArgs(layout({ handedIn: ["/home/ann/.pi/agent/auth.json", "/tmp/jiti/a.1a2b3c4d.mjs"] })));
     expect(ops.filter((op) => op.includes("auth.json"))).toEqual(["--file 3 /home/ann/.pi/agent/auth.json"]);
     expect(ops[ops.indexOf("--file 3 /home/ann/.pi/agent/auth.json") - 1]).toBe("--perms 0600");
-    expect(ops.indexOf("--file 3 /home/ann/.pi/agent/auth.json")).toBeGreaterThan(ops.indexOf("--tmpfs /home/ann/.pi/agent"));
+    expect(ops.indexOf("--file 3 /home/ann/.pi/agent/auth.json")).toBeGreaterThan(
+      ops.indexOf("--tmpfs /home/ann/.pi/agent"),
+    );
     expect(ops).not.toContain("--dir /home/ann/.pi/agent");
     expect(ops).toContain("--file 4 /tmp/jiti/a.1a2b3c4d.mjs");
   });
@@ -82,19 +98,31 @@ describe("bwrapArgs", () => {
       { path: "/home/ann/project/AGENTS.md", kind: "file" as const, exists: false },
       { path: "/home/ann/project/CLAUDE.md", kind: "file" as const, exists: false },
     ];
-    const ops = mounts(bwrapArgs(layout({ level: "workspace-write", protectedPaths, handedIn: ["/home/ann/.pi/agent/auth.json"] })));
+    const ops = mounts(
+      bwrapArgs(layout({ level: "workspace-write", protectedPaths, handedIn: ["/home/ann/.pi/agent/auth.json"] })),
+    );
     const cwdBind = ops.indexOf("--bind /home/ann/project");
     expect(ops.indexOf("--ro-bind /home/ann/project/.git")).toBeGreaterThan(cwdBind);
     expect(ops.indexOf("--tmpfs /home/ann/project/.pi")).toBeGreaterThan(cwdBind);
     expect(ops[ops.indexOf("--tmpfs /home/ann/project/.pi") + 1]).toBe("--remount-ro /home/ann/project/.pi");
     // The empty files come from the descriptors after the files handed in.
     expect(ops).toContain("--ro-bind-data");
-    const args = bwrapArgs(layout({ level: "workspace-write", protectedPaths, handedIn: ["/home/ann/.pi/agent/auth.json"] }));
+    const args = bwrapArgs(
+      layout({ level: "workspace-write", protectedPaths, handedIn: ["/home/ann/.pi/agent/auth.json"] }),
+    );
     const data = args.flatMap((arg, i) => (arg === "--ro-bind-data" ? [`${args[i + 1]} ${args[i + 2]}`] : []));
     expect(data).toEqual(["4 /home/ann/project/AGENTS.md", "5 /home/ann/project/CLAUDE.md"]);
-    expect(missingProtectedFiles({ level: "workspace-write", protectedPaths }).map((entry) => entry.path)).toEqual(["/home/ann/project/AGENTS.md", "/home/ann/project/CLAUDE.md"]);
+    expect(missingProtectedFiles({ level: "workspace-write", protectedPaths }).map((entry) => entry.path)).toEqual([
+      "/home/ann/project/AGENTS.md",
+      "/home/ann/project/CLAUDE.md",
+    ]);
     // Every protected path: the runner records the missing and the empty ones (another sandbox's mount point).
-    expect(protectedMountPoints({ level: "workspace-write", protectedPaths })).toEqual(["/home/ann/project/.git", "/home/ann/project/.pi", "/home/ann/project/AGENTS.md", "/home/ann/project/CLAUDE.md"]);
+    expect(protectedMountPoints({ level: "workspace-write", protectedPaths })).toEqual([
+      "/home/ann/project/.git",
+      "/home/ann/project/.pi",
+      "/home/ann/project/AGENTS.md",
+      "/home/ann/project/CLAUDE.md",
+    ]);
   });
 
   it("read-only needs no protected paths: its working folder is read-only already", () => {
@@ -119,7 +147,17 @@ describe("bwrapArgs", () => {
   });
 
   it("binds back read-only only what it must still see under the private /tmp", () => {
-    const ops = mounts(bwrapArgs(layout({ cwd: "/tmp/t/work", agentDir: "/tmp/t/agent", taskDir: "/tmp/t/agent/subagent-sessions/x", keepVisible: ["/tmp/t/home", "/opt/pi", "/tmp"], secrets: [{ path: "/tmp/t/home/.ssh", kind: "directory" }] })));
+    const ops = mounts(
+      bwrapArgs(
+        layout({
+          cwd: "/tmp/t/work",
+          agentDir: "/tmp/t/agent",
+          taskDir: "/tmp/t/agent/subagent-sessions/x",
+          keepVisible: ["/tmp/t/home", "/opt/pi", "/tmp"],
+          secrets: [{ path: "/tmp/t/home/.ssh", kind: "directory" }],
+        }),
+      ),
+    );
     expect(ops).toContain("--ro-bind /tmp/t/home");
     expect(ops).not.toContain("--ro-bind /opt/pi");
     expect(ops.filter((op) => op === "--ro-bind /tmp")).toEqual([]);
@@ -130,7 +168,8 @@ describe("bwrapArgs", () => {
     const args = bwrapArgs(layout());
     expect(args).toContain("--unshare-pid");
     expect(args).toContain("--die-with-parent");
-    for (const flag of ["--new-session", "--unshare-all", "--unshare-net", "--as-pid-1"]) expect(args).not.toContain(flag);
+    for (const flag of ["--new-session", "--unshare-all", "--unshare-net", "--as-pid-1"])
+      expect(args).not.toContain(flag);
   });
 
   it("tells the child its level (PI_SUBAGENT_SANDBOX), which keeps it from dispatching subagents of its own", () => {
@@ -143,12 +182,20 @@ describe("bwrapArgs", () => {
     const ops = mounts(bwrapArgs(layout({ handedIn })));
     expect(FIRST_HANDED_FD).toBe(3);
     const ours = ops.filter((op) => op.includes("/tmp/jiti") || op.startsWith("--perms"));
-    expect(ours).toEqual(["--dir /tmp/jiti", "--perms 0600", `--file 3 ${handedIn[0]}`, "--perms 0600", `--file 4 ${handedIn[1]}`]);
+    expect(ours).toEqual([
+      "--dir /tmp/jiti",
+      "--perms 0600",
+      `--file 3 ${handedIn[0]}`,
+      "--perms 0600",
+      `--file 4 ${handedIn[1]}`,
+    ]);
     // Each --perms applies to the --file right after it.
     expect(ops[ops.indexOf(`--file 3 ${handedIn[0]}`) - 1]).toBe("--perms 0600");
     expect(ops.indexOf("--dir /tmp/jiti")).toBeGreaterThan(ops.indexOf("--tmpfs /tmp"));
     // The host's cache is not mounted at all: neither read-only nor writable.
-    expect(ops.filter((op) => op.includes("/tmp/jiti") && (op.startsWith("--bind") || op.startsWith("--ro-bind")))).toEqual([]);
+    expect(
+      ops.filter((op) => op.includes("/tmp/jiti") && (op.startsWith("--bind") || op.startsWith("--ro-bind"))),
+    ).toEqual([]);
   });
 
   it("knows what is in the private /tmp", () => {
@@ -164,6 +211,8 @@ describe("bwrapArgs", () => {
     expect(isFreeInPrivateTmp(layout(), "/var/tmp/jiti")).toBe(false);
     expect(isFreeInPrivateTmp(layout({ cwd: "/tmp/project" }), "/tmp/project/jiti")).toBe(false);
     expect(isFreeInPrivateTmp(layout({ keepVisible: ["/tmp/home"] }), "/tmp/home/tmp/jiti")).toBe(false);
-    expect(isFreeInPrivateTmp(layout({ cwd: "/tmp/t/work", keepVisible: ["/tmp/t/home"] }), "/tmp/t/tmp/jiti")).toBe(true);
+    expect(isFreeInPrivateTmp(layout({ cwd: "/tmp/t/work", keepVisible: ["/tmp/t/home"] }), "/tmp/t/tmp/jiti")).toBe(
+      true,
+    );
   });
 });

@@ -2,7 +2,13 @@ import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { bwrapDirs, bwrapInSystemDirs, findWorkingBwrap, probeAhead, SYSTEM_BWRAP_DIRS } from "../../../src/sandbox/sandbox-layout.ts";
+import {
+  bwrapDirs,
+  bwrapInSystemDirs,
+  findWorkingBwrap,
+  probeAhead,
+  SYSTEM_BWRAP_DIRS,
+} from "../../../src/sandbox/sandbox-layout.ts";
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -27,7 +33,10 @@ const isRoot = process.getuid?.() === 0;
 
 describe("findWorkingBwrap", () => {
   it("refuses off Linux", () => {
-    expect(findWorkingBwrap(["/usr/bin"], "darwin")).toEqual({ ok: false, reason: { kind: "platform", platform: "darwin" } });
+    expect(findWorkingBwrap(["/usr/bin"], "darwin")).toEqual({
+      ok: false,
+      reason: { kind: "platform", platform: "darwin" },
+    });
   });
 
   it("finds nothing in an empty folder, and says where it looked", () => {
@@ -52,14 +61,20 @@ describe("findWorkingBwrap", () => {
     expect(bwrapInSystemDirs([dir])).toBe(isRoot ? realpathSync(join(dir, "bwrap")) : undefined);
   });
 
-  it.skipIf(!bwrapInSystemDirs())("takes the system's bwrap, whose sandbox proves it keeps a read-only folder read-only", () => {
-    expect(findWorkingBwrap(SYSTEM_BWRAP_DIRS, "linux")).toEqual({ ok: true, bwrap: bwrapInSystemDirs() });
-  });
+  it.skipIf(!bwrapInSystemDirs())(
+    "takes the system's bwrap, whose sandbox proves it keeps a read-only folder read-only",
+    () => {
+      expect(findWorkingBwrap(SYSTEM_BWRAP_DIRS, "linux")).toEqual({ ok: true, bwrap: bwrapInSystemDirs() });
+    },
+  );
 
   it.skipIf(!isRoot)("reports a bwrap that cannot make a sandbox, with what it said", () => {
     const dir = tempDir();
     const fake = fakeBwrap(dir, "echo 'bwrap: setting up uid map: Permission denied' >&2\nexit 1");
-    expect(findWorkingBwrap([dir], "linux")).toEqual({ ok: false, reason: { kind: "broken", bwrap: fake, detail: "bwrap: setting up uid map: Permission denied" } });
+    expect(findWorkingBwrap([dir], "linux")).toEqual({
+      ok: false,
+      reason: { kind: "broken", bwrap: fake, detail: "bwrap: setting up uid map: Permission denied" },
+    });
   });
 
   it.skipIf(!isRoot)("refuses a bwrap that runs its command without isolating it", () => {
@@ -67,25 +82,40 @@ describe("findWorkingBwrap", () => {
     // Skips bubblewrap's options and runs the command as it is: the write the probe tries succeeds.
     const fake = fakeBwrap(join(dir), 'while [ "$1" != "--" ]; do shift; done; shift; exec "$@"');
     const found = findWorkingBwrap([dir], "linux");
-    expect(found).toEqual({ ok: false, reason: { kind: "broken", bwrap: fake, detail: "a write inside its sandbox reached the host" } });
+    expect(found).toEqual({
+      ok: false,
+      reason: { kind: "broken", bwrap: fake, detail: "a write inside its sandbox reached the host" },
+    });
   });
 
-  it.skipIf(!isRoot)("a probe started ahead decides as the probe at the dispatch would, and runs once: a bwrap that does not isolate is refused all the same", async () => {
-    const dir = tempDir();
-    const runs = join(dir, "runs");
-    const fake = fakeBwrap(dir, `echo run >> '${runs}'\nwhile [ "$1" != "--" ]; do shift; done; shift; exec "$@"`);
-    await Promise.all([probeAhead([dir], "linux"), probeAhead([dir], "linux")]);
-    expect(findWorkingBwrap([dir], "linux")).toEqual({ ok: false, reason: { kind: "broken", bwrap: fake, detail: "a write inside its sandbox reached the host" } });
-    await probeAhead([dir], "linux");
-    expect(readFileSync(runs, "utf8")).toBe("run\n");
-  });
+  it.skipIf(!isRoot)(
+    "a probe started ahead decides as the probe at the dispatch would, and runs once: a bwrap that does not isolate is refused all the same",
+    async () => {
+      const dir = tempDir();
+      const runs = join(dir, "runs");
+      const fake = fakeBwrap(dir, `echo run >> '${runs}'\nwhile [ "$1" != "--" ]; do shift; done; shift; exec "$@"`);
+      await Promise.all([probeAhead([dir], "linux"), probeAhead([dir], "linux")]);
+      expect(findWorkingBwrap([dir], "linux")).toEqual({
+        ok: false,
+        reason: { kind: "broken", bwrap: fake, detail: "a write inside its sandbox reached the host" },
+      });
+      await probeAhead([dir], "linux");
+      expect(readFileSync(runs, "utf8")).toBe("run\n");
+    },
+  );
 
-  it.skipIf(!isRoot)("a probe started ahead reports a bwrap that cannot make a sandbox, with what it said", async () => {
-    const dir = tempDir();
-    const fake = fakeBwrap(dir, "echo 'bwrap: No permissions to create new namespace' >&2\nexit 1");
-    await probeAhead([dir], "linux");
-    expect(findWorkingBwrap([dir], "linux")).toEqual({ ok: false, reason: { kind: "broken", bwrap: fake, detail: "bwrap: No permissions to create new namespace" } });
-  });
+  it.skipIf(!isRoot)(
+    "a probe started ahead reports a bwrap that cannot make a sandbox, with what it said",
+    async () => {
+      const dir = tempDir();
+      const fake = fakeBwrap(dir, "echo 'bwrap: No permissions to create new namespace' >&2\nexit 1");
+      await probeAhead([dir], "linux");
+      expect(findWorkingBwrap([dir], "linux")).toEqual({
+        ok: false,
+        reason: { kind: "broken", bwrap: fake, detail: "bwrap: No permissions to create new namespace" },
+      });
+    },
+  );
 
   it.skipIf(!bwrapInSystemDirs())("a probe started ahead finds the system's bwrap working", async () => {
     await probeAhead(SYSTEM_BWRAP_DIRS, "linux");

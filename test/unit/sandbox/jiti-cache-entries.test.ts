@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { jitiCacheNames } from "../../../src/sandbox/hand-in.ts";
-import { MAX_HANDED_BYTES, openHandedFiles, jitiEntriesToCopy, sandboxedChildSources } from "../../../src/sandbox/handed-files.ts";
+import {
+  MAX_HANDED_BYTES,
+  openHandedFiles,
+  jitiEntriesToCopy,
+  sandboxedChildSources,
+} from "../../../src/sandbox/handed-files.ts";
 
 let root = "";
 afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -12,7 +17,13 @@ function setUp() {
   root = mkdtempSync(join(tmpdir(), "jiti-entries-"));
   const pkg = join(root, "pkg");
   mkdirSync(join(pkg, "src", "io"), { recursive: true });
-  const sources = [join(pkg, "extension.ts"), join(pkg, "src", "io", "a.ts"), join(pkg, "src", "io", "b.ts"), join(pkg, "src", "io", "c.ts"), join(pkg, "src", "io", "d.ts")];
+  const sources = [
+    join(pkg, "extension.ts"),
+    join(pkg, "src", "io", "a.ts"),
+    join(pkg, "src", "io", "b.ts"),
+    join(pkg, "src", "io", "c.ts"),
+    join(pkg, "src", "io", "d.ts"),
+  ];
   for (const source of sources) writeFileSync(source, "export {};\n");
   writeFileSync(join(pkg, "src", "io", "notes.md"), "not a module");
   const cache = join(root, "jiti");

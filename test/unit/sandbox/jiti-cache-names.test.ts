@@ -11,7 +11,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { jitiCacheNames } from "../../../src/sandbox/hand-in.ts";
 import { REPO_ROOT } from "../../harness/pi-env.ts";
 
-type CreateJiti = (id: string, options: Record<string, unknown>) => { import(id: string, options?: { default?: boolean }): Promise<unknown> };
+type CreateJiti = (
+  id: string,
+  options: Record<string, unknown>,
+) => { import(id: string, options?: { default?: boolean }): Promise<unknown> };
 
 const PI1_CHUNKS = join(REPO_ROOT, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/chunks");
 
@@ -34,13 +37,22 @@ describe("jitiCacheNames", () => {
       const entry = join(root, "extension.ts");
       const inner = join(root, "src", "core", "inner.ts");
       writeFileSync(inner, "export const answer: number = 42;\n");
-      writeFileSync(entry, 'import { answer } from "./src/core/inner.ts";\nexport default function factory(): number { return answer; }\n');
+      writeFileSync(
+        entry,
+        'import { answer } from "./src/core/inner.ts";\nexport default function factory(): number { return answer; }\n',
+      );
       const createJiti = await jitiOf(which);
-      const factory = (await createJiti(import.meta.url, { moduleCache: false, fsCache: cache }).import(entry, { default: true })) as () => number;
+      const factory = (await createJiti(import.meta.url, { moduleCache: false, fsCache: cache }).import(entry, {
+        default: true,
+      })) as () => number;
       expect(factory()).toBe(42);
       const written = readdirSync(cache).sort();
       expect(written).toHaveLength(2);
-      expect(written).toEqual([jitiCacheNames(entry), jitiCacheNames(inner)].map((names) => written.find((name) => names.includes(name))).sort());
+      expect(written).toEqual(
+        [jitiCacheNames(entry), jitiCacheNames(inner)]
+          .map((names) => written.find((name) => names.includes(name)))
+          .sort(),
+      );
     });
   }
 

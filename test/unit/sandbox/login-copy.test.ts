@@ -3,7 +3,10 @@ import { loginCopyText, loginExpiredNote, PI_RENEWAL_WINDOW_MS } from "../../../
 
 describe("loginCopyText", () => {
   it("keeps API keys and OAuth access tokens, and blanks every OAuth refresh token", () => {
-    const person = { openai: { type: "api_key", key: "sk-1" }, anthropic: { type: "oauth", access: "acc", refresh: "ref-secret", expires: 123 } };
+    const person = {
+      openai: { type: "api_key", key: "sk-1" },
+      anthropic: { type: "oauth", access: "acc", refresh: "ref-secret", expires: 123 },
+    };
     const copy = JSON.parse(loginCopyText(JSON.stringify(person))!) as typeof person;
     expect(copy.openai).toEqual(person.openai);
     expect(copy.anthropic).toEqual({ type: "oauth", access: "acc", refresh: "", expires: 123 });
@@ -18,7 +21,10 @@ describe("loginCopyText", () => {
 
 describe("loginExpiredNote", () => {
   it("names an OAuth login that expired during the run, or came within pi's five-minute renewal window of its end, and nothing otherwise", () => {
-    const text = JSON.stringify({ anthropic: { type: "oauth", access: "a", refresh: "r", expires: 1500 }, openai: { type: "api_key", key: "k" } });
+    const text = JSON.stringify({
+      anthropic: { type: "oauth", access: "a", refresh: "r", expires: 1500 },
+      openai: { type: "api_key", key: "k" },
+    });
     expect(loginExpiredNote(text, 1000, 2000)).toBe(
       "The OAuth login of anthropic expired while this sandboxed subagent ran; a sandboxed child cannot refresh a login (it never writes your auth.json). Run the task again: your pi refreshes a login near its end before it starts a sandboxed subagent.",
     );

@@ -66,8 +66,14 @@ describe("loginRefreshFailedWarning", () => {
 
 describe("withoutRecentFailures", () => {
   it("leaves out a login whose refresh failed less than five minutes ago, and tries it again after", () => {
-    const failedAt = new Map([["anthropic", NOW - LOGIN_RETRY_AFTER_MS + 1], ["openai-codex", NOW - LOGIN_RETRY_AFTER_MS]]);
+    const failedAt = new Map([
+      ["anthropic", NOW - LOGIN_RETRY_AFTER_MS + 1],
+      ["openai-codex", NOW - LOGIN_RETRY_AFTER_MS],
+    ]);
     expect(LOGIN_RETRY_AFTER_MS).toBe(5 * MINUTE);
-    expect(withoutRecentFailures(["anthropic", "openai-codex", "github-copilot"], failedAt, NOW)).toEqual(["openai-codex", "github-copilot"]);
+    expect(withoutRecentFailures(["anthropic", "openai-codex", "github-copilot"], failedAt, NOW)).toEqual([
+      "openai-codex",
+      "github-copilot",
+    ]);
   });
 });

@@ -1,5 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -50,14 +59,20 @@ describe("readProtectedWorkspace", () => {
     mkdirSync(sub);
     // From a subfolder, the repository's .git lies outside the writable folder: only the folder's own names count.
     expect(readProtectedWorkspace(sub).paths.map((entry) => entry.path)).not.toContain(join(dir, ".git"));
-    expect(readProtectedWorkspace(dir).paths.filter((entry) => entry.path === join(dir, ".git"))).toEqual([{ path: join(dir, ".git"), kind: "directory", exists: true }]);
+    expect(readProtectedWorkspace(dir).paths.filter((entry) => entry.path === join(dir, ".git"))).toEqual([
+      { path: join(dir, ".git"), kind: "directory", exists: true },
+    ]);
   });
 });
 
 describe("mount points", () => {
   /** A pi process as the shared record sees it, alive while `alive` holds its pid. */
   function piProcess(dir: string, pid: number, alive: Set<number>): MountPointDeps {
-    return { recordRoot: join(dir, "agent", "subagent-mount-points"), owner: { pid, start: "100" }, isAlive: (identity) => alive.has(identity.pid) };
+    return {
+      recordRoot: join(dir, "agent", "subagent-mount-points"),
+      owner: { pid, start: "100" },
+      isAlive: (identity) => alive.has(identity.pid),
+    };
   }
 
   it("removes an empty folder or file bubblewrap made once the last child using it has ended, and keeps one that is not empty or was the person's", () => {

@@ -25,7 +25,11 @@ describe("readSandboxLayout", () => {
       taskDir: join(agentDir, "subagent-sessions", "t"),
       home,
       extraHidden: ["~/.kube", "~/.netrc"],
-      programs: [join(root, "pkg", "node_modules", "pi", "dist", "cli.js"), join(root, "pkg", "node_modules", "node", "bin", "node"), join(root, "pkg", "extension.ts")],
+      programs: [
+        join(root, "pkg", "node_modules", "pi", "dist", "cli.js"),
+        join(root, "pkg", "node_modules", "node", "bin", "node"),
+        join(root, "pkg", "extension.ts"),
+      ],
     });
     expect(layout.secrets).toEqual([
       { path: join(home, ".ssh"), kind: "directory" },

@@ -1,4 +1,15 @@
-import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -80,7 +91,6 @@ describe("writeFileAtomicSync (our own state files, issue 28 items 5 and 6)", ()
     expect(readFileSync(join(dir, "state.json"), "utf8")).toBe("NEW");
     expect(readdirSync(dir).sort()).toEqual(["state.json", "target.txt"]);
   });
-
 });
 
 const isRoot = process.getuid?.() === 0;
@@ -104,5 +114,4 @@ describe.skipIf(!isRoot)("writeFileAtomicSync on a nearly full disk (a 64 KiB tm
     expect(readFileSync(file, "utf8")).toBe("OLD");
     expect(readdirSync(mountPoint).sort()).toEqual(["filler", "record.json"]);
   });
-
 });

@@ -17,8 +17,12 @@ describe("config file locations", () => {
     const home = tree.mkdir("home");
     tree.write("home/repo/.pi/subagent-isolation.json", "{}");
     tree.mkdir("home/repo/pkg/.pi");
-    expect(projectConfigPath(tree.mkdir("home/repo/pkg/src"), home)).toBe(tree.path("home/repo/pkg/.pi/subagent-isolation.json"));
-    expect(projectConfigPath(tree.mkdir("home/repo/other"), home)).toBe(tree.path("home/repo/.pi/subagent-isolation.json"));
+    expect(projectConfigPath(tree.mkdir("home/repo/pkg/src"), home)).toBe(
+      tree.path("home/repo/pkg/.pi/subagent-isolation.json"),
+    );
+    expect(projectConfigPath(tree.mkdir("home/repo/other"), home)).toBe(
+      tree.path("home/repo/.pi/subagent-isolation.json"),
+    );
   });
 
   it("stops before the home directory, whose .pi is the user level", () => {

@@ -28,7 +28,10 @@ function deadPid(): number {
 describe("withFileLock", () => {
   it("names the lock <file>.lock and holds the writer's pid and time while the action runs", async () => {
     expect(lockPathFor(target)).toBe(`${target}.lock`);
-    const seen = await withFileLock(target, async () => JSON.parse(readFileSync(`${target}.lock`, "utf8")) as Record<string, unknown>);
+    const seen = await withFileLock(
+      target,
+      async () => JSON.parse(readFileSync(`${target}.lock`, "utf8")) as Record<string, unknown>,
+    );
     expect(seen.pid).toBe(process.pid);
     expect(seen.hostname).toBe(hostname());
     expect(typeof seen.acquiredAt).toBe("number");
@@ -62,7 +65,10 @@ describe("withFileLock", () => {
   });
 
   it("breaks a lock whose holder process no longer exists", async () => {
-    writeFileSync(`${target}.lock`, JSON.stringify({ pid: deadPid(), hostname: hostname(), acquiredAt: Date.now(), token: "dead" }));
+    writeFileSync(
+      `${target}.lock`,
+      JSON.stringify({ pid: deadPid(), hostname: hostname(), acquiredAt: Date.now(), token: "dead" }),
+    );
     const started = Date.now();
     await withFileLock(target, async () => undefined, { timeoutMs: 2_000 });
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -71,7 +77,10 @@ describe("withFileLock", () => {
 
   it("breaks a lock older than staleMs even when its holder is alive", async () => {
     const old = Date.now() - 60_000;
-    writeFileSync(`${target}.lock`, JSON.stringify({ pid: process.pid, hostname: hostname(), acquiredAt: old, token: "old" }));
+    writeFileSync(
+      `${target}.lock`,
+      JSON.stringify({ pid: process.pid, hostname: hostname(), acquiredAt: old, token: "old" }),
+    );
     await withFileLock(target, async () => undefined, { timeoutMs: 2_000, staleMs: 5_000 });
     expect(existsSync(`${target}.lock`)).toBe(false);
   });
@@ -85,10 +94,17 @@ describe("withFileLock", () => {
   });
 
   it("waits for a live fresh lock and gives up with a lock-timeout error, leaving that lock alone", async () => {
-    const held = JSON.stringify({ pid: process.pid, hostname: hostname(), acquiredAt: Date.now(), token: "someone-else" });
+    const held = JSON.stringify({
+      pid: process.pid,
+      hostname: hostname(),
+      acquiredAt: Date.now(),
+      token: "someone-else",
+    });
     writeFileSync(`${target}.lock`, held);
     let ran = false;
-    const failure = await withFileLock(target, async () => (ran = true), { timeoutMs: 300 }).catch((error: unknown) => error);
+    const failure = await withFileLock(target, async () => (ran = true), { timeoutMs: 300 }).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(WriteBackError);
     expect((failure as WriteBackError).code).toBe("lock-timeout");
     expect((failure as WriteBackError).message).toContain(`${target}.lock`);
@@ -97,7 +113,12 @@ describe("withFileLock", () => {
   });
 
   it("does not remove a lock that is no longer its own when it releases", async () => {
-    const foreign = JSON.stringify({ pid: process.pid, hostname: hostname(), acquiredAt: Date.now(), token: "taken-over" });
+    const foreign = JSON.stringify({
+      pid: process.pid,
+      hostname: hostname(),
+      acquiredAt: Date.now(),
+      token: "taken-over",
+    });
     await withFileLock(target, async () => {
       // Someone broke our lock as stale and took it.
       writeFileSync(`${target}.lock`, foreign);

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { emptyUsage, formatDuration, formatElapsed, formatTokens, formatUsage, oneLine, type UsageTotals } from "../../../src/shared/text.ts";
+import {
+  emptyUsage,
+  formatDuration,
+  formatElapsed,
+  formatTokens,
+  formatUsage,
+  oneLine,
+  type UsageTotals,
+} from "../../../src/shared/text.ts";
 
 function usage(partial: Partial<UsageTotals>): UsageTotals {
   return { ...emptyUsage(), ...partial };
@@ -7,7 +15,9 @@ function usage(partial: Partial<UsageTotals>): UsageTotals {
 
 describe("formatUsage", () => {
   it("reproduces the spec's example", () => {
-    expect(formatUsage(usage({ turns: 5, input: 12_500, output: 3_200, cost: 0.0042 }))).toBe("5 turns/↑12.5k/↓3.2k/$0.0042");
+    expect(formatUsage(usage({ turns: 5, input: 12_500, output: 3_200, cost: 0.0042 }))).toBe(
+      "5 turns/↑12.5k/↓3.2k/$0.0042",
+    );
   });
 
   it("says `1 turn` in the singular and `0 turns` for nothing at all", () => {
@@ -16,9 +26,11 @@ describe("formatUsage", () => {
   });
 
   it("leaves cache tokens and context out of the short form", () => {
-    expect(formatUsage(usage({ turns: 2, input: 1000, output: 1000, cacheRead: 50_000, cacheWrite: 9000, contextTokens: 70_000 }))).toBe(
-      "2 turns/↑1k/↓1k/$0.0000",
-    );
+    expect(
+      formatUsage(
+        usage({ turns: 2, input: 1000, output: 1000, cacheRead: 50_000, cacheWrite: 9000, contextTokens: 70_000 }),
+      ),
+    ).toBe("2 turns/↑1k/↓1k/$0.0000");
   });
 });
 

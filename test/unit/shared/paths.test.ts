@@ -2,7 +2,12 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { getAgentDir } from "@mariozechner/pi-coding-agent";
-import { agentDir, agentDirByPiRule, subagentSessionsDir, useAgentDirResolver } from "../../../src/shared/this-process.ts";
+import {
+  agentDir,
+  agentDirByPiRule,
+  subagentSessionsDir,
+  useAgentDirResolver,
+} from "../../../src/shared/this-process.ts";
 
 const saved = process.env.PI_CODING_AGENT_DIR;
 afterEach(() => {

@@ -1,9 +1,18 @@
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { formatIdentity, isIdentityAlive, isIdentityRunning, isSameProcess, ownIdentity, parseIdentity, processStartTime } from "../../../src/shared/proc-identity.ts";
+import {
+  formatIdentity,
+  isIdentityAlive,
+  isIdentityRunning,
+  isSameProcess,
+  ownIdentity,
+  parseIdentity,
+  processStartTime,
+} from "../../../src/shared/proc-identity.ts";
 
-const deadPid = () => Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
+const deadPid = () =>
+  Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
 
 describe("process identity", () => {
   it("reads field 22 of /proc/<pid>/stat, and nothing for a process that has exited", () => {
@@ -35,9 +44,13 @@ describe("process identity", () => {
     // The background `head` becomes a child of the exec'd `sleep 30`, which never reaps it: once it exits it is a
     // zombie until the sleep ends. It exits only when the test writes to its pipe (fd 3), after the exec: had it
     // ended before, the shell could have reaped it itself (a race that made this test fail under load).
-    const holder = spawn("sh", ["-c", "head -c 1 <&3 >/dev/null & echo $!; exec sleep 30 3<&-"], { stdio: ["ignore", "pipe", "ignore", "pipe"] });
+    const holder = spawn("sh", ["-c", "head -c 1 <&3 >/dev/null & echo $!; exec sleep 30 3<&-"], {
+      stdio: ["ignore", "pipe", "ignore", "pipe"],
+    });
     try {
-      const zombiePid = await new Promise<number>((resolve) => holder.stdout!.once("data", (chunk: Buffer) => resolve(Number(String(chunk).trim()))));
+      const zombiePid = await new Promise<number>((resolve) =>
+        holder.stdout!.once("data", (chunk: Buffer) => resolve(Number(String(chunk).trim()))),
+      );
       const execed = () => readFileSync(`/proc/${holder.pid}/cmdline`, "latin1").startsWith("sleep\0");
       await expect.poll(execed, { timeout: 10_000 }).toBe(true);
       (holder.stdio[3] as NodeJS.WritableStream).end("x");

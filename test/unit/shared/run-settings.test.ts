@@ -14,7 +14,12 @@ describe("readRunSettings", () => {
   });
 
   it("defaults: 10 minutes of silence, no hard limit, 8 at once, 5 s grace", () => {
-    expect(readRunSettings({})).toEqual({ activityTimeoutMs: 600_000, hardTimeoutMs: 0, maxConcurrent: 8, killGraceMs: 5000 });
+    expect(readRunSettings({})).toEqual({
+      activityTimeoutMs: 600_000,
+      hardTimeoutMs: 0,
+      maxConcurrent: 8,
+      killGraceMs: 5000,
+    });
   });
 
   it("reads each variable", () => {

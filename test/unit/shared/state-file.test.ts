@@ -16,10 +16,22 @@ describe("reading our own state files", () => {
     symlinkSync(join(dir, "real.json"), join(dir, "link.json"));
     execFileSync("mkfifo", [join(dir, "fifo.json")]);
     writeFileSync(join(dir, "big.json"), "x".repeat(2049));
-    expect(readStateFileSync(join(dir, "zero.json"), 1024)).toEqual({ ok: false, kind: "refused", reason: "it is a symbolic link, which is not followed here" });
+    expect(readStateFileSync(join(dir, "zero.json"), 1024)).toEqual({
+      ok: false,
+      kind: "refused",
+      reason: "it is a symbolic link, which is not followed here",
+    });
     expect(readStateFileSync(join(dir, "link.json"), 1024)).toMatchObject({ ok: false, kind: "refused" });
-    expect(readStateFileSync(join(dir, "fifo.json"), 1024)).toEqual({ ok: false, kind: "refused", reason: "it is a FIFO (named pipe), not a regular file" });
-    expect(readStateFileSync(join(dir, "big.json"), 2048)).toMatchObject({ ok: false, kind: "refused", reason: expect.stringContaining("too large") });
+    expect(readStateFileSync(join(dir, "fifo.json"), 1024)).toEqual({
+      ok: false,
+      kind: "refused",
+      reason: "it is a FIFO (named pipe), not a regular file",
+    });
+    expect(readStateFileSync(join(dir, "big.json"), 2048)).toMatchObject({
+      ok: false,
+      kind: "refused",
+      reason: expect.stringContaining("too large"),
+    });
     expect(readStateFileSync(join(dir, "missing.json"), 1024)).toMatchObject({ ok: false, kind: "missing" });
     expect(readStateJsonSync(join(dir, "real.json"), 1024)).toEqual({});
   });

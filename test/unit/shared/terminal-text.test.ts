@@ -61,7 +61,11 @@ describe("what the TUI draws from model text", () => {
     const call = renderSubagentCall({ agent: `coder${TITLE}`, task: HOSTILE }, theme, context).render(100);
     expect(leftovers(call)).toEqual([]);
     expect(call.join("\n")).toContain("Fix it click now");
-    const cancel = renderSubagentCall({ action: "cancel", taskId: `x${CLEAR}`, confirm: true, reason: HOSTILE }, theme, context).render(100);
+    const cancel = renderSubagentCall(
+      { action: "cancel", taskId: `x${CLEAR}`, confirm: true, reason: HOSTILE },
+      theme,
+      context,
+    ).render(100);
     expect(leftovers(cancel)).toEqual([]);
     const error = renderSubagentResult(
       { content: [{ type: "text", text: `Unknown agent "${TITLE}x".` }], details: undefined },
@@ -70,7 +74,12 @@ describe("what the TUI draws from model text", () => {
       { lastComponent: undefined, isError: true },
     ).render(100);
     expect(leftovers(error)).toEqual([]);
-    const result = renderSubagentResult({ content: [{ type: "text", text: "x" }], details }, { expanded: true, isPartial: false }, theme, context).render(100);
+    const result = renderSubagentResult(
+      { content: [{ type: "text", text: "x" }], details },
+      { expanded: true, isPartial: false },
+      theme,
+      context,
+    ).render(100);
     expect(leftovers(result)).toEqual([]);
   });
 
@@ -82,7 +91,10 @@ describe("what the TUI draws from model text", () => {
   });
 
   it("the widget's rows (a tool name and arguments written by the child's model)", () => {
-    const task = runningTask({ task: HOSTILE, state: runState({ lastTool: { name: `bash${TITLE}`, summary: `ls ${CLEAR}`, at: 0 } }) });
+    const task = runningTask({
+      task: HOSTILE,
+      state: runState({ lastTool: { name: `bash${TITLE}`, summary: `ls ${CLEAR}`, at: 0 } }),
+    });
     const lines = widgetLines([task], 1000, 120, plain);
     expect(leftovers(lines)).toEqual([]);
     expect(lines.join("\n")).toContain("bash");

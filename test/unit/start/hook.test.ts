@@ -8,7 +8,9 @@ const state = vi.hoisted(() => ({ loaded: 0 }));
 vi.mock("../../../src/pi/roster.ts", () => {
   state.loaded += 1;
   return {
-    createRosterHandler: () => (event: { systemPrompt: string }) => ({ systemPrompt: `${event.systemPrompt}\n## Available Subagents` }),
+    createRosterHandler: () => (event: { systemPrompt: string }) => ({
+      systemPrompt: `${event.systemPrompt}\n## Available Subagents`,
+    }),
     createRosterContextHandler: () => () => undefined,
   };
 });
@@ -23,13 +25,24 @@ type Handler = (event: { systemPrompt: string }, ctx: unknown) => Promise<{ syst
 
 function hooks(): Record<string, Handler> {
   const handlers: Record<string, Handler> = {};
-  registerRosterHook({ on: ((name: string, handler: Handler) => (handlers[name] = handler)) as never }, () => import("../../../src/pi/roster.ts"));
+  registerRosterHook(
+    { on: ((name: string, handler: Handler) => (handlers[name] = handler)) as never },
+    () => import("../../../src/pi/roster.ts"),
+  );
   return handlers;
 }
 
-const saved = { depth: process.env.PI_SUBAGENT_DEPTH, max: process.env.PI_SUBAGENT_MAX_DEPTH, agentDir: process.env.PI_CODING_AGENT_DIR };
+const saved = {
+  depth: process.env.PI_SUBAGENT_DEPTH,
+  max: process.env.PI_SUBAGENT_MAX_DEPTH,
+  agentDir: process.env.PI_CODING_AGENT_DIR,
+};
 afterEach(() => {
-  for (const [name, value] of [["PI_SUBAGENT_DEPTH", saved.depth], ["PI_SUBAGENT_MAX_DEPTH", saved.max], ["PI_CODING_AGENT_DIR", saved.agentDir]] as const) {
+  for (const [name, value] of [
+    ["PI_SUBAGENT_DEPTH", saved.depth],
+    ["PI_SUBAGENT_MAX_DEPTH", saved.max],
+    ["PI_CODING_AGENT_DIR", saved.agentDir],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -46,7 +59,9 @@ describe("the roster hooks of the light entry", () => {
 
     process.env.PI_SUBAGENT_DEPTH = "1";
     const below = hooks();
-    expect(await below["before_agent_start"]!({ systemPrompt: "base" }, {})).toEqual({ systemPrompt: "base\n## Available Subagents" });
+    expect(await below["before_agent_start"]!({ systemPrompt: "base" }, {})).toEqual({
+      systemPrompt: "base\n## Available Subagents",
+    });
     expect(state.loaded).toBe(1);
   });
 });
@@ -65,7 +80,9 @@ describe("the roster hooks with a remembered roster", () => {
       await rememberRoster(rosterFingerprint(cwd), "## Available Subagents\n- remembered");
       const before = state.loaded;
       const remembered = hooks();
-      expect(await remembered["before_agent_start"]!({ systemPrompt: "base" }, { cwd })).toEqual({ systemPrompt: "base\n\n## Available Subagents\n- remembered" });
+      expect(await remembered["before_agent_start"]!({ systemPrompt: "base" }, { cwd })).toEqual({
+        systemPrompt: "base\n\n## Available Subagents\n- remembered",
+      });
       // No result message in the call: the context hook loads nothing either.
       expect(await remembered["context"]!({ messages: [{ role: "user" }] } as never, { cwd })).toBeUndefined();
       expect(state.loaded).toBe(before);
@@ -73,7 +90,9 @@ describe("the roster hooks with a remembered roster", () => {
       writeFileSync(join(agentDir, "agents", "other.md"), "---\nname: other\ndescription: Other\n---\nBody\n");
       expect(cachedRoster(rosterFingerprint(cwd))).toBeUndefined();
       const rebuilt = hooks();
-      expect(await rebuilt["before_agent_start"]!({ systemPrompt: "base" }, { cwd })).toEqual({ systemPrompt: "base\n## Available Subagents" });
+      expect(await rebuilt["before_agent_start"]!({ systemPrompt: "base" }, { cwd })).toEqual({
+        systemPrompt: "base\n## Available Subagents",
+      });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

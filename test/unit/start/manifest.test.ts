@@ -1,7 +1,13 @@
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import subagentDispatch from "../../../extension.ts";
-import { registerLazily, emptyRegistrations, recordingApi, type LazyManifest, type LoadTiming } from "../../../src/start/lazy-extension.ts";
+import {
+  registerLazily,
+  emptyRegistrations,
+  recordingApi,
+  type LazyManifest,
+  type LoadTiming,
+} from "../../../src/start/lazy-extension.ts";
 import { subagentManifest, registerMainPi, startsSubagentCall } from "../../../src/start/main-pi.ts";
 import { subagentParameters } from "../../../src/tool/schema.ts";
 import { register } from "../../../src/pi/runtime.ts";
@@ -62,7 +68,8 @@ describe("the light entry's manifest", () => {
       expect(renderers.renderResult).toBe(whole.tools.get(name)!.renderResult);
     }
     expect(Object.keys(drawPart.messageRenderers)).toEqual([...MANIFEST.messageRenderers]);
-    for (const [type, renderer] of Object.entries(drawPart.messageRenderers)) expect(renderer).toBe(whole.messageRenderers.get(type));
+    for (const [type, renderer] of Object.entries(drawPart.messageRenderers))
+      expect(renderer).toBe(whole.messageRenderers.get(type));
   });
 
   it("the tool part registers the same tool as the whole runtime, its error flag hook and the fan-out count", () => {
@@ -89,9 +96,32 @@ describe("the light entry's manifest", () => {
       else process.env.PI_SUBAGENT_DEPTH = saved;
     }
     expect([...fake.tools.keys()]).toEqual(["subagent"]);
-    expect([...fake.commands.keys()].sort()).toEqual(["subagent-agents", "subagent-answer", "subagent-cancel", "subagent-cancel-all", "subagent-config", "subagent-message", "subagent-result", "subagent-usage", "subagent-watch", "subagent-worktrees"]);
+    expect([...fake.commands.keys()].sort()).toEqual([
+      "subagent-agents",
+      "subagent-answer",
+      "subagent-cancel",
+      "subagent-cancel-all",
+      "subagent-config",
+      "subagent-message",
+      "subagent-result",
+      "subagent-usage",
+      "subagent-watch",
+      "subagent-worktrees",
+    ]);
     // message_update: without the TUI (as here), a streamed subagent call starts loading the tool's part early.
-    expect([...fake.on.keys()].sort()).toEqual(["agent_end", "agent_settled", "agent_start", "before_agent_start", "context", "message_end", "message_start", "message_update", "session_shutdown", "session_start", "tool_result"]);
+    expect([...fake.on.keys()].sort()).toEqual([
+      "agent_end",
+      "agent_settled",
+      "agent_start",
+      "before_agent_start",
+      "context",
+      "message_end",
+      "message_start",
+      "message_update",
+      "session_shutdown",
+      "session_start",
+      "tool_result",
+    ]);
     expect([...fake.renderers.keys()]).toEqual(["subagent-result"]);
   });
 });
@@ -111,7 +141,11 @@ describe("the entry in a subagent at the depth limit", () => {
       const { execute, ...shown } = fake.tools.get("subagent")!;
       const { parameters, ...texts } = MANIFEST.tools[0]!;
       expect(shown).toEqual({ ...texts, parameters });
-      for (const params of [{ agent: "explore", task: "x" }, { action: "cancel", taskId: "abc" }, { action: "message", taskId: "abc", message: "hi" }]) {
+      for (const params of [
+        { agent: "explore", task: "x" },
+        { action: "cancel", taskId: "abc" },
+        { action: "message", taskId: "abc", message: "hi" },
+      ]) {
         await expect((execute as Fn)("call", params, undefined, undefined, {})).rejects.toThrow(
           "Subagent tool is blocked: depth limit reached (this process runs at PI_SUBAGENT_DEPTH=1 and the limit is 1).",
         );
@@ -143,9 +177,22 @@ describe("registerLazily", () => {
       if (options.failFirst && imports === 1) throw new Error("load failed");
       return {
         register(api: ExtensionAPI) {
-          api.registerTool({ name: "t", label: "T", description: "d", parameters: {} as never, execute: async (id: string) => ({ content: [{ type: "text", text: `ran ${id}` }], details: undefined }) });
-          api.registerCommand("c", { description: "cd", handler: async (args) => void calls.push(`c ${args}`), getArgumentCompletions: (p) => [{ value: `${p}!`, label: p }] });
-          api.on("session_start", (_event, ctx) => void calls.push(`session_start ${(ctx as { id?: string }).id ?? ""}`.trim()));
+          api.registerTool({
+            name: "t",
+            label: "T",
+            description: "d",
+            parameters: {} as never,
+            execute: async (id: string) => ({ content: [{ type: "text", text: `ran ${id}` }], details: undefined }),
+          });
+          api.registerCommand("c", {
+            description: "cd",
+            handler: async (args) => void calls.push(`c ${args}`),
+            getArgumentCompletions: (p) => [{ value: `${p}!`, label: p }],
+          });
+          api.on(
+            "session_start",
+            (_event, ctx) => void calls.push(`session_start ${(ctx as { id?: string }).id ?? ""}`.trim()),
+          );
           api.on("message_end", () => ({ seen: true }) as never);
           api.registerMessageRenderer("m", () => ({ render: () => ["card"], invalidate: () => {} }));
           api.sendMessage({ customType: "x", content: "hi", display: true });
@@ -237,8 +284,15 @@ describe("the main pi without the TUI", () => {
       },
     });
     const update = fake.on.get("message_update")![0]!;
-    const streamed = (assistantMessageEvent: Record<string, unknown>) => update({ type: "message_update", assistantMessageEvent }, {});
-    const partial = { content: [{ type: "text", text: "Let me delegate." }, { type: "toolCall", name: "read" }, { type: "toolCall", name: "subagent" }] };
+    const streamed = (assistantMessageEvent: Record<string, unknown>) =>
+      update({ type: "message_update", assistantMessageEvent }, {});
+    const partial = {
+      content: [
+        { type: "text", text: "Let me delegate." },
+        { type: "toolCall", name: "read" },
+        { type: "toolCall", name: "subagent" },
+      ],
+    };
     streamed({ type: "text_delta", contentIndex: 0, delta: "Let me", partial });
     streamed({ type: "toolcall_start", contentIndex: 1, partial });
     expect(loads).toEqual([]);
@@ -247,12 +301,16 @@ describe("the main pi without the TUI", () => {
     streamed({ type: "toolcall_start", contentIndex: 2, partial });
     expect(loads).toEqual(["tool"]);
     release();
-    await expect((fake.tools.get("subagent")!.execute as Fn)("call", { action: "frobnicate" }, undefined, undefined, {})).rejects.toThrow(/Unknown action "frobnicate"/);
+    await expect(
+      (fake.tools.get("subagent")!.execute as Fn)("call", { action: "frobnicate" }, undefined, undefined, {}),
+    ).rejects.toThrow(/Unknown action "frobnicate"/);
     expect(loads).toEqual(["tool"]);
   });
 
   it("tells a subagent call's start from every other streamed event", () => {
-    const partial = { content: [{ type: "toolCall", name: "subagent" }, { type: "toolCall", name: "bash" }, { type: "text" }] };
+    const partial = {
+      content: [{ type: "toolCall", name: "subagent" }, { type: "toolCall", name: "bash" }, { type: "text" }],
+    };
     expect(startsSubagentCall({ type: "toolcall_start", contentIndex: 0, partial })).toBe(true);
     expect(startsSubagentCall({ type: "toolcall_start", contentIndex: 1, partial })).toBe(false);
     expect(startsSubagentCall({ type: "toolcall_start", contentIndex: 2, partial })).toBe(false);
@@ -270,23 +328,32 @@ describe("registerLazily with a tool part", () => {
     replayOnLoad: ["session_start"],
     messageRenderers: [],
   };
-  const runtime = (label: string, loads: string[], sessions: string[] = []) => async () => {
-    loads.push(label);
-    return {
-      register(api: ExtensionAPI) {
-        api.on("session_start", (_event, ctx) => void sessions.push(`${label} ${(ctx as { id?: string }).id}`));
-        api.registerTool({ name: "t", label: "T", description: "d", parameters: {} as never, execute: async () => ({ content: [{ type: "text", text: `${label} ran` }], details: undefined }) });
-        if (label === "all") api.registerCommand("c", { description: "cd", handler: async () => undefined });
-        api.on("tool_result", () => ({ from: label }) as never);
-      },
+  const runtime =
+    (label: string, loads: string[], sessions: string[] = []) =>
+    async () => {
+      loads.push(label);
+      return {
+        register(api: ExtensionAPI) {
+          api.on("session_start", (_event, ctx) => void sessions.push(`${label} ${(ctx as { id?: string }).id}`));
+          api.registerTool({
+            name: "t",
+            label: "T",
+            description: "d",
+            parameters: {} as never,
+            execute: async () => ({ content: [{ type: "text", text: `${label} ran` }], details: undefined }),
+          });
+          if (label === "all") api.registerCommand("c", { description: "cd", handler: async () => undefined });
+          api.on("tool_result", () => ({ from: label }) as never);
+        },
+      };
     };
-  };
 
   it("a tool call loads only the tool part; a command loads the whole runtime, which then takes the events", async () => {
     const fake = fakePi();
     const loads: string[] = [];
     registerLazily(fake.pi, manifest, { all: runtime("all", loads), toolOnly: runtime("tool", loads) });
-    const run = async () => ((await (fake.tools.get("t")!.execute as Fn)("x")) as { content: Array<{ text: string }> }).content[0]!.text;
+    const run = async () =>
+      ((await (fake.tools.get("t")!.execute as Fn)("x")) as { content: Array<{ text: string }> }).content[0]!.text;
     expect(await run()).toBe("tool ran");
     expect(await run()).toBe("tool ran");
     expect(loads).toEqual(["tool"]);
@@ -302,7 +369,10 @@ describe("registerLazily with a tool part", () => {
     const fake = fakePi();
     const loads: string[] = [];
     const sessions: string[] = [];
-    registerLazily(fake.pi, manifest, { all: runtime("all", loads, sessions), toolOnly: runtime("tool", loads, sessions) });
+    registerLazily(fake.pi, manifest, {
+      all: runtime("all", loads, sessions),
+      toolOnly: runtime("tool", loads, sessions),
+    });
     await fake.on.get("session_start")![0]!({}, { id: "s1" });
     await (fake.tools.get("t")!.execute as Fn)("x");
     expect(sessions).toEqual(["tool s1"]);
@@ -317,25 +387,34 @@ describe("registerLazily with a tool part", () => {
     const loads: string[] = [];
     const sessions: string[] = [];
     const drawn = {
-      toolRenderers: { t: { renderCall: () => ({ render: () => ["drawn call"], invalidate: () => {} }), renderResult: () => ({ render: () => ["drawn result"], invalidate: () => {} }) } },
+      toolRenderers: {
+        t: {
+          renderCall: () => ({ render: () => ["drawn call"], invalidate: () => {} }),
+          renderResult: () => ({ render: () => ["drawn result"], invalidate: () => {} }),
+        },
+      },
       messageRenderers: { m: () => ({ render: () => ["drawn card"], invalidate: () => {} }) },
     };
     const whole = runtime("all", loads, sessions);
-    const lazy = registerLazily(fake.pi, { ...manifest, loadOn: { session_start: () => "now" }, messageRenderers: ["m"] }, {
-      all: async () => {
-        const part = await whole();
-        return {
-          register(api: ExtensionAPI) {
-            part.register(api);
-            api.registerMessageRenderer("m", () => ({ render: () => ["whole card"], invalidate: () => {} }));
-          },
-        };
+    const lazy = registerLazily(
+      fake.pi,
+      { ...manifest, loadOn: { session_start: () => "now" }, messageRenderers: ["m"] },
+      {
+        all: async () => {
+          const part = await whole();
+          return {
+            register(api: ExtensionAPI) {
+              part.register(api);
+              api.registerMessageRenderer("m", () => ({ render: () => ["whole card"], invalidate: () => {} }));
+            },
+          };
+        },
+        draw: async () => {
+          loads.push("draw");
+          return drawn;
+        },
       },
-      draw: async () => {
-        loads.push("draw");
-        return drawn;
-      },
-    });
+    );
     const rendered = (component: unknown) => (component as { render(width: number): string[] }).render(80);
     // Before anything is loaded: pi's default (nothing of ours).
     expect(rendered((fake.tools.get("t")!.renderCall as Fn)({}, {}, {}))).toEqual([]);
@@ -361,15 +440,19 @@ describe("registerLazily with a tool part", () => {
     const loads: string[] = [];
     let finishDraw: () => void = () => undefined;
     const drawGate = new Promise<void>((resolve) => (finishDraw = resolve));
-    registerLazily(fake.pi, { ...manifest, loadOn: { session_start: () => "now" } }, {
-      all: runtime("all", loads),
-      draw: async () => {
-        loads.push("draw started");
-        await drawGate;
-        loads.push("draw done");
-        return { toolRenderers: {}, messageRenderers: {} };
+    registerLazily(
+      fake.pi,
+      { ...manifest, loadOn: { session_start: () => "now" } },
+      {
+        all: runtime("all", loads),
+        draw: async () => {
+          loads.push("draw started");
+          await drawGate;
+          loads.push("draw done");
+          return { toolRenderers: {}, messageRenderers: {} };
+        },
       },
-    });
+    );
     const started = fake.on.get("session_start")![0]!({}, { id: "s1" });
     const call = (fake.tools.get("t")!.execute as Fn)("x") as Promise<{ content: Array<{ text: string }> }>;
     await new Promise((resolve) => setImmediate(resolve));
@@ -384,13 +467,17 @@ describe("registerLazily with a tool part", () => {
     const fake = fakePi();
     const loads: string[] = [];
     const sessions: string[] = [];
-    registerLazily(fake.pi, { ...manifest, loadOn: { session_start: () => "now" } }, {
-      all: runtime("all", loads, sessions),
-      draw: async () => {
-        loads.push("draw");
-        throw new Error("draw part missing");
+    registerLazily(
+      fake.pi,
+      { ...manifest, loadOn: { session_start: () => "now" } },
+      {
+        all: runtime("all", loads, sessions),
+        draw: async () => {
+          loads.push("draw");
+          throw new Error("draw part missing");
+        },
       },
-    });
+    );
     await fake.on.get("session_start")![0]!({}, { id: "s1" });
     expect(loads).toEqual(["draw", "all"]);
     expect(sessions).toEqual(["all s1"]);

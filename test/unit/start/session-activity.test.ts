@@ -2,9 +2,24 @@ import { describe, expect, it } from "vitest";
 import { tuiLoadTiming, holdsSubagentActivity } from "../../../src/start/main-pi.ts";
 
 const user = { type: "message", message: { role: "user", content: "hello" } };
-const otherTool = { type: "message", message: { role: "assistant", content: [{ type: "text", text: "x" }, { type: "toolCall", name: "bash", arguments: {} }] } };
+const otherTool = {
+  type: "message",
+  message: {
+    role: "assistant",
+    content: [
+      { type: "text", text: "x" },
+      { type: "toolCall", name: "bash", arguments: {} },
+    ],
+  },
+};
 const otherResult = { type: "message", message: { role: "toolResult", toolName: "bash", content: [] } };
-const subagentCall = { type: "message", message: { role: "assistant", content: [{ type: "toolCall", name: "subagent", arguments: { agent: "a", task: "t" } }] } };
+const subagentCall = {
+  type: "message",
+  message: {
+    role: "assistant",
+    content: [{ type: "toolCall", name: "subagent", arguments: { agent: "a", task: "t" } }],
+  },
+};
 const subagentResult = { type: "message", message: { role: "toolResult", toolName: "subagent", content: [] } };
 const deliveredResult = { type: "custom_message", customType: "subagent-result", content: "## [subagent-result] a" };
 const otherCustom = { type: "custom_message", customType: "notes", content: "n" };
@@ -18,7 +33,17 @@ describe("holdsSubagentActivity", () => {
 
   it("is false for a new session and for one with only other tools and messages; odd entries do not throw", () => {
     expect(holdsSubagentActivity([])).toBe(false);
-    expect(holdsSubagentActivity([user, otherTool, otherResult, otherCustom, null, { type: "message" }, { type: "message", message: { role: "assistant", content: "text" } }])).toBe(false);
+    expect(
+      holdsSubagentActivity([
+        user,
+        otherTool,
+        otherResult,
+        otherCustom,
+        null,
+        { type: "message" },
+        { type: "message", message: { role: "assistant", content: "text" } },
+      ]),
+    ).toBe(false);
   });
 });
 
@@ -32,6 +57,14 @@ describe("when the TUI loads the runtime at a session's start", () => {
 
   it("at once when the session cannot be read", () => {
     expect(tuiLoadTiming(undefined)).toBe("now");
-    expect(tuiLoadTiming({ sessionManager: { getEntries: () => { throw new Error("stale"); } } })).toBe("now");
+    expect(
+      tuiLoadTiming({
+        sessionManager: {
+          getEntries: () => {
+            throw new Error("stale");
+          },
+        },
+      }),
+    ).toBe("now");
   });
 });

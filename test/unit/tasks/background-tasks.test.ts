@@ -20,7 +20,10 @@ class FakeRun {
   /** The run's answer is complete (or it ended): it can no longer be stopped or steered. */
   over = false;
   readonly steered: string[] = [];
-  constructor(readonly spec: RunSpec, now: number) {
+  constructor(
+    readonly spec: RunSpec,
+    now: number,
+  ) {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the handle's getter reads this run's flag
     const self = this;
     const done = new Promise<RunOutcome>((resolve) => (this.resolveDone = resolve));
@@ -110,7 +113,10 @@ function prepared(task: string, released: string[] = []): PreparedRun {
 }
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
-const outbox = () => (existsSync(join(agentDir, "subagent-sessions", ".outbox")) ? readdirSync(join(agentDir, "subagent-sessions", ".outbox")) : []);
+const outbox = () =>
+  existsSync(join(agentDir, "subagent-sessions", ".outbox"))
+    ? readdirSync(join(agentDir, "subagent-sessions", ".outbox"))
+    : [];
 
 beforeEach(() => {
   agentDir = mkdtempSync(join(tmpdir(), "bg-tasks-"));
@@ -139,7 +145,14 @@ describe("background tasks", () => {
       ["subagent:started", a.taskId],
       ["subagent:queued", b.taskId],
     ]);
-    expect(heard[0]!.payload).toMatchObject({ source: "pi-subagent-dispatch", agent: "worker", task: "task A", mode: "async", waiting: false, at: clock });
+    expect(heard[0]!.payload).toMatchObject({
+      source: "pi-subagent-dispatch",
+      agent: "worker",
+      task: "task A",
+      mode: "async",
+      waiting: false,
+      at: clock,
+    });
     expect(heard[1]!.payload.pid).toBe(4001);
     expect(heard[2]!.payload.waiting).toBe(true);
     runs[0]!.end("succeeded", "A DONE");
@@ -150,11 +163,21 @@ describe("background tasks", () => {
       ["subagent:ended", a.taskId],
     ]);
     const ended = heard.find(({ channel }) => channel === "subagent:ended")!.payload;
-    expect(ended).toMatchObject({ taskId: a.taskId, status: "succeeded", stopReason: "stop", durationMs: 1000, usage: { turns: 1 } });
+    expect(ended).toMatchObject({
+      taskId: a.taskId,
+      status: "succeeded",
+      stopReason: "stop",
+      durationMs: 1000,
+      usage: { turns: 1 },
+    });
     expect(heard.some(({ channel }) => channel === "subagent:delivered")).toBe(false);
     tasks.confirmDelivered(a.taskId);
     tasks.confirmDelivered(a.taskId);
-    expect(heard.filter(({ channel }) => channel === "subagent:delivered").map(({ payload }) => [payload.taskId, payload.status])).toEqual([[a.taskId, "succeeded"]]);
+    expect(
+      heard
+        .filter(({ channel }) => channel === "subagent:delivered")
+        .map(({ payload }) => [payload.taskId, payload.status]),
+    ).toEqual([[a.taskId, "succeeded"]]);
   });
 
   it("records a finished task on disk before delivering it, and confirms delivery when the message lands", async () => {
@@ -164,11 +187,21 @@ describe("background tasks", () => {
     runs[0]!.end("succeeded", "THE ANSWER");
     await flush();
     const record = readRecord(agentDir, job.taskId)!;
-    expect(record).toMatchObject({ status: "succeeded", output: "THE ANSWER", parentSessionId: "parent-1", delivered: false });
+    expect(record).toMatchObject({
+      status: "succeeded",
+      output: "THE ANSWER",
+      parentSessionId: "parent-1",
+      delivered: false,
+    });
     expect(record.envelope).toContain(`## [subagent-result] worker succeeded (taskId: ${job.taskId})`);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.content).toBe(record.envelope);
-    expect(sent[0]!.details).toMatchObject({ taskId: job.taskId, status: "succeeded", output: "THE ANSWER", sessionId: job.taskId });
+    expect(sent[0]!.details).toMatchObject({
+      taskId: job.taskId,
+      status: "succeeded",
+      output: "THE ANSWER",
+      sessionId: job.taskId,
+    });
     expect(outbox()).toEqual([`${job.taskId}.json`]);
     tasks.confirmDelivered(job.taskId);
     expect(readRecord(agentDir, job.taskId)!.delivered).toBe(true);
@@ -243,7 +276,10 @@ describe("background tasks", () => {
     runs[0]!.end("succeeded", "late answer");
     await flush();
     expect(sent).toHaveLength(0);
-    expect(readRecord(agentDir, job.taskId)!).toMatchObject({ delivered: false, deliveryError: "This extension ctx is stale" });
+    expect(readRecord(agentDir, job.taskId)!).toMatchObject({
+      delivered: false,
+      deliveryError: "This extension ctx is stale",
+    });
 
     failSend = false;
     const fresh = makeTasks();
@@ -264,7 +300,12 @@ describe("background tasks", () => {
     await tasks.shutdown();
     expect(runs[0]!.stopped).toBe("killed_on_shutdown");
     for (const job of [running, queued]) {
-      expect(readRecord(agentDir, job.taskId)).toMatchObject({ status: "cancelled", stopReason: "killed_on_shutdown", cancelledBy: "none", delivered: false });
+      expect(readRecord(agentDir, job.taskId)).toMatchObject({
+        status: "cancelled",
+        stopReason: "killed_on_shutdown",
+        cancelledBy: "none",
+        delivered: false,
+      });
     }
     expect(sent).toHaveLength(0);
     expect(outbox().sort()).toEqual([`${running.taskId}.json`, `${queued.taskId}.json`].sort());
@@ -283,7 +324,9 @@ describe("background tasks", () => {
     await flush();
     expect(sent.map((m) => (m.details as SubagentResultDetails).output)).toEqual(["A", "B"]);
     expect(notes).toHaveLength(1);
-    expect(notes[0]).toMatch(/^subagent: could not save the outbox entry of worker task [0-9a-f-]{36} at .*\/subagent-sessions\/\.outbox \(EEXIST: file already exists, mkdir /);
+    expect(notes[0]).toMatch(
+      /^subagent: could not save the outbox entry of worker task [0-9a-f-]{36} at .*\/subagent-sessions\/\.outbox \(EEXIST: file already exists, mkdir /,
+    );
     expect(notes[0]).toContain("The result is still delivered, from memory");
     // The records themselves were written; acknowledging works and removing the entry fails quietly.
     expect(tasks.confirmDelivered(a.taskId)).toBe("first");
@@ -300,7 +343,10 @@ describe("background tasks", () => {
     await flush();
     expect(sent).toHaveLength(1);
     expect(sent[0]!.content).toContain(`## [subagent-result] worker failed (taskId: ${job.taskId})`);
-    expect(notes.map((n) => n.slice(0, 40))).toEqual(["subagent: could not save the record of w", "subagent: could not save the outbox entr"]);
+    expect(notes.map((n) => n.slice(0, 40))).toEqual([
+      "subagent: could not save the record of w",
+      "subagent: could not save the outbox entr",
+    ]);
     // pi dropped it (Esc): the next safe moment sends it again, from memory.
     expect(tasks.afterRun("p", false)).toBe(1);
     expect(sent).toHaveLength(2);
@@ -356,7 +402,9 @@ describe("a task's run files that cannot be removed at its end (issue 28, item 1
       const jobs = [prepared("one"), prepared("two")].map((job) => ({
         ...job,
         release: () => {
-          throw Object.assign(new Error(`EROFS: read-only file system, unlink '${job.taskId}/agent-prompt.md'`), { code: "EROFS" });
+          throw Object.assign(new Error(`EROFS: read-only file system, unlink '${job.taskId}/agent-prompt.md'`), {
+            code: "EROFS",
+          });
         },
       }));
       for (const job of jobs) tasks.dispatch(job, "parent-1");
@@ -365,7 +413,10 @@ describe("a task's run files that cannot be removed at its end (issue 28, item 1
       await flush();
       await flush();
       expect(unhandled).toEqual([]);
-      expect(sent.map((message) => (message.details as SubagentResultDetails).output)).toEqual(["FIRST ANSWER", "SECOND ANSWER"]);
+      expect(sent.map((message) => (message.details as SubagentResultDetails).output)).toEqual([
+        "FIRST ANSWER",
+        "SECOND ANSWER",
+      ]);
       expect(sent[0]!.content).not.toContain("EROFS");
       expect(readRecord(agentDir, jobs[0]!.taskId)).toMatchObject({ status: "succeeded", output: "FIRST ANSWER" });
       const cleanup = notes.filter((note) => note.includes("could not remove the run files"));
@@ -399,14 +450,21 @@ describe("a task's run files that cannot be removed at its end (issue 28, item 1
     runs[0]!.end("succeeded", "x".repeat(5000));
     await flush();
     expect(sent).toHaveLength(1);
-    expect(sent[0]!.content).toContain("[Output cut: showing the first 1000 of 5000 characters (4000 omitted). The full output could not be saved to a file (");
+    expect(sent[0]!.content).toContain(
+      "[Output cut: showing the first 1000 of 5000 characters (4000 omitted). The full output could not be saved to a file (",
+    );
     expect(sent[0]!.content).not.toContain("The full output is saved in");
   });
 });
 
 describe("a background batch or chain: one combined result (issue 27)", () => {
   const wid = () => newTaskId();
-  const membership = (id: string, kind: "batch" | "chain", index: number, total: number) => ({ id, kind, index, total });
+  const membership = (id: string, kind: "batch" | "chain", index: number, total: number) => ({
+    id,
+    kind,
+    index,
+    total,
+  });
   /** A batch of two worker parts dispatched in session "p": its id and the parts. */
   const startBatch = (tasks: BackgroundTasks, tasksText: [string, string]) => {
     const id = wid();
@@ -424,17 +482,30 @@ describe("a background batch or chain: one combined result (issue 27)", () => {
     await flush();
     expect(sent).toHaveLength(0);
     // Each part is recorded as it ends, with its own envelope for /subagent-result.
-    expect(readRecord(agentDir, b.taskId)).toMatchObject({ status: "failed", workflow: { id, kind: "batch", index: 2, total: 2 }, delivered: false });
+    expect(readRecord(agentDir, b.taskId)).toMatchObject({
+      status: "failed",
+      workflow: { id, kind: "batch", index: 2, total: 2 },
+      delivered: false,
+    });
     runs[0]!.end("succeeded", "A FOUND");
     await flush();
     expect(sent).toHaveLength(1);
     const envelope = sent[0]!.content;
     expect(envelope.split("\n")[0]).toBe(`## [subagent-result] batch of 2: 1 succeeded, 1 failed (batchId: ${id})`);
-    expect(envelope).toContain(`### 1. worker succeeded (taskId: ${a.taskId})\n- Status: succeeded\n- Task: look at A\n`);
+    expect(envelope).toContain(
+      `### 1. worker succeeded (taskId: ${a.taskId})\n- Status: succeeded\n- Task: look at A\n`,
+    );
     expect(envelope).toContain(`### 2. worker failed (taskId: ${b.taskId})\n- Status: failed\n`);
     expect(envelope).toContain("No other tasks were in flight when this batch ended.");
-    expect(envelope.slice(envelope.indexOf("\n---\n"))).toMatch(/### 1\. worker succeeded[^\n]*\nA FOUND\n\n### 2\. worker failed[^\n]*\nB BROKE/);
-    expect(sent[0]!.details).toMatchObject({ taskId: id, agent: "batch of 2: 1 succeeded, 1 failed", status: "failed", workflow: { kind: "batch" } });
+    expect(envelope.slice(envelope.indexOf("\n---\n"))).toMatch(
+      /### 1\. worker succeeded[^\n]*\nA FOUND\n\n### 2\. worker failed[^\n]*\nB BROKE/,
+    );
+    expect(sent[0]!.details).toMatchObject({
+      taskId: id,
+      agent: "batch of 2: 1 succeeded, 1 failed",
+      status: "failed",
+      workflow: { kind: "batch" },
+    });
     // The workflow's entry stands for its parts in the outbox.
     expect(outbox()).toEqual([`${id}.json`]);
     expect(tasks.confirmDelivered(id)).toBe("first");
@@ -452,7 +523,9 @@ describe("a background batch or chain: one combined result (issue 27)", () => {
     runs[1]!.end("succeeded", "B DONE");
     await flush();
     expect(sent).toHaveLength(1);
-    expect(sent[0]!.content.split("\n")[0]).toBe(`## [subagent-result] batch of 2: 1 succeeded, 1 cancelled (batchId: ${id})`);
+    expect(sent[0]!.content.split("\n")[0]).toBe(
+      `## [subagent-result] batch of 2: 1 succeeded, 1 cancelled (batchId: ${id})`,
+    );
     expect(sent[0]!.content).toContain("This task was cancelled by the user (/subagent-cancel).");
   });
 
@@ -470,7 +543,9 @@ describe("a background batch or chain: one combined result (issue 27)", () => {
     await flush();
     expect(continued).toEqual([]);
     expect(sent).toHaveLength(1);
-    expect(sent[0]!.content.split("\n")[0]).toBe(`## [subagent-result] chain of 2: ended at step 1 (worker cancelled); 1 step not run (chainId: ${id})`);
+    expect(sent[0]!.content.split("\n")[0]).toBe(
+      `## [subagent-result] chain of 2: ended at step 1 (worker cancelled); 1 step not run (chainId: ${id})`,
+    );
     expect(sent[0]!.content).toContain("### Step 2. worker not run");
     expect(tasks.cancelWorkflow(id, "agent")).toBeUndefined();
   });
@@ -480,10 +555,13 @@ describe("a background batch or chain: one combined result (issue 27)", () => {
     const id = wid();
     const [one, two] = [prepared("one"), prepared("two")];
     const previous: string[] = [];
-    tasks.beginWorkflow({ id, kind: "chain", agents: ["worker", "worker", "reviewer"], parentSessionId: "p" }, (index, before) => {
-      previous.push(before.output);
-      return index === 1 ? { prepared: two, askPerson: true } : { refused: "Unknown agent \"reviewer\"." };
-    });
+    tasks.beginWorkflow(
+      { id, kind: "chain", agents: ["worker", "worker", "reviewer"], parentSessionId: "p" },
+      (index, before) => {
+        previous.push(before.output);
+        return index === 1 ? { prepared: two, askPerson: true } : { refused: 'Unknown agent "reviewer".' };
+      },
+    );
     tasks.dispatch(one, "p", true, membership(id, "chain", 1, 3));
     runs[0]!.end("succeeded", "FIRST OUTPUT");
     await flush();
@@ -496,7 +574,9 @@ describe("a background batch or chain: one combined result (issue 27)", () => {
     expect(readRecord(agentDir, two.taskId)!.workflow).toEqual({ id, kind: "chain", index: 2, total: 3 });
     expect(sent).toHaveLength(1);
     const envelope = sent[0]!.content;
-    expect(envelope.split("\n")[0]).toBe(`## [subagent-result] chain of 3: ended at step 3 (reviewer refused) (chainId: ${id})`);
+    expect(envelope.split("\n")[0]).toBe(
+      `## [subagent-result] chain of 3: ended at step 3 (reviewer refused) (chainId: ${id})`,
+    );
     expect(envelope).toContain('### Step 3. reviewer refused\n- Refused: Unknown agent "reviewer".');
     expect(envelope).toContain("SECOND OUTPUT");
   });
@@ -513,7 +593,9 @@ describe("a background batch or chain: one combined result (issue 27)", () => {
     const fresh = makeTasks();
     expect(fresh.redeliver("p")).toBe(1);
     expect(sent).toHaveLength(1);
-    expect(sent[0]!.content.split("\n")[0]).toBe(`## [subagent-result] batch of 2: 1 succeeded, 1 cancelled (batchId: ${id})`);
+    expect(sent[0]!.content.split("\n")[0]).toBe(
+      `## [subagent-result] batch of 2: 1 succeeded, 1 cancelled (batchId: ${id})`,
+    );
     expect(fresh.confirmDelivered(id)).toBe("first");
     expect(fresh.redeliver("p")).toBe(0);
     expect(readRecord(agentDir, b.taskId)).toMatchObject({ status: "cancelled", cancelledBy: "none", delivered: true });

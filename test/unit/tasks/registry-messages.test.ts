@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { initialRunState, type RunOutcome, type StopCause } from "../../../src/run/event-reducer.ts";
 import type { RunHandle, RunSpec, SteerResult } from "../../../src/run/runner.ts";
-import { MAX_AGENT_MESSAGES_PER_TASK, promptWithQueuedMessages, TaskRegistry, type FinishedTask, type TaskLaunch } from "../../../src/tasks/registry.ts";
+import {
+  MAX_AGENT_MESSAGES_PER_TASK,
+  promptWithQueuedMessages,
+  TaskRegistry,
+  type FinishedTask,
+  type TaskLaunch,
+} from "../../../src/tasks/registry.ts";
 
 /** A run the test drives: `over` makes it refuse stops and steers, as a run whose answer is complete does. */
 class ScriptedRun {
@@ -35,7 +41,17 @@ class ScriptedRun {
     };
   }
   end(status: RunOutcome["status"], output: string): void {
-    this.resolve({ status, exitCode: 0, signal: null, output, usage: { turns: 1, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextTokens: 0 }, startedAt: 0, finishedAt: 1, durationMs: 1, stderrTail: "" });
+    this.resolve({
+      status,
+      exitCode: 0,
+      signal: null,
+      output,
+      usage: { turns: 1, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextTokens: 0 },
+      startedAt: 0,
+      finishedAt: 1,
+      durationMs: 1,
+      stderrTail: "",
+    });
   }
 }
 
@@ -60,7 +76,12 @@ function setUp(maxConcurrent = 1) {
     sessionFile: `/s/${taskId}.jsonl`,
     cwd: "/w",
     release: () => {},
-    spec: () => ({ command: { command: "pi", args: [], env: {}, mode: "rpc", prompt: `Task: task ${taskId}` }, cwd: "/w", activityTimeoutMs: 0, hardTimeoutMs: 0 }),
+    spec: () => ({
+      command: { command: "pi", args: [], env: {}, mode: "rpc", prompt: `Task: task ${taskId}` },
+      cwd: "/w",
+      activityTimeoutMs: 0,
+      hardTimeoutMs: 0,
+    }),
   });
   return { registry, runs, finished, launch };
 }
@@ -70,8 +91,12 @@ describe("TaskRegistry.message", () => {
     const { registry, runs, launch } = setUp();
     registry.enqueue(launch("a"));
     expect(registry.message("a", "agent", "also check b.ts")).toBe("steered");
-    expect(runs[0]!.steered).toEqual(["[Message from the main agent (the agent that dispatched you), sent while you were working]\nalso check b.ts"]);
-    expect(registry.get("a")!.messages).toEqual([{ at: expect.any(Number), from: "agent", text: "also check b.ts", delivery: "steer" }]);
+    expect(runs[0]!.steered).toEqual([
+      "[Message from the main agent (the agent that dispatched you), sent while you were working]\nalso check b.ts",
+    ]);
+    expect(registry.get("a")!.messages).toEqual([
+      { at: expect.any(Number), from: "agent", text: "also check b.ts", delivery: "steer" },
+    ]);
   });
 
   it("appends a queued task's messages to its prompt when it starts", async () => {
@@ -84,17 +109,22 @@ describe("TaskRegistry.message", () => {
     await Promise.resolve();
     await Promise.resolve();
     expect(runs).toHaveLength(2);
-    expect(runs[1]!.spec.command.prompt).toBe("Task: task b\n\n[Message from the user, via the main agent's session, sent before you started]\nuse tabs");
+    expect(runs[1]!.spec.command.prompt).toBe(
+      "Task: task b\n\n[Message from the user, via the main agent's session, sent before you started]\nuse tabs",
+    );
     runs[1]!.end("succeeded", "ok");
     await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(finished.find((task) => task.launch.taskId === "b")!.messages).toEqual([expect.objectContaining({ from: "user", delivery: "queued", text: "use tabs" })]);
+    expect(finished.find((task) => task.launch.taskId === "b")!.messages).toEqual([
+      expect.objectContaining({ from: "user", delivery: "queued", text: "use tabs" }),
+    ]);
   });
 
   it("takes at most MAX_AGENT_MESSAGES_PER_TASK messages from the main agent per task (queued ones count); the person's are not limited", () => {
     const { registry, runs, launch } = setUp(1);
     registry.enqueue(launch("a"));
     registry.enqueue(launch("b"));
-    for (let i = 0; i < MAX_AGENT_MESSAGES_PER_TASK; i++) expect(registry.message("a", "agent", `m${i}`)).toBe("steered");
+    for (let i = 0; i < MAX_AGENT_MESSAGES_PER_TASK; i++)
+      expect(registry.message("a", "agent", `m${i}`)).toBe("steered");
     expect(registry.message("a", "agent", "one too many")).toBe("limit");
     expect(registry.message("a", "user", "from the person")).toBe("steered");
     expect(runs[0]!.steered).toHaveLength(MAX_AGENT_MESSAGES_PER_TASK + 1);

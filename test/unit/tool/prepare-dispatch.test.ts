@@ -9,17 +9,30 @@ import { isTaskId } from "../../../src/shared/nesting.ts";
 import { prepareDispatch, type DispatchEnvironment, type PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
 import type { DispatchRequest } from "../../../src/tool/validate.ts";
 
-
 let root: string;
 let env: DispatchEnvironment;
 const prepared: PreparedRun[] = [];
 
 function agent(fields: Partial<AgentDefinition> = {}): AgentDefinition {
-  return { name: "coder", description: "writes code", body: "You are a careful coder.\n", source: "project", filePath: "/p/coder.md", ...fields };
+  return {
+    name: "coder",
+    description: "writes code",
+    body: "You are a careful coder.\n",
+    source: "project",
+    filePath: "/p/coder.md",
+    ...fields,
+  };
 }
 
 function request(fields: Partial<DispatchRequest> = {}): DispatchRequest {
-  return { kind: "dispatch", agent: agent(), task: "Add a test", agentScope: "both", confirmProjectAgents: false, ...fields };
+  return {
+    kind: "dispatch",
+    agent: agent(),
+    task: "Add a test",
+    agentScope: "both",
+    confirmProjectAgents: false,
+    ...fields,
+  };
 }
 
 function config(processEntries: LoadedConfig["process"]["entries"] = {}): LoadedConfig {
@@ -53,7 +66,18 @@ beforeEach(() => {
     inheritedModel: "main/current-model",
     parentDepth: 0,
     baseEnv: { PATH: "/usr/bin" },
-    argv: [process.execPath, entry, "-e", "./ext.ts", "--extension", "/abs/ext.ts", "-e", "lib/ext.ts", "-e", "npm:pi-ext"],
+    argv: [
+      process.execPath,
+      entry,
+      "-e",
+      "./ext.ts",
+      "--extension",
+      "/abs/ext.ts",
+      "-e",
+      "lib/ext.ts",
+      "-e",
+      "npm:pi-ext",
+    ],
     home: join(root, "home"),
   };
 });
@@ -104,9 +128,14 @@ describe("prepareDispatch: the child mode and the task's size", () => {
   });
 
   it("a task over one argument's limit is refused in the JSON mode before any session exists", () => {
-    const result = prepare(request({ task: "x".repeat(200 * 1024) }), { ...env, baseEnv: { PI_SUBAGENT_CHILD_MODE: "json" } });
+    const result = prepare(request({ task: "x".repeat(200 * 1024) }), {
+      ...env,
+      baseEnv: { PI_SUBAGENT_CHILD_MODE: "json" },
+    });
     expect(result.ok).toBe(false);
-    expect(!result.ok && result.message).toMatch(/^The task is 204806 bytes long; with PI_SUBAGENT_CHILD_MODE=json .* limited to 131071 bytes\. .*unset PI_SUBAGENT_CHILD_MODE/);
+    expect(!result.ok && result.message).toMatch(
+      /^The task is 204806 bytes long; with PI_SUBAGENT_CHILD_MODE=json .* limited to 131071 bytes\. .*unset PI_SUBAGENT_CHILD_MODE/,
+    );
     expect(existsSync(join(env.agentDir, "subagent-sessions"))).toBe(false);
   });
 });
@@ -117,9 +146,20 @@ describe("prepareDispatch: a fresh session", () => {
     expect(isTaskId(run.taskId)).toBe(true);
     expect(run.resumed).toBe(false);
     expect(run.sessionFile).toBe(sessionFilePath(env.agentDir, run.taskId));
-    expect(JSON.parse(readFileSync(run.sessionFile, "utf8"))).toMatchObject({ type: "session", id: run.taskId, cwd: env.cwd });
+    expect(JSON.parse(readFileSync(run.sessionFile, "utf8"))).toMatchObject({
+      type: "session",
+      id: run.taskId,
+      cwd: env.cwd,
+    });
     expect(run.command.command).toBe(process.execPath);
-    expect(run.command.args.slice(0, 6)).toEqual([env.argv[1], "--mode", "rpc", "--offline", "--session", run.sessionFile]);
+    expect(run.command.args.slice(0, 6)).toEqual([
+      env.argv[1],
+      "--mode",
+      "rpc",
+      "--offline",
+      "--session",
+      run.sessionFile,
+    ]);
     expect(run.command.prompt).toBe("Task: Add a test");
     expect(run.command.env).toMatchObject({ PATH: "/usr/bin", PI_SUBAGENT_DEPTH: "1", PI_CURRENT_AGENT_NAME: "coder" });
     expect(run.cwd).toBe(env.cwd);
@@ -128,7 +168,12 @@ describe("prepareDispatch: a fresh session", () => {
   it("forwards the parent's extensions, relative ones made absolute against the parent's directory", () => {
     const { args } = ok(prepare()).command;
     const extensions = args.flatMap((arg, i) => (arg === "-e" ? [args[i + 1]] : []));
-    expect(extensions).toEqual([resolve(process.cwd(), "./ext.ts"), "/abs/ext.ts", resolve(process.cwd(), "lib/ext.ts"), "npm:pi-ext"]);
+    expect(extensions).toEqual([
+      resolve(process.cwd(), "./ext.ts"),
+      "/abs/ext.ts",
+      resolve(process.cwd(), "lib/ext.ts"),
+      "npm:pi-ext",
+    ]);
   });
 
   it("writes the agent body to a private file in the task's folder (never the temp folder) that release removes", () => {
@@ -143,7 +188,9 @@ describe("prepareDispatch: a fresh session", () => {
   });
 
   it("passes no system prompt file for an agent without a body", () => {
-    expect(ok(prepare(request({ agent: agent({ body: "  \n" }) }))).command.args).not.toContain("--append-system-prompt");
+    expect(ok(prepare(request({ agent: agent({ body: "  \n" }) }))).command.args).not.toContain(
+      "--append-system-prompt",
+    );
   });
 
   it("uses the main agent's model when nothing else sets one, and no thinking level", () => {
@@ -154,7 +201,13 @@ describe("prepareDispatch: a fresh session", () => {
   });
 
   it("takes model and thinking from the config layers over the frontmatter", () => {
-    const run = ok(prepare(request({ agent: agent({ model: "fm/model", thinking: "low" }) }), env, config({ coder: { model: "proc/model", thinking: "high" } })));
+    const run = ok(
+      prepare(
+        request({ agent: agent({ model: "fm/model", thinking: "low" }) }),
+        env,
+        config({ coder: { model: "proc/model", thinking: "high" } }),
+      ),
+    );
     expect(flagValue(run.command.args, "--model")).toBe("proc/model");
     expect(flagValue(run.command.args, "--thinking")).toBe("high");
   });
@@ -166,14 +219,19 @@ describe("prepareDispatch: a fresh session", () => {
   });
 
   it("passes the tool allowlist", () => {
-    expect(flagValue(ok(prepare(request({ agent: agent({ tools: ["read", "grep"] }) }))).command.args, "--tools")).toBe("read,grep");
+    expect(flagValue(ok(prepare(request({ agent: agent({ tools: ["read", "grep"] }) }))).command.args, "--tools")).toBe(
+      "read,grep",
+    );
   });
 
   it("resolves skills, dropping one that escapes the working directory with a note", () => {
     const run = ok(prepare(request({ agent: agent({ skills: ["skills/lint", "../elsewhere", "~/my-skill"] }) })));
     const { args } = run.command;
     expect(args).toContain("--no-skills");
-    expect(args.flatMap((arg, i) => (arg === "--skill" ? [args[i + 1]] : []))).toEqual([join(env.cwd, "skills/lint"), join(env.home, "my-skill")]);
+    expect(args.flatMap((arg, i) => (arg === "--skill" ? [args[i + 1]] : []))).toEqual([
+      join(env.cwd, "skills/lint"),
+      join(env.home, "my-skill"),
+    ]);
     expect(run.notes).toEqual(['skill path "../elsewhere" leaves the working directory and was not loaded']);
   });
 

@@ -30,7 +30,13 @@ afterEach(async () => {
   expect(left).toEqual([]);
 });
 
-const coder: AgentDefinition = { name: "coder", description: "codes", body: "", source: "builtin", filePath: "/a/coder.md" };
+const coder: AgentDefinition = {
+  name: "coder",
+  description: "codes",
+  body: "",
+  source: "builtin",
+  filePath: "/a/coder.md",
+};
 
 /** A prepared run whose "pi" is `node -e <script>`. */
 function preparedWith(script: string): PreparedRun & { released: number } {
@@ -43,7 +49,13 @@ function preparedWith(script: string): PreparedRun & { released: number } {
     resumed: false,
     sessionFile,
     cwd: agentDir,
-    command: { command: process.execPath, args: ["-e", script], env: { PATH: process.env.PATH, [MARKER_VAR]: marker }, mode: "json" as const, prompt: "Task: test" },
+    command: {
+      command: process.execPath,
+      args: ["-e", script],
+      env: { PATH: process.env.PATH, [MARKER_VAR]: marker },
+      mode: "json" as const,
+      prompt: "Task: test",
+    },
     resolved: { model: {}, thinking: {} },
     notes: [],
     released: 0,
@@ -63,7 +75,9 @@ describe("runSync", () => {
     // A folder where the record file should be: the atomic rename over it fails.
     mkdirSync(join(recordPath(agentDir, prepared.taskId), "in-the-way"), { recursive: true });
     const stderr: string[] = [];
-    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => (stderr.push(String(chunk)), true));
+    const spy = vi
+      .spyOn(process.stderr, "write")
+      .mockImplementation((chunk: string | Uint8Array) => (stderr.push(String(chunk)), true));
     try {
       const result = await runSync(prepared, { agentDir, settings: SETTINGS, parentSessionId: "p" });
       expect(result.text).toBe(`final answer here\n\n[subagent session: ${prepared.taskId}]`);
@@ -71,14 +85,21 @@ describe("runSync", () => {
       spy.mockRestore();
     }
     expect(stderr.join("")).toMatch(
-      new RegExp(`^subagent: could not save the record of coder task ${prepared.taskId} at .*record\\.json \\(.+\\)\\. The result is still returned to the model; only the record on disk \\(for /subagent-result\\) is missing\\.\n$`),
+      new RegExp(
+        `^subagent: could not save the record of coder task ${prepared.taskId} at .*record\\.json \\(.+\\)\\. The result is still returned to the model; only the record on disk \\(for /subagent-result\\) is missing\\.\n$`,
+      ),
     );
   });
 
   it("returns the final answer with the session line and records the result before returning", async () => {
     const prepared = preparedWith(printFile(BASH_TOOL_STREAM));
     const progress: Array<[string, SyncProgress]> = [];
-    const result = await runSync(prepared, { agentDir, settings: SETTINGS, parentSessionId: "parent-1", onProgress: (t, p) => progress.push([t, p]) });
+    const result = await runSync(prepared, {
+      agentDir,
+      settings: SETTINGS,
+      parentSessionId: "parent-1",
+      onProgress: (t, p) => progress.push([t, p]),
+    });
 
     expect(result.text).toBe(`final answer here\n\n[subagent session: ${prepared.taskId}]`);
     expect(result.details).toMatchObject({
@@ -97,12 +118,23 @@ describe("runSync", () => {
     expect(prepared.released).toBe(1);
 
     const record = readRecord(agentDir, prepared.taskId);
-    expect(record).toMatchObject({ status: "succeeded", mode: "sync", delivered: true, parentSessionId: "parent-1", output: "final answer here" });
+    expect(record).toMatchObject({
+      status: "succeeded",
+      mode: "sync",
+      delivered: true,
+      parentSessionId: "parent-1",
+      output: "final answer here",
+    });
     expect(record?.deliveredAt).toBeTypeOf("number");
 
     expect(progress.length).toBeGreaterThanOrEqual(1);
     expect(progress[0]![0]).toBe("coder: starting (00:00)");
-    expect(progress[0]![1]).toMatchObject({ taskId: prepared.taskId, agent: "coder", phase: "starting", usage: "0 turns/↑0/↓0/$0.0000" });
+    expect(progress[0]![1]).toMatchObject({
+      taskId: prepared.taskId,
+      agent: "coder",
+      phase: "starting",
+      usage: "0 turns/↑0/↓0/$0.0000",
+    });
   });
 
   it("returns a diagnosis for a failed child, records it, and still releases the session", async () => {
@@ -120,13 +152,20 @@ describe("runSync", () => {
         `[subagent session: ${prepared.taskId}]`,
       ].join("\n"),
     );
-    expect(result.details).toMatchObject({ status: "failed", exitCode: 1, stopReason: "error", errorMessage: "500 boom" });
+    expect(result.details).toMatchObject({
+      status: "failed",
+      exitCode: 1,
+      stopReason: "error",
+      errorMessage: "500 boom",
+    });
     expect(readRecord(agentDir, prepared.taskId)?.status).toBe("failed");
     expect(prepared.released).toBe(1);
   });
 
   it("an abort (Esc in pi) ends the child and reports it as cancelled", async () => {
-    const prepared = preparedWith(`process.stdout.write(${JSON.stringify(sessionLine("x"))} + "\\n"); setInterval(() => {}, 1e6);`);
+    const prepared = preparedWith(
+      `process.stdout.write(${JSON.stringify(sessionLine("x"))} + "\\n"); setInterval(() => {}, 1e6);`,
+    );
     const controller = new AbortController();
     const running = runSync(prepared, {
       agentDir,
@@ -146,9 +185,16 @@ describe("runSync", () => {
     // A clock that moves 11 s per reading: each 1 s tick of the ticker then sees a heartbeat interval pass.
     let clock = 0;
     const now = () => (clock += HEARTBEAT_MS + 1000);
-    const prepared = preparedWith(`setTimeout(() => process.stdout.write(${JSON.stringify(sessionLine("x"))} + "\\n"), 2500);`);
+    const prepared = preparedWith(
+      `setTimeout(() => process.stdout.write(${JSON.stringify(sessionLine("x"))} + "\\n"), 2500);`,
+    );
     const progress: SyncProgress[] = [];
-    await runSync(prepared, { agentDir, settings: { ...SETTINGS, activityTimeoutMs: 0 }, now, onProgress: (_t, p) => progress.push(p) });
+    await runSync(prepared, {
+      agentDir,
+      settings: { ...SETTINGS, activityTimeoutMs: 0 },
+      now,
+      onProgress: (_t, p) => progress.push(p),
+    });
     // The first report, then at least one heartbeat from the ticker before the child's only line arrived.
     expect(HEARTBEAT_MS).toBeLessThanOrEqual(30_000);
     expect(progress.length).toBeGreaterThanOrEqual(2);

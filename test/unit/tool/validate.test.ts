@@ -81,7 +81,9 @@ describe("validateDispatch: messages", () => {
   });
 
   it("rejects an unknown agent, listing the available ones", () => {
-    expect(rejection({ task: "do it", agent: "reviewer" })).toBe(`Unknown agent "reviewer". Available agents: ${AVAILABLE}.`);
+    expect(rejection({ task: "do it", agent: "reviewer" })).toBe(
+      `Unknown agent "reviewer". Available agents: ${AVAILABLE}.`,
+    );
     expect(rejection({ task: "do it", agent: "Coder" })).toBe(`Unknown agent "Coder". Available agents: ${AVAILABLE}.`);
   });
 
@@ -93,7 +95,13 @@ describe("validateDispatch: messages", () => {
   });
 
   it("rejects a sessionId that is a slug, an uppercase UUID or a UUID v4, without hinting at the expected shape", () => {
-    for (const bad of ["my-session", V7.toUpperCase(), "0f8fad5b-d9cb-469f-a165-70867728950e", `${V7}x`, "01912345-6789-7abc-cdef-0123456789ab"]) {
+    for (const bad of [
+      "my-session",
+      V7.toUpperCase(),
+      "0f8fad5b-d9cb-469f-a165-70867728950e",
+      `${V7}x`,
+      "01912345-6789-7abc-cdef-0123456789ab",
+    ]) {
       const message = rejection({ task: "do it", agent: "coder", sessionId: bad });
       expect(message).toBe(
         `"${bad}" is not a sessionId this tool handed out. Omit sessionId to start a fresh session (an id is generated for you), or pass exactly the taskId from an earlier subagent receipt or the id from a "[subagent session: <id>]" line to resume that session.`,
@@ -146,11 +154,18 @@ describe("validateDispatch: accepted calls", () => {
 
   it("trims the agent name and the sessionId, keeps the task as written", () => {
     const result = validateDispatch({ agent: " explore ", task: "  look around\n", sessionId: ` ${V7} ` }, AGENTS);
-    expect(result.ok && result.value).toMatchObject({ agent: { name: "explore" }, task: "  look around\n", sessionId: V7 });
+    expect(result.ok && result.value).toMatchObject({
+      agent: { name: "explore" },
+      task: "  look around\n",
+      sessionId: V7,
+    });
   });
 
   it("passes agentScope and confirmProjectAgents through", () => {
-    const result = validateDispatch({ agent: "coder", task: "x", agentScope: "project", confirmProjectAgents: true }, AGENTS);
+    const result = validateDispatch(
+      { agent: "coder", task: "x", agentScope: "project", confirmProjectAgents: true },
+      AGENTS,
+    );
     expect(result.ok && result.value).toMatchObject({ agentScope: "project", confirmProjectAgents: true });
   });
 });
@@ -166,8 +181,14 @@ describe("validateDispatch: isolation", () => {
 
   it("is none unless the call or the agent asks for a worktree; the call wins", () => {
     expect(accepted({ agent: "coder", task: "t" })).toMatchObject({ isolation: "none", isolationRequested: false });
-    expect(accepted({ agent: "coder", task: "t", isolation: "worktree" })).toMatchObject({ isolation: "worktree", isolationRequested: true });
-    expect(accepted({ agent: "isolated", task: "t" })).toMatchObject({ isolation: "worktree", isolationRequested: false });
+    expect(accepted({ agent: "coder", task: "t", isolation: "worktree" })).toMatchObject({
+      isolation: "worktree",
+      isolationRequested: true,
+    });
+    expect(accepted({ agent: "isolated", task: "t" })).toMatchObject({
+      isolation: "worktree",
+      isolationRequested: false,
+    });
     expect(accepted({ agent: "isolated", task: "t", isolation: "none" })).toMatchObject({ isolation: "none" });
   });
 

@@ -6,7 +6,16 @@ const B = "01912345-aaaa-7bbb-8ccc-0123456789ab";
 
 describe("reading a batch or a chain", () => {
   it("makes each part a single call's parameters, with the call's agentScope and confirmProjectAgents", () => {
-    const read = readWorkflow({ tasks: [{ agent: "explore", task: "a", model: "x/y" }, { agent: "planner", task: "b" }], agentScope: "user" }, 16);
+    const read = readWorkflow(
+      {
+        tasks: [
+          { agent: "explore", task: "a", model: "x/y" },
+          { agent: "planner", task: "b" },
+        ],
+        agentScope: "user",
+      },
+      16,
+    );
     expect(read).toEqual({
       ok: true,
       workflow: {
@@ -17,22 +26,35 @@ describe("reading a batch or a chain", () => {
         ],
       },
     });
-    expect(readWorkflow({ chain: [{ agent: "explore", task: "a" }] }, 16)).toMatchObject({ ok: true, workflow: { kind: "chain" } });
+    expect(readWorkflow({ chain: [{ agent: "explore", task: "a" }] }, 16)).toMatchObject({
+      ok: true,
+      workflow: { kind: "chain" },
+    });
   });
 
   it("refuses, before anything starts, both kinds at once, an empty list, a list over the cap, and single-task fields beside it", () => {
     const part = { agent: "explore", task: "a" };
-    expect(readWorkflow({ tasks: [part], chain: [part] }, 16)).toEqual({ ok: false, message: "Give either tasks (a batch) or chain, not both. Nothing was started." });
-    expect(readWorkflow({ chain: [] }, 16)).toEqual({ ok: false, message: "chain is empty: give at least one {agent, task}, or call with agent and task. Nothing was started." });
+    expect(readWorkflow({ tasks: [part], chain: [part] }, 16)).toEqual({
+      ok: false,
+      message: "Give either tasks (a batch) or chain, not both. Nothing was started.",
+    });
+    expect(readWorkflow({ chain: [] }, 16)).toEqual({
+      ok: false,
+      message: "chain is empty: give at least one {agent, task}, or call with agent and task. Nothing was started.",
+    });
     expect(readWorkflow({ tasks: [part, part, part] }, 2)).toEqual({
       ok: false,
-      message: 'tasks has 3 entries, above the cap of 2 ("$maxWorkflowParts" in the user\'s subagent-isolation.json). Split the work. Nothing was started.',
+      message:
+        'tasks has 3 entries, above the cap of 2 ("$maxWorkflowParts" in the user\'s subagent-isolation.json). Split the work. Nothing was started.',
     });
     expect(readWorkflow({ tasks: [part], agent: "explore", model: "x/y" }, 16)).toEqual({
       ok: false,
       message: "With tasks, put agent, model inside each entry, not beside tasks. Nothing was started.",
     });
-    expect(readWorkflow({ tasks: "x" as never }, 16)).toEqual({ ok: false, message: "tasks must be an array of {agent, task} objects. Nothing was started." });
+    expect(readWorkflow({ tasks: "x" as never }, 16)).toEqual({
+      ok: false,
+      message: "tasks must be an array of {agent, task} objects. Nothing was started.",
+    });
   });
 
   it("replaces every {previous} in a chain step's task", () => {
@@ -42,13 +64,20 @@ describe("reading a batch or a chain", () => {
 
   it("takes the cap from the user file only (16 by default)", () => {
     expect(readWorkflowCap({ user: {}, project: {} })).toEqual({ cap: 16, warnings: [] });
-    expect(readWorkflowCap({ user: { settings: { $maxWorkflowParts: 4 } }, project: { filePath: "/p/.pi/subagent-isolation.json", settings: { $maxWorkflowParts: 99 } } })).toEqual({
+    expect(
+      readWorkflowCap({
+        user: { settings: { $maxWorkflowParts: 4 } },
+        project: { filePath: "/p/.pi/subagent-isolation.json", settings: { $maxWorkflowParts: 99 } },
+      }),
+    ).toEqual({
       cap: 4,
-      warnings: ['pi-subagent-dispatch: /p/.pi/subagent-isolation.json: "$maxWorkflowParts" can only be set in your user-level subagent-isolation.json; ignored'],
+      warnings: [
+        'pi-subagent-dispatch: /p/.pi/subagent-isolation.json: "$maxWorkflowParts" can only be set in your user-level subagent-isolation.json; ignored',
+      ],
     });
-    expect(readWorkflowCap({ user: { filePath: "/u.json", settings: { $maxWorkflowParts: 0 } }, project: {} }).warnings).toEqual([
-      'pi-subagent-dispatch: /u.json: "$maxWorkflowParts" must be a whole number of at least 1; using 16',
-    ]);
+    expect(
+      readWorkflowCap({ user: { filePath: "/u.json", settings: { $maxWorkflowParts: 0 } }, project: {} }).warnings,
+    ).toEqual(['pi-subagent-dispatch: /u.json: "$maxWorkflowParts" must be a whole number of at least 1; using 16']);
   });
 });
 
@@ -56,7 +85,12 @@ describe("the combined result of a blocking batch or chain", () => {
   it("is the title with the counts, then each part's own result under its heading", () => {
     const text = workflowResultText("batch", [
       { agent: "explore", status: "succeeded", taskId: A, text: `Found it.\n\n[subagent session: ${A}]` },
-      { agent: "reviewer", status: "failed", taskId: B, text: `Subagent reviewer failed.\n- Error: boom\n\n[subagent session: ${B}]` },
+      {
+        agent: "reviewer",
+        status: "failed",
+        taskId: B,
+        text: `Subagent reviewer failed.\n- Error: boom\n\n[subagent session: ${B}]`,
+      },
     ]);
     expect(text).toBe(
       [
@@ -77,10 +111,14 @@ describe("the combined result of a blocking batch or chain", () => {
   });
 
   it("for a chain that ended early, names the step that ended it and lists the steps not run", () => {
-    const text = workflowResultText("chain", [
-      { agent: "explore", status: "succeeded", taskId: A, text: "one" },
-      { agent: "reviewer", status: "cancelled", taskId: B, text: "two" },
-    ], ["planner", "explore"]);
+    const text = workflowResultText(
+      "chain",
+      [
+        { agent: "explore", status: "succeeded", taskId: A, text: "one" },
+        { agent: "reviewer", status: "cancelled", taskId: B, text: "two" },
+      ],
+      ["planner", "explore"],
+    );
     expect(text).toBe(
       [
         "chain of 4: ended at step 2 (reviewer cancelled); 2 steps not run",
@@ -95,9 +133,16 @@ describe("the combined result of a blocking batch or chain", () => {
         "### Step 4. explore not run",
       ].join("\n"),
     );
-    expect(workflowResultText("chain", [{ agent: "explore", status: "succeeded", taskId: A, text: "one" }, { agent: "planner", status: "refused", text: "Unknown agent." }]).split("\n").slice(0, 1)).toEqual([
-      "chain of 2: ended at step 2 (planner refused)",
-    ]);
-    expect(workflowResultText("chain", [{ agent: "explore", status: "succeeded", taskId: A, text: "one" }]).split("\n")[0]).toBe("chain of 1: 1 succeeded");
+    expect(
+      workflowResultText("chain", [
+        { agent: "explore", status: "succeeded", taskId: A, text: "one" },
+        { agent: "planner", status: "refused", text: "Unknown agent." },
+      ])
+        .split("\n")
+        .slice(0, 1),
+    ).toEqual(["chain of 2: ended at step 2 (planner refused)"]);
+    expect(
+      workflowResultText("chain", [{ agent: "explore", status: "succeeded", taskId: A, text: "one" }]).split("\n")[0],
+    ).toBe("chain of 1: 1 succeeded");
   });
 });

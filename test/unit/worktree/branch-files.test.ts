@@ -1,6 +1,12 @@
 /** What a task branch brings, judged before a merge: raw diff entries, links leaving the repository, files loaded later. */
 import { describe, expect, it } from "vitest";
-import { broughtEntries, isLoadedLater, linkLeavesRepository, parentFolders, parseRawDiff } from "../../../src/worktree/merge-texts.ts";
+import {
+  broughtEntries,
+  isLoadedLater,
+  linkLeavesRepository,
+  parentFolders,
+  parseRawDiff,
+} from "../../../src/worktree/merge-texts.ts";
 
 const ZERO = "0".repeat(40);
 const BLOB = "a".repeat(40);
@@ -27,7 +33,19 @@ describe("branch files", () => {
   });
 
   it("names files pi, agents, git or the shell load later, at any depth, and not ordinary code", () => {
-    for (const path of [".pi/extensions/x.ts", "sub/.agents/a.md", ".claude/settings.json", "AGENTS.md", "pkg/CLAUDE.md", ".envrc", ".gitattributes", ".husky/pre-commit", ".githooks/pre-push", ".vscode/tasks.json", ".pre-commit-config.yaml"]) {
+    for (const path of [
+      ".pi/extensions/x.ts",
+      "sub/.agents/a.md",
+      ".claude/settings.json",
+      "AGENTS.md",
+      "pkg/CLAUDE.md",
+      ".envrc",
+      ".gitattributes",
+      ".husky/pre-commit",
+      ".githooks/pre-push",
+      ".vscode/tasks.json",
+      ".pre-commit-config.yaml",
+    ]) {
       expect(isLoadedLater(path), path).toBe(true);
     }
     for (const path of ["src/hooks/useThing.ts", "README.md", "package.json", "src/.pi.ts", "docs/AGENTS.md.bak"]) {

@@ -18,8 +18,16 @@ describe("decideFinish", () => {
   });
 
   it("commits changes only on the task's own branch", () => {
-    expect(decideFinish({ ...CLEAN, changedEntries: 2 }, SITE)).toEqual({ action: "keep", commit: true, problem: undefined });
-    expect(decideFinish({ ...CLEAN, head: "c".repeat(40) }, SITE)).toEqual({ action: "keep", commit: false, problem: undefined });
+    expect(decideFinish({ ...CLEAN, changedEntries: 2 }, SITE)).toEqual({
+      action: "keep",
+      commit: true,
+      problem: undefined,
+    });
+    expect(decideFinish({ ...CLEAN, head: "c".repeat(40) }, SITE)).toEqual({
+      action: "keep",
+      commit: false,
+      problem: undefined,
+    });
   });
 
   it("leaves everything as it is when HEAD is on another branch or detached, naming where", () => {
@@ -29,8 +37,14 @@ describe("decideFinish", () => {
       problem: "the subagent left the worktree on branch main, not on subagent/t1; nothing was committed",
     });
     // A branch whose name only starts like the task's is another branch.
-    expect(decideFinish({ ...CLEAN, headRef: "refs/heads/subagent/t1-x" }, SITE)).toMatchObject({ action: "leave", leftOn: "branch subagent/t1-x" });
-    expect(decideFinish({ ...CLEAN, headRef: undefined, head: "d".repeat(40) }, SITE)).toMatchObject({ action: "leave", leftOn: `a detached HEAD at ${"d".repeat(12)}` });
+    expect(decideFinish({ ...CLEAN, headRef: "refs/heads/subagent/t1-x" }, SITE)).toMatchObject({
+      action: "leave",
+      leftOn: "branch subagent/t1-x",
+    });
+    expect(decideFinish({ ...CLEAN, headRef: undefined, head: "d".repeat(40) }, SITE)).toMatchObject({
+      action: "leave",
+      leftOn: `a detached HEAD at ${"d".repeat(12)}`,
+    });
   });
 
   it("leaves a half-done merge or rebase, and a folder git no longer sees as the worktree", () => {
@@ -38,7 +52,9 @@ describe("decideFinish", () => {
       action: "leave",
       problem: "a rebase is in progress in the worktree; nothing was committed",
     });
-    expect(decideFinish({ ...CLEAN, isWorktreeTop: false, changedEntries: 3 }, SITE)).toMatchObject({ action: "leave" });
+    expect(decideFinish({ ...CLEAN, isWorktreeTop: false, changedEntries: 3 }, SITE)).toMatchObject({
+      action: "leave",
+    });
   });
 
   it("keeps a worktree with files inside submodule folders, committing what git sees", () => {

@@ -31,7 +31,8 @@ function initRepo(dir: string, commit = true): void {
   git(dir, "-c", "user.name=P", "-c", "user.email=p@example.invalid", "commit", "--quiet", "-m", "start");
 }
 
-const branches = () => git(repo, "branch", "--list", "subagent/*", "--format=%(refname:short)").split("\n").filter(Boolean);
+const branches = () =>
+  git(repo, "branch", "--list", "subagent/*", "--format=%(refname:short)").split("\n").filter(Boolean);
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "worktree-lease-"));
@@ -89,7 +90,10 @@ describe("createWorktree", () => {
     const path = process.env.PATH;
     process.env.PATH = join(root, "no-such-bin");
     try {
-      expect(createWorktree({ cwd: repo, agentDir, taskId: TASK })).toEqual({ ok: false, message: expect.stringContaining("git is not installed") });
+      expect(createWorktree({ cwd: repo, agentDir, taskId: TASK })).toEqual({
+        ok: false,
+        message: expect.stringContaining("git is not installed"),
+      });
     } finally {
       process.env.PATH = path;
     }
@@ -119,9 +123,16 @@ describe("finishing a worktree", () => {
     mkdirSync(join(lease.path, "build"));
     writeFileSync(join(lease.path, "build", "out.js"), "x");
     const report = lease.finish(run());
-    expect(report).toMatchObject({ kept: false, branch: `subagent/${TASK}`, ignoredRemoved: ["build/"], ignoredRemovedTotal: 1 });
+    expect(report).toMatchObject({
+      kept: false,
+      branch: `subagent/${TASK}`,
+      ignoredRemoved: ["build/"],
+      ignoredRemovedTotal: 1,
+    });
     expect(report.problem).toBeUndefined();
-    expect(worktreeSummary(report)).toBe(`removed (the subagent changed nothing git tracks; ignored files went with it: build/; worktree and branch subagent/${TASK} deleted)`);
+    expect(worktreeSummary(report)).toBe(
+      `removed (the subagent changed nothing git tracks; ignored files went with it: build/; worktree and branch subagent/${TASK} deleted)`,
+    );
     expect(existsSync(lease.path)).toBe(false);
     expect(branches()).toEqual([]);
     expect(git(repo, "worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(1);
@@ -157,7 +168,17 @@ describe("finishing a worktree", () => {
     const lease = take();
     writeFileSync(join(lease.path, "c.txt"), "c\n");
     git(lease.path, "add", "c.txt");
-    git(lease.path, "-c", "user.name=C", "-c", "user.email=c@example.invalid", "commit", "--quiet", "-m", "child commit");
+    git(
+      lease.path,
+      "-c",
+      "user.name=C",
+      "-c",
+      "user.email=c@example.invalid",
+      "commit",
+      "--quiet",
+      "-m",
+      "child commit",
+    );
     const report = lease.finish(run());
     expect(report).toMatchObject({ kept: true, filesTotal: 1, files: [{ status: "A", path: "c.txt" }] });
     expect(git(repo, "log", "-1", "--format=%s", `subagent/${TASK}`).trim()).toBe("child commit");
@@ -187,7 +208,14 @@ describe("resumeWorktree", () => {
     const kept = first.lease.finish(run());
     expect(kept.kept).toBe(true);
 
-    const again = resumeWorktree({ cwd: repo, agentDir, taskId: TASK, sessionCwd: first.lease.path, recordedBase: kept.base, requested: false });
+    const again = resumeWorktree({
+      cwd: repo,
+      agentDir,
+      taskId: TASK,
+      sessionCwd: first.lease.path,
+      recordedBase: kept.base,
+      requested: false,
+    });
     if (!again?.ok) throw new Error("not taken");
     expect(again.lease.base).toBe(kept.base);
     // Nothing new this time: the branch still holds the first run's change, so it is kept.
@@ -195,7 +223,13 @@ describe("resumeWorktree", () => {
 
     // The folder removed by hand: re-created from the branch, which still holds one.txt.
     git(repo, "worktree", "remove", "--force", first.lease.path);
-    const recreated = resumeWorktree({ cwd: repo, agentDir, taskId: TASK, sessionCwd: first.lease.path, requested: false });
+    const recreated = resumeWorktree({
+      cwd: repo,
+      agentDir,
+      taskId: TASK,
+      sessionCwd: first.lease.path,
+      requested: false,
+    });
     if (!recreated?.ok) throw new Error("not re-created");
     expect(readFileSync(join(recreated.lease.path, "one.txt"), "utf8")).toBe("1\n");
     expect(recreated.lease.base).toBe(kept.base);
@@ -205,7 +239,13 @@ describe("resumeWorktree", () => {
     const first = createWorktree({ cwd: repo, agentDir, taskId: OTHER });
     if (!first.ok) throw new Error(first.message);
     expect(first.lease.finish({ ...run(), taskId: OTHER }).kept).toBe(false);
-    const again = resumeWorktree({ cwd: repo, agentDir, taskId: OTHER, sessionCwd: first.lease.path, requested: false });
+    const again = resumeWorktree({
+      cwd: repo,
+      agentDir,
+      taskId: OTHER,
+      sessionCwd: first.lease.path,
+      requested: false,
+    });
     if (!again?.ok) throw new Error("not re-created");
     expect(existsSync(join(again.lease.path, "a.txt"))).toBe(true);
     expect(again.lease.base).toBe(git(repo, "rev-parse", "HEAD").trim());
@@ -276,7 +316,10 @@ describe("what finishing and discarding never lose", () => {
     const again = resumeWorktree({ ...recordedRun(first.path), recordedBase: tip });
     if (!again?.ok) throw new Error("not taken");
     const report = again.lease.finish(run());
-    expect(report).toMatchObject({ kept: true, problem: `its commit ${tip.slice(0, 12)} is on no other branch or tag, so the branch is kept` });
+    expect(report).toMatchObject({
+      kept: true,
+      problem: `its commit ${tip.slice(0, 12)} is on no other branch or tag, so the branch is kept`,
+    });
     expect(git(repo, "rev-parse", `subagent/${TASK}`).trim()).toBe(tip);
     expect(existsSync(first.path)).toBe(true);
   });
@@ -284,7 +327,18 @@ describe("what finishing and discarding never lose", () => {
   it("commits nothing anywhere when the worktree's .git link is gone and an enclosing repository would answer", () => {
     // The agent dir inside a repository of its own (a dotfiles repository holding ~/.pi, say).
     git(root, "init", "--quiet", "-b", "dots");
-    git(root, "-c", "user.name=P", "-c", "user.email=p@example.invalid", "commit", "--quiet", "--allow-empty", "-m", "dots");
+    git(
+      root,
+      "-c",
+      "user.name=P",
+      "-c",
+      "user.email=p@example.invalid",
+      "commit",
+      "--quiet",
+      "--allow-empty",
+      "-m",
+      "dots",
+    );
     const lease = take();
     rmSync(join(lease.path, ".git"));
     writeFileSync(join(lease.path, "new.txt"), "new\n");
@@ -312,7 +366,12 @@ describe("what finishing and discarding never lose", () => {
       // the conflict is the point
     }
     const report = lease.finish(run());
-    expect(report).toMatchObject({ kept: true, leftAsIs: true, problem: "a merge is in progress in the worktree; nothing was committed", uncommitted: 1 });
+    expect(report).toMatchObject({
+      kept: true,
+      leftAsIs: true,
+      problem: "a merge is in progress in the worktree; nothing was committed",
+      uncommitted: 1,
+    });
     expect(git(repo, "rev-parse", `subagent/${TASK}`).trim()).toBe(ours);
     expect(readFileSync(join(lease.path, "a.txt"), "utf8")).toContain("<<<<<<<");
   });
@@ -327,13 +386,19 @@ describe("resuming into a task folder that is no longer its worktree", () => {
     symlinkSync(repo, path);
     const options = { cwd: repo, agentDir, taskId: TASK, sessionCwd: path, requested: false };
     const linked = resumeWorktree(options);
-    expect(linked).toEqual({ ok: false, message: expect.stringContaining(`${path} is no longer a git worktree of ${repo}`) });
+    expect(linked).toEqual({
+      ok: false,
+      message: expect.stringContaining(`${path} is no longer a git worktree of ${repo}`),
+    });
     expect(git(repo, "status", "--porcelain")).toBe("");
 
     rmSync(path);
     mkdirSync(path);
     writeFileSync(join(path, "keep.txt"), "mine\n");
-    expect(resumeWorktree(options)).toEqual({ ok: false, message: expect.stringContaining("Nothing was started and nothing there was changed") });
+    expect(resumeWorktree(options)).toEqual({
+      ok: false,
+      message: expect.stringContaining("Nothing was started and nothing there was changed"),
+    });
     expect(readFileSync(join(path, "keep.txt"), "utf8")).toBe("mine\n");
   });
 });

@@ -18,10 +18,31 @@ describe("parseWorktreeList", () => {
     ].join("\n\n");
     expect(parseWorktreeList(porcelain, ROOT)).toEqual([
       { taskId: ID, path: `${ROOT}/${ID}`, branch: `subagent/${ID}`, head: "bbb", prunable: false },
-      { taskId: "01900000-0000-7000-8000-00000000ef01", path: `${ROOT}/01900000-0000-7000-8000-00000000ef01`, branch: undefined, head: "eee", prunable: true, leftOn: "a detached HEAD at eee" },
+      {
+        taskId: "01900000-0000-7000-8000-00000000ef01",
+        path: `${ROOT}/01900000-0000-7000-8000-00000000ef01`,
+        branch: undefined,
+        head: "eee",
+        prunable: true,
+        leftOn: "a detached HEAD at eee",
+      },
       // The subagent switched these: to the person's branch, and to another task's branch.
-      { taskId: "01900000-0000-7000-8000-000000000002", path: `${ROOT}/01900000-0000-7000-8000-000000000002`, branch: undefined, head: "fff", prunable: false, leftOn: "branch feature" },
-      { taskId: "01900000-0000-7000-8000-000000000003", path: `${ROOT}/01900000-0000-7000-8000-000000000003`, branch: undefined, head: "999", prunable: false, leftOn: `branch subagent/${ID}` },
+      {
+        taskId: "01900000-0000-7000-8000-000000000002",
+        path: `${ROOT}/01900000-0000-7000-8000-000000000002`,
+        branch: undefined,
+        head: "fff",
+        prunable: false,
+        leftOn: "branch feature",
+      },
+      {
+        taskId: "01900000-0000-7000-8000-000000000003",
+        path: `${ROOT}/01900000-0000-7000-8000-000000000003`,
+        branch: undefined,
+        head: "999",
+        prunable: false,
+        leftOn: `branch subagent/${ID}`,
+      },
     ]);
   });
 });

@@ -12,7 +12,8 @@ let root: string;
 let repo: string;
 let worktree: ListedWorktree;
 
-const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "pi-subagent-merge-"));
@@ -56,7 +57,10 @@ describe("merging a task's branch", () => {
 
   it("merges with a merge commit and removes the worktree and branch", () => {
     commitInWorktree("b.txt", "b\n");
-    expect(planMerge(repo, worktree)).toEqual({ ok: true, plan: { branch: `subagent/${ID}`, into: "main", files: ["A b.txt"], loadedLater: [] } });
+    expect(planMerge(repo, worktree)).toEqual({
+      ok: true,
+      plan: { branch: `subagent/${ID}`, into: "main", files: ["A b.txt"], loadedLater: [] },
+    });
     const outcome = mergeTaskWorktree(repo, worktree, "Merge the task");
     expect(outcome).toMatchObject({ kind: "merged", into: "main", files: ["A b.txt"], removed: true });
     expect(git(repo, "log", "-1", "--format=%s").trim()).toBe("Merge the task");
@@ -69,7 +73,13 @@ describe("merging a task's branch", () => {
     writeFileSync(join(repo, "a.txt"), "person\n");
     git(repo, "commit", "--quiet", "-am", "person");
     const head = git(repo, "rev-parse", "HEAD");
-    expect(mergeTaskWorktree(repo, worktree, "m")).toEqual({ kind: "conflict", branch: `subagent/${ID}`, into: "main", files: ["a.txt"], restored: true });
+    expect(mergeTaskWorktree(repo, worktree, "m")).toEqual({
+      kind: "conflict",
+      branch: `subagent/${ID}`,
+      into: "main",
+      files: ["a.txt"],
+      restored: true,
+    });
     expect(git(repo, "rev-parse", "HEAD")).toBe(head);
     expect(git(repo, "status", "--porcelain")).toBe("");
     expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("person\n");
@@ -92,7 +102,10 @@ describe("what a branch brings, checked before the merge", () => {
     git(worktree.path, "add", "-f", "-A");
     git(worktree.path, "commit", "--quiet", "-m", "task");
     const head = git(repo, "rev-parse", "HEAD");
-    expect(mergeTaskWorktree(repo, worktree, "m")).toEqual({ kind: "would-overwrite", files: [".env", "conf", "notes.txt"] });
+    expect(mergeTaskWorktree(repo, worktree, "m")).toEqual({
+      kind: "would-overwrite",
+      files: [".env", "conf", "notes.txt"],
+    });
     expect(readFileSync(join(repo, ".env"), "utf8")).toBe("SECRET\n");
     expect(git(repo, "rev-parse", "HEAD")).toBe(head);
   });
@@ -101,7 +114,10 @@ describe("what a branch brings, checked before the merge", () => {
     symlinkSync("/etc/passwd", join(worktree.path, "pw"));
     git(worktree.path, "add", "-A");
     git(worktree.path, "commit", "--quiet", "-m", "link");
-    expect(planMerge(repo, worktree)).toEqual({ ok: false, refusal: { kind: "outside-links", links: ["pw -> /etc/passwd"] } });
+    expect(planMerge(repo, worktree)).toEqual({
+      ok: false,
+      refusal: { kind: "outside-links", links: ["pw -> /etc/passwd"] },
+    });
     git(worktree.path, "rm", "--quiet", "pw");
     symlinkSync("a.txt", join(worktree.path, "inside"));
     mkdirSync(join(worktree.path, ".pi"));
@@ -110,7 +126,10 @@ describe("what a branch brings, checked before the merge", () => {
     git(worktree.path, "commit", "--quiet", "-m", "more");
     const planned = planMerge(repo, worktree);
     expect(planned).toMatchObject({ ok: true, plan: { loadedLater: ["A .pi/settings.json"] } });
-    expect(mergeTaskWorktree(repo, worktree, "m")).toMatchObject({ kind: "merged", loadedLater: ["A .pi/settings.json"] });
+    expect(mergeTaskWorktree(repo, worktree, "m")).toMatchObject({
+      kind: "merged",
+      loadedLater: ["A .pi/settings.json"],
+    });
   });
 });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { boundDiffStat, commitMessage, countStatusEntries, gitlinkPaths, parseNameStatus } from "../../../src/worktree/finish.ts";
+import {
+  boundDiffStat,
+  commitMessage,
+  countStatusEntries,
+  gitlinkPaths,
+  parseNameStatus,
+} from "../../../src/worktree/finish.ts";
 import { worktreeBlock, worktreeChangesLines, worktreeSummary } from "../../../src/worktree/finish-decision.ts";
 import type { WorktreeReport } from "../../../src/worktree/worktree.ts";
 
@@ -31,22 +37,43 @@ describe("worktree report texts", () => {
   });
 
   it("a removed worktree says why, and lists no changes", () => {
-    const removed = { ...KEPT, kept: false, commit: undefined, files: undefined, filesTotal: undefined, diffStat: undefined };
-    expect(worktreeSummary(removed)).toBe("removed (the subagent changed nothing; worktree and branch subagent/t1 deleted)");
+    const removed = {
+      ...KEPT,
+      kept: false,
+      commit: undefined,
+      files: undefined,
+      filesTotal: undefined,
+      diffStat: undefined,
+    };
+    expect(worktreeSummary(removed)).toBe(
+      "removed (the subagent changed nothing; worktree and branch subagent/t1 deleted)",
+    );
     expect(worktreeChangesLines(removed)).toEqual([]);
-    expect(worktreeBlock(removed)).toBe("Worktree: removed (the subagent changed nothing; worktree and branch subagent/t1 deleted)");
+    expect(worktreeBlock(removed)).toBe(
+      "Worktree: removed (the subagent changed nothing; worktree and branch subagent/t1 deleted)",
+    );
   });
 
   it("falls back to the file list when there is no diff stat, and says a problem", () => {
-    const lines = worktreeChangesLines({ ...KEPT, diffStat: undefined, filesTotal: 3, problem: "git commit failed: x" });
+    const lines = worktreeChangesLines({
+      ...KEPT,
+      diffStat: undefined,
+      filesTotal: 3,
+      problem: "git commit failed: x",
+    });
     expect(lines).toContain(" A\thello.txt");
     expect(lines).toContain(" ... and 2 more");
     expect(worktreeSummary({ ...KEPT, problem: "git commit failed: x" })).toMatch(/; git commit failed: x$/);
   });
 
   it("repeats the notes made when the worktree was taken", () => {
-    const lines = worktreeChangesLines({ ...KEPT, notes: ["the worktree starts from HEAD (0123456789ab): uncommitted changes in your working tree are not in it"] });
-    expect(lines).toContain("Note: the worktree starts from HEAD (0123456789ab): uncommitted changes in your working tree are not in it");
+    const lines = worktreeChangesLines({
+      ...KEPT,
+      notes: ["the worktree starts from HEAD (0123456789ab): uncommitted changes in your working tree are not in it"],
+    });
+    expect(lines).toContain(
+      "Note: the worktree starts from HEAD (0123456789ab): uncommitted changes in your working tree are not in it",
+    );
   });
 
   it("a removed worktree names the ignored files that went with it, at most ten", () => {
@@ -61,7 +88,9 @@ describe("worktree report texts", () => {
     expect(worktreeSummary(report)).toBe(
       "kept at /agent/subagent-worktrees/t1 on branch subagent/t1 (commit fedcba987654, 1 file changed, 2 files left uncommitted); not merged into your branch; git add failed: x",
     );
-    expect(worktreeChangesLines(report)).toContain("Uncommitted: 2 files left uncommitted in the worktree (git -C /agent/subagent-worktrees/t1 status)");
+    expect(worktreeChangesLines(report)).toContain(
+      "Uncommitted: 2 files left uncommitted in the worktree (git -C /agent/subagent-worktrees/t1 status)",
+    );
   });
 
   it("a worktree left as it is: no branch diff or merge advice, where HEAD was left, how to look", () => {
@@ -97,7 +126,12 @@ describe("git output parsing", () => {
   it("counts status entries (a rename's second path is not an entry) and finds gitlinks in the index", () => {
     expect(countStatusEntries(" M a.txt\0R  new.txt\0old.txt\0?? b c.txt\0")).toBe(3);
     expect(countStatusEntries("")).toBe(0);
-    const index = [`100644 ${"a".repeat(40)} 0\tREADME.md`, `160000 ${"1".repeat(40)} 0\tvendor/lib`, `160000 ${"2".repeat(40)} 0\tdeps/x y`, ""].join("\0");
+    const index = [
+      `100644 ${"a".repeat(40)} 0\tREADME.md`,
+      `160000 ${"1".repeat(40)} 0\tvendor/lib`,
+      `160000 ${"2".repeat(40)} 0\tdeps/x y`,
+      "",
+    ].join("\0");
     expect(gitlinkPaths(index)).toEqual(["vendor/lib", "deps/x y"]);
   });
 
@@ -120,7 +154,12 @@ describe("git output parsing", () => {
   });
 
   it("commit message names the agent and the task", () => {
-    const message = commitMessage({ taskId: "t1", agent: "coder", task: "Fix the bug\nin two lines", status: "succeeded" });
+    const message = commitMessage({
+      taskId: "t1",
+      agent: "coder",
+      task: "Fix the bug\nin two lines",
+      status: "succeeded",
+    });
     expect(message.split("\n")[0]).toBe("subagent coder: Fix the bug in two lines");
     expect(message).toContain("task t1, succeeded");
   });

@@ -25,7 +25,11 @@ let marker: string;
 
 /** The test's own git: never through the planted settings. */
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "core.fsmonitor=false", ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  execFileSync("git", ["-c", "core.fsmonitor=false", ...args], {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 const ran = () => (existsSync(marker) ? readFileSync(marker, "utf8") : "");
 
 beforeEach(() => {
@@ -89,7 +93,14 @@ describe("the repository's config runs nothing through the package's git", () =>
 
   it("turns off only drivers the repository's own files define, and refuses a driver name -c could not say back", () => {
     const local = (key: string, value: string) => `local\0${key}\n${value}\0`;
-    expect(repositoryOverrides(local("filter.lfs.clean", "x") + `global\0filter.mine.clean\ny\0` + local("gpg.program", "z") + local("diff.a.b.textconv", "t"))).toEqual({
+    expect(
+      repositoryOverrides(
+        local("filter.lfs.clean", "x") +
+          `global\0filter.mine.clean\ny\0` +
+          local("gpg.program", "z") +
+          local("diff.a.b.textconv", "t"),
+      ),
+    ).toEqual({
       ok: true,
       overrides: ["filter.lfs.clean=", "filter.lfs.required=false", "gpg.program=gpg", "diff.a.b.textconv="],
     });
@@ -121,7 +132,9 @@ describe("a worktree whose .git leads to a git dir the child made", () => {
     expect(checkWorktreeGitDir(repo, path)).toEqual({ ok: false, found: forged, expected });
     const report = taken.lease.finish(run);
     expect(report).toMatchObject({ kept: true, leftAsIs: true, gitDirReplaced: true });
-    expect(report.problem).toBe(`the worktree's git dir was replaced: ${path}/.git leads to ${forged}, not to ${expected}; it was left as it is at ${path}: nothing there was committed or removed`);
+    expect(report.problem).toBe(
+      `the worktree's git dir was replaced: ${path}/.git leads to ${forged}, not to ${expected}; it was left as it is at ${path}: nothing there was committed or removed`,
+    );
     expect(git(repo, "rev-parse", `subagent/${TASK}`)).toBe(git(repo, "rev-parse", "main"));
     const resumed = resumeWorktree({ cwd: repo, agentDir, taskId: TASK, sessionCwd: path, requested: true });
     expect(resumed).toMatchObject({ ok: false });

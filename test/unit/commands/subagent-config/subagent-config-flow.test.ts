@@ -36,7 +36,13 @@ const PICKER = "Configure subagents: pick an agent";
 const WORKER_FIELDS = "Configure worker (project)";
 const WORKER_ACTIONS = "worker: model & thinking";
 
-async function run(w: World, steps: Step[], args = "", inheritedModel?: string, pi?: { inheritedThinking?: string; registryModels?: string[] }): Promise<ScriptedDialogs> {
+async function run(
+  w: World,
+  steps: Step[],
+  args = "",
+  inheritedModel?: string,
+  pi?: { inheritedThinking?: string; registryModels?: string[] },
+): Promise<ScriptedDialogs> {
   const dialogs = new ScriptedDialogs(steps);
   await runSubagentConfigFlow(dialogs, w.store(inheritedModel, pi), args);
   expect(dialogs.remaining, "every scripted step was used").toBe(0);
@@ -52,7 +58,8 @@ async function runWritingNothing(w: World, steps: Step[], args = ""): Promise<Sc
   return dialogs;
 }
 
-const titleStarts = (dialogs: ScriptedDialogs) => dialogs.titles.map((title) => title.split("\n")[0]!.replace(/: \/.*$/, ""));
+const titleStarts = (dialogs: ScriptedDialogs) =>
+  dialogs.titles.map((title) => title.split("\n")[0]!.replace(/: \/.*$/, ""));
 
 describe("agent picker", () => {
   it("lists each agent with its source and effective model (thinking), then the $models entry last", async () => {
@@ -71,7 +78,9 @@ describe("agent picker", () => {
     setProcessOverride("worker", { model: "fake/b" });
     const dialogs = await run(world, [escSelect]);
     // The process entry shadows the project entry wholesale: its unset thinking falls to the frontmatter.
-    expect(dialogs.selectOptions(0)[1]).toBe("worker (project) — fake/b · thinking medium (process) [saved: fake/a (project) · thinking high (project)]");
+    expect(dialogs.selectOptions(0)[1]).toBe(
+      "worker (project) — fake/b · thinking medium (process) [saved: fake/a (project) · thinking high (project)]",
+    );
   });
 
   it("with zero agents degrades to the $models entry, which still works", async () => {
@@ -97,7 +106,10 @@ describe("agent picker", () => {
     const dialogs = await runWritingNothing(world, [], "nobody");
     expect(dialogs.calls).toHaveLength(0);
     expect(dialogs.notices).toEqual([
-      { message: 'Unknown agent "nobody". Known agents: helper, worker. Usage: /subagent-config [agent-name]', level: "error" },
+      {
+        message: 'Unknown agent "nobody". Known agents: helper, worker. Usage: /subagent-config [agent-name]',
+        level: "error",
+      },
     ]);
   });
 });
@@ -121,7 +133,9 @@ describe("field select", () => {
     world = createWorld();
     setProcessOverride("worker", { model: "fake/p", thinking: "low" });
     const dialogs = await run(world, [choose("model & thinking"), escSelect, escSelect], "worker");
-    expect(dialogs.selectOptions(0)[4]).toBe("model & thinking — fake/p (process) · thinking low (process) [saved: inherits the main agent's model · thinking medium (frontmatter)]");
+    expect(dialogs.selectOptions(0)[4]).toBe(
+      "model & thinking — fake/p (process) · thinking low (process) [saved: inherits the main agent's model · thinking medium (frontmatter)]",
+    );
     expect(dialogs.selectOptions(1)).toEqual([
       "edit model & thinking — fake/p (process) · thinking low (process) [saved: inherits the main agent's model · thinking medium (frontmatter)]",
       "clear model & thinking (reset to frontmatter)",
@@ -166,7 +180,11 @@ describe("Esc walks back exactly one level and writes nothing", () => {
   });
 
   it("body cancel → field select", async () => {
-    const dialogs = await runWritingNothing(world!, [choose("body"), bodyEdit({ kind: "cancelled" }), escSelect], "worker");
+    const dialogs = await runWritingNothing(
+      world!,
+      [choose("body"), bodyEdit({ kind: "cancelled" }), escSelect],
+      "worker",
+    );
     expect(titleStarts(dialogs)).toEqual([WORKER_FIELDS, "worker", WORKER_FIELDS]);
     expect(dialogs.calls[1]!.value).toBe("You are the worker.\nSecond line.");
     expect(dialogs.notices).toEqual([]);
@@ -219,12 +237,26 @@ describe("Esc walks back exactly one level and writes nothing", () => {
   it("a free-text model input → the action layer", async () => {
     world!.remove();
     world = createWorld();
-    const dialogs = await runWritingNothing(world, [choose("model & thinking"), choose("edit model & thinking"), escInput, escSelect, escSelect], "worker");
-    expect(titleStarts(dialogs)).toEqual([WORKER_FIELDS, WORKER_ACTIONS, "worker: model (provider/model-id)", WORKER_ACTIONS, WORKER_FIELDS]);
+    const dialogs = await runWritingNothing(
+      world,
+      [choose("model & thinking"), choose("edit model & thinking"), escInput, escSelect, escSelect],
+      "worker",
+    );
+    expect(titleStarts(dialogs)).toEqual([
+      WORKER_FIELDS,
+      WORKER_ACTIONS,
+      "worker: model (provider/model-id)",
+      WORKER_ACTIONS,
+      WORKER_FIELDS,
+    ]);
   });
 
   it("the built-in copy offer → field select", async () => {
-    const dialogs = await runWritingNothing(world!, [choose("description"), escSelect, choose("body"), escSelect, escSelect], "helper");
+    const dialogs = await runWritingNothing(
+      world!,
+      [choose("description"), escSelect, choose("body"), escSelect, escSelect],
+      "helper",
+    );
     expect(titleStarts(dialogs)[1]).toBe(
       "helper is a built-in agent (part of the package) and is not edited in place. Copy it to (the copy then shadows the built-in):",
     );
@@ -300,7 +332,16 @@ describe("model & thinking", () => {
     ]);
     // The options offered on the way, and the annotations after the write.
     expect(dialogs.selectOptions(3)).toEqual(["fake/a", "fake/b", TYPE_MODEL_ENTRY]);
-    expect(dialogs.selectOptions(4)).toEqual(["off", "minimal", "low", "medium (current)", "high", "xhigh", "max", "not set"]);
+    expect(dialogs.selectOptions(4)).toEqual([
+      "off",
+      "minimal",
+      "low",
+      "medium (current)",
+      "high",
+      "xhigh",
+      "max",
+      "not set",
+    ]);
     expect(dialogs.selectOptions(5)).toEqual(["this process", "user", "project"]);
     expect(dialogs.selectOptions(6)[4]).toBe("model & thinking — fake/b (project) · thinking high (project)");
     expect(dialogs.selectOptions(7)[1]).toBe("worker (project) — fake/b · thinking high");
@@ -309,7 +350,13 @@ describe("model & thinking", () => {
 
   it("says what an agent with nothing set inherits: the main agent's model and pi's default thinking", async () => {
     world = createWorld({});
-    const dialogs = await run(world, [choose("helper"), choose("model & thinking"), escSelect, escSelect, escSelect], "", "fake/fake-model", { inheritedThinking: "off" });
+    const dialogs = await run(
+      world,
+      [choose("helper"), choose("model & thinking"), escSelect, escSelect, escSelect],
+      "",
+      "fake/fake-model",
+      { inheritedThinking: "off" },
+    );
     expect(dialogs.selectOptions(0)).toContain("helper (builtin) — inherits fake/fake-model · thinking off");
     expect(dialogs.selectOptions(1)[4]).toBe("model & thinking — inherits fake/fake-model · thinking off");
     expect(dialogs.selectOptions(2)[0]).toBe("edit model & thinking — inherits fake/fake-model · thinking off");
@@ -320,20 +367,37 @@ describe("model & thinking", () => {
     const registryModels = ["fake/fake-model", "fake/fake-reasoner"];
     const dialogs = await run(
       world,
-      [choose("model & thinking"), choose("edit"), chooseExactly("fake/fake-reasoner"), chooseExactly("low"), chooseExactly("user"), escSelect],
+      [
+        choose("model & thinking"),
+        choose("edit"),
+        chooseExactly("fake/fake-reasoner"),
+        chooseExactly("low"),
+        chooseExactly("user"),
+        escSelect,
+      ],
       "worker",
       "fake/fake-model",
       { registryModels },
     );
     expect(dialogs.titles[2]).toBe("worker: model (the models pi can use now)");
     expect(dialogs.selectOptions(2)).toEqual(["fake/fake-model (current)", "fake/fake-reasoner", TYPE_MODEL_ENTRY]);
-    expect(JSON.parse(world.read(world.userConfig))).toEqual({ worker: { model: "fake/fake-reasoner", thinking: "low" } });
+    expect(JSON.parse(world.read(world.userConfig))).toEqual({
+      worker: { model: "fake/fake-reasoner", thinking: "low" },
+    });
 
     // The last entry asks for any provider/model-id, prefilled with what the agent runs with now.
     resetProcessOverridesForTests();
     const typed = await run(
       world,
-      [choose("model & thinking"), choose("edit"), chooseExactly(TYPE_MODEL_ENTRY), type("other/model-x"), chooseExactly("high"), chooseExactly("this process"), escSelect],
+      [
+        choose("model & thinking"),
+        choose("edit"),
+        chooseExactly(TYPE_MODEL_ENTRY),
+        type("other/model-x"),
+        chooseExactly("high"),
+        chooseExactly("this process"),
+        escSelect,
+      ],
       "worker",
       "fake/fake-model",
       { registryModels },
@@ -344,37 +408,85 @@ describe("model & thinking", () => {
 
   it("marks the governing layer (current) and the current model in the $models select", async () => {
     world = createWorld({ userConfig: { $models: MODELS, worker: { model: "fake/a" } } });
-    const dialogs = await run(world, [choose("model & thinking"), choose("edit"), chooseExactly("fake/a"), chooseExactly("not set"), escSelect, escSelect, escSelect], "worker");
+    const dialogs = await run(
+      world,
+      [
+        choose("model & thinking"),
+        choose("edit"),
+        chooseExactly("fake/a"),
+        chooseExactly("not set"),
+        escSelect,
+        escSelect,
+        escSelect,
+      ],
+      "worker",
+    );
     expect(dialogs.selectOptions(2)).toEqual(["fake/a (current)", "fake/b", TYPE_MODEL_ENTRY]);
-    expect(dialogs.selectOptions(3)).toEqual(["off", "minimal", "low", "medium (current)", "high", "xhigh", "max", "not set"]);
+    expect(dialogs.selectOptions(3)).toEqual([
+      "off",
+      "minimal",
+      "low",
+      "medium (current)",
+      "high",
+      "xhigh",
+      "max",
+      "not set",
+    ]);
     expect(dialogs.selectOptions(4)).toEqual(["this process", "user (current)", "project"]);
   });
 
   it("`not set` thinking writes the entry without a thinking key, and marks unset as current", async () => {
-    world = createWorld({ worker: "---\nname: worker\ndescription: d\n---\nBody.\n", projectConfig: { worker: { model: "fake/x", thinking: "low", note: "kept" } } });
+    world = createWorld({
+      worker: "---\nname: worker\ndescription: d\n---\nBody.\n",
+      projectConfig: { worker: { model: "fake/x", thinking: "low", note: "kept" } },
+    });
     const dialogs = await run(
       world,
-      [choose("model & thinking"), choose("edit"), type("fake/y"), chooseExactly("not set"), chooseExactly("project"), escSelect],
+      [
+        choose("model & thinking"),
+        choose("edit"),
+        type("fake/y"),
+        chooseExactly("not set"),
+        chooseExactly("project"),
+        escSelect,
+      ],
       "worker",
     );
     expect(JSON.parse(world.read(world.projectConfig))).toEqual({ worker: { model: "fake/y", note: "kept" } });
-    expect(dialogs.notices[0]!.message).toBe(`worker: model fake/y, thinking not set; written to project (${world.projectConfig}). Takes effect on the next dispatch.`);
+    expect(dialogs.notices[0]!.message).toBe(
+      `worker: model fake/y, thinking not set; written to project (${world.projectConfig}). Takes effect on the next dispatch.`,
+    );
   });
 
   it("free text: prefilled with the effective model, or the inherited one; an empty model is refused", async () => {
     world = createWorld({ userConfig: { worker: { model: "fake/u" } } });
-    const dialogs = await run(world, [choose("model & thinking"), choose("edit"), type("   "), escSelect, escSelect], "worker", "main/current");
+    const dialogs = await run(
+      world,
+      [choose("model & thinking"), choose("edit"), type("   "), escSelect, escSelect],
+      "worker",
+      "main/current",
+    );
     expect(dialogs.calls[2]!.value).toBe("fake/u");
-    expect(dialogs.notices).toEqual([{ message: "worker: the model cannot be empty (provider/model-id); nothing written.", level: "error" }]);
+    expect(dialogs.notices).toEqual([
+      { message: "worker: the model cannot be empty (provider/model-id); nothing written.", level: "error" },
+    ]);
     world.remove();
 
     world = createWorld();
-    const second = await run(world, [choose("model & thinking"), choose("edit"), escInput, escSelect, escSelect], "worker", "main/current");
+    const second = await run(
+      world,
+      [choose("model & thinking"), choose("edit"), escInput, escSelect, escSelect],
+      "worker",
+      "main/current",
+    );
     expect(second.calls[2]!.value).toBe("main/current");
   });
 
   it("this process: memory only, the (process) badge and [saved: ...] appear, no file is written", async () => {
-    world = createWorld({ userConfig: { $models: MODELS }, projectConfig: { worker: { model: "fake/a", thinking: "high" } } });
+    world = createWorld({
+      userConfig: { $models: MODELS },
+      projectConfig: { worker: { model: "fake/a", thinking: "high" } },
+    });
     const before = world.files();
     const dialogs = await run(world, [
       choose("worker"),
@@ -389,14 +501,32 @@ describe("model & thinking", () => {
     expect(dialogs.selectOptions(5)).toEqual(["this process", "user", "project (current)"]);
     expect(getProcessOverrides()).toEqual({ worker: { model: "fake/b", thinking: "low" } });
     expect(world.files()).toEqual(before);
-    expect(dialogs.notices[0]).toEqual({ message: `worker: model fake/b, thinking low; ${PROCESS_WRITE_NOTE}. Takes effect on the next dispatch.`, level: "info" });
-    expect(dialogs.selectOptions(6)[4]).toBe("model & thinking — fake/b (process) · thinking low (process) [saved: fake/a (project) · thinking high (project)]");
-    expect(dialogs.selectOptions(7)[1]).toBe("worker (project) — fake/b · thinking low (process) [saved: fake/a (project) · thinking high (project)]");
+    expect(dialogs.notices[0]).toEqual({
+      message: `worker: model fake/b, thinking low; ${PROCESS_WRITE_NOTE}. Takes effect on the next dispatch.`,
+      level: "info",
+    });
+    expect(dialogs.selectOptions(6)[4]).toBe(
+      "model & thinking — fake/b (process) · thinking low (process) [saved: fake/a (project) · thinking high (project)]",
+    );
+    expect(dialogs.selectOptions(7)[1]).toBe(
+      "worker (project) — fake/b · thinking low (process) [saved: fake/a (project) · thinking high (project)]",
+    );
   });
 
   it("says so when a higher layer keeps governing after the write", async () => {
     world = createWorld({ projectConfig: { worker: { model: "fake/p" } } });
-    const dialogs = await run(world, [choose("model & thinking"), choose("edit"), type("fake/u"), chooseExactly("high"), chooseExactly("user"), escSelect], "worker");
+    const dialogs = await run(
+      world,
+      [
+        choose("model & thinking"),
+        choose("edit"),
+        type("fake/u"),
+        chooseExactly("high"),
+        chooseExactly("user"),
+        escSelect,
+      ],
+      "worker",
+    );
     expect(JSON.parse(world.read(world.userConfig))).toEqual({ worker: { model: "fake/u", thinking: "high" } });
     expect(dialogs.notices[0]!.message).toBe(
       `worker: model fake/u, thinking high; written to user (${world.userConfig}). Takes effect on the next dispatch. Note: the project entry takes precedence over user, so dispatch still uses fake/p (project) · thinking medium (frontmatter).`,
@@ -406,14 +536,34 @@ describe("model & thinking", () => {
   it("writing the values already there writes nothing and says so", async () => {
     world = createWorld({ projectConfig: { worker: { model: "fake/p", thinking: "low" } } });
     const before = world.files();
-    const dialogs = await run(world, [choose("model & thinking"), choose("edit"), type("fake/p"), chooseExactly("low"), chooseExactly("project"), escSelect], "worker");
+    const dialogs = await run(
+      world,
+      [
+        choose("model & thinking"),
+        choose("edit"),
+        type("fake/p"),
+        chooseExactly("low"),
+        chooseExactly("project"),
+        escSelect,
+      ],
+      "worker",
+    );
     expect(world.files()).toEqual(before);
-    expect(dialogs.notices[0]!.message).toBe(`worker: model fake/p, thinking low already in project (${world.projectConfig}); nothing written.`);
+    expect(dialogs.notices[0]!.message).toBe(
+      `worker: model fake/p, thinking low already in project (${world.projectConfig}); nothing written.`,
+    );
   });
 
   it("clear removes the whole entry and names each field's fallback with its source", async () => {
-    world = createWorld({ userConfig: { worker: { model: "fake/u" } }, projectConfig: { $schema: "x", worker: { model: "fake/p", thinking: "high" } } });
-    const dialogs = await run(world, [choose("model & thinking"), choose("clear"), chooseExactly("project"), escSelect], "worker");
+    world = createWorld({
+      userConfig: { worker: { model: "fake/u" } },
+      projectConfig: { $schema: "x", worker: { model: "fake/p", thinking: "high" } },
+    });
+    const dialogs = await run(
+      world,
+      [choose("model & thinking"), choose("clear"), chooseExactly("project"), escSelect],
+      "worker",
+    );
     expect(JSON.parse(world.read(world.projectConfig))).toEqual({ $schema: "x" });
     expect(dialogs.selectOptions(2)).toEqual(["this process", "user", "project (current)"]);
     // Whole-key merge: the user entry governs now; its unset thinking falls to the frontmatter, not to the project.
@@ -425,13 +575,21 @@ describe("model & thinking", () => {
   it("clear with nothing left claims the frontmatter, and a missing entry is a no-op that creates no file", async () => {
     world = createWorld({ worker: "---\nname: worker\ndescription: d\n---\nBody.\n" });
     setProcessOverride("worker", { model: "fake/m", thinking: "max" });
-    const first = await run(world, [choose("model & thinking"), choose("clear"), chooseExactly("this process"), escSelect], "worker");
+    const first = await run(
+      world,
+      [choose("model & thinking"), choose("clear"), chooseExactly("this process"), escSelect],
+      "worker",
+    );
     expect(getProcessOverrides()).toEqual({});
     expect(first.notices[0]!.message).toBe(
       "worker: model & thinking cleared in this process (memory only; no file written). Now: model not set (frontmatter has none; the main agent's model is inherited), thinking not set (frontmatter has none). Takes effect on the next dispatch.",
     );
     const before = world.files();
-    const second = await run(world, [choose("model & thinking"), choose("clear"), chooseExactly("project"), escSelect], "worker");
+    const second = await run(
+      world,
+      [choose("model & thinking"), choose("clear"), chooseExactly("project"), escSelect],
+      "worker",
+    );
     expect(world.files()).toEqual(before);
     expect(existsSync(world.projectConfig)).toBe(false);
     expect(second.notices[0]!.message).toBe(
@@ -442,7 +600,19 @@ describe("model & thinking", () => {
   it("a target file that is not valid JSON is refused, untouched, and the flow goes back to the action layer", async () => {
     world = createWorld();
     world.tree.write("work/.pi/subagent-isolation.json", "{ broken");
-    const dialogs = await run(world, [choose("model & thinking"), choose("edit"), type("fake/x"), chooseExactly("high"), chooseExactly("project"), escSelect, escSelect], "worker");
+    const dialogs = await run(
+      world,
+      [
+        choose("model & thinking"),
+        choose("edit"),
+        type("fake/x"),
+        chooseExactly("high"),
+        chooseExactly("project"),
+        escSelect,
+        escSelect,
+      ],
+      "worker",
+    );
     expect(world.read(world.projectConfig)).toBe("{ broken");
     expect(dialogs.notices[0]!.level).toBe("error");
     expect(dialogs.notices[0]!.message).toMatch(/^Not saved:/);
@@ -453,7 +623,19 @@ describe("model & thinking", () => {
 describe("agent file fields", () => {
   it("description: prefilled, written line by line, asks for /reload; empty and unchanged write nothing", async () => {
     world = createWorld();
-    const dialogs = await run(world, [choose("description"), type("  "), choose("description"), type("A test worker"), choose("description"), type("Writes: tests # fast"), escSelect], "worker");
+    const dialogs = await run(
+      world,
+      [
+        choose("description"),
+        type("  "),
+        choose("description"),
+        type("A test worker"),
+        choose("description"),
+        type("Writes: tests # fast"),
+        escSelect,
+      ],
+      "worker",
+    );
     expect(dialogs.notices).toEqual([
       { message: "worker: the description cannot be empty; nothing written.", level: "error" },
       { message: "worker: description unchanged; nothing written.", level: "info" },
@@ -462,13 +644,19 @@ describe("agent file fields", () => {
         level: "info",
       },
     ]);
-    expect(world.read(world.workerFile)).toBe(WORKER_TEXT.replace("description: A test worker", 'description: "Writes: tests # fast"'));
+    expect(world.read(world.workerFile)).toBe(
+      WORKER_TEXT.replace("description: A test worker", 'description: "Writes: tests # fast"'),
+    );
     expect(dialogs.lastSelectOptions()[0]).toBe("description — Writes: tests # fast");
   });
 
   it("tools: a comma-separated list is written; empty input deletes the key", async () => {
     world = createWorld();
-    const dialogs = await run(world, [choose("tools"), type("read, grep,, read ,find"), choose("tools"), type(""), escSelect], "worker");
+    const dialogs = await run(
+      world,
+      [choose("tools"), type("read, grep,, read ,find"), choose("tools"), type(""), escSelect],
+      "worker",
+    );
     expect(dialogs.notices.map((n) => n.message)).toEqual([
       `worker: tools set to read, grep, find in ${world.workerFile}. Takes effect on the next dispatch.`,
       `worker: tools key removed from ${world.workerFile} (pi's default tools apply). Takes effect on the next dispatch.`,
@@ -479,7 +667,11 @@ describe("agent file fields", () => {
 
   it("skills: set, then empty input deletes the key (and an empty input with no key is unchanged)", async () => {
     world = createWorld();
-    const dialogs = await run(world, [choose("skills"), type(""), choose("skills"), type("./skills/a"), choose("skills"), type(" "), escSelect], "worker");
+    const dialogs = await run(
+      world,
+      [choose("skills"), type(""), choose("skills"), type("./skills/a"), choose("skills"), type(" "), escSelect],
+      "worker",
+    );
     expect(dialogs.notices.map((n) => n.message)).toEqual([
       "worker: skills unchanged; nothing written.",
       `worker: skills set to ./skills/a in ${world.workerFile}. Takes effect on the next dispatch.`,
@@ -520,16 +712,22 @@ describe("agent file fields", () => {
     );
     expect(dialogs.notices).toEqual([
       { message: "worker: body unchanged; nothing written.", level: "info" },
-      { message: "worker: the edited body is empty (whitespace only); nothing written. An agent needs a system prompt.", level: "warning" },
       {
-        message: 'worker: could not start the editor "nano" (ENOENT: spawn nano ENOENT); nothing written. Set $EDITOR (or $VISUAL) to an editor that runs here.',
+        message: "worker: the edited body is empty (whitespace only); nothing written. An agent needs a system prompt.",
+        level: "warning",
+      },
+      {
+        message:
+          'worker: could not start the editor "nano" (ENOENT: spawn nano ENOENT); nothing written. Set $EDITOR (or $VISUAL) to an editor that runs here.',
         level: "error",
       },
       { message: 'worker: the editor "vim" exited with code 1; nothing written.', level: "error" },
       { message: 'worker: the editor "vim" was ended by signal SIGTERM; nothing written.', level: "error" },
       { message: `worker: body saved to ${world.workerFile}. Takes effect on the next dispatch.`, level: "info" },
     ]);
-    expect(world.read(world.workerFile)).toBe("---\nname: worker\ndescription: A test worker\ntools: read, bash\nthinking: medium\n---\n\nA new prompt.\n");
+    expect(world.read(world.workerFile)).toBe(
+      "---\nname: worker\ndescription: A test worker\ntools: read, bash\nthinking: medium\n---\n\nA new prompt.\n",
+    );
     expect(dialogs.lastSelectOptions()[3]).toBe("body — A new prompt. (1 line)");
   });
 });
@@ -537,9 +735,18 @@ describe("agent file fields", () => {
 describe("built-in agents are copied, not edited in place", () => {
   it("copies to the project agents folder with the edit applied; the copy shadows the built-in", async () => {
     world = createWorld();
-    const dialogs = await run(world, [choose("helper"), choose("tools"), choose("project agents folder"), type("read"), escSelect, escSelect]);
+    const dialogs = await run(world, [
+      choose("helper"),
+      choose("tools"),
+      choose("project agents folder"),
+      type("read"),
+      escSelect,
+      escSelect,
+    ]);
     const copy = join(world.projectPi, "agents", "helper.md");
-    expect(world.read(copy)).toBe(HELPER_TEXT.replace("description: A built-in helper\n", "description: A built-in helper\ntools: read\n"));
+    expect(world.read(copy)).toBe(
+      HELPER_TEXT.replace("description: A built-in helper\n", "description: A built-in helper\ntools: read\n"),
+    );
     expect(world.read(world.helperFile)).toBe(HELPER_TEXT);
     expect(dialogs.notices).toEqual([
       {
@@ -549,12 +756,18 @@ describe("built-in agents are copied, not edited in place", () => {
     ]);
     // The field select now edits the copy; the picker lists it as a project agent.
     expect(dialogs.calls[4]!.title).toBe(`Configure helper (project): ${copy}`);
-    expect(dialogs.lastSelectOptions()[0]).toBe("helper (project) — inherits the main agent's model · thinking pi's default");
+    expect(dialogs.lastSelectOptions()[0]).toBe(
+      "helper (project) — inherits the main agent's model · thinking pi's default",
+    );
   });
 
   it("copies to the user agents folder; the body edit lands in the copy", async () => {
     world = createWorld();
-    const dialogs = await run(world, [choose("body"), choose("user agents folder"), bodyEdit({ kind: "edited", text: "You help a lot." }), escSelect], "helper");
+    const dialogs = await run(
+      world,
+      [choose("body"), choose("user agents folder"), bodyEdit({ kind: "edited", text: "You help a lot." }), escSelect],
+      "helper",
+    );
     const copy = join(world.agentDir, "agents", "helper.md");
     expect(world.read(copy)).toBe("---\nname: helper\ndescription: A built-in helper\n---\n\nYou help a lot.\n");
     expect(dialogs.calls[2]!.value).toBe("You help.");
@@ -566,16 +779,35 @@ describe("built-in agents are copied, not edited in place", () => {
 
   it("without a project .pi, the project agents folder is .pi/agents in the working directory", async () => {
     world = createWorld({ project: false });
-    await run(world, [choose("description"), choose("project agents folder"), type("Renamed helper"), escSelect], "helper");
+    await run(
+      world,
+      [choose("description"), choose("project agents folder"), type("Renamed helper"), escSelect],
+      "helper",
+    );
     expect(world.read(join(world.cwd, ".pi", "agents", "helper.md"))).toContain("description: Renamed helper\n");
   });
 
   it("an unchanged edit copies nothing; model & thinking never needs a copy", async () => {
     world = createWorld();
     const before = world.files();
-    await run(world, [choose("description"), choose("user agents folder"), type("A built-in helper"), escSelect], "helper");
+    await run(
+      world,
+      [choose("description"), choose("user agents folder"), type("A built-in helper"), escSelect],
+      "helper",
+    );
     expect(world.files()).toEqual(before);
-    await run(world, [choose("model & thinking"), choose("edit"), type("fake/h"), chooseExactly("low"), chooseExactly("user"), escSelect], "helper");
+    await run(
+      world,
+      [
+        choose("model & thinking"),
+        choose("edit"),
+        type("fake/h"),
+        chooseExactly("low"),
+        chooseExactly("user"),
+        escSelect,
+      ],
+      "helper",
+    );
     expect(JSON.parse(world.read(world.userConfig))).toEqual({ helper: { model: "fake/h", thinking: "low" } });
     expect(existsSync(join(world.agentDir, "agents", "helper.md"))).toBe(false);
   });
@@ -583,7 +815,11 @@ describe("built-in agents are copied, not edited in place", () => {
   it("refuses to overwrite an existing file at the copy's path", async () => {
     world = createWorld();
     world.tree.write("home/.pi/agent/agents/helper.md", "not an agent file\n");
-    const dialogs = await run(world, [choose("description"), choose("user agents folder"), type("New"), escSelect], "helper");
+    const dialogs = await run(
+      world,
+      [choose("description"), choose("user agents folder"), type("New"), escSelect],
+      "helper",
+    );
     expect(world.read(join(world.agentDir, "agents", "helper.md"))).toBe("not an agent file\n");
     expect(dialogs.notices[0]!.level).toBe("error");
     expect(dialogs.notices[0]!.message).toContain("already exists");
@@ -608,7 +844,9 @@ describe("$models manager", () => {
       escSelect,
       escSelect,
     ]);
-    expect(dialogs.calls[1]!.title).toBe(`Available models ($models), from the user file (${world.userConfig}):\n  fake/a\n  fake/b`);
+    expect(dialogs.calls[1]!.title).toBe(
+      `Available models ($models), from the user file (${world.userConfig}):\n  fake/a\n  fake/b`,
+    );
     expect(dialogs.selectOptions(2)).toEqual(["user (current)", "project"]);
     expect(dialogs.notices.map((n) => n.message)).toEqual([
       `Added fake/c to $models in user (${world.userConfig}).`,
@@ -619,7 +857,9 @@ describe("$models manager", () => {
     expect(confirm?.message).toBe(`Remove fake/a from $models in user (${world.userConfig})?`);
     // Other keys survive; the manager's title follows each write.
     expect(JSON.parse(world.read(world.userConfig))).toEqual({ $models: ["fake/b", "fake/c"], worker: "fake/legacy" });
-    expect(dialogs.calls[dialogs.calls.length - 2]!.title).toBe(`Available models ($models), from the user file (${world.userConfig}):\n  fake/b\n  fake/c`);
+    expect(dialogs.calls[dialogs.calls.length - 2]!.title).toBe(
+      `Available models ($models), from the user file (${world.userConfig}):\n  fake/b\n  fake/c`,
+    );
   });
 
   it("removing the last model from the project keeps an empty list that shadows the user list", async () => {
@@ -639,7 +879,9 @@ describe("$models manager", () => {
       `Removed fake/only from $models in project (${world.projectConfig}).`,
       "The $models list is empty; there is nothing to remove.",
     ]);
-    expect(dialogs.calls[dialogs.calls.length - 2]!.title).toBe("Available models ($models)\nThe list is empty (an empty $models in the project file).");
+    expect(dialogs.calls[dialogs.calls.length - 2]!.title).toBe(
+      "Available models ($models)\nThe list is empty (an empty $models in the project file).",
+    );
   });
 
   it("notes when the edited user list is shadowed by the project list; an empty model is refused", async () => {
@@ -674,19 +916,29 @@ describe("$models manager", () => {
       escSelect,
     ]);
     expect(world.files()).toEqual(before);
-    expect(dialogs.notices[0]!.message).toBe(`fake/a is not in $models in project (${world.projectConfig}); nothing written.`);
+    expect(dialogs.notices[0]!.message).toBe(
+      `fake/a is not in $models in project (${world.projectConfig}); nothing written.`,
+    );
   });
 });
 
 describe("budget", () => {
   it("shows each limit with its source, writes one to the chosen file keeping the entry's other fields, and clears it", async () => {
     world = createWorld({ projectConfig: { worker: { model: "fake/a" } } });
-    const dialogs = await run(world, [choose("budget"), choose("maxTurns"), type("8"), choose("project"), escSelect], "worker");
+    const dialogs = await run(
+      world,
+      [choose("budget"), choose("maxTurns"), type("8"), choose("project"), escSelect],
+      "worker",
+    );
     expect(dialogs.selectOptions(1)).toEqual(["maxTurns — not set", "maxTokens — not set", "maxCost — not set"]);
     expect(JSON.parse(world.read(world.projectConfig))).toEqual({ worker: { model: "fake/a", maxTurns: 8 } });
     expect(dialogs.notices.at(-1)!.message).toBe(`worker: maxTurns 8 saved to ${world.projectConfig}.`);
 
-    const again = await run(world, [choose("budget"), choose("maxTurns"), type(""), choose("project"), escSelect], "worker");
+    const again = await run(
+      world,
+      [choose("budget"), choose("maxTurns"), type(""), choose("project"), escSelect],
+      "worker",
+    );
     expect(again.selectOptions(0).at(-2)).toBe("budget — maxTurns 8 (project)");
     expect(again.selectOptions(1)[0]).toBe("maxTurns — 8 (project)");
     expect(JSON.parse(world.read(world.projectConfig))).toEqual({ worker: { model: "fake/a" } });
@@ -694,8 +946,14 @@ describe("budget", () => {
 
   it("refuses a malformed value before anything is written, and goes back to the limits", async () => {
     world = createWorld();
-    const dialogs = await runWritingNothing(world, [choose("budget"), choose("maxCost"), type("-3"), escSelect, escSelect], "worker");
-    expect(dialogs.notices[0]!.message).toBe('worker: maxCost must be a number greater than 0 (got "-3"); nothing written.');
+    const dialogs = await runWritingNothing(
+      world,
+      [choose("budget"), choose("maxCost"), type("-3"), escSelect, escSelect],
+      "worker",
+    );
+    expect(dialogs.notices[0]!.message).toBe(
+      'worker: maxCost must be a number greater than 0 (got "-3"); nothing written.',
+    );
   });
 
   it("a process-only budget keeps the in-memory entry alive without model or thinking", async () => {
@@ -709,10 +967,17 @@ describe("sandbox", () => {
   it("writes a level to the user file, keeping the entry's other fields, and clears it back to the default", async () => {
     world = createWorld({ userConfig: { worker: { model: "fake/u" } } });
     const dialogs = await run(world, [choose("sandbox"), choose("read-only"), choose("user"), escSelect], "worker");
-    expect(dialogs.selectOptions(1)).toEqual(["off (current)", "workspace-write", "read-only", 'clear — the entry\'s sandbox goes; the frontmatter or "$sandbox" applies']);
+    expect(dialogs.selectOptions(1)).toEqual([
+      "off (current)",
+      "workspace-write",
+      "read-only",
+      'clear — the entry\'s sandbox goes; the frontmatter or "$sandbox" applies',
+    ]);
     expect(dialogs.selectOptions(2)).toEqual(["user", "project"]);
     expect(JSON.parse(world.read(world.userConfig))).toEqual({ worker: { model: "fake/u", sandbox: "read-only" } });
-    expect(dialogs.notices.at(-1)!.message).toBe(`worker: sandbox read-only saved to ${world.userConfig}. It runs with sandbox read-only.`);
+    expect(dialogs.notices.at(-1)!.message).toBe(
+      `worker: sandbox read-only saved to ${world.userConfig}. It runs with sandbox read-only.`,
+    );
 
     const again = await run(world, [choose("sandbox"), choose("clear"), choose("user"), escSelect], "worker");
     expect(again.selectOptions(0).at(-1)).toBe("sandbox — read-only (user)");
@@ -723,6 +988,8 @@ describe("sandbox", () => {
     world = createWorld({ userConfig: { worker: { sandbox: "read-only" } } });
     const dialogs = await run(world, [choose("sandbox"), choose("off"), choose("project"), escSelect], "worker");
     expect(JSON.parse(world.read(world.projectConfig))).toEqual({ worker: { sandbox: "off" } });
-    expect(dialogs.notices.at(-1)!.message).toBe(`worker: sandbox off saved to ${world.projectConfig}. It still runs with sandbox read-only: only your own settings can loosen a sandbox.`);
+    expect(dialogs.notices.at(-1)!.message).toBe(
+      `worker: sandbox off saved to ${world.projectConfig}. It still runs with sandbox read-only: only your own settings can loosen a sandbox.`,
+    );
   });
 });

@@ -16,7 +16,10 @@ describe("/subagent-cancel racing the child's own end (issue 13 item 6)", () => 
     const io = recordingIo("tui", "interactive");
     await cancelCommand(ID_A, fakeCtx() as never, fakeDeps(sources, io, new JustFinishedLive(sources)));
     expect(io.notices).toEqual([
-      { text: `Task ${ID_A} already finished (its answer was complete before the cancel arrived). Its result: /subagent-result ${ID_A}`, level: "warning" },
+      {
+        text: `Task ${ID_A} already finished (its answer was complete before the cancel arrived). Its result: /subagent-result ${ID_A}`,
+        level: "warning",
+      },
     ]);
   });
 });

@@ -4,7 +4,13 @@
  */
 import type { MarkdownTheme } from "@mariozechner/pi-tui";
 import type { Theme } from "@mariozechner/pi-coding-agent";
-import type { CommandIo, Surface, LiveTasks, TaskCommandContext, TaskCommandDeps } from "../../../../src/pi/commands/command-io.ts";
+import type {
+  CommandIo,
+  Surface,
+  LiveTasks,
+  TaskCommandContext,
+  TaskCommandDeps,
+} from "../../../../src/pi/commands/command-io.ts";
 import type { TaskSources } from "../../../../src/commands/task-lookup.ts";
 import { emptyUsage } from "../../../../src/shared/text.ts";
 import type { AppMode } from "../../../../src/shared/pi-process.ts";
@@ -29,7 +35,10 @@ export const ID_B = "01912345-6789-7abc-9def-0123456789cd";
 export const ID_C = "01912399-0000-7000-8000-000000000001";
 export const ID_OLD = "01900000-0000-7000-8000-0000000000ff";
 
-export const plainTheme = { fg: (_color: string, text: string) => text, bold: (text: string) => text } as unknown as Theme;
+export const plainTheme = {
+  fg: (_color: string, text: string) => text,
+  bold: (text: string) => text,
+} as unknown as Theme;
 
 const same = (text: string) => text;
 export const plainMarkdownTheme: MarkdownTheme = {
@@ -253,6 +262,11 @@ export function fakeCtx(rows = 24): FakeCtx {
   return ctx as unknown as FakeCtx;
 }
 
-export function fakeDeps(sources: FakeSources, io: CommandIo, live: LiveTasks | undefined, now = 61_000): TaskCommandDeps {
+export function fakeDeps(
+  sources: FakeSources,
+  io: CommandIo,
+  live: LiveTasks | undefined,
+  now = 61_000,
+): TaskCommandDeps {
   return { sources, live: () => live, io: () => io, now: () => now, markdownTheme: () => plainMarkdownTheme };
 }

@@ -1,7 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { messageCommand, splitIdAndText } from "../../../../src/pi/commands/task-commands.ts";
 import type { MessageOutcome } from "../../../../src/tasks/registry.ts";
-import { fakeCtx, fakeDeps, FakeLive, FakeSources, ID_A, ID_C, ID_OLD, record, recordingIo, snapshot } from "./fakes.ts";
+import {
+  fakeCtx,
+  fakeDeps,
+  FakeLive,
+  FakeSources,
+  ID_A,
+  ID_C,
+  ID_OLD,
+  record,
+  recordingIo,
+  snapshot,
+} from "./fakes.ts";
 
 /** Live tasks that answer messages with a scripted outcome and remember what was sent. */
 class MessagingLive extends FakeLive {
@@ -15,7 +26,10 @@ class MessagingLive extends FakeLive {
 
 function setUp() {
   const sources = new FakeSources();
-  sources.running_ = [snapshot(ID_A, { agent: "coder", task: "Job A" }), snapshot(ID_C, { agent: "writer", task: "Job C" })];
+  sources.running_ = [
+    snapshot(ID_A, { agent: "coder", task: "Job A" }),
+    snapshot(ID_C, { agent: "writer", task: "Job C" }),
+  ];
   const live = new MessagingLive(sources);
   const io = recordingIo("tui", "interactive");
   return { sources, live, io, deps: fakeDeps(sources, io, live) };
@@ -34,14 +48,18 @@ describe("/subagent-message", () => {
     const { live, io, deps } = setUp();
     await messageCommand(`${ID_A.slice(0, 13)} Use metric units.`, fakeCtx() as never, deps);
     expect(live.sent).toEqual([{ taskId: ID_A, text: "Use metric units." }]);
-    expect(io.notices).toEqual([{ text: `Message sent to subagent task ${ID_A} (coder); it reads it before its next step.`, level: "info" }]);
+    expect(io.notices).toEqual([
+      { text: `Message sent to subagent task ${ID_A} (coder); it reads it before its next step.`, level: "info" },
+    ]);
   });
 
   it("says when the message waits with a queued task", async () => {
     const { live, io, deps } = setUp();
     live.outcome = "queued";
     await messageCommand(`${ID_C} Start with the tests.`, fakeCtx() as never, deps);
-    expect(io.notices[0]!.text).toBe(`Message added to queued subagent task ${ID_C} (writer); it reads it with its task when it starts.`);
+    expect(io.notices[0]!.text).toBe(
+      `Message added to queued subagent task ${ID_C} (writer); it reads it with its task when it starts.`,
+    );
   });
 
   it("refuses a finished task, pointing at its result, and an id nothing matches", async () => {
@@ -71,6 +89,8 @@ describe("/subagent-message", () => {
     const sources = new FakeSources();
     const io = recordingIo("stdio", "print");
     await messageCommand(`${ID_A} hi`, fakeCtx() as never, fakeDeps(sources, io, undefined));
-    expect(io.notices[0]!.text).toMatch(/^\/subagent-message sends a message to a background subagent task, which exist only in the interactive TUI; in print mode/);
+    expect(io.notices[0]!.text).toMatch(
+      /^\/subagent-message sends a message to a background subagent task, which exist only in the interactive TUI; in print mode/,
+    );
   });
 });

@@ -6,7 +6,12 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { createConfigStore } from "../../../../src/commands/config-store.ts";
-import type { BodyEditOutcome, ConfigDialogs, ConfigStore, NoticeLevel } from "../../../../src/commands/config-editor.ts";
+import type {
+  BodyEditOutcome,
+  ConfigDialogs,
+  ConfigStore,
+  NoticeLevel,
+} from "../../../../src/commands/config-editor.ts";
 import { createTempTree, type TempTree } from "../../agents/temp-tree.ts";
 
 type Answer<T> = T | ((options: string[], title: string) => T);
@@ -31,7 +36,8 @@ export function choose(prefix: string): Step {
     kind: "select",
     answer: (options, title) => {
       const found = options.find((option) => option.startsWith(prefix));
-      if (found === undefined) throw new Error(`no option starting with ${JSON.stringify(prefix)} in "${title}": ${JSON.stringify(options)}`);
+      if (found === undefined)
+        throw new Error(`no option starting with ${JSON.stringify(prefix)} in "${title}": ${JSON.stringify(options)}`);
       return found;
     },
   };
@@ -43,7 +49,8 @@ export function chooseExactly(label: string): Step {
     kind: "select",
     answer: (options, title) => {
       const found = options.find((option) => option === label || option === `${label} (current)`);
-      if (found === undefined) throw new Error(`no option ${JSON.stringify(label)} in "${title}": ${JSON.stringify(options)}`);
+      if (found === undefined)
+        throw new Error(`no option ${JSON.stringify(label)} in "${title}": ${JSON.stringify(options)}`);
       return found;
     },
   };
@@ -119,7 +126,8 @@ export class ScriptedDialogs implements ConfigDialogs {
   }
 }
 
-export const WORKER_TEXT = "---\nname: worker\ndescription: A test worker\ntools: read, bash\nthinking: medium\n---\n\nYou are the worker.\nSecond line.\n";
+export const WORKER_TEXT =
+  "---\nname: worker\ndescription: A test worker\ntools: read, bash\nthinking: medium\n---\n\nYou are the worker.\nSecond line.\n";
 export const HELPER_TEXT = "---\nname: helper\ndescription: A built-in helper\n---\n\nYou help.\n";
 
 export interface World {
@@ -154,7 +162,9 @@ function listFiles(root: string, dir = root, out: Record<string, string> = {}): 
  * Layout: <root>/home (home), <root>/home/.pi/agent (pi's agent dir), <root>/builtin (helper.md),
  * <root>/work (cwd) with .pi/agents/worker.md (unless `project: false`).
  */
-export function createWorld(options: { project?: boolean; worker?: string; userConfig?: unknown; projectConfig?: unknown } = {}): World {
+export function createWorld(
+  options: { project?: boolean; worker?: string; userConfig?: unknown; projectConfig?: unknown } = {},
+): World {
   const tree = createTempTree("pi-subagent-config-");
   const home = tree.mkdir("home");
   const agentDir = tree.mkdir("home/.pi/agent");
@@ -165,8 +175,10 @@ export function createWorld(options: { project?: boolean; worker?: string; userC
   if (options.project !== false) tree.write("work/.pi/agents/worker.md", options.worker ?? WORKER_TEXT);
   const userConfig = join(agentDir, "subagent-isolation.json");
   const projectConfig = tree.path("work/.pi/subagent-isolation.json");
-  if (options.userConfig !== undefined) tree.write("home/.pi/agent/subagent-isolation.json", `${JSON.stringify(options.userConfig, null, 2)}\n`);
-  if (options.projectConfig !== undefined) tree.write("work/.pi/subagent-isolation.json", `${JSON.stringify(options.projectConfig, null, 2)}\n`);
+  if (options.userConfig !== undefined)
+    tree.write("home/.pi/agent/subagent-isolation.json", `${JSON.stringify(options.userConfig, null, 2)}\n`);
+  if (options.projectConfig !== undefined)
+    tree.write("work/.pi/subagent-isolation.json", `${JSON.stringify(options.projectConfig, null, 2)}\n`);
   return {
     tree,
     home,
@@ -179,7 +191,14 @@ export function createWorld(options: { project?: boolean; worker?: string; userC
     workerFile,
     helperFile,
     store: (inheritedModel, pi = {}) =>
-      createConfigStore({ cwd, agentDir, home, builtinDir, ...(inheritedModel !== undefined ? { inheritedModel } : {}), ...pi }),
+      createConfigStore({
+        cwd,
+        agentDir,
+        home,
+        builtinDir,
+        ...(inheritedModel !== undefined ? { inheritedModel } : {}),
+        ...pi,
+      }),
     files: () => listFiles(tree.root),
     read: (path) => readFileSync(path, "utf8"),
     remove: () => tree.remove(),

@@ -1,13 +1,37 @@
 import { describe, expect, it } from "vitest";
-import { CANCEL_PICKER_TITLE, cancelAllCommand, cancelCommand, RESULT_PICKER_TITLE, resultCommand, WATCH_PICKER_TITLE, watchCommand } from "../../../../src/pi/commands/task-commands.ts";
+import {
+  CANCEL_PICKER_TITLE,
+  cancelAllCommand,
+  cancelCommand,
+  RESULT_PICKER_TITLE,
+  resultCommand,
+  WATCH_PICKER_TITLE,
+  watchCommand,
+} from "../../../../src/pi/commands/task-commands.ts";
 import { commandIo, surfaceOf } from "../../../../src/pi/commands/command-io.ts";
 import { guarded, registerTaskCommands, registerWorktreesCommand } from "../../../../src/pi/commands/commands.ts";
 import { FULL_SCREEN } from "../../../../src/pi/ui/views.ts";
-import { fakeCtx, fakeDeps, FakeLive, FakeSources, ID_A, ID_B, ID_C, ID_OLD, KEY, record, recordingIo, snapshot } from "./fakes.ts";
+import {
+  fakeCtx,
+  fakeDeps,
+  FakeLive,
+  FakeSources,
+  ID_A,
+  ID_B,
+  ID_C,
+  ID_OLD,
+  KEY,
+  record,
+  recordingIo,
+  snapshot,
+} from "./fakes.ts";
 
 function twoRunning() {
   const sources = new FakeSources();
-  sources.running_ = [snapshot(ID_A, { agent: "coder", task: "Job A" }), snapshot(ID_C, { agent: "writer", task: "Job C" })];
+  sources.running_ = [
+    snapshot(ID_A, { agent: "coder", task: "Job A" }),
+    snapshot(ID_C, { agent: "writer", task: "Job C" }),
+  ];
   return { sources, live: new FakeLive(sources) };
 }
 
@@ -19,19 +43,27 @@ describe("/subagent-cancel", () => {
     const io = recordingIo("tui", "interactive");
     await cancelCommand("01912399", fakeCtx(), fakeDeps(sources, io, live));
     expect(live.cancelled).toEqual([ID_C]);
-    expect(texts(io)).toEqual([`Cancelled subagent task ${ID_C} (writer); its cancelled result goes to the main agent.`]);
+    expect(texts(io)).toEqual([
+      `Cancelled subagent task ${ID_C} (writer); its cancelled result goes to the main agent.`,
+    ]);
   });
 
   it("cancels a whole batch by the short id its group line in the widget shows", async () => {
     const batch = "01912345-6789-7abc-8def-00000000babe";
     const sources = new FakeSources();
     const partOf = (index: number) => ({ workflow: { id: batch, kind: "batch" as const, index, total: 2 } });
-    sources.running_ = [snapshot(ID_A, { agent: "coder", ...partOf(1) }), snapshot(ID_B, { agent: "writer", ...partOf(2) }), snapshot(ID_C)];
+    sources.running_ = [
+      snapshot(ID_A, { agent: "coder", ...partOf(1) }),
+      snapshot(ID_B, { agent: "writer", ...partOf(2) }),
+      snapshot(ID_C),
+    ];
     const live = new FakeLive(sources);
     const io = recordingIo("tui", "interactive");
     await cancelCommand("00babe", fakeCtx(), fakeDeps(sources, io, live));
     expect(live.cancelled).toEqual([ID_A, ID_B]);
-    expect(texts(io)).toEqual([`Cancelled 2 parts of batch ${batch}; its one result goes to the main agent once every part has ended.`]);
+    expect(texts(io)).toEqual([
+      `Cancelled 2 parts of batch ${batch}; its one result goes to the main agent once every part has ended.`,
+    ]);
   });
 
   it("says so when the task is already being cancelled, without cancelling it again", async () => {
@@ -66,7 +98,10 @@ describe("/subagent-cancel", () => {
     const io = recordingIo("tui", "interactive");
     await cancelCommand("01912399", fakeCtx(), fakeDeps(sources, io, new FakeLive(sources)));
     await watchCommand("01912399", fakeCtx(), fakeDeps(sources, io, new FakeLive(sources)));
-    expect(texts(io)).toEqual([`Task ${ID_C} runs in another pi process; cancel it there.`, `Task ${ID_C} runs in another pi process; watch it there.`]);
+    expect(texts(io)).toEqual([
+      `Task ${ID_C} runs in another pi process; cancel it there.`,
+      `Task ${ID_C} runs in another pi process; watch it there.`,
+    ]);
   });
 
   it("without an id, shows a picker of the running tasks: Enter cancels the selected one", async () => {
@@ -102,7 +137,9 @@ describe("/subagent-cancel", () => {
     const ctx = fakeCtx();
     const running = cancelCommand("01912345", ctx, fakeDeps(sources, recordingIo("tui", "interactive"), live));
     const picker = await ctx.waitForShown(1);
-    expect(picker.screen(400)).toContain(`"01912345" matches 2 tasks: ${ID_A} (coder), ${ID_B} (writer). Type more of the taskId.`);
+    expect(picker.screen(400)).toContain(
+      `"01912345" matches 2 tasks: ${ID_A} (coder), ${ID_B} (writer). Type more of the taskId.`,
+    );
     expect(picker.screen()).not.toContain("Job for 01");
     picker.press(KEY.down, KEY.enter);
     await running;
@@ -119,13 +156,19 @@ describe("/subagent-cancel", () => {
 
   it("outside the TUI says what it can and cannot do there, and touches nothing", async () => {
     const { sources, live } = twoRunning();
-    for (const [surface, mode] of [["stdio", "print"], ["stdio", "json"], ["rpc", "rpc"]] as const) {
+    for (const [surface, mode] of [
+      ["stdio", "print"],
+      ["stdio", "json"],
+      ["rpc", "rpc"],
+    ] as const) {
       const io = recordingIo(surface, mode);
       const ctx = fakeCtx();
       await cancelCommand("", ctx, fakeDeps(sources, io, live));
       await cancelCommand(ID_A, ctx, fakeDeps(sources, io, live));
       expect(texts(io)).toHaveLength(2);
-      expect(texts(io)[0]).toContain(`/subagent-cancel stops background subagent tasks, which exist only in the interactive TUI; in ${mode} mode`);
+      expect(texts(io)[0]).toContain(
+        `/subagent-cancel stops background subagent tasks, which exist only in the interactive TUI; in ${mode} mode`,
+      );
       expect(ctx.shown).toEqual([]);
       expect(io.failures).toBe(0);
     }
@@ -136,7 +179,10 @@ describe("/subagent-cancel", () => {
 describe("/subagent-cancel-all", () => {
   it("cancels every running and queued task not already being cancelled, and counts them", async () => {
     const { sources, live } = twoRunning();
-    sources.running_.push(snapshot(ID_B, { status: "queued", startedAt: undefined }), snapshot(ID_OLD, { cancelRequested: { by: "agent" } }));
+    sources.running_.push(
+      snapshot(ID_B, { status: "queued", startedAt: undefined }),
+      snapshot(ID_OLD, { cancelRequested: { by: "agent" } }),
+    );
     const io = recordingIo("tui", "interactive");
     await cancelAllCommand("", fakeCtx(), fakeDeps(sources, io, live));
     expect(live.cancelled).toEqual([ID_A, ID_C, ID_B]);
@@ -156,7 +202,9 @@ describe("/subagent-cancel-all", () => {
   it("outside the TUI says background tasks exist only there", async () => {
     const io = recordingIo("stdio", "print");
     await cancelAllCommand("", fakeCtx(), fakeDeps(new FakeSources(), io, undefined));
-    expect(texts(io)[0]).toMatch(/^\/subagent-cancel-all stops background subagent tasks, which exist only in the interactive TUI; in print mode/);
+    expect(texts(io)[0]).toMatch(
+      /^\/subagent-cancel-all stops background subagent tasks, which exist only in the interactive TUI; in print mode/,
+    );
   });
 });
 
@@ -202,7 +250,10 @@ describe("/subagent-result", () => {
     const running = resultCommand("", ctx, fakeDeps(sources, io, undefined));
     const picker = await ctx.waitForShown(1);
     expect(picker.screen()).toContain(RESULT_PICKER_TITLE);
-    const rows = picker.screen().split("\n").filter((line) => line.includes(" job"));
+    const rows = picker
+      .screen()
+      .split("\n")
+      .filter((line) => line.includes(" job"));
     expect(rows.map((row) => row.trimEnd())).toEqual(["→ coder · failed · New job", "  writer · succeeded · Old job"]);
     picker.press(KEY.down, KEY.enter);
     const viewer = await ctx.waitForShown(2);
@@ -215,7 +266,9 @@ describe("/subagent-result", () => {
   });
 
   it("q in a viewer opened from the picker closes both, back to the editor", async () => {
-    const sources = new FakeSources().add(record(ID_OLD, { agent: "writer", finishedAt: 5, output: "OLD OUTPUT", task: "Old job" }));
+    const sources = new FakeSources().add(
+      record(ID_OLD, { agent: "writer", finishedAt: 5, output: "OLD OUTPUT", task: "Old job" }),
+    );
     const ctx = fakeCtx();
     const running = resultCommand("", ctx, fakeDeps(sources, recordingIo("tui", "interactive"), undefined));
     (await ctx.waitForShown(1)).press(KEY.enter);
@@ -238,7 +291,10 @@ describe("/subagent-result", () => {
     await resultCommand(ID_C, fakeCtx(), deps);
     expect(io.failures).toBe(2);
     expect(io.out).toHaveLength(2);
-    expect(texts(io)).toEqual(["No task record for: ffff0000", `Task has no final output (session file: /agent/subagent-sessions/${ID_C}/session.jsonl)`]);
+    expect(texts(io)).toEqual([
+      "No task record for: ffff0000",
+      `Task has no final output (session file: /agent/subagent-sessions/${ID_C}/session.jsonl)`,
+    ]);
   });
 
   it("in JSON mode writes one JSON line; without an id lists the recent tasks", async () => {
@@ -249,9 +305,19 @@ describe("/subagent-result", () => {
     await resultCommand("", fakeCtx(), fakeDeps(sources, io, undefined));
     expect(JSON.parse(io.out[1]!)).toEqual({
       type: "subagent_results",
-      tasks: [{ taskId: ID_OLD, agent: "coder", status: "succeeded", finishedAt: 155_000, task: "Refactor the auth middleware." }],
+      tasks: [
+        {
+          taskId: ID_OLD,
+          agent: "coder",
+          status: "succeeded",
+          finishedAt: 155_000,
+          task: "Refactor the auth middleware.",
+        },
+      ],
     });
-    expect(texts(io)).toEqual(["Usage: /subagent-result <taskId> (the short id the widget shows, or any unique start or end of 4+ characters, is enough)"]);
+    expect(texts(io)).toEqual([
+      "Usage: /subagent-result <taskId> (the short id the widget shows, or any unique start or end of 4+ characters, is enough)",
+    ]);
   });
 
   it("under RPC sends the result to the client as a notice", async () => {
@@ -266,7 +332,9 @@ describe("/subagent-result", () => {
     const sources = new FakeSources().add(record(ID_A, { agent: "coder" }), record(ID_B, { agent: "writer" }));
     const io = recordingIo("stdio", "print");
     await resultCommand("01912345", fakeCtx(), fakeDeps(sources, io, undefined));
-    expect(texts(io)).toEqual([`"01912345" matches 2 tasks: ${ID_B} (writer), ${ID_A} (coder). Type more of the taskId.`]);
+    expect(texts(io)).toEqual([
+      `"01912345" matches 2 tasks: ${ID_B} (writer), ${ID_A} (coder). Type more of the taskId.`,
+    ]);
     expect(io.failures).toBe(1);
   });
 });
@@ -314,7 +382,10 @@ describe("/subagent-watch", () => {
     const io = recordingIo("tui", "interactive");
     await watchCommand("01900000", fakeCtx(), fakeDeps(sources, io, undefined));
     await watchCommand("", fakeCtx(), fakeDeps(sources, io, undefined));
-    expect(texts(io)).toEqual([`Task ${ID_OLD} already finished (succeeded). Its result: /subagent-result ${ID_OLD}`, "No running subagent tasks to watch."]);
+    expect(texts(io)).toEqual([
+      `Task ${ID_OLD} already finished (succeeded). Its result: /subagent-result ${ID_OLD}`,
+      "No running subagent tasks to watch.",
+    ]);
   });
 
   it("outside the TUI says it needs the TUI and points to /subagent-result", async () => {
@@ -339,7 +410,10 @@ describe("wiring", () => {
     const notified: string[] = [];
     const codes: number[] = [];
     const ui = { notify: (text: string) => void notified.push(text) } as never;
-    const print = commandIo({ hasUI: false, ui }, { mode: () => "print", stderr: (t) => void stderr.push(t), setExitCode: (c) => void codes.push(c) });
+    const print = commandIo(
+      { hasUI: false, ui },
+      { mode: () => "print", stderr: (t) => void stderr.push(t), setExitCode: (c) => void codes.push(c) },
+    );
     print.notice("to stderr");
     print.failed();
     const tui = commandIo({ hasUI: true, ui }, { mode: () => "interactive", setExitCode: (c) => void codes.push(c) });
@@ -352,16 +426,23 @@ describe("wiring", () => {
 
   it("turns a failing handler into a notice instead of an exception", async () => {
     const io = recordingIo("stdio", "print");
-    const handler = guarded("subagent-result", async () => {
-      throw new Error("disk on fire");
-    }, fakeDeps(new FakeSources(), io, undefined));
+    const handler = guarded(
+      "subagent-result",
+      async () => {
+        throw new Error("disk on fire");
+      },
+      fakeDeps(new FakeSources(), io, undefined),
+    );
     await expect(handler("x", fakeCtx())).resolves.toBeUndefined();
     expect(texts(io)).toEqual(["/subagent-result failed: disk on fire"]);
     expect(io.failures).toBe(1);
   });
 
   it("/subagent-worktrees runs its body (imported on the first run) and reports a failure as a notice", async () => {
-    const commands = new Map<string, { handler: (args: string, ctx: unknown) => Promise<void>; description?: string }>();
+    const commands = new Map<
+      string,
+      { handler: (args: string, ctx: unknown) => Promise<void>; description?: string }
+    >();
     const pi = { registerCommand: (name: string, options: never) => void commands.set(name, options) } as never;
     const io = recordingIo("stdio", "print");
     let agentDirCalls = 0;
@@ -374,22 +455,34 @@ describe("wiring", () => {
     });
     expect([...commands.keys()]).toEqual(["subagent-worktrees"]);
     expect(commands.get("subagent-worktrees")!.description).toMatch(/worktree/i);
-    await expect(commands.get("subagent-worktrees")!.handler("", { cwd: process.cwd(), hasUI: false })).resolves.toBeUndefined();
+    await expect(
+      commands.get("subagent-worktrees")!.handler("", { cwd: process.cwd(), hasUI: false }),
+    ).resolves.toBeUndefined();
     expect(agentDirCalls).toBe(1);
     expect(texts(io)).toEqual(["/subagent-worktrees failed: no agent dir"]);
     expect(io.failures).toBe(1);
   });
 
   it("registers the five commands, completing ids for cancel, message, watch and result", async () => {
-    const commands = new Map<string, { getArgumentCompletions?: (p: string) => unknown; handler: unknown; description?: string }>();
+    const commands = new Map<
+      string,
+      { getArgumentCompletions?: (p: string) => unknown; handler: unknown; description?: string }
+    >();
     const pi = { registerCommand: (name: string, options: never) => void commands.set(name, options) } as never;
     const { sources, live } = twoRunning();
     sources.add(record(ID_OLD, { agent: "tester" }));
     const handle = { tasks: () => undefined, existing: () => undefined, onCreated: () => undefined } as never;
     registerTaskCommands(pi, handle, fakeDeps(sources, recordingIo("tui", "interactive"), live));
-    expect([...commands.keys()]).toEqual(["subagent-cancel", "subagent-cancel-all", "subagent-message", "subagent-result", "subagent-watch"]);
+    expect([...commands.keys()]).toEqual([
+      "subagent-cancel",
+      "subagent-cancel-all",
+      "subagent-message",
+      "subagent-result",
+      "subagent-watch",
+    ]);
     const labels = (name: string, typed: string) =>
-      (commands.get(name)!.getArgumentCompletions!(typed) as Array<{ label: string }> | null)?.map((i) => i.label) ?? null;
+      (commands.get(name)!.getArgumentCompletions!(typed) as Array<{ label: string }> | null)?.map((i) => i.label) ??
+      null;
     expect(labels("subagent-cancel", "")).toEqual(["01912345…456789ab coder", "01912399…00000001 writer"]);
     expect(labels("subagent-watch", "019123")).toEqual(["01912345…456789ab coder", "01912399…00000001 writer"]);
     expect(labels("subagent-result", "0190")).toEqual(["01900000…000000ff tester"]);

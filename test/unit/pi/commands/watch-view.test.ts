@@ -1,7 +1,14 @@
 import { visibleWidth } from "@mariozechner/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { followTask } from "../../../../src/pi/commands/task-commands.ts";
-import { activityText, frameOf, plainStreamText, WATCH_LIVE_HINT, WatchView, watchStatusLine } from "../../../../src/pi/ui/views.ts";
+import {
+  activityText,
+  frameOf,
+  plainStreamText,
+  WATCH_LIVE_HINT,
+  WatchView,
+  watchStatusLine,
+} from "../../../../src/pi/ui/views.ts";
 import { FakeLive, FakeSources, ID_A, KEY, plainTheme, snapshot } from "./fakes.ts";
 
 function runningTask(streamTail: string) {
@@ -33,13 +40,25 @@ describe("the watch view's parts", () => {
   });
 
   it("has a status line with agent, state, tool, elapsed time and usage", () => {
-    expect(watchStatusLine(frameOf(runningTask(""), 73_000))).toBe("coder · running · tool bash · 01:03 · 2 turns/↑1.2k/↓300/$0.0012");
+    expect(watchStatusLine(frameOf(runningTask(""), 73_000))).toBe(
+      "coder · running · tool bash · 01:03 · 2 turns/↑1.2k/↓300/$0.0012",
+    );
     const budgeted = { ...runningTask(""), budget: { maxTurns: 8, maxCost: 1 } };
-    expect(watchStatusLine(frameOf(budgeted, 73_000))).toBe("coder · running · tool bash · 01:03 · 2 turns/↑1.2k/↓300/$0.0012 · budget turn 2/8 · $0.0012/$1.00");
-    expect(watchStatusLine(frameOf({ ...runningTask(""), sandbox: "read-only" }, 73_000))).toBe("coder · running · tool bash · 01:03 · 2 turns/↑1.2k/↓300/$0.0012 · sandbox: read-only");
-    const queued = frameOf(snapshot(ID_A, { status: "queued", startedAt: undefined, state: undefined, dispatchedAt: 0 }), 5_000);
+    expect(watchStatusLine(frameOf(budgeted, 73_000))).toBe(
+      "coder · running · tool bash · 01:03 · 2 turns/↑1.2k/↓300/$0.0012 · budget turn 2/8 · $0.0012/$1.00",
+    );
+    expect(watchStatusLine(frameOf({ ...runningTask(""), sandbox: "read-only" }, 73_000))).toBe(
+      "coder · running · tool bash · 01:03 · 2 turns/↑1.2k/↓300/$0.0012 · sandbox: read-only",
+    );
+    const queued = frameOf(
+      snapshot(ID_A, { status: "queued", startedAt: undefined, state: undefined, dispatchedAt: 0 }),
+      5_000,
+    );
     expect(watchStatusLine(queued)).toBe("worker · queued · 00:05");
-    const cancelling = frameOf(snapshot(ID_A, { cancelRequested: { by: "user" }, dispatchedAt: 0, startedAt: 0 }), 1_000);
+    const cancelling = frameOf(
+      snapshot(ID_A, { cancelRequested: { by: "user" }, dispatchedAt: 0, startedAt: 0 }),
+      1_000,
+    );
     expect(watchStatusLine(cancelling)).toMatch(/^worker · cancelling · 00:01/);
   });
 
@@ -56,7 +75,12 @@ describe("the watch view", () => {
   it("fills the screen with the task, its tool calls and the end of its streamed text", () => {
     const tail = Array.from({ length: 40 }, (_, i) => `streamed line ${i + 1}`).join("\n");
     let closed = 0;
-    const view = new WatchView({ frame: frameOf(runningTask(tail), 73_000), theme: plainTheme, rows: () => 24, onClose: () => void closed++ });
+    const view = new WatchView({
+      frame: frameOf(runningTask(tail), 73_000),
+      theme: plainTheme,
+      rows: () => 24,
+      onClose: () => void closed++,
+    });
     const lines = view.render(80).map((line) => line.trimEnd());
     expect(lines).toHaveLength(24);
     expect(lines[0]).toBe(` Watching subagent · ${ID_A}`);
@@ -64,7 +88,11 @@ describe("the watch view", () => {
     expect(lines[2]).toBe(" Task: Fix the flaky test");
     expect(lines[3]).toMatch(/^── Activity ─+$/);
     // Tool calls and failures; the text lines are in the streamed text below.
-    expect(lines.slice(4, 7)).toEqual([" +00:02 ▸ read: test/flaky.test.ts", " +00:05 ▸ bash: npm test", " +00:06 ✗ bash failed"]);
+    expect(lines.slice(4, 7)).toEqual([
+      " +00:02 ▸ read: test/flaky.test.ts",
+      " +00:05 ▸ bash: npm test",
+      " +00:06 ✗ bash failed",
+    ]);
     expect(lines[7]).toMatch(/^── Streamed text ─+$/);
     // The end of the text, as much as fits.
     expect(lines[21]).toBe(" streamed line 40");
@@ -80,21 +108,36 @@ describe("the watch view", () => {
 
   it("shows the question a task waits on under its task line, and still fills the screen exactly", () => {
     const question = "explore 01a2b3c4 asks: ⚠️ Dangerous command: rm -rf build Allow?";
-    const view = new WatchView({ frame: frameOf(snapshot(ID_A, { question }), 1_000), theme: plainTheme, rows: () => 12, onClose: () => undefined });
+    const view = new WatchView({
+      frame: frameOf(snapshot(ID_A, { question }), 1_000),
+      theme: plainTheme,
+      rows: () => 12,
+      onClose: () => undefined,
+    });
     const lines = view.render(100);
     expect(lines[3]).toBe(` ? ${question} · /subagent-answer`);
     expect(lines).toHaveLength(12);
   });
 
   it("says when nothing happened yet", () => {
-    const view = new WatchView({ frame: frameOf(snapshot(ID_A), 1_000), theme: plainTheme, rows: () => 12, onClose: () => undefined });
+    const view = new WatchView({
+      frame: frameOf(snapshot(ID_A), 1_000),
+      theme: plainTheme,
+      rows: () => 12,
+      onClose: () => undefined,
+    });
     const screen = view.render(80).join("\n");
     expect(screen).toContain(" (no tool calls yet)");
     expect(screen).toContain(" (no text yet)");
   });
 
   it("stops changing when the task ends and pins the line pointing to its result", () => {
-    const view = new WatchView({ frame: frameOf(runningTask("first"), 20_000), theme: plainTheme, rows: () => 12, onClose: () => undefined });
+    const view = new WatchView({
+      frame: frameOf(runningTask("first"), 20_000),
+      theme: plainTheme,
+      rows: () => 12,
+      onClose: () => undefined,
+    });
     view.end("succeeded");
     view.update(frameOf(runningTask("second"), 30_000));
     const lines = view.render(100).map((line) => line.trimEnd());
@@ -115,7 +158,12 @@ describe("following a watched task", () => {
     const task = runningTask("one");
     sources.running_ = [task];
     const live = new FakeLive(sources);
-    const view = new WatchView({ frame: frameOf(task, 0), theme: plainTheme, rows: () => 14, onClose: () => undefined });
+    const view = new WatchView({
+      frame: frameOf(task, 0),
+      theme: plainTheme,
+      rows: () => 14,
+      onClose: () => undefined,
+    });
     let renders = 0;
     const stop = followTask(ID_A, view, live, { now: () => 20_000, sources }, () => void renders++);
 
@@ -129,7 +177,9 @@ describe("following a watched task", () => {
 
     live.finish(ID_A, { status: "cancelled", cancelledBy: "user" });
     expect(renders).toBe(2);
-    expect(view.render(100).at(-1)!.trimEnd()).toBe(` Task ended (cancelled by user). Full result: /subagent-result ${ID_A}`);
+    expect(view.render(100).at(-1)!.trimEnd()).toBe(
+      ` Task ended (cancelled by user). Full result: /subagent-result ${ID_A}`,
+    );
     expect(live.listenerCount).toBe(0);
     vi.advanceTimersByTime(5000);
     expect(renders).toBe(2);
@@ -140,7 +190,12 @@ describe("following a watched task", () => {
     const sources = new FakeSources();
     sources.running_ = [runningTask("x")];
     const live = new FakeLive(sources);
-    const view = new WatchView({ frame: frameOf(sources.running_[0]!, 0), theme: plainTheme, rows: () => 14, onClose: () => undefined });
+    const view = new WatchView({
+      frame: frameOf(sources.running_[0]!, 0),
+      theme: plainTheme,
+      rows: () => 14,
+      onClose: () => undefined,
+    });
     let renders = 0;
     const stop = followTask(ID_A, view, live, { now: () => 0, sources }, () => void renders++);
     stop();

@@ -10,7 +10,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ChildCommand } from "../../../../src/run/command-line.ts";
 import { startRun } from "../../../../src/run/runner.ts";
 import { QuestionBoard } from "../../../../src/dialogs/question-board.ts";
-import { QUESTION_GAP_MS, QuestionPresenter, questionPauseMs, type PresenterContext, type PresenterTiming } from "../../../../src/pi/dialogs/question-presenter.ts";
+import {
+  QUESTION_GAP_MS,
+  QuestionPresenter,
+  questionPauseMs,
+  type PresenterContext,
+  type PresenterTiming,
+} from "../../../../src/pi/dialogs/question-presenter.ts";
 import type { DialogAnswer } from "../../../../src/dialogs/child-dialogs.ts";
 import { ASKING_CHILD } from "../../../harness/asking-child.ts";
 import { MARKER_VAR } from "../../../harness/pi-env.ts";
@@ -26,7 +32,13 @@ afterEach(() => {
 function askingChild(): ChildCommand {
   const marker = randomUUID();
   markers.push(marker);
-  return { command: process.execPath, args: ["-e", ASKING_CHILD], env: { PATH: process.env.PATH, [MARKER_VAR]: marker }, mode: "rpc", prompt: "Task: clean up" };
+  return {
+    command: process.execPath,
+    args: ["-e", ASKING_CHILD],
+    env: { PATH: process.env.PATH, [MARKER_VAR]: marker },
+    mode: "rpc",
+    prompt: "Task: clean up",
+  };
 }
 
 const until = async (predicate: () => boolean, timeoutMs = 10_000) => {
@@ -39,7 +51,12 @@ const until = async (predicate: () => boolean, timeoutMs = 10_000) => {
 
 /** pi's UI as the presenter sees it: each select is recorded and answered by the test; editor text and idleness are set. */
 function fakePi() {
-  const shown: Array<{ title: string; options: string[]; answer: (chosen: string | undefined) => void; aborted: () => boolean }> = [];
+  const shown: Array<{
+    title: string;
+    options: string[];
+    answer: (chosen: string | undefined) => void;
+    aborted: () => boolean;
+  }> = [];
   const notices: string[] = [];
   let editorText = "";
   let idle = true;
@@ -74,7 +91,15 @@ function setUp(timing: Partial<PresenterTiming> = {}) {
   const presenter = new QuestionPresenter(board, () => pi.ctx, { pollMs: 20, ...timing });
   presenters.push(presenter);
   const start = (agent: string, taskId: string) =>
-    startRun({ command: askingChild(), cwd: process.cwd(), activityTimeoutMs: 0, hardTimeoutMs: 0, graceMs: 500, stopGraceMs: 1000, dialogs: board.routeFor({ agent, taskId }) });
+    startRun({
+      command: askingChild(),
+      cwd: process.cwd(),
+      activityTimeoutMs: 0,
+      hardTimeoutMs: 0,
+      graceMs: 500,
+      stopGraceMs: 1000,
+      dialogs: board.routeFor({ agent, taskId }),
+    });
   return { pi, board, start };
 }
 
@@ -102,8 +127,12 @@ describe("the person's questions", () => {
     pi.type("half a sentence");
     const handle = start("explore", "01911111-1111-7000-8000-000001a2b3c4");
     await until(() => board.queue.pending().length === 1);
-    expect(board.waitingLine()).toBe("? explore 01a2b3c4 asks: ⚠️ Dangerous command: rm -rf build Allow? · /subagent-answer");
-    expect(board.questionOf("01911111-1111-7000-8000-000001a2b3c4")).toBe("explore 01a2b3c4 asks: ⚠️ Dangerous command: rm -rf build Allow?");
+    expect(board.waitingLine()).toBe(
+      "? explore 01a2b3c4 asks: ⚠️ Dangerous command: rm -rf build Allow? · /subagent-answer",
+    );
+    expect(board.questionOf("01911111-1111-7000-8000-000001a2b3c4")).toBe(
+      "explore 01a2b3c4 asks: ⚠️ Dangerous command: rm -rf build Allow?",
+    );
     pi.type("");
     pi.setIdle(false);
     // Still nothing shown: the main agent is streaming.
@@ -122,7 +151,9 @@ describe("the person's questions", () => {
     await until(() => pi.shown.length === 1);
     handle.stop("aborted");
     expect(pi.shown[0]?.aborted()).toBe(true);
-    expect(pi.notices).toContain("Question gone (the task was cancelled): explore 01a2b3c4 asks: ⚠️ Dangerous command: rm -rf build Allow?");
+    expect(pi.notices).toContain(
+      "Question gone (the task was cancelled): explore 01a2b3c4 asks: ⚠️ Dangerous command: rm -rf build Allow?",
+    );
     expect(board.queue.pending()).toEqual([]);
     expect((await handle.done).status).toBe("cancelled");
   });
@@ -146,7 +177,10 @@ describe("the person's questions", () => {
     if (route.kind !== "person") throw new Error("expected a person route");
     const answers: DialogAnswer[] = [];
     for (const dir of ["junk-a", "junk-b"]) {
-      const dialog = method === "select" ? { id: dir, method, title: `rm -rf ${dir}?`, options: ["Yes", "No"] } : { id: dir, method, title: `rm -rf ${dir}?`, message: "Sure?" };
+      const dialog =
+        method === "select"
+          ? { id: dir, method, title: `rm -rf ${dir}?`, options: ["Yes", "No"] }
+          : { id: dir, method, title: `rm -rf ${dir}?`, message: "Sure?" };
       route.sink.ask(dialog, (answer) => answers.push(answer));
     }
     return answers;
@@ -186,7 +220,10 @@ describe("the person's questions", () => {
     const { pi, board } = setUp();
     const answers = askTwice(board);
     await until(() => pi.shown.length === 1);
-    expect(board.refuseTask()).toEqual({ asker: { agent: "worker", taskId: "01910000-1111-7000-8000-000001a2b3c4" }, count: 2 });
+    expect(board.refuseTask()).toEqual({
+      asker: { agent: "worker", taskId: "01910000-1111-7000-8000-000001a2b3c4" },
+      count: 2,
+    });
     expect(pi.shown[0]?.aborted()).toBe(true);
     expect(answers).toEqual([{ cancelled: true }, { cancelled: true }]);
     expect(board.queue.pending()).toEqual([]);
@@ -200,6 +237,7 @@ describe("the pause between questions (PI_SUBAGENT_QUESTION_PAUSE_MS)", () => {
     expect(QUESTION_GAP_MS).toBe(1000);
     expect(questionPauseMs({ PI_SUBAGENT_QUESTION_PAUSE_MS: "20000" })).toBe(20000);
     expect(questionPauseMs({ PI_SUBAGENT_QUESTION_PAUSE_MS: "0" })).toBe(0);
-    for (const bad of ["-5", "1.5", "soon", ""]) expect(questionPauseMs({ PI_SUBAGENT_QUESTION_PAUSE_MS: bad })).toBe(QUESTION_GAP_MS);
+    for (const bad of ["-5", "1.5", "soon", ""])
+      expect(questionPauseMs({ PI_SUBAGENT_QUESTION_PAUSE_MS: bad })).toBe(QUESTION_GAP_MS);
   });
 });

@@ -83,21 +83,38 @@ describe("the dispatch receipt", () => {
   });
 
   it("names a sandbox on a second line", () => {
-    const sandboxed: PreparedRun = { ...job("A"), origin: { depth: 1, maxDepth: 1, context: "fresh", sandbox: "read-only" } };
+    const sandboxed: PreparedRun = {
+      ...job("A"),
+      origin: { depth: 1, maxDepth: 1, context: "fresh", sandbox: "read-only" },
+    };
     expect(text(dispatch(sandboxed))).toBe(`Dispatched coder. taskId: ${sandboxed.taskId}\n- Sandbox: read-only`);
   });
 });
 
 describe("the receipt of a task the tool ceiling narrowed", () => {
   it("names what was not granted on a second line", () => {
-    const narrowed = { ...job("A"), origin: { depth: 1, maxDepth: 1, context: "fresh" as const, toolsNotGranted: "tools not granted: bash (the main session has read-only tools)" } };
-    expect(text(dispatch(narrowed))).toBe(`Dispatched coder. taskId: ${narrowed.taskId}\ntools not granted: bash (the main session has read-only tools)`);
+    const narrowed = {
+      ...job("A"),
+      origin: {
+        depth: 1,
+        maxDepth: 1,
+        context: "fresh" as const,
+        toolsNotGranted: "tools not granted: bash (the main session has read-only tools)",
+      },
+    };
+    expect(text(dispatch(narrowed))).toBe(
+      `Dispatched coder. taskId: ${narrowed.taskId}\ntools not granted: bash (the main session has read-only tools)`,
+    );
   });
 });
 
 describe("cancel by the agent", () => {
   it("first answers with a challenge that changes nothing, then cancels with a reason", () => {
-    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const dispatcher = createBackgroundDispatcher(
+      () => tasks,
+      () => agentDir,
+      () => clock,
+    );
     const running = job("Refactor auth");
     const other = job("Write docs");
     dispatch(running);
@@ -119,12 +136,15 @@ describe("cancel by the agent", () => {
     expect(stops).toEqual([]);
     expect(tasks.registry.has(running.taskId)).toBe(true);
 
-    expect(() => dispatcher.cancel({ action: "cancel", taskId: running.taskId, confirm: true, reason: "  " }, ctx)).toThrow(
-      'action=cancel with confirm=true needs a non-empty "reason"',
-    );
+    expect(() =>
+      dispatcher.cancel({ action: "cancel", taskId: running.taskId, confirm: true, reason: "  " }, ctx),
+    ).toThrow('action=cancel with confirm=true needs a non-empty "reason"');
     expect(stops).toEqual([]);
 
-    const done = dispatcher.cancel({ action: "cancel", taskId: running.taskId, confirm: true, reason: "wrong agent" }, ctx);
+    const done = dispatcher.cancel(
+      { action: "cancel", taskId: running.taskId, confirm: true, reason: "wrong agent" },
+      ctx,
+    );
     expect(stops).toEqual(["aborted"]);
     expect(text(done)).toBe(
       [
@@ -137,21 +157,33 @@ describe("cancel by the agent", () => {
   });
 
   it("shows the last progress age of a task that reported something", () => {
-    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const dispatcher = createBackgroundDispatcher(
+      () => tasks,
+      () => agentDir,
+      () => clock,
+    );
     const running = job("Busy");
     dispatch(running);
     const state = tasks.registry.get(running.taskId)!.state!;
     state.events = 3;
     state.lastEventAt = clock;
     clock += 12_000;
-    expect(text(dispatcher.cancel({ action: "cancel", taskId: running.taskId }, ctx))).toContain("- Last progress: 00:12 ago");
+    expect(text(dispatcher.cancel({ action: "cancel", taskId: running.taskId }, ctx))).toContain(
+      "- Last progress: 00:12 ago",
+    );
   });
 
   it("refuses a blank, unknown or finished id with nothing changed", () => {
-    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const dispatcher = createBackgroundDispatcher(
+      () => tasks,
+      () => agentDir,
+      () => clock,
+    );
     expect(() => dispatcher.cancel({ action: "cancel", taskId: " " }, ctx)).toThrow('action=cancel needs "taskId"');
     const unknown = newTaskId();
-    expect(() => dispatcher.cancel({ action: "cancel", taskId: unknown }, ctx)).toThrow(`No background subagent task with taskId ${unknown} is in flight.`);
+    expect(() => dispatcher.cancel({ action: "cancel", taskId: unknown }, ctx)).toThrow(
+      `No background subagent task with taskId ${unknown} is in flight.`,
+    );
     const finished = newTaskId();
     writeRecord(agentDir, {
       version: 1,
@@ -178,7 +210,11 @@ describe("cancel by the agent", () => {
 
 describe("message by the agent", () => {
   it("acknowledges a running and a queued task in one line each, and records both", () => {
-    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const dispatcher = createBackgroundDispatcher(
+      () => tasks,
+      () => agentDir,
+      () => clock,
+    );
     const running = job("A");
     const queued = job("B");
     dispatch(running);
@@ -189,24 +225,38 @@ describe("message by the agent", () => {
     expect(text(dispatcher.message({ action: "message", taskId: queued.taskId, message: "use tabs" }, ctx))).toBe(
       `Message added to queued task ${queued.taskId} (coder); the subagent reads it with its task when it starts.`,
     );
-    expect(tasks.registry.get(running.taskId)!.messages).toEqual([expect.objectContaining({ from: "agent", text: "also b.ts", delivery: "steer" })]);
-    expect(tasks.registry.get(queued.taskId)!.messages).toEqual([expect.objectContaining({ from: "agent", text: "use tabs", delivery: "queued" })]);
+    expect(tasks.registry.get(running.taskId)!.messages).toEqual([
+      expect.objectContaining({ from: "agent", text: "also b.ts", delivery: "steer" }),
+    ]);
+    expect(tasks.registry.get(queued.taskId)!.messages).toEqual([
+      expect.objectContaining({ from: "agent", text: "use tabs", delivery: "queued" }),
+    ]);
   });
 
   it("refuses a missing id, an empty message, a NUL, an unknown id and a finished task, changing nothing", () => {
-    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const dispatcher = createBackgroundDispatcher(
+      () => tasks,
+      () => agentDir,
+      () => clock,
+    );
     const running = job("A");
     dispatch(running);
-    expect(() => dispatcher.message({ action: "message", message: "hi" }, ctx)).toThrow(/^action=message needs "taskId"/);
+    expect(() => dispatcher.message({ action: "message", message: "hi" }, ctx)).toThrow(
+      /^action=message needs "taskId"/,
+    );
     expect(() => dispatcher.message({ action: "message", taskId: running.taskId, message: "  " }, ctx)).toThrow(
       'action=message needs a non-empty "message": the text to send to the subagent. Nothing was sent.',
     );
-    expect(() => dispatcher.message({ action: "message", taskId: running.taskId, message: "a\0b" }, ctx)).toThrow(/^The message contains a NUL character/);
+    expect(() => dispatcher.message({ action: "message", taskId: running.taskId, message: "a\0b" }, ctx)).toThrow(
+      /^The message contains a NUL character/,
+    );
     const unknown = newTaskId();
     expect(() => dispatcher.message({ action: "message", taskId: unknown, message: "hi" }, ctx)).toThrow(
       `No background subagent task with taskId ${unknown} is in flight. Check the id against your dispatch receipts. Nothing was sent.`,
     );
-    expect(() => dispatcher.message({ action: "message", taskId: `../../${"x".repeat(500)}`, message: "hi" }, ctx)).toThrow(/^No background subagent task with taskId \.\.\/\.\.\/x+… is in flight/);
+    expect(() =>
+      dispatcher.message({ action: "message", taskId: `../../${"x".repeat(500)}`, message: "hi" }, ctx),
+    ).toThrow(/^No background subagent task with taskId \.\.\/\.\.\/x+… is in flight/);
     const finished = newTaskId();
     writeRecord(agentDir, {
       version: 1,
@@ -233,14 +283,25 @@ describe("message by the agent", () => {
 });
 
 describe("a batch through the background path (issue 27)", () => {
-  const admitted = (prepared: PreparedRun) => ({ agent: prepared.agent.name, task: prepared.task, prepare: () => ({ prepared, askPerson: true }) });
+  const admitted = (prepared: PreparedRun) => ({
+    agent: prepared.agent.name,
+    task: prepared.task,
+    prepare: () => ({ prepared, askPerson: true }),
+  });
 
   it("answers with one receipt (the batch id, each part's taskId, the queued one marked) and cancels the whole batch in two steps", async () => {
-    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const dispatcher = createBackgroundDispatcher(
+      () => tasks,
+      () => agentDir,
+      () => clock,
+    );
     const parts = [job("first part"), job("second part")];
     const receipt = await dispatcher.dispatchWorkflow(
       { kind: "batch", parts: [{ task: "first part" }, { task: "second part" }] },
-      { reserve: async () => undefined, admit: async (params) => admitted(parts.find((part) => part.task === params.task)!) },
+      {
+        reserve: async () => undefined,
+        admit: async (params) => admitted(parts.find((part) => part.task === params.task)!),
+      },
       ctx,
     );
     const lines = text(receipt).split("\n");
@@ -254,20 +315,36 @@ describe("a batch through the background path (issue 27)", () => {
     ]);
 
     const challenge = text(dispatcher.cancel({ action: "cancel", taskId: id }, ctx));
-    expect(challenge).toContain(`- Batch ${id}, parts in flight: 2\n- ${parts[0]!.taskId} (coder): first part\n- ${parts[1]!.taskId} (coder): second part`);
-    expect(challenge).toContain(`call subagent again with action="cancel", taskId="${id}", confirm=true and a non-empty reason`);
+    expect(challenge).toContain(
+      `- Batch ${id}, parts in flight: 2\n- ${parts[0]!.taskId} (coder): first part\n- ${parts[1]!.taskId} (coder): second part`,
+    );
+    expect(challenge).toContain(
+      `call subagent again with action="cancel", taskId="${id}", confirm=true and a non-empty reason`,
+    );
     expect(tasks.counts()).toMatchObject({ running: 1, queued: 1 });
     const sent = text(dispatcher.cancel({ action: "cancel", taskId: id, confirm: true, reason: "plan changed" }, ctx));
-    expect(sent).toBe(`Cancel request sent for 2 parts of batch ${id}. Its one [subagent-result] arrives once every part has ended.`);
+    expect(sent).toBe(
+      `Cancel request sent for 2 parts of batch ${id}. Its one [subagent-result] arrives once every part has ended.`,
+    );
     expect(stops).toEqual(["aborted"]);
   });
 
   it("a refused part starts none of the batch", async () => {
-    const dispatcher = createBackgroundDispatcher(() => tasks, () => agentDir, () => clock);
+    const dispatcher = createBackgroundDispatcher(
+      () => tasks,
+      () => agentDir,
+      () => clock,
+    );
     const first = job("fine");
     await expect(
       dispatcher.dispatchWorkflow(
-        { kind: "batch", parts: [{ agent: "coder", task: "fine" }, { agent: "nobody", task: "x" }] },
+        {
+          kind: "batch",
+          parts: [
+            { agent: "coder", task: "fine" },
+            { agent: "nobody", task: "x" },
+          ],
+        },
         {
           reserve: async () => undefined,
           admit: async (params) => {

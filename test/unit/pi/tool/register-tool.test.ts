@@ -6,9 +6,19 @@ import { fileURLToPath } from "node:url";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { PreparedRun } from "../../../../src/tool/prepare-dispatch.ts";
-import { registerSubagentTool, admitAll, type BackgroundDispatcher, type SubagentToolOptions } from "../../../../src/pi/tool/execute.ts";
+import {
+  registerSubagentTool,
+  admitAll,
+  type BackgroundDispatcher,
+  type SubagentToolOptions,
+} from "../../../../src/pi/tool/execute.ts";
 import type { SubagentParams } from "../../../../src/tool/schema.ts";
-import { NO_TASKS_TO_CANCEL_IN_SYNC_MODE, TOOL_DESCRIPTION, TOOL_GUIDELINES, TOOL_SNIPPET } from "../../../../src/tool/texts.ts";
+import {
+  NO_TASKS_TO_CANCEL_IN_SYNC_MODE,
+  TOOL_DESCRIPTION,
+  TOOL_GUIDELINES,
+  TOOL_SNIPPET,
+} from "../../../../src/tool/texts.ts";
 
 interface RegisteredTool {
   name: string;
@@ -17,7 +27,13 @@ interface RegisteredTool {
   promptSnippet: string;
   promptGuidelines: string[];
   parameters: { properties: Record<string, unknown> };
-  execute(id: string, params: SubagentParams, signal: AbortSignal | undefined, onUpdate: undefined, ctx: ExtensionContext): Promise<{ content: Array<{ text: string }> }>;
+  execute(
+    id: string,
+    params: SubagentParams,
+    signal: AbortSignal | undefined,
+    onUpdate: undefined,
+    ctx: ExtensionContext,
+  ): Promise<{ content: Array<{ text: string }> }>;
 }
 
 type ToolResultHandler = (event: { toolName: string; details: unknown }) => { isError: boolean } | undefined;
@@ -55,10 +71,17 @@ function tuiTool(answer: boolean) {
     dispatchWorkflow: async (workflow, admit) => {
       const admitted = await admitAll(workflow.kind, workflow.parts, admit);
       for (const part of admitted) tasks.dispatch(part.prepare().prepared, "parent");
-      return { content: [{ type: "text", text: `Dispatched ${workflow.kind} of ${admitted.length}.` }], details: undefined };
+      return {
+        content: [{ type: "text", text: `Dispatched ${workflow.kind} of ${admitted.length}.` }],
+        details: undefined,
+      };
     },
   };
-  const { tool } = fakePi({ background, appMode: "interactive", argv: [process.execPath, fileURLToPath(import.meta.url)] });
+  const { tool } = fakePi({
+    background,
+    appMode: "interactive",
+    argv: [process.execPath, fileURLToPath(import.meta.url)],
+  });
   const tuiCtx = {
     ...ctx(),
     hasUI: true,
@@ -98,7 +121,10 @@ function ctx(): ExtensionContext {
     ui: { notify: () => {} },
     model: undefined,
     // pi's model registry knows two models (both pis have find(provider, id)).
-    modelRegistry: { find: (provider: string, id: string) => (provider === "fake" && ["fake-model", "fake-cheap"].includes(id) ? { provider, id } : undefined) },
+    modelRegistry: {
+      find: (provider: string, id: string) =>
+        provider === "fake" && ["fake-model", "fake-cheap"].includes(id) ? { provider, id } : undefined,
+    },
     sessionManager: { getSessionId: () => "parent" },
   } as unknown as ExtensionContext;
 }
@@ -106,9 +132,37 @@ function ctx(): ExtensionContext {
 describe("registerSubagentTool", () => {
   it("registers the subagent tool with its texts and parameters", () => {
     const { tool } = fakePi();
-    expect(tool).toMatchObject({ name: "subagent", label: "Subagent", description: TOOL_DESCRIPTION, promptSnippet: TOOL_SNIPPET, promptGuidelines: TOOL_GUIDELINES });
+    expect(tool).toMatchObject({
+      name: "subagent",
+      label: "Subagent",
+      description: TOOL_DESCRIPTION,
+      promptSnippet: TOOL_SNIPPET,
+      promptGuidelines: TOOL_GUIDELINES,
+    });
     expect(Object.keys(tool.parameters.properties).sort()).toEqual(
-      ["action", "agent", "agentScope", "chain", "confirm", "confirmProjectAgents", "context", "isolation", "maxCost", "maxTokens", "maxTurns", "message", "model", "reason", "sandbox", "sessionId", "task", "taskId", "tasks", "thinking", "tools"].sort(),
+      [
+        "action",
+        "agent",
+        "agentScope",
+        "chain",
+        "confirm",
+        "confirmProjectAgents",
+        "context",
+        "isolation",
+        "maxCost",
+        "maxTokens",
+        "maxTurns",
+        "message",
+        "model",
+        "reason",
+        "sandbox",
+        "sessionId",
+        "task",
+        "taskId",
+        "tasks",
+        "thinking",
+        "tools",
+      ].sort(),
     );
   });
 
@@ -118,20 +172,37 @@ describe("registerSubagentTool", () => {
     await expect(tool.execute("t1", { agent: "explore", task: "look" }, undefined, undefined, ctx())).rejects.toThrow(
       /^Subagent tool is blocked: depth limit reached/,
     );
-    await expect(tool.execute("t2", { action: "cancel", taskId: "x" }, undefined, undefined, ctx())).rejects.toThrow(/depth limit reached/);
+    await expect(tool.execute("t2", { action: "cancel", taskId: "x" }, undefined, undefined, ctx())).rejects.toThrow(
+      /depth limit reached/,
+    );
     // Even an invalid call gets the depth message, not a validation message.
     await expect(tool.execute("t3", {}, undefined, undefined, ctx())).rejects.toThrow(/depth limit reached/);
   });
 
   it("answers a message in a blocking mode with what to do instead", async () => {
     const { tool } = fakePi();
-    const result = await tool.execute("m1", { action: "message", taskId: "x", message: "hi" }, undefined, undefined, ctx());
-    expect(result.content).toEqual([{ type: "text", text: expect.stringMatching(/^action=message reaches background subagent tasks, which exist only in the interactive TUI\./) }]);
+    const result = await tool.execute(
+      "m1",
+      { action: "message", taskId: "x", message: "hi" },
+      undefined,
+      undefined,
+      ctx(),
+    );
+    expect(result.content).toEqual([
+      {
+        type: "text",
+        text: expect.stringMatching(
+          /^action=message reaches background subagent tasks, which exist only in the interactive TUI\./,
+        ),
+      },
+    ]);
   });
 
   it("refuses a task with a NUL before anything starts", async () => {
     const { tool } = fakePi();
-    await expect(tool.execute("n1", { agent: "explore", task: "look\0here" }, undefined, undefined, ctx())).rejects.toThrow(/^The task contains a NUL character/);
+    await expect(
+      tool.execute("n1", { agent: "explore", task: "look\0here" }, undefined, undefined, ctx()),
+    ).rejects.toThrow(/^The task contains a NUL character/);
   });
 
   it("answers a cancel in a blocking mode with nothing to cancel", async () => {
@@ -142,13 +213,15 @@ describe("registerSubagentTool", () => {
 
   it("rejects invalid dispatches with the validation messages, listing the built-in agents", async () => {
     const { tool } = fakePi();
-    await expect(tool.execute("t1", { agent: "explore", task: "  " }, undefined, undefined, ctx())).rejects.toThrow(/^The "task" parameter is required/);
+    await expect(tool.execute("t1", { agent: "explore", task: "  " }, undefined, undefined, ctx())).rejects.toThrow(
+      /^The "task" parameter is required/,
+    );
     await expect(tool.execute("t2", { agent: "nobody", task: "x" }, undefined, undefined, ctx())).rejects.toThrow(
       /^Unknown agent "nobody"\. Available agents: .*explore \(builtin\)/,
     );
-    await expect(tool.execute("t3", { agent: "explore", task: "x", sessionId: "not-an-id" }, undefined, undefined, ctx())).rejects.toThrow(
-      /^"not-an-id" is not a sessionId this tool handed out/,
-    );
+    await expect(
+      tool.execute("t3", { agent: "explore", task: "x", sessionId: "not-an-id" }, undefined, undefined, ctx()),
+    ).rejects.toThrow(/^"not-an-id" is not a sessionId this tool handed out/);
   });
 
   it("asks before running a project agent when confirmProjectAgents is set, and runs nothing when declined", async () => {
@@ -156,7 +229,13 @@ describe("registerSubagentTool", () => {
     writeFileSync(join(root, "work", ".pi", "agents", "local-helper.md"), PROJECT_AGENT);
     const declined = tuiTool(false);
     await expect(
-      declined.tool.execute("t1", { agent: "local-helper", task: "x", confirmProjectAgents: true }, undefined, undefined, declined.tuiCtx),
+      declined.tool.execute(
+        "t1",
+        { agent: "local-helper", task: "x", confirmProjectAgents: true },
+        undefined,
+        undefined,
+        declined.tuiCtx,
+      ),
     ).rejects.toThrow('The user declined to run the project agent "local-helper".');
     expect(declined.questions).toHaveLength(1);
     expect(declined.questions[0]).toContain(join(root, "work", ".pi", "agents", "local-helper.md"));
@@ -164,13 +243,25 @@ describe("registerSubagentTool", () => {
     expect(existsSync(join(root, "agent", "subagent-sessions"))).toBe(false);
 
     const accepted = tuiTool(true);
-    const receipt = await accepted.tool.execute("t2", { agent: "local-helper", task: "x", confirmProjectAgents: true }, undefined, undefined, accepted.tuiCtx);
+    const receipt = await accepted.tool.execute(
+      "t2",
+      { agent: "local-helper", task: "x", confirmProjectAgents: true },
+      undefined,
+      undefined,
+      accepted.tuiCtx,
+    );
     expect(receipt.content[0]!.text).toMatch(/^Dispatched local-helper\. taskId: /);
     expect(accepted.dispatched.map((run) => run.agent.source)).toEqual(["project"]);
 
     // A built-in agent is never asked about.
     const builtin = tuiTool(false);
-    await builtin.tool.execute("t4", { agent: "explore", task: "x", confirmProjectAgents: true }, undefined, undefined, builtin.tuiCtx);
+    await builtin.tool.execute(
+      "t4",
+      { agent: "explore", task: "x", confirmProjectAgents: true },
+      undefined,
+      undefined,
+      builtin.tuiCtx,
+    );
     expect(builtin.questions).toEqual([]);
     expect(builtin.dispatched.map((run) => run.agent.name)).toEqual(["explore"]);
   });
@@ -180,9 +271,9 @@ describe("registerSubagentTool", () => {
     mkdirSync(join(root, "work", ".pi", "agents"), { recursive: true });
     writeFileSync(file, PROJECT_AGENT);
     const declined = tuiTool(false);
-    await expect(declined.tool.execute("t1", { agent: "local-helper", task: "x" }, undefined, undefined, declined.tuiCtx)).rejects.toThrow(
-      `The person declined to run the project agent "local-helper" (${file}). Do not retry it`,
-    );
+    await expect(
+      declined.tool.execute("t1", { agent: "local-helper", task: "x" }, undefined, undefined, declined.tuiCtx),
+    ).rejects.toThrow(`The person declined to run the project agent "local-helper" (${file}). Do not retry it`);
     expect(declined.questions).toHaveLength(1);
     expect(declined.dispatched).toEqual([]);
 
@@ -196,7 +287,9 @@ describe("registerSubagentTool", () => {
     // An edited file is another version: asked again.
     writeFileSync(file, PROJECT_AGENT.replace(/\n*$/, "\nOne more line.\n"));
     const edited = tuiTool(false);
-    await expect(edited.tool.execute("t4", { agent: "local-helper", task: "x" }, undefined, undefined, edited.tuiCtx)).rejects.toThrow(/declined/);
+    await expect(
+      edited.tool.execute("t4", { agent: "local-helper", task: "x" }, undefined, undefined, edited.tuiCtx),
+    ).rejects.toThrow(/declined/);
     expect(edited.questions).toHaveLength(1);
   });
 
@@ -204,15 +297,26 @@ describe("registerSubagentTool", () => {
     mkdirSync(join(root, "work", ".pi", "agents"), { recursive: true });
     writeFileSync(join(root, "work", ".pi", "agents", "local-helper.md"), PROJECT_AGENT);
     const { tool, tuiCtx } = tuiTool(true);
-    await expect(tool.execute("t1", { agent: "local-helper", task: "x", agentScope: "user" }, undefined, undefined, tuiCtx)).rejects.toThrow(
+    await expect(
+      tool.execute("t1", { agent: "local-helper", task: "x", agentScope: "user" }, undefined, undefined, tuiCtx),
+    ).rejects.toThrow(
       /^Unknown agent "local-helper"\. Available agents: explore \(builtin\), general-purpose \(builtin\), planner \(builtin\), reviewer \(builtin\)\.$/,
     );
   });
 
   it("runs a call's own model and thinking above every config layer, for that task only", async () => {
-    writeFileSync(join(root, "agent", "subagent-isolation.json"), JSON.stringify({ explore: { model: "fake/fake-model", thinking: "low" } }));
+    writeFileSync(
+      join(root, "agent", "subagent-isolation.json"),
+      JSON.stringify({ explore: { model: "fake/fake-model", thinking: "low" } }),
+    );
     const { tool, tuiCtx, dispatched } = tuiTool(true);
-    await tool.execute("t1", { agent: "explore", task: "x", model: " fake/fake-cheap ", thinking: "high" }, undefined, undefined, tuiCtx);
+    await tool.execute(
+      "t1",
+      { agent: "explore", task: "x", model: " fake/fake-cheap ", thinking: "high" },
+      undefined,
+      undefined,
+      tuiCtx,
+    );
     await tool.execute("t2", { agent: "explore", task: "y" }, undefined, undefined, tuiCtx);
     expect(dispatched.map((run) => run.resolved)).toEqual([
       { model: { value: "fake/fake-cheap", source: "call" }, thinking: { value: "high", source: "call" } },
@@ -225,15 +329,23 @@ describe("registerSubagentTool", () => {
 
   it("refuses a call's model pi does not know, or one outside $models (naming the allowed ones), before anything starts", async () => {
     const { tool, tuiCtx, dispatched } = tuiTool(true);
-    await expect(tool.execute("t1", { agent: "explore", task: "x", model: "fake/nope" }, undefined, undefined, tuiCtx)).rejects.toThrow(
+    await expect(
+      tool.execute("t1", { agent: "explore", task: "x", model: "fake/nope" }, undefined, undefined, tuiCtx),
+    ).rejects.toThrow(
       'Unknown model "fake/nope": give provider/id of a model pi knows (pi --list-models), or omit model to use the agent\'s own.',
     );
-    await expect(tool.execute("t2", { agent: "explore", task: "x", model: "fake-model" }, undefined, undefined, tuiCtx)).rejects.toThrow(/^Unknown model "fake-model"/);
-    await expect(tool.execute("t3", { agent: "explore", task: "x", thinking: "huge" as never }, undefined, undefined, tuiCtx)).rejects.toThrow(
+    await expect(
+      tool.execute("t2", { agent: "explore", task: "x", model: "fake-model" }, undefined, undefined, tuiCtx),
+    ).rejects.toThrow(/^Unknown model "fake-model"/);
+    await expect(
+      tool.execute("t3", { agent: "explore", task: "x", thinking: "huge" as never }, undefined, undefined, tuiCtx),
+    ).rejects.toThrow(
       'Invalid thinking "huge": use one of off, minimal, low, medium, high, xhigh, max, or omit thinking.',
     );
     writeFileSync(join(root, "agent", "subagent-isolation.json"), JSON.stringify({ $models: ["fake/fake-model"] }));
-    await expect(tool.execute("t4", { agent: "explore", task: "x", model: "fake/fake-cheap" }, undefined, undefined, tuiCtx)).rejects.toThrow(
+    await expect(
+      tool.execute("t4", { agent: "explore", task: "x", model: "fake/fake-cheap" }, undefined, undefined, tuiCtx),
+    ).rejects.toThrow(
       'Model "fake/fake-cheap" is not in the $models list of the user subagent-isolation.json; allowed: fake/fake-model. Omit model to use the agent\'s own.',
     );
     expect(dispatched).toEqual([]);
@@ -245,18 +357,42 @@ describe("registerSubagentTool", () => {
   it("refuses a whole batch when one part is refused, naming the part, with nothing started or left on disk", async () => {
     const { tool } = fakePi({ appMode: "print", argv: [process.execPath, fileURLToPath(import.meta.url)] });
     await expect(
-      tool.execute("b1", { tasks: [{ agent: "explore", task: "a" }, { agent: "nobody", task: "b" }] }, undefined, undefined, ctx()),
-    ).rejects.toThrow(/^Part 2 \(nobody\) was refused: Unknown agent "nobody"\. Available agents: .*\. Nothing was started\.$/);
-    await expect(tool.execute("b2", { chain: [{ agent: "explore", task: "a", model: "fake/nope" }] }, undefined, undefined, ctx())).rejects.toThrow(
-      /^Step 1 \(explore\) was refused: Unknown model "fake\/nope"/,
+      tool.execute(
+        "b1",
+        {
+          tasks: [
+            { agent: "explore", task: "a" },
+            { agent: "nobody", task: "b" },
+          ],
+        },
+        undefined,
+        undefined,
+        ctx(),
+      ),
+    ).rejects.toThrow(
+      /^Part 2 \(nobody\) was refused: Unknown agent "nobody"\. Available agents: .*\. Nothing was started\.$/,
     );
+    await expect(
+      tool.execute("b2", { chain: [{ agent: "explore", task: "a", model: "fake/nope" }] }, undefined, undefined, ctx()),
+    ).rejects.toThrow(/^Step 1 \(explore\) was refused: Unknown model "fake\/nope"/);
     expect(existsSync(join(root, "agent", "subagent-sessions"))).toBe(false);
   });
 
   it("a batch part refused while it is prepared (a worktree outside git) undoes the parts prepared before it", async () => {
     const { tool } = fakePi({ appMode: "print", argv: [process.execPath, fileURLToPath(import.meta.url)] });
     await expect(
-      tool.execute("b3", { tasks: [{ agent: "explore", task: "a" }, { agent: "explore", task: "b", isolation: "worktree" }] }, undefined, undefined, ctx()),
+      tool.execute(
+        "b3",
+        {
+          tasks: [
+            { agent: "explore", task: "a" },
+            { agent: "explore", task: "b", isolation: "worktree" },
+          ],
+        },
+        undefined,
+        undefined,
+        ctx(),
+      ),
     ).rejects.toThrow(/^Part 2 \(explore\) was refused: .*git.* Nothing was started\.$/s);
     const sessions = join(root, "agent", "subagent-sessions");
     // No task folder is left (`.running` holds the run locks of all tasks).
@@ -266,10 +402,32 @@ describe("registerSubagentTool", () => {
   it("hands a batch in the interactive TUI to the background path, every part admitted through the single path", async () => {
     const { tool, tuiCtx, dispatched } = tuiTool(true);
     await expect(
-      tool.execute("b1", { tasks: [{ agent: "explore", task: "a" }, { agent: "nobody", task: "b" }] }, undefined, undefined, tuiCtx),
+      tool.execute(
+        "b1",
+        {
+          tasks: [
+            { agent: "explore", task: "a" },
+            { agent: "nobody", task: "b" },
+          ],
+        },
+        undefined,
+        undefined,
+        tuiCtx,
+      ),
     ).rejects.toThrow(/^Part 2 \(nobody\) was refused: Unknown agent "nobody"\./);
     expect(dispatched).toEqual([]);
-    const result = await tool.execute("b2", { tasks: [{ agent: "explore", task: "a" }, { agent: "explore", task: "b" }] }, undefined, undefined, tuiCtx);
+    const result = await tool.execute(
+      "b2",
+      {
+        tasks: [
+          { agent: "explore", task: "a" },
+          { agent: "explore", task: "b" },
+        ],
+      },
+      undefined,
+      undefined,
+      tuiCtx,
+    );
     expect(result.content).toEqual([{ type: "text", text: "Dispatched batch of 2." }]);
     expect(dispatched.map((run) => run.task)).toEqual(["a", "b"]);
   });

@@ -10,7 +10,9 @@ export const TOOL_DEFINITION_BUDGET_BYTES = 5000;
 
 export function toolDefinitionBytes(): number {
   const { name, description, promptSnippet, promptGuidelines } = SUBAGENT_TOOL_TEXTS;
-  return Buffer.byteLength(JSON.stringify({ name, description, parameters: subagentParameters, promptSnippet, promptGuidelines }));
+  return Buffer.byteLength(
+    JSON.stringify({ name, description, parameters: subagentParameters, promptSnippet, promptGuidelines }),
+  );
 }
 
 describe("the subagent tool definition", () => {

@@ -25,7 +25,13 @@ describe("the /subagent-agents view", () => {
   it("shows the title, then the report from its top, a long line wrapped under its indent, and where it stands", () => {
     const lines = plainLines(view(20).render(60));
     expect(lines[0]).toBe(" Subagents the main agent can dispatch: 1");
-    expect(lines.slice(2, 7)).toEqual(["", " explore · built-in", `   ${"word ".repeat(11).trim()}`, `   ${"word ".repeat(9).trim()}`, "   file: /agents/explore.md"]);
+    expect(lines.slice(2, 7)).toEqual([
+      "",
+      " explore · built-in",
+      `   ${"word ".repeat(11).trim()}`,
+      `   ${"word ".repeat(9).trim()}`,
+      "   file: /agents/explore.md",
+    ]);
     expect(lines).toHaveLength(20);
     expect(lines.at(-1)).toMatch(/^ 1-8 of 8 · ↑↓\/j\/k scroll/);
   });

@@ -2,7 +2,13 @@ import type { Component } from "@mariozechner/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Counts } from "../../../../src/tasks/background-tasks.ts";
 import type { TaskSnapshot } from "../../../../src/tasks/registry.ts";
-import { ProgressController, WIDGET_KEY, STATUS_KEY, type ProgressUi, type TaskSource } from "../../../../src/pi/ui/progress.ts";
+import {
+  ProgressController,
+  WIDGET_KEY,
+  STATUS_KEY,
+  type ProgressUi,
+  type TaskSource,
+} from "../../../../src/pi/ui/progress.ts";
 import { plain, plainLines, runningTask } from "./helpers.ts";
 
 class FakeTasks implements TaskSource {

@@ -1,12 +1,6 @@
 import { visibleWidth } from "@mariozechner/pi-tui";
 import { describe, expect, it } from "vitest";
-import {
-  taskActivity,
-  widgetLines,
-  widgetRows,
-  widgetTitle,
-  WIDGET_MAX_ROWS,
-} from "../../../../src/pi/ui/progress.ts";
+import { taskActivity, widgetLines, widgetRows, widgetTitle, WIDGET_MAX_ROWS } from "../../../../src/pi/ui/progress.ts";
 import { shortTaskIds } from "../../../../src/shared/text.ts";
 import { darkTheme, plain, plainLines, queuedTask, runningTask, runState } from "./helpers.ts";
 
@@ -21,16 +15,26 @@ describe("widgetTitle", () => {
 
 describe("taskActivity", () => {
   it("puts use against the task's budget first, so a narrow row keeps it", () => {
-    const state = runState({ usage: { turns: 3, input: 1000, output: 200, cacheRead: 0, cacheWrite: 0, cost: 0.41, contextTokens: 0 } });
-    expect(taskActivity(runningTask({ state, budget: { maxTurns: 8, maxCost: 1 } }), 0)).toBe("turn 3/8 · $0.41/$1.00 · thinking");
+    const state = runState({
+      usage: { turns: 3, input: 1000, output: 200, cacheRead: 0, cacheWrite: 0, cost: 0.41, contextTokens: 0 },
+    });
+    expect(taskActivity(runningTask({ state, budget: { maxTurns: 8, maxCost: 1 } }), 0)).toBe(
+      "turn 3/8 · $0.41/$1.00 · thinking",
+    );
   });
 
   it("says what a running task does: its phase, with the latest tool once it is past it", () => {
     const tool = { name: "bash", summary: "npm test", at: 0 };
-    expect(taskActivity(runningTask({ state: runState({ phase: "tool", currentTool: tool, lastTool: tool }) }), 0)).toBe("⚡ bash: npm test");
-    expect(taskActivity(runningTask({ state: runState({ phase: "thinking", lastTool: tool }) }), 0)).toBe("thinking · last tool bash: npm test");
+    expect(
+      taskActivity(runningTask({ state: runState({ phase: "tool", currentTool: tool, lastTool: tool }) }), 0),
+    ).toBe("⚡ bash: npm test");
+    expect(taskActivity(runningTask({ state: runState({ phase: "thinking", lastTool: tool }) }), 0)).toBe(
+      "thinking · last tool bash: npm test",
+    );
     expect(taskActivity(runningTask({ state: runState({ phase: "writing" }) }), 0)).toBe("writing");
-    expect(taskActivity(runningTask({ state: runState({ phase: "retrying", retryAttempts: 2 }) }), 0)).toBe("retrying (2)");
+    expect(taskActivity(runningTask({ state: runState({ phase: "retrying", retryAttempts: 2 }) }), 0)).toBe(
+      "retrying (2)",
+    );
     expect(taskActivity(runningTask({ state: undefined }), 0)).toBe("starting");
   });
 
@@ -56,7 +60,11 @@ describe("shortTaskIds", () => {
 describe("widgetRows", () => {
   it("gives one row per task in dispatch order, with its elapsed time since dispatch", () => {
     const now = 5 * MINUTE + 7_000;
-    const tasks = [runningTask({ dispatchedAt: 0 }), runningTask({ dispatchedAt: 4 * MINUTE }), queuedTask({ dispatchedAt: now - 3_000 })];
+    const tasks = [
+      runningTask({ dispatchedAt: 0 }),
+      runningTask({ dispatchedAt: 4 * MINUTE }),
+      queuedTask({ dispatchedAt: now - 3_000 }),
+    ];
     const rows = widgetRows(tasks, now);
     expect(rows.map((row) => (row.kind === "task" ? [row.taskId, row.status, row.elapsed] : row.kind))).toEqual([
       [tasks[0]!.taskId, "running", "05:07"],
@@ -67,7 +75,11 @@ describe("widgetRows", () => {
 
   it("numbers queued tasks by their place in line", () => {
     const rows = widgetRows([runningTask(), queuedTask(), queuedTask()], 0);
-    expect(rows.map((row) => (row.kind === "task" ? row.activity : ""))).toEqual(["thinking", "queued (#1 in line)", "queued (#2 in line)"]);
+    expect(rows.map((row) => (row.kind === "task" ? row.activity : ""))).toEqual([
+      "thinking",
+      "queued (#1 in line)",
+      "queued (#2 in line)",
+    ]);
   });
 
   it("past the height budget hides the oldest behind a `+N more` row and keeps the newest", () => {
@@ -75,20 +87,33 @@ describe("widgetRows", () => {
     const rows = widgetRows(tasks, 10_000);
     expect(rows).toHaveLength(WIDGET_MAX_ROWS);
     expect(rows[0]).toEqual({ kind: "more", hidden: 4 });
-    expect(rows.slice(1).map((row) => (row.kind === "task" ? row.taskId : ""))).toEqual(tasks.slice(4).map((task) => task.taskId));
+    expect(rows.slice(1).map((row) => (row.kind === "task" ? row.taskId : ""))).toEqual(
+      tasks.slice(4).map((task) => task.taskId),
+    );
   });
 
   it("shows every task when they fit exactly", () => {
-    const rows = widgetRows(Array.from({ length: WIDGET_MAX_ROWS }, () => runningTask()), 0);
+    const rows = widgetRows(
+      Array.from({ length: WIDGET_MAX_ROWS }, () => runningTask()),
+      0,
+    );
     expect(rows.every((row) => row.kind === "task")).toBe(true);
     expect(rows).toHaveLength(WIDGET_MAX_ROWS);
   });
 });
 
 describe("widgetLines", () => {
-  const tool = { name: "bash", summary: "npm test -- --run test/unit/some/really/long/path/to/a/test/file.test.ts", at: 0 };
+  const tool = {
+    name: "bash",
+    summary: "npm test -- --run test/unit/some/really/long/path/to/a/test/file.test.ts",
+    at: 0,
+  };
   const tasks = () => [
-    runningTask({ agent: "coder", dispatchedAt: 0, state: runState({ phase: "tool", currentTool: tool, lastTool: tool }) }),
+    runningTask({
+      agent: "coder",
+      dispatchedAt: 0,
+      state: runState({ phase: "tool", currentTool: tool, lastTool: tool }),
+    }),
     runningTask({ agent: "writer", dispatchedAt: 30_000, state: runState({ phase: "thinking" }) }),
     queuedTask({ agent: "coder", dispatchedAt: 80_000 }),
   ];
@@ -98,7 +123,11 @@ describe("widgetLines", () => {
     const lines = plainLines(widgetLines(list, 83_000, 120, plain));
     expect(lines[0]).toMatch(/^── Subagents · 2 running · 1 queued ─+$/);
     expect(lines[0]).toHaveLength(120);
-    expect(lines[1]).toMatch(new RegExp(`^ ● ${list[0]!.taskId.slice(-8)}  coder   ⚡ bash: npm test -- --run test/unit/some/really/long/path/to/a/test/file\\.test\\.ts  01:23$`));
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^ ● ${list[0]!.taskId.slice(-8)}  coder   ⚡ bash: npm test -- --run test/unit/some/really/long/path/to/a/test/file\\.test\\.ts  01:23$`,
+      ),
+    );
     expect(lines[2]).toMatch(new RegExp(`^ ● ${list[1]!.taskId.slice(-8)}  writer  thinking +00:53$`));
     expect(lines[3]).toMatch(new RegExp(`^ ○ ${list[2]!.taskId.slice(-8)}  coder   queued \\(#1 in line\\) +00:03$`));
     // The clocks line up in one column.
@@ -110,15 +139,19 @@ describe("widgetLines", () => {
     const lines = plainLines(widgetLines(tasks(), 83_000, 120, plain, undefined, question));
     expect(lines[1]).toBe(` ${question}`);
     expect(lines).toHaveLength(5);
-    for (const line of widgetLines(tasks(), 83_000, 30, darkTheme(), undefined, question)) expect(visibleWidth(line)).toBeLessThanOrEqual(30);
+    for (const line of widgetLines(tasks(), 83_000, 30, darkTheme(), undefined, question))
+      expect(visibleWidth(line)).toBeLessThanOrEqual(30);
   });
 
-  it.each([120, 80, 50, 30, 12, 5])("never draws a line wider than the terminal (%i columns), colours included", (width) => {
-    const lines = widgetLines(tasks(), 83_000, width, darkTheme());
-    for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(width);
-    // Every task still has a row.
-    expect(lines).toHaveLength(4);
-  });
+  it.each([120, 80, 50, 30, 12, 5])(
+    "never draws a line wider than the terminal (%i columns), colours included",
+    (width) => {
+      const lines = widgetLines(tasks(), 83_000, width, darkTheme());
+      for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(width);
+      // Every task still has a row.
+      expect(lines).toHaveLength(4);
+    },
+  );
 
   it("keeps the clock visible on a narrow terminal by shortening the activity", () => {
     const lines = plainLines(widgetLines(tasks(), 83_000, 60, plain));
@@ -141,8 +174,13 @@ describe("a batch's or chain's rows (issue 27)", () => {
   it("sit under one group line naming the workflow, each named by its place in it", () => {
     const id = "01912345-0000-7000-8000-00000000abcd";
     const single = runningTask({ agent: "writer" });
-    const parts = [1, 2].map((index) => runningTask({ agent: "explore", workflow: { id, kind: "batch", index, total: 2 } }));
-    const step = runningTask({ agent: "coder", workflow: { id: "01912399-0000-7000-8000-00000000ef01", kind: "chain", index: 2, total: 3 } });
+    const parts = [1, 2].map((index) =>
+      runningTask({ agent: "explore", workflow: { id, kind: "batch", index, total: 2 } }),
+    );
+    const step = runningTask({
+      agent: "coder",
+      workflow: { id: "01912399-0000-7000-8000-00000000ef01", kind: "chain", index: 2, total: 3 },
+    });
     const lines = plainLines(widgetLines([single, ...parts, step], 0, 100, plain));
     expect(lines[2]).toBe(" ┌ batch 0000abcd · 2 parts");
     expect(lines[3]).toMatch(/^ ● \S+ +1\. explore /);

@@ -16,9 +16,12 @@ function setUp() {
     on: (event: string, handler: Handler) => handlers.set(event, [...(handlers.get(event) ?? []), handler]),
   } as unknown as ExtensionAPI;
   let created: ((tasks: BackgroundTasks) => void) | undefined;
-  const background = { onCreated: (listener: (tasks: BackgroundTasks) => void) => (created = listener) } as unknown as BackgroundHandle;
+  const background = {
+    onCreated: (listener: (tasks: BackgroundTasks) => void) => (created = listener),
+  } as unknown as BackgroundHandle;
   const handle = registerUi(pi, background);
-  const fire = (event: string, ctx: ExtensionContext) => handlers.get(event)?.forEach((handler) => handler({ type: event }, ctx));
+  const fire = (event: string, ctx: ExtensionContext) =>
+    handlers.get(event)?.forEach((handler) => handler({ type: event }, ctx));
   return { renderers, handlers, handle, fire, created: () => created };
 }
 
@@ -35,11 +38,19 @@ describe("registerUi", () => {
     const calls: string[] = [];
     const ctx = {
       hasUI: true,
-      ui: { setWidget: () => calls.push("widget"), setStatus: () => calls.push("status"), theme: { fg: (_c: string, t: string) => t, bold: (t: string) => t } },
+      ui: {
+        setWidget: () => calls.push("widget"),
+        setStatus: () => calls.push("status"),
+        theme: { fg: (_c: string, t: string) => t, bold: (t: string) => t },
+      },
     } as unknown as ExtensionContext;
     fire("session_start", ctx);
     const task = runningTask();
-    const tasks = { snapshot: () => [task], counts: () => ({ running: 1, queued: 0, done: 0 }), onChange: () => () => {} };
+    const tasks = {
+      snapshot: () => [task],
+      counts: () => ({ running: 1, queued: 0, done: 0 }),
+      onChange: () => () => {},
+    };
     created()?.(tasks as unknown as BackgroundTasks);
     expect(calls).toEqual([]);
     fire("session_shutdown", ctx);

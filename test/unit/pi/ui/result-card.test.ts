@@ -38,13 +38,34 @@ describe("cardText", () => {
   });
 
   it("failed: ✗ in the error colour, the stop reason as a badge, and the error", () => {
-    const card = cardText(details({ status: "failed", exitCode: 1, stopReason: "error", errorMessage: "500 Internal Server Error\nupstream" }));
-    expect(card).toMatchObject({ icon: "✗", tone: "error", title: "coder failed", badge: "error", notes: ["Error: 500 Internal Server Error upstream"] });
+    const card = cardText(
+      details({
+        status: "failed",
+        exitCode: 1,
+        stopReason: "error",
+        errorMessage: "500 Internal Server Error\nupstream",
+      }),
+    );
+    expect(card).toMatchObject({
+      icon: "✗",
+      tone: "error",
+      title: "coder failed",
+      badge: "error",
+      notes: ["Error: 500 Internal Server Error upstream"],
+    });
   });
 
   it("stopped by a budget: the warning colour, the budget's stop reason as the badge, and the budget as the reason", () => {
-    const card = cardText(details({ status: "stopped", exitCode: null, stopReason: "turn_budget", errorMessage: "turn budget 2 reached" }));
-    expect(card).toMatchObject({ icon: "✗", tone: "warning", title: "coder stopped", badge: "turn_budget", notes: ["Stopped: turn budget 2 reached"] });
+    const card = cardText(
+      details({ status: "stopped", exitCode: null, stopReason: "turn_budget", errorMessage: "turn budget 2 reached" }),
+    );
+    expect(card).toMatchObject({
+      icon: "✗",
+      tone: "warning",
+      title: "coder stopped",
+      badge: "turn_budget",
+      notes: ["Stopped: turn budget 2 reached"],
+    });
   });
 
   it("failed without a stop reason shows the exit code as the badge", () => {
@@ -58,7 +79,9 @@ describe("cardText", () => {
       title: "coder timed out",
       badge: "activity_timeout",
     });
-    expect(cardText(details({ status: "timed out", exitCode: null, stopReason: "hard_timeout" })).badge).toBe("hard_timeout");
+    expect(cardText(details({ status: "timed out", exitCode: null, stopReason: "hard_timeout" })).badge).toBe(
+      "hard_timeout",
+    );
   });
 
   it("cancelled says who cancelled it, for each of the three cases", () => {
@@ -72,8 +95,12 @@ describe("cardText", () => {
       notes: ["Cancelled by you (/subagent-cancel)"],
     });
     // /subagent-cancel-all is named when it was the command used.
-    expect(cancelled({ cancelledBy: "user", cancelReason: "/subagent-cancel-all" }).notes).toEqual(["Cancelled by you (/subagent-cancel-all)"]);
-    expect(cancelled({ cancelledBy: "agent", cancelReason: "wrong agent" }).notes).toEqual(["Cancelled by the main agent: wrong agent"]);
+    expect(cancelled({ cancelledBy: "user", cancelReason: "/subagent-cancel-all" }).notes).toEqual([
+      "Cancelled by you (/subagent-cancel-all)",
+    ]);
+    expect(cancelled({ cancelledBy: "agent", cancelReason: "wrong agent" }).notes).toEqual([
+      "Cancelled by the main agent: wrong agent",
+    ]);
     expect(cancelled({ cancelledBy: "none", stopReason: "killed_on_shutdown" })).toMatchObject({
       badge: "killed_on_shutdown",
       notes: ["Stopped because the session shut down"],
@@ -92,7 +119,11 @@ describe("cardLines", () => {
   });
 
   it("a failure's badge sits after the title, its note under the outcome line", () => {
-    const lines = cardLines(details({ status: "timed out", exitCode: null, stopReason: "activity_timeout" }), false, plain);
+    const lines = cardLines(
+      details({ status: "timed out", exitCode: null, stopReason: "activity_timeout" }),
+      false,
+      plain,
+    );
     expect(lines[0]).toBe(`✗ coder timed out [activity_timeout] · ${FIGURES}`);
   });
 
@@ -125,7 +156,11 @@ describe("renderResultCard", () => {
   });
 
   it("expanded without output says so", () => {
-    const component = renderResultCard({ details: details({ status: "cancelled", output: "", cancelledBy: "user" }) }, { expanded: true }, theme)!;
+    const component = renderResultCard(
+      { details: details({ status: "cancelled", output: "", cancelledBy: "user" }) },
+      { expanded: true },
+      theme,
+    )!;
     expect(plainLines(component.render(80)).join("\n")).toContain("(no output)");
   });
 

@@ -18,7 +18,10 @@ function viewer(output = LONG, rows = 20) {
     requestRender: () => void renders++,
   });
   const screen = () => component.render(100).map((line) => line.trimEnd());
-  const body = () => screen().slice(4, -2).filter((line) => line !== "");
+  const body = () =>
+    screen()
+      .slice(4, -2)
+      .filter((line) => line !== "");
   return { component, screen, body, closed: () => closed, renders: () => renders };
 }
 

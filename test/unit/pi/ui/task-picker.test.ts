@@ -1,5 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
-import { finishedTaskItems, namedTaskItems, PICKER_HINT, PICKER_REFRESH_MS, runningTaskItems, TaskPicker } from "../../../../src/pi/ui/views.ts";
+import {
+  finishedTaskItems,
+  namedTaskItems,
+  PICKER_HINT,
+  PICKER_REFRESH_MS,
+  runningTaskItems,
+  TaskPicker,
+} from "../../../../src/pi/ui/views.ts";
 import { ID_A, ID_B, ID_C, KEY, plainTheme, record, snapshot } from "../commands/fakes.ts";
 
 describe("picker rows", () => {
@@ -20,7 +27,10 @@ describe("picker rows", () => {
   });
 
   it("show a finished task's agent, status and task, in the order given", () => {
-    const items = finishedTaskItems([record(ID_C), record(ID_A, { agent: "writer", status: "cancelled", cancelledBy: "user", task: "Long " + "x".repeat(300) })]);
+    const items = finishedTaskItems([
+      record(ID_C),
+      record(ID_A, { agent: "writer", status: "cancelled", cancelledBy: "user", task: "Long " + "x".repeat(300) }),
+    ]);
     expect(items[0]).toEqual({ value: ID_C, label: "coder · succeeded · Refactor the auth middleware." });
     expect(items[1]!.label.startsWith("writer · cancelled by user · Long xxx")).toBe(true);
     expect(items[1]!.label.endsWith("…")).toBe(true);
@@ -40,7 +50,10 @@ describe("the picker component", () => {
     let renders = 0;
     const component = new TaskPicker({
       title: "Cancel a subagent task",
-      items: runningTaskItems([snapshot(ID_A, { agent: "coder" }), snapshot(ID_B, { agent: "writer" }), snapshot(ID_C, { agent: "tester" })], 1_000),
+      items: runningTaskItems(
+        [snapshot(ID_A, { agent: "coder" }), snapshot(ID_B, { agent: "writer" }), snapshot(ID_C, { agent: "tester" })],
+        1_000,
+      ),
       theme: plainTheme,
       initialTaskId,
       onPick: (id) => events.push(`pick ${id}`),
@@ -92,7 +105,10 @@ describe("the clocks of a picker of running tasks", () => {
     vi.useFakeTimers();
     try {
       let now = 61_000;
-      const running = [snapshot(ID_A, { agent: "coder", startedAt: 1_000 }), snapshot(ID_B, { agent: "writer", startedAt: 1_000 })];
+      const running = [
+        snapshot(ID_A, { agent: "coder", startedAt: 1_000 }),
+        snapshot(ID_B, { agent: "writer", startedAt: 1_000 }),
+      ];
       const picked: string[] = [];
       const picker = new TaskPicker({
         title: "Cancel a subagent task",

@@ -46,7 +46,14 @@ describe("callText", () => {
   });
 
   it("a batch or chain: `subagent batch <agents>` and each task in one line; a merge names its task", () => {
-    expect(callText({ tasks: [{ agent: "explore", task: "Find A." }, { agent: "coder", task: "Fix\nB." }] })).toEqual({
+    expect(
+      callText({
+        tasks: [
+          { agent: "explore", task: "Find A." },
+          { agent: "coder", task: "Fix\nB." },
+        ],
+      }),
+    ).toEqual({
       head: "subagent batch",
       subject: "explore, coder",
       detail: "1. Find A. · 2. Fix B.",
@@ -56,7 +63,11 @@ describe("callText", () => {
       subject: "planner, …",
       detail: "1. Plan. · 2. Do {previous}",
     });
-    expect(callText({ action: "merge", taskId: TASK_ID, confirm: true })).toEqual({ head: "subagent merge", subject: TASK_ID, detail: "confirm" });
+    expect(callText({ action: "merge", taskId: TASK_ID, confirm: true })).toEqual({
+      head: "subagent merge",
+      subject: TASK_ID,
+      detail: "confirm",
+    });
   });
 
   it("a resumed dispatch names the session it resumes", () => {
@@ -74,13 +85,25 @@ describe("callText", () => {
   });
 
   it("a cancel: `subagent cancel <id>`, with the reason once confirmed", () => {
-    expect(callText({ action: "cancel", taskId: TASK_ID })).toEqual({ head: "subagent cancel", subject: TASK_ID, detail: undefined });
-    expect(callText({ action: "cancel", taskId: TASK_ID, confirm: true, reason: "wrong agent" }).detail).toBe("confirm: wrong agent");
+    expect(callText({ action: "cancel", taskId: TASK_ID })).toEqual({
+      head: "subagent cancel",
+      subject: TASK_ID,
+      detail: undefined,
+    });
+    expect(callText({ action: "cancel", taskId: TASK_ID, confirm: true, reason: "wrong agent" }).detail).toBe(
+      "confirm: wrong agent",
+    );
   });
 });
 
 describe("progressLine", () => {
-  const progress: SyncProgress = { taskId: TASK_ID, agent: "coder", phase: "⚡ bash: npm test", elapsedMs: 12_000, usage: "2 turns/↑1.2k/↓300/$0.0010" };
+  const progress: SyncProgress = {
+    taskId: TASK_ID,
+    agent: "coder",
+    phase: "⚡ bash: npm test",
+    elapsedMs: 12_000,
+    usage: "2 turns/↑1.2k/↓300/$0.0010",
+  };
 
   it("agent, phase, clock and usage while a tool runs", () => {
     expect(progressLine(progress)).toBe("coder · ⚡ bash: npm test · 00:12 · 2 turns/↑1.2k/↓300/$0.0010");
@@ -95,10 +118,14 @@ describe("progressLine", () => {
 
 describe("classifyResult", () => {
   it("tells the tool's answers apart by their details", () => {
-    expect(classifyResult({ receipt: true, taskId: TASK_ID, agent: "coder", task: "t", queued: false }, false).kind).toBe("receipt");
+    expect(
+      classifyResult({ receipt: true, taskId: TASK_ID, agent: "coder", task: "t", queued: false }, false).kind,
+    ).toBe("receipt");
     expect(classifyResult({ progress: { agent: "coder" } }, true).kind).toBe("progress");
     expect(classifyResult({ confirmRequired: true, taskId: TASK_ID, agent: "coder" }, false).kind).toBe("challenge");
-    expect(classifyResult({ cancelRequested: true, taskId: TASK_ID, agent: "coder", reason: "r" }, false).kind).toBe("cancel-sent");
+    expect(classifyResult({ cancelRequested: true, taskId: TASK_ID, agent: "coder", reason: "r" }, false).kind).toBe(
+      "cancel-sent",
+    );
     expect(classifyResult(syncDetails, false).kind).toBe("result");
     expect(classifyResult(undefined, false).kind).toBe("text");
     expect(classifyResult({}, false).kind).toBe("text");
@@ -107,20 +134,35 @@ describe("classifyResult", () => {
 
 describe("syncResultLines", () => {
   it("a blocking result: outcome, short id, duration and usage", () => {
-    expect(syncResultLines(syncDetails, plain)).toEqual(["✓ coder succeeded · 456789ab · 00:12 · 1 turn/↑100/↓20/$0.0001"]);
+    expect(syncResultLines(syncDetails, plain)).toEqual([
+      "✓ coder succeeded · 456789ab · 00:12 · 1 turn/↑100/↓20/$0.0001",
+    ]);
   });
 
   it("a failed one adds its badge and error", () => {
-    const failed = { ...syncDetails, status: "failed" as const, exitCode: 1, stopReason: "error", errorMessage: "boom" };
-    expect(syncResultLines(failed, plain)).toEqual(["✗ coder failed [error] · 456789ab · 00:12 · 1 turn/↑100/↓20/$0.0001", "Error: boom"]);
+    const failed = {
+      ...syncDetails,
+      status: "failed" as const,
+      exitCode: 1,
+      stopReason: "error",
+      errorMessage: "boom",
+    };
+    expect(syncResultLines(failed, plain)).toEqual([
+      "✗ coder failed [error] · 456789ab · 00:12 · 1 turn/↑100/↓20/$0.0001",
+      "Error: boom",
+    ]);
   });
 });
 
 describe("renderSubagentCall", () => {
   it("draws the call compactly instead of JSON", () => {
-    const lines = rendered(renderSubagentCall({ agent: "coder", task: "Refactor the auth middleware." }, theme, context));
+    const lines = rendered(
+      renderSubagentCall({ agent: "coder", task: "Refactor the auth middleware." }, theme, context),
+    );
     expect(lines).toEqual(["subagent coder", "Refactor the auth middleware."]);
-    const cancel = rendered(renderSubagentCall({ action: "cancel", taskId: TASK_ID, confirm: true, reason: "not needed" }, theme, context));
+    const cancel = rendered(
+      renderSubagentCall({ action: "cancel", taskId: TASK_ID, confirm: true, reason: "not needed" }, theme, context),
+    );
     expect(cancel).toEqual([`subagent cancel ${TASK_ID}`, "confirm: not needed"]);
   });
 
@@ -147,8 +189,19 @@ describe("renderSubagentResult", () => {
   });
 
   it("a running blocking dispatch shows its progress line", () => {
-    const progress: SyncProgress = { taskId: TASK_ID, agent: "coder", phase: "thinking", elapsedMs: 3_000, usage: "1 turn/↑100/↓20/$0.0001" };
-    const component = renderSubagentResult({ content: text("coder: thinking (00:03)"), details: { progress } }, { expanded: false, isPartial: true }, theme, context);
+    const progress: SyncProgress = {
+      taskId: TASK_ID,
+      agent: "coder",
+      phase: "thinking",
+      elapsedMs: 3_000,
+      usage: "1 turn/↑100/↓20/$0.0001",
+    };
+    const component = renderSubagentResult(
+      { content: text("coder: thinking (00:03)"), details: { progress } },
+      { expanded: false, isPartial: true },
+      theme,
+      context,
+    );
     expect(rendered(component)).toEqual(["● coder · thinking · 00:03 · 1 turn/↑100/↓20/$0.0001"]);
   });
 
@@ -157,24 +210,34 @@ describe("renderSubagentResult", () => {
     expect(rendered(renderSubagentResult(result, options, theme, context))).toEqual([
       "✓ coder succeeded · 456789ab · 00:12 · 1 turn/↑100/↓20/$0.0001 (ctrl+o to expand)",
     ]);
-    const expanded = rendered(renderSubagentResult(result, { expanded: true, isPartial: false }, theme, context)).filter((line) => line);
+    const expanded = rendered(
+      renderSubagentResult(result, { expanded: true, isPartial: false }, theme, context),
+    ).filter((line) => line);
     expect(expanded).toEqual(["✓ coder succeeded · 456789ab · 00:12 · 1 turn/↑100/↓20/$0.0001", "Fixed everything."]);
   });
 
   it("a cancel challenge shows its first line collapsed and all of it expanded", () => {
-    const challenge = "Confirm before cancelling. Nothing has been cancelled yet.\n- Task: x (coder): t\n- Running for: 00:10";
+    const challenge =
+      "Confirm before cancelling. Nothing has been cancelled yet.\n- Task: x (coder): t\n- Running for: 00:10";
     const result = { content: text(challenge), details: { confirmRequired: true, taskId: TASK_ID, agent: "coder" } };
     expect(rendered(renderSubagentResult(result, options, theme, context))).toEqual([
       "Confirm before cancelling. Nothing has been cancelled yet. (ctrl+o to expand)",
     ]);
-    expect(rendered(renderSubagentResult(result, { expanded: true, isPartial: false }, theme, context))).toEqual(challenge.split("\n"));
+    expect(rendered(renderSubagentResult(result, { expanded: true, isPartial: false }, theme, context))).toEqual(
+      challenge.split("\n"),
+    );
   });
 
   it("a confirmed cancel shows the confirmation", () => {
     const sent = `Cancel request sent for ${TASK_ID} (coder). Its cancelled result will arrive as a [subagent-result] notification.\n\nNo other tasks are in flight now.`;
-    const result = { content: text(sent), details: { cancelRequested: true, taskId: TASK_ID, agent: "coder", reason: "r" } };
+    const result = {
+      content: text(sent),
+      details: { cancelRequested: true, taskId: TASK_ID, agent: "coder", reason: "r" },
+    };
     const lines = rendered(renderSubagentResult(result, options, theme, { ...context }), 200);
-    expect(lines).toEqual([`Cancel request sent for ${TASK_ID} (coder). Its cancelled result will arrive as a [subagent-result] notification. (ctrl+o to expand)`]);
+    expect(lines).toEqual([
+      `Cancel request sent for ${TASK_ID} (coder). Its cancelled result will arrive as a [subagent-result] notification. (ctrl+o to expand)`,
+    ]);
   });
 
   it("an error shows its text in full", () => {

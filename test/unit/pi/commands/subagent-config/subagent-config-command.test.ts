@@ -7,10 +7,23 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExtensionUIContext } from "@mariozechner/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { editBodyInTui, runSubagentConfigCommand, PrefilledInputComponent } from "../../../../../src/pi/commands/config-command.ts";
-import { editorCommand, runEditorOnText, runEditorOutsideTui, splitCommand } from "../../../../../src/commands/config-store.ts";
+import {
+  editBodyInTui,
+  runSubagentConfigCommand,
+  PrefilledInputComponent,
+} from "../../../../../src/pi/commands/config-command.ts";
+import {
+  editorCommand,
+  runEditorOnText,
+  runEditorOutsideTui,
+  splitCommand,
+} from "../../../../../src/commands/config-store.ts";
 import { NON_TUI_WARNING } from "../../../../../src/commands/config-editor.ts";
-import { agentNameCompletions, COMMAND_NAME, registerSubagentConfigCommand } from "../../../../../src/pi/commands/commands.ts";
+import {
+  agentNameCompletions,
+  COMMAND_NAME,
+  registerSubagentConfigCommand,
+} from "../../../../../src/pi/commands/commands.ts";
 import { resetProcessOverridesForTests } from "../../../../../src/config/load.ts";
 import { createWorld, WORKER_TEXT, type World } from "../subagent-config-fixtures.ts";
 
@@ -36,7 +49,11 @@ function fakeUI(options: {
   const selects = [...(options.selects ?? [])];
   const editorAnswers = [...(options.editorAnswers ?? [])];
   const notices: Array<{ message: string; type: string | undefined }> = [];
-  const tui = { stop: () => calls.push({ method: "tui.stop", args: [] }), start: () => calls.push({ method: "tui.start", args: [] }), requestRender: (force?: boolean) => calls.push({ method: "tui.requestRender", args: [force] }) };
+  const tui = {
+    stop: () => calls.push({ method: "tui.stop", args: [] }),
+    start: () => calls.push({ method: "tui.start", args: [] }),
+    requestRender: (force?: boolean) => calls.push({ method: "tui.requestRender", args: [force] }),
+  };
   const ui = {
     select: async (title: string, opts: string[]) => {
       calls.push({ method: "select", args: [title, opts] });
@@ -60,7 +77,9 @@ function fakeUI(options: {
       calls.push({ method: "notify", args: [message, type] });
       notices.push({ message, type });
     },
-    custom: (factory: (tui: unknown, theme: unknown, keybindings: unknown, done: (value: unknown) => void) => unknown) =>
+    custom: (
+      factory: (tui: unknown, theme: unknown, keybindings: unknown, done: (value: unknown) => void) => unknown,
+    ) =>
       new Promise((resolve) => {
         calls.push({ method: "custom", args: [] });
         let finished = false;
@@ -84,7 +103,11 @@ describe("outside the TUI", () => {
     const before = world.files();
     const { ui, calls } = fakeUI({});
     const stderr: string[] = [];
-    await runSubagentConfigCommand("worker", { hasUI: false, ui, cwd: world.cwd, model: undefined }, { writeStderr: (text) => stderr.push(text) });
+    await runSubagentConfigCommand(
+      "worker",
+      { hasUI: false, ui, cwd: world.cwd, model: undefined },
+      { writeStderr: (text) => stderr.push(text) },
+    );
     expect(calls).toEqual([{ method: "notify", args: [NON_TUI_WARNING, "warning"] }]);
     expect(stderr).toEqual([`pi-subagent-dispatch: ${NON_TUI_WARNING}\n`]);
     expect(NON_TUI_WARNING).toBe(
@@ -105,10 +128,16 @@ describe("in the TUI", () => {
         for (const key of [" and more", "\r"]) component.handleInput?.(key);
       },
     });
-    await runSubagentConfigCommand("worker", { hasUI: true, ui, cwd: world.cwd, model: undefined }, { appMode: "interactive", paths: { agentDir: world.agentDir, home: world.home, builtinDir: world.builtinDir } });
+    await runSubagentConfigCommand(
+      "worker",
+      { hasUI: true, ui, cwd: world.cwd, model: undefined },
+      { appMode: "interactive", paths: { agentDir: world.agentDir, home: world.home, builtinDir: world.builtinDir } },
+    );
     expect(rendered[0]).toContain("> A test worker");
     expect(rendered[0]!.some((line) => line.includes("worker: description (one line)"))).toBe(true);
-    expect(world.read(world.workerFile)).toBe(WORKER_TEXT.replace("description: A test worker", "description: A test worker and more"));
+    expect(world.read(world.workerFile)).toBe(
+      WORKER_TEXT.replace("description: A test worker", "description: A test worker and more"),
+    );
     expect(notices[0]!.message).toContain("The main agent's subagent roster shows it from its next turn.");
     expect(calls.filter((c) => c.method === "input" || c.method === "editor")).toEqual([]);
   });
@@ -120,7 +149,11 @@ describe("in the TUI", () => {
       selects: [pickStarting("tools"), escape],
       onCustom: (component) => component.handleInput?.("\x1b"),
     });
-    await runSubagentConfigCommand("worker", { hasUI: true, ui, cwd: world.cwd, model: undefined }, { appMode: "interactive", paths: { agentDir: world.agentDir, home: world.home, builtinDir: world.builtinDir } });
+    await runSubagentConfigCommand(
+      "worker",
+      { hasUI: true, ui, cwd: world.cwd, model: undefined },
+      { appMode: "interactive", paths: { agentDir: world.agentDir, home: world.home, builtinDir: world.builtinDir } },
+    );
     expect(calls.map((c) => c.method)).toEqual(["select", "custom", "select"]);
     expect(world.files()).toEqual(before);
   });
@@ -131,11 +164,19 @@ describe("in the TUI", () => {
     const { ui } = fakeUI({
       selects: [pickStarting("model & thinking"), pickStarting("edit"), escape, escape],
       onCustom: (component, done) => {
-        prefill = component.render(80).map(plain).find((line) => line.startsWith("> ")) ?? "";
+        prefill =
+          component
+            .render(80)
+            .map(plain)
+            .find((line) => line.startsWith("> ")) ?? "";
         done(undefined);
       },
     });
-    await runSubagentConfigCommand("worker", { hasUI: true, ui, cwd: world.cwd, model: { provider: "prov", id: "main-model" } as never }, { appMode: "interactive", paths: { agentDir: world.agentDir, home: world.home, builtinDir: world.builtinDir } });
+    await runSubagentConfigCommand(
+      "worker",
+      { hasUI: true, ui, cwd: world.cwd, model: { provider: "prov", id: "main-model" } as never },
+      { appMode: "interactive", paths: { agentDir: world.agentDir, home: world.home, builtinDir: world.builtinDir } },
+    );
     expect(prefill).toBe("> prov/main-model");
   });
 });
@@ -147,7 +188,11 @@ describe("in RPC mode", () => {
       selects: [pickStarting("tools"), pickStarting("body"), escape],
       editorAnswers: ["read, grep\n", "New body from the client."],
     });
-    await runSubagentConfigCommand("worker", { hasUI: true, ui, cwd: world.cwd, model: undefined }, { appMode: "rpc", paths: { agentDir: world.agentDir, home: world.home, builtinDir: world.builtinDir } });
+    await runSubagentConfigCommand(
+      "worker",
+      { hasUI: true, ui, cwd: world.cwd, model: undefined },
+      { appMode: "rpc", paths: { agentDir: world.agentDir, home: world.home, builtinDir: world.builtinDir } },
+    );
     const editors = calls.filter((c) => c.method === "editor").map((c) => c.args);
     expect(editors).toEqual([
       ["worker: tools (comma-separated; leave empty to remove the tools key)", "read, bash"],
@@ -155,14 +200,19 @@ describe("in RPC mode", () => {
     ]);
     expect(calls.some((c) => c.method === "custom")).toBe(false);
     expect(notices.map((n) => n.type)).toEqual(["info", "info"]);
-    expect(world.read(world.workerFile)).toBe("---\nname: worker\ndescription: A test worker\ntools: read, grep\nthinking: medium\n---\n\nNew body from the client.\n");
+    expect(world.read(world.workerFile)).toBe(
+      "---\nname: worker\ndescription: A test worker\ntools: read, grep\nthinking: medium\n---\n\nNew body from the client.\n",
+    );
   });
 });
 
 describe("registration and argument completion", () => {
   it("registers /subagent-config with a description, a handler and completions", () => {
     const registered: Array<{ name: string; options: Record<string, unknown> }> = [];
-    registerSubagentConfigCommand({ registerCommand: (name, options) => registered.push({ name, options: options as unknown as Record<string, unknown> }) });
+    registerSubagentConfigCommand({
+      registerCommand: (name, options) =>
+        registered.push({ name, options: options as unknown as Record<string, unknown> }),
+    });
     expect(registered).toHaveLength(1);
     expect(registered[0]!.name).toBe(COMMAND_NAME);
     expect(COMMAND_NAME).toBe("subagent-config");
@@ -174,12 +224,19 @@ describe("registration and argument completion", () => {
     world = createWorld();
     world.tree.write("work/.pi/agents/worker-two.md", "---\nname: worker-two\ndescription: Second\n---\nBody.\n");
     const paths = { agentDir: world.agentDir, home: world.home, builtinDir: world.builtinDir };
-    expect(agentNameCompletions("", world.cwd, paths)?.map((item) => item.value)).toEqual(["helper", "worker", "worker-two"]);
+    expect(agentNameCompletions("", world.cwd, paths)?.map((item) => item.value)).toEqual([
+      "helper",
+      "worker",
+      "worker-two",
+    ]);
     expect(agentNameCompletions("wo", world.cwd, paths)).toEqual([
       { value: "worker", label: "worker", description: "(project) A test worker" },
       { value: "worker-two", label: "worker-two", description: "(project) Second" },
     ]);
-    expect(agentNameCompletions("worker", world.cwd, paths)?.map((item) => item.value)).toEqual(["worker", "worker-two"]);
+    expect(agentNameCompletions("worker", world.cwd, paths)?.map((item) => item.value)).toEqual([
+      "worker",
+      "worker-two",
+    ]);
     expect(agentNameCompletions("helper", world.cwd, paths)).toBeNull();
     expect(agentNameCompletions("zzz", world.cwd, paths)).toBeNull();
   });
@@ -188,7 +245,13 @@ describe("registration and argument completion", () => {
 describe("the prefilled input", () => {
   function open(value: string) {
     const results: Array<string | undefined> = [];
-    const component = new PrefilledInputComponent("Title", value, plainTheme, (v) => results.push(v), () => results.push(undefined));
+    const component = new PrefilledInputComponent(
+      "Title",
+      value,
+      plainTheme,
+      (v) => results.push(v),
+      () => results.push(undefined),
+    );
     return { component, results };
   }
 
@@ -241,7 +304,10 @@ describe("the external editor", () => {
   it("runs the editor on a private temp file named after the agent, reads it back and removes it", () => {
     world = createWorld();
     const log = join(world.tree.root, "seen.txt");
-    const script = world.tree.write("editor.sh", `#!/bin/sh\necho "$1" > "${log}"\ncat "$1" >> "${log}"\nprintf 'edited\\n' > "$1"\n`);
+    const script = world.tree.write(
+      "editor.sh",
+      `#!/bin/sh\necho "$1" > "${log}"\ncat "$1" >> "${log}"\nprintf 'edited\\n' > "$1"\n`,
+    );
     const outcome = runEditorOnText("coder", "old body", { EDITOR: `sh ${script}` });
     expect(outcome).toEqual({ kind: "edited", text: "edited\n" });
     const [path, content] = readFileSync(log, "utf8").split("\n");
@@ -253,7 +319,12 @@ describe("the external editor", () => {
   it("tells a non-zero exit and a failed launch apart", () => {
     world = createWorld();
     const failing = world.tree.write("fail.sh", "#!/bin/sh\nexit 3\n");
-    expect(runEditorOnText("coder", "x", { EDITOR: `sh ${failing}` })).toEqual({ kind: "exit-code", command: `sh ${failing}`, code: 3, signal: null });
+    expect(runEditorOnText("coder", "x", { EDITOR: `sh ${failing}` })).toEqual({
+      kind: "exit-code",
+      command: `sh ${failing}`,
+      code: 3,
+      signal: null,
+    });
     const missing = runEditorOnText("coder", "x", { EDITOR: "/nonexistent/editor-binary" });
     expect(missing.kind).toBe("launch-failed");
     expect(missing).toMatchObject({ command: "/nonexistent/editor-binary", reason: expect.stringContaining("ENOENT") });
@@ -261,11 +332,19 @@ describe("the external editor", () => {
 
   it("stops the TUI, runs the editor, starts the TUI and forces a full redraw, even when the editor throws", () => {
     const order: string[] = [];
-    const tui = { stop: () => order.push("stop"), start: () => order.push("start"), requestRender: (force?: boolean) => order.push(`render:${force}`) };
+    const tui = {
+      stop: () => order.push("stop"),
+      start: () => order.push("start"),
+      requestRender: (force?: boolean) => order.push(`render:${force}`),
+    };
     expect(runEditorOutsideTui(tui, () => (order.push("edit"), { kind: "cancelled" }))).toEqual({ kind: "cancelled" });
     expect(order).toEqual(["stop", "edit", "start", "render:true"]);
     order.length = 0;
-    expect(() => runEditorOutsideTui(tui, () => { throw new Error("boom"); })).toThrow("boom");
+    expect(() =>
+      runEditorOutsideTui(tui, () => {
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
     expect(order).toEqual(["stop", "start", "render:true"]);
   });
 
