@@ -5,16 +5,7 @@ import type { ExtensionCommandContext, ExtensionAPI } from "@mariozechner/pi-cod
 import { loadOnce } from "../../shared/pi-process.ts";
 import type { AutocompleteItem } from "@mariozechner/pi-tui";
 import { taskCompletions, commandFailed } from "../../commands/task-commands.ts";
-import {
-  AGENTS_COMMAND,
-  COMMANDS,
-  CANCEL_ALL_COMMAND,
-  CANCEL_COMMAND,
-  MESSAGE_COMMAND,
-  RESULT_COMMAND,
-  WATCH_COMMAND,
-  WORKTREES_COMMAND,
-} from "../../commands/descriptions.ts";
+import { AGENTS_COMMAND, COMMANDS, WORKTREES_COMMAND } from "../../commands/descriptions.ts";
 import { discoverAgents } from "../../agents/discover.ts";
 import type { SubagentConfigCommandOptions } from "./config-command.ts";
 import { agentDir } from "../../shared/this-process.ts";
@@ -126,38 +117,42 @@ function safeCompletions(
   };
 }
 
+type TaskCompletions = ReturnType<typeof taskCompletions>;
+
+/**
+ * The task commands, one entry each: the key of its name and description in COMMANDS, its body, and the task ids
+ * it completes (none for /subagent-cancel-all; /subagent-message completes only its first word).
+ */
+const TASK_COMMANDS: ReadonlyArray<{
+  key: "cancel" | "cancelAll" | "message" | "result" | "watch";
+  body: (args: string, ctx: ExtensionCommandContext, deps: TaskCommandDeps) => Promise<void>;
+  completes?: (completions: TaskCompletions) => (typed: string) => AutocompleteItem[] | null;
+}> = [
+  { key: "cancel", body: cancelCommand, completes: (completions) => completions.cancellable },
+  { key: "cancelAll", body: cancelAllCommand },
+  {
+    key: "message",
+    body: messageCommand,
+    completes: (completions) => (typed) => (/\s/.test(typed.trimStart()) ? null : completions.running(typed)),
+  },
+  { key: "result", body: resultCommand, completes: (completions) => completions.runningAndRecent },
+  { key: "watch", body: watchCommand, completes: (completions) => completions.running },
+];
+
 export function registerTaskCommands(
   pi: ExtensionAPI,
   background: BackgroundHandle,
   deps: TaskCommandDeps = taskCommandDeps(background.existing, agentDir),
 ): void {
   const completions = taskCompletions(deps.sources, deps.now);
-  pi.registerCommand(CANCEL_COMMAND, {
-    description: COMMANDS.cancel.description,
-    getArgumentCompletions: safeCompletions(completions.cancellable),
-    handler: guarded(CANCEL_COMMAND, cancelCommand, deps),
-  });
-  pi.registerCommand(CANCEL_ALL_COMMAND, {
-    description: COMMANDS.cancelAll.description,
-    handler: guarded(CANCEL_ALL_COMMAND, cancelAllCommand, deps),
-  });
-  pi.registerCommand(MESSAGE_COMMAND, {
-    description: COMMANDS.message.description,
-    getArgumentCompletions: safeCompletions((typed) =>
-      /\s/.test(typed.trimStart()) ? null : completions.running(typed),
-    ),
-    handler: guarded(MESSAGE_COMMAND, messageCommand, deps),
-  });
-  pi.registerCommand(RESULT_COMMAND, {
-    description: COMMANDS.result.description,
-    getArgumentCompletions: safeCompletions(completions.runningAndRecent),
-    handler: guarded(RESULT_COMMAND, resultCommand, deps),
-  });
-  pi.registerCommand(WATCH_COMMAND, {
-    description: COMMANDS.watch.description,
-    getArgumentCompletions: safeCompletions(completions.running),
-    handler: guarded(WATCH_COMMAND, watchCommand, deps),
-  });
+  for (const command of TASK_COMMANDS) {
+    const { name, description } = COMMANDS[command.key];
+    pi.registerCommand(name, {
+      description,
+      ...(command.completes ? { getArgumentCompletions: safeCompletions(command.completes(completions)) } : {}),
+      handler: guarded(name, command.body, deps),
+    });
+  }
 }
 
 export function registerWorktreesCommand(
