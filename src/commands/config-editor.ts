@@ -740,6 +740,13 @@ export function editorProblemNotice(
   return `${agentName}: the editor "${outcome.command}" ${how}; nothing written.`;
 }
 
+/** Said after a change to a $models list that a higher list hides. */
+function modelsShadowNote(target: FileTarget, shadowedBy: FileTarget | undefined): string {
+  return shadowedBy
+    ? ` Note: the ${shadowedBy} $models list shadows the ${target} list, so the list in force is unchanged.`
+    : "";
+}
+
 function modelAddedNotice(
   model: string,
   target: FileTarget,
@@ -748,9 +755,7 @@ function modelAddedNotice(
   shadowedBy?: FileTarget,
 ): string {
   const place = targetPlace(target, filePath);
-  const shadow = shadowedBy
-    ? ` Note: the ${shadowedBy} $models list shadows the ${target} list, so the list in force is unchanged.`
-    : "";
+  const shadow = modelsShadowNote(target, shadowedBy);
   return changed
     ? `Added ${model} to $models in ${place}.${shadow}`
     : `${model} is already in $models in ${place}; nothing written.${shadow}`;
@@ -764,9 +769,7 @@ function modelRemovedNotice(
   shadowedBy?: FileTarget,
 ): string {
   const place = targetPlace(target, filePath);
-  const shadow = shadowedBy
-    ? ` Note: the ${shadowedBy} $models list shadows the ${target} list, so the list in force is unchanged.`
-    : "";
+  const shadow = modelsShadowNote(target, shadowedBy);
   return changed
     ? `Removed ${model} from $models in ${place}.${shadow}`
     : `${model} is not in $models in ${place}; nothing written.${shadow}`;
