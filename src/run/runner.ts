@@ -89,8 +89,20 @@ export interface RunSpec {
    * Absent: every dialog is answered cancelled.
    */
   dialogs?: DialogRoute;
+  /**
+   * Asked each time an RPC child's run ends on its own (not stopped, no retry pending, no model error): a prompt
+   * sends the still-live child back to work (its quiet time restarts, its budgets go on counting); nothing lets it
+   * close. The checks made after a child's answer (issue 38's deliverable check, `verify`) live behind it.
+   */
+  settle?: SettleCheck;
   /** Clock, for tests. */
   now?: () => number;
+}
+
+/** The checks made on a child's answer while the child is still alive (see `RunSpec.settle`). */
+export interface SettleCheck {
+  /** Resolves the prompt that sends the child back to work, or undefined to let it close. Must not reject. */
+  afterRun(state: Readonly<RunState>): Promise<string | undefined>;
 }
 
 /** What became of a message sent to a running child. */
@@ -140,6 +152,8 @@ export function startRun(spec: RunSpec): RunHandle {
   let exitFallbackTimer: NodeJS.Timeout | undefined;
   /** The child's run is over: `agent_end` with no retry pending, or the prompt was refused. */
   let runOver = false;
+  /** The settle check is deciding whether the child goes back to work: its silence is expected meanwhile. */
+  let settling = false;
   let exited = false;
   let finished = false;
   let inputOpen = rpc;
@@ -238,7 +252,7 @@ export function startRun(spec: RunSpec): RunHandle {
     activityTimer = setTimeout(onActivityTimer, delay);
   };
   const onActivityTimer = () => {
-    if (state.retryPending || dialogs.waiting) {
+    if (state.retryPending || dialogs.waiting || settling) {
       // pi is waiting out a retry delay, or the person is being asked: silence is expected.
       lastActivity = now();
       return armActivityTimer(spec.activityTimeoutMs);
@@ -294,9 +308,23 @@ export function startRun(spec: RunSpec): RunHandle {
       )
         return;
       if (stopSequence.phase === "asking") stopSequence.turnEnded();
-      else if (stopSequence.phase === "idle") runOver = true;
+      else if (stopSequence.phase === "idle") {
+        if (spec.settle && rpc && state.stopReason !== "error") return settle(spec.settle);
+        runOver = true;
+      }
       closeInput();
     }
+  };
+  const settle = (check: SettleCheck) => {
+    settling = true;
+    void check.afterRun(state).then((prompt) => {
+      settling = false;
+      lastActivity = now();
+      if (finished || exited || stopSequence.phase !== "idle") return;
+      if (prompt !== undefined && send({ type: "prompt", message: prompt })) return;
+      runOver = true;
+      closeInput();
+    });
   };
 
   const splitter = new LineSplitter(onLine);
