@@ -45,13 +45,13 @@ const code = await runCommand("node", ["--import", "tsx", "scripts/test-summary.
 const slower: string[] = [];
 let compared = 0;
 for (const pass of E2E_PASSES) {
-  const quiet = durations(`${QUIET}/${pass.report}`);
-  for (const [test, stressed] of durations(`${STRESSED}/${pass.report}`)) {
+  const quiet = durations(`${QUIET}/${pass.project}.json`);
+  for (const [test, stressed] of durations(`${STRESSED}/${pass.project}.json`)) {
     const before = quiet.get(test);
     if (before === undefined) continue;
     compared += 1;
     if (stressed > SLOWER * before)
-      slower.push(`  ${pass.label} · ${test}: ${Math.round(stressed)} ms, quiet ${Math.round(before)} ms`);
+      slower.push(`  ${pass.project} · ${test}: ${Math.round(stressed)} ms, quiet ${Math.round(before)} ms`);
   }
 }
 if (compared === 0)

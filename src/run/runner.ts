@@ -100,7 +100,7 @@ export interface RunSpec {
 }
 
 /** The checks made on a child's answer while the child is still alive (see `RunSpec.settle`). */
-export interface SettleCheck {
+interface SettleCheck {
   /** Resolves the prompt that sends the child back to work, or undefined to let it close. Must not reject. */
   afterRun(state: Readonly<RunState>): Promise<string | undefined>;
 }
