@@ -3,8 +3,6 @@
  * receipts at once, results delivered as `[subagent-result]` steer messages (starting a turn when idle,
  * injected into the running turn when busy), the agent's two-step cancel, and shutdown paths that leave no
  * process behind and the record on disk. Skipped with a notice where tmux is missing; mandatory under CI.
- *
- * @module-tag contract
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -72,7 +70,7 @@ function records(agentDir: string): Array<Record<string, unknown>> {
 
 describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
   it("answers two dispatches with receipts at once, and each result starts a turn with the exact envelope", {
-    tags: ["tui"],
+    tags: ["contract", "tui"],
   }, async () => {
     const t = await startTui();
     // The children answer only after the parent got both receipts back: receipts never wait for children.
@@ -128,7 +126,9 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("injects a result that arrives while the main agent is busy into the same run", { tags: ["tui"] }, async () => {
+  it("injects a result that arrives while the main agent is busy into the same run", {
+    tags: ["contract", "tui"],
+  }, async () => {
     const t = await startTui();
     const outbox = join(suite.env.agentDir, "subagent-sessions", ".outbox");
     // The parent's second step is a bash command that waits until the child's result has been recorded, so the
@@ -161,7 +161,9 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     expect(await t.quit()).toBe(0);
   });
 
-  it("lets the main agent cancel in two steps, killing the child's whole tree", { tags: ["tui"] }, async () => {
+  it("lets the main agent cancel in two steps, killing the child's whole tree", {
+    tags: ["contract", "tui"],
+  }, async () => {
     const t = await startTui();
     const { sleeping, childTask } = sleepingChild();
     let taskId = "";
@@ -229,7 +231,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
   });
 
   it("delivers a resumed task's new result to the main agent: the same taskId, a second run, a second envelope", {
-    tags: ["tui"],
+    tags: ["contract", "tui"],
   }, async () => {
     suite.newEnv();
     // The first result arrives: the main agent resumes the task with more work.
@@ -319,7 +321,9 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
   });
 
   for (const how of ["/quit", "kill -TERM"] as const) {
-    it(`leaves no process behind and the task's record on disk after ${how} with a child running`, async () => {
+    it(`leaves no process behind and the task's record on disk after ${how} with a child running`, {
+      tags: ["contract"],
+    }, async () => {
       const t = await startTui();
       const { sleeping, childTask } = sleepingChild();
       await t.submit(dispatchPrompt([{ agent: "worker", task: childTask }]));
@@ -346,7 +350,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
   }
 
   it("pi -c draws the session's subagent rows and cards as ours, then the usage footer and the commands work", {
-    tags: ["tui"],
+    tags: ["contract", "tui"],
   }, async () => {
     const t = await startTui();
     suite.fake.on({ when: (r) => isChild(r), reply: { text: "RESUMED-RESULT-MARKER" } });
@@ -375,7 +379,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
   });
 
   it("delivers a result that could not be delivered once, after /reload, and never twice", {
-    tags: ["tui"],
+    tags: ["contract", "tui"],
   }, async () => {
     const t = await startTui();
     const { sleeping, childTask } = sleepingChild();

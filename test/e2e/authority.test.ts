@@ -5,7 +5,9 @@
  * project agent listed or runnable and no project config applied; `--approve`: the child sees the project's skill
  * and config), and trust on first use in the TUI (asked once per version of a project agent's file).
  *
- * @module-tag contract
+ * Tagged `contract` where pi's side is what is proved (its active tools read, `setActiveTools`, trust, the TUI's
+ * dialog); how the ceiling narrows an agent's list, leaves a full session alone or bounds a grandchild is our own
+ * logic, proved once, on pi 1.x.
  */
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -47,7 +49,9 @@ function toolResults(): string[] {
 }
 
 describe("the tool ceiling (print mode)", () => {
-  it("gives general-purpose no bash, edit or write in a read-only session, and says so in the result", async () => {
+  it("gives general-purpose no bash, edit or write in a read-only session, and says so in the result", {
+    tags: ["contract"],
+  }, async () => {
     suite.newEnv();
     const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "general-purpose", task: task("Look around. GP-READONLY", { text: "GP-DONE" }) })])}`;
     const run = await printPi(["--tools", "read,grep,find,ls,subagent"], prompt);
@@ -123,7 +127,9 @@ describe("the tool ceiling (print mode)", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("follows the session's tools at the moment of dispatch: after an extension's setActiveTools, the next child is narrowed too", async () => {
+  it("follows the session's tools at the moment of dispatch: after an extension's setActiveTools, the next child is narrowed too", {
+    tags: ["contract"],
+  }, async () => {
     suite.newEnv();
     const before = subagentCall({ agent: "general-purpose", task: task("First. GP-BEFORE", { text: "BEFORE-DONE" }) });
     const after = subagentCall({ agent: "general-purpose", task: task("Second. GP-AFTER", { text: "AFTER-DONE" }) });
@@ -146,7 +152,7 @@ const SKILL = "---\nname: proj-skill\ndescription: PROJECT-SKILL-MARKER the proj
 
 // Each pi gets the tests of its own trust model (pi 0.73.1 has none), so neither pass counts skipped tests.
 if (!onPi1) {
-  describe("pi 0.73.1: no trust system (print mode)", () => {
+  describe("pi 0.73.1: no trust system (print mode)", { tags: ["contract"] }, () => {
     it("runs a project agent the person approved before with the project's config (pi has no decision to follow)", async () => {
       suite.newEnv();
       suite.env.writeWorkFile(
@@ -180,7 +186,7 @@ if (!onPi1) {
 }
 
 if (onPi1)
-  describe("pi 1.x project trust (print mode)", () => {
+  describe("pi 1.x project trust (print mode)", { tags: ["contract"] }, () => {
     it("--no-approve: no project agent in the roster or runnable, and no project config applied", async () => {
       suite.newEnv();
       suite.env.writeWorkFile(".pi/skills/proj-skill/SKILL.md", SKILL);
@@ -258,7 +264,7 @@ if (onPi1)
 
 describe.skipIf(skipTuiTests())("trust on first use of a project agent (TUI)", () => {
   it("asks once with the agent's name and file, remembers Yes, asks again for a changed file, and No refuses", {
-    tags: ["tui"],
+    tags: ["contract", "tui"],
   }, async () => {
     const env = suite.newEnv({ workerUnapproved: true });
     const workerFile = join(env.workDir, ".pi", "agents", "worker.md");

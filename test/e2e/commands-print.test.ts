@@ -76,14 +76,14 @@ describe("task commands outside the TUI", () => {
     suite.newEnv();
     const id = await delegate();
 
-    const unknown = await pi(["-p", "/subagent-result ffff0000"]);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stdout).toBe("");
-    expect(unknown.stderr.trim()).toBe("No task record for: ffff0000");
-
-    const short = await pi(["-p", "/subagent-result 01"]);
-    expect(short.code).toBe(1);
-    expect(short.stderr.trim()).toBe('Task id "01" is too short: type at least 4 characters of the taskId.');
+    // pi -p takes several messages in one start and runs them in order: both failures in one process.
+    const failures = await pi(["-p", "/subagent-result ffff0000", "/subagent-result 01"]);
+    expect(failures.code).toBe(1);
+    expect(failures.stdout).toBe("");
+    expect(failures.stderr.trim().split("\n")).toEqual([
+      "No task record for: ffff0000",
+      'Task id "01" is too short: type at least 4 characters of the taskId.',
+    ]);
 
     const list = await pi(["-p", "/subagent-result"]);
     expect(list.code).toBe(0);
@@ -96,7 +96,7 @@ describe("task commands outside the TUI", () => {
 
   it("answers /subagent-cancel, /subagent-cancel-all, /subagent-message and /subagent-watch with one line saying what they can do", async () => {
     suite.newEnv({ noWorker: true });
-    for (const [command, expected] of [
+    const commands = [
       [
         "/subagent-cancel 0191abcd",
         "/subagent-cancel stops background subagent tasks, which exist only in the interactive TUI; in print mode",
@@ -113,13 +113,14 @@ describe("task commands outside the TUI", () => {
         "/subagent-message 0191abcd hello",
         "/subagent-message sends a message to a background subagent task, which exist only in the interactive TUI; in print mode",
       ],
-    ] as const) {
-      const run = await pi(["-p", command]);
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout).toBe("");
-      expect(run.stderr.trim().split("\n")).toHaveLength(1);
-      expect(run.stderr).toContain(expected);
-    }
+    ] as const;
+    // One pi -p start runs the four commands in order, each answering on one line of its own.
+    const run = await pi(["-p", ...commands.map(([command]) => command)]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe("");
+    const lines = run.stderr.trim().split("\n");
+    expect(lines).toHaveLength(commands.length);
+    commands.forEach(([, expected], index) => expect(lines[index]).toContain(expected));
     expect(suite.fake.requests).toEqual([]);
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });

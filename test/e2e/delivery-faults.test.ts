@@ -3,8 +3,6 @@
  * Esc clearing pi's steer queue, a failed main-agent model call with results waiting in that queue, and a
  * file where the outbox folder should be. Each result must reach the main agent once, without the person
  * doing anything. Skipped with a notice where tmux is missing; mandatory under CI.
- *
- * @module-tag contract
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -57,7 +55,7 @@ const outboxCount = (n: number, outbox: string) => `[ "$(ls ${outbox} 2>/dev/nul
 
 describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
   it("Esc with 4 results queued: all 4 still reach the main agent in that session, each once", {
-    tags: ["tui"],
+    tags: ["contract", "tui"],
   }, async () => {
     const t = await startTui();
     const outbox = join(suite.env.agentDir, "subagent-sessions", ".outbox");
@@ -108,7 +106,7 @@ describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
   });
 
   it("a failed main-agent model call with a result queued: the result arrives without a new prompt, once", {
-    tags: ["tui"],
+    tags: ["contract", "tui"],
   }, async () => {
     const t = await startTui();
     const outbox = join(suite.env.agentDir, "subagent-sessions", ".outbox");
@@ -176,7 +174,7 @@ describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
   });
 
   it("a result redelivered in a fresh pi (a message-started turn, no before_agent_start on 0.73.1) comes with the roster", {
-    tags: ["tui"],
+    tags: ["contract", "tui"],
   }, async () => {
     const first = await startTui();
     const sleeping = join(suite.env.root, "sleep-started");
@@ -202,7 +200,7 @@ describe.skipIf(skipTuiTests())("results survive faults in the TUI", () => {
   });
 
   it("a second window on the same session (pi -c) leaves the first window's result to it: delivered once", {
-    tags: ["tui"],
+    tags: ["contract", "tui"],
   }, async () => {
     const first = await startTui();
     const outbox = join(suite.env.agentDir, "subagent-sessions", ".outbox");

@@ -4,8 +4,6 @@
  * the same name) and one malformed file. The system prompt the model receives must end with the exact roster
  * block, the malformed file must be named on stderr, and pi must answer normally. Inside a subagent
  * (PI_SUBAGENT_DEPTH=1) there is no roster at all.
- *
- * @module-tag contract
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -57,7 +55,9 @@ describe("roster injection with the installed package (print mode)", () => {
     env.cleanup();
   });
 
-  it("ends the main system prompt with the exact roster, warns about the malformed file, and answers", async () => {
+  it("ends the main system prompt with the exact roster, warns about the malformed file, and answers", {
+    tags: ["contract"],
+  }, async () => {
     const prompt = `Which subagents exist? ${fakeDirective({ text: "Roster seen, answering normally." })}`;
     const run = await runPi(["-p", "--no-session", prompt], { env: env.env, cwd: env.workDir, timeoutMs: 90_000 });
     expect(run.code, run.stderr).toBe(0);

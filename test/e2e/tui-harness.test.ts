@@ -5,8 +5,6 @@
  *
  * Skip policy: these tests need tmux. Without tmux they are skipped with a visible warning, unless CI=true,
  * where a missing tmux fails the file (skipTuiTests throws).
- *
- * @module-tag contract
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeModel, fakeDirective } from "../harness/fake-model.ts";
@@ -32,7 +30,9 @@ describe.skipIf(skipTuiTests())("tmux TUI driver", () => {
     env.cleanup();
   });
 
-  it("starts pi with the extension, shows the model's reply, quits cleanly and leaves no process", async () => {
+  it("starts pi with the extension, shows the model's reply, quits cleanly and leaves no process", {
+    tags: ["contract"],
+  }, async () => {
     tui = await TmuxPi.start({ env: env.env, cwd: env.workDir, args: ["-e", EXTENSION_ENTRY] });
     const piPid = await tui.piPid();
     expect(piPid).toBeGreaterThan(0);
