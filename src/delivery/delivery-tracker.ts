@@ -18,7 +18,8 @@ import { RESULT_CUSTOM_TYPE_NAME } from "./result-type.ts";
  *   queue: only the oldest is sent again, as a probe. Its run drains whatever pi still held (those are then
  *   acknowledged), and the end of that run, a normal one, sends the rest.
  * A copy that still arrives twice (the probe and a held original) is acknowledged as a duplicate, so the caller
- * can keep it from the model. Each result is sent again at most `maxResends` times in one process; after that
+ * can keep it from the model. A copy is the same delivery: the same task's same run. A resumed task keeps its
+ * taskId, and its new run's result is a delivery of its own (`run`: see resultRun), never a copy of the old one. Each result is sent again at most `maxResends` times in one process; after that
  * it waits in the outbox for the next session start.
  */
 const MAX_RESENDS = 3;
@@ -27,6 +28,8 @@ const MAX_RESENDS = 3;
 export type SendRoute = "prompt" | "queue";
 
 export interface Awaiting {
+  /** Which run of the task was handed to pi (see resultRun). */
+  run: string;
   order: number;
   route: SendRoute;
   /**
@@ -40,6 +43,7 @@ export interface Awaiting {
 export class DeliveryTracker {
   private readonly maxResends: number;
   private readonly awaiting: Map<string, Awaiting> = new Map();
+  /** Deliveries seen entering the conversation, as deliveryKey(taskId, run). */
   private readonly acknowledged: Set<string> = new Set();
   private order = 0;
 
@@ -47,23 +51,28 @@ export class DeliveryTracker {
     this.maxResends = maxResends;
   }
 
-  /** A result was handed to pi (first send or a resend). */
-  sent(taskId: string, route: SendRoute): void {
-    if (this.acknowledged.has(taskId)) return;
+  /** A result (one run of `taskId`) was handed to pi (first send or a resend). */
+  sent(taskId: string, route: SendRoute, run = ""): void {
+    if (this.acknowledged.has(deliveryKey(taskId, run))) return;
     const previous = this.awaiting.get(taskId);
-    this.awaiting.set(taskId, { order: this.order++, route, runSeen: false, resends: previous ? previous.resends : 0 });
+    const resends = previous?.run === run ? previous.resends : 0;
+    this.awaiting.set(taskId, { run, order: this.order++, route, runSeen: false, resends });
   }
 
-  /** pi reported the result entering the conversation. A second report of the same result is a duplicate. */
-  acknowledge(taskId: string): "first" | "duplicate" {
-    if (this.acknowledged.has(taskId)) return "duplicate";
-    this.acknowledged.add(taskId);
-    this.awaiting.delete(taskId);
+  /**
+   * pi reported a result entering the conversation. A second report of the same run's result is a duplicate;
+   * another run of the task (a resume) is a result of its own.
+   */
+  acknowledge(taskId: string, run = ""): "first" | "duplicate" {
+    const key = deliveryKey(taskId, run);
+    if (this.acknowledged.has(key)) return "duplicate";
+    this.acknowledged.add(key);
+    if (this.awaiting.get(taskId)?.run === run) this.awaiting.delete(taskId);
     return "first";
   }
 
-  isAcknowledged(taskId: string): boolean {
-    return this.acknowledged.has(taskId);
+  isAcknowledged(taskId: string, run = ""): boolean {
+    return this.acknowledged.has(deliveryKey(taskId, run));
   }
 
   /** Handed to pi and not yet seen entering the conversation. */
@@ -90,15 +99,6 @@ export class DeliveryTracker {
     return chosen;
   }
 
-  /**
-   * A task starts a new run under its id (a resume): its earlier result's delivery says nothing about the new one,
-   * which must be delivered, and acknowledged, as a result of its own.
-   */
-  newRun(taskId: string): void {
-    this.acknowledged.delete(taskId);
-    this.awaiting.delete(taskId);
-  }
-
   /** Forgets a result that will not be sent again by this process (for example its session went away). */
   drop(taskId: string): void {
     this.awaiting.delete(taskId);
@@ -108,8 +108,10 @@ export class DeliveryTracker {
 /*
  * What the model sees of `[subagent-result]` messages: each result once. A copy that entered the conversation
  * a second time (pi still held the original when it was sent again, or two paths delivered it) stays in pi's
- * session, marked `duplicate` in its details, but is left out of every model call. A copy is the same task's same
- * envelope: a resumed task keeps its taskId, and its new run's result, another envelope, is not a copy. Pure.
+ * session, marked `duplicate` in its details, but is left out of every model call. A copy is the same delivery:
+ * the same task's same run (its `dispatchedAt`), or, for a message without one (a workflow's, or one stored
+ * before runs were told apart), the same task's same envelope. A resumed task keeps its taskId, and its new run's
+ * result is not a copy, even when its text is the old one's. Pure.
  */
 /** The fields of pi's AgentMessage this looks at (custom messages carry customType and details). */
 export interface ContextMessage {
@@ -121,7 +123,22 @@ export interface ContextMessage {
 
 interface ResultDetailsLike {
   taskId?: unknown;
+  dispatchedAt?: unknown;
   duplicate?: unknown;
+}
+
+/** One delivery of a task: the task and which of its runs (a resume is another run under the same taskId). */
+function deliveryKey(taskId: string, run: string): string {
+  return `${taskId}\n${run}`;
+}
+
+/**
+ * Which run of its task a result's details are from: the run's `dispatchedAt` (a resume is dispatched anew);
+ * "" when the details do not say (a workflow's combined result, which never runs twice).
+ */
+export function resultRun(details: unknown): string {
+  const dispatchedAt = (details as ResultDetailsLike | undefined)?.dispatchedAt;
+  return typeof dispatchedAt === "number" ? String(dispatchedAt) : "";
 }
 
 export function isResultMessage(message: ContextMessage): boolean {
@@ -140,7 +157,11 @@ export function withoutDuplicateResults<T extends ContextMessage>(messages: read
   const kept = messages.filter((message) => {
     if (!isResultMessage(message)) return true;
     const taskId = resultTaskId(message);
-    const copyKey = taskId === undefined ? undefined : `${taskId}\n${JSON.stringify(message.content ?? "")}`;
+    const run = resultRun(message.details);
+    const copyKey =
+      taskId === undefined
+        ? undefined
+        : deliveryKey(taskId, run === "" ? `content ${JSON.stringify(message.content ?? "")}` : `run ${run}`);
     const duplicate =
       (message.details as ResultDetailsLike | undefined)?.duplicate === true ||
       (copyKey !== undefined && seen.has(copyKey));

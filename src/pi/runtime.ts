@@ -14,7 +14,7 @@ import { agentDir } from "../shared/this-process.ts";
 import { createBackgroundDispatcher } from "./tool/background-dispatch.ts";
 import { registerSubagentTool } from "./tool/execute.ts";
 import { registerUi } from "./ui/progress.ts";
-import { withoutDuplicateResults } from "../delivery/delivery-tracker.ts";
+import { resultRun, withoutDuplicateResults } from "../delivery/delivery-tracker.ts";
 import { detectAppMode } from "../shared/pi-process.ts";
 import { readRunSettings } from "../shared/run-settings.ts";
 import { BackgroundTasks, RESULT_CUSTOM_TYPE } from "../tasks/background-tasks.ts";
@@ -202,12 +202,13 @@ export function registerBackgroundTasks(
       : undefined;
 
   // pi draws the message when it starts and persists it when it ends, both after its extension listeners, on
-  // this same object: a copy of a result already in the conversation is marked here, so it is drawn as a
-  // duplicate, stored marked, and kept from the model (see the context handler).
+  // this same object: a copy of a result already in the conversation (the same task's same run; a resume is a
+  // new run) is marked here, so it is drawn as a duplicate, stored marked, and kept from the model (see the
+  // context handler).
   pi.on("message_start", (event) => {
     const message = event.message as ResultLike;
     const taskId = resultTaskId(message);
-    if (taskId && instance?.delivery.isAcknowledged(taskId))
+    if (taskId && instance?.delivery.isAcknowledged(taskId, resultRun(message.details)))
       (message.details as NonNullable<ResultLike["details"]>).duplicate = true;
   });
 
@@ -215,7 +216,7 @@ export function registerBackgroundTasks(
     const message = event.message as ResultLike;
     const taskId = resultTaskId(message);
     if (!taskId) return;
-    if (tasks().confirmDelivered(taskId) === "duplicate")
+    if (tasks().confirmDelivered(taskId, resultRun(message.details)) === "duplicate")
       (message.details as NonNullable<ResultLike["details"]>).duplicate = true;
   });
 

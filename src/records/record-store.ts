@@ -156,7 +156,8 @@ export function limitedOutput(
 /**
  * The structured result carried in a tool result's or a `[subagent-result]` message's `details`: for
  * programs and renderers, never sent to the model. The record's own fields, plus `sessionId` (the same as the
- * task id) under the name the spec gives it; `durationMs` is always present.
+ * task id) under the name the spec gives it; `durationMs` is always present. `dispatchedAt` tells a resumed task's
+ * runs apart (they share the taskId), so each run's result is delivered once.
  */
 export type SubagentResultDetails = Pick<
   TaskRecord,
@@ -173,7 +174,11 @@ export type SubagentResultDetails = Pick<
   | "usage"
   | "model"
   | "output"
-> & { sessionId: string };
+> & {
+  sessionId: string;
+  /** The run's dispatch time (absent in details stored before runs were told apart). */
+  dispatchedAt?: number;
+};
 
 export function detailsFromRecord(record: TaskRecord): SubagentResultDetails {
   return {
@@ -187,6 +192,7 @@ export function detailsFromRecord(record: TaskRecord): SubagentResultDetails {
     cancelledBy: record.cancelledBy,
     cancelReason: record.cancelReason,
     durationMs: record.durationMs,
+    dispatchedAt: record.dispatchedAt,
     usage: record.usage,
     model: record.model,
     sessionId: record.taskId,

@@ -8,7 +8,7 @@
  * Disk is a safety net, never a precondition: when a record or outbox write fails (read-only or full disk, a
  * file where a folder should be), the result is still delivered from memory and the person is told once.
  */
-import { DeliveryTracker, type SendRoute } from "../delivery/delivery-tracker.ts";
+import { DeliveryTracker, resultRun, type SendRoute } from "../delivery/delivery-tracker.ts";
 import { buildEnvelope, type InFlightTask } from "../delivery/envelope.ts";
 import { addToOutbox, pendingFor, removeFromOutbox, SaveFailureReporter } from "../delivery/outbox.ts";
 import { RESULT_CUSTOM_TYPE_NAME } from "../delivery/result-type.ts";
@@ -78,6 +78,11 @@ type DeliveryUnit = { kind: "task"; record: TaskRecord } | { kind: "workflow"; r
 
 function unitId(unit: DeliveryUnit): string {
   return unit.kind === "task" ? unit.record.taskId : unit.record.workflowId;
+}
+
+/** Which run of its task a unit holds (a resume is another run under the same taskId); see resultRun. */
+function unitRun(unit: DeliveryUnit): string {
+  return unit.kind === "task" ? resultRun(unit.record) : "";
 }
 
 export interface BackgroundTasksOptions {
@@ -244,8 +249,6 @@ export class BackgroundTasks {
     const waiting = this.registry.runningCount() >= this.options.settings.maxConcurrent;
     this.options.events?.(LIFECYCLE_CHANNELS.queued, queuedEvent(identity, waiting, this.now()));
     if (workflow) this.workflows.partStarted(workflow.id, workflow.index - 1, prepared.taskId);
-    // A resumed task's new result is a result of its own, not a copy of the one delivered before.
-    if (prepared.resumed) this.delivery.newRun(prepared.taskId);
     return this.registry.enqueue({
       workflow,
       taskId: prepared.taskId,
@@ -463,7 +466,7 @@ export class BackgroundTasks {
       this.saveUnit(unit);
       return false;
     }
-    this.delivery.sent(unitId(unit), route);
+    this.delivery.sent(unitId(unit), route, unitRun(unit));
     return true;
   }
 
@@ -498,14 +501,18 @@ export class BackgroundTasks {
   }
 
   /**
-   * Called when a `subagent-result` message entered the conversation. The first time, the result is now
-   * delivered; a later copy of the same result (pi held one that was also sent again) is a duplicate, which
-   * the caller keeps from the model.
+   * Called when a `subagent-result` message (of `run`, see resultRun) entered the conversation. The first time,
+   * that run's result is now delivered; a later copy of it (pi held one that was also sent again) is a duplicate,
+   * which the caller keeps from the model. A resumed task's new run is a delivery of its own. Without `run`
+   * (or ""): the task's latest run.
    */
-  confirmDelivered(taskId: string): "first" | "duplicate" {
-    const ack = this.delivery.acknowledge(taskId);
-    if (ack === "duplicate") return ack;
+  confirmDelivered(taskId: string, run?: string): "first" | "duplicate" {
     const unit = this.undeliveredUnit(taskId);
+    const latest = unit ? unitRun(unit) : "";
+    const ack = this.delivery.acknowledge(taskId, run || latest);
+    if (ack === "duplicate") return ack;
+    // An earlier run's copy says nothing of the task's newer result waiting here.
+    if (unit && run && run !== latest) return ack;
     this.undelivered.delete(taskId);
     if (unit?.kind === "task") this.markTaskDelivered(unit.record);
     if (unit?.kind === "workflow" && !unit.record.delivered) {
@@ -573,7 +580,7 @@ export class BackgroundTasks {
           removeQuietly(this.options.agentDir, taskId);
         continue;
       }
-      if (!unit || unit.record.delivered || this.delivery.isAcknowledged(taskId)) {
+      if (!unit || unit.record.delivered || this.delivery.isAcknowledged(taskId, unitRun(unit))) {
         try {
           removeFromOutbox(this.options.agentDir, taskId);
         } catch {

@@ -25,16 +25,43 @@ describe("acknowledged delivery", () => {
     expect(tracker.runEnded(false)).toEqual(["c"]);
   });
 
-  it("a task's new run (a resume) is delivered and acknowledged as a result of its own", () => {
+  it("delivers two runs of one task (a resume) each once: the new run is a result of its own", () => {
     const tracker = new DeliveryTracker();
-    tracker.sent("a", "prompt");
-    expect(tracker.acknowledge("a")).toBe("first");
-    tracker.newRun("a");
-    expect(tracker.isAcknowledged("a")).toBe(false);
-    tracker.sent("a", "queue");
+    tracker.sent("a", "prompt", "100");
+    expect(tracker.acknowledge("a", "100")).toBe("first");
+    // The resumed run's result, under the same taskId, is neither skipped nor called a copy.
+    expect(tracker.isAcknowledged("a", "200")).toBe(false);
+    tracker.sent("a", "queue", "200");
     expect(tracker.isAwaiting("a")).toBe(true);
-    expect(tracker.acknowledge("a")).toBe("first");
-    expect(tracker.acknowledge("a")).toBe("duplicate");
+    expect(tracker.acknowledge("a", "200")).toBe("first");
+    expect(tracker.isAwaiting("a")).toBe(false);
+    // Each run's second copy is still a duplicate.
+    expect(tracker.acknowledge("a", "200")).toBe("duplicate");
+    expect(tracker.acknowledge("a", "100")).toBe("duplicate");
+  });
+
+  it("a late copy of a task's earlier run leaves its new run's result awaited", () => {
+    const tracker = new DeliveryTracker();
+    tracker.sent("a", "queue", "100");
+    expect(tracker.acknowledge("a", "100")).toBe("first");
+    tracker.sent("a", "queue", "200");
+    // pi still held a copy of the first run's result: a duplicate, and the new result is still awaited.
+    expect(tracker.acknowledge("a", "100")).toBe("duplicate");
+    expect(tracker.isAwaiting("a")).toBe(true);
+    tracker.runStarted();
+    expect(tracker.runEnded(false)).toEqual(["a"]);
+  });
+
+  it("delivers one run sent twice (a resend, a reload) once", () => {
+    const tracker = new DeliveryTracker();
+    tracker.sent("a", "queue", "100");
+    tracker.runStarted();
+    expect(tracker.runEnded(false)).toEqual(["a"]);
+    tracker.sent("a", "queue", "100");
+    expect(tracker.acknowledge("a", "100")).toBe("first");
+    expect(tracker.acknowledge("a", "100")).toBe("duplicate");
+    tracker.sent("a", "queue", "100");
+    expect(tracker.isAwaiting("a")).toBe(false);
   });
 
   it("acknowledges each result once; a second copy is a duplicate", () => {

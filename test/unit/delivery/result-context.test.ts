@@ -23,6 +23,15 @@ describe("each result reaches the model once", () => {
     expect(withoutDuplicateResults([first, resumed, { ...resumed }])).toEqual([first, resumed]);
   });
 
+  it("keeps both runs of a resumed task even when their envelopes read the same, and leaves out a run's copy", () => {
+    const first = result("a", { dispatchedAt: 100 });
+    const resumed = result("a", { dispatchedAt: 200 });
+    // The same text (the same task, the same answer): still two deliveries, told apart by their run.
+    expect(first.content).toBe(resumed.content);
+    expect(withoutDuplicateResults([first, resumed])).toBeUndefined();
+    expect(withoutDuplicateResults([first, resumed, result("a", { dispatchedAt: 200 })])).toEqual([first, resumed]);
+  });
+
   it("returns undefined when nothing is left out", () => {
     expect(withoutDuplicateResults([{ role: "user" }, result("a"), result("b")])).toBeUndefined();
   });

@@ -11,6 +11,7 @@ import { readRecord, type SubagentResultDetails } from "../../../src/records/rec
 import { newTaskId } from "../../../src/shared/run-settings.ts";
 import type { PreparedRun } from "../../../src/tool/prepare-dispatch.ts";
 import type { LifecycleSink } from "../../../src/delivery/lifecycle-events.ts";
+import { resultRun } from "../../../src/delivery/delivery-tracker.ts";
 
 /** A run whose end the test decides. */
 class FakeRun {
@@ -178,6 +179,33 @@ describe("background tasks", () => {
         .filter(({ channel }) => channel === "subagent:delivered")
         .map(({ payload }) => [payload.taskId, payload.status]),
     ).toEqual([[a.taskId, "succeeded"]]);
+  });
+
+  it("delivers a resumed task's new run once, under the same taskId, though its envelope reads like the first", async () => {
+    const tasks = makeTasks();
+    const job = prepared("check it");
+    tasks.dispatch(job, "p");
+    runs[0]!.end("succeeded", "SAME");
+    await flush();
+    const firstRun = resultRun(sent[0]!.details);
+    expect(tasks.confirmDelivered(job.taskId, firstRun)).toBe("first");
+    clock += 5000;
+    tasks.dispatch({ ...job, resumed: true }, "p");
+    runs[1]!.end("succeeded", "SAME");
+    await flush();
+    expect(sent).toHaveLength(2);
+    expect(sent[1]!.content).toBe(sent[0]!.content);
+    const secondRun = resultRun(sent[1]!.details);
+    expect(secondRun).not.toBe(firstRun);
+    // A late copy of the first run is a duplicate and leaves the second run's result undelivered, in the outbox.
+    expect(tasks.confirmDelivered(job.taskId, firstRun)).toBe("duplicate");
+    expect(readRecord(agentDir, job.taskId)!.delivered).toBe(false);
+    expect(outbox()).toHaveLength(1);
+    // The second run's own message is its first delivery; a copy of it is a duplicate.
+    expect(tasks.confirmDelivered(job.taskId, secondRun)).toBe("first");
+    expect(readRecord(agentDir, job.taskId)!.delivered).toBe(true);
+    expect(outbox()).toHaveLength(0);
+    expect(tasks.confirmDelivered(job.taskId, secondRun)).toBe("duplicate");
   });
 
   it("records a finished task on disk before delivering it, and confirms delivery when the message lands", async () => {
