@@ -61,6 +61,7 @@ const PURE_MODULES: readonly string[] = Object.freeze([
   "src/run/outcome.ts",
   "src/run/rpc.ts",
   "src/run/stop-sequence.ts",
+  "src/run/loop-guard.ts",
   "src/sandbox/bwrap-args.ts",
   "src/sandbox/hand-in.ts",
   "src/sandbox/levels.ts",
