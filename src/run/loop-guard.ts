@@ -4,6 +4,7 @@
  * child one nudge; if the pattern goes on after the nudge, the run is stopped.
  */
 import type { RunState } from "./event-reducer.ts";
+import { DEFAULT_LOOP_REPEATS, type LoopGuardSetting } from "../budget/loop-setting.ts";
 
 /*
  * The defaults are set so that no honest task meets them. An honest child re-runs a call only after something
@@ -14,9 +15,6 @@ import type { RunState } from "./event-reducer.ts";
  * pattern to change course before it is stopped. All three counts follow from the one setting, `loopGuard` (the
  * calls in a row): a cycle trips at half of it plus one rounds, the stop comes half of it after the nudge.
  */
-export const DEFAULT_LOOP_REPEATS = 8;
-/** The smallest setting: fewer would trip on a child that honestly checks a result twice. */
-export const MIN_LOOP_REPEATS = 3;
 /** The cycle lengths watched besides a single repeated call. */
 const CYCLE_LENGTHS = [2, 3] as const;
 const LONGEST_CYCLE = 3;
@@ -39,20 +37,6 @@ export function loopThresholds(repeats: number): LoopThresholds {
   const half = Math.ceil(repeats / 2);
   return { repeats, cycleRounds: half + 1, afterNudge: half };
 }
-
-/** A `loopGuard` value's meaning: a number of calls (≥ MIN_LOOP_REPEATS), or off (`false` or 0). */
-export type LoopGuardSetting = number | "off";
-
-/** The value as a setting, or undefined when it is not valid (`true`, 1, 2, -1, 2.5, text). */
-export function loopGuardValue(value: unknown): LoopGuardSetting | undefined {
-  if (value === false || value === 0 || value === "off" || value === "false" || value === "0") return "off";
-  const number = typeof value === "string" && value.trim() !== "" ? Number(value.trim()) : value;
-  if (typeof number !== "number" || !Number.isInteger(number) || number < MIN_LOOP_REPEATS) return undefined;
-  return number;
-}
-
-/** The rule a `loopGuard` value breaks, for the warnings. */
-export const LOOP_GUARD_RULE = `"loopGuard" must be false, 0, or a whole number of at least ${MIN_LOOP_REPEATS}`;
 
 /** Sorts object keys and trims the ends of strings, so that `{a:1,b:" x"}` and `{b:"x",a:1}` are one call. */
 function normalise(value: unknown): unknown {

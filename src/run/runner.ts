@@ -13,7 +13,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { BudgetWatch, readStopGraceMs, StopSequence } from "./stop-sequence.ts";
 import type { BudgetHit, BudgetLimits } from "../budget/limits.ts";
 import { usageNoteText } from "../budget/usage.ts";
-import { LoopWatch, loopNudgeText, type LoopGuardSetting, type LoopHit } from "./loop-guard.ts";
+import { LoopWatch, loopNudgeText, type LoopHit } from "./loop-guard.ts";
+import type { LoopGuardSetting } from "../budget/loop-setting.ts";
 import { classifyRun, toolLinesOf } from "./outcome.ts";
 import {
   trackChild,

@@ -43,6 +43,7 @@ const PURE_MODULES: readonly string[] = Object.freeze([
   "src/authority/trust.ts",
   "src/budget/fan-out.ts",
   "src/budget/limits.ts",
+  "src/budget/loop-setting.ts",
   "src/budget/usage.ts",
   "src/commands/agents-inventory.ts",
   "src/commands/config-editor.ts",

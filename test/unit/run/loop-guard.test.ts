@@ -3,11 +3,11 @@ import {
   callKey,
   describeCall,
   LoopGuard,
-  loopGuardValue,
   loopHitText,
   loopNudgeText,
   type LoopVerdict,
 } from "../../../src/run/loop-guard.ts";
+import { LOOP_GUARD_OFF, loopGuardValue, readEnvLoopGuard } from "../../../src/budget/loop-setting.ts";
 
 type Call = [tool: string, args: unknown];
 
@@ -122,7 +122,7 @@ describe("the loop guard", () => {
   });
 
   it("reads the setting's values", () => {
-    expect([false, 0, "0", "off", "false"].map(loopGuardValue)).toEqual(["off", "off", "off", "off", "off"]);
+    expect([false, 0, "0", "off", "false"].map(loopGuardValue)).toEqual(Array(5).fill(LOOP_GUARD_OFF));
     expect([3, 8, "12", 100].map(loopGuardValue)).toEqual([3, 8, 12, 100]);
     expect([true, 1, 2, -1, 2.5, "many", null].map(loopGuardValue)).toEqual([
       undefined,
@@ -133,6 +133,13 @@ describe("the loop guard", () => {
       undefined,
       undefined,
     ]);
+    expect(readEnvLoopGuard({})).toEqual({ value: 8 });
+    expect(readEnvLoopGuard({ PI_SUBAGENT_LOOP_GUARD: "0" })).toEqual({ value: LOOP_GUARD_OFF });
+    expect(readEnvLoopGuard({ PI_SUBAGENT_LOOP_GUARD: "2" })).toEqual({
+      value: 8,
+      warning:
+        'pi-subagent-dispatch: PI_SUBAGENT_LOOP_GUARD="2" must be false, 0, or a whole number of at least 3; ignored',
+    });
   });
 
   it("names the call short and tells the child what to do", () => {
