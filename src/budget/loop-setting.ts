@@ -6,11 +6,11 @@
 /** The default: eight identical calls in a row (why: src/run/loop-guard.ts). */
 export const DEFAULT_LOOP_REPEATS = 8;
 /** The smallest value: fewer would trip on a child that honestly checks a result twice. */
-export const MIN_LOOP_REPEATS = 3;
+const MIN_LOOP_REPEATS = 3;
 /** How a parsed agent or config entry holds `loopGuard: false` / `0`: no limit, which no project value is above. */
 export const LOOP_GUARD_OFF = Number.POSITIVE_INFINITY;
 /** The session-wide default for agents that set none, like the budgets' variables. */
-export const LOOP_GUARD_ENV = "PI_SUBAGENT_LOOP_GUARD";
+const LOOP_GUARD_ENV = "PI_SUBAGENT_LOOP_GUARD";
 
 /** What the runner is given: a number of calls, or off. */
 export type LoopGuardSetting = number | "off";

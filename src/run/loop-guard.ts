@@ -33,7 +33,7 @@ export interface LoopThresholds {
 }
 
 /** The three counts of one `loopGuard` setting (see the comment above). */
-export function loopThresholds(repeats: number): LoopThresholds {
+function loopThresholds(repeats: number): LoopThresholds {
   const half = Math.ceil(repeats / 2);
   return { repeats, cycleRounds: half + 1, afterNudge: half };
 }

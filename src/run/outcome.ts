@@ -15,7 +15,7 @@ import type { RunHandle } from "./runner.ts";
 const FAILING_STOP_REASONS = new Set(["error", "length", "deferred", "aborted"]);
 
 /** The stop reason a record keeps for a run the loop guard stopped. */
-export const LOOP_STOP_REASON = "loop";
+const LOOP_STOP_REASON = "loop";
 /** The stop reason of a child whose process a signal ended when nothing of ours stopped it (kill -9, the OOM killer). */
 export const KILLED_STOP_REASON = "killed";
 /** The stop reason of a child whose process exited with a non-zero code in the middle of its run. */
