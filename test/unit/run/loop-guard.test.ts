@@ -3,6 +3,7 @@ import {
   callKey,
   describeCall,
   LoopGuard,
+  LoopWatch,
   loopHitText,
   loopNudgeText,
   type LoopVerdict,
@@ -151,5 +152,26 @@ describe("the loop guard", () => {
         "Change your approach, or stop calling tools and finish now with what you have. " +
         "If the pattern goes on, you will be stopped.",
     );
+  });
+
+  it("the runner's watch feeds the guard once per call started, not once per line", () => {
+    const watch = LoopWatch.of(3) as LoopWatch;
+    const state = {
+      toolCalls: 0,
+      lastTool: undefined as { name: string; summary: string; at: number } | undefined,
+      lastToolArgs: undefined as unknown,
+    };
+    const verdicts: string[] = [];
+    for (let call = 1; call <= 3; call++) {
+      state.toolCalls = call;
+      state.lastTool = { name: "bash", summary: "ls", at: call };
+      state.lastToolArgs = { command: "ls" };
+      // Other lines (the call's output, its end, the next turn) change nothing.
+      for (let line = 0; line < 4; line++) verdicts.push(watch.afterLine(state).kind);
+    }
+    expect(verdicts.join(",")).toBe(
+      ["go", "go", "go", "go", "go", "go", "go", "go", "nudge", "go", "go", "go"].join(","),
+    );
+    expect(LoopWatch.of("off")).toBeUndefined();
   });
 });
