@@ -7,6 +7,7 @@ import { isSandboxLevel, sandboxValueProblem, type SandboxLevel } from "../sandb
 import { createRequire } from "node:module";
 import { createHash } from "node:crypto";
 import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../budget/limits.ts";
+import { LOOP_GUARD_RULE, loopGuardValue } from "../budget/loop-setting.ts";
 
 /** What a child starts from: only its task (`fresh`) or a copy of the main agent's conversation (`fork`). */
 export type DispatchContext = "fresh" | "fork";
@@ -34,6 +35,8 @@ export interface AgentDefinition {
   maxTurns?: number;
   maxTokens?: number;
   maxCost?: number;
+  /** `loopGuard` key (src/budget/loop-setting.ts): identical tool calls in a row before a nudge; LOOP_GUARD_OFF: off. */
+  loopGuard?: number;
   /** `context` key: `fork` starts the agent on a copy of the main conversation unless a call says otherwise. */
   context?: DispatchContext;
   /** `isolation: worktree` in the frontmatter: the agent runs in its own git worktree unless a call says otherwise. */
@@ -281,6 +284,12 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
     const value = budgetValue(key, raw);
     if (value === undefined) ignored.push(`${budgetValueProblem(key, raw)} (got ${quoteForMessage(raw)})`);
     else agent[key] = value;
+  }
+  const loopGuard = data["loopGuard"];
+  if (loopGuard !== undefined && loopGuard !== null) {
+    const value = loopGuardValue(loopGuard);
+    if (value === undefined) ignored.push(`${LOOP_GUARD_RULE} (got ${quoteForMessage(loopGuard)})`);
+    else agent.loopGuard = value;
   }
   const context = data["context"];
   if (context === "fresh" || context === "fork") agent.context = context;

@@ -9,6 +9,7 @@ import { WARNING_PREFIX } from "../agents/warnings.ts";
 import { readRegularFileSync, type RegularFileRead } from "../shared/safe-read.ts";
 import { CONFIG_FILE_MAX_BYTES, projectConfigPath, userConfigPath } from "../shared/config-paths.ts";
 import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../budget/limits.ts";
+import { LOOP_GUARD_RULE, loopGuardValue } from "../budget/loop-setting.ts";
 import type { ConfigLayers } from "./resolve.ts";
 import { existsSync } from "node:fs";
 import { agentDir as piAgentDir } from "../shared/this-process.ts";
@@ -21,6 +22,8 @@ export interface ModelOverride {
   maxTurns?: number;
   maxTokens?: number;
   maxCost?: number;
+  /** `loopGuard` (src/budget/loop-setting.ts); a project entry can only make it stricter. LOOP_GUARD_OFF: off. */
+  loopGuard?: number;
   /** The agent's sandbox; a project entry can only make it stricter (src/config/resolve.ts). */
   sandbox?: SandboxLevel;
 }
@@ -132,6 +135,12 @@ function parseOverrideEntry(value: unknown): ParsedOverrideEntry {
       );
     else entry[key] = limit;
   }
+  const loopGuard = record["loopGuard"];
+  if (loopGuard !== undefined && loopGuard !== null) {
+    const value = typeof loopGuard === "string" ? undefined : loopGuardValue(loopGuard);
+    if (value === undefined) problems.push(`${LOOP_GUARD_RULE} (got ${quoteForMessage(JSON.stringify(loopGuard))})`);
+    else entry.loopGuard = value;
+  }
   const sandbox = record["sandbox"];
   let sandboxProblem: string | undefined;
   if (isSandboxLevel(sandbox)) entry.sandbox = sandbox;
@@ -144,9 +153,10 @@ function parseOverrideEntry(value: unknown): ParsedOverrideEntry {
     entry.model === undefined &&
     entry.thinking === undefined &&
     entry.sandbox === undefined &&
+    entry.loopGuard === undefined &&
     !BUDGET_KEYS.some((key) => entry[key] !== undefined)
   ) {
-    problems.push('the entry sets neither "model" nor "thinking" nor a budget nor "sandbox"');
+    problems.push('the entry sets neither "model" nor "thinking" nor a budget nor "loopGuard" nor "sandbox"');
     return { ok: false, reason: problems.join("; ") };
   }
   // A partly valid entry keeps its valid fields; each shadows as its kind does (model and thinking by whole key, a budget per field).

@@ -5,6 +5,7 @@ import type { AgentDefinition, AgentSource } from "../agents/parse.ts";
 import type { ConfigLayer, ModelOverride, ResolvedModelConfig, ValueSource, AvailableModels } from "./load.ts";
 import type { ThinkingLevel } from "../shared/thinking.ts";
 import { BUDGET_ENV, BUDGET_KEYS, formatCost, type BudgetKey, type BudgetLimits } from "../budget/limits.ts";
+import { loopGuardSetting, type LoopGuardSetting } from "../budget/loop-setting.ts";
 import {
   isSandboxLevel,
   SANDBOX_LEVELS,
@@ -145,6 +146,37 @@ function show(key: BudgetKey, value: number): string {
   return key === "maxCost" ? formatCost(value) : String(value);
 }
 
+/** The limits that layer this way: the budgets, and the loop guard's `loopGuard` (src/budget/loop-setting.ts). */
+type LayeredKey = BudgetKey | "loopGuard";
+
+/** One layered limit of an agent (see the comment above), or undefined when nothing sets it. */
+function resolveLayeredLimit(
+  key: LayeredKey,
+  agent: { source?: AgentSource } & Partial<Record<LayeredKey, number>>,
+  entries: ReturnType<typeof entriesOf>,
+  fallback: number | undefined,
+): { limit: number; source: BudgetSource } | undefined {
+  const projectAgent = agent.source === "project";
+  // The person's limit: their entries (this process's, then the user file's), a built-in or user agent's own
+  // frontmatter, then the session-wide default.
+  let limit: number | undefined;
+  let source: BudgetSource | undefined;
+  const personal = entries.find(({ entry, source: layer }) => layer !== "project" && entry[key] !== undefined);
+  if (personal) [limit, source] = [personal.entry[key], personal.source];
+  else if (!projectAgent && agent[key] !== undefined) [limit, source] = [agent[key], "frontmatter"];
+  else if (fallback !== undefined) [limit, source] = [fallback, "env"];
+  // The project's (its entry, a project agent's frontmatter) only ever lowers it.
+  const projectEntry = entries.find(({ source: layer }) => layer === "project")?.entry[key];
+  const projectValues: [number | undefined, BudgetSource][] = [
+    [projectAgent ? agent[key] : undefined, "frontmatter"],
+    [projectEntry, "project"],
+  ];
+  for (const [value, from] of projectValues) {
+    if (value !== undefined && (limit === undefined || value < limit)) [limit, source] = [value, from];
+  }
+  return limit !== undefined && source !== undefined ? { limit, source } : undefined;
+}
+
 /** The configured limits (config entry, frontmatter, env) of an agent, ignoring any call. */
 export function resolveConfiguredBudget(
   agent: { name: string; source?: AgentSource } & BudgetLimits,
@@ -153,31 +185,27 @@ export function resolveConfiguredBudget(
 ): ResolvedBudget {
   const entries = entriesOf(agent.name, layers);
   const resolved: ResolvedBudget = { limits: {}, sources: {}, capped: [] };
-  const projectAgent = agent.source === "project";
   for (const key of BUDGET_KEYS) {
-    // The person's limit: their entries (this process's, then the user file's), a built-in or user agent's own
-    // frontmatter, then the environment default.
-    let limit: number | undefined;
-    let source: BudgetSource | undefined;
-    const personal = entries.find(({ entry, source: layer }) => layer !== "project" && entry[key] !== undefined);
-    if (personal) [limit, source] = [personal.entry[key], personal.source];
-    else if (!projectAgent && agent[key] !== undefined) [limit, source] = [agent[key], "frontmatter"];
-    else if (envLimits[key] !== undefined) [limit, source] = [envLimits[key], "env"];
-    // The project's (its entry, a project agent's frontmatter) only ever lowers it.
-    const projectEntry = entries.find(({ source: layer }) => layer === "project")?.entry[key];
-    const projectValues: [number | undefined, BudgetSource][] = [
-      [projectAgent ? agent[key] : undefined, "frontmatter"],
-      [projectEntry, "project"],
-    ];
-    for (const [value, from] of projectValues) {
-      if (value !== undefined && (limit === undefined || value < limit)) [limit, source] = [value, from];
-    }
-    if (limit !== undefined && source !== undefined) {
-      resolved.limits[key] = limit;
-      resolved.sources[key] = source;
+    const layered = resolveLayeredLimit(key, agent, entries, envLimits[key]);
+    if (layered) {
+      resolved.limits[key] = layered.limit;
+      resolved.sources[key] = layered.source;
     }
   }
   return resolved;
+}
+
+/**
+ * The loop guard an agent's tasks run with: its `loopGuard`, layered like a budget (a project can make it stricter,
+ * never turn it off), falling back to the session-wide default (PI_SUBAGENT_LOOP_GUARD, else 8 calls).
+ */
+export function resolveLoopGuard(
+  agent: { name: string; source?: AgentSource; loopGuard?: number },
+  layers: ConfigLayers,
+  sessionDefault: number,
+): LoopGuardSetting {
+  const layered = resolveLayeredLimit("loopGuard", agent, entriesOf(agent.name, layers), sessionDefault);
+  return loopGuardSetting(layered?.limit ?? sessionDefault);
 }
 
 /** Applies a call's limits to the configured ones (see the file comment). */

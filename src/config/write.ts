@@ -389,8 +389,8 @@ function overrideEdit(agentName: string, patch: CheckedPatch): (root: JsonObject
     const hasThinking = entry.has("thinking");
     // An entry that still holds a budget (maxTurns, maxTokens, maxCost) stays: it governs those limits.
     const hasBudget = BUDGET_KEYS.some((key) => entry.has(key));
-    // So does one with a sandbox: removing it would silently lift the person's sandbox.
-    if (!hasModel && !hasThinking && !hasBudget && !entry.has("sandbox")) {
+    // So does one with a sandbox or a loop guard: removing it would silently lift the person's setting.
+    if (!hasModel && !hasThinking && !hasBudget && !entry.has("sandbox") && !entry.has("loopGuard")) {
       if (current === undefined) return false;
       root.delete(agentName);
       return true;

@@ -2,6 +2,7 @@
  * A child's event stream into a run's state: the types, the reducer, its tool summaries and phase labels.
  */
 import type { BudgetHit } from "../budget/limits.ts";
+import type { LoopHit } from "./loop-guard.ts";
 import type { PartialOutput } from "./outcome.ts";
 import { oneLine, emptyUsage, type UsageTotals } from "../shared/text.ts";
 import type { SplitLine } from "./rpc.ts";
@@ -33,6 +34,8 @@ export interface RunState {
   currentTool?: ToolActivity;
   /** The last tool started (kept after it ends). */
   lastTool?: ToolActivity;
+  /** The arguments of the last tool started, as the child gave them (the loop guard compares them). */
+  lastToolArgs?: unknown;
   toolCalls: number;
   usage: UsageTotals;
   provider?: string;
@@ -99,6 +102,8 @@ export interface RunOutcome {
   stderrTail: string;
   /** Set when a budget stopped the run: which one and its limit. */
   budgetHit?: BudgetHit;
+  /** Set when the loop guard stopped the run: the repeated call and how often. */
+  loopHit?: LoopHit;
   /** Set when the run was stopped from outside: what it had produced by then. */
   partial?: PartialOutput;
   /** One line per question of the child that nobody could answer (`asked "…": no one to answer (print mode)`). */
@@ -412,6 +417,7 @@ export function applyEvent(state: RunState, event: Record<string, unknown>, now:
       const tool = { name, summary: summarizeToolArgs(name, event.args), at: now };
       state.currentTool = tool;
       state.lastTool = tool;
+      state.lastToolArgs = event.args;
       state.toolCalls += 1;
       state.phase = "tool";
       pushActivity(state, { at: now, kind: "tool", text: tool.summary ? `${name}: ${tool.summary}` : name });

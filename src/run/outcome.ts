@@ -2,6 +2,7 @@
  * How a run ended: its status, its outcome at exit, and what a stopped run leaves behind.
  */
 import { BUDGET_STOP_REASONS, budgetHitText, type BudgetHit } from "../budget/limits.ts";
+import { loopHitText, type LoopHit } from "./loop-guard.ts";
 import type { RunState, RunStatus, StopCause, RunOutcome } from "./event-reducer.ts";
 import type { RunHandle } from "./runner.ts";
 
@@ -13,6 +14,8 @@ import type { RunHandle } from "./runner.ts";
 /** Stop reasons of the child's last message that mean the answer is not a complete, usable result. */
 const FAILING_STOP_REASONS = new Set(["error", "length", "deferred", "aborted"]);
 
+/** The stop reason a record keeps for a run the loop guard stopped. */
+const LOOP_STOP_REASON = "loop";
 /** The stop reason of a child whose process a signal ended when nothing of ours stopped it (kill -9, the OOM killer). */
 export const KILLED_STOP_REASON = "killed";
 /** The stop reason of a child whose process exited with a non-zero code in the middle of its run. */
@@ -25,6 +28,8 @@ export interface ExitFacts {
   cause?: StopCause;
   /** With cause `budget`: the budget that stopped the run. */
   budgetHit?: BudgetHit;
+  /** With cause `loop`: the repeated call that stopped the run. */
+  loopHit?: LoopHit;
   /** A spawn failure (the executable could not start). */
   spawnError?: string;
 }
@@ -56,6 +61,9 @@ export function classifyRun(state: RunState, facts: ExitFacts): Classification {
       stopReason: BUDGET_STOP_REASONS[facts.budgetHit.kind],
       errorMessage: budgetHitText(facts.budgetHit),
     };
+  }
+  if (facts.cause === "loop" && facts.loopHit) {
+    return { status: "stopped", stopReason: LOOP_STOP_REASON, errorMessage: loopHitText(facts.loopHit) };
   }
   if (facts.spawnError) {
     return { status: "failed", stopReason: "error", errorMessage: facts.spawnError };

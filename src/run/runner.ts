@@ -13,6 +13,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { BudgetWatch, readStopGraceMs, StopSequence } from "./stop-sequence.ts";
 import type { BudgetHit, BudgetLimits } from "../budget/limits.ts";
 import { usageNoteText } from "../budget/usage.ts";
+import { LoopWatch, loopNudgeText, type LoopHit } from "./loop-guard.ts";
+import type { LoopGuardSetting } from "../budget/loop-setting.ts";
 import { classifyRun, toolLinesOf } from "./outcome.ts";
 import {
   trackChild,
@@ -72,6 +74,11 @@ export interface RunSpec {
    * stops the run as `stopped`.
    */
   budget?: BudgetLimits;
+  /**
+   * The loop guard (src/run/loop-guard.ts): the calls in a row that get the child a nudge (a steer), then a stop
+   * as `stopped`; absent: the default, `off`: no guard.
+   */
+  loopGuard?: LoopGuardSetting;
   /** Ends the run as `aborted` (Esc in pi for a synchronous call). */
   signal?: AbortSignal;
   /**
@@ -160,6 +167,8 @@ export function startRun(spec: RunSpec): RunHandle {
   let promptRefusal: string | undefined;
   const budgetWatch = BudgetWatch.of(spec.budget);
   let budgetHit: BudgetHit | undefined;
+  const loopWatch = LoopWatch.of(spec.loopGuard);
+  let loopHit: LoopHit | undefined;
   /** Set once the child exited: the ending of what it left running, which the outcome waits for. */
   let leftoversEnded: Promise<unknown> = Promise.resolve();
 
@@ -299,6 +308,10 @@ export function startRun(spec: RunSpec): RunHandle {
     applyLine(state, line, now());
     const hit = budgetWatch?.afterLine(state);
     if (hit && stop("budget")) budgetHit = hit;
+    const loop = loopWatch?.afterLine(state);
+    // A JSON child cannot be steered: it gets no nudge, only the stop.
+    if (loop?.kind === "nudge") steer(loopNudgeText(loop.hit));
+    else if (loop?.kind === "stop" && stop("loop")) loopHit = loop.hit;
     if (text.startsWith(AGENT_END_PREFIX) && !state.retryPending) {
       // A message acknowledged as sent must reach the child: one more run takes in a steer its run ended before.
       if (
@@ -361,7 +374,7 @@ export function startRun(spec: RunSpec): RunHandle {
       const cause = stopSequence.cause;
       // A run whose answer was complete is judged by its answer, not by how its process was made to exit.
       const effectiveExit = runOver && !cause && !promptRefusal && exitCode !== 0 ? 0 : exitCode;
-      const verdict = classifyRun(state, { exitCode: effectiveExit, signal, cause, spawnError, budgetHit });
+      const verdict = classifyRun(state, { exitCode: effectiveExit, signal, cause, spawnError, budgetHit, loopHit });
       const outcome: RunOutcome = {
         status: verdict.status,
         exitCode,
@@ -377,6 +390,7 @@ export function startRun(spec: RunSpec): RunHandle {
         stderrTail: stderrTail.trim(),
         partial: cause ? { text: state.lastText, tools: toolLinesOf(state.activity) } : undefined,
         budgetHit: cause === "budget" ? budgetHit : undefined,
+        loopHit: cause === "loop" ? loopHit : undefined,
         usageNote: usageNoteText(state.usage.turns, state.estimatedTurns, state.unknownCostTurns),
         skippedOutput:
           state.skippedLines > 0 ? { lines: state.skippedLines, sample: [...state.skippedSample] } : undefined,

@@ -84,7 +84,8 @@ export function runSettingsWarnings(env: NodeJS.ProcessEnv = process.env): strin
 }
 
 /** Why a run ended, when it was ended from outside (absent: the child exited by itself). */
-export type StopCause = "activity_timeout" | "hard_timeout" | "aborted" | "killed_on_shutdown" | "budget";
+/** `loop`: the loop guard stopped a child that kept repeating the same tool calls (src/run/loop-guard.ts). */
+export type StopCause = "activity_timeout" | "hard_timeout" | "aborted" | "killed_on_shutdown" | "budget" | "loop";
 
 /*
  * A new task id: a UUID v7 from the `uuid` library, time-ordered and monotonic within the process (ids made in one

@@ -271,6 +271,7 @@ export class BackgroundTasks {
         graceMs: this.options.settings.killGraceMs,
         onSpawned,
         budget: prepared.budget?.limits,
+        loopGuard: prepared.loopGuard,
         dialogs: dialogs(),
         now: this.now,
       }),

@@ -21,6 +21,7 @@ import {
   resolveModelConfig,
   applyCallBudget,
   resolveConfiguredBudget,
+  resolveLoopGuard,
   keepRecordedSandbox,
   resolveSandbox,
   readSandboxSettings,
@@ -41,6 +42,7 @@ import { findPiExecutable, newTaskId } from "../shared/run-settings.ts";
 import { ownIdentity } from "../shared/proc-identity.ts";
 import { toHostThinkingLevel } from "../shared/thinking.ts";
 import { readEnvBudget } from "../budget/limits.ts";
+import { readEnvLoopGuard, type LoopGuardSetting } from "../budget/loop-setting.ts";
 import type { TaskOrigin } from "../records/record.ts";
 import type { ForkedHistory } from "../run/fork-history.ts";
 import { DEFAULT_MAX_DEPTH } from "../shared/nesting.ts";
@@ -155,6 +157,8 @@ export interface PreparedRun {
   sandbox?: ResolvedSandbox;
   /** The task's budget: limits with their sources, and any call value that was capped. */
   budget?: ResolvedBudget;
+  /** The loop guard it runs with (src/run/loop-guard.ts). */
+  loopGuard?: LoopGuardSetting;
   /** Its depth in the tree, the tree's limit, and whether it was forked. */
   origin?: TaskOrigin;
   /** Things the person or model should know (a dropped skill path, `max` passed as `xhigh`). */
@@ -399,6 +403,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
         resolved,
         sandbox,
         budget,
+        loopGuard: resolveLoopGuard(request.agent, config, readEnvLoopGuard(env.baseEnv).value),
         origin,
         notes,
         release,

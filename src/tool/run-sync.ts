@@ -384,6 +384,7 @@ export async function runSync(
       signal: options.signal,
       onSpawned,
       budget: prepared.budget?.limits,
+      loopGuard: prepared.loopGuard,
       dialogs: options.dialogs,
       now,
     });

@@ -35,6 +35,7 @@ import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../../shared/p
 import { agentDir } from "../../shared/this-process.ts";
 import { readRunSettings, runSettingsWarnings } from "../../shared/run-settings.ts";
 import { readEnvBudget } from "../../budget/limits.ts";
+import { readEnvLoopGuard } from "../../budget/loop-setting.ts";
 import { prepareDispatch, type PreparedRun } from "../../tool/prepare-dispatch.ts";
 import { MESSAGE_IN_SYNC_MODE, checkDepth, validateDispatch } from "../../tool/validate.ts";
 import { runSync, openStderrProgress } from "../../tool/run-sync.ts";
@@ -377,6 +378,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         ...settings.warnings,
         ...runSettingsWarnings(),
         ...readEnvBudget().warnings,
+        ...(readEnvLoopGuard().warning ? [readEnvLoopGuard().warning as string] : []),
         ...limits.warnings,
         ...(askPerson.warning ? [askPerson.warning] : []),
       ],

@@ -62,8 +62,8 @@ describe("parseConfigLayer: entries", () => {
       `pi-subagent-dispatch: ${FILE}: "num": an entry must be a model string or an object with "model" and/or "thinking"; the entry is ignored`,
       `pi-subagent-dispatch: ${FILE}: "list": an entry must be a model string or an object with "model" and/or "thinking"; the entry is ignored`,
       `pi-subagent-dispatch: ${FILE}: "nul": an entry must be a model string or an object with "model" and/or "thinking"; the entry is ignored`,
-      `pi-subagent-dispatch: ${FILE}: "none": the entry sets neither "model" nor "thinking" nor a budget nor "sandbox"; the entry is ignored`,
-      `pi-subagent-dispatch: ${FILE}: "bad": "thinking" must be one of off, minimal, low, medium, high, xhigh, max (got "ultra"); the entry sets neither "model" nor "thinking" nor a budget nor "sandbox"; the entry is ignored`,
+      `pi-subagent-dispatch: ${FILE}: "none": the entry sets neither "model" nor "thinking" nor a budget nor "loopGuard" nor "sandbox"; the entry is ignored`,
+      `pi-subagent-dispatch: ${FILE}: "bad": "thinking" must be one of off, minimal, low, medium, high, xhigh, max (got "ultra"); the entry sets neither "model" nor "thinking" nor a budget nor "loopGuard" nor "sandbox"; the entry is ignored`,
     ]);
   });
 

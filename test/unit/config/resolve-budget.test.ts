@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { emptyLayer, parseConfigLayer, type ConfigLayer } from "../../../src/config/load.ts";
-import { applyCallBudget, resolveConfiguredBudget, resolveModelConfig } from "../../../src/config/resolve.ts";
+import {
+  applyCallBudget,
+  resolveConfiguredBudget,
+  resolveLoopGuard,
+  resolveModelConfig,
+} from "../../../src/config/resolve.ts";
+import { parseAgentFile } from "../../../src/agents/parse.ts";
 
 function layer(name: "user" | "project", entries: Record<string, unknown>): ConfigLayer {
   return parseConfigLayer(JSON.stringify(entries), name);
@@ -73,5 +79,37 @@ describe("a project can only tighten the person's budget", () => {
     expect(
       resolveConfiguredBudget({ name: "worker", source: "project", maxTurns: 5 }, layers, { maxTurns: 20 }),
     ).toEqual({ limits: { maxTurns: 5 }, sources: { maxTurns: "frontmatter" }, capped: [] });
+  });
+});
+
+describe("the loop guard layers like a budget", () => {
+  it("the person's entry, then the frontmatter, then the session default; a project only makes it stricter", () => {
+    const none = {};
+    expect(resolveLoopGuard({ name: "worker" }, none, 8)).toBe(8);
+    expect(resolveLoopGuard({ name: "worker", loopGuard: 20 }, none, 8)).toBe(20);
+    const user = layer("user", { worker: { loopGuard: false } });
+    expect(user.warnings).toEqual([]);
+    expect(resolveLoopGuard({ name: "worker", loopGuard: 20 }, { user }, 8)).toBe("off");
+    // A repository may tighten the guard, never turn it off or loosen it.
+    const strict = layer("project", { worker: { loopGuard: 4 } });
+    expect(resolveLoopGuard({ name: "worker" }, { user, project: strict }, 8)).toBe(4);
+    const off = layer("project", { worker: { loopGuard: 0 } });
+    expect(resolveLoopGuard({ name: "worker" }, { project: off }, 8)).toBe(8);
+    expect(resolveLoopGuard({ name: "worker", source: "project", loopGuard: Infinity }, none, 8)).toBe(8);
+  });
+
+  it("a bad value is ignored with the rule named", () => {
+    const bad = layer("user", { worker: { loopGuard: 2, maxTurns: 5 } });
+    expect(bad.warnings.join("\n")).toContain(
+      '"loopGuard" must be false, 0, or a whole number of at least 3 (got \"2\"); that value is ignored',
+    );
+    expect(resolveLoopGuard({ name: "worker" }, { user: bad }, 8)).toBe(8);
+  });
+
+  it("the frontmatter takes false, 0 or a number", () => {
+    const parse = (value: string) =>
+      parseAgentFile(`---\nname: w\ndescription: d\nloopGuard: ${value}\n---\nbody`, "/w.md", "user");
+    expect(parse("false")).toMatchObject({ agent: { loopGuard: Infinity } });
+    expect(parse("12")).toMatchObject({ agent: { loopGuard: 12 } });
   });
 });

@@ -298,6 +298,13 @@ describe("writeModelOverride: sandbox", () => {
     expect(json()).toEqual({});
   });
 
+  it("keeps an entry that still holds a loopGuard when its model is cleared (turning the guard off is kept)", async () => {
+    writeFileSync(file, JSON.stringify({ worker: { model: "a/b", loopGuard: false } }, null, 2));
+    await writeModelOverride(file, "worker", { model: null });
+    expect(json()).toEqual({ worker: { loopGuard: false } });
+    expect(parseConfigLayer(read(), "user", file).entries["worker"]).toEqual({ loopGuard: Infinity });
+  });
+
   it("refuses a level that is none of the three", async () => {
     const error = await refusal(writeModelOverride(file, "worker", { sandbox: "strict" as never }));
     expect(error.message).toBe('Not saved: the sandbox must be one of off, workspace-write, read-only (got "strict").');

@@ -135,6 +135,15 @@ describe("classifyRun", () => {
         budgetHit: { kind: "turn", limit: 2 },
       }).errorMessage,
     ).toBe("turn budget 2 reached");
+    // A loop stop is `stopped`, and its reason says loop and names the repeated call.
+    expect(
+      classifyRun(abortAnswer, {
+        exitCode: null,
+        signal: "SIGTERM",
+        cause: "loop",
+        loopHit: { pattern: "bash ls", calls: 12, cycle: false },
+      }),
+    ).toEqual({ status: "stopped", stopReason: "loop", errorMessage: "loop: bash ls repeated 12 times in a row" });
     // Without our stop, an aborted turn is still the child's failure.
     expect(classifyRun(abortAnswer, cleanExit)).toMatchObject({
       status: "failed",
