@@ -56,6 +56,7 @@ const PURE_MODULES: readonly string[] = Object.freeze([
   "src/dialogs/question-board.ts",
   "src/records/record.ts",
   "src/roster/roster.ts",
+  "src/run/deliverable.ts",
   "src/run/event-reducer.ts",
   "src/run/fork-history.ts",
   "src/run/outcome.ts",
