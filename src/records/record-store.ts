@@ -173,6 +173,7 @@ export type SubagentResultDetails = Pick<
   | "usage"
   | "model"
   | "output"
+  | "deliverable"
 > & { sessionId: string };
 
 export function detailsFromRecord(record: TaskRecord): SubagentResultDetails {
@@ -192,5 +193,6 @@ export function detailsFromRecord(record: TaskRecord): SubagentResultDetails {
     sessionId: record.taskId,
     // Details are kept in the session file and drawn in the TUI: the cut output, like the model's.
     output: limitedOutput(record),
+    ...(record.deliverable ? { deliverable: record.deliverable } : {}),
   };
 }

@@ -168,6 +168,6 @@ export function deliverableNoteText(note: DeliverableNote): string | undefined {
   if (note === "restated")
     return "restated (its first final message was not the deliverable; asked once, it restated it)";
   if (note === "missing")
-    return "missing: the subagent did not deliver its result in its final message, even when asked once more; the output is what it said";
+    return "missing: the subagent did not deliver its result in its final message (it gave a pointer, a preamble or nothing, also when asked once more where it could be); the output is what it said";
   return `${note} (its final message pointed to the file; the file's text follows the output)`;
 }

@@ -360,6 +360,7 @@ describe("the TUI's runtime", () => {
       "src/delivery/result-type.ts",
       "src/pi/ui/cards.ts",
       "src/pi/ui/draw-part.ts",
+      "src/run/deliverable.ts",
       "src/shared/nesting.ts",
       "src/shared/text.ts",
       "src/tool/texts.ts",
