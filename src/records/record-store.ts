@@ -193,6 +193,7 @@ export function detailsFromRecord(record: TaskRecord): SubagentResultDetails {
     sessionId: record.taskId,
     // Details are kept in the session file and drawn in the TUI: the cut output, like the model's.
     output: limitedOutput(record),
-    ...(record.deliverable ? { deliverable: record.deliverable } : {}),
+    // Only a check that found something: a fine answer's details stay as they were.
+    ...(record.deliverable && record.deliverable !== "ok" ? { deliverable: record.deliverable } : {}),
   };
 }

@@ -111,7 +111,10 @@ function sentencesOf(content: string): string[] {
 }
 
 /** The text beside the sentence the pattern matched in: what would be left if the pointer were removed. */
-function remainderBeside(content: string, pattern: RegExp): { matched: RegExpExecArray; remainder: string } | undefined {
+function remainderBeside(
+  content: string,
+  pattern: RegExp,
+): { matched: RegExpExecArray; remainder: string } | undefined {
   for (const sentence of sentencesOf(content)) {
     const matched = pattern.exec(sentence);
     if (matched) return { matched, remainder: content.replace(sentence, "").trim() };
@@ -159,7 +162,7 @@ export const RESTATE_PROMPT =
 
 /** The heading put between a child's final message and the text of the file it pointed to. */
 export function attachedHeading(file: string): string {
-  return `[subagent deliverable: the text of ${file}, which the final message pointed to]`;
+  return `--- attached: ${file} (the file the final message pointed to) ---`;
 }
 
 /** The one line saying what the check did, for the envelope, the card, the tool result and /subagent-result. */
