@@ -98,10 +98,7 @@ export class DeliverableCheck implements SettleCheck {
   }
 }
 
-/** The check for a dispatch of this agent: none when the agent (or its config entry) says `deliverableCheck: false`. */
-export function deliverableCheckFor(
-  agent: { deliverableCheck?: boolean },
-  folder: string,
-): DeliverableCheck | undefined {
-  return agent.deliverableCheck === false ? undefined : new DeliverableCheck(folder);
+/** The check for a dispatch: none when the agent's config entry or frontmatter says `deliverableCheck: false`. */
+export function deliverableCheckFor(enabled: boolean | undefined, folder: string): DeliverableCheck | undefined {
+  return enabled === false ? undefined : new DeliverableCheck(folder);
 }

@@ -271,7 +271,7 @@ export class BackgroundTasks {
         budget: prepared.budget?.limits,
         dialogs: dialogs(),
         now: this.now,
-        settle: deliverableCheckFor(prepared.agent, prepared.cwd),
+        settle: deliverableCheckFor(prepared.deliverableCheck, prepared.cwd),
       }),
     });
   }

@@ -21,6 +21,7 @@ import {
   resolveModelConfig,
   applyCallBudget,
   resolveConfiguredBudget,
+  resolveDeliverableCheck,
   keepRecordedSandbox,
   resolveSandbox,
   readSandboxSettings,
@@ -155,6 +156,8 @@ export interface PreparedRun {
   sandbox?: ResolvedSandbox;
   /** The task's budget: limits with their sources, and any call value that was capped. */
   budget?: ResolvedBudget;
+  /** Whether the deliverable check runs (`deliverableCheck` of the config entry, else the frontmatter; default on). */
+  deliverableCheck?: boolean;
   /** Its depth in the tree, the tree's limit, and whether it was forked. */
   origin?: TaskOrigin;
   /** Things the person or model should know (a dropped skill path, `max` passed as `xhigh`). */
@@ -399,6 +402,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
         resolved,
         sandbox,
         budget,
+        deliverableCheck: resolveDeliverableCheck(request.agent, config),
         origin,
         notes,
         release,

@@ -390,7 +390,7 @@ export async function runSync(
       budget: prepared.budget?.limits,
       dialogs: options.dialogs,
       now,
-      settle: deliverableCheckFor(prepared.agent, prepared.cwd),
+      settle: deliverableCheckFor(prepared.deliverableCheck, prepared.cwd),
     });
     // If pi itself is killed mid-run (Ctrl+C on `pi -p`, SIGTERM), the record is still written, synchronously,
     // before the child guard ends the child's tree.

@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseAgentFile } from "../../../src/agents/parse.ts";
+import { parseConfigLayer } from "../../../src/config/load.ts";
+import { resolveDeliverableCheck, type ConfigLayers } from "../../../src/config/resolve.ts";
 import { DeliverableCheck, deliverableCheckFor } from "../../../src/run/deliverable-check.ts";
 import { RESTATE_PROMPT } from "../../../src/run/deliverable.ts";
 import { initialRunState, type RunOutcome, type RunState } from "../../../src/run/event-reducer.ts";
@@ -134,8 +136,15 @@ describe("the deliverable check", () => {
     );
     expect(parsed.ok && parsed.agent.deliverableCheck).toBe(false);
     if (!parsed.ok) return;
-    expect(deliverableCheckFor(parsed.agent, tempFolder())).toBeUndefined();
-    expect(deliverableCheckFor({}, tempFolder())).toBeInstanceOf(DeliverableCheck);
+    const layers = (entry?: Record<string, unknown>) =>
+      ({ user: { ...parseConfigLayer(JSON.stringify(entry ? { scribe: entry } : {}), "user") } }) as ConfigLayers;
+    expect(resolveDeliverableCheck(parsed.agent, layers())).toBe(false);
+    expect(resolveDeliverableCheck({ ...parsed.agent, deliverableCheck: undefined }, layers())).toBe(true);
+    // The config entry is layered above the frontmatter, either way.
+    expect(resolveDeliverableCheck(parsed.agent, layers({ deliverableCheck: true }))).toBe(true);
+    expect(resolveDeliverableCheck({ name: "scribe" }, layers({ deliverableCheck: false }))).toBe(false);
+    expect(deliverableCheckFor(false, tempFolder())).toBeUndefined();
+    expect(deliverableCheckFor(true, tempFolder())).toBeInstanceOf(DeliverableCheck);
     const wrong = parseAgentFile("---\nname: s\ndescription: d\ndeliverableCheck: nope\n---\n", "/a/s.md", "user");
     expect(wrong.ok && wrong.ignored).toEqual(['"deliverableCheck" must be true or false (got "nope")']);
   });
