@@ -71,6 +71,9 @@ export class DeliverableCheck implements SettleCheck {
   }
 
   afterRun(state: Readonly<RunState>): Promise<string | undefined> {
+    // An answer cut off (`length`) or aborted is a failed run, judged as such: no restate for it.
+    if (state.stopReason !== undefined && state.stopReason !== "stop" && state.stopReason !== "toolUse")
+      return Promise.resolve(undefined);
     const verdict = verdictOf(state);
     if (verdict.kind === "ok") this.note = this.asked ? "restated" : "ok";
     else if (!this.attach(verdict)) {
