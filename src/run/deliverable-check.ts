@@ -25,7 +25,7 @@ const MAX_ATTACHED_BYTES = 1024 * 1024;
  * The text of `file` when it is a regular file inside `folder` (after following every link), else undefined.
  * Read up to MAX_ATTACHED_BYTES; a longer file says it was cut.
  */
-export function readInsideFolder(folder: string, file: string): string | undefined {
+function readInsideFolder(folder: string, file: string): string | undefined {
   try {
     const root = realpathSync(folder);
     const real = realpathSync(resolve(root, file));

@@ -20,7 +20,7 @@
  *   summary after it is `ok`.
  */
 
-export type DeliverableKind = "ok" | "empty" | "tool-call" | "preamble" | "pointer-to-messages" | "pointer-to-file";
+type DeliverableKind = "ok" | "empty" | "tool-call" | "preamble" | "pointer-to-messages" | "pointer-to-file";
 
 export interface DeliverableVerdict {
   kind: DeliverableKind;
@@ -36,9 +36,9 @@ export interface FinalMessage {
 }
 
 /** Above this many characters of content, an answer is never flagged. */
-export const SUBSTANTIVE_CHARS = 400;
+const SUBSTANTIVE_CHARS = 400;
 /** Above this many non-empty lines, an answer is never flagged. */
-export const SUBSTANTIVE_LINES = 5;
+const SUBSTANTIVE_LINES = 5;
 /** What may remain beside a pointer sentence for the message to still be only a pointer. */
 const REMAINDER_CHARS = 120;
 
