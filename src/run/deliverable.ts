@@ -90,11 +90,21 @@ interface Measured {
   lines: string[];
 }
 
+/** The non-empty lines, trimmed; it stops once the text is past the substantive floor (a long answer costs little). */
 function measure(text: string): Measured {
-  const lines = text
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "");
+  const lines: string[] = [];
+  let chars = 0;
+  for (let start = 0; start <= text.length; ) {
+    const end = text.indexOf("\n", start);
+    const line = text.slice(start, end < 0 ? text.length : end).trim();
+    if (line !== "") {
+      lines.push(line);
+      chars += line.length + 1;
+      if (chars > SUBSTANTIVE_CHARS + 1 || lines.length > SUBSTANTIVE_LINES) break;
+    }
+    if (end < 0) break;
+    start = end + 1;
+  }
   return { content: lines.join(" "), lines };
 }
 
