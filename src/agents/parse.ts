@@ -43,6 +43,8 @@ export interface AgentDefinition {
   isolation?: Isolation;
   /** `sandbox` key: the OS sandbox its child pi runs in (src/config/resolve.ts says who may change it). */
   sandbox?: SandboxLevel;
+  /** `deliverableCheck: false`: its final message is not checked for being the deliverable (src/run/deliverable.ts). */
+  deliverableCheck?: boolean;
   /** The Markdown body: the agent's system prompt, appended to pi's. */
   body: string;
   source: AgentSource;
@@ -300,6 +302,11 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
   else if (isolation !== undefined && isolation !== null) {
     ignored.push(`"isolation" must be one of ${ISOLATIONS.join(", ")} (got ${quoteForMessage(isolation)})`);
   }
+
+  const deliverableCheck = data["deliverableCheck"];
+  if (typeof deliverableCheck === "boolean") agent.deliverableCheck = deliverableCheck;
+  else if (deliverableCheck !== undefined && deliverableCheck !== null)
+    ignored.push(`"deliverableCheck" must be true or false (got ${quoteForMessage(deliverableCheck)})`);
 
   const sandbox = data["sandbox"];
   let sandboxProblem: string | undefined;

@@ -11,6 +11,7 @@ import type { AppMode } from "../shared/pi-process.ts";
 import { RESULT_COMMAND, WATCH_COMMAND } from "./descriptions.ts";
 import { budgetAwareStatus, budgetSummary } from "../budget/limits.ts";
 import { worktreeChangesLines, worktreeSummary } from "../worktree/finish-decision.ts";
+import { deliverableNoteText } from "../run/deliverable.ts";
 
 /*
  * Resolving what the person typed after a command to one task id (or batch or chain id). A full id always matches
@@ -353,6 +354,8 @@ export function resultMetadataLines(record: TaskRecord): string[] {
     `Usage: ${formatUsage(record.usage)}`,
   ];
   if (record.usageNote) lines.push(`Usage note: ${record.usageNote}`);
+  const deliverable = record.deliverable && deliverableNoteText(record.deliverable);
+  if (deliverable) lines.push(`Deliverable: ${deliverable}`);
   if (record.skippedOutput) {
     const first = record.skippedOutput.sample[0];
     const sample = first === undefined ? "" : ` (the first: ${JSON.stringify(oneLine(first, 80))})`;

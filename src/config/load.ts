@@ -26,6 +26,8 @@ export interface ModelOverride {
   loopGuard?: number;
   /** The agent's sandbox; a project entry can only make it stricter (src/config/resolve.ts). */
   sandbox?: SandboxLevel;
+  /** `false`: the agent's final messages are not checked for being the deliverable (src/run/deliverable-check.ts). */
+  deliverableCheck?: boolean;
 }
 
 /** Config file layers, lowest precedence first; `process` lives only in memory. */
@@ -149,11 +151,16 @@ function parseOverrideEntry(value: unknown): ParsedOverrideEntry {
     entry.sandbox = "read-only";
     sandboxProblem = `${sandboxValueProblem(sandbox)}; ${UNKNOWN_LEVEL_READ_ONLY}`;
   }
+  const deliverableCheck = record["deliverableCheck"];
+  if (typeof deliverableCheck === "boolean") entry.deliverableCheck = deliverableCheck;
+  else if (deliverableCheck !== undefined && deliverableCheck !== null)
+    problems.push(`"deliverableCheck" must be true or false (got ${quoteForMessage(deliverableCheck)})`);
   if (
     entry.model === undefined &&
     entry.thinking === undefined &&
     entry.sandbox === undefined &&
     entry.loopGuard === undefined &&
+    entry.deliverableCheck === undefined &&
     !BUDGET_KEYS.some((key) => entry[key] !== undefined)
   ) {
     problems.push('the entry sets neither "model" nor "thinking" nor a budget nor "loopGuard" nor "sandbox"');

@@ -177,6 +177,19 @@ function resolveLayeredLimit(
   return limit !== undefined && source !== undefined ? { limit, source } : undefined;
 }
 
+/**
+ * Whether the deliverable check runs for the agent's tasks: the highest config entry that says (this process's,
+ * the project's, the user's), else the agent's frontmatter, else on. Turning it off weakens nobody's protection,
+ * so any layer may.
+ */
+export function resolveDeliverableCheck(
+  agent: { name: string; deliverableCheck?: boolean },
+  layers: ConfigLayers,
+): boolean {
+  const entry = entriesOf(agent.name, layers).find(({ entry }) => entry.deliverableCheck !== undefined);
+  return entry?.entry.deliverableCheck ?? agent.deliverableCheck ?? true;
+}
+
 /** The configured limits (config entry, frontmatter, env) of an agent, ignoring any call. */
 export function resolveConfiguredBudget(
   agent: { name: string; source?: AgentSource } & BudgetLimits,

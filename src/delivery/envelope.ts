@@ -12,6 +12,7 @@ import {
   type TaskRecord,
 } from "../records/record.ts";
 import { PARTIAL_OUTPUT_HEADING } from "../run/outcome.ts";
+import { deliverableNoteText } from "../run/deliverable.ts";
 import { worktreeChangesLines, worktreeSummary } from "../worktree/finish-decision.ts";
 
 /*
@@ -191,6 +192,8 @@ export function metadataLines(record: TaskRecord, limits: EnvelopeLimits): strin
   if (record.origin?.sandbox) meta.push(`- Sandbox: ${record.origin.sandbox}`);
   if (record.origin?.toolsNotGranted) meta.push(`- Note: ${record.origin.toolsNotGranted}`);
   for (const line of record.unansweredQuestions ?? []) meta.push(`- ${line}`);
+  const deliverable = record.deliverable && deliverableNoteText(record.deliverable);
+  if (deliverable) meta.push(`- Deliverable: ${deliverable}`);
   meta.push(`- Session: ${record.taskId}`);
   if (record.worktree) meta.push(`- Worktree: ${worktreeSummary(record.worktree)}`);
   return meta;

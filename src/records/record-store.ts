@@ -174,6 +174,7 @@ export type SubagentResultDetails = Pick<
   | "usage"
   | "model"
   | "output"
+  | "deliverable"
 > & {
   sessionId: string;
   /** The run's dispatch time (absent in details stored before runs were told apart). */
@@ -198,5 +199,7 @@ export function detailsFromRecord(record: TaskRecord): SubagentResultDetails {
     sessionId: record.taskId,
     // Details are kept in the session file and drawn in the TUI: the cut output, like the model's.
     output: limitedOutput(record),
+    // Only a check that found something: a fine answer's details stay as they were.
+    ...(record.deliverable && record.deliverable !== "ok" ? { deliverable: record.deliverable } : {}),
   };
 }

@@ -5,6 +5,7 @@ import type { SandboxLevel } from "../sandbox/levels.ts";
 import { hasAnyLimit, type BudgetLimits } from "../budget/limits.ts";
 import { oneLine, type UsageTotals } from "../shared/text.ts";
 import type { RunStatus, SkippedOutput, RunOutcome } from "../run/event-reducer.ts";
+import type { DeliverableNote } from "../run/deliverable.ts";
 import type { WorktreeReport } from "../worktree/worktree.ts";
 import type { ValueSource, ResolvedModelConfig } from "../config/load.ts";
 import type { ThinkingLevel } from "../shared/thinking.ts";
@@ -125,6 +126,8 @@ export interface TaskRecord {
   workflow?: WorkflowMembership;
   /** The child's questions nobody could answer, one line each (`asked "…": no one to answer (print mode)`). */
   unansweredQuestions?: string[];
+  /** What the deliverable check found (`ok`, `restated`, `attached <file>`, `missing`); absent: not checked. */
+  deliverable?: DeliverableNote;
 }
 
 /**
@@ -294,6 +297,7 @@ export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): 
   if (outcome.usageNote) record.usageNote = outcome.usageNote;
   if (outcome.skippedOutput) record.skippedOutput = outcome.skippedOutput;
   if (outcome.unanswered && outcome.unanswered.length > 0) record.unansweredQuestions = [...outcome.unanswered];
+  if (outcome.deliverable) record.deliverable = outcome.deliverable;
   if (context.worktree)
     record.worktree = context.worktree.finish({
       taskId: record.taskId,

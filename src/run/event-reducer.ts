@@ -7,6 +7,7 @@ import type { PartialOutput } from "./outcome.ts";
 import { oneLine, emptyUsage, type UsageTotals } from "../shared/text.ts";
 import type { SplitLine } from "./rpc.ts";
 import { readTurnUsage } from "../budget/usage.ts";
+import type { DeliverableNote } from "./deliverable.ts";
 
 export type { StopCause } from "../shared/run-settings.ts";
 
@@ -112,6 +113,8 @@ export interface RunOutcome {
   usageNote?: string;
   /** Set when the child's stdout carried lines that were not pi events: how many, and the first few (cut short). */
   skippedOutput?: SkippedOutput;
+  /** Set by the deliverable check (src/run/deliverable-check.ts) on a run that succeeded: what it found or did. */
+  deliverable?: DeliverableNote;
 }
 
 export interface SkippedOutput {

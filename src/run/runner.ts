@@ -107,9 +107,11 @@ export interface RunSpec {
 }
 
 /** The checks made on a child's answer while the child is still alive (see `RunSpec.settle`). */
-interface SettleCheck {
+export interface SettleCheck {
   /** Resolves the prompt that sends the child back to work, or undefined to let it close. Must not reject. */
   afterRun(state: Readonly<RunState>): Promise<string | undefined>;
+  /** Adds what the checks found to the finished run's outcome (every child, JSON mode included); synchronous. */
+  conclude?(outcome: RunOutcome, state: Readonly<RunState>): void;
 }
 
 /** What became of a message sent to a running child. */
@@ -398,6 +400,7 @@ export function startRun(spec: RunSpec): RunHandle {
       };
       const expiredNote =
         outcome.status === "failed" && loginAtStart ? loginExpiredNote(loginAtStart, startedAt, finishedAt) : undefined;
+      spec.settle?.conclude?.(outcome, state);
       if (expiredNote)
         outcome.errorMessage = outcome.errorMessage ? `${outcome.errorMessage}\n${expiredNote}` : expiredNote;
       // The result is delivered only once nothing of the task runs any more, and its mount points are gone.

@@ -22,6 +22,7 @@ import {
   applyCallBudget,
   resolveConfiguredBudget,
   resolveLoopGuard,
+  resolveDeliverableCheck,
   keepRecordedSandbox,
   resolveSandbox,
   readSandboxSettings,
@@ -159,6 +160,8 @@ export interface PreparedRun {
   budget?: ResolvedBudget;
   /** The loop guard it runs with (src/run/loop-guard.ts). */
   loopGuard?: LoopGuardSetting;
+  /** Whether the deliverable check runs (`deliverableCheck` of the config entry, else the frontmatter; default on). */
+  deliverableCheck?: boolean;
   /** Its depth in the tree, the tree's limit, and whether it was forked. */
   origin?: TaskOrigin;
   /** Things the person or model should know (a dropped skill path, `max` passed as `xhigh`). */
@@ -404,6 +407,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
         sandbox,
         budget,
         loopGuard: resolveLoopGuard(request.agent, config, readEnvLoopGuard(env.baseEnv).value),
+        deliverableCheck: resolveDeliverableCheck(request.agent, config),
         origin,
         notes,
         release,

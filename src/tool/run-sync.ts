@@ -1,6 +1,8 @@
 /**
  * A blocking run (print, JSON and RPC mode): the run, its lines on stderr, and its result.
  */
+import { deliverableCheckFor } from "../run/deliverable-check.ts";
+import { deliverableNoteText } from "../run/deliverable.ts";
 import { formatElapsed, stripTerminalControls, formatUsage, formatDuration, formatSeconds } from "../shared/text.ts";
 import { readSubagentDepth } from "../shared/nesting.ts";
 import {
@@ -229,8 +231,10 @@ export function syncResultText(
   const asked = record.unansweredQuestions?.length ? `${record.unansweredQuestions.join("\n")}\n\n` : "";
   // Only a call's own choice is named, so a plain answer stays the answer and its session line.
   const model = callChoseModel(record) ? `\n[subagent model: ${modelProvenanceText(record)}]` : "";
+  const deliverable = record.deliverable && deliverableNoteText(record.deliverable);
+  const deliverableLine = deliverable ? `[subagent deliverable: ${deliverable}]\n` : "";
   if (record.status === "succeeded")
-    return `${output}\n\n${asked}${sessionLine(record.taskId)}${model}${notGranted}${cappedNote}${usageNote}${worktree}`;
+    return `${output}\n\n${asked}${deliverableLine}${sessionLine(record.taskId)}${model}${notGranted}${cappedNote}${usageNote}${worktree}`;
   const lines = [`Subagent ${record.agent} ${budgetAwareStatus(record)}.`];
   const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
   if (reason) lines.push(`- Stop reason: ${reason}`);
@@ -387,6 +391,7 @@ export async function runSync(
       loopGuard: prepared.loopGuard,
       dialogs: options.dialogs,
       now,
+      settle: deliverableCheckFor(prepared.deliverableCheck, prepared.cwd),
     });
     // If pi itself is killed mid-run (Ctrl+C on `pi -p`, SIGTERM), the record is still written, synchronously,
     // before the child guard ends the child's tree.

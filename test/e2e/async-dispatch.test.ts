@@ -2,12 +2,14 @@
  * Asynchronous dispatch in the real interactive TUI (pi 0.73.1 in tmux) against the scripted fake model:
  * receipts at once, results delivered as `[subagent-result]` steer messages (starting a turn when idle,
  * injected into the running turn when busy), the agent's two-step cancel, and shutdown paths that leave no
- * process behind and the record on disk. Skipped with a notice where tmux is missing; mandatory under CI.
+ * process behind and the record on disk; the deliverable check's restate in the background. Skipped with a notice
+ * where tmux is missing; mandatory under CI.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { TRIGGER_LINE } from "../../src/delivery/envelope.ts";
+import { RESTATE_PROMPT } from "../../src/run/deliverable.ts";
 import { EXTENSION_ENTRY } from "../harness/pi-env.ts";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
@@ -123,6 +125,32 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     expect(suite.fake.requests.filter((r) => isParent(r) && resultMessages(r).length === 1)).toHaveLength(1);
     for (const record of records(suite.env.agentDir))
       expect(record).toMatchObject({ status: "succeeded", delivered: true });
+    expect(await t.quit()).toBe(0);
+  });
+
+  it("asks a background child whose answer is a pointer once, and delivers the restated text with one Deliverable line", {
+    tags: ["contract", "tui"],
+  }, async () => {
+    const t = await startTui();
+    const restate = (r: FakeRequest) => isChild(r) && r.lastRole === "user" && r.lastText === RESTATE_PROMPT;
+    suite.fake.on({ when: restate, reply: { text: "RESTATED-IN-TUI: the whole report." } });
+    await t.submit(dispatchPrompt([{ agent: "worker", task: task("Report.", { text: "The full report is above." }) }]));
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultMessages(r).length === 1,
+      90_000,
+      "the result",
+    );
+    const envelope = resultMessages(delivered)[0]!;
+    expect(envelope).toContain(
+      "\n- Deliverable: restated (its first final message was not the deliverable; asked once, it restated it)\n",
+    );
+    expect(envelope.split("---\n")[1]).toBe("RESTATED-IN-TUI: the whole report.");
+    expect(suite.fake.requests.filter(restate)).toHaveLength(1);
+    // The person's card says it in one line.
+    await t.waitForText("Deliverable: restated", 30_000);
+    expect(records(suite.env.agentDir)).toMatchObject([
+      { status: "succeeded", deliverable: "restated", delivered: true },
+    ]);
     expect(await t.quit()).toBe(0);
   });
 

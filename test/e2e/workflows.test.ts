@@ -3,14 +3,16 @@
  * registry, `$models` respected, provenance `call`); a batch (`tasks`) whose parts overlap in time and whose one
  * result holds every part; a chain whose `{previous}` carries the step before's output, and one whose first
  * step fails and ends it; bringing a worktree task's branch home with `/subagent-worktrees merge` (a merge commit in
- * the person's tree) and with the tool's two-step `action: "merge"` (a conflict: aborted, the tree unchanged). The parent is scripted through `@fake` directives in the
+ * the person's tree) and with the tool's two-step `action: "merge"` (a conflict: aborted, the tree unchanged); the
+ * deliverable check on a batch of three (a pointer restated, a file attached, a pointer delivered as missing). The parent is scripted through `@fake` directives in the
  * prompt; each child through directives inside its task.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
-import { fakeDirective, type FakeAction } from "../harness/fake-model.ts";
+import { fakeDirective, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
+import { RESTATE_PROMPT } from "../../src/run/deliverable.ts";
 import { EXTENSION_ENTRY, FAKE_REASONER, parseJsonLines, runPi } from "../harness/pi-env.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
 import { git, gitProject as gitProjectOf } from "../harness/git-project.ts";
@@ -287,6 +289,65 @@ describe("bringing worktree work home", () => {
     expect(git(dir, "status", "--porcelain")).toBe("");
     expect(readFileSync(`${dir}/README.md`, "utf8")).toBe("PERSON\n");
     expect(git(dir, "branch", "--list", "subagent/*", "--format=%(refname:short)").trim()).toBe(`subagent/${id}`);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+});
+
+describe("the deliverable check (issue 38)", () => {
+  it("asks a pointer once and passes on the restated text, attaches a file the answer points to, and says plainly when none came", {
+    tags: ["contract"],
+  }, async () => {
+    suite.newEnv();
+    const restateOf = (marker: string) => (req: FakeRequest) =>
+      isWorkerRequest(req) &&
+      req.lastRole === "user" &&
+      req.lastText === RESTATE_PROMPT &&
+      JSON.stringify(req.messages).includes(marker);
+    suite.fake.on({ when: restateOf("PART-A"), reply: { text: "RESTATED-A: the complete findings, in full." } });
+    suite.fake.on({ when: restateOf("PART-C"), reply: { text: "The full report is above." } });
+    const result = await printPi(
+      delegatingPrompt({
+        tasks: [
+          { agent: "worker", task: childTask("Review PART-A.", { text: "The full report is above." }) },
+          {
+            agent: "worker",
+            task: childTask("Review PART-B.", [
+              { toolCalls: [{ name: "write", arguments: { path: "REPORT.md", content: "REPORT-B-CONTENT\n" } }] },
+              { text: "Written to REPORT.md" },
+            ]),
+          },
+          { agent: "worker", task: childTask("Review PART-C.", { text: "See my previous message for details." }) },
+        ],
+      }),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    // The restate prompt reached the two pointers' children, once each, and never the one whose file was there.
+    expect(suite.fake.requests.filter(restateOf("PART-A"))).toHaveLength(1);
+    expect(suite.fake.requests.filter(restateOf("PART-C"))).toHaveLength(1);
+    expect(suite.fake.requests.filter(restateOf("PART-B"))).toHaveLength(0);
+    const text = toolResultText();
+    expect(text.split("\n")[0]).toBe("batch of 3: 3 succeeded");
+    const parts = text.split(/\n### \d\. /).slice(1);
+    expect(parts[0]).toMatch(
+      /^worker succeeded \(taskId: [0-9a-f-]{36}\)\nRESTATED-A: the complete findings, in full\.\n\n\[subagent deliverable: restated /,
+    );
+    expect(parts[1]).toContain(
+      "Written to REPORT.md\n\n--- attached: REPORT.md (the file the final message pointed to) ---\n\nREPORT-B-CONTENT",
+    );
+    expect(parts[1]).toContain("[subagent deliverable: attached REPORT.md ");
+    expect(parts[2]).toContain(
+      "The full report is above.\n\n[subagent deliverable: missing: the subagent did not deliver its result in its final message",
+    );
+    // The records keep what happened.
+    const deliverables = [...text.matchAll(/\[subagent session: ([0-9a-f-]{36})\]/g)].map(
+      (match) =>
+        (
+          JSON.parse(readFileSync(join(suite.env.agentDir, "subagent-sessions", match[1]!, "record.json"), "utf8")) as {
+            deliverable?: string;
+          }
+        ).deliverable,
+    );
+    expect(deliverables).toEqual(["restated", "attached REPORT.md", "missing"]);
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });

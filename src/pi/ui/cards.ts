@@ -19,6 +19,7 @@ import {
   type Styler,
 } from "../../shared/text.ts";
 import { Container, Spacer, Text, Box, Markdown, type Component } from "@mariozechner/pi-tui";
+import { deliverableNoteText } from "../../run/deliverable.ts";
 import type { SubagentResultDetails } from "../../records/record-store.ts";
 import type { ReceiptDetails } from "../tool/execute.ts";
 import type { SyncProgress } from "../../tool/run-sync.ts";
@@ -342,6 +343,8 @@ function notesOf(details: SubagentResultDetails): string[] {
     notes.push(`Stopped: ${oneLine(details.errorMessage, NOTE_MAX)}`);
   else if (details.status !== "succeeded" && details.errorMessage)
     notes.push(`Error: ${oneLine(details.errorMessage, NOTE_MAX)}`);
+  const deliverable = details.deliverable && deliverableNoteText(details.deliverable);
+  if (deliverable) notes.push(`Deliverable: ${oneLine(deliverable, NOTE_MAX)}`);
   return notes;
 }
 

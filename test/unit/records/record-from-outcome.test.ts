@@ -123,6 +123,8 @@ describe("detailsFromRecord", () => {
       cancelledBy: undefined,
       cancelReason: undefined,
       durationMs: 154_000,
+      // Which run the result is of: a resumed task's new result is told apart from the old one by it.
+      dispatchedAt: 1000,
       usage: outcome().usage,
       model: "fake/fake-model",
       sessionId: ID,
