@@ -44,9 +44,8 @@ function toolResultText(): string {
 }
 
 describe("a call's own model and thinking", () => {
-  it("runs that task on the call's model and thinking, above the config, and says so in the result and record", {
-    tags: ["contract"],
-  }, async () => {
+  // Our own precedence; the child's --model and --thinking flags are sync-dispatch's contract test.
+  it("runs that task on the call's model and thinking, above the config, and says so in the result and record", async () => {
     suite.newEnv();
     suite.env.writeWorkFile(
       ".pi/subagent-isolation.json",
