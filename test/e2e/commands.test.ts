@@ -204,7 +204,12 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
 
     // By prefix; it opens at the end of the output.
     await submitWithoutCompletion(t, `/subagent-result ${id.slice(0, 13)}`, suggestion(id));
-    let screen = await t.waitForText(`Subagent result · ${id}`, 30_000);
+    // Until the viewer's status line is drawn: a capture mid-paint can hold its header over the conversation's lines.
+    let screen = await t.waitForScreen(
+      (now) => now.includes(`Subagent result · ${id}`) && /^ 88-121 of 121 · /m.test(now),
+      30_000,
+      "the viewer at the end of the output",
+    );
     expect(screen).toMatch(/worker · succeeded · \d\d:\d\d · 1 turn\/↑\d+\/↓\d+\/\$\d+\.\d{4} · fake\/fake-model/);
     expect(screen).toContain("Task: Write the report.");
     // Rows of the output are lines of their own (the task line quotes the directive, all on one line).
