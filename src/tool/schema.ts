@@ -23,7 +23,10 @@ const workflowPart = Type.Object({ agent: Type.String(), task: Type.String() });
 /** A part as the tool reads it: `agent`, `task` and any per-task field of a single call. */
 export type WorkflowPart = Static<typeof workflowPart> &
   Partial<
-    Pick<SchemaParams, "model" | "thinking" | "context" | "isolation" | "tools" | "maxTurns" | "maxTokens" | "maxCost">
+    Pick<
+      SchemaParams,
+      "model" | "thinking" | "context" | "isolation" | "tools" | "maxTurns" | "maxTokens" | "maxCost" | "verify"
+    >
   >;
 
 /**
@@ -67,6 +70,7 @@ export const subagentParameters = Type.Object({
       description: "Narrow the agent's tools (never adds one)",
     }),
   ),
+  verify: Type.Optional(Type.String({ description: "Check command run when it ends (adds to the agent's)" })),
   tasks: Type.Optional(Type.Array(workflowPart, { description: "A batch of {agent, task}" })),
   chain: Type.Optional(Type.Array(workflowPart, { description: "Steps {agent, task} run in order" })),
   agentScope: Type.Optional(
