@@ -8,7 +8,12 @@ import { createRequire } from "node:module";
 import { createHash } from "node:crypto";
 import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../budget/limits.ts";
 import { LOOP_GUARD_RULE, loopGuardValue } from "../budget/loop-setting.ts";
-import { VERIFY_ROUNDS_RULE, VERIFY_TIMEOUT_RULE, verifyRoundsValue, verifyTimeoutValue } from "../budget/verify-setting.ts";
+import {
+  VERIFY_ROUNDS_RULE,
+  VERIFY_TIMEOUT_RULE,
+  verifyRoundsValue,
+  verifyTimeoutValue,
+} from "../budget/verify-setting.ts";
 
 /** What a child starts from: only its task (`fresh`) or a copy of the main agent's conversation (`fork`). */
 export type DispatchContext = "fresh" | "fork";

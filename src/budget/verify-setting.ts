@@ -49,4 +49,3 @@ export function verifyRoundsValue(raw: unknown): number | undefined {
 export function verifyTimeoutValue(raw: unknown): number | undefined {
   return typeof raw === "number" && Number.isFinite(raw) && raw > 0 ? raw : undefined;
 }
-

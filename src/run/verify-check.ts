@@ -23,6 +23,8 @@ import { runCheckCommand } from "./verify-command.ts";
 export type CheckRunner = (command: string) => Promise<CheckRun>;
 
 export const JSON_CHILD_NOT_CHECKED = "a JSON-mode child cannot be sent back to work, so its check is not run";
+/** An RPC child whose run succeeded without ending on its own (no answer was settled): nothing was checked. */
+export const NOTHING_CHECKED = "its run did not end on an answer the check could look at";
 
 function withoutOutput(run: CheckRun): Omit<CheckRun, "output"> {
   const { output: _output, ...rest } = run;
@@ -34,9 +36,11 @@ export class VerifyCheck implements SettleCheck {
   private passed = false;
   private lastFailure: CheckRun | undefined;
 
+  /** `jsonChild`: the child runs in JSON mode, where the runner has no settle seam (nothing can be sent to it). */
   constructor(
     private readonly setting: VerifySetting,
     private readonly run: CheckRunner,
+    private readonly jsonChild = false,
   ) {}
 
   private get concluded(): boolean {
@@ -83,7 +87,7 @@ export class VerifyCheck implements SettleCheck {
     };
     if (this.rounds === 0)
       return outcome.status === "succeeded"
-        ? { ...base, passed: false, rounds: 0, notRun: JSON_CHILD_NOT_CHECKED }
+        ? { ...base, passed: false, rounds: 0, notRun: this.jsonChild ? JSON_CHILD_NOT_CHECKED : NOTHING_CHECKED }
         : undefined;
     return {
       ...base,
@@ -115,9 +119,10 @@ export function verifyCheckFor(
   sandboxed: boolean,
 ): VerifyCheck | undefined {
   if (!setting) return undefined;
-  return new VerifyCheck(setting, (command) => {
+  const run: CheckRunner = (command) => {
     const plan = checkCommandLine(child, command, sandboxed);
     if (!plan.ok) return Promise.resolve({ command, exitCode: null, error: plan.reason, output: "" });
     return runCheckCommand(command, plan.line, cwd, setting.timeoutMs);
-  });
+  };
+  return new VerifyCheck(setting, run, child.mode === "json");
 }

@@ -4,7 +4,14 @@
 import { settleChecksFor } from "../run/settle-checks.ts";
 import { deliverableNoteText } from "../run/deliverable.ts";
 import { verifyNoteText } from "../run/verify.ts";
-import { formatElapsed, stripTerminalControls, formatUsage, formatDuration, formatSeconds, oneLine } from "../shared/text.ts";
+import {
+  formatElapsed,
+  stripTerminalControls,
+  formatUsage,
+  formatDuration,
+  formatSeconds,
+  oneLine,
+} from "../shared/text.ts";
 import { readSubagentDepth } from "../shared/nesting.ts";
 import {
   isPartialRecord,

@@ -166,7 +166,8 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
       reply: { toolCalls: [{ name: "write", arguments: { path: "done.txt", content: "done\n" } }] },
     });
     suite.fake.on({
-      when: (r) => isChild(r) && r.lastRole === "tool" && JSON.stringify(r.messages).includes("The check of your work failed"),
+      when: (r) =>
+        isChild(r) && r.lastRole === "tool" && JSON.stringify(r.messages).includes("The check of your work failed"),
       reply: { text: "FIXED-IN-TUI: the work is finished." },
     });
     await t.submit(dispatchPrompt([{ agent: "worker", task: task("Make it.", { text: "Done." }) }]));

@@ -372,7 +372,10 @@ describe("verify (issue 38)", () => {
       when: verifyPromptTo,
       reply: { toolCalls: [{ name: "write", arguments: { path: "done.txt", content: "done\n" } }] },
     });
-    suite.fake.on({ when: afterFixTool, reply: { text: "FIXED-ANSWER: I made the missing file; the task is finished." } });
+    suite.fake.on({
+      when: afterFixTool,
+      reply: { text: "FIXED-ANSWER: I made the missing file; the task is finished." },
+    });
     const result = await printPi(delegatingPrompt({ agent: "worker", task: childTask("Make it.", { text: "Done." }) }));
     expect(result.code, result.stderr).toBe(0);
     // Sent back once, told which command failed and how.

@@ -13,7 +13,13 @@ import { readWorkflow } from "../../../src/workflows/workflow.ts";
 import { ID_A, record } from "../pi/commands/fakes.ts";
 
 const LIMITS = { activityTimeoutMs: 600_000, hardTimeoutMs: 0 };
-const PASSED: VerifyReport = { commands: ["test -f done.txt"], passed: true, rounds: 2, maxRounds: 2, timeoutMs: 120_000 };
+const PASSED: VerifyReport = {
+  commands: ["test -f done.txt"],
+  passed: true,
+  rounds: 2,
+  maxRounds: 2,
+  timeoutMs: 120_000,
+};
 const FAILED: VerifyReport = {
   commands: ["false"],
   passed: false,

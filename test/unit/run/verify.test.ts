@@ -134,10 +134,11 @@ describe("verify's rounds", () => {
   });
 
   it("reports a JSON child's check as not run, and says nothing of a run that failed before any round", () => {
-    const check = new VerifyCheck(setting(["false"]), scripted({}).run);
+    const check = new VerifyCheck(setting(["false"]), scripted({}).run, true);
     const outcome = outcomeOf(ended("Done."));
     check.conclude(outcome);
     expect(verifyNoteText(outcome.verify!)).toBe(`not run: ${JSON_CHILD_NOT_CHECKED}`);
+    expect(outcome.output).toBe("Done.");
     const failed = outcomeOf(ended(""), "failed");
     new VerifyCheck(setting(["false"]), scripted({}).run).conclude(failed);
     expect(failed.verify).toBeUndefined();
@@ -276,7 +277,8 @@ describe("one check command, run", () => {
 });
 
 describe("verify in an agent's frontmatter", () => {
-  const parse = (fields: string) => parseAgentFile(`---\nname: v\ndescription: d\n${fields}---\nBody`, "/a/v.md", "user");
+  const parse = (fields: string) =>
+    parseAgentFile(`---\nname: v\ndescription: d\n${fields}---\nBody`, "/a/v.md", "user");
 
   it("reads verify, verifyRounds and verifyTimeout", () => {
     const parsed = parse("verify: test -f done.txt\nverifyRounds: 3\nverifyTimeout: 30\n");
