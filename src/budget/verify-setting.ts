@@ -5,9 +5,9 @@
  */
 
 /** Rounds when the agent sets none: one send-back after a first failure. */
-export const DEFAULT_VERIFY_ROUNDS = 2;
+const DEFAULT_VERIFY_ROUNDS = 2;
 /** A check's time limit when the agent sets none, in seconds. */
-export const DEFAULT_VERIFY_TIMEOUT_SECONDS = 120;
+const DEFAULT_VERIFY_TIMEOUT_SECONDS = 120;
 
 export const VERIFY_ROUNDS_RULE = '"verifyRounds" must be a whole number of at least 1';
 export const VERIFY_TIMEOUT_RULE = '"verifyTimeout" must be a number of seconds greater than 0';

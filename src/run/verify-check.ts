@@ -24,7 +24,7 @@ export type CheckRunner = (command: string) => Promise<CheckRun>;
 
 export const JSON_CHILD_NOT_CHECKED = "a JSON-mode child cannot be sent back to work, so its check is not run";
 /** An RPC child whose run succeeded without ending on its own (no answer was settled): nothing was checked. */
-export const NOTHING_CHECKED = "its run did not end on an answer the check could look at";
+const NOTHING_CHECKED = "its run did not end on an answer the check could look at";
 
 function withoutOutput(run: CheckRun): Omit<CheckRun, "output"> {
   const { output: _output, ...rest } = run;

@@ -57,7 +57,7 @@ export function boundedOutput(text: string, max: number = VERIFY_OUTPUT_CHARS): 
 }
 
 /** How a failing command failed, in a few words: `exited 1`, `timed out after 120 s`. */
-export function failureText(run: Omit<CheckRun, "output">, timeoutMs: number): string {
+function failureText(run: Omit<CheckRun, "output">, timeoutMs: number): string {
   if (run.error !== undefined) return `could not run: ${run.error}`;
   if (run.timedOut) return `timed out after ${Math.round(timeoutMs / 1000)} s`;
   if (run.exitCode === null) return `was ended by ${run.signal ?? "a signal"}`;
