@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,7 +10,12 @@ import { RESTATE_PROMPT } from "../../../src/run/deliverable.ts";
 import { initialRunState, type RunOutcome, type RunState } from "../../../src/run/event-reducer.ts";
 import type { SettleCheck } from "../../../src/run/runner.ts";
 import { composeSettleChecks } from "../../../src/run/settle-checks.ts";
-import { JSON_CHILD_NOT_CHECKED, VerifyCheck, type CheckRunner } from "../../../src/run/verify-check.ts";
+import {
+  JSON_CHILD_NOT_CHECKED,
+  VerifyCheck,
+  verifyCheckFor,
+  type CheckRunner,
+} from "../../../src/run/verify-check.ts";
 import { runCheckCommand } from "../../../src/run/verify-command.ts";
 import {
   boundedOutput,
@@ -273,6 +278,39 @@ describe("one check command, run", () => {
     const result = await run("echo started; sleep 30", 300);
     expect(result.timedOut).toBe(true);
     expect(result.output).toBe("started");
+  });
+});
+
+describe("a dispatch's check", () => {
+  it("runs the command in the child's folder with its environment, and passes once the child made the file", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "verify-run-"));
+    folders.push(folder);
+    const child: ChildCommand = {
+      command: "node",
+      args: [],
+      env: { ...process.env, VERIFY_MARKER_FILE: "done.txt" },
+      mode: "rpc",
+      prompt: "",
+    };
+    const check = verifyCheckFor(setting(['test -f "$VERIFY_MARKER_FILE"']), child, folder, false)!;
+    expect(await check.afterRun(ended("Done."))).toContain('`test -f "$VERIFY_MARKER_FILE"` exited 1');
+    writeFileSync(join(folder, "done.txt"), "done\n");
+    expect(await check.afterRun(ended("Made it."))).toBeUndefined();
+    const outcome = outcomeOf(ended("Made it."));
+    check.conclude(outcome);
+    expect(verifyNoteText(outcome.verify!)).toBe("passed (round 2 of 2)");
+  });
+
+  it("is none without a command, and never runs a sandboxed child's check outside its sandbox", async () => {
+    const child: ChildCommand = { command: "node", args: [], env: process.env, mode: "rpc", prompt: "" };
+    expect(verifyCheckFor(undefined, child, tmpdir(), false)).toBeUndefined();
+    const check = verifyCheckFor(setting(["exit 0"], 1), child, tmpdir(), true)!;
+    expect(await check.afterRun(ended("Done."))).toBeUndefined();
+    const outcome = outcomeOf(ended("Done."));
+    check.conclude(outcome);
+    expect(verifyNoteText(outcome.verify!)).toBe(
+      `failed after 1 round: exit 0 could not run: ${SANDBOX_NOT_REUSABLE}`,
+    );
   });
 });
 
