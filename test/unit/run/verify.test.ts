@@ -308,9 +308,7 @@ describe("a dispatch's check", () => {
     expect(await check.afterRun(ended("Done."))).toBeUndefined();
     const outcome = outcomeOf(ended("Done."));
     check.conclude(outcome);
-    expect(verifyNoteText(outcome.verify!)).toBe(
-      `failed after 1 round: exit 0 could not run: ${SANDBOX_NOT_REUSABLE}`,
-    );
+    expect(verifyNoteText(outcome.verify!)).toBe(`failed after 1 round: exit 0 could not run: ${SANDBOX_NOT_REUSABLE}`);
   });
 });
 
