@@ -8,6 +8,12 @@ import { createRequire } from "node:module";
 import { createHash } from "node:crypto";
 import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../budget/limits.ts";
 import { LOOP_GUARD_RULE, loopGuardValue } from "../budget/loop-setting.ts";
+import {
+  VERIFY_ROUNDS_RULE,
+  VERIFY_TIMEOUT_RULE,
+  verifyRoundsValue,
+  verifyTimeoutValue,
+} from "../budget/verify-setting.ts";
 
 /** What a child starts from: only its task (`fresh`) or a copy of the main agent's conversation (`fork`). */
 export type DispatchContext = "fresh" | "fork";
@@ -45,6 +51,13 @@ export interface AgentDefinition {
   sandbox?: SandboxLevel;
   /** `deliverableCheck: false`: its final message is not checked for being the deliverable (src/run/deliverable.ts). */
   deliverableCheck?: boolean;
+  /**
+   * `verify`: a shell command run when its child's run ends (src/run/verify.ts); a failure sends the child back,
+   * for at most `verifyRounds` rounds (default 2), each command limited to `verifyTimeout` seconds (default 120).
+   */
+  verify?: string;
+  verifyRounds?: number;
+  verifyTimeout?: number;
   /** The Markdown body: the agent's system prompt, appended to pi's. */
   body: string;
   source: AgentSource;
@@ -307,6 +320,23 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
   if (typeof deliverableCheck === "boolean") agent.deliverableCheck = deliverableCheck;
   else if (deliverableCheck !== undefined && deliverableCheck !== null)
     ignored.push(`"deliverableCheck" must be true or false (got ${quoteForMessage(deliverableCheck)})`);
+
+  const verify = data["verify"];
+  if (typeof verify === "string" && verify.trim() !== "") agent.verify = verify.trim();
+  else if (verify !== undefined && verify !== null)
+    ignored.push(`"verify" must be a non-empty shell command (got ${quoteForMessage(verify)})`);
+  const verifyRounds = data["verifyRounds"];
+  if (verifyRounds !== undefined && verifyRounds !== null) {
+    const value = verifyRoundsValue(verifyRounds);
+    if (value === undefined) ignored.push(`${VERIFY_ROUNDS_RULE} (got ${quoteForMessage(verifyRounds)})`);
+    else agent.verifyRounds = value;
+  }
+  const verifyTimeout = data["verifyTimeout"];
+  if (verifyTimeout !== undefined && verifyTimeout !== null) {
+    const value = verifyTimeoutValue(verifyTimeout);
+    if (value === undefined) ignored.push(`${VERIFY_TIMEOUT_RULE} (got ${quoteForMessage(verifyTimeout)})`);
+    else agent.verifyTimeout = value;
+  }
 
   const sandbox = data["sandbox"];
   let sandboxProblem: string | undefined;

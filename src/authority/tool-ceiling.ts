@@ -117,3 +117,20 @@ export function keepRecordedTools(
     reason: grant.reason ? `${grant.reason}; ${reason}` : reason,
   };
 }
+
+/**
+ * A call's `verify` is a command the parent would run for the child: refused, before anything starts, when the
+ * session has no `bash` among its active tools (a child never gets more than its parent). An agent's own `verify`
+ * is part of its file, which the person installed or approved; only the ceiling `off` lifts this.
+ */
+export const CALL_VERIFY_NEEDS_BASH =
+  "This call's verify was refused: a verify command is command execution, and bash is not among this session's active tools (a subagent never gets more than its parent). Dispatch without verify. Nothing was started.";
+
+export function callVerifyProblem(
+  callVerify: string | undefined,
+  active: readonly string[],
+  ceiling: ToolCeilingSetting,
+): string | undefined {
+  if (callVerify === undefined || ceiling === "off") return undefined;
+  return active.includes("bash") ? undefined : CALL_VERIFY_NEEDS_BASH;
+}

@@ -264,7 +264,7 @@ const PROMPT_LINE_CHARS = 100;
 
 /** What the question shows of the file: what it may do, and what it is told. */
 export interface FirstUseFacts {
-  agent: Pick<AgentDefinition, "name" | "filePath" | "tools" | "body" | "shadows">;
+  agent: Pick<AgentDefinition, "name" | "filePath" | "tools" | "body" | "shadows" | "verify">;
   /** The sandbox it would run in, and who decided it (`read-only, from the agent's frontmatter`). */
   sandbox: string;
 }
@@ -297,6 +297,8 @@ export function firstUseQuestion(facts: FirstUseFacts): string {
     `The model wants to run the subagent "${clip(agent.name)}", defined by this project in ${clip(agent.filePath)}. pi has no trust decision for this project, so you are asked once for each version of this file.`,
     `Tools: ${clip(tools)}`,
     `Sandbox: ${facts.sandbox}`,
+    // A check command runs when its child ends, in the child's folder and sandbox: the person sees it before a Yes.
+    ...(agent.verify ? [`Verify: ${clip(agent.verify)}`] : []),
     ...replaces,
     "Prompt:",
     ...(prompt.length > 0 ? prompt : ["  (empty)"]),

@@ -12,6 +12,7 @@ import { RESULT_COMMAND, WATCH_COMMAND } from "./descriptions.ts";
 import { budgetAwareStatus, budgetSummary } from "../budget/limits.ts";
 import { worktreeChangesLines, worktreeSummary } from "../worktree/finish-decision.ts";
 import { deliverableNoteText } from "../run/deliverable.ts";
+import { verifyNoteText } from "../run/verify.ts";
 
 /*
  * Resolving what the person typed after a command to one task id (or batch or chain id). A full id always matches
@@ -356,6 +357,7 @@ export function resultMetadataLines(record: TaskRecord): string[] {
   if (record.usageNote) lines.push(`Usage note: ${record.usageNote}`);
   const deliverable = record.deliverable && deliverableNoteText(record.deliverable);
   if (deliverable) lines.push(`Deliverable: ${deliverable}`);
+  if (record.verify) lines.push(`Verify: ${oneLine(verifyNoteText(record.verify), 300)}`);
   if (record.skippedOutput) {
     const first = record.skippedOutput.sample[0];
     const sample = first === undefined ? "" : ` (the first: ${JSON.stringify(oneLine(first, 80))})`;

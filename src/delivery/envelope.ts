@@ -13,6 +13,7 @@ import {
 } from "../records/record.ts";
 import { PARTIAL_OUTPUT_HEADING } from "../run/outcome.ts";
 import { deliverableNoteText } from "../run/deliverable.ts";
+import { verifyNoteText } from "../run/verify.ts";
 import { worktreeChangesLines, worktreeSummary } from "../worktree/finish-decision.ts";
 
 /*
@@ -194,6 +195,7 @@ export function metadataLines(record: TaskRecord, limits: EnvelopeLimits): strin
   for (const line of record.unansweredQuestions ?? []) meta.push(`- ${line}`);
   const deliverable = record.deliverable && deliverableNoteText(record.deliverable);
   if (deliverable) meta.push(`- Deliverable: ${deliverable}`);
+  if (record.verify) meta.push(`- Verify: ${oneLine(verifyNoteText(record.verify), STDERR_LINE_MAX)}`);
   meta.push(`- Session: ${record.taskId}`);
   if (record.worktree) meta.push(`- Worktree: ${worktreeSummary(record.worktree)}`);
   return meta;

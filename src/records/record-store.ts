@@ -175,6 +175,7 @@ export type SubagentResultDetails = Pick<
   | "model"
   | "output"
   | "deliverable"
+  | "verify"
 > & {
   sessionId: string;
   /** The run's dispatch time (absent in details stored before runs were told apart). */
@@ -201,5 +202,6 @@ export function detailsFromRecord(record: TaskRecord): SubagentResultDetails {
     output: limitedOutput(record),
     // Only a check that found something: a fine answer's details stay as they were.
     ...(record.deliverable && record.deliverable !== "ok" ? { deliverable: record.deliverable } : {}),
+    ...(record.verify ? { verify: record.verify } : {}),
   };
 }

@@ -6,6 +6,7 @@ import { hasAnyLimit, type BudgetLimits } from "../budget/limits.ts";
 import { oneLine, type UsageTotals } from "../shared/text.ts";
 import type { RunStatus, SkippedOutput, RunOutcome } from "../run/event-reducer.ts";
 import type { DeliverableNote } from "../run/deliverable.ts";
+import type { VerifyReport } from "../run/verify.ts";
 import type { WorktreeReport } from "../worktree/worktree.ts";
 import type { ValueSource, ResolvedModelConfig } from "../config/load.ts";
 import type { ThinkingLevel } from "../shared/thinking.ts";
@@ -128,6 +129,8 @@ export interface TaskRecord {
   unansweredQuestions?: string[];
   /** What the deliverable check found (`ok`, `restated`, `attached <file>`, `missing`); absent: not checked. */
   deliverable?: DeliverableNote;
+  /** What `verify` found: its commands, passed or not, the rounds run; absent: no check configured. */
+  verify?: VerifyReport;
 }
 
 /**
@@ -298,6 +301,7 @@ export function recordFromOutcome(context: RecordContext, outcome: RunOutcome): 
   if (outcome.skippedOutput) record.skippedOutput = outcome.skippedOutput;
   if (outcome.unanswered && outcome.unanswered.length > 0) record.unansweredQuestions = [...outcome.unanswered];
   if (outcome.deliverable) record.deliverable = outcome.deliverable;
+  if (outcome.verify) record.verify = outcome.verify;
   if (context.worktree)
     record.worktree = context.worktree.finish({
       taskId: record.taskId,

@@ -126,6 +126,8 @@ export interface ChildCommand {
   handIn?: readonly HandedSource[];
   /** Host paths bubblewrap makes as mount points, removed once the child's whole tree has ended (a sandbox's). */
   mountPoints?: readonly string[];
+  /** A sandboxed child's bubblewrap arguments before `--`: a `verify` check runs in the same sandbox (src/run/verify.ts). */
+  sandboxArgs?: readonly string[];
 }
 
 /**
@@ -222,6 +224,7 @@ export function buildChildCommand(input: ChildCommandInput): ChildCommand {
       env,
       mode,
       prompt,
+      sandboxArgs: input.sandbox.args,
       ...handIn,
       ...mountPoints,
     };

@@ -8,6 +8,7 @@ import { oneLine, emptyUsage, type UsageTotals } from "../shared/text.ts";
 import type { SplitLine } from "./rpc.ts";
 import { readTurnUsage } from "../budget/usage.ts";
 import type { DeliverableNote } from "./deliverable.ts";
+import type { VerifyReport } from "./verify.ts";
 
 export type { StopCause } from "../shared/run-settings.ts";
 
@@ -115,6 +116,8 @@ export interface RunOutcome {
   skippedOutput?: SkippedOutput;
   /** Set by the deliverable check (src/run/deliverable-check.ts) on a run that succeeded: what it found or did. */
   deliverable?: DeliverableNote;
+  /** Set by `verify` (src/run/verify-check.ts) when the agent or call has a check: what it found. */
+  verify?: VerifyReport;
 }
 
 export interface SkippedOutput {

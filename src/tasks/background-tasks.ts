@@ -8,7 +8,7 @@
  * Disk is a safety net, never a precondition: when a record or outbox write fails (read-only or full disk, a
  * file where a folder should be), the result is still delivered from memory and the person is told once.
  */
-import { deliverableCheckFor } from "../run/deliverable-check.ts";
+import { settleChecksFor } from "../run/settle-checks.ts";
 import { DeliveryTracker, resultRun, type SendRoute } from "../delivery/delivery-tracker.ts";
 import { buildEnvelope, type InFlightTask } from "../delivery/envelope.ts";
 import { addToOutbox, pendingFor, removeFromOutbox, SaveFailureReporter } from "../delivery/outbox.ts";
@@ -275,7 +275,7 @@ export class BackgroundTasks {
         loopGuard: prepared.loopGuard,
         dialogs: dialogs(),
         now: this.now,
-        settle: deliverableCheckFor(prepared.deliverableCheck, prepared.cwd),
+        settle: settleChecksFor(prepared),
       }),
     });
   }

@@ -50,6 +50,8 @@ import { DEFAULT_MAX_DEPTH } from "../shared/nesting.ts";
 import { sessionBusyMessage, unknownSessionMessage } from "./texts.ts";
 import { keepRecordedTools, toolsNotGrantedText, type ToolGrant } from "../authority/tool-ceiling.ts";
 import { protectedLinkMessage, sandboxRefusedMessage } from "../sandbox/levels.ts";
+import { checkCommandLine, verifyRefusedMessage } from "../run/verify.ts";
+import { resolveVerify, type VerifySetting } from "../budget/verify-setting.ts";
 import {
   AUTH_FILE,
   bwrapArgs,
@@ -162,6 +164,8 @@ export interface PreparedRun {
   loopGuard?: LoopGuardSetting;
   /** Whether the deliverable check runs (`deliverableCheck` of the config entry, else the frontmatter; default on). */
   deliverableCheck?: boolean;
+  /** Its `verify` check: the agent's command, then the call's (src/run/verify.ts); absent: none. */
+  verify?: VerifySetting;
   /** Its depth in the tree, the tree's limit, and whether it was forked. */
   origin?: TaskOrigin;
   /** Things the person or model should know (a dropped skill path, `max` passed as `xhigh`). */
@@ -393,6 +397,14 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       maxDepth,
       forked: forked !== undefined,
     });
+    const verify = resolveVerify(request.agent, request.verify);
+    const checkPlan = verify ? checkCommandLine(command, "true", sandbox.level !== "off") : undefined;
+    if (checkPlan && !checkPlan.ok) {
+      // A sandboxed child's check runs in its sandbox or not at all: refused before anything starts.
+      release();
+      lease?.discard();
+      return { ok: false, message: verifyRefusedMessage(request.agent.name, checkPlan.reason) };
+    }
     return {
       ok: true,
       run: {
@@ -408,6 +420,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
         budget,
         loopGuard: resolveLoopGuard(request.agent, config, readEnvLoopGuard(env.baseEnv).value),
         deliverableCheck: resolveDeliverableCheck(request.agent, config),
+        ...(verify ? { verify } : {}),
         origin,
         notes,
         release,

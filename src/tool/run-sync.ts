@@ -1,9 +1,17 @@
 /**
  * A blocking run (print, JSON and RPC mode): the run, its lines on stderr, and its result.
  */
-import { deliverableCheckFor } from "../run/deliverable-check.ts";
+import { settleChecksFor } from "../run/settle-checks.ts";
 import { deliverableNoteText } from "../run/deliverable.ts";
-import { formatElapsed, stripTerminalControls, formatUsage, formatDuration, formatSeconds } from "../shared/text.ts";
+import { verifyNoteText } from "../run/verify.ts";
+import {
+  formatElapsed,
+  stripTerminalControls,
+  formatUsage,
+  formatDuration,
+  formatSeconds,
+  oneLine,
+} from "../shared/text.ts";
 import { readSubagentDepth } from "../shared/nesting.ts";
 import {
   isPartialRecord,
@@ -217,6 +225,9 @@ function stopReasonText(record: TaskRecord, activityTimeoutMs: number, hardTimeo
   }
 }
 
+/** The most of the verify line (its command is the agent's, and may be long). */
+const VERIFY_LINE_MAX = 300;
+
 export function syncResultText(
   record: TaskRecord,
   limits: { activityTimeoutMs: number; hardTimeoutMs: number },
@@ -233,13 +244,16 @@ export function syncResultText(
   const model = callChoseModel(record) ? `\n[subagent model: ${modelProvenanceText(record)}]` : "";
   const deliverable = record.deliverable && deliverableNoteText(record.deliverable);
   const deliverableLine = deliverable ? `[subagent deliverable: ${deliverable}]\n` : "";
+  const verify = record.verify && oneLine(verifyNoteText(record.verify), VERIFY_LINE_MAX);
+  const verifyLine = verify ? `[subagent verify: ${verify}]\n` : "";
   if (record.status === "succeeded")
-    return `${output}\n\n${asked}${deliverableLine}${sessionLine(record.taskId)}${model}${notGranted}${cappedNote}${usageNote}${worktree}`;
+    return `${output}\n\n${asked}${deliverableLine}${verifyLine}${sessionLine(record.taskId)}${model}${notGranted}${cappedNote}${usageNote}${worktree}`;
   const lines = [`Subagent ${record.agent} ${budgetAwareStatus(record)}.`];
   const reason = stopReasonText(record, limits.activityTimeoutMs, limits.hardTimeoutMs);
   if (reason) lines.push(`- Stop reason: ${reason}`);
   if (record.errorMessage && record.status !== "stopped") lines.push(`- Error: ${inertChildText(record.errorMessage)}`);
   if (budget) lines.push(`- Budget: ${budget}`);
+  if (verify) lines.push(`- Verify: ${verify}`);
   if (record.origin?.sandbox) lines.push(`- Sandbox: ${record.origin.sandbox}`);
   if (record.origin?.toolsNotGranted) lines.push(`- Note: ${record.origin.toolsNotGranted}`);
   if (callChoseModel(record)) lines.push(`- Model: ${modelProvenanceText(record)}`);
@@ -391,7 +405,7 @@ export async function runSync(
       loopGuard: prepared.loopGuard,
       dialogs: options.dialogs,
       now,
-      settle: deliverableCheckFor(prepared.deliverableCheck, prepared.cwd),
+      settle: settleChecksFor(prepared),
     });
     // If pi itself is killed mid-run (Ctrl+C on `pi -p`, SIGTERM), the record is still written, synchronously,
     // before the child guard ends the child's tree.

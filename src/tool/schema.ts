@@ -23,7 +23,10 @@ const workflowPart = Type.Object({ agent: Type.String(), task: Type.String() });
 /** A part as the tool reads it: `agent`, `task` and any per-task field of a single call. */
 export type WorkflowPart = Static<typeof workflowPart> &
   Partial<
-    Pick<SchemaParams, "model" | "thinking" | "context" | "isolation" | "tools" | "maxTurns" | "maxTokens" | "maxCost">
+    Pick<
+      SchemaParams,
+      "model" | "thinking" | "context" | "isolation" | "tools" | "maxTurns" | "maxTokens" | "maxCost" | "verify"
+    >
   >;
 
 /**
@@ -42,19 +45,19 @@ export const subagentParameters = Type.Object({
   message: Type.Optional(Type.String({ description: "message: the text to send" })),
   confirm: Type.Optional(Type.Boolean({ description: "cancel, merge: true on the second call" })),
   reason: Type.Optional(Type.String({ description: "cancel: why (with confirm)" })),
-  sessionId: Type.Optional(Type.String({ description: "Resume the session of an id this tool returned" })),
+  sessionId: Type.Optional(Type.String({ description: "Resume a session this tool returned" })),
   // Per-call budgets (issue 10): a call can only lower the agent's configured limits.
-  maxTurns: Type.Optional(Type.Integer({ minimum: 1, description: "Turn budget (only lowers the configured one)" })),
+  maxTurns: Type.Optional(Type.Integer({ minimum: 1, description: "Turn budget (only lowers)" })),
   maxTokens: Type.Optional(Type.Integer({ minimum: 1, description: "Token budget, input+output (only lowers)" })),
   maxCost: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Cost budget (only lowers)" })),
   context: Type.Optional(
     stringEnum(["fresh", "fork"] as const, {
-      description: "fork: start from a copy of this conversation (default fresh)",
+      description: "fork: start from a copy of this conversation",
     }),
   ),
   isolation: Type.Optional(
     stringEnum(["none", "worktree"] as const, {
-      description: "worktree: its own git worktree on branch subagent/<taskId>",
+      description: "worktree: its own git worktree",
     }),
   ),
   model: Type.Optional(Type.String({ description: "provider/id for this task" })),
@@ -67,6 +70,7 @@ export const subagentParameters = Type.Object({
       description: "Narrow the agent's tools (never adds one)",
     }),
   ),
+  verify: Type.Optional(Type.String({ description: "Check command run when it ends (only adds)" })),
   tasks: Type.Optional(Type.Array(workflowPart, { description: "A batch of {agent, task}" })),
   chain: Type.Optional(Type.Array(workflowPart, { description: "Steps {agent, task} run in order" })),
   agentScope: Type.Optional(

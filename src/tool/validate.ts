@@ -60,6 +60,8 @@ export interface DispatchRequest {
   isolationRequested?: boolean;
   /** The call's `sandbox`: only ever makes the agent's stricter (src/config/resolve.ts). */
   sandbox?: SandboxLevel;
+  /** The call's `verify`: a check command run after the agent's own, never instead (src/run/verify.ts). */
+  verify?: string;
 }
 
 export type Validation<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -143,9 +145,17 @@ export function validateDispatch(
   const sandboxParam: unknown = params.sandbox;
   if (sandboxParam !== undefined && !isSandboxLevel(sandboxParam))
     return { ok: false, message: invalidSandboxMessage(sandboxParam) };
+  const verifyParam: unknown = params.verify;
+  const verify = typeof verifyParam === "string" ? verifyParam.trim() : undefined;
+  if (verifyParam !== undefined && !verify)
+    return {
+      ok: false,
+      message: `Invalid verify ${JSON.stringify(verifyParam)?.slice(0, 80)}: give a shell command, for example "npm test", or omit verify.`,
+    };
   return {
     ok: true,
     value: {
+      ...(verify ? { verify } : {}),
       ...(sandboxParam !== undefined ? { sandbox: sandboxParam } : {}),
       kind: "dispatch",
       ...(Object.keys(budget).length > 0 ? { budget } : {}),

@@ -35,6 +35,7 @@ const SINGLE_TASK_FIELDS = [
   "maxTurns",
   "maxTokens",
   "maxCost",
+  "verify",
 ] as const;
 
 export function isWorkflowCall(params: SubagentParams): boolean {

@@ -2,7 +2,7 @@
  * Asynchronous dispatch in the real interactive TUI (pi 0.73.1 in tmux) against the scripted fake model:
  * receipts at once, results delivered as `[subagent-result]` steer messages (starting a turn when idle,
  * injected into the running turn when busy), the agent's two-step cancel, and shutdown paths that leave no
- * process behind and the record on disk; the deliverable check's restate in the background. Skipped with a notice
+ * process behind and the record on disk; the deliverable check's restate and `verify`'s send-back in the background. Skipped with a notice
  * where tmux is missing; mandatory under CI.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -150,6 +150,41 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     await t.waitForText("Deliverable: restated", 30_000);
     expect(records(suite.env.agentDir)).toMatchObject([
       { status: "succeeded", deliverable: "restated", delivered: true },
+    ]);
+    expect(await t.quit()).toBe(0);
+  });
+
+  it("sends a background child whose verify fails back with the command, and delivers it with one Verify line once the check passes", {
+    tags: ["tui"],
+  }, async () => {
+    suite.newEnv({ workerFrontmatter: "verify: test -f done.txt" });
+    const t = await startTui();
+    const sentBack = (r: FakeRequest) =>
+      isChild(r) && r.lastRole === "user" && r.lastText.startsWith("The check of your work failed");
+    suite.fake.on({
+      when: sentBack,
+      reply: { toolCalls: [{ name: "write", arguments: { path: "done.txt", content: "done\n" } }] },
+    });
+    suite.fake.on({
+      when: (r) =>
+        isChild(r) && r.lastRole === "tool" && JSON.stringify(r.messages).includes("The check of your work failed"),
+      reply: { text: "FIXED-IN-TUI: the work is finished." },
+    });
+    await t.submit(dispatchPrompt([{ agent: "worker", task: task("Make it.", { text: "Done." }) }]));
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultMessages(r).length === 1,
+      90_000,
+      "the result",
+    );
+    const envelope = resultMessages(delivered)[0]!;
+    expect(envelope).toContain("\n- Verify: passed (round 2 of 2)\n");
+    expect(envelope.split("---\n")[1]).toBe("FIXED-IN-TUI: the work is finished.");
+    expect(suite.fake.requests.filter(sentBack)).toHaveLength(1);
+    expect(suite.fake.requests.filter(sentBack)[0]!.lastText).toContain("the command `test -f done.txt` exited 1");
+    // The person's card says it in one line, and /subagent-result too.
+    await t.waitForText("Verify: passed (round 2 of 2)", 30_000);
+    expect(records(suite.env.agentDir)).toMatchObject([
+      { status: "succeeded", verify: { passed: true, rounds: 2, maxRounds: 2 }, delivered: true },
     ]);
     expect(await t.quit()).toBe(0);
   });

@@ -1,6 +1,7 @@
 /**
  * Authority flows down, never up, with the real pi (both lines) against the fake model: the tool ceiling (a
- * read-only session's child gets no bash, edit or write, and the result says what was cut; an extension that
+ * read-only session's child gets no bash, edit or write, and the result says what was cut; a call's `verify` is refused
+ * without bash; an extension that
  * narrows the session with `setActiveTools` narrows the next child), pi 1.x project trust (`--no-approve`: no
  * project agent listed or runnable and no project config applied; `--approve`: the child sees the project's skill
  * and config), and trust on first use in the TUI (asked once per version of a project agent's file).
@@ -13,6 +14,7 @@ import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
+import { CALL_VERIFY_NEEDS_BASH } from "../../src/authority/tool-ceiling.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, FAKE_REASONER, REPO_ROOT, runPi } from "../harness/pi-env.ts";
 import { parsePiLine, PI_LINE_VAR } from "../harness/pi-under-test.ts";
@@ -88,6 +90,22 @@ describe("the tool ceiling (print mode)", () => {
     const child = await suite.fake.waitForRequest(childAsked("GP-FULL"), 30_000, "the general-purpose child");
     expect(child.tools).toEqual(expect.arrayContaining(["read", "bash", "edit", "write"]));
     expect(toolResults().find((text) => text.includes("GP-FULL-DONE"))).not.toContain("tools not granted");
+  });
+
+  it("refuses a call's verify in a session without bash, starting no child, and runs it in one with bash", async () => {
+    suite.newEnv();
+    const call = (tag: string) =>
+      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task(`Work. ${tag}`, { text: `${tag}-DONE` }), verify: "true" })])}`;
+    const refused = await printPi(["--tools", "read,edit,subagent"], call("VERIFY-NO-BASH"));
+    expect(refused.code, refused.stderr).toBe(0);
+    expect(toolResults().some((text) => text.includes(CALL_VERIFY_NEEDS_BASH))).toBe(true);
+    expect(suite.fake.requests.filter(childAsked("VERIFY-NO-BASH"))).toEqual([]);
+    const allowed = await printPi([], call("VERIFY-BASH"));
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(toolResults().find((text) => text.includes("VERIFY-BASH-DONE"))).toContain(
+      "[subagent verify: passed (round 1 of 2)]",
+    );
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
   it("bounds a grandchild by its child: a read-only child's general-purpose grandchild gets no bash, edit or write", async () => {

@@ -4,7 +4,8 @@
  * result holds every part; a chain whose `{previous}` carries the step before's output, and one whose first
  * step fails and ends it; bringing a worktree task's branch home with `/subagent-worktrees merge` (a merge commit in
  * the person's tree) and with the tool's two-step `action: "merge"` (a conflict: aborted, the tree unchanged); the
- * deliverable check on a batch of three (a pointer restated, a file attached, a pointer delivered as missing). The parent is scripted through `@fake` directives in the
+ * deliverable check on a batch of three (a pointer restated, a file attached, a pointer delivered as missing); `verify`
+ * sending a child back until its check passes, delivering a check that keeps failing, and a chain step's call `verify`. The parent is scripted through `@fake` directives in the
  * prompt; each child through directives inside its task.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -347,6 +348,95 @@ describe("the deliverable check (issue 38)", () => {
         ).deliverable,
     );
     expect(deliverables).toEqual(["restated", "attached REPORT.md", "missing"]);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+});
+
+describe("verify (issue 38)", () => {
+  const VERIFY_PROMPT_START = "The check of your work failed";
+  const verifyPromptTo = (req: FakeRequest) =>
+    isWorkerRequest(req) && req.lastRole === "user" && req.lastText.startsWith(VERIFY_PROMPT_START);
+  /** The child's model call right after the tool call it made in answer to the verify prompt. */
+  const afterFixTool = (req: FakeRequest) =>
+    isWorkerRequest(req) && req.lastRole === "tool" && JSON.stringify(req.messages).includes(VERIFY_PROMPT_START);
+  const recordOf = (taskId: string) =>
+    JSON.parse(readFileSync(join(suite.env.agentDir, "subagent-sessions", taskId, "record.json"), "utf8")) as {
+      verify?: { passed: boolean; rounds: number; maxRounds: number };
+    };
+
+  it("sends a child that claims done without the file back with the command, and delivers `passed (round 2 of 2)` once it made it", {
+    tags: ["contract"],
+  }, async () => {
+    suite.newEnv({ workerFrontmatter: "verify: test -f done.txt" });
+    suite.fake.on({
+      when: verifyPromptTo,
+      reply: { toolCalls: [{ name: "write", arguments: { path: "done.txt", content: "done\n" } }] },
+    });
+    suite.fake.on({
+      when: afterFixTool,
+      reply: { text: "FIXED-ANSWER: I made the missing file; the task is finished." },
+    });
+    const result = await printPi(delegatingPrompt({ agent: "worker", task: childTask("Make it.", { text: "Done." }) }));
+    expect(result.code, result.stderr).toBe(0);
+    // Sent back once, told which command failed and how.
+    const sentBack = suite.fake.requests.filter(verifyPromptTo);
+    expect(sentBack).toHaveLength(1);
+    expect(sentBack[0]!.lastText).toContain("(round 1 of 2): the command `test -f done.txt` exited 1");
+    expect(existsSync(join(suite.env.workDir, "done.txt"))).toBe(true);
+    const text = toolResultText();
+    expect(text).toMatch(
+      /^FIXED-ANSWER: I made the missing file; the task is finished\.\n\n\[subagent verify: passed \(round 2 of 2\)\]\n\[subagent session: [0-9a-f-]{36}\]/,
+    );
+    expect(recordOf(sessionIdIn(text)!).verify).toMatchObject({ passed: true, rounds: 2, maxRounds: 2 });
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
+  it("delivers a child whose check keeps failing after verifyRounds, with the check's output and a line saying it failed", async () => {
+    suite.newEnv({ workerFrontmatter: 'verify: "echo VERIFY-OUTPUT-MARKER >&2; false"' });
+    suite.fake.on({ when: verifyPromptTo, reply: { text: "TRIED-AGAIN: still done." } });
+    const result = await printPi(delegatingPrompt({ agent: "worker", task: childTask("Do it.", { text: "Done." }) }));
+    expect(result.code, result.stderr).toBe(0);
+    // Two rounds (the default): one send-back, whose prompt carries the check's output.
+    const sentBack = suite.fake.requests.filter(verifyPromptTo);
+    expect(sentBack).toHaveLength(1);
+    expect(sentBack[0]!.lastText).toContain("VERIFY-OUTPUT-MARKER");
+    const text = toolResultText();
+    expect(text).toContain(
+      "TRIED-AGAIN: still done.\n\n--- verify failed: `echo VERIFY-OUTPUT-MARKER >&2; false` exited 1; its output ---\n\nVERIFY-OUTPUT-MARKER\n\n",
+    );
+    expect(text).toContain(
+      "[subagent verify: failed after 2 rounds: echo VERIFY-OUTPUT-MARKER >&2; false exited 1]\n[subagent session: ",
+    );
+    expect(recordOf(sessionIdIn(text)!).verify).toMatchObject({ passed: false, rounds: 2, maxRounds: 2 });
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
+  it("checks a chain's step by the call's verify and passes the fixed answer on as {previous}", async () => {
+    suite.newEnv();
+    suite.fake.on({
+      when: verifyPromptTo,
+      reply: { toolCalls: [{ name: "write", arguments: { path: "step1.txt", content: "one\n" } }] },
+    });
+    suite.fake.on({ when: afterFixTool, reply: { text: "STEP-ONE-FINAL" } });
+    const result = await printPi(
+      delegatingPrompt({
+        chain: [
+          { agent: "worker", task: childTask("Find it.", { text: "STEP-ONE-DRAFT" }), verify: "test -f step1.txt" },
+          { agent: "worker", task: "Review this: {previous} (end)" },
+        ],
+      }),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(suite.fake.requests.filter(verifyPromptTo)).toHaveLength(1);
+    const secondStep = suite.fake.requests.filter(
+      (req) => isWorkerRequest(req) && req.lastRole === "user" && req.lastText.startsWith("Task: Review this:"),
+    );
+    expect(secondStep.map((req) => req.lastText)).toEqual(["Task: Review this: STEP-ONE-FINAL (end)"]);
+    const text = toolResultText();
+    expect(text.split("\n")[0]).toBe("chain of 2: 2 succeeded");
+    expect(text).toMatch(
+      /### Step 1\. worker succeeded \(taskId: [0-9a-f-]{36}\)\nSTEP-ONE-FINAL\n\n\[subagent verify: passed \(round 2 of 2\)\]\n/,
+    );
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });

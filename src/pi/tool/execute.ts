@@ -66,7 +66,7 @@ import {
   projectSkippedNoticeKey,
   type ProjectAuthority,
 } from "../../authority/trust.ts";
-import { grantTools, type ToolGrant, type ToolGrantInput } from "../../authority/tool-ceiling.ts";
+import { callVerifyProblem, grantTools, type ToolGrant, type ToolGrantInput } from "../../authority/tool-ceiling.ts";
 import { protectedTools, replacedAgentText, type AgentDefinition, type DiscoveryResult } from "../../agents/parse.ts";
 import { bwrapDirs, probeAhead } from "../../sandbox/sandbox-layout.ts";
 import { sandboxSourceText } from "../../sandbox/levels.ts";
@@ -345,6 +345,8 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     const validation = validateDispatch(params, discovery.agents);
     if (!validation.ok) throw new Error(`${validation.message}${unknownAgentNote(params, discovery, authority)}`);
     const request = validation.value;
+    const verifyProblem = callVerifyProblem(request.verify, readSessionTools(pi).active, settings.toolCeiling);
+    if (verifyProblem) throw new Error(verifyProblem);
     if (request.model !== undefined) {
       const problem = callModelProblem(
         request.model,

@@ -20,6 +20,7 @@ import {
 } from "../../shared/text.ts";
 import { Container, Spacer, Text, Box, Markdown, type Component } from "@mariozechner/pi-tui";
 import { deliverableNoteText } from "../../run/deliverable.ts";
+import { verifyNoteText } from "../../run/verify.ts";
 import type { SubagentResultDetails } from "../../records/record-store.ts";
 import type { ReceiptDetails } from "../tool/execute.ts";
 import type { SyncProgress } from "../../tool/run-sync.ts";
@@ -345,6 +346,7 @@ function notesOf(details: SubagentResultDetails): string[] {
     notes.push(`Error: ${oneLine(details.errorMessage, NOTE_MAX)}`);
   const deliverable = details.deliverable && deliverableNoteText(details.deliverable);
   if (deliverable) notes.push(`Deliverable: ${oneLine(deliverable, NOTE_MAX)}`);
+  if (details.verify) notes.push(`Verify: ${oneLine(verifyNoteText(details.verify), NOTE_MAX)}`);
   return notes;
 }
 
