@@ -162,6 +162,7 @@ describe("registerSubagentTool", () => {
         "tasks",
         "thinking",
         "tools",
+        "verify",
       ].sort(),
     );
   });
