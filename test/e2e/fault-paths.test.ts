@@ -178,6 +178,8 @@ describe.skipIf(skipTuiTests())("daemonized grandchildren in the TUI", () => {
     const task = childTask("Start a daemon.", { toolCalls: [{ name: "bash", arguments: { command } }] });
     await t.submit(delegatingPrompt([{ agent: "worker", task }], "Dispatched, waiting for results."));
     await waitForFile(started, 90_000);
+    // The file is touched as the subshell forks: under load, setsid may not have exec'd the sleep yet.
+    await waitForProcess(suite.env.marker, "sleep 302", 30_000);
     const daemon = () => processesWithMarker(suite.env.marker).filter((p) => p.cmdline === "sleep 302");
     // Double-forked: its parent is gone, so no walk of the child's tree reaches it.
     expect(daemon(), "the daemon runs").toHaveLength(1);
