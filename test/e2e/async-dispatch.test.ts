@@ -57,11 +57,6 @@ function resultMessages(req: FakeRequest): string[] {
   return req.messages.filter((m) => m.role === "user" && RESULT_TITLE.test(messageText(m))).map(messageText);
 }
 
-/** pi's own processes of the TUI harness that are meant to stay: the tmux server and the pane's shell. */
-async function harnessPids(t: TmuxPi): Promise<number[]> {
-  return [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim())];
-}
-
 function records(agentDir: string): Array<Record<string, unknown>> {
   const dir = join(agentDir, "subagent-sessions");
   if (!existsSync(dir)) return [];
@@ -288,7 +283,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
       "Partial output before it was stopped:\n(the subagent had not written any text yet)\n\nTools it ran (1):\n- bash: touch ",
     );
     // The child pi and its sleep are gone; only the TUI's own processes remain.
-    const stay = [...(await harnessPids(t)), (await t.piPid())!];
+    const stay = await t.harnessPids(true);
     expect(await waitForNoProcesses(suite.env.marker, 15_000, stay)).toEqual([]);
     expect(await t.quit()).toBe(0);
   });
@@ -396,7 +391,7 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
       await t.submit(dispatchPrompt([{ agent: "worker", task: childTask }]));
       await waitForFile(sleeping, 90_000);
       await t.waitForText("Dispatched, waiting for results.", 30_000);
-      const stay = await harnessPids(t);
+      const stay = await t.harnessPids();
       if (how === "/quit") {
         expect(await t.quit()).toBe(0);
       } else {

@@ -54,11 +54,7 @@ describe.skipIf(skipTuiTests())("budgets, ledger and fan-out gate in the TUI", (
     expect(envelope).toContain("LOOP-STEP-2");
     expect(suite.fake.requests.filter(isWorkerRequest)).toHaveLength(2);
     // No child pi and no `sleep 20` of its bash tool is left: only the TUI's own pi, its shell and tmux remain.
-    const keep = [
-      (await t.piPid()) ?? -1,
-      await t.shellPid(),
-      Number((await t.tmux("display-message", "-p", "#{pid}")).trim()),
-    ];
+    const keep = await t.harnessPids(true);
     expect(await waitForNoProcesses(suite.env.marker, 20_000, keep)).toEqual([]);
     expect(await t.quit()).toBe(0);
   });

@@ -207,11 +207,7 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     expect(resultsIn(delivered)[0]).toMatch(/^## \[subagent-result\] worker cancelled/);
     expect(existsSync(join(dir, "artifact.o"))).toBe(true);
     // The cancelled child is gone: only the TUI's own pi, its shell and tmux remain.
-    const keep = [
-      (await t.piPid()) ?? -1,
-      await t.shellPid(),
-      Number((await t.tmux("display-message", "-p", "#{pid}")).trim()),
-    ];
+    const keep = await t.harnessPids(true);
     expect(await waitForNoProcesses(suite.env.marker, 20_000, keep)).toEqual([]);
     expect(await t.quit()).toBe(0);
   });

@@ -105,11 +105,6 @@ function suggestion(taskId: string): string {
   return `${taskId.slice(0, 8)}…${taskId.slice(-8)} worker`;
 }
 
-/** pi's own processes of the TUI harness that are meant to stay: the tmux server and the pane's shell. */
-async function harnessPids(t: TmuxPi): Promise<number[]> {
-  return [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim())];
-}
-
 describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
   it("cancels one task by id prefix, one through the picker, and the rest with cancel-all", {
     tags: ["tui"],
@@ -177,7 +172,7 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     await t.waitForText("No running subagent tasks to cancel.", 30_000);
 
     // Only the TUI itself is left.
-    const stay = [...(await harnessPids(t)), (await t.piPid())!];
+    const stay = await t.harnessPids(true);
     expect(await waitForNoProcesses(suite.env.marker, 15_000, stay)).toEqual([]);
     expect(await t.quit()).toBe(0);
     await t.dispose();

@@ -138,7 +138,7 @@ describe.skipIf(skipTuiTests())("the interactive pi killed by a signal it does n
       await t.submit(delegatingPrompt([{ agent: "worker", task }], "Dispatched, waiting for results."));
       await waitForFile(sleeping, 90_000);
       await waitForProcess(suite.env.marker, "sleep 300", 10_000);
-      const stay = [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim())];
+      const stay = await t.harnessPids();
       const piPid = (await t.piPid())!;
       process.kill(piPid, signal);
       await t.waitForPiExit(10_000);
@@ -186,11 +186,7 @@ describe.skipIf(skipTuiTests())("daemonized grandchildren in the TUI", () => {
     await t.waitForText("Dispatched, waiting for results.", 30_000);
     await t.submit("/subagent-cancel-all");
     await t.waitForText("Cancelled 1 running subagent task(s).", 30_000);
-    const stay = [
-      await t.shellPid(),
-      Number((await t.tmux("display-message", "-p", "#{pid}")).trim()),
-      (await t.piPid())!,
-    ];
+    const stay = await t.harnessPids(true);
     expect(await waitForNoProcesses(suite.env.marker, 15_000, stay)).toEqual([]);
     expect(await t.quit()).toBe(0);
   });

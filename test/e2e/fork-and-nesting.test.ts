@@ -309,11 +309,7 @@ describe.skipIf(skipTuiTests())("fork and nesting in the TUI", () => {
       { timeout: 30_000, interval: 100 },
     );
     // Only the TUI itself is left: the child's pi, the grandchild's pi and its sleep are all gone.
-    const stay = [
-      await t.shellPid(),
-      Number((await t.tmux("display-message", "-p", "#{pid}")).trim()),
-      (await t.piPid())!,
-    ];
+    const stay = await t.harnessPids(true);
     expect(await waitForNoProcesses(suite.env.marker, 30_000, stay)).toEqual([]);
     expect(await t.quit()).toBe(0);
     await t.dispose();

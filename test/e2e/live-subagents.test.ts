@@ -276,11 +276,7 @@ describe.skipIf(skipTuiTests())("live subagents in the TUI", () => {
       cancelledBy: "user",
       output: "Looked at the first file.",
     });
-    const stay = [
-      await t.shellPid(),
-      Number((await t.tmux("display-message", "-p", "#{pid}")).trim()),
-      (await t.piPid())!,
-    ];
+    const stay = await t.harnessPids(true);
     expect(await waitForNoProcesses(suite.env.marker, 15_000, stay)).toEqual([]);
     expect(existsSync(started)).toBe(true);
     expect(await t.quit()).toBe(0);

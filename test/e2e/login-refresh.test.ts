@@ -208,7 +208,7 @@ describe.skipIf(SKIP || skipTuiTests())(
       });
       const t = await startTui();
       // The tmux server and its shell carry the marker too, and stay until the suite disposes of them.
-      const harness = [await t.shellPid(), Number((await t.tmux("display-message", "-p", "#{pid}")).trim())];
+      const harness = await t.harnessPids();
       const childTask = (tag: string) => `${tag} ${fakeDirective({ text: `${tag}-ANSWER` })}`;
       await t.submit(
         `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: childTask("SINGLE") }), { text: "dispatched" }])}`,

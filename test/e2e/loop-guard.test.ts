@@ -88,11 +88,7 @@ describe.skipIf(skipTuiTests())("the loop guard in the TUI", () => {
     expect(envelope).toContain(`- Status: stopped: ${REASON}`);
     expect(envelope).toContain("Partial output before it was stopped:");
     await t.waitForText(`Stopped: ${REASON}`, 30_000);
-    const keep = [
-      (await t.piPid()) ?? -1,
-      await t.shellPid(),
-      Number((await t.tmux("display-message", "-p", "#{pid}")).trim()),
-    ];
+    const keep = await t.harnessPids(true);
     expect(await waitForNoProcesses(suite.env.marker, 20_000, keep)).toEqual([]);
     expect(await t.quit()).toBe(0);
   });

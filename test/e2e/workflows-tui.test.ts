@@ -93,12 +93,7 @@ function outboxEntries(): string[] {
 
 /** The processes left once every child has ended, besides the TUI's own (tmux, its shell, pi): none. */
 async function childrenLeft(t: TmuxPi): Promise<unknown[]> {
-  const stay = [
-    await t.shellPid(),
-    Number((await t.tmux("display-message", "-p", "#{pid}")).trim()),
-    (await t.piPid())!,
-  ];
-  return waitForNoProcesses(suite.env.marker, 20_000, stay);
+  return waitForNoProcesses(suite.env.marker, 20_000, await t.harnessPids(true));
 }
 
 /** Every `[subagent-result]` the parent's model ever saw, once each. */

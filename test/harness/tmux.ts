@@ -306,6 +306,16 @@ export class TmuxPi {
   }
 
   /**
+   * The harness's own processes, which carry the test's marker too and stay until the suite disposes of them: the
+   * tmux server and the pane's shell, and with `withPi` the TUI's pi (when it runs). A test that checks nothing of
+   * its own is left passes them to `waitForNoProcesses`.
+   */
+  async harnessPids(withPi = false): Promise<number[]> {
+    const pids = [await this.shellPid(), Number((await this.tmux("display-message", "-p", "#{pid}")).trim())];
+    return withPi ? [...pids, (await this.piPid()) ?? -1] : pids;
+  }
+
+  /**
    * The pid of the pi node process: the child of the pane's shell (found through /proc, not by name).
    * Undefined when pi is not running (not started yet, or exited).
    */

@@ -7,7 +7,7 @@ import { parseConfigLayer } from "../../../src/config/load.ts";
 import { resolveDeliverableCheck, type ConfigLayers } from "../../../src/config/resolve.ts";
 import { DeliverableCheck, deliverableCheckFor } from "../../../src/run/deliverable-check.ts";
 import { RESTATE_PROMPT } from "../../../src/run/deliverable.ts";
-import { initialRunState, type RunOutcome, type RunState } from "../../../src/run/event-reducer.ts";
+import { ended, outcomeOf, settle } from "./settle-driver.ts";
 
 const folders: string[] = [];
 afterEach(() => {
@@ -18,42 +18,6 @@ function tempFolder(): string {
   const folder = mkdtempSync(join(tmpdir(), "deliverable-"));
   folders.push(folder);
   return folder;
-}
-
-function ended(text: string): RunState {
-  return { ...initialRunState(0), finalText: text, stopReason: "stop" };
-}
-
-function outcomeOf(state: RunState): RunOutcome {
-  return {
-    status: "succeeded",
-    exitCode: 0,
-    signal: null,
-    output: state.finalText,
-    usage: state.usage,
-    startedAt: 0,
-    finishedAt: 1,
-    durationMs: 1,
-    stderrTail: "",
-  };
-}
-
-/** Runs the check the way the runner does: afterRun per end of a run, then conclude on the last state. */
-async function settle(
-  check: DeliverableCheck,
-  answers: string[],
-): Promise<{ prompts: (string | undefined)[]; outcome: RunOutcome }> {
-  const prompts: (string | undefined)[] = [];
-  let state = ended(answers[0]!);
-  for (const answer of answers) {
-    state = ended(answer);
-    const prompt = await check.afterRun(state);
-    prompts.push(prompt);
-    if (prompt === undefined) break;
-  }
-  const outcome = outcomeOf(state);
-  check.conclude(outcome, state);
-  return { prompts, outcome };
 }
 
 describe("the deliverable check", () => {

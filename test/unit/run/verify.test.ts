@@ -7,8 +7,6 @@ import { resolveVerify } from "../../../src/budget/verify-setting.ts";
 import type { ChildCommand } from "../../../src/run/command-line.ts";
 import { DeliverableCheck } from "../../../src/run/deliverable-check.ts";
 import { RESTATE_PROMPT } from "../../../src/run/deliverable.ts";
-import { initialRunState, type RunOutcome, type RunState } from "../../../src/run/event-reducer.ts";
-import type { SettleCheck } from "../../../src/run/runner.ts";
 import { composeSettleChecks } from "../../../src/run/settle-checks.ts";
 import {
   JSON_CHILD_NOT_CHECKED,
@@ -26,29 +24,12 @@ import {
   type CheckRun,
   type VerifySetting,
 } from "../../../src/run/verify.ts";
+import { ended, outcomeOf, settle } from "./settle-driver.ts";
 
 const folders: string[] = [];
 afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
-
-function ended(text: string): RunState {
-  return { ...initialRunState(0), finalText: text, stopReason: "stop" };
-}
-
-function outcomeOf(state: RunState, status: RunOutcome["status"] = "succeeded"): RunOutcome {
-  return {
-    status,
-    exitCode: 0,
-    signal: null,
-    output: state.finalText,
-    usage: state.usage,
-    startedAt: 0,
-    finishedAt: 1,
-    durationMs: 1,
-    stderrTail: "",
-  };
-}
 
 /** A runner that answers each command from a script of exit codes, one per call, and logs the calls. */
 function scripted(exits: Record<string, number[]>): { run: CheckRunner; calls: string[] } {
@@ -62,21 +43,6 @@ function scripted(exits: Record<string, number[]>): { run: CheckRunner; calls: s
 }
 
 const setting = (commands: string[], maxRounds = 2): VerifySetting => ({ commands, maxRounds, timeoutMs: 120_000 });
-
-/** Runs a settle check the way the runner does: afterRun per end of a run, then conclude on the last state. */
-async function settle(check: SettleCheck, answers: string[]) {
-  const prompts: (string | undefined)[] = [];
-  let state = ended(answers[0]!);
-  for (const answer of answers) {
-    state = ended(answer);
-    const prompt = await check.afterRun(state);
-    prompts.push(prompt);
-    if (prompt === undefined) break;
-  }
-  const outcome = outcomeOf(state);
-  check.conclude?.(outcome, state);
-  return { prompts, outcome };
-}
 
 describe("verify's rounds", () => {
   it("lets a child whose check passes close at once, with `passed (round 1 of 2)`", async () => {
