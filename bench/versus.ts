@@ -15,6 +15,8 @@
  *  - a working delegation: one whose child runs 20 tool steps (a bash command printing 40 KB each) before it
  *    answers, as a real task does: its time ratio and peak memory. (The one-delegation rows measure a child that
  *    answers at once, where the package's fixed cost, its code, weighs most.)
+ *  - the deliverable check: one delegation whose answer is fine, with the check (the default) ÷ the same delegation
+ *    to an agent with `deliverableCheck: false`, both with this package;
  *  - a sandboxed delegation: one delegation with `sandbox: "read-only"` (the child under bubblewrap) ÷ the same
  *    delegation without, both with this package (skipped without `bwrap` on PATH).
  * Each round runs every pair back to back (alternating which side goes first) and the table shows the median
@@ -40,6 +42,8 @@ const DUMMY_KEYS = JSON.stringify({
   google: { type: "api_key", key: "bench-dummy" },
 });
 const WORKER = "---\nname: worker\ndescription: Bench worker\n---\nYou are the bench worker. Answer briefly.\n";
+/** The same worker with the deliverable check off: the other side of the check's pair. */
+const UNCHECKED_WORKER = WORKER.replace("name: worker", "name: unchecked-worker\ndeliverableCheck: false");
 /** The working delegation's child: this many tool steps, each printing this many bytes, then its answer. */
 const WORK_STEPS = 20;
 const WORK_STEP_BYTES = 40_000;
@@ -56,6 +60,8 @@ const GOALS = {
   memoryOverMiB: 3,
   toolBytes: 5000,
   sandbox: 1.05,
+  /** The deliverable check on a fine answer: within the noise of two identical runs (issue 38). */
+  deliverableCheck: 1.03,
 };
 
 /** Whether the sandbox row can be measured here. */
@@ -82,7 +88,10 @@ interface PiFigures {
   workingMemoryOurs: number[];
   workingMemoryOfficial: number[];
   sandboxed: number[];
+  checked: number[];
   wall: {
+    checkedOne: number[];
+    uncheckedOne: number[];
     sandboxedOne: number[];
     plainOne: number[];
     startupWith: number[];
@@ -183,6 +192,7 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
   const official = join(pi.packageRoot, "examples/extensions/subagent/index.ts");
   // The user-level agents folder: the official example's default scope, and one of ours.
   delegating.writeAgentDirFile("agents/worker.md", WORKER);
+  delegating.writeAgentDirFile("agents/unchecked-worker.md", UNCHECKED_WORKER);
   online.writeAgentDirFile("agents/worker.md", WORKER);
   const figures: PiFigures = {
     pi,
@@ -199,7 +209,10 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
     workingMemoryOurs: [],
     workingMemoryOfficial: [],
     sandboxed: [],
+    checked: [],
     wall: {
+      checkedOne: [],
+      uncheckedOne: [],
       sandboxedOne: [],
       plainOne: [],
       startupWith: [],
@@ -341,6 +354,15 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
       figures.wall.oursWorking.push(oursWorking.wallMs);
       figures.wall.officialWorking.push(officialWorking.wallMs);
 
+      const [checkedOne, uncheckedOne] = await pair(
+        round,
+        () => delegate(EXTENSION_ENTRY, 1, `C${round}`),
+        () => delegate(EXTENSION_ENTRY, 1, `U${round}`, delegating, 0, { agent: "unchecked-worker" }),
+      );
+      figures.checked.push(checkedOne.wallMs / uncheckedOne.wallMs);
+      figures.wall.checkedOne.push(checkedOne.wallMs);
+      figures.wall.uncheckedOne.push(uncheckedOne.wallMs);
+
       let sandboxNote = "";
       if (HAS_BWRAP) {
         const [sandboxedOne, plainOne] = await pair(
@@ -357,7 +379,8 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
       log(
         `  ${pi.label} round ${round + 1}/${ROUNDS}: start-up ${withPackage.wallMs}/${withoutPackage.wallMs} ms, cold ${coldWith.wallMs}/${coldWithout.wallMs} ms, one ${oursOne.wallMs}/${officialOne.wallMs} ms, ` +
           `eight ${oursEight.wallMs}/${officialEight.wallMs} ms, batch ${oursBatch.wallMs}/${officialBatch.wallMs} ms, online ${oursOnline.wallMs}/${officialOnline.wallMs} ms, peak ${Math.round(oursOne.maxRssKiB / 1024)}/${Math.round(officialOne.maxRssKiB / 1024)} MiB, ` +
-          `working ${oursWorking.wallMs}/${officialWorking.wallMs} ms and ${Math.round(oursWorking.maxRssKiB / 1024)}/${Math.round(officialWorking.maxRssKiB / 1024)} MiB${sandboxNote}`,
+          `working ${oursWorking.wallMs}/${officialWorking.wallMs} ms and ${Math.round(oursWorking.maxRssKiB / 1024)}/${Math.round(officialWorking.maxRssKiB / 1024)} MiB, ` +
+          `checked ${checkedOne.wallMs}/${uncheckedOne.wallMs} ms${sandboxNote}`,
       );
     }
     return figures;
@@ -449,6 +472,12 @@ function formatVersusTable(all: PiFigures[]): string {
       "≤ official",
     ),
     row(
+      "one delegation whose answer is fine, the deliverable check on ÷ off (ours both)",
+      (f) =>
+        `${ratio(f.checked)} (${Math.round(median(f.wall.checkedOne))} vs ${Math.round(median(f.wall.uncheckedOne))} ms)`,
+      `≤ ${GOALS.deliverableCheck.toFixed(2)}`,
+    ),
+    row(
       'one delegation with `sandbox: "read-only"` ÷ the same without (ours both)',
       (f) =>
         f.sandboxed.length > 0
@@ -471,6 +500,7 @@ function meetsGoals(f: PiFigures): boolean {
     median(f.online) <= GOALS.parallel &&
     median(f.memoryOurs) <= median(f.memoryOfficial) + GOALS.memoryOverMiB * 1024 &&
     median(f.workingMemoryOurs) <= median(f.workingMemoryOfficial) &&
+    median(f.checked) <= GOALS.deliverableCheck &&
     (f.sandboxed.length === 0 || median(f.sandboxed) <= GOALS.sandbox)
   );
 }

@@ -26,7 +26,7 @@ export interface ModelOverride {
   loopGuard?: number;
   /** The agent's sandbox; a project entry can only make it stricter (src/config/resolve.ts). */
   sandbox?: SandboxLevel;
-  /** `false`: the agent's final messages are not checked for being the deliverable (src/run/deliverable-check.ts). */
+  /** `false`: the agent's final messages are not checked for being the deliverable (src/run/settle-checks.ts). */
   deliverableCheck?: boolean;
 }
 

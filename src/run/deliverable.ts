@@ -1,6 +1,6 @@
 /**
  * Is a child's final message the deliverable, or only a stand-in for it (pure)? The deliverable check
- * (src/run/deliverable-check.ts) asks this when a child's run ends on its own.
+ * (src/run/settle-checks.ts) asks this when a child's run ends on its own.
  *
  * The heuristics, conservative on purpose (a real answer wrongly flagged costs a needless continuation; a pointer
  * missed costs what it cost before):

@@ -114,9 +114,9 @@ export interface RunOutcome {
   usageNote?: string;
   /** Set when the child's stdout carried lines that were not pi events: how many, and the first few (cut short). */
   skippedOutput?: SkippedOutput;
-  /** Set by the deliverable check (src/run/deliverable-check.ts) on a run that succeeded: what it found or did. */
+  /** Set by the deliverable check (src/run/settle-checks.ts) on a run that succeeded: what it found or did. */
   deliverable?: DeliverableNote;
-  /** Set by `verify` (src/run/verify-check.ts) when the agent or call has a check: what it found. */
+  /** Set by `verify` (src/run/settle-checks.ts) when the agent or call has a check: what it found. */
   verify?: VerifyReport;
 }
 

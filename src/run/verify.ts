@@ -1,5 +1,5 @@
 /**
- * `verify` (pure): the check commands run when a child's run ends on its own (src/run/verify-check.ts runs them;
+ * `verify` (pure): the check commands run when a child's run ends on its own (src/run/settle-checks.ts runs them;
  * src/budget/verify-setting.ts resolves them from the agent and the call): the prompt that sends a failing child
  * back, the bounded output, the one line the result shows, and the command line that runs a check in the child's
  * own sandbox.

@@ -357,6 +357,11 @@ describe("the TUI's runtime", () => {
     ).toEqual([]);
   });
 
+  it("does not load the code that spawns a `verify` command with the tool's part: a check loads it when it runs", () => {
+    expect(loadedFrom(join(SRC, "pi/runtime-tool.ts"))).toContain("src/run/settle-checks.ts");
+    expect(loadedFrom(join(SRC, "pi/runtime.ts"), true)).not.toContain("src/run/verify-command.ts");
+  });
+
   it("draws a resumed session with the renderers alone: the draw part loads neither the widget nor the commands nor the runner", () => {
     expect(loadedFrom(join(SRC, "pi/ui/draw-part.ts"))).toEqual([
       "package:@mariozechner/pi-coding-agent",

@@ -5,15 +5,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseAgentFile } from "../../../src/agents/parse.ts";
 import { resolveVerify } from "../../../src/budget/verify-setting.ts";
 import type { ChildCommand } from "../../../src/run/command-line.ts";
-import { DeliverableCheck } from "../../../src/run/deliverable-check.ts";
 import { RESTATE_PROMPT } from "../../../src/run/deliverable.ts";
-import { composeSettleChecks } from "../../../src/run/settle-checks.ts";
 import {
+  composeSettleChecks,
+  DeliverableCheck,
   JSON_CHILD_NOT_CHECKED,
   VerifyCheck,
   verifyCheckFor,
   type CheckRunner,
-} from "../../../src/run/verify-check.ts";
+} from "../../../src/run/settle-checks.ts";
 import { runCheckCommand } from "../../../src/run/verify-command.ts";
 import {
   boundedOutput,

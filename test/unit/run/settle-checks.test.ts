@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseAgentFile } from "../../../src/agents/parse.ts";
 import { parseConfigLayer } from "../../../src/config/load.ts";
 import { resolveDeliverableCheck, type ConfigLayers } from "../../../src/config/resolve.ts";
-import { DeliverableCheck, deliverableCheckFor } from "../../../src/run/deliverable-check.ts";
+import { DeliverableCheck, deliverableCheckFor } from "../../../src/run/settle-checks.ts";
 import { RESTATE_PROMPT } from "../../../src/run/deliverable.ts";
 import { ended, outcomeOf, settle } from "./settle-driver.ts";
 
