@@ -378,11 +378,15 @@ describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => 
     await t.waitForNoText("Flood question 0?", 30_000);
     // The person types a command in the pause after a question: it lands in the editor, and the queue waits.
     await t.type("/subagent-answer refuse");
-    const waiting = await t.waitForText(
-      /\? worker [0-9a-f]{8} asks: Flood question 1\? Allow\? \(\+1 more\) · 197 more questions from worker refused · \/subagent-answer/,
+    // The widget line and the typed text are drawn independently: wait for a screen with both.
+    const waitingLine =
+      /\? worker [0-9a-f]{8} asks: Flood question 1\? Allow\? \(\+1 more\) · 197 more questions from worker refused · \/subagent-answer/;
+    const waiting = await t.waitForScreen(
+      (screen) => waitingLine.test(screen) && /^ ?\/subagent-answer refuse\s*$/m.test(screen),
       30_000,
+      "the waiting line and the typed command",
     );
-    expect(waiting).toMatch(/^ ?\/subagent-answer refuse\s*$/m);
+    expect(waiting).toMatch(waitingLine);
     await t.press("Enter");
     await t.waitForText(/Refused 2 questions of worker [0-9a-f]{8} \(answered cancelled\); the task goes on\./, 30_000);
     const delivered = await suite.fake.waitForRequest(

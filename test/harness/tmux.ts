@@ -12,12 +12,16 @@
  *
  * Two rules from PI-FACTS.md: never turn on tmux `extended-keys` (typed input then never reaches pi) and never
  * send Ctrl+L (it opens pi's model picker); `press` refuses C-l.
+ *
+ * The screen is read, and pi's pid found, through one control-mode client (tmux-control.ts), not a tmux process
+ * per read: waits read the screen every 100 ms.
  */
 import { execFile, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PI_CLI, PI_NODE } from "./pi-env.ts";
+import { MARKER_VAR, PI_CLI, PI_NODE } from "./pi-env.ts";
+import { TmuxControl } from "./tmux-control.ts";
 
 const TMUX = "tmux";
 const POLL_INTERVAL_MS = 100;
@@ -99,6 +103,13 @@ function describeWanted(wanted: string | RegExp): string {
   return typeof wanted === "string" ? JSON.stringify(wanted) : String(wanted);
 }
 
+/** One argument for tmux's command parser: single-quoted unless plain (the harness's own arguments, never a quote). */
+function quoteForTmux(arg: string): string {
+  if (/^[\w.-]+$/.test(arg)) return arg;
+  if (arg.includes("'")) throw new Error(`quoteForTmux: ${JSON.stringify(arg)} has a single quote`);
+  return `'${arg}'`;
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -145,6 +156,7 @@ export class TmuxPi {
   private disposed = false;
   private lastScreen = "";
   private knownPiPid: number | undefined;
+  private control: TmuxControl | undefined;
 
   private constructor(env: NodeJS.ProcessEnv, width: number, height: number) {
     this.dir = mkdtempSync(join(tmpdir(), "tmuxpi-"));
@@ -210,6 +222,8 @@ export class TmuxPi {
     await this.tmux("set-option", "-g", "status", "off");
     await this.tmux("set-option", "-g", "window-size", "manual");
     await this.tmux("resize-window", "-t", "pi", "-x", String(this.width), "-y", String(this.height));
+    const { [MARKER_VAR]: _marker, ...unmarked } = this.env;
+    this.control = new TmuxControl(TMUX, this.socketPath, "pi", unmarked);
     // The prompt of bash --norc ("bash-5.2$ " or "# " for root) means the shell reads input.
     await this.waitForText(/[$#]\s*$/m, 10_000);
   }
@@ -260,9 +274,15 @@ export class TmuxPi {
     );
   }
 
+  /** A command through the control client while it is attached (its arguments quoted for tmux's parser). */
+  private query(...args: string[]): Promise<string> {
+    if (!this.control?.open) return this.tmux(...args);
+    return this.control.run(args.map((arg) => quoteForTmux(arg)).join(" "));
+  }
+
   /** The visible screen as plain text (tmux `capture-pane -p`), one line per row. */
   async screen(): Promise<string> {
-    this.lastScreen = await this.tmux("capture-pane", "-p", "-t", "pi");
+    this.lastScreen = await this.query("capture-pane", "-p", "-t", "pi");
     return this.lastScreen;
   }
 
@@ -299,7 +319,7 @@ export class TmuxPi {
 
   /** The pid of the pane's shell (bash). */
   async shellPid(): Promise<number> {
-    const out = await this.tmux("display-message", "-p", "-t", "pi", "#{pane_pid}");
+    const out = await this.query("display-message", "-p", "-t", "pi", "#{pane_pid}");
     const pid = Number(out.trim());
     if (!Number.isInteger(pid) || pid <= 0) throw new Error(`TmuxPi: no pane pid (${JSON.stringify(out)})`);
     return pid;
@@ -311,7 +331,7 @@ export class TmuxPi {
    * its own is left passes them to `waitForNoProcesses`.
    */
   async harnessPids(withPi = false): Promise<number[]> {
-    const pids = [await this.shellPid(), Number((await this.tmux("display-message", "-p", "#{pid}")).trim())];
+    const pids = [await this.shellPid(), Number((await this.query("display-message", "-p", "#{pid}")).trim())];
     return withPi ? [...pids, (await this.piPid()) ?? -1] : pids;
   }
 
@@ -387,6 +407,7 @@ export class TmuxPi {
     if (this.disposed) return;
     this.disposed = true;
     await this.kill();
+    this.control?.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
