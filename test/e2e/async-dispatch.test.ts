@@ -2,7 +2,7 @@
  * Asynchronous dispatch in the real interactive TUI (pi 0.73.1 in tmux) against the scripted fake model:
  * receipts at once, results delivered as `[subagent-result]` steer messages (starting a turn when idle,
  * injected into the running turn when busy), the agent's two-step cancel, and shutdown paths that leave no
- * process behind and the record on disk; the deliverable check's restate and `verify`'s send-back in the background. Skipped with a notice
+ * process behind and the record on disk; the deliverable check (restate, attach, missing) and `verify` (send-back, a check that keeps failing) in the background. Skipped with a notice
  * where tmux is missing; mandatory under CI.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -23,13 +23,13 @@ const RESULT_TITLE =
 
 const suite = useE2eSuite();
 
-async function startTui(): Promise<TmuxPi> {
+async function startTui(options: Parameters<typeof suite.startTui>[0] = {}): Promise<TmuxPi> {
   // An envelope quotes the child's task, directive included: the parent must not act on that directive.
   suite.fake.on({
     when: (r) => isParent(r) && r.lastRole === "user" && RESULT_TITLE.test(r.lastText),
     reply: { text: "ok" },
   });
-  return suite.startTui();
+  return suite.startTui(options);
 }
 
 /** A parent prompt: the first model call dispatches `calls`, the next one (after the receipts) says `then`. */
@@ -146,6 +146,78 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     expect(records(suite.env.agentDir)).toMatchObject([
       { status: "succeeded", deliverable: "restated", delivered: true },
     ]);
+    expect(await t.quit()).toBe(0);
+  });
+
+  it("in the background too: attaches the file a pointer names, delivers a child that stays a pointer as missing, and one whose check keeps failing with its output", {
+    tags: ["contract", "tui"],
+  }, async () => {
+    // Tall enough for the three cards at once.
+    const t = await startTui({ height: 100 });
+    const restateOf = (marker: string) => (r: FakeRequest) =>
+      isChild(r) &&
+      r.lastRole === "user" &&
+      r.lastText === RESTATE_PROMPT &&
+      JSON.stringify(r.messages).includes(marker);
+    suite.fake.on({ when: restateOf("PART-B"), reply: { text: "See above." } });
+    const sentBack = (r: FakeRequest) =>
+      isChild(r) && r.lastRole === "user" && r.lastText.startsWith("The check of your work failed");
+    suite.fake.on({ when: sentBack, reply: { text: "TRIED-AGAIN-C: the change is made in src/a.ts and tested." } });
+    await t.submit(
+      dispatchPrompt([
+        {
+          agent: "worker",
+          task: task("Report PART-A.", [
+            { toolCalls: [{ name: "write", arguments: { path: "REPORT.md", content: "REPORT-A-CONTENT\n" } }] },
+            { text: "Written to REPORT.md" },
+          ]),
+        },
+        { agent: "worker", task: task("Report PART-B.", { text: "The full report is above." }) },
+        {
+          agent: "worker",
+          task: task("Change PART-C.", { text: "DONE-C: the change is made in src/a.ts." }),
+          verify: "echo VERIFY-C-MARKER >&2; false",
+        },
+      ]),
+    );
+    const delivered = await suite.fake.waitForRequest(
+      (r) => isParent(r) && resultMessages(r).length === 3,
+      120_000,
+      "the three results",
+    );
+    // Each envelope also lists the other tasks in flight: find it by its own task line.
+    const envelopeOf = (marker: string) =>
+      resultMessages(delivered).find((e) => new RegExp(`\\n- Task: \\w+ ${marker}\\.`).test(e))!;
+    const attached = envelopeOf("PART-A");
+    expect(attached).toContain("\n- Deliverable: attached REPORT.md");
+    expect(attached.split("---\n").slice(1).join("---\n")).toContain(
+      "Written to REPORT.md\n\n--- attached: REPORT.md (the file the final message pointed to) ---\n\nREPORT-A-CONTENT",
+    );
+    const missing = envelopeOf("PART-B");
+    expect(missing).toContain("\n- Deliverable: missing: the subagent did not deliver its result in its final message");
+    expect(suite.fake.requests.filter(restateOf("PART-B"))).toHaveLength(1);
+    expect(suite.fake.requests.filter(restateOf("PART-A"))).toHaveLength(0);
+    const failed = envelopeOf("PART-C");
+    expect(failed).toContain("\n- Verify: failed after 2 rounds: echo VERIFY-C-MARKER >&2; false exited 1\n");
+    expect(failed).toContain("TRIED-AGAIN-C: the change is made in src/a.ts and tested.\n\n--- verify failed: ");
+    expect(failed).toContain("VERIFY-C-MARKER");
+    expect(suite.fake.requests.filter(sentBack)).toHaveLength(1);
+    // The person's cards say each in one line.
+    await t.waitForScreen(
+      (screen) =>
+        screen.includes("Deliverable: attached REPORT.md") &&
+        screen.includes("Deliverable: missing") &&
+        screen.includes("Verify: failed after 2 rounds"),
+      30_000,
+      "the three cards' lines",
+    );
+    expect(
+      records(suite.env.agentDir)
+        .map(
+          (record) => `${record.deliverable} · verify ${(record.verify as { passed?: boolean } | undefined)?.passed}`,
+        )
+        .sort(),
+    ).toEqual(["attached REPORT.md · verify undefined", "missing · verify undefined", "ok · verify false"]);
     expect(await t.quit()).toBe(0);
   });
 

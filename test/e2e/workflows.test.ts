@@ -350,6 +350,35 @@ describe("the deliverable check (issue 38)", () => {
     expect(deliverables).toEqual(["restated", "attached REPORT.md", "missing"]);
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
+
+  it("passes a chain step's restated deliverable on as {previous}, not its pointer", async () => {
+    suite.newEnv();
+    const restate = (req: FakeRequest) =>
+      isWorkerRequest(req) && req.lastRole === "user" && req.lastText === RESTATE_PROMPT;
+    suite.fake.on({ when: restate, reply: { text: "STEP-ONE-RESTATED: the findings themselves." } });
+    const result = await printPi(
+      delegatingPrompt({
+        chain: [
+          { agent: "worker", task: childTask("Find it.", { text: "See my previous message for the findings." }) },
+          { agent: "worker", task: "Review this: {previous} (end)" },
+        ],
+      }),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(suite.fake.requests.filter(restate)).toHaveLength(1);
+    const secondStep = suite.fake.requests.filter(
+      (req) => isWorkerRequest(req) && req.lastRole === "user" && req.lastText.startsWith("Task: Review this:"),
+    );
+    expect(secondStep.map((req) => req.lastText)).toEqual([
+      "Task: Review this: STEP-ONE-RESTATED: the findings themselves. (end)",
+    ]);
+    const text = toolResultText();
+    expect(text.split("\n")[0]).toBe("chain of 2: 2 succeeded");
+    expect(text).toMatch(
+      /### Step 1\. worker succeeded \(taskId: [0-9a-f-]{36}\)\nSTEP-ONE-RESTATED: the findings themselves\.\n\n\[subagent deliverable: restated /,
+    );
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
 });
 
 describe("verify (issue 38)", () => {
