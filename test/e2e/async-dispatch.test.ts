@@ -2,8 +2,9 @@
  * Asynchronous dispatch in the real interactive TUI (pi 0.73.1 in tmux) against the scripted fake model:
  * receipts at once, results delivered as `[subagent-result]` steer messages (starting a turn when idle,
  * injected into the running turn when busy), the agent's two-step cancel, and shutdown paths that leave no
- * process behind and the record on disk; the deliverable check (restate, attach, missing) and `verify` (send-back, a check that keeps failing) in the background. Skipped with a notice
- * where tmux is missing; mandatory under CI.
+ * process behind and the record on disk; the deliverable check (restate, attach, missing) and `verify` (a
+ * send-back, a check that keeps failing) in the background. Skipped with a notice where tmux is missing; mandatory
+ * under CI.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
