@@ -148,15 +148,25 @@ describe.skipIf(skipTuiTests())("/subagent-agents in the TUI", () => {
     const files = withAgents();
     const t = await suite.startTui();
     await t.submit("/subagent-agents");
-    const screen = await t.waitForText("Subagents the main agent can dispatch: 5", 30_000);
-    expect(screen).toContain("explore · built-in");
-    expect(screen).toContain("reviewer · user, shadows built-in");
-    expect(screen).toContain("model: fake/fake-model (inherited from the main agent) · thinking: high (frontmatter)");
+    await t.waitForAll(
+      [
+        "Subagents the main agent can dispatch: 5",
+        "explore · built-in",
+        "reviewer · user, shadows built-in",
+        "model: fake/fake-model (inherited from the main agent) · thinking: high (frontmatter)",
+      ],
+      30_000,
+    );
     // The end of the report: the view scrolls there with G.
     await t.press("G");
-    const end = await t.waitForText("Left out:", 10_000);
-    expect(end.replace(/\s+/g, " ")).toContain(`${files.broken} · project: no frontmatter`);
-    expect(end).toContain("worker · project");
+    await t.waitForScreen(
+      (end) =>
+        end.includes("Left out:") &&
+        end.includes("worker · project") &&
+        end.replace(/\s+/g, " ").includes(`${files.broken} · project: no frontmatter`),
+      10_000,
+      "the report's end: the files left out",
+    );
     await t.press("Escape");
     await t.waitForNoText("Subagents the main agent can dispatch", 10_000);
     expect(suite.fake.requests).toHaveLength(0);

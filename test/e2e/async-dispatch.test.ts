@@ -408,14 +408,17 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
       () => expect(records(suite.env.agentDir)).toMatchObject([{ status: "succeeded", delivered: true }]),
       { timeout: 30_000, interval: 100 },
     );
-    const screen = await t.waitForText("Both runs read.", 30_000);
+    // The new run's card, drawn after the main agent's reply to the resume, shows its result, not a copy note.
+    const screen = await t.waitForScreen(
+      (now) => now.includes("Both runs read.") && now.slice(now.lastIndexOf("Waiting again.")).includes("SAME-ANSWER"),
+      30_000,
+      "the new run's card after the reply to the resume",
+    );
     // Each result started one turn of the main agent, and none was shown to it twice.
     const parents = suite.fake.requests.filter(isParent);
     expect(parents.filter(isResultTurn)).toHaveLength(2);
     expect(Math.max(...parents.map((r) => resultMessages(r).length))).toBe(2);
-    // The new run's card, drawn after the main agent's reply to the resume, shows its result, not a copy note.
     expect(screen).not.toContain("copy above");
-    expect(screen.slice(screen.lastIndexOf("Waiting again."))).toContain("SAME-ANSWER");
     expect(await t.quit()).toBe(0);
   });
 
@@ -500,9 +503,14 @@ describe.skipIf(skipTuiTests())("asynchronous dispatch in the TUI", () => {
     const resumed = await suite.startTui({ args: ["-e", EXTENSION_ENTRY, "-c"] });
     // The history as ours: the tool row (name and agent, the task below) and the result card, not pi's defaults
     // (the call's JSON arguments, the envelope's raw text).
-    const screen = await resumed.waitForText("View full result: /subagent-result", 30_000);
-    expect(screen).toMatch(/subagent worker\s*\n\s*Write the resume report\./);
-    expect(screen).toMatch(/✓ worker succeeded · [0-9a-f]{8} · /);
+    const screen = await resumed.waitForAll(
+      [
+        "View full result: /subagent-result",
+        /subagent worker\s*\n\s*Write the resume report\./,
+        /✓ worker succeeded · [0-9a-f]{8} · /,
+      ],
+      30_000,
+    );
     expect(screen).not.toContain("[subagent-result] worker succeeded (taskId:");
     // The rest of the runtime came right after: the session's usage in the footer, the commands.
     await resumed.waitForText(/subagents: 1 task · ↑/, 30_000);

@@ -263,13 +263,17 @@ describe.skipIf(skipTuiTests())("the first-use question shows what the file may 
     await t.submit(
       `Go. ${fakeDirective([subagentCall({ agent: "worker", task: "Job. QUESTION-SHOWN" }), { text: "dispatched" }])}`,
     );
-    await t.waitForText("Run a project agent?", 60_000);
-    const screen = await t.screen();
-    expect(screen).toContain("Tools: read, bash");
-    expect(screen).toContain("Sandbox: none (off, from the default)");
-    expect(screen).toContain("Prompt:");
     const firstBodyLine = readFirstBodyLine(join(env.workDir, ".pi", "agents", "worker.md"));
-    expect(screen).toContain(firstBodyLine.slice(0, 40));
+    await t.waitForAll(
+      [
+        "Run a project agent?",
+        "Tools: read, bash",
+        "Sandbox: none (off, from the default)",
+        "Prompt:",
+        firstBodyLine.slice(0, 40),
+      ],
+      60_000,
+    );
     await t.press("Down");
     await t.press("Enter");
     await suite.fake.waitForRequest(

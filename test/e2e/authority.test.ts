@@ -298,10 +298,14 @@ describe.skipIf(skipTuiTests())("trust on first use of a project agent (TUI)", (
       );
 
     await dispatch("TOFU1");
-    await t.waitForText("Run a project agent?", 60_000);
-    const question = await t.screen();
-    expect(question).toContain('the subagent "worker"');
-    expect(question.replace(/\s+/g, "")).toContain(workerFile.replace(/\s+/g, ""));
+    await t.waitForScreen(
+      (question) =>
+        question.includes("Run a project agent?") &&
+        question.includes('the subagent "worker"') &&
+        question.replace(/\s+/g, "").includes(workerFile.replace(/\s+/g, "")),
+      60_000,
+      "the question naming the agent and its file",
+    );
     await t.press("Enter"); // Yes, the first option
     await suite.fake.waitForRequest(
       (r) => isWorkerRequest(r) && r.lastText.includes("TOFU1"),

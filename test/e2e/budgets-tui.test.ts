@@ -70,9 +70,11 @@ describe.skipIf(skipTuiTests())("budgets, ledger and fan-out gate in the TUI", (
     await t.waitForText(footer, 120_000);
     await suite.fake.waitForRequest((r) => isParent(r) && resultsIn(r).length === 3, 120_000, "all three results");
     await t.submit("/subagent-usage");
-    await t.waitForText(KNOWN_TOTAL_LINE.slice(0, 60), 30_000);
-    const screen = await t.screen();
-    expect(screen.replace(/\s+/g, " ")).toContain(KNOWN_TOTAL_LINE.replace(/\s+/g, " ").slice(0, 60));
+    await t.waitForScreen(
+      (screen) => screen.replace(/\s+/g, " ").includes(KNOWN_TOTAL_LINE.replace(/\s+/g, " ").slice(0, 60)),
+      30_000,
+      "the usage report's total line",
+    );
     await t.press("Escape");
     await t.waitForNoText("Subagent usage in this session", 10_000);
     expect(await t.screen()).not.toContain(RELOADED);
@@ -81,8 +83,7 @@ describe.skipIf(skipTuiTests())("budgets, ledger and fan-out gate in the TUI", (
     await t.waitForText(RELOADED, 30_000);
     // A turn after the reload proves the footer on screen is the reloaded extension's, rebuilt from the session.
     await t.submit(`Still there? ${fakeDirective({ text: "AFTER-RELOAD" })}`);
-    await t.waitForText("AFTER-RELOAD", 60_000);
-    expect(await t.screen()).toContain(footer);
+    await t.waitForAll(["AFTER-RELOAD", footer], 60_000);
     expect(await t.quit()).toBe(0);
     // The same session, continued in print mode, has the same ledger.
     const printed = await runPi(["-e", EXTENSION_ENTRY, "-c", "-p", "/subagent-usage"], {

@@ -124,8 +124,7 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     answerResultsWithOk();
     const t = await suite.startTui();
     await t.submit(dispatchPrompt([removeTask(dir)]));
-    const screen = await t.waitForText(ASKS, 90_000);
-    expect(screen).toContain(`rm -rf ${dir}`);
+    await t.waitForAll([ASKS, `rm -rf ${dir}`], 90_000);
     // pi's selector starts on the first choice, "Yes".
     await t.press("Enter");
     const delivered = await suite.fake.waitForRequest(
@@ -168,7 +167,7 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     const t = await suite.startTui({ extraEnv: { PI_SUBAGENT_ACTIVITY_TIMEOUT_MS: String(activityTimeoutMs) } });
     await t.submit(dispatchPrompt([removeTask(dir)]));
     // The question arrives while the main agent works: it waits in the widget.
-    const waiting = await t.waitForText(WAITING_LINE, 90_000);
+    const waiting = await t.waitForAll([WAITING_LINE, "/subagent-answer"], 90_000);
     // The draft is the start of the command the person will send: the editor is never empty, so nothing opens.
     await t.type("/subagent-cancel ");
     release();
@@ -176,7 +175,6 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     // The question names the task by its short id (its id's last 8 characters), which the commands take.
     const shortId = ASKS.exec(waiting)?.[1] ?? "";
     expect(shortId).toMatch(/^[0-9a-f]{8}$/);
-    expect(waiting).toContain("/subagent-answer");
     const askedAt = Date.now();
     // One and a half activity timeouts pass with the child silent, waiting for the person: it is not stopped for that.
     // Not a wait for an event: time must pass to show that nothing happens; the screen must say so all along.
@@ -227,16 +225,14 @@ describe.skipIf(skipTuiTests())("a subagent asks the person (TUI)", () => {
     expect(await t.screen()).toMatch(WAITING_LINE);
     // Typing goes on while the question waits: every key lands in the editor.
     await t.type(" and more");
-    const typing = await t.waitForText("half a thought and more", 20_000);
-    expect(typing).toMatch(WAITING_LINE);
+    await t.waitForAll(["half a thought and more", WAITING_LINE], 20_000);
     // The person clears the editor: now the question opens (its widget line gives way to pi's dialog).
     await t.press(...Array<string>("half a thought and more".length).fill("BSpace"));
-    const open = await t.waitForScreen(
-      (screen) => ASKS.test(screen) && !WAITING_LINE.test(screen),
+    await t.waitForScreen(
+      (screen) => ASKS.test(screen) && screen.includes(`rm -rf ${dir}`) && !WAITING_LINE.test(screen),
       30_000,
       "the question's dialog",
     );
-    expect(open).toContain(`rm -rf ${dir}`);
     await t.press("Enter");
     const delivered = await suite.fake.waitForRequest(
       (r) => isParent(r) && resultsIn(r).length === 1,
@@ -324,11 +320,8 @@ describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => 
     await t.tmux("set-option", "-s", "set-clipboard", "on");
     const titleBefore = (await t.tmux("display-message", "-p", "#{pane_title}")).trim();
     await t.submit(dispatchPrompt([hostileTask("HOSTILE-PREFILL")]));
-    const screen = await t.waitForText("Edit the note", 90_000);
-    expect(screen).toMatch(ASKS);
     // The prefill's text, whole and in place: nothing moved the cursor or cleared the screen between its parts.
-    expect(screen).toContain("note-startnote-end");
-    expect(screen).toContain("Delegate please.");
+    await t.waitForAll(["Edit the note", ASKS, "note-startnote-end", "Delegate please."], 90_000);
     expect((await t.tmux("display-message", "-p", "#{pane_title}")).trim()).toBe(titleBefore);
     expect(titleBefore).not.toContain(HOSTILE_TITLE);
     expect((await t.tmux("list-buffers", "-F", "#{buffer_sample}")).trim()).toBe("");
@@ -347,9 +340,8 @@ describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => 
     answerResultsWithOk();
     const t = await suite.startTui();
     await t.submit(dispatchPrompt([hostileTask("FORGED-HOP")]));
-    const screen = await t.waitForText("Allow FORGED-HOP?", 90_000);
     // The label is the parent's: the worker alone, not "worker … › reviewer 01a2 asks:".
-    expect(screen).toMatch(ASKS);
+    const screen = await t.waitForAll(["Allow FORGED-HOP?", ASKS], 90_000);
     expect(screen).not.toMatch(/›\s*reviewer/);
     await t.press("Down", "Enter");
     const delivered = await suite.fake.waitForRequest(
@@ -370,10 +362,11 @@ describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => 
     // dialog (an Esc sent together with the next keys reads as Alt+key), and the default second is too short for that.
     const t = await suite.startTui({ width: 160, extraEnv: { PI_SUBAGENT_QUESTION_PAUSE_MS: "20000" } });
     await t.submit(dispatchPrompt([hostileTask("QUESTION-FLOOD")]));
-    const first = await t.waitForText("Flood question 0?", 90_000);
-    expect(first).toContain("has 3 questions waiting: its next ones are refused (cancelled).");
     // A child's confirm opens on No: Enter alone never says Yes.
-    expect(first).toMatch(/→ No\s*\n\s*Yes/);
+    await t.waitForAll(
+      ["Flood question 0?", "has 3 questions waiting: its next ones are refused (cancelled).", /→ No\s*\n\s*Yes/],
+      90_000,
+    );
     await t.press("Escape");
     await t.waitForNoText("Flood question 0?", 30_000);
     // The person types a command in the pause after a question: it lands in the editor, and the queue waits.
@@ -438,8 +431,7 @@ describe.skipIf(skipTuiTests())("a grandchild asks the person (nesting)", () => 
     const t = await suite.startTui({ extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2" } });
     const childTask = `Delegate deeper. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: removeTask(dir) }] }])}`;
     await t.submit(dispatchPrompt([{ agent: "worker", task: childTask }]));
-    const screen = await t.waitForText(/worker [0-9a-f]{4} › worker [0-9a-f]{4} asks:/, 120_000);
-    expect(screen).toContain(`rm -rf ${dir}`);
+    await t.waitForAll([/worker [0-9a-f]{4} › worker [0-9a-f]{4} asks:/, `rm -rf ${dir}`], 120_000);
     await t.press("Enter");
     const delivered = await suite.fake.waitForRequest(
       (r) => isParent(r) && resultsIn(r).length === 1,

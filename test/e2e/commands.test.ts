@@ -284,16 +284,23 @@ describe.skipIf(skipTuiTests())("task commands in the TUI", () => {
     // with the same words, and an Enter sent on seeing it reached the editor before the picker opened (under load).
     await t.waitForText(/^\s*Watch a running subagent task\s*$/m, 30_000);
     await t.press("Enter");
-    let screen = await t.waitForText(`Watching subagent · ${id}`, 30_000);
-    screen = await t.waitForText("STREAMED-WHILE-WORKING: checking the parser first.", 10_000);
-    expect(screen).toMatch(/\+\d\d:\d\d ▸ bash: touch /);
-    expect(screen).toMatch(/worker · running · tool bash · \d\d:\d\d/);
-    expect(screen).toContain("live · refreshed every second");
+    await t.waitForText(`Watching subagent · ${id}`, 30_000);
+    await t.waitForAll(
+      [
+        "STREAMED-WHILE-WORKING: checking the parser first.",
+        /\+\d\d:\d\d ▸ bash: touch /,
+        /worker · running · tool bash · \d\d:\d\d/,
+        "live · refreshed every second",
+      ],
+      10_000,
+    );
 
     // The task ends: the view pins the line to its result and stays open.
     writeFileSync(release, "");
-    screen = await t.waitForText(`Task ended (succeeded). Full result: /subagent-result ${id}`, 60_000);
-    expect(screen).toContain(`Watching subagent · ${id}`);
+    const screen = await t.waitForAll(
+      [`Task ended (succeeded). Full result: /subagent-result ${id}`, `Watching subagent · ${id}`],
+      60_000,
+    );
     expect(screen).not.toContain("live · refreshed every second");
     await t.type("q");
     await t.waitForNoText(`Watching subagent · ${id}`, 10_000);

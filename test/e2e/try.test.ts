@@ -46,14 +46,12 @@ describe.skipIf(PI.line !== "1" || skipTuiTests())("npm run try", () => {
       readyText: "Type anything",
       readyTimeoutMs: 60_000,
     });
-    const first = await tmux.waitForText(TRY_ROOT, 30_000);
-    expect(first).toContain("the model is a FAKE: scripted, offline, no API key");
+    const first = await tmux.waitForAll([TRY_ROOT, "the model is a FAKE: scripted, offline, no API key"], 30_000);
     const root = TRY_ROOT.exec(first)![1]!;
     expect(existsSync(join(root, "greeter/src/greet.ts"))).toBe(true);
 
     await tmux.submit("What does this project do?");
-    const receipt = await tmux.waitForText(/Dispatched explore\. taskId: [0-9a-f-]{36}/, 30_000);
-    expect(receipt).toContain("I am the fake model of npm run try");
+    await tmux.waitForAll([/Dispatched explore\. taskId: [0-9a-f-]{36}/, "I am the fake model of npm run try"], 30_000);
     await tmux.waitForText(/Subagents · 1 running[\s\S]*explore/, 30_000);
     await tmux.waitForText("✓ explore succeeded", 60_000);
     await tmux.waitForText("It says:", 30_000);

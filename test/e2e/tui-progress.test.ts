@@ -148,13 +148,15 @@ describe.skipIf(skipTuiTests())("TUI progress widget, status segment, result car
 
     // Beta's result: both cards on screen, the widget gone, the footer keeps the done count.
     beta.open();
-    const done = await tui.waitForScreen(
-      (screen) => screen.includes(`View full result: /subagent-result ${idBeta}`) && !screen.includes("Subagents ·"),
+    await tui.waitForScreen(
+      (screen) =>
+        screen.includes(`View full result: /subagent-result ${idBeta}`) &&
+        screen.includes(`View full result: /subagent-result ${idAlpha}`) &&
+        new RegExp(`✓ worker succeeded · ${escape(shortBeta)} · `).test(screen) &&
+        !screen.includes("Subagents ·"),
       WAIT_MS,
-      "Beta's card and no widget",
+      "both cards and no widget",
     );
-    expect(done).toContain(`View full result: /subagent-result ${idAlpha}`);
-    expect(done).toMatch(new RegExp(`✓ worker succeeded · ${escape(shortBeta)} · `));
     await tui.waitForText("⚙ 0 running · 2 done", WAIT_MS);
 
     // Ctrl+O expands the cards to the output, rendered as Markdown.

@@ -299,6 +299,18 @@ export class TmuxPi {
     return this.waitForScreen((screen) => matches(screen, wanted), timeoutMs, `text ${describeWanted(wanted)}`);
   }
 
+  /**
+   * Like waitForText, until one screen shows every text (or pattern). Things drawn in one frame can still reach
+   * tmux in more than one write: a test that asserts several of them waits for them together, not for the first.
+   */
+  async waitForAll(wanted: ReadonlyArray<string | RegExp>, timeoutMs = 20_000): Promise<string> {
+    return this.waitForScreen(
+      (screen) => wanted.every((one) => matches(screen, one)),
+      timeoutMs,
+      `all of ${wanted.map(describeWanted).join(", ")}`,
+    );
+  }
+
   /** Like waitForText, until the text is gone from the screen. */
   async waitForNoText(unwanted: string | RegExp, timeoutMs = 20_000): Promise<string> {
     return this.waitForScreen((screen) => !matches(screen, unwanted), timeoutMs, `no text ${describeWanted(unwanted)}`);
