@@ -4,6 +4,7 @@
 import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../shared/thinking.ts";
 import { isIsolation, ISOLATIONS, type Isolation } from "../worktree/worktree.ts";
 import { isSandboxLevel, sandboxValueProblem, type SandboxLevel } from "../sandbox/levels.ts";
+import { mcpEntryProblem } from "../shared/tool-patterns.ts";
 import { createRequire } from "node:module";
 import { createHash } from "node:crypto";
 import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../budget/limits.ts";
@@ -30,6 +31,13 @@ export interface AgentDefinition {
   description: string;
   /** Tool allowlist (`--tools`); absent means the child gets pi's default tools. */
   tools?: string[];
+  /**
+   * `mcp`: the MCP servers (`github`) or tool patterns (`mcp__github__get_*`) its child may reach (pi 1.x; see
+   * src/authority/mcp-reach.ts). Absent or empty: none, and the child starts no MCP server.
+   */
+  mcp?: string[];
+  /** `disallowedTools`: tool names or `*` patterns removed from its child after everything else (nested ones too). */
+  disallowedTools?: string[];
   model?: string;
   thinking?: ThinkingLevel;
   /**
@@ -277,6 +285,18 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
   if (tools.present && "problem" in tools) ignored.push(tools.problem);
   // An empty tools value means "not set": an agent with no tools at all is never what a blank line meant.
   else if (tools.present && tools.list.length > 0) agent.tools = tools.list;
+
+  const mcp = readList(data, "mcp");
+  if (mcp.present && "problem" in mcp) ignored.push(mcp.problem);
+  else if (mcp.present) {
+    const bad = mcp.list.filter((entry) => mcpEntryProblem(entry) !== undefined);
+    for (const entry of bad) ignored.push(`"mcp" entry ${quoteForMessage(entry)}: ${mcpEntryProblem(entry)}`);
+    agent.mcp = mcp.list.filter((entry) => !bad.includes(entry));
+  }
+
+  const disallowed = readList(data, "disallowedTools");
+  if (disallowed.present && "problem" in disallowed) ignored.push(disallowed.problem);
+  else if (disallowed.present && disallowed.list.length > 0) agent.disallowedTools = disallowed.list;
 
   const skills = readList(data, "skills");
   if (skills.present && "problem" in skills) ignored.push(skills.problem);

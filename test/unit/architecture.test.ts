@@ -72,6 +72,7 @@ const PURE_MODULES: readonly string[] = Object.freeze([
   "src/shared/nesting.ts",
   "src/shared/text.ts",
   "src/shared/thinking.ts",
+  "src/shared/tool-patterns.ts",
   "src/tasks/registry.ts",
   "src/tool/texts.ts",
   "src/tool/validate.ts",
