@@ -3,6 +3,7 @@
  * only what pi needs at start and loads the rest on first use, so the package costs next to nothing where it
  * is not used (ARCHITECTURE.md: the concerns, the lazy seams, how to add a command, tool action or hook).
  * - a child pi first watches the pi that started it, to end its whole task if that pi dies;
+ * - a child granted MCP tools (pi 1.x) runs pi's MCP extension for their servers only (src/pi/child-mcp.ts);
  * - a subagent at the depth limit (PI_SUBAGENT_MAX_DEPTH, passed down by its parent) gets the `subagent` tool
  *   refusing every call (src/start/depth-gate-tool.ts) and nothing else of ours; one that has the package only
  *   because its parent passed its own `-e` on gets no tool at all, as a child without the package would;
@@ -13,11 +14,14 @@
  * packages nor TypeBox.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { isBelowDepthLimit, mayDispatchSubagents, PARENT_ENV } from "./src/shared/nesting.ts";
+import { CHILD_MCP_ENV, isBelowDepthLimit, mayDispatchSubagents, PARENT_ENV } from "./src/shared/nesting.ts";
 
 export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> {
   // Only a child has a parent to watch (a no-op after the first load in a child).
   if (process.env[PARENT_ENV]) (await import("./src/run/parent-watchdog.ts")).watchParentFromChild();
+  // A child granted MCP tools runs pi's MCP for their servers only (pi 1.x; it was started with `--no-mcp`).
+  const childMcp = process.env[CHILD_MCP_ENV];
+  if (childMcp) await (await import("./src/pi/child-mcp.ts")).serveChildMcp(pi, childMcp);
   const thisProcess = await import("./src/shared/this-process.ts");
   if (!isBelowDepthLimit() && thisProcess.givenThisPackage(process.argv, process.cwd())) return;
   // One after another: pi's loader can show a module still being evaluated half-made to a concurrent import.

@@ -181,10 +181,18 @@ export function mergeAgentTiers(tiers: AgentTiers, scope: AgentScope = "both"): 
       const replaced = agent.source === "project" ? personal.get(agent.name) : undefined;
       if (replaced === undefined) byName.set(agent.name, agent);
       else {
-        const { name, source, filePath, tools, sandbox } = replaced;
+        const { name, source, filePath, tools, sandbox, mcp, disallowedTools } = replaced;
         byName.set(agent.name, {
           ...agent,
-          shadows: { name, source, filePath, ...(tools ? { tools } : {}), ...(sandbox ? { sandbox } : {}) },
+          shadows: {
+            name,
+            source,
+            filePath,
+            ...(tools ? { tools } : {}),
+            ...(sandbox ? { sandbox } : {}),
+            ...(mcp ? { mcp } : {}),
+            ...(disallowedTools ? { disallowedTools } : {}),
+          },
         });
       }
     }

@@ -4,7 +4,7 @@
 import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../shared/thinking.ts";
 import { isIsolation, ISOLATIONS, type Isolation } from "../worktree/worktree.ts";
 import { isSandboxLevel, sandboxValueProblem, type SandboxLevel } from "../sandbox/levels.ts";
-import { mcpEntryProblem } from "../shared/tool-patterns.ts";
+import { mcpEntryPattern, mcpEntryProblem, patternCovers } from "../shared/tool-patterns.ts";
 import { createRequire } from "node:module";
 import { createHash } from "node:crypto";
 import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../budget/limits.ts";
@@ -81,7 +81,10 @@ export interface AgentDefinition {
 }
 
 /** What a project agent that takes a name inherits of the agent that had it. */
-export type ShadowedAgent = Pick<AgentDefinition, "name" | "source" | "filePath" | "tools" | "sandbox">;
+export type ShadowedAgent = Pick<
+  AgentDefinition,
+  "name" | "source" | "filePath" | "tools" | "sandbox" | "mcp" | "disallowedTools"
+>;
 
 /** A file that discovery skipped, and why (shown to the person once, never breaks pi). */
 export interface AgentWarning {
@@ -373,23 +376,42 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
 /*
  * A name keeps its protection. A project agent named like a built-in or user agent (a planted
  * `.pi/agents/explore.md`, say) runs with no more tools than the agent it replaces: its own list narrowed to that
- * agent's, or that agent's list when it has none. (Its sandbox is at least that agent's: resolve-sandbox.ts.)
- * Pure.
+ * agent's, or that agent's list when it has none; no MCP entry that agent's do not cover; and that agent's
+ * `disallowedTools` on top of its own. (Its sandbox is at least that agent's: resolve-sandbox.ts.) Pure.
  */
 export interface ProtectedTools {
   /** The tools list the agent runs with (absent: none, pi's defaults, as both agents allow). */
   tools?: string[];
-  /** Tools the project agent listed that the replaced agent does not have. */
+  /** Its `mcp` entries that the replaced agent's cover (absent: none). */
+  mcp?: string[];
+  /** Its `disallowedTools` and the replaced agent's. */
+  disallowed?: string[];
+  /** Tools and MCP entries the project agent listed that the replaced agent does not have. */
   cut: string[];
 }
 
-export function protectedTools(agent: Pick<AgentDefinition, "tools" | "shadows">): ProtectedTools {
+export function protectedTools(
+  agent: Pick<AgentDefinition, "tools" | "shadows" | "mcp" | "disallowedTools">,
+): ProtectedTools {
   const bound = agent.shadows?.tools;
-  if (bound === undefined) return agent.tools === undefined ? { cut: [] } : { tools: [...agent.tools], cut: [] };
-  if (agent.tools === undefined) return { tools: [...bound], cut: [] };
+  const disallowedAll = [...new Set([...(agent.disallowedTools ?? []), ...(agent.shadows?.disallowedTools ?? [])])];
+  const disallowed = disallowedAll.length > 0 ? { disallowed: disallowedAll } : {};
+  const mcpBound = agent.shadows ? (agent.shadows.mcp ?? []).map(mcpEntryPattern) : undefined;
+  const mcpKept = (agent.mcp ?? []).filter(
+    (entry) => mcpBound === undefined || mcpBound.some((outer) => patternCovers(outer, mcpEntryPattern(entry))),
+  );
+  const mcpCut = (agent.mcp ?? []).filter((entry) => !mcpKept.includes(entry));
+  const mcp = mcpKept.length > 0 ? { mcp: mcpKept } : {};
+  if (bound === undefined)
+    return agent.tools === undefined
+      ? { ...mcp, ...disallowed, cut: mcpCut }
+      : { tools: [...agent.tools], ...mcp, ...disallowed, cut: mcpCut };
+  if (agent.tools === undefined) return { tools: [...bound], ...mcp, ...disallowed, cut: mcpCut };
   return {
     tools: agent.tools.filter((tool) => bound.includes(tool)),
-    cut: agent.tools.filter((tool) => !bound.includes(tool)),
+    ...mcp,
+    ...disallowed,
+    cut: [...agent.tools.filter((tool) => !bound.includes(tool)), ...mcpCut],
   };
 }
 

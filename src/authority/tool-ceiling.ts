@@ -1,9 +1,13 @@
 /**
  * The tool ceiling: a child never gets a tool the main session lacks at the moment of dispatch. Read-only
  * built-ins are always allowed; `edit` and `write` need a tool that can already change files (edit, write or
- * bash); bash needs bash; any other tool needs itself. Pure: the caller passes the session's tools as pi
- * reports them (`getActiveTools`, `getAllTools`) and the agent's and call's lists.
+ * bash); bash needs bash; any other tool needs itself. MCP tools (pi 1.x) follow src/authority/mcp-reach.ts. An
+ * agent's `disallowedTools` go last: removed from whatever it was granted, and handed to its child's
+ * `--exclude-tools` so they hold for its own children too. Pure: the caller passes the session's tools as pi
+ * reports them (`getActiveTools`, `getAllTools`, its command line) and the agent's and call's lists.
  */
+import { grantMcp, MCP_WAYS_IN, type MainMcpReach, type McpGrant } from "./mcp-reach.ts";
+import { isMcpToolName, matchesToolPattern, patternCovers } from "../shared/tool-patterns.ts";
 
 /** pi's built-ins that only read: a child may always have them. */
 const READ_ONLY_BUILTINS: readonly string[] = Object.freeze(["read", "grep", "find", "ls"]);
@@ -21,6 +25,8 @@ export interface SessionTools {
   active: readonly string[];
   /** The extension tools the session has (active or not): a child without a tools list would get them all. */
   extensionTools: readonly string[];
+  /** pi 1.x: what the session reaches through MCP (absent: a pi without MCP). */
+  mcp?: MainMcpReach;
 }
 
 export interface ToolGrantInput {
@@ -28,6 +34,10 @@ export interface ToolGrantInput {
   agentTools?: readonly string[];
   /** The call's `tools`: may only narrow the agent's. */
   callTools?: readonly string[];
+  /** The agent's `mcp` entries (server names or `mcp__…` patterns); absent: none. */
+  agentMcp?: readonly string[];
+  /** The agent's `disallowedTools` (names or `*` patterns). */
+  disallowed?: readonly string[];
   session: SessionTools;
   ceiling: ToolCeilingSetting;
 }
@@ -39,6 +49,12 @@ export interface ToolGrant {
   notGranted: string[];
   /** Why, in a few words, when something was cut. */
   reason?: string;
+  /**
+   * pi 1.x: the child's `--exclude-tools` (the main session's own, then the agent's `disallowedTools`). Present
+   * whenever the pi has MCP: the child then starts with `--no-mcp` unless its list has an `mcp__` pattern
+   * (src/run/command-line.ts).
+   */
+  mcp?: { exclude: string[] };
 }
 
 /** Whether a session whose active tools are `active` may give `tool` to a child. */
@@ -54,7 +70,10 @@ function unique(names: readonly string[]): string[] {
 
 /** The tools a child without a tools list would start with. */
 function defaultChildTools(session: SessionTools): string[] {
-  return unique([...PI_DEFAULT_TOOLS, ...session.extensionTools]).filter((name) => name !== SUBAGENT_TOOL);
+  // MCP tools a subagent's own MCP registered (src/pi/child-mcp.ts) count as its extension's: MCP has its own ceiling.
+  return unique([...PI_DEFAULT_TOOLS, ...session.extensionTools]).filter(
+    (name) => name !== SUBAGENT_TOOL && !isMcpToolName(name) && !MCP_WAYS_IN.includes(name),
+  );
 }
 
 function cutReason(active: ReadonlySet<string>): string {
@@ -63,10 +82,10 @@ function cutReason(active: ReadonlySet<string>): string {
     : "the main session has read-only tools";
 }
 
-export function grantTools(input: ToolGrantInput): ToolGrant {
+/** The grant before MCP and `disallowedTools`: the ceiling over the agent's (non-MCP) tools, as it always was. */
+function grantPlainTools(input: ToolGrantInput, listed: string[] | undefined): ToolGrant {
   const active = new Set(input.session.active);
   const narrowTo = input.callTools === undefined ? undefined : new Set(unique(input.callTools));
-  const listed = input.agentTools !== undefined ? unique(input.agentTools) : undefined;
   const wanted = (listed ?? defaultChildTools(input.session)).filter(
     (name) => narrowTo === undefined || narrowTo.has(name),
   );
@@ -83,6 +102,58 @@ export function grantTools(input: ToolGrantInput): ToolGrant {
   const searchTools =
     listed === undefined && narrowTo === undefined ? READ_ONLY_BUILTINS.filter((name) => active.has(name)) : [];
   return { tools: unique([...granted, ...searchTools]), notGranted, reason: cutReason(active) };
+}
+
+function disallows(disallowed: readonly string[], tool: string): boolean {
+  return disallowed.some((pattern) => patternCovers(pattern, tool) || matchesToolPattern(pattern, tool));
+}
+
+function joinReasons(...reasons: (string | undefined)[]): string | undefined {
+  const present = reasons.filter((reason): reason is string => reason !== undefined && reason !== "");
+  return present.length > 0 ? present.join("; ") : undefined;
+}
+
+export function grantTools(input: ToolGrantInput): ToolGrant {
+  // An `mcp__…` name in an agent's tools is an MCP entry: MCP has its own ceiling.
+  const listedAll = input.agentTools !== undefined ? unique(input.agentTools) : undefined;
+  const listed = listedAll?.filter((name) => !isMcpToolName(name));
+  const plain = grantPlainTools(input, listedAll === undefined ? undefined : (listed ?? []));
+  const disallowed = unique(input.disallowed ?? []);
+  const reach = input.session.mcp;
+  let mcp: McpGrant | undefined;
+  if (reach?.supported) {
+    const entries = [...(input.agentMcp ?? []), ...(listedAll ?? []).filter(isMcpToolName)];
+    mcp = grantMcp(entries, reach, input.ceiling !== "off");
+    // A call's `tools` narrows MCP too: a pattern stays only when one of the call's entries covers it.
+    const callMcp = input.callTools?.filter(isMcpToolName);
+    if (input.callTools !== undefined)
+      mcp.patterns = mcp.patterns.filter((pattern) => (callMcp ?? []).some((outer) => patternCovers(outer, pattern)));
+    mcp.patterns = mcp.patterns.filter((pattern) => !disallowed.some((outer) => patternCovers(outer, pattern)));
+    mcp.waysIn = mcp.waysIn.filter((tool) => !disallows(disallowed, tool));
+  }
+  let tools = plain.tools;
+  if (mcp && mcp.patterns.length > 0)
+    tools = unique([...(tools ?? defaultChildTools(input.session)), ...mcp.waysIn, ...mcp.patterns]);
+  // Without MCP flags (pi 0.73.1) the list itself must leave them out; with them, an explicit list reads better too.
+  if (disallowed.length > 0)
+    tools = (tools ?? defaultChildTools(input.session)).filter(
+      (tool) => isMcpToolName(tool) || !disallows(disallowed, tool),
+    );
+  const mcpCut = mcp?.cut ?? [];
+  const grant: ToolGrant = {
+    notGranted: [...plain.notGranted, ...mcpCut.map((cut) => cut.entry)],
+    ...(tools !== undefined ? { tools } : {}),
+  };
+  const reason = joinReasons(
+    plain.notGranted.length > 0 ? plain.reason : undefined,
+    ...[...new Set(mcpCut.map((cut) => cut.reason))].map((why) => {
+      const names = mcpCut.filter((cut) => cut.reason === why).map((cut) => cut.entry);
+      return plain.notGranted.length > 0 || mcpCut.length > names.length ? `${names.join(", ")}: ${why}` : why;
+    }),
+  );
+  if (reason !== undefined) grant.reason = reason;
+  if (reach?.supported) grant.mcp = { exclude: unique([...(mcp?.exclude ?? []), ...disallowed]) };
+  return grant;
 }
 
 /** `tools not granted: bash (the main session has read-only tools)`; undefined when nothing was cut. */

@@ -1,9 +1,17 @@
 /**
  * The child's command line (pure): the skills it gets, and the arguments and environment.
  */
+import { isMcpToolName } from "../shared/tool-patterns.ts";
 import type { PiExecutable } from "../shared/run-settings.ts";
 import { isAbsolute, relative, resolve } from "node:path";
-import { AGENT_NAME_ENV, DEFAULT_MAX_DEPTH, DEPTH_ENV, MAX_DEPTH_ENV, PARENT_ENV } from "../shared/nesting.ts";
+import {
+  AGENT_NAME_ENV,
+  CHILD_MCP_ENV,
+  DEFAULT_MAX_DEPTH,
+  DEPTH_ENV,
+  MAX_DEPTH_ENV,
+  PARENT_ENV,
+} from "../shared/nesting.ts";
 import { formatIdentity, type ProcessIdentity } from "../shared/proc-identity.ts";
 import { OUTER_TASKS_ENV, outerTasksForChild, TASK_MARKER_ENV } from "./parent-watchdog.ts";
 import type { HostThinkingLevel } from "../shared/thinking.ts";
@@ -96,6 +104,11 @@ export interface ChildCommandInput {
    * prompt says so.
    */
   forked?: boolean;
+  /**
+   * pi 1.x (a pi with MCP): the child starts with `--no-mcp` unless its tools list has an `mcp__` pattern (no MCP
+   * server starts for a child that may reach none of them), and with `exclude` as its `--exclude-tools`.
+   */
+  mcp?: { exclude: readonly string[] };
   /** pi 1.x: the parent's project-trust decision, so the child sees the project as the parent does. */
   trustFlag?: "--approve" | "--no-approve";
   /**
@@ -191,6 +204,12 @@ export function buildChildCommand(input: ChildCommandInput): ChildCommand {
   const tools = childTools(input.tools, input.parentDepth + 1, maxDepth);
   // An empty list (every tool the agent names was cut) is no tools at all, not pi's defaults.
   if (tools) args.push(...(tools.length > 0 ? ["--tools", tools.join(",")] : ["--no-tools"]));
+  // pi's built-in MCP would start every configured server; the child runs it for its granted ones only.
+  const mcpPatterns = input.mcp ? (tools ?? []).filter(isMcpToolName) : [];
+  if (input.mcp) {
+    args.push("--no-mcp");
+    if (input.mcp.exclude.length > 0) args.push("--exclude-tools", input.mcp.exclude.join(","));
+  }
   if (input.trustFlag) args.push(input.trustFlag);
   if (input.skills) {
     args.push("--no-skills");
@@ -209,6 +228,8 @@ export function buildChildCommand(input: ChildCommandInput): ChildCommand {
   else delete env[OUTER_TASKS_ENV];
   if (input.taskId) env[TASK_MARKER_ENV] = input.taskId;
   if (input.parent) env[PARENT_ENV] = formatIdentity(input.parent);
+  if (mcpPatterns.length > 0) env[CHILD_MCP_ENV] = mcpPatterns.join(",");
+  else delete env[CHILD_MCP_ENV];
   const prompt = childPrompt(input.task, input.forked);
   // bwrap runs pi as its own child, with the same environment (the task marker, the depth variables).
   if (input.sandbox) {

@@ -17,6 +17,11 @@ export const PARENT_ENV = "PI_SUBAGENT_PARENT";
  */
 export const SANDBOX_ENV = "PI_SUBAGENT_SANDBOX";
 export const AGENT_NAME_ENV = "PI_CURRENT_AGENT_NAME";
+/**
+ * The MCP tool patterns a child may reach (pi 1.x), comma-separated. Set only for such a child, which is started with
+ * `--no-mcp` and runs pi's MCP extension itself for the servers these reach (src/pi/child-mcp.ts).
+ */
+export const CHILD_MCP_ENV = "PI_SUBAGENT_MCP_TOOLS";
 
 /** The nesting depth of this process: 0 for the main agent; a missing or non-numeric value counts as 0. */
 export function readSubagentDepth(env: NodeJS.ProcessEnv = process.env): number {

@@ -148,7 +148,8 @@ export type PerProcessName =
   | "sandbox-probe"
   | "sandbox-mount-points"
   | "session-start-snapshot"
-  | "login-refresh-failures";
+  | "login-refresh-failures"
+  | "child-mcp";
 
 /** The process's value for `name`, made by `create` on first use. */
 export function perProcess<T>(name: PerProcessName, create: () => T): T {

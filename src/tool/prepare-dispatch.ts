@@ -381,6 +381,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       model: resolved.model.value,
       thinking: thinking ? toHostThinkingLevel(thinking) : undefined,
       tools: childToolList,
+      ...(toolGrant?.mcp ? { mcp: toolGrant.mcp } : {}),
       trustFlag: env.trustFlag,
       skills,
       systemPromptFile,

@@ -39,6 +39,7 @@ const EDGE = ["pi", "start"] as const;
 /** Modules of pure logic: no file system, no processes (their callers hand them what they need). */
 const PURE_MODULES: readonly string[] = Object.freeze([
   "src/agents/parse.ts",
+  "src/authority/mcp-reach.ts",
   "src/authority/tool-ceiling.ts",
   "src/authority/trust.ts",
   "src/budget/fan-out.ts",
@@ -308,6 +309,8 @@ describe("a sandboxed subagent", () => {
     ).toEqual([
       "./src/shared/nesting.ts",
       "./src/run/parent-watchdog.ts",
+      // Only in a child granted MCP tools (pi 1.x), which compiles it itself when sandboxed: it is not handed in.
+      "./src/pi/child-mcp.ts",
       "./src/shared/this-process.ts",
       "./src/tool/schema.ts",
       "./src/start/depth-gate-tool.ts",

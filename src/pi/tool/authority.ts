@@ -13,6 +13,8 @@ import {
   type ProjectAuthority,
 } from "../../authority/trust.ts";
 import type { SessionTools } from "../../authority/tool-ceiling.ts";
+import { readMainToolFlags } from "../../authority/mcp-reach.ts";
+import { CHILD_MCP_ENV } from "../../shared/nesting.ts";
 import { guardedSinceStart, sessionStart, type SessionStart } from "../../authority/session-start-read.ts";
 import { loadConfig, type LoadedConfig } from "../../config/load.ts";
 import type { AgentDefinition } from "../../agents/parse.ts";
@@ -80,14 +82,27 @@ export function sessionConfig(
   return { ...loaded, user: withAuthorityAtStart(loaded.user, userAuthority) };
 }
 
-/** The session's tools now: what it may give a child, and what a child without a tools list would get. */
-export function readSessionTools(pi: Pick<ExtensionAPI, "getActiveTools" | "getAllTools">): SessionTools {
+/**
+ * The session's tools now: what it may give a child, what a child without a tools list would get, and (pi 1.x)
+ * what it reaches through MCP, from its command line `argv`. MCP, `codemode` and `tool_search` report themselves as
+ * built-ins, so they never count as extension tools a child would get by default.
+ */
+export function readSessionTools(
+  pi: Pick<ExtensionAPI, "getActiveTools" | "getAllTools">,
+  argv: readonly string[] = process.argv,
+): SessionTools {
   const active = pi.getActiveTools();
   const extensionTools = pi
     .getAllTools()
     .filter((tool) => (tool.sourceInfo as { source?: unknown } | undefined)?.source !== "builtin")
     .map((tool) => tool.name);
-  return { active, extensionTools };
+  // `registerMcpServer` came with pi's MCP (pi 1.x); pi 0.73.1 has neither, and would refuse `--no-mcp`.
+  const supported = typeof (pi as { registerMcpServer?: unknown }).registerMcpServer === "function";
+  const flags = readMainToolFlags(argv.slice(2));
+  // A subagent granted MCP tools was started with `--no-mcp` and runs MCP itself for them (src/pi/child-mcp.ts):
+  // its `--tools` patterns are what it reaches.
+  if (process.env[CHILD_MCP_ENV]) flags.noMcp = false;
+  return { active, extensionTools, mcp: { supported, flags, active } };
 }
 
 /*

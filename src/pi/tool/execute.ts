@@ -284,9 +284,17 @@ function sandboxForQuestion(agent: AgentDefinition, config: LoadedConfig): strin
 }
 
 /** The tool ceiling over the agent's tools, after a shadowing project agent's were bounded by the agent it replaces. */
-function grantProtectedTools(agent: AgentDefinition, input: Omit<ToolGrantInput, "agentTools">): ToolGrant {
+function grantProtectedTools(
+  agent: AgentDefinition,
+  input: Omit<ToolGrantInput, "agentTools" | "agentMcp" | "disallowed">,
+): ToolGrant {
   const bounded = protectedTools(agent);
-  const grant = grantTools({ ...input, ...(bounded.tools ? { agentTools: bounded.tools } : {}) });
+  const grant = grantTools({
+    ...input,
+    ...(bounded.tools ? { agentTools: bounded.tools } : {}),
+    ...(bounded.mcp ? { agentMcp: bounded.mcp } : {}),
+    ...(bounded.disallowed ? { disallowed: bounded.disallowed } : {}),
+  });
   if (bounded.cut.length === 0 || !agent.shadows) return grant;
   const reason = replacedAgentText(agent.shadows);
   return {
@@ -412,7 +420,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     }
     const toolGrant = grantProtectedTools(request.agent, {
       callTools: request.tools,
-      session: readSessionTools(pi),
+      session: readSessionTools(pi, argv),
       ceiling: settings.toolCeiling,
     });
     await probing;

@@ -278,6 +278,23 @@ describe("buildChildCommand: nesting and fork", () => {
     expect(valueOf(buildChildCommand(input({ maxDepth: 2 })).args, "--tools")).toBeUndefined();
   });
 
+  it("starts a child on a pi with MCP with --no-mcp, and hands its MCP patterns to its own MCP (pi 1.x)", () => {
+    const none = buildChildCommand(input({ mcp: { exclude: [] }, baseEnv: { PI_SUBAGENT_MCP_TOOLS: "mcp__old__*" } }));
+    expect(none.args).toContain("--no-mcp");
+    expect(none.args).not.toContain("--exclude-tools");
+    // An outer child's grant is never inherited.
+    expect(none.env.PI_SUBAGENT_MCP_TOOLS).toBeUndefined();
+    const some = buildChildCommand(
+      input({ tools: ["read", "codemode", "mcp__probe__*"], mcp: { exclude: ["mcp__probe__secret", "bash"] } }),
+    );
+    expect(some.args).toContain("--no-mcp");
+    expect(valueOf(some.args, "--tools")).toBe("read,codemode,mcp__probe__*");
+    expect(valueOf(some.args, "--exclude-tools")).toBe("mcp__probe__secret,bash");
+    expect(some.env.PI_SUBAGENT_MCP_TOOLS).toBe("mcp__probe__*");
+    // pi 0.73.1 has no MCP and would refuse the flags.
+    expect(buildChildCommand(input({ tools: ["read"] })).args).not.toContain("--no-mcp");
+  });
+
   it("a forked child's prompt says whose conversation came before, then the task", () => {
     const { prompt } = buildChildCommand(input({ forked: true }));
     expect(prompt).toBe(
