@@ -276,10 +276,31 @@ function loadedFrom(entry: string, staticOnly = false): string[] {
 }
 
 describe("a subagent at the depth limit", () => {
-  it("loads, besides the entry's own imports, only the depth variables and the tool's texts (pi loads an installed package in every child)", () => {
-    expect(loadedFrom(join(SRC, "start/depth-gate-tool.ts"))).toEqual([
+  it("loads only the entry, the nesting variables and the watch on its parent: the entry returns before anything else (pi loads an installed package in every child)", () => {
+    const entry = readFileSync(join(REPO_ROOT, "extension.ts"), "utf8");
+    const atLimit = entry.indexOf('if (surface === "none") return;');
+    expect(atLimit).toBeGreaterThan(0);
+    const before = runtimeSpecifiers(entry.slice(0, atLimit));
+    expect(before).toEqual(["./src/shared/nesting.ts", "./src/run/parent-watchdog.ts"]);
+    const loaded = new Set(
+      before
+        .flatMap((specifier) => loadedFrom(resolve(REPO_ROOT, specifier)))
+        .filter((file) => !file.startsWith("package:")),
+    );
+    expect([...loaded].sort()).toEqual([
+      "src/run/parent-watchdog.ts",
       "src/shared/nesting.ts",
-      "src/start/depth-gate-tool.ts",
+      "src/shared/proc-identity.ts",
+      "src/shared/this-process.ts",
+    ]);
+  });
+});
+
+describe("a sandboxed subagent below the depth limit", () => {
+  it("loads for its refusing tool only the nesting variables and the tool's texts", () => {
+    expect(loadedFrom(join(SRC, "start/sandbox-gate-tool.ts"))).toEqual([
+      "src/shared/nesting.ts",
+      "src/start/sandbox-gate-tool.ts",
       "src/tool/texts.ts",
     ]);
   });
@@ -287,13 +308,14 @@ describe("a subagent at the depth limit", () => {
 
 describe("a sandboxed subagent", () => {
   it("loads exactly the modules whose jiti entries it is handed (src/sandbox/hand-in.ts)", () => {
-    // Its entry's path: the parent's watch, the depth check, the agent dir, the schema, then the refusing tool.
+    // Its entry's path: the parent's watch, the depth check, the agent dir, the schema, then the refusing tool
+    // (at the depth limit it stops after the depth check).
     const entries = [
       "extension.ts",
       "src/run/parent-watchdog.ts",
       "src/shared/this-process.ts",
       "src/tool/schema.ts",
-      "src/start/depth-gate-tool.ts",
+      "src/start/sandbox-gate-tool.ts",
     ];
     const loaded = new Set(
       entries
@@ -310,7 +332,7 @@ describe("a sandboxed subagent", () => {
       "./src/run/parent-watchdog.ts",
       "./src/shared/this-process.ts",
       "./src/tool/schema.ts",
-      "./src/start/depth-gate-tool.ts",
+      "./src/start/sandbox-gate-tool.ts",
       "./src/agents/warnings.ts",
       "./src/start/main-pi.ts",
     ]);
