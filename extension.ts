@@ -4,17 +4,16 @@
  * is not used (ARCHITECTURE.md: the concerns, the lazy seams, how to add a command, tool action or hook).
  * - a child pi first watches the pi that started it, to end its whole task if that pi dies;
  * - a child granted MCP tools (pi 1.x) runs pi's MCP extension for their servers only (src/pi/child-mcp.ts);
- * - a subagent at the depth limit (PI_SUBAGENT_MAX_DEPTH, passed down by its parent) gets the `subagent` tool
- *   refusing every call (src/start/depth-gate-tool.ts) and nothing else of ours; one that has the package only
- *   because its parent passed its own `-e` on gets no tool at all, as a child without the package would;
- * - a sandboxed subagent below the limit (PI_SUBAGENT_SANDBOX) gets the same refusing tool, saying why;
+ * - a subagent at the depth limit (PI_SUBAGENT_MAX_DEPTH, passed down by its parent) gets nothing else of ours:
+ *   no `subagent` tool, snippet or guidelines, whether the package is installed or came with its parent's `-e`;
+ * - a sandboxed subagent below the limit (PI_SUBAGENT_SANDBOX) gets the `subagent` tool refusing every call, saying
+ *   why (src/start/sandbox-gate-tool.ts);
  * - the main pi gets src/start/main-pi.ts: the manifest in front of the runtime (src/pi/runtime.ts), loaded on first use;
  *   a second clone of the package loaded in the same pi registers only a notice saying so (src/shared/this-process.ts).
- * Only the depth variables are imported up front: a child that only watches its parent loads neither pi's
- * packages nor TypeBox.
+ * Only the nesting variables are imported up front: a child at the limit loads neither pi's packages nor TypeBox.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { CHILD_MCP_ENV, isBelowDepthLimit, mayDispatchSubagents, PARENT_ENV } from "./src/shared/nesting.ts";
+import { CHILD_MCP_ENV, PARENT_ENV, subagentToolSurface } from "./src/shared/nesting.ts";
 
 export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> {
   // Only a child has a parent to watch (a no-op after the first load in a child).
@@ -22,14 +21,15 @@ export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> 
   // A child granted MCP tools runs pi's MCP for their servers only (pi 1.x; it was started with `--no-mcp`).
   const childMcp = process.env[CHILD_MCP_ENV];
   if (childMcp) await (await import("./src/pi/child-mcp.ts")).serveChildMcp(pi, childMcp);
+  const surface = subagentToolSurface();
+  if (surface === "none") return;
   const thisProcess = await import("./src/shared/this-process.ts");
-  if (!isBelowDepthLimit() && thisProcess.givenThisPackage(process.argv, process.cwd())) return;
   // One after another: pi's loader can show a module still being evaluated half-made to a concurrent import.
   const { getAgentDir } = await import("@mariozechner/pi-coding-agent");
   thisProcess.useAgentDirResolver(getAgentDir);
   const { subagentParameters } = await import("./src/tool/schema.ts");
-  if (!mayDispatchSubagents()) {
-    (await import("./src/start/depth-gate-tool.ts")).registerDepthGateTool(pi, subagentParameters);
+  if (surface === "refusing") {
+    (await import("./src/start/sandbox-gate-tool.ts")).registerSandboxGateTool(pi, subagentParameters);
     return;
   }
   // A second clone of the package (installed and `-e`) explains itself instead of colliding on the tool's name.

@@ -197,7 +197,7 @@ export function buildChildCommand(input: ChildCommandInput): ChildCommand {
   const args = [...input.pi.prefixArgs, ...modeArgs, "--session", input.sessionFile];
   const maxDepth = input.maxDepth ?? DEFAULT_MAX_DEPTH;
   // Every `-e` of the parent, this package's too: a child at the depth limit needs its entry for the watch on its
-  // parent (src/run/parent-watchdog.ts) and the depth-gate tool.
+  // parent (src/run/parent-watchdog.ts), though its model gets no `subagent` tool there (extension.ts).
   for (const extension of input.extraExtensions ?? []) args.push("-e", extension);
   if (input.model) args.push("--model", input.model);
   if (input.thinking) args.push("--thinking", input.thinking);

@@ -142,9 +142,10 @@ export function loginRefreshFailedWarning(agent: string, failures: readonly Logi
 }
 
 /**
- * The package's modules a sandboxed child loads, relative to the package root: a sandboxed pi gets only the
- * `subagent` tool that refuses (extension.ts, src/start/depth-gate-tool.ts), so it loads the entry, the watch on
- * its parent, the depth variables, the tool's schema and texts, and nothing of the runtime. Only these modules'
+ * The package's modules a sandboxed child loads, relative to the package root: a sandboxed pi gets at most the
+ * `subagent` tool that refuses (extension.ts, src/start/sandbox-gate-tool.ts), so it loads the entry, the watch on
+ * its parent, the depth variables, the tool's schema and texts, and nothing of the runtime (at the depth limit,
+ * only the entry and the depth variables). Only these modules'
  * jiti entries are handed in (src/sandbox/handed-files.ts): a handful of files for bubblewrap to copy
  * instead of the whole package's. test/unit/architecture.test.ts checks the list against the imports; a module
  * missing here would only be compiled by the child, never be unsafe.
@@ -156,7 +157,7 @@ export const SANDBOXED_CHILD_MODULES: readonly string[] = Object.freeze([
   "src/shared/proc-identity.ts",
   "src/shared/this-process.ts",
   "src/shared/thinking.ts",
-  "src/start/depth-gate-tool.ts",
+  "src/start/sandbox-gate-tool.ts",
   "src/tool/schema.ts",
   "src/tool/texts.ts",
 ]);

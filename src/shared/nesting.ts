@@ -68,7 +68,20 @@ export function isBelowDepthLimit(env: NodeJS.ProcessEnv = process.env): boolean
  * below the depth limit may, unless it runs in a sandbox.
  */
 export function mayDispatchSubagents(env: NodeJS.ProcessEnv = process.env): boolean {
-  return isBelowDepthLimit(env) && readSandboxEnv(env) === undefined;
+  return subagentToolSurface(env) === "working";
+}
+
+/**
+ * What of the `subagent` tool this process's model sees, from the environment alone. At the depth limit nothing:
+ * no tool, snippet or guidelines (the spec: a subagent has no `subagent` tool surface), however pi got the package.
+ * In a sandboxed subagent below the limit a tool that refuses every call, saying why (it may nest, but no sandbox
+ * can be made inside one). Elsewhere the working tool.
+ */
+export type SubagentToolSurface = "none" | "refusing" | "working";
+
+export function subagentToolSurface(env: NodeJS.ProcessEnv = process.env): SubagentToolSurface {
+  if (!isBelowDepthLimit(env)) return "none";
+  return readSandboxEnv(env) === undefined ? "working" : "refusing";
 }
 
 /** The sandbox level this process runs in (a sandboxed child), or undefined outside a sandbox. */

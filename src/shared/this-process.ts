@@ -1,5 +1,5 @@
 /**
- * This pi process and this package in it: where the package and pi's agent dir are, which copy of the package pi's command line names and which one serves the process, and the state that outlives a load of the extension.
+ * This pi process and this package in it: where the package and pi's agent dir are, the `-e` values pi's command line names, which copy of the package serves the process, and the state that outlives a load of the extension.
  */
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -43,11 +43,7 @@ export function subagentSessionsDir(base: string = agentDir()): string {
   return join(base, "subagent-sessions");
 }
 
-/*
- * This package as a pi's command line names it: the `-e` / `--extension` values a pi was started with, and whether
- * one of them is this package (its folder or its entry, as given or with links resolved).
- */
-/** The `-e`/`--extension` values of a pi's command line, in order. */
+/** The `-e`/`--extension` values of a pi's command line, in order (a child gets them again: prepare-dispatch.ts). */
 export function extensionArgsOf(argv: readonly string[]): string[] {
   const found: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -60,21 +56,6 @@ export function extensionArgsOf(argv: readonly string[]): string[] {
     }
   }
   return found;
-}
-
-function withRealPath(path: string): string[] {
-  try {
-    const real = realpathSync(path);
-    return real === path ? [path] : [path, real];
-  } catch {
-    return [path];
-  }
-}
-
-/** Whether a pi started with `argv` (in `cwd`) was given this package with `-e`. */
-export function givenThisPackage(argv: readonly string[], cwd: string, packageRoot: string = PACKAGE_ROOT): boolean {
-  const own = new Set([...withRealPath(packageRoot), ...withRealPath(join(packageRoot, "extension.ts"))]);
-  return extensionArgsOf(argv).some((value) => withRealPath(resolve(cwd, value)).some((path) => own.has(path)));
 }
 
 /*

@@ -180,8 +180,8 @@ describe("nesting with a limit of 2 in print mode", () => {
     const grandchild = suite.fake.requests.find(
       (req) => isWorkerRequest(req) && req.lastText.startsWith("Task: Find the answer."),
     )!;
-    // Below the limit the child has the roster and the tool; the grandchild, at the limit, has neither: the
-    // package came with -e, and a child that may not dispatch is started without it.
+    // Below the limit the child has the roster and the tool; the grandchild, at the limit, has neither (the
+    // package's entry registers nothing there, however it got the package).
     expect(child.system).toContain(ROSTER_HEADING);
     expect(child.tools).toContain("subagent");
     expect(grandchild.system).not.toContain(ROSTER_HEADING);

@@ -182,7 +182,7 @@ describe("synchronous dispatch in print mode", () => {
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
-  it("gives a child's own subagent call the depth-gate message when the package is installed", {
+  it("spares a child at the depth limit the installed package's tool too: its call finds no such tool and starts nothing", {
     tags: ["contract"],
   }, async () => {
     newEnv();
@@ -194,6 +194,7 @@ describe("synchronous dispatch in print mode", () => {
     expect(install.code, install.stderr).toBe(0);
     const task = childTask("Try to delegate.", [
       { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: "nested" } }] },
+      { text: "CHILD-GAVE-UP" },
     ]);
     const result = await runPi(["-p", delegatingPrompt([{ agent: "worker", task }])], {
       env: suite.env.env,
@@ -201,12 +202,17 @@ describe("synchronous dispatch in print mode", () => {
       timeoutMs: 90_000,
     });
     expect(result.code, result.stderr).toBe(0);
-    const childFollowUp = suite.fake.requests.filter(isWorkerRequest).at(-1)!;
-    expect(childFollowUp.lastRole).toBe("tool");
-    expect(childFollowUp.lastText).toContain(
-      "Subagent tool is blocked: depth limit reached (this process runs at PI_SUBAGENT_DEPTH=1",
-    );
-    expect(result.stdout).toContain("Subagent tool is blocked: depth limit reached");
+    const parent = suite.fake.requests.find((req) => !isWorkerRequest(req))!;
+    expect(parent.tools).toContain("subagent");
+    const [child, childFollowUp, ...more] = suite.fake.requests.filter(isWorkerRequest);
+    expect(child!.tools).toContain("read");
+    expect(child!.tools).not.toContain("subagent");
+    // pi's own answer to a call of a tool it does not have; no grandchild was started.
+    expect(childFollowUp!.lastRole).toBe("tool");
+    expect(childFollowUp!.lastText).toBe("Tool subagent not found");
+    expect(more).toEqual([]);
+    expect(result.stdout).toContain("CHILD-GAVE-UP");
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
   it.each(["rpc", "json"])(

@@ -277,10 +277,34 @@ function loadedFrom(entry: string, staticOnly = false): string[] {
 }
 
 describe("a subagent at the depth limit", () => {
-  it("loads, besides the entry's own imports, only the depth variables and the tool's texts (pi loads an installed package in every child)", () => {
-    expect(loadedFrom(join(SRC, "start/depth-gate-tool.ts"))).toEqual([
+  it("loads only the entry, the nesting variables and the watch on its parent: the entry returns before anything else (pi loads an installed package in every child)", () => {
+    const entry = readFileSync(join(REPO_ROOT, "extension.ts"), "utf8");
+    const atLimit = entry.indexOf('if (surface === "none") return;');
+    expect(atLimit).toBeGreaterThan(0);
+    const before = runtimeSpecifiers(entry.slice(0, atLimit));
+    // The child's own MCP is imported only in a child granted MCP tools (pi 1.x).
+    expect(before).toEqual(["./src/shared/nesting.ts", "./src/run/parent-watchdog.ts", "./src/pi/child-mcp.ts"]);
+    expect(entry.slice(0, atLimit)).toContain('if (childMcp) await (await import("./src/pi/child-mcp.ts"))');
+    const loaded = new Set(
+      before
+        .filter((specifier) => specifier !== "./src/pi/child-mcp.ts")
+        .flatMap((specifier) => loadedFrom(resolve(REPO_ROOT, specifier)))
+        .filter((file) => !file.startsWith("package:")),
+    );
+    expect([...loaded].sort()).toEqual([
+      "src/run/parent-watchdog.ts",
       "src/shared/nesting.ts",
-      "src/start/depth-gate-tool.ts",
+      "src/shared/proc-identity.ts",
+      "src/shared/this-process.ts",
+    ]);
+  });
+});
+
+describe("a sandboxed subagent below the depth limit", () => {
+  it("loads for its refusing tool only the nesting variables and the tool's texts", () => {
+    expect(loadedFrom(join(SRC, "start/sandbox-gate-tool.ts"))).toEqual([
+      "src/shared/nesting.ts",
+      "src/start/sandbox-gate-tool.ts",
       "src/tool/texts.ts",
     ]);
   });
@@ -288,13 +312,14 @@ describe("a subagent at the depth limit", () => {
 
 describe("a sandboxed subagent", () => {
   it("loads exactly the modules whose jiti entries it is handed (src/sandbox/hand-in.ts)", () => {
-    // Its entry's path: the parent's watch, the depth check, the agent dir, the schema, then the refusing tool.
+    // Its entry's path: the parent's watch, the depth check, the agent dir, the schema, then the refusing tool
+    // (at the depth limit it stops after the depth check).
     const entries = [
       "extension.ts",
       "src/run/parent-watchdog.ts",
       "src/shared/this-process.ts",
       "src/tool/schema.ts",
-      "src/start/depth-gate-tool.ts",
+      "src/start/sandbox-gate-tool.ts",
     ];
     const loaded = new Set(
       entries
@@ -313,7 +338,7 @@ describe("a sandboxed subagent", () => {
       "./src/pi/child-mcp.ts",
       "./src/shared/this-process.ts",
       "./src/tool/schema.ts",
-      "./src/start/depth-gate-tool.ts",
+      "./src/start/sandbox-gate-tool.ts",
       "./src/agents/warnings.ts",
       "./src/start/main-pi.ts",
     ]);

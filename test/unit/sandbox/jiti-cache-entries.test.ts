@@ -36,7 +36,7 @@ describe("jitiEntriesToCopy", () => {
   it("looks for the entries of the modules a sandboxed child loads: the entry and the refusing tool's, none of the runtime", () => {
     const sources = sandboxedChildSources("/pkg");
     expect(sources).toContain("/pkg/extension.ts");
-    expect(sources).toContain("/pkg/src/start/depth-gate-tool.ts");
+    expect(sources).toContain("/pkg/src/start/sandbox-gate-tool.ts");
     expect(sources).not.toContain("/pkg/src/pi/runtime.ts");
     expect(sources).not.toContain("/pkg/src/run/runner.ts");
   });

@@ -63,3 +63,22 @@ describe("nesting limit (PI_SUBAGENT_MAX_DEPTH)", () => {
     expect(readSandboxEnv({ PI_SUBAGENT_SANDBOX: " " })).toBeUndefined();
   });
 });
+
+describe("what of the subagent tool a process's model sees (subagentToolSurface)", () => {
+  it("nothing at the depth limit, sandboxed or not, however deep the limit", async () => {
+    const { subagentToolSurface } = await import("../../../src/shared/nesting.ts");
+    expect(subagentToolSurface({ PI_SUBAGENT_DEPTH: "1" })).toBe("none");
+    expect(subagentToolSurface({ PI_SUBAGENT_DEPTH: "1", PI_SUBAGENT_MAX_DEPTH: "junk" })).toBe("none");
+    expect(subagentToolSurface({ PI_SUBAGENT_DEPTH: "2", PI_SUBAGENT_MAX_DEPTH: "2" })).toBe("none");
+    expect(subagentToolSurface({ PI_SUBAGENT_DEPTH: "3", PI_SUBAGENT_MAX_DEPTH: "2" })).toBe("none");
+    expect(subagentToolSurface({ PI_SUBAGENT_DEPTH: "1", PI_SUBAGENT_SANDBOX: "workspace-write" })).toBe("none");
+  });
+
+  it("a refusing tool in a sandboxed child below the limit, the working tool elsewhere below it", async () => {
+    const { subagentToolSurface } = await import("../../../src/shared/nesting.ts");
+    const below = { PI_SUBAGENT_DEPTH: "1", PI_SUBAGENT_MAX_DEPTH: "2" };
+    expect(subagentToolSurface({ ...below, PI_SUBAGENT_SANDBOX: "read-only" })).toBe("refusing");
+    expect(subagentToolSurface(below)).toBe("working");
+    expect(subagentToolSurface({})).toBe("working");
+  });
+});

@@ -126,33 +126,71 @@ describe("the light entry's manifest", () => {
   });
 });
 
+/** Runs the entry with `env` set over the process's nesting variables, then puts them back. */
+async function runEntryWith(env: Record<string, string>, pi: ExtensionAPI): Promise<void> {
+  const names = ["PI_SUBAGENT_DEPTH", "PI_SUBAGENT_MAX_DEPTH", "PI_SUBAGENT_SANDBOX", "PI_SUBAGENT_PARENT"];
+  const saved = names.map((name) => [name, process.env[name]] as const);
+  for (const name of names) delete process.env[name];
+  Object.assign(process.env, env);
+  try {
+    await subagentDispatch(pi);
+  } finally {
+    for (const [name, value] of saved) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
 describe("the entry in a subagent at the depth limit", () => {
-  it("registers only the subagent tool, with the main agent's texts and parameters, refusing every call", async () => {
-    const saved = process.env.PI_SUBAGENT_DEPTH;
-    process.env.PI_SUBAGENT_DEPTH = "1";
-    const fake = fakePi();
-    try {
-      await subagentDispatch(fake.pi);
-      expect([...fake.tools.keys()]).toEqual(["subagent"]);
+  const atLimit: Array<Record<string, string>> = [
+    { PI_SUBAGENT_DEPTH: "1" },
+    { PI_SUBAGENT_DEPTH: "2", PI_SUBAGENT_MAX_DEPTH: "2" },
+    { PI_SUBAGENT_DEPTH: "1", PI_SUBAGENT_SANDBOX: "read-only" },
+  ];
+  it.each(atLimit)(
+    "registers nothing with pi: no tool (so no snippet or guidelines), command, event or renderer (%o)",
+    async (env) => {
+      const fake = fakePi();
+      await runEntryWith(env, fake.pi);
+      expect(fake.tools.size).toBe(0);
       expect(fake.commands.size).toBe(0);
       expect(fake.renderers.size).toBe(0);
-      // No roster, no runtime events (the watchdog's input watch needs a parent identity, absent here).
+      // No roster, no runtime events (the watch on its parent needs a parent identity, absent here).
       expect(fake.on.size).toBe(0);
-      const { execute, ...shown } = fake.tools.get("subagent")!;
-      const { parameters, ...texts } = MANIFEST.tools[0]!;
-      expect(shown).toEqual({ ...texts, parameters });
+    },
+  );
+});
+
+describe("the entry in a sandboxed subagent below the depth limit", () => {
+  it("registers only the subagent tool, with the main agent's texts and parameters, refusing every call with the sandbox's message", async () => {
+    const fake = fakePi();
+    await runEntryWith(
+      { PI_SUBAGENT_DEPTH: "1", PI_SUBAGENT_MAX_DEPTH: "2", PI_SUBAGENT_SANDBOX: "workspace-write" },
+      fake.pi,
+    );
+    expect([...fake.tools.keys()]).toEqual(["subagent"]);
+    expect(fake.commands.size).toBe(0);
+    expect(fake.renderers.size).toBe(0);
+    expect(fake.on.size).toBe(0);
+    const { execute, ...shown } = fake.tools.get("subagent")!;
+    const { parameters, ...texts } = MANIFEST.tools[0]!;
+    expect(shown).toEqual({ ...texts, parameters });
+    const saved = process.env.PI_SUBAGENT_SANDBOX;
+    process.env.PI_SUBAGENT_SANDBOX = "workspace-write";
+    try {
       for (const params of [
         { agent: "explore", task: "x" },
         { action: "cancel", taskId: "abc" },
         { action: "message", taskId: "abc", message: "hi" },
       ]) {
         await expect((execute as Fn)("call", params, undefined, undefined, {})).rejects.toThrow(
-          "Subagent tool is blocked: depth limit reached (this process runs at PI_SUBAGENT_DEPTH=1 and the limit is 1).",
+          "Subagent tool is blocked: nested subagents cannot start from a sandboxed subagent (this one runs with sandbox: workspace-write), so finish the task with your own tools.",
         );
       }
     } finally {
-      if (saved === undefined) delete process.env.PI_SUBAGENT_DEPTH;
-      else process.env.PI_SUBAGENT_DEPTH = saved;
+      if (saved === undefined) delete process.env.PI_SUBAGENT_SANDBOX;
+      else process.env.PI_SUBAGENT_SANDBOX = saved;
     }
   });
 });
