@@ -6,6 +6,8 @@
  * `--exclude-tools` so they hold for its own children too. Pure: the caller passes the session's tools as pi
  * reports them (`getActiveTools`, `getAllTools`, its command line) and the agent's and call's lists.
  */
+import { protectedTools, replacedAgentText, type AgentDefinition } from "../agents/parse.ts";
+import { resolveToolLimits, type ConfigLayers } from "../config/resolve.ts";
 import { grantMcp, MCP_WAYS_IN, type MainMcpReach, type McpGrant } from "./mcp-reach.ts";
 import { isMcpToolName, matchesToolPattern, patternCovers } from "../shared/tool-patterns.ts";
 
@@ -154,6 +156,34 @@ export function grantTools(input: ToolGrantInput): ToolGrant {
   if (reason !== undefined) grant.reason = reason;
   if (reach?.supported) grant.mcp = { exclude: unique([...(mcp?.exclude ?? []), ...disallowed]) };
   return grant;
+}
+
+/**
+ * What a dispatch of `agent` grants, every step in order: its `mcp` and `disallowedTools` as the config layers leave
+ * them, a shadowing project agent bounded by the agent it replaces, then the ceiling. The tool call and
+ * `/subagent-agents` both ask this.
+ */
+export function grantAgentTools(
+  agent: AgentDefinition,
+  layers: ConfigLayers,
+  input: Omit<ToolGrantInput, "agentTools" | "agentMcp" | "disallowed">,
+): ToolGrant {
+  const { mcp: _mcp, disallowedTools: _disallowed, ...rest } = agent;
+  const bounded = protectedTools({ ...rest, ...resolveToolLimits(agent, layers) });
+  const grant = grantTools({
+    ...input,
+    ...(bounded.tools ? { agentTools: bounded.tools } : {}),
+    ...(bounded.mcp ? { agentMcp: bounded.mcp } : {}),
+    ...(bounded.disallowed ? { disallowed: bounded.disallowed } : {}),
+  });
+  if (bounded.cut.length === 0 || !agent.shadows) return grant;
+  const reason = replacedAgentText(agent.shadows);
+  return {
+    ...grant,
+    tools: grant.tools ?? [],
+    notGranted: [...bounded.cut, ...grant.notGranted],
+    reason: grant.reason ? `${reason}; ${grant.reason}` : reason,
+  };
 }
 
 /** `tools not granted: bash (the main session has read-only tools)`; undefined when nothing was cut. */

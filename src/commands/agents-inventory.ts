@@ -1,23 +1,23 @@
 /**
  * What `/subagent-agents` shows: each dispatchable agent resolved as a dispatch would, the shadowed ones, the files left out, and its lines.
  */
-import {
-  protectedTools,
-  replacedAgentText,
-  type AgentDefinition,
-  type AgentSource,
-  type AgentWarning,
-  type DispatchContext,
-} from "../agents/parse.ts";
+import { type AgentDefinition, type AgentSource, type AgentWarning, type DispatchContext } from "../agents/parse.ts";
 import {
   resolveModelConfig,
   resolveSandbox,
+  resolveToolLimits,
   type ConfigLayers,
   type ResolvedSandbox,
   type SandboxSource,
 } from "../config/resolve.ts";
 import type { ResolvedModelConfig, ValueSource } from "../config/load.ts";
-import { grantTools, PI_DEFAULT_TOOLS, type SessionTools, type ToolCeilingSetting } from "../authority/tool-ceiling.ts";
+import { isMcpToolName } from "../shared/tool-patterns.ts";
+import {
+  grantAgentTools,
+  PI_DEFAULT_TOOLS,
+  type SessionTools,
+  type ToolCeilingSetting,
+} from "../authority/tool-ceiling.ts";
 import type { ProjectAgentGate, ProjectAuthority } from "../authority/trust.ts";
 import type { SandboxLevel } from "../sandbox/levels.ts";
 import type { Isolation } from "../worktree/worktree.ts";
@@ -67,6 +67,10 @@ interface InventoryTools {
   piDefaults: boolean;
   notGranted: string[];
   reason?: string;
+  /** pi 1.x: the MCP tool patterns its child reaches (empty: it starts no MCP server); absent on a pi without MCP. */
+  mcp?: string[];
+  /** Its `disallowedTools` from the file and the config layers. */
+  disallowed: string[];
 }
 
 /** A project agent's first-use state where pi has no decision for the project. */
@@ -122,31 +126,23 @@ function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The tools a dispatch grants: a project agent that replaces a personal one bounded by it first, then the ceiling. */
+/** The tools a dispatch grants (src/authority/tool-ceiling.ts), as the view shows them. */
 function toolsOf(agent: AgentDefinition, inputs: InventoryInputs): InventoryTools {
-  const bounded = protectedTools(agent);
-  const grant = grantTools({ agentTools: bounded.tools, session: inputs.session, ceiling: inputs.ceiling });
-  if (bounded.cut.length > 0 && agent.shadows) {
-    const reason = replacedAgentText(agent.shadows);
-    return {
-      tools: grant.tools ?? [],
-      piDefaults: false,
-      notGranted: [...bounded.cut, ...grant.notGranted],
-      reason: grant.reason ? `${reason}; ${grant.reason}` : reason,
-    };
-  }
-  if (grant.tools !== undefined) {
-    return {
-      tools: grant.tools,
-      piDefaults: false,
-      notGranted: grant.notGranted,
-      ...(grant.reason ? { reason: grant.reason } : {}),
-    };
-  }
+  const grant = grantAgentTools(agent, inputs.layers, { session: inputs.session, ceiling: inputs.ceiling });
+  const disallowed = resolveToolLimits(agent, inputs.layers).disallowedTools ?? [];
+  const mcp = grant.mcp ? { mcp: (grant.tools ?? []).filter(isMcpToolName) } : {};
+  const shared = {
+    notGranted: grant.notGranted,
+    ...(grant.reason ? { reason: grant.reason } : {}),
+    ...mcp,
+    disallowed,
+  };
+  if (grant.tools !== undefined)
+    return { tools: grant.tools.filter((tool) => !isMcpToolName(tool)), piDefaults: false, ...shared };
   const defaults = [...new Set([...PI_DEFAULT_TOOLS, ...inputs.session.extensionTools])].filter(
-    (name) => name !== "subagent",
+    (name) => name !== "subagent" && !isMcpToolName(name),
   );
-  return { tools: defaults, piDefaults: true, notGranted: [] };
+  return { tools: defaults, piDefaults: true, ...shared };
 }
 
 function firstUseOf(agent: AgentDefinition, inputs: InventoryInputs): FirstUseState | undefined {
@@ -175,6 +171,8 @@ export function buildAgentInventory(inputs: InventoryInputs): AgentInventory {
                 filePath: replaced.filePath,
                 ...(replaced.tools ? { tools: replaced.tools } : {}),
                 ...(replaced.sandbox ? { sandbox: replaced.sandbox } : {}),
+                ...(replaced.mcp ? { mcp: replaced.mcp } : {}),
+                ...(replaced.disallowedTools ? { disallowedTools: replaced.disallowedTools } : {}),
               },
             }
           : agent,
@@ -323,6 +321,13 @@ function toolsText(agent: InventoryAgent): string[] {
   const tools = agent.tools;
   const list = tools.tools.length > 0 ? tools.tools.map(clean).join(", ") : "none";
   const lines = [`tools: ${list}${tools.piDefaults ? " (pi's defaults: the agent lists none)" : ""}`];
+  if (tools.mcp !== undefined)
+    lines.push(
+      tools.mcp.length > 0
+        ? `mcp: ${tools.mcp.map(clean).join(", ")} (only these servers start)`
+        : "mcp: none (no MCP server starts)",
+    );
+  if (tools.disallowed.length > 0) lines.push(`disallowed: ${tools.disallowed.map(clean).join(", ")}`);
   if (tools.notGranted.length > 0)
     lines.push(
       `not granted: ${tools.notGranted.map(clean).join(", ")} (${tools.reason ?? "not active in the main session"})`,

@@ -270,7 +270,12 @@ export function fieldChoices(
   const view = agentModelView(agent, layers, inherited);
   const values: Record<AgentField, string> = {
     description: oneLine(agent.description, VALUE_PREVIEW_CHARS),
-    tools: listValue(agent.tools, NOT_SET),
+    // The file's `mcp` and `disallowedTools` are shown beside the tools (edited in the file; docs/mcp.md).
+    tools: [
+      listValue(agent.tools, NOT_SET),
+      ...(agent.mcp?.length ? [`mcp: ${agent.mcp.join(", ")}`] : []),
+      ...(agent.disallowedTools?.length ? [`disallowed: ${agent.disallowedTools.join(", ")}`] : []),
+    ].join(" · "),
     // An empty skills key is not "unset": it turns the global skills off for this agent.
     skills: listValue(agent.skills, "none (global skills off)"),
     body: bodySummary(agent.body),

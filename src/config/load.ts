@@ -1,6 +1,7 @@
 /**
  * The config layers: the user and project files read and checked, the `this process` layer, and the models pi knows.
  */
+import { mcpEntryProblem } from "../shared/tool-patterns.ts";
 import { MAX_IN_FLIGHT_KEY, MAX_PER_TURN_KEY, readFanOutSetting, type FanOutSettings } from "../budget/fan-out.ts";
 import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../shared/thinking.ts";
 import { isSandboxLevel, sandboxValueProblem, UNKNOWN_LEVEL_READ_ONLY, type SandboxLevel } from "../sandbox/levels.ts";
@@ -28,6 +29,10 @@ export interface ModelOverride {
   sandbox?: SandboxLevel;
   /** `false`: the agent's final messages are not checked for being the deliverable (src/run/settle-checks.ts). */
   deliverableCheck?: boolean;
+  /** The agent's MCP servers or `mcp__…` patterns: a user entry replaces the frontmatter's, a project entry only narrows. */
+  mcp?: string[];
+  /** Tools (names or `*` patterns) the agent's child never gets; every layer's add up. */
+  disallowedTools?: string[];
 }
 
 /** Config file layers, lowest precedence first; `process` lives only in memory. */
@@ -100,6 +105,13 @@ export function cleanModelList(raw: readonly unknown[]): string[] {
   return [...new Set(cleaned.filter((item) => item !== ""))];
 }
 
+/** A list of strings, trimmed, blanks and duplicates dropped; absent when not given; `invalid` for anything else. */
+function stringList(raw: unknown): string[] | undefined | "invalid" {
+  if (raw === undefined || raw === null) return undefined;
+  if (!Array.isArray(raw) || !raw.every((item) => typeof item === "string")) return "invalid";
+  return [...new Set((raw as string[]).map((item) => item.trim()).filter((item) => item !== ""))];
+}
+
 /** `ignored`: Values inside the entry that were invalid and dropped; the rest of the entry still counts. */
 type ParsedOverrideEntry =
   | { ok: true; entry: ModelOverride; ignored: string[]; sandboxProblem?: string }
@@ -155,12 +167,24 @@ function parseOverrideEntry(value: unknown): ParsedOverrideEntry {
   if (typeof deliverableCheck === "boolean") entry.deliverableCheck = deliverableCheck;
   else if (deliverableCheck !== undefined && deliverableCheck !== null)
     problems.push(`"deliverableCheck" must be true or false (got ${quoteForMessage(deliverableCheck)})`);
+  const mcp = stringList(record["mcp"]);
+  if (mcp === "invalid") problems.push('"mcp" must be a list of MCP server names or mcp__ patterns');
+  else if (mcp !== undefined) {
+    const bad = mcp.filter((item) => mcpEntryProblem(item) !== undefined);
+    for (const item of bad) problems.push(`"mcp" entry ${quoteForMessage(item)}: ${mcpEntryProblem(item)}`);
+    entry.mcp = mcp.filter((item) => !bad.includes(item));
+  }
+  const disallowed = stringList(record["disallowedTools"]);
+  if (disallowed === "invalid") problems.push('"disallowedTools" must be a list of tool names or patterns');
+  else if (disallowed !== undefined && disallowed.length > 0) entry.disallowedTools = disallowed;
   if (
     entry.model === undefined &&
     entry.thinking === undefined &&
     entry.sandbox === undefined &&
     entry.loopGuard === undefined &&
     entry.deliverableCheck === undefined &&
+    entry.mcp === undefined &&
+    entry.disallowedTools === undefined &&
     !BUDGET_KEYS.some((key) => entry[key] !== undefined)
   ) {
     problems.push('the entry sets neither "model" nor "thinking" nor a budget nor "loopGuard" nor "sandbox"');

@@ -14,6 +14,7 @@ import {
   type ResolvedSandbox,
   type SandboxSource,
 } from "../sandbox/levels.ts";
+import { mcpEntryPattern, patternCovers } from "../shared/tool-patterns.ts";
 import { DEFAULT_MAX_DEPTH, MAX_DEPTH_CAP, MAX_DEPTH_ENV, parseMaxDepth } from "../shared/nesting.ts";
 
 /*
@@ -501,4 +502,41 @@ export function callModelProblem(
     return `Unknown model "${model}": give provider/id of a model pi knows (pi --list-models), or omit model to use the agent's own.`;
   }
   return undefined;
+}
+
+/*
+ * The agent's tool limits from the layers. `mcp`: the user entry replaces the frontmatter's list; a project entry
+ * only narrows it (an entry stays when one of the project's covers it), so a repository cannot hand a child a
+ * server the person did not give the agent. `disallowedTools`: the frontmatter's and every layer's, added up
+ * (taking a tool away is always allowed). Pure.
+ */
+export interface AgentToolLimits {
+  mcp?: string[];
+  disallowedTools?: string[];
+}
+
+export function resolveToolLimits(
+  agent: Pick<AgentDefinition, "name" | "mcp" | "disallowedTools">,
+  layers: ConfigLayers,
+): AgentToolLimits {
+  const entry = (layer: ConfigLayer | undefined) =>
+    layer?.entries && Object.hasOwn(layer.entries, agent.name) ? layer.entries[agent.name] : undefined;
+  const user = entry(layers.user);
+  const project = entry(layers.project);
+  let mcp = user?.mcp ?? agent.mcp;
+  if (project?.mcp !== undefined) {
+    const bounds = project.mcp.map(mcpEntryPattern);
+    mcp = (mcp ?? []).filter((item) => bounds.some((outer) => patternCovers(outer, mcpEntryPattern(item))));
+  }
+  const disallowed = [
+    ...new Set([
+      ...(agent.disallowedTools ?? []),
+      ...(user?.disallowedTools ?? []),
+      ...(project?.disallowedTools ?? []),
+    ]),
+  ];
+  return {
+    ...(mcp !== undefined && mcp.length > 0 ? { mcp } : {}),
+    ...(disallowed.length > 0 ? { disallowedTools: disallowed } : {}),
+  };
 }

@@ -66,8 +66,8 @@ import {
   projectSkippedNoticeKey,
   type ProjectAuthority,
 } from "../../authority/trust.ts";
-import { callVerifyProblem, grantTools, type ToolGrant, type ToolGrantInput } from "../../authority/tool-ceiling.ts";
-import { protectedTools, replacedAgentText, type AgentDefinition, type DiscoveryResult } from "../../agents/parse.ts";
+import { callVerifyProblem, grantAgentTools } from "../../authority/tool-ceiling.ts";
+import type { AgentDefinition, DiscoveryResult } from "../../agents/parse.ts";
 import { bwrapDirs, probeAhead } from "../../sandbox/sandbox-layout.ts";
 import { sandboxSourceText } from "../../sandbox/levels.ts";
 import type { LoadedConfig } from "../../config/load.ts";
@@ -283,28 +283,6 @@ function sandboxForQuestion(agent: AgentDefinition, config: LoadedConfig): strin
     : `${sandbox.level}, from ${sandboxSourceText(sandbox.source)}`;
 }
 
-/** The tool ceiling over the agent's tools, after a shadowing project agent's were bounded by the agent it replaces. */
-function grantProtectedTools(
-  agent: AgentDefinition,
-  input: Omit<ToolGrantInput, "agentTools" | "agentMcp" | "disallowed">,
-): ToolGrant {
-  const bounded = protectedTools(agent);
-  const grant = grantTools({
-    ...input,
-    ...(bounded.tools ? { agentTools: bounded.tools } : {}),
-    ...(bounded.mcp ? { agentMcp: bounded.mcp } : {}),
-    ...(bounded.disallowed ? { disallowed: bounded.disallowed } : {}),
-  });
-  if (bounded.cut.length === 0 || !agent.shadows) return grant;
-  const reason = replacedAgentText(agent.shadows);
-  return {
-    ...grant,
-    tools: grant.tools ?? [],
-    notGranted: [...bounded.cut, ...grant.notGranted],
-    reason: grant.reason ? `${reason}; ${grant.reason}` : reason,
-  };
-}
-
 export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOptions = {}): void {
   const appMode = options.appMode ?? detectAppMode();
   const argv = options.argv ?? process.argv;
@@ -418,7 +396,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       }
       forkedHistory = fork.history;
     }
-    const toolGrant = grantProtectedTools(request.agent, {
+    const toolGrant = grantAgentTools(request.agent, config, {
       callTools: request.tools,
       session: readSessionTools(pi, argv),
       ceiling: settings.toolCeiling,

@@ -88,6 +88,18 @@ describe("parseAgentFile: a valid file", () => {
     expect(comma.agent.skills).toEqual(["/s/one", "/s/two"]);
   });
 
+  it("reads mcp (server names or mcp__ patterns) and disallowedTools as lists, naming a bad mcp entry", () => {
+    const parsed = agentOf(
+      "---\nname: a\ndescription: b\nmcp: [github, 'mcp__jira__get_*', 'not a server']\ndisallowedTools: bash, mcp__*\n---\n",
+    );
+    expect(parsed.agent.mcp).toEqual(["github", "mcp__jira__get_*"]);
+    expect(parsed.agent.disallowedTools).toEqual(["bash", "mcp__*"]);
+    expect(parsed.ignored).toEqual([
+      '"mcp" entry "not a server": must be a server name (letters, digits, _ and -) or a pattern starting with mcp__',
+    ]);
+    expect(agentOf("---\nname: a\ndescription: b\n---\n").agent.mcp).toBeUndefined();
+  });
+
   it("drops blank and repeated list items", () => {
     expect(agentOf("---\nname: a\ndescription: b\ntools: read, , grep, read,\n---\n").agent.tools).toEqual([
       "read",

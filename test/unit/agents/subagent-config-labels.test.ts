@@ -106,6 +106,17 @@ describe("annotations and provenance", () => {
     ]);
   });
 
+  it("shows the file's mcp and disallowedTools beside its tools", () => {
+    const withMcp = agent({
+      name: "docs",
+      description: "d",
+      tools: ["read"],
+      mcp: ["probe"],
+      disallowedTools: ["bash"],
+    });
+    expect(fieldChoices(withMcp, {})[1]!.label).toBe("tools — read · mcp: probe · disallowed: bash");
+  });
+
   it("field options carry the current values; an empty skills key is shown as skills off", () => {
     const full = agent({
       name: "coder",

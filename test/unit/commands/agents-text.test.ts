@@ -133,6 +133,42 @@ describe("the /subagent-agents report", () => {
     expect(lines).toContain("  not granted: bash, edit, write (the main session has read-only tools)");
   });
 
+  it("shows an agent's MCP servers and disallowed tools as a dispatch grants them (pi 1.x)", () => {
+    const mcpSession = {
+      active: ["read", "bash", "edit", "write", "codemode"],
+      extensionTools: [],
+      mcp: {
+        supported: true,
+        flags: { noMcp: false, noTools: false, exclude: ["mcp__gh__*"] },
+        active: ["read", "bash", "edit", "write", "codemode"],
+      },
+    };
+    const report = buildAgentInventory(
+      inputs({
+        tiers: {
+          builtin: { agents: [agent("general-purpose", "builtin")], warnings: [] },
+          user: { agents: [agent("docs", "user", { mcp: ["probe", "gh"], disallowedTools: ["bash"] })], warnings: [] },
+          project: { agents: [], warnings: [] },
+        },
+        layers: {
+          user: layer("user", { "general-purpose": { disallowedTools: ["write"] } }),
+          project: layer("project"),
+          process: layer("process"),
+        },
+        session: mcpSession,
+      }),
+    );
+    const lines = agentsReportLines(report);
+    const docs = lines.slice(lines.findIndex((line) => line.startsWith("docs ")));
+    expect(docs).toContain("  tools: read, edit, write, codemode");
+    expect(docs).toContain("  mcp: mcp__probe__* (only these servers start)");
+    expect(docs).toContain("  disallowed: bash");
+    expect(docs).toContain("  not granted: gh (excluded in the main session: --exclude-tools mcp__gh__*)");
+    const general = lines.slice(lines.findIndex((line) => line.startsWith("general-purpose ")));
+    expect(general).toContain("  mcp: none (no MCP server starts)");
+    expect(general).toContain("  disallowed: write");
+  });
+
   it("names the files of a project whose agents are left out, with why: untrusted, or turned off by the person", () => {
     const untrusted = agentsReportLines(
       buildAgentInventory(
@@ -195,6 +231,7 @@ describe("the /subagent-agents report", () => {
       piDefaults: false,
       notGranted: ["bash"],
       reason: 'not in the tools of the built-in agent "explore" it replaces',
+      disallowed: [],
     });
   });
 
