@@ -139,6 +139,39 @@ describe.skipIf(!onPi1)("MCP under the tool ceiling (pi 1.x, print mode)", () =>
     expect(startedBy(log, "other")).toEqual(["main"]);
   });
 
+  it("bounds a grandchild by its child: it reaches only the servers its child reaches", async () => {
+    suite.newEnv({ workerFrontmatter: "mcp: [probe]" });
+    const log = configureServers(["probe", "other"]);
+    suite.env.writeAgentDirFile(
+      "agents/helper.md",
+      "---\nname: helper\ndescription: A helper with two servers\nmcp: [probe, other]\n---\nHELPER-BODY\n",
+    );
+    const grandTask = task("Leaf. GRAND-MCP", { text: "GRAND-MCP-DONE" });
+    const childTask = task("Middle. CHILD-MCP", [
+      subagentCall({ agent: "helper", task: grandTask }),
+      { text: "MID-DONE" },
+    ]);
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: childTask })])}`;
+    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      timeoutMs: 90_000,
+      extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2" },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const grandchild = await suite.fake.waitForRequest(childAsked("GRAND-MCP"), 30_000, "the grandchild");
+    expect(mcpTools(grandchild).sort()).toEqual(["mcp__probe__echo", "mcp__probe__secret"]);
+    const childSaw = suite.fake.requests.find(
+      (req) => isWorkerRequest(req) && req.lastRole === "tool" && req.lastText.includes("GRAND-MCP-DONE"),
+    );
+    expect(childSaw?.lastText).toContain(
+      "[subagent tools not granted: other (not among the main session's MCP tools: --tools)]",
+    );
+    expect(startedBy(log, "probe")).toEqual(["helper", "main", "worker"]);
+    expect(startedBy(log, "other")).toEqual(["main"]);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
   it("cuts an agent's MCP server the main session excludes, and says so", async () => {
     suite.newEnv({ workerFrontmatter: "mcp: [probe]" });
     const log = configureServers(["probe"]);
@@ -172,5 +205,28 @@ describe("disallowedTools (print mode)", () => {
     expect(child.tools).toEqual(expect.arrayContaining(["read", "edit", "write"]));
     expect(child.tools).not.toContain("bash");
     expect(toolResults().find((text) => text.includes("WK-DIS-DONE"))).not.toContain("not granted");
+  });
+
+  it("holds for the agent's own children: its general-purpose grandchild gets no bash", {
+    tags: ["contract"],
+  }, async () => {
+    suite.newEnv({ workerFrontmatter: "disallowedTools: bash" });
+    const grandTask = task("Leaf. GRAND-DIS", { text: "GRAND-DIS-DONE" });
+    const childTask = task("Middle. CHILD-DIS", [
+      subagentCall({ agent: "general-purpose", task: grandTask }),
+      { text: "MID-DIS-DONE" },
+    ]);
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: childTask })])}`;
+    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      timeoutMs: 90_000,
+      extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2" },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const grandchild = await suite.fake.waitForRequest(childAsked("GRAND-DIS"), 30_000, "the grandchild");
+    expect(grandchild.tools).toEqual(expect.arrayContaining(["read", "edit", "write"]));
+    expect(grandchild.tools).not.toContain("bash");
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });
