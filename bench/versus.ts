@@ -62,7 +62,17 @@ const GOALS = {
   sandbox: 1.05,
   /** The deliverable check on a fine answer: within the noise of two identical runs (issue 38). */
   deliverableCheck: 1.03,
+  /** A child that needs no MCP, with servers configured ÷ without: within the noise (issue 39). */
+  mcpConfigured: 1.03,
 };
+
+/** Two stdio MCP servers (the tests' probe) in `env`'s `mcp.json`, run on `pi`'s node. */
+function configureMcpServers(env: PiEnv, pi: PiUnderTest): void {
+  const probe = join(REPO_ROOT, "test", "e2e", "fixtures", "mcp-probe-server.ts");
+  const log = join(env.root, "mcp-probe.log");
+  const server = (name: string) => ({ command: pi.node, args: [probe, log, name] });
+  env.writeAgentDirFile("mcp.json", JSON.stringify({ mcpServers: { one: server("one"), two: server("two") } }));
+}
 
 /** Whether the sandbox row can be measured here. */
 const HAS_BWRAP = bwrapInSystemDirs() !== undefined;
@@ -89,9 +99,13 @@ interface PiFigures {
   workingMemoryOfficial: number[];
   sandboxed: number[];
   checked: number[];
+  /** pi 1.x only: one delegation with MCP servers configured ÷ none. */
+  mcpConfigured: number[];
   wall: {
     checkedOne: number[];
     uncheckedOne: number[];
+    mcpOne: number[];
+    noMcpOne: number[];
     sandboxedOne: number[];
     plainOne: number[];
     startupWith: number[];
@@ -188,7 +202,11 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
   const online = createPiEnv({ baseUrl: fake.baseUrl });
   delete online.env.PI_OFFLINE;
   online.writeAgentDirFile("auth.json", DUMMY_KEYS);
-  const envs = [without, installed, delegating, online];
+  const withServers = createPiEnv({ baseUrl: fake.baseUrl });
+  const envs = [without, installed, delegating, online, withServers];
+  const hasMcp = pi.line === "1";
+  withServers.writeAgentDirFile("agents/worker.md", WORKER);
+  if (hasMcp) configureMcpServers(withServers, pi);
   const official = join(pi.packageRoot, "examples/extensions/subagent/index.ts");
   // The user-level agents folder: the official example's default scope, and one of ours.
   delegating.writeAgentDirFile("agents/worker.md", WORKER);
@@ -210,9 +228,12 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
     workingMemoryOfficial: [],
     sandboxed: [],
     checked: [],
+    mcpConfigured: [],
     wall: {
       checkedOne: [],
       uncheckedOne: [],
+      mcpOne: [],
+      noMcpOne: [],
       sandboxedOne: [],
       plainOne: [],
       startupWith: [],
@@ -267,6 +288,11 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
     ) => {
       const { prompt, expect } = delegationPrompt(count, tag, steps, extra);
       return timedPi(pi, env, ["-e", extension, "-p", "--no-session", prompt], expect);
+    };
+    // The main pi with `--no-mcp` on both sides: what differs is only whether the child would start the servers.
+    const delegateWithoutMainMcp = (env: PiEnv, tag: string) => {
+      const { prompt, expect } = delegationPrompt(1, tag, 0, {});
+      return timedPi(pi, env, ["-e", EXTENSION_ENTRY, "--no-mcp", "-p", "--no-session", prompt], expect);
     };
 
     // Warm-up: the first run of each set-up pays one-off costs (jiti's transpile cache, auth.json, compile cache).
@@ -362,6 +388,17 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
       figures.checked.push(checkedOne.wallMs / uncheckedOne.wallMs);
       figures.wall.checkedOne.push(checkedOne.wallMs);
       figures.wall.uncheckedOne.push(uncheckedOne.wallMs);
+
+      if (hasMcp) {
+        const [mcpOne, noMcpOne] = await pair(
+          round,
+          () => delegateWithoutMainMcp(withServers, `M${round}`),
+          () => delegateWithoutMainMcp(delegating, `O${round}`),
+        );
+        figures.mcpConfigured.push(mcpOne.wallMs / noMcpOne.wallMs);
+        figures.wall.mcpOne.push(mcpOne.wallMs);
+        figures.wall.noMcpOne.push(noMcpOne.wallMs);
+      }
 
       let sandboxNote = "";
       if (HAS_BWRAP) {
@@ -478,6 +515,14 @@ function formatVersusTable(all: PiFigures[]): string {
       `≤ ${GOALS.deliverableCheck.toFixed(2)}`,
     ),
     row(
+      "one delegation needing no MCP, 2 stdio MCP servers configured ÷ none (ours both, main pi `--no-mcp`)",
+      (f) =>
+        f.mcpConfigured.length > 0
+          ? `${ratio(f.mcpConfigured)} (${Math.round(median(f.wall.mcpOne))} vs ${Math.round(median(f.wall.noMcpOne))} ms)`
+          : "(no MCP in this pi)",
+      `≤ ${GOALS.mcpConfigured.toFixed(2)}`,
+    ),
+    row(
       'one delegation with `sandbox: "read-only"` ÷ the same without (ours both)',
       (f) =>
         f.sandboxed.length > 0
@@ -501,6 +546,7 @@ function meetsGoals(f: PiFigures): boolean {
     median(f.memoryOurs) <= median(f.memoryOfficial) + GOALS.memoryOverMiB * 1024 &&
     median(f.workingMemoryOurs) <= median(f.workingMemoryOfficial) &&
     median(f.checked) <= GOALS.deliverableCheck &&
+    (f.mcpConfigured.length === 0 || median(f.mcpConfigured) <= GOALS.mcpConfigured) &&
     (f.sandboxed.length === 0 || median(f.sandboxed) <= GOALS.sandbox)
   );
 }
