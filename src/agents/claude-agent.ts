@@ -235,3 +235,8 @@ export function readClaudeAgentsSetting(layers: {
     );
   return { enabled, warnings };
 }
+
+/** An agent's tier as the commands name it: `claude (user)`, `claude (project)` for a Claude file, else its source. */
+export function claudeTierText(source: string): string {
+  return `claude (${source})`;
+}

@@ -303,3 +303,16 @@ export function discoverAgents(options: DiscoverOptions): DiscoveryResult {
   if (claudeProjectDir !== undefined && !projectAllowed) result.claudeProjectAgentsSkipped = claudeProjectDir;
   return result;
 }
+
+/**
+ * The project agents folders found and not read (`.pi/agents`, `.claude/agents`), as the skipped notice names them
+ * (`<dir>/ and <dir>`: the notice adds the last `/`); undefined when none was.
+ */
+export function skippedProjectAgentsDirs(
+  discovery: Pick<DiscoveryResult, "projectAgentsSkipped" | "claudeProjectAgentsSkipped">,
+): string | undefined {
+  const dirs = [discovery.projectAgentsSkipped, discovery.claudeProjectAgentsSkipped].filter(
+    (dir): dir is string => dir !== undefined,
+  );
+  return dirs.length > 0 ? dirs.join("/ and ") : undefined;
+}
