@@ -51,7 +51,11 @@ const MAPPED_KEYS: readonly string[] = Object.freeze([
 /** A list as Claude Code writes one: a comma-separated string or a YAML list; undefined when it is neither. */
 function listOf(raw: unknown): string[] | undefined {
   if (raw === null) return [];
-  if (typeof raw === "string") return raw.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  if (typeof raw === "string")
+    return raw
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== "");
   if (Array.isArray(raw) && raw.every((item) => typeof item === "string"))
     return (raw as string[]).map((item) => item.trim()).filter((item) => item !== "");
   return undefined;
@@ -87,7 +91,10 @@ export function mapClaudeTools(names: readonly string[]): MappedTools {
 }
 
 /** What a Claude file's model asks for: a `provider/id` kept, a model word matched later, else the main agent's. */
-export type ClaudeModel = { kind: "inherit" } | { kind: "model"; model: string } | { kind: "word"; word: ClaudeModelWord };
+export type ClaudeModel =
+  | { kind: "inherit" }
+  | { kind: "model"; model: string }
+  | { kind: "word"; word: ClaudeModelWord };
 
 export function mapClaudeModel(raw: string): ClaudeModel | undefined {
   const value = raw.trim();
@@ -111,7 +118,7 @@ export interface MappedClaudeFrontmatter {
 }
 
 function quoted(value: unknown): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
   return JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text);
 }
 
@@ -140,7 +147,8 @@ export function mapClaudeFrontmatter(claude: Record<string, unknown>): MappedCla
   const mcp: string[] = [];
   if (Object.hasOwn(claude, "tools")) {
     const names = listOf(claude["tools"]);
-    if (names === undefined) data["tools"] = claude["tools"]; // our parser names the bad value
+    if (names === undefined)
+      data["tools"] = claude["tools"]; // our parser names the bad value
     else {
       const mapped = mapClaudeTools(names);
       if (mapped.tools.length > 0) data["tools"] = mapped.tools;

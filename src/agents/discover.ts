@@ -86,7 +86,12 @@ function parseOne(
 ): FileParse {
   const stat = statRegularFile(filePath, AGENT_FILE_MAX_BYTES);
   if (!stat.ok) return notRead(stat);
-  if (cached && cached.source === source && cached.dialect === dialect && sameIdentity(cached.identity, stat.identity)) {
+  if (
+    cached &&
+    cached.source === source &&
+    cached.dialect === dialect &&
+    sameIdentity(cached.identity, stat.identity)
+  ) {
     return { kind: "parsed", parsed: cached.parsed, entry: cached };
   }
   const read = readRegularFileSync(filePath, AGENT_FILE_MAX_BYTES);
