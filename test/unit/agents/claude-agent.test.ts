@@ -12,6 +12,7 @@ import {
 } from "../../../src/agents/claude-agent.ts";
 import { claudeWordModel, resolveModelConfig } from "../../../src/config/resolve.ts";
 import { emptyLayer, parseConfigLayer } from "../../../src/config/load.ts";
+import { authoritySettingsOf, withAuthorityAtStart } from "../../../src/authority/trust.ts";
 
 function claudeFile(frontmatter: string, body = "You review code."): string {
   return `---\nname: reviewer\ndescription: Reviews code\n${frontmatter}\n---\n${body}\n`;
@@ -187,5 +188,11 @@ describe("$claudeAgents", () => {
     const bad = readClaudeAgentsSetting({ user: { settings: { $claudeAgents: "no" } }, project: {} });
     expect(bad.enabled).toBe(true);
     expect(bad.warnings[0]).toContain('"$claudeAgents" must be true or false; using true');
+  });
+
+  it("is decided at the session's start: a value written into the user file during it changes nothing", () => {
+    const atStart = authoritySettingsOf(parseConfigLayer('{"$claudeAgents": false}', "user"));
+    const now = withAuthorityAtStart(parseConfigLayer('{"$claudeAgents": true}', "user"), atStart);
+    expect(readClaudeAgentsSetting({ user: now, project: {} }).enabled).toBe(false);
   });
 });
