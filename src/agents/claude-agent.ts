@@ -12,7 +12,7 @@ import { MCP_PREFIX } from "../shared/tool-patterns.ts";
  * not read them either and a file written for it must not decide more here than there.
  */
 /** Claude Code's tool names and the pi tool each one is. */
-export const CLAUDE_TOOL_NAMES: Readonly<Record<string, string>> = Object.freeze({
+const CLAUDE_TOOL_NAMES: Readonly<Record<string, string>> = Object.freeze({
   Read: "read",
   Edit: "edit",
   MultiEdit: "edit",
@@ -27,10 +27,10 @@ export const CLAUDE_TOOL_NAMES: Readonly<Record<string, string>> = Object.freeze
 const PI_TOOL_NAMES: readonly string[] = Object.freeze(["read", "bash", "edit", "write", "grep", "find", "ls"]);
 
 /** Claude Code's model words; each runs the first of the person's models whose id contains it. */
-export const CLAUDE_MODEL_WORDS = ["sonnet", "opus", "haiku"] as const;
+const CLAUDE_MODEL_WORDS = ["sonnet", "opus", "haiku"] as const;
 export type ClaudeModelWord = (typeof CLAUDE_MODEL_WORDS)[number];
 
-export function isClaudeModelWord(value: unknown): value is ClaudeModelWord {
+function isClaudeModelWord(value: unknown): value is ClaudeModelWord {
   return typeof value === "string" && (CLAUDE_MODEL_WORDS as readonly string[]).includes(value);
 }
 
@@ -91,12 +91,9 @@ export function mapClaudeTools(names: readonly string[]): MappedTools {
 }
 
 /** What a Claude file's model asks for: a `provider/id` kept, a model word matched later, else the main agent's. */
-export type ClaudeModel =
-  | { kind: "inherit" }
-  | { kind: "model"; model: string }
-  | { kind: "word"; word: ClaudeModelWord };
+type ClaudeModel = { kind: "inherit" } | { kind: "model"; model: string } | { kind: "word"; word: ClaudeModelWord };
 
-export function mapClaudeModel(raw: string): ClaudeModel | undefined {
+function mapClaudeModel(raw: string): ClaudeModel | undefined {
   const value = raw.trim();
   if (value === "" || value === "inherit") return { kind: "inherit" };
   const word = value.toLowerCase();
@@ -215,7 +212,7 @@ export function unmatchedWordNote(word: ClaudeModelWord): string {
  * `"$claudeAgents": false` in the person's user-level subagent-isolation.json turns both Claude tiers off; a project
  * file cannot set it (a repository must not decide which of the person's files count).
  */
-export const CLAUDE_AGENTS_KEY = "$claudeAgents";
+const CLAUDE_AGENTS_KEY = "$claudeAgents";
 
 export interface ClaudeAgentsSetting {
   enabled: boolean;

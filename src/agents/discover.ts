@@ -249,7 +249,7 @@ export function findProjectAgentsDir(cwd: string, home?: string): string | undef
 }
 
 /** The project's Claude Code agents folder: the nearest `.claude/agents` walking up, found as `.pi/agents` is. */
-export function findClaudeProjectAgentsDir(cwd: string, home?: string): string | undefined {
+function findClaudeProjectAgentsDir(cwd: string, home?: string): string | undefined {
   return findNearestProjectDir(cwd, PROJECT_CLAUDE_AGENTS_RELATIVE, home);
 }
 

@@ -3,6 +3,7 @@
  * project's `.claude/agents/reviewer.md` (`tools: Read, Grep, Glob`, `model: inherit`), approved on first use as any
  * project agent, is listed and dispatchable and its child has exactly read, grep and find on the main agent's model;
  * a `~/.claude/agents` agent is listed as a user agent and dispatched unasked; `"$claudeAgents": false` turns both off;
+ * `/subagent-agents` names their tiers `claude (user)` and `claude (project)`;
  * on pi 1.x an untrusted project's `.claude/agents` counts for nothing. Attacks (they pass when the attack fails): a
  * `.claude/agents` file written during the session does not run unasked, and a planted `.claude/agents/explore.md`
  * in a project trusted with `--approve` gets no more than the built-in explore's tools.
@@ -113,6 +114,24 @@ describe("Claude Code's agent files (print mode)", () => {
     expect(toolResults().find((text) => text.startsWith('Unknown agent "helper"'))).toBeDefined();
     expect(suite.fake.requests.some(ranWith("HELPER-BODY-MARKER"))).toBe(false);
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
+  it("/subagent-agents names the tiers claude (user) and claude (project)", { tags: ["contract"] }, async () => {
+    suite.newEnv({ noWorker: true });
+    writeClaudeUserAgent("helper.md", HELPER);
+    const file = suite.env.writeWorkFile(
+      ".claude/agents/critic.md",
+      REVIEWER.replace("name: reviewer", "name: critic"),
+    );
+    approveProjectAgent(suite.env, file);
+    const run = await printPi([], "/subagent-agents");
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.split("\n");
+    expect(lines).toContain("helper · claude (user)");
+    expect(lines).toContain("critic · claude (project)");
+    expect(lines).toContain("  tools: read, grep, find");
+    expect(lines).toContain("  note: not mapped from Claude Code: color; the agent loads without it");
+    expect(suite.fake.requests).toEqual([]);
   });
 
   it("a .claude/agents file written during the session does not run unasked", { tags: ["contract"] }, async () => {
