@@ -3,6 +3,7 @@
  * frontmatter mapped onto ours, what cannot be mapped named, Claude's model words matched against the person's
  * models, and `$claudeAgents`. Pure.
  */
+import { dirname, join } from "node:path";
 import { MCP_PREFIX } from "../shared/tool-patterns.ts";
 
 /*
@@ -133,13 +134,28 @@ function mapMcpServers(raw: unknown): { servers: string[]; notMapped: string[] }
   return { servers, notMapped };
 }
 
-export function mapClaudeFrontmatter(claude: Record<string, unknown>): MappedClaudeFrontmatter {
+/**
+ * Claude Code names a skill (`pdf`) where we take a path: a bare name is the `skills/<name>` folder beside the
+ * agents folder the file is in (`.claude/skills/pdf`, `~/.claude/skills/pdf`); a path stays as written.
+ */
+function skillPaths(raw: unknown, filePath: string): unknown {
+  const names = listOf(raw);
+  if (names === undefined) return raw; // our parser names the bad value
+  const skillsDir = join(dirname(dirname(filePath)), "skills");
+  return names.map((name) =>
+    name.includes("/") || name.startsWith("~") || name === "." || name === ".." ? name : join(skillsDir, name),
+  );
+}
+
+/** @param filePath the file's path, which Claude's skill names are found beside. */
+export function mapClaudeFrontmatter(claude: Record<string, unknown>, filePath: string): MappedClaudeFrontmatter {
   const data: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const notMapped: string[] = [];
   let noTools = false;
   let modelWord: ClaudeModelWord | undefined;
-  for (const key of ["name", "description", "maxTurns", "isolation", "skills"])
+  for (const key of ["name", "description", "maxTurns", "isolation"])
     if (Object.hasOwn(claude, key)) data[key] = claude[key];
+  if (Object.hasOwn(claude, "skills")) data["skills"] = skillPaths(claude["skills"], filePath);
 
   const mcp: string[] = [];
   if (Object.hasOwn(claude, "tools")) {

@@ -290,7 +290,7 @@ export function parseAgentFile(
   }
   const yaml = parseFrontmatterYaml(split.yaml);
   if (!yaml.ok) return yaml;
-  const claude = dialect === "claude" ? mapClaudeFrontmatter(yaml.data) : undefined;
+  const claude = dialect === "claude" ? mapClaudeFrontmatter(yaml.data, filePath) : undefined;
   const data = claude ? claude.data : yaml.data;
 
   const name = requiredString(data, "name");

@@ -105,9 +105,13 @@ describe("a Claude Code agent file, parsed", () => {
     expect(edits.notMapped).toEqual(['permissionMode "acceptEdits"']);
   });
 
-  it("keeps maxTurns, isolation: worktree and skills", () => {
-    const { agent, notMapped } = parsed("maxTurns: 12\nisolation: worktree\nskills: [lint, review]");
-    expect(agent).toMatchObject({ maxTurns: 12, isolation: "worktree", skills: ["lint", "review"] });
+  it("keeps maxTurns, isolation: worktree and skills; a skill's name is its folder beside the agents folder", () => {
+    const { agent, notMapped } = parsed("maxTurns: 12\nisolation: worktree\nskills: [lint, ./tools/review]");
+    expect(agent).toMatchObject({
+      maxTurns: 12,
+      isolation: "worktree",
+      skills: ["/p/.claude/skills/lint", "./tools/review"],
+    });
     expect(notMapped).toBeUndefined();
   });
 
