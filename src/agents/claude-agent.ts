@@ -35,6 +35,28 @@ function isClaudeModelWord(value: unknown): value is ClaudeModelWord {
   return typeof value === "string" && (CLAUDE_MODEL_WORDS as readonly string[]).includes(value);
 }
 
+/*
+ * Claude Code reads frontmatter more leniently than YAML does: a file it wrote itself often has a one-line
+ * `description: Use this agent when… Examples: <example>Context: …` that YAML refuses ("nested mappings"). When a
+ * Claude file's frontmatter is not YAML, each top-level `key: value` line whose plain value holds `: ` (or ends in `:`) is
+ * read again with that value quoted; a file that still fails is skipped with YAML's first complaint.
+ */
+/** The frontmatter with such values quoted, or undefined when no line needed it. */
+export function quotePlainValues(yaml: string): string | undefined {
+  let changed = false;
+  const lines = yaml.split("\n").map((line) => {
+    // No backtracking pattern: a hostile frontmatter is 16 KiB at most, and a line of it is read in one pass.
+    const match = /^([A-Za-z_][A-Za-z0-9_-]*):[ \t](.*)$/.exec(line);
+    const value = match?.[2]?.trim();
+    if (match === null || value === undefined || value === "") return line;
+    // Already quoted, a flow collection, a block scalar, an anchor, alias, tag or comment: YAML's own, left alone.
+    if (/^["'[{|>&*!#]/.test(value) || !/:\s|:$/.test(value)) return line;
+    changed = true;
+    return `${match[1]}: ${JSON.stringify(value)}`;
+  });
+  return changed ? lines.join("\n") : undefined;
+}
+
 /** The keys of a Claude file that have a meaning here; any other key is named as not mapped. */
 const MAPPED_KEYS: readonly string[] = Object.freeze([
   "name",

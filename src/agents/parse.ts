@@ -5,7 +5,7 @@ import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../shared/
 import { isIsolation, ISOLATIONS, type Isolation } from "../worktree/worktree.ts";
 import { isSandboxLevel, sandboxValueProblem, type SandboxLevel } from "../sandbox/levels.ts";
 import { mcpEntryProblem } from "../shared/tool-patterns.ts";
-import { mapClaudeFrontmatter, type ClaudeModelWord } from "./claude-agent.ts";
+import { mapClaudeFrontmatter, quotePlainValues, type ClaudeModelWord } from "./claude-agent.ts";
 import { createRequire } from "node:module";
 import { createHash } from "node:crypto";
 import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../budget/limits.ts";
@@ -288,7 +288,13 @@ export function parseAgentFile(
       reason: `the frontmatter is too large (${split.yaml.length} characters; the limit is ${FRONTMATTER_MAX_CHARS})`,
     };
   }
-  const yaml = parseFrontmatterYaml(split.yaml);
+  let yaml = parseFrontmatterYaml(split.yaml);
+  // Claude Code reads a plain value holding ": " (its generated descriptions do); YAML does not, unless quoted.
+  const quoted = !yaml.ok && dialect === "claude" ? quotePlainValues(split.yaml) : undefined;
+  if (quoted !== undefined) {
+    const again = parseFrontmatterYaml(quoted);
+    if (again.ok) yaml = again;
+  }
   if (!yaml.ok) return yaml;
   const claude = dialect === "claude" ? mapClaudeFrontmatter(yaml.data, filePath) : undefined;
   const data = claude ? claude.data : yaml.data;

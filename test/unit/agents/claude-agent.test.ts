@@ -127,6 +127,20 @@ describe("a Claude Code agent file, parsed", () => {
     );
   });
 
+  it("reads a one-line description holding `: ` as Claude Code does, which YAML alone refuses", () => {
+    const text =
+      "---\nname: reviewer\ndescription: Use this agent after a change. Examples: <example>Context: the user wrote code</example>\ntools: Read\n---\nbody\n";
+    const result = parseAgentFile(text, "/p/.claude/agents/reviewer.md", "project", "claude");
+    expect(result.ok && result.agent.description).toBe(
+      "Use this agent after a change. Examples: <example>Context: the user wrote code</example>",
+    );
+    // Our own files stay strict YAML.
+    expect(parseAgentFile(text, "/p/.pi/agents/reviewer.md", "project").ok).toBe(false);
+    // A file that is not YAML even so is skipped with YAML's complaint.
+    const broken = parseAgentFile("---\nname: [x\n---\nbody\n", "/a.md", "user", "claude");
+    expect(broken.ok).toBe(false);
+  });
+
   it("still requires name and description", () => {
     const result = parseAgentFile("---\ndescription: x\ntools: Read\n---\nbody\n", "/a.md", "user", "claude");
     expect(result).toEqual({ ok: false, reason: 'missing required field "name"' });
