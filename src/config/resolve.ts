@@ -91,12 +91,13 @@ export function resolveModelConfig(
   const governing = governingEntry(agent.name, layers);
   const resolved: ResolvedModelConfig = { model: {}, thinking: {} };
 
+  // A Claude Code file's `model: sonnet` is its frontmatter model once matched to one of the person's models.
+  const wordModel = agent.claudeModel !== undefined ? claudeWordModel(agent.claudeModel, layers) : undefined;
   let model: { value: string; source: ValueSource } | undefined;
   if (call.model !== undefined) model = { value: call.model, source: "call" };
   else if (governing?.entry.model !== undefined) model = { value: governing.entry.model, source: governing.source };
   else if (agent.model !== undefined) model = { value: agent.model, source: "frontmatter" };
-  else if (agent.claudeModel !== undefined && claudeWordModel(agent.claudeModel, layers) !== undefined)
-    model = { value: claudeWordModel(agent.claudeModel, layers) as string, source: "frontmatter" };
+  else if (wordModel !== undefined) model = { value: wordModel, source: "frontmatter" };
   else if (inheritedModel !== undefined && inheritedModel !== "")
     model = { value: inheritedModel, source: "inherited" };
   if (model) resolved.model = model;
