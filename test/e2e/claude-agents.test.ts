@@ -3,11 +3,13 @@
  * project's `.claude/agents/reviewer.md` (`tools: Read, Grep, Glob`, `model: inherit`), approved on first use as any
  * project agent, is listed and dispatchable and its child has exactly read, grep and find on the main agent's model;
  * a `~/.claude/agents` agent is listed as a user agent and dispatched unasked; `"$claudeAgents": false` turns both off;
- * `/subagent-agents` names their tiers `claude (user)` and `claude (project)`;
+ * `/subagent-agents` names their tiers `claude (user)` and `claude (project)`; `model: sonnet` runs a model of `$models`
+ * whose id has the word, else the main agent's;
  * on pi 1.x an untrusted project's `.claude/agents` counts for nothing. Attacks (they pass when the attack fails): a
  * `.claude/agents` file written during the session does not run unasked, and a planted `.claude/agents/explore.md`
  * in a project trusted with `--approve` gets no more than the built-in explore's tools.
  */
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2eSuite } from "../harness/e2e-suite.ts";
@@ -148,6 +150,53 @@ describe("Claude Code's agent files (print mode)", () => {
     const refusal = toolResults().find((text) => text.includes('The project agent "planted"'));
     expect(refusal).toContain("runs only after the person approves it in the interactive TUI");
     expect(suite.fake.requests.some(ranWith("PLANTED-BODY-MARKER"))).toBe(false);
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+});
+
+describe("Claude Code's model words (print mode)", () => {
+  /** Adds a model pi knows to the fake provider of the test's models.json. */
+  function addFakeModel(id: string): void {
+    const path = join(suite.env.agentDir, "models.json");
+    const models = JSON.parse(readFileSync(path, "utf8")) as {
+      providers: { fake: { models: Array<Record<string, unknown>> } };
+    };
+    const [first] = models.providers.fake.models;
+    models.providers.fake.models.push({ ...first, id, name: id });
+    writeFileSync(path, JSON.stringify(models));
+  }
+
+  it("model: sonnet runs the first model of $models whose id has the word, and inherits when none has", async () => {
+    suite.newEnv({ noWorker: true });
+    addFakeModel("claude-sonnet-test");
+    writeClaudeUserAgent(
+      "writer.md",
+      "---\nname: writer\ndescription: Writes\nmodel: sonnet\n---\nWRITER-BODY-MARKER\n",
+    );
+    suite.env.writeAgentDirFile(
+      "subagent-isolation.json",
+      JSON.stringify({ $models: ["fake/fake-reasoner", "fake/claude-sonnet-test"] }),
+    );
+    const call = (tag: string) =>
+      `${tag} go. ${fakeDirective([subagentCall("writer", `Write. ${tag}-JOB`, { text: `${tag}-DONE` }), { text: "ok" }])}`;
+    const matched = await printPi([], call("WORD"));
+    expect(matched.code, matched.stderr).toBe(0);
+    const child = await suite.fake.waitForRequest(
+      (req) => ranWith("WRITER-BODY-MARKER")(req) && req.lastText.includes("WORD-JOB"),
+      30_000,
+      "the writer child",
+    );
+    expect(child.model).toBe("claude-sonnet-test");
+
+    suite.env.writeAgentDirFile("subagent-isolation.json", JSON.stringify({ $models: ["fake/fake-reasoner"] }));
+    const inherited = await printPi([], call("NOWORD"));
+    expect(inherited.code, inherited.stderr).toBe(0);
+    const second = await suite.fake.waitForRequest(
+      (req) => ranWith("WRITER-BODY-MARKER")(req) && req.lastText.includes("NOWORD-JOB"),
+      30_000,
+      "the second writer child",
+    );
+    expect(second.model).toBe("fake-model");
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });
