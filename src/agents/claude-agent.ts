@@ -38,8 +38,8 @@ function isClaudeModelWord(value: unknown): value is ClaudeModelWord {
 /*
  * Claude Code reads frontmatter more leniently than YAML does: a file it wrote itself often has a one-line
  * `description: Use this agent when… Examples: <example>Context: …` that YAML refuses ("nested mappings"). When a
- * Claude file's frontmatter is not YAML, each top-level `key: value` line whose plain value holds `: ` (or ends in `:`) is
- * read again with that value quoted; a file that still fails is skipped with YAML's first complaint.
+ * Claude file's frontmatter is not YAML, each top-level `key: value` line whose plain value holds `: ` (or ends in
+ * `:`) is read again with that value quoted; a file that still fails is skipped with YAML's first complaint.
  */
 /** The frontmatter with such values quoted, or undefined when no line needed it. */
 export function quotePlainValues(yaml: string): string | undefined {

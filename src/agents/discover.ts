@@ -231,7 +231,10 @@ export interface DiscoverOptions {
   agentDir?: string;
   /** The package's built-in agents (default: this package's `agents/`). */
   builtinDir?: string;
-  /** Where the walk up from cwd stops, and whose `.claude/agents` is the Claude user tier (default: the home directory). */
+  /**
+   * Where the walk up from cwd stops, and whose `.claude/agents` is the Claude user tier (default: the home
+   * directory).
+   */
   home?: string;
   /** False when `"$claudeAgents": false` (the person's user file): the two Claude Code tiers are not read. */
   claudeAgents?: boolean;
