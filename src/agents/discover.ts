@@ -16,12 +16,20 @@ import {
   quoteForMessage,
   type ParsedAgentFile,
   type AgentDefinition,
+  type AgentDialect,
   type AgentSource,
   type AgentWarning,
   type AgentScope,
   type DiscoveryResult,
 } from "./parse.ts";
-import { findNearestProjectDir, PROJECT_AGENTS_RELATIVE, userAgentsDir } from "../shared/config-paths.ts";
+import {
+  claudeUserAgentsDir,
+  findNearestProjectDir,
+  PROJECT_AGENTS_RELATIVE,
+  PROJECT_CLAUDE_AGENTS_RELATIVE,
+  userAgentsDir,
+} from "../shared/config-paths.ts";
+import { notMappedText } from "./claude-agent.ts";
 import { agentDir as piAgentDir, BUILTIN_AGENTS_DIR } from "../shared/this-process.ts";
 
 /*
@@ -39,6 +47,7 @@ export const AGENT_FILE_MAX_BYTES = 1024 * 1024;
 interface CachedParse {
   identity: FileIdentity;
   source: AgentSource;
+  dialect: AgentDialect | undefined;
   parsed: ParsedAgentFile;
 }
 
@@ -69,17 +78,27 @@ function notRead(read: Exclude<RegularFileRead, { ok: true }>): FileParse {
   return { kind: "warn", reason: read.reason };
 }
 
-function parseOne(filePath: string, source: AgentSource, cached: CachedParse | undefined): FileParse {
+function parseOne(
+  filePath: string,
+  source: AgentSource,
+  dialect: AgentDialect | undefined,
+  cached: CachedParse | undefined,
+): FileParse {
   const stat = statRegularFile(filePath, AGENT_FILE_MAX_BYTES);
   if (!stat.ok) return notRead(stat);
-  if (cached && cached.source === source && sameIdentity(cached.identity, stat.identity)) {
+  if (
+    cached &&
+    cached.source === source &&
+    cached.dialect === dialect &&
+    sameIdentity(cached.identity, stat.identity)
+  ) {
     return { kind: "parsed", parsed: cached.parsed, entry: cached };
   }
   const read = readRegularFileSync(filePath, AGENT_FILE_MAX_BYTES);
   if (!read.ok) return notRead(read);
   parsesDone += 1;
-  const parsed = parseAgentFile(read.text, filePath, source);
-  return { kind: "parsed", parsed, entry: { identity: read.identity, source, parsed } };
+  const parsed = parseAgentFile(read.text, filePath, source, dialect);
+  return { kind: "parsed", parsed, entry: { identity: read.identity, source, dialect, parsed } };
 }
 
 export interface AgentsDirContents {
@@ -92,7 +111,8 @@ function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export function readAgentsDir(dir: string, source: AgentSource): AgentsDirContents {
+/** @param dialect `claude` for a Claude Code agents folder (its files mapped, src/agents/claude-agent.ts). */
+export function readAgentsDir(dir: string, source: AgentSource, dialect?: AgentDialect): AgentsDirContents {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -107,7 +127,7 @@ export function readAgentsDir(dir: string, source: AgentSource): AgentsDirConten
   const current: Map<string, CachedParse> = new Map();
   for (const fileName of names.filter((n) => n.endsWith(".md")).sort(compareNames)) {
     const filePath = join(dir, fileName);
-    const outcome = parseOne(filePath, source, previous?.get(fileName));
+    const outcome = parseOne(filePath, source, dialect, previous?.get(fileName));
     if (outcome.kind === "skip") continue;
     if (outcome.kind === "warn") {
       warnings.push({ filePath, reason: outcome.reason, skipped: true });
@@ -135,6 +155,7 @@ export function readAgentsDir(dir: string, source: AgentSource): AgentsDirConten
       const what = parsed.ignored.length === 1 ? "that field is" : "those fields are";
       warnings.push({ filePath, reason: `${parsed.ignored.join("; ")}; ${what} ignored, the agent still loads` });
     }
+    if (parsed.notMapped !== undefined) warnings.push({ filePath, reason: notMappedText(parsed.notMapped) });
     if (parsed.sandboxProblem !== undefined) {
       warnings.push({ filePath, reason: `${parsed.sandboxProblem}; ${UNKNOWN_LEVEL_READ_ONLY}` });
     }
@@ -144,12 +165,17 @@ export function readAgentsDir(dir: string, source: AgentSource): AgentsDirConten
 }
 
 /*
- * Tier precedence, pure: builtin < user < project, a later tier replacing an earlier agent of the same name.
- * `agentScope` decides which of the user and project tiers take part; builtins always do.
+ * Tier precedence, pure: builtin < Claude user < user < Claude project < project, a later tier replacing an
+ * earlier agent of the same name (so a pi file wins over a Claude file of the same name in the same tier).
+ * `agentScope` decides which of the user and project tiers take part (Claude's with pi's); builtins always do.
  */
 export interface AgentTiers {
   builtin: readonly AgentDefinition[];
+  /** `~/.claude/agents` (source `user`, dialect `claude`). */
+  claudeUser?: readonly AgentDefinition[];
   user: readonly AgentDefinition[];
+  /** The project's `.claude/agents` (source `project`, dialect `claude`). */
+  claudeProject?: readonly AgentDefinition[];
   project: readonly AgentDefinition[];
 }
 
@@ -170,10 +196,12 @@ function scopeIncludesProject(scope: AgentScope): boolean {
 export function mergeAgentTiers(tiers: AgentTiers, scope: AgentScope = "both"): AgentDefinition[] {
   const byName: Map<string, AgentDefinition> = new Map();
   const personal: Map<string, AgentDefinition> = new Map();
-  for (const agent of [...tiers.builtin, ...tiers.user]) personal.set(agent.name, agent);
+  for (const agent of [...tiers.builtin, ...(tiers.claudeUser ?? []), ...tiers.user]) personal.set(agent.name, agent);
   const layers = [
     tiers.builtin,
+    scopeIncludesUser(scope) ? (tiers.claudeUser ?? []) : [],
     scopeIncludesUser(scope) ? tiers.user : [],
+    scopeIncludesProject(scope) ? (tiers.claudeProject ?? []) : [],
     scopeIncludesProject(scope) ? tiers.project : [],
   ];
   for (const layer of layers) {
@@ -201,8 +229,8 @@ export function mergeAgentTiers(tiers: AgentTiers, scope: AgentScope = "both"): 
 }
 
 /*
- * Agent discovery: the three folders, read and merged. Cheap enough to run on every dispatch: it lists three
- * folders, reads only their `*.md` files, and walks up from cwd looking for `.pi/agents`.
+ * Agent discovery: the folders, read and merged. Cheap enough to run on every dispatch: it lists up to five
+ * folders, reads only their `*.md` files, and walks up from cwd looking for `.pi/agents` and `.claude/agents`.
  */
 export interface DiscoverOptions {
   cwd: string;
@@ -211,8 +239,13 @@ export interface DiscoverOptions {
   agentDir?: string;
   /** The package's built-in agents (default: this package's `agents/`). */
   builtinDir?: string;
-  /** Where the walk up from cwd stops (default: the home directory). */
+  /**
+   * Where the walk up from cwd stops, and whose `.claude/agents` is the Claude user tier (default: the home
+   * directory).
+   */
   home?: string;
+  /** False when `"$claudeAgents": false` (the person's user file): the two Claude Code tiers are not read. */
+  claudeAgents?: boolean;
   /**
    * False when the project's agents must not count (an untrusted project, or the person's `$projectAgents:
    * "never"`): the folder is not read, and the result names it as skipped.
@@ -224,6 +257,11 @@ const NOTHING: AgentsDirContents = { agents: [], warnings: [] };
 
 export function findProjectAgentsDir(cwd: string, home?: string): string | undefined {
   return findNearestProjectDir(cwd, PROJECT_AGENTS_RELATIVE, home);
+}
+
+/** The project's Claude Code agents folder: the nearest `.claude/agents` walking up, found as `.pi/agents` is. */
+function findClaudeProjectAgentsDir(cwd: string, home?: string): string | undefined {
+  return findNearestProjectDir(cwd, PROJECT_CLAUDE_AGENTS_RELATIVE, home);
 }
 
 export function discoverAgents(options: DiscoverOptions): DiscoveryResult {
@@ -243,13 +281,54 @@ export function discoverAgents(options: DiscoverOptions): DiscoveryResult {
       ? readAgentsDir(projectDir, "project")
       : NOTHING;
 
+  // Claude Code's folders, below pi's own: the user one as a user tier, the project one under every project rule.
+  const claudeOn = options.claudeAgents !== false;
+  const claudeUserDir = claudeOn ? claudeUserAgentsDir(options.home) : undefined;
+  let claudeProjectDir = claudeOn ? findClaudeProjectAgentsDir(options.cwd, options.home) : undefined;
+  if (claudeProjectDir === claudeUserDir) claudeProjectDir = undefined;
+  const claudeUser = claudeUserDir !== undefined ? readAgentsDir(claudeUserDir, "user", "claude") : NOTHING;
+  const claudeProject =
+    projectAllowed && scopeIncludesProject(scope) && claudeProjectDir !== undefined
+      ? readAgentsDir(claudeProjectDir, "project", "claude")
+      : NOTHING;
+
   const result: DiscoveryResult = {
-    agents: mergeAgentTiers({ builtin: builtin.agents, user: user.agents, project: project.agents }, scope),
-    warnings: [...builtin.warnings, ...(scopeIncludesUser(scope) ? user.warnings : []), ...project.warnings],
+    agents: mergeAgentTiers(
+      {
+        builtin: builtin.agents,
+        claudeUser: claudeUser.agents,
+        user: user.agents,
+        claudeProject: claudeProject.agents,
+        project: project.agents,
+      },
+      scope,
+    ),
+    warnings: [
+      ...builtin.warnings,
+      ...(scopeIncludesUser(scope) ? [...claudeUser.warnings, ...user.warnings] : []),
+      ...claudeProject.warnings,
+      ...project.warnings,
+    ],
     userAgentsDir: userDir,
     builtinAgentsDir: builtinDir,
   };
   if (projectDir !== undefined && projectAllowed) result.projectAgentsDir = projectDir;
   if (projectDir !== undefined && !projectAllowed) result.projectAgentsSkipped = projectDir;
+  if (claudeUserDir !== undefined) result.claudeUserAgentsDir = claudeUserDir;
+  if (claudeProjectDir !== undefined && projectAllowed) result.claudeProjectAgentsDir = claudeProjectDir;
+  if (claudeProjectDir !== undefined && !projectAllowed) result.claudeProjectAgentsSkipped = claudeProjectDir;
   return result;
+}
+
+/**
+ * The project agents folders found and not read (`.pi/agents`, `.claude/agents`), as the skipped notice names them
+ * (`<dir>/ and <dir>`: the notice adds the last `/`); undefined when none was.
+ */
+export function skippedProjectAgentsDirs(
+  discovery: Pick<DiscoveryResult, "projectAgentsSkipped" | "claudeProjectAgentsSkipped">,
+): string | undefined {
+  const dirs = [discovery.projectAgentsSkipped, discovery.claudeProjectAgentsSkipped].filter(
+    (dir): dir is string => dir !== undefined,
+  );
+  return dirs.length > 0 ? dirs.join("/ and ") : undefined;
 }

@@ -5,6 +5,7 @@ import { isThinkingLevel, THINKING_LEVELS, type ThinkingLevel } from "../shared/
 import { isIsolation, ISOLATIONS, type Isolation } from "../worktree/worktree.ts";
 import { isSandboxLevel, sandboxValueProblem, type SandboxLevel } from "../sandbox/levels.ts";
 import { mcpEntryPattern, mcpEntryProblem, patternCovers } from "../shared/tool-patterns.ts";
+import { mapClaudeFrontmatter, quotePlainValues, type ClaudeModelWord } from "./claude-agent.ts";
 import { createRequire } from "node:module";
 import { createHash } from "node:crypto";
 import { BUDGET_KEYS, budgetValue, budgetValueProblem } from "../budget/limits.ts";
@@ -21,6 +22,13 @@ export type DispatchContext = "fresh" | "fork";
 
 /** Where an agent definition comes from; later tiers shadow earlier ones on a name clash. */
 export type AgentSource = "builtin" | "user" | "project";
+
+/**
+ * The format of an agent file: ours (absent), or Claude Code's (`~/.claude/agents`, `.claude/agents`), read through
+ * the mapping of src/agents/claude-agent.ts. A Claude file keeps its tier's `source`, so every rule of that tier
+ * (trust, first-use approval, a project agent's protected names) applies to it unchanged.
+ */
+export type AgentDialect = "claude";
 
 /** Which of the user/project tiers a dispatch may use (builtins are always available unless shadowed). */
 export type AgentScope = "user" | "project" | "both";
@@ -69,6 +77,13 @@ export interface AgentDefinition {
   /** The Markdown body: the agent's system prompt, appended to pi's. */
   body: string;
   source: AgentSource;
+  /** `claude`: a Claude Code agent file, mapped (src/agents/claude-agent.ts). */
+  dialect?: AgentDialect;
+  /**
+   * A Claude file's `model: sonnet` (`opus`, `haiku`): matched against the person's models at dispatch
+   * (src/config/resolve.ts); `model` is then absent.
+   */
+  claudeModel?: ClaudeModelWord;
   /** Absolute path of the .md file. */
   filePath: string;
   /** SHA-256 of the file's text as parsed: what a first-use approval of a project agent is remembered for. */
@@ -104,6 +119,12 @@ export interface DiscoveryResult {
   projectAgentsSkipped?: string;
   userAgentsDir: string;
   builtinAgentsDir: string;
+  /** `~/.claude/agents`, when the Claude Code tiers are read (`$claudeAgents` not false). */
+  claudeUserAgentsDir?: string;
+  /** The project's `.claude/agents` in use (nearest walking up), if any. */
+  claudeProjectAgentsDir?: string;
+  /** The project's `.claude/agents` found but not read, for the same reason as `projectAgentsSkipped`. */
+  claudeProjectAgentsSkipped?: string;
 }
 
 /*
@@ -189,6 +210,8 @@ export type ParsedAgentFile =
       ignored: string[];
       /** A `sandbox` value that is no level: the agent runs read-only (the warning says why). */
       sandboxProblem?: string;
+      /** A Claude file's fields, tools and values that have no meaning here (src/agents/claude-agent.ts). */
+      notMapped?: string[];
     }
   | { ok: false; reason: string };
 
@@ -254,7 +277,12 @@ function contentDigest(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-export function parseAgentFile(text: string, filePath: string, source: AgentSource): ParsedAgentFile {
+export function parseAgentFile(
+  text: string,
+  filePath: string,
+  source: AgentSource,
+  dialect?: AgentDialect,
+): ParsedAgentFile {
   const split = splitFrontmatter(text);
   if (!split.ok) return split;
   if (split.yaml.length > FRONTMATTER_MAX_CHARS) {
@@ -263,9 +291,16 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
       reason: `the frontmatter is too large (${split.yaml.length} characters; the limit is ${FRONTMATTER_MAX_CHARS})`,
     };
   }
-  const yaml = parseFrontmatterYaml(split.yaml);
+  let yaml = parseFrontmatterYaml(split.yaml);
+  // Claude Code reads a plain value holding ": " (its generated descriptions do); YAML does not, unless quoted.
+  const quoted = !yaml.ok && dialect === "claude" ? quotePlainValues(split.yaml) : undefined;
+  if (quoted !== undefined) {
+    const again = parseFrontmatterYaml(quoted);
+    if (again.ok) yaml = again;
+  }
   if (!yaml.ok) return yaml;
-  const data = yaml.data;
+  const claude = dialect === "claude" ? mapClaudeFrontmatter(yaml.data, filePath) : undefined;
+  const data = claude ? claude.data : yaml.data;
 
   const name = requiredString(data, "name");
   if ("reason" in name) return { ok: false, reason: name.reason };
@@ -281,6 +316,8 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
     source,
     filePath,
     contentSha256: contentDigest(text),
+    ...(dialect ? { dialect } : {}),
+    ...(claude?.modelWord ? { claudeModel: claude.modelWord } : {}),
   };
   const ignored: string[] = [];
 
@@ -288,6 +325,8 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
   if (tools.present && "problem" in tools) ignored.push(tools.problem);
   // An empty tools value means "not set": an agent with no tools at all is never what a blank line meant.
   else if (tools.present && tools.list.length > 0) agent.tools = tools.list;
+  // A Claude file that listed only tools pi lacks had only those there: here it has none.
+  else if (claude?.noTools) agent.tools = [];
 
   const mcp = readList(data, "mcp");
   if (mcp.present && "problem" in mcp) ignored.push(mcp.problem);
@@ -370,7 +409,13 @@ export function parseAgentFile(text: string, filePath: string, source: AgentSour
     sandboxProblem = sandboxValueProblem(sandbox);
   }
 
-  return { ok: true, agent, ignored, ...(sandboxProblem ? { sandboxProblem } : {}) };
+  return {
+    ok: true,
+    agent,
+    ignored,
+    ...(sandboxProblem ? { sandboxProblem } : {}),
+    ...(claude && claude.notMapped.length > 0 ? { notMapped: claude.notMapped } : {}),
+  };
 }
 
 /*

@@ -162,6 +162,7 @@ const AUTHORITY_SETTING_KEYS: readonly string[] = Object.freeze([
   "$sandbox",
   "$sandboxHide",
   "$askPerson",
+  "$claudeAgents",
 ]);
 
 /** pi 1.x's state at the session's start, as read from its command line, its trust store and the folder. */

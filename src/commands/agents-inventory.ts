@@ -1,7 +1,13 @@
 /**
  * What `/subagent-agents` shows: each dispatchable agent resolved as a dispatch would, the shadowed ones, the files left out, and its lines.
  */
-import { type AgentDefinition, type AgentSource, type AgentWarning, type DispatchContext } from "../agents/parse.ts";
+import {
+  type AgentDefinition,
+  type AgentDialect,
+  type AgentSource,
+  type AgentWarning,
+  type DispatchContext,
+} from "../agents/parse.ts";
 import {
   resolveModelConfig,
   resolveSandbox,
@@ -22,6 +28,7 @@ import type { ProjectAgentGate, ProjectAuthority } from "../authority/trust.ts";
 import type { SandboxLevel } from "../sandbox/levels.ts";
 import type { Isolation } from "../worktree/worktree.ts";
 import { oneLine, stripTerminalControls } from "../shared/text.ts";
+import { claudeTierText, unmatchedWordNote } from "../agents/claude-agent.ts";
 
 /*
  * What /subagent-agents shows: every agent the main agent can dispatch, as a dispatch would resolve it now (tier,
@@ -45,7 +52,11 @@ interface SkippedProjectFolder {
 
 export interface InventoryInputs {
   tiers: Record<AgentSource, TierContents>;
+  /** Claude Code's folders that were read (`~/.claude/agents`, the project's `.claude/agents`). */
+  claudeTiers?: { user?: TierContents; project?: TierContents };
   skippedProject?: SkippedProjectFolder;
+  /** The project's `.claude/agents`, found and not read (for the same reason as `skippedProject`). */
+  skippedClaudeProject?: SkippedProjectFolder;
   /** The config layers a dispatch reads (no project layer in an untrusted project). */
   layers: Required<ConfigLayers>;
   /** The main agent's current model (`provider/id`), which an agent without one inherits. */
@@ -79,10 +90,12 @@ type FirstUseState = "approved" | "asks" | "refused-unasked";
 interface InventoryAgent {
   name: string;
   tier: AgentSource;
+  /** `claude`: a Claude Code agent file of that tier. */
+  dialect?: AgentDialect;
   filePath: string;
   description: string;
   /** The definitions of the same name this one hides, lowest tier first. */
-  shadows: Array<{ tier: AgentSource; filePath: string }>;
+  shadows: Array<{ tier: AgentSource; dialect?: AgentDialect; filePath: string }>;
   model: ResolvedModelConfig["model"];
   thinking: ResolvedModelConfig["thinking"];
   tools: InventoryTools;
@@ -97,13 +110,15 @@ interface InventoryAgent {
 interface ShadowedAgent {
   name: string;
   tier: AgentSource;
+  dialect?: AgentDialect;
   filePath: string;
-  shadowedBy: { tier: AgentSource; filePath: string };
+  shadowedBy: { tier: AgentSource; dialect?: AgentDialect; filePath: string };
 }
 
 interface LeftOutFile {
   filePath: string;
   tier: AgentSource;
+  dialect?: AgentDialect;
   reason: string;
 }
 
@@ -113,7 +128,29 @@ export interface AgentInventory {
   leftOut: LeftOutFile[];
 }
 
-const TIER_ORDER: readonly AgentSource[] = Object.freeze(["builtin", "user", "project"]);
+/** The tiers lowest first, as discovery merges them (src/agents/discover.ts): Claude Code's below pi's own. */
+interface InventoryTier {
+  tier: AgentSource;
+  dialect?: AgentDialect;
+  contents: TierContents;
+}
+
+function tiersInOrder(inputs: InventoryInputs): InventoryTier[] {
+  const claude = inputs.claudeTiers ?? {};
+  const tiers: Array<InventoryTier | undefined> = [
+    { tier: "builtin", contents: inputs.tiers.builtin },
+    claude.user ? { tier: "user", dialect: "claude", contents: claude.user } : undefined,
+    { tier: "user", contents: inputs.tiers.user },
+    claude.project ? { tier: "project", dialect: "claude", contents: claude.project } : undefined,
+    { tier: "project", contents: inputs.tiers.project },
+  ];
+  return tiers.filter((tier): tier is InventoryTier => tier !== undefined);
+}
+
+/** `{ dialect: "claude" }` for a Claude file's entries, nothing for ours. */
+function dialectOf(agent: { dialect?: AgentDialect }): { dialect?: AgentDialect } {
+  return agent.dialect ? { dialect: agent.dialect } : {};
+}
 
 /** The reason a skipped project folder's files are left out, in the words of the trust notices. */
 function skippedProjectReason(because: SkippedProjectFolder["because"]): string {
@@ -154,12 +191,16 @@ function firstUseOf(agent: AgentDefinition, inputs: InventoryInputs): FirstUseSt
 export function buildAgentInventory(inputs: InventoryInputs): AgentInventory {
   const winners = new Map<string, AgentDefinition>();
   const hidden = new Map<string, AgentDefinition[]>();
-  for (const tier of TIER_ORDER) {
-    for (const agent of inputs.tiers[tier].agents) {
+  const tiers = tiersInOrder(inputs);
+  const personal = new Map<string, AgentDefinition>();
+  for (const { contents } of tiers) {
+    for (const agent of contents.agents) {
       const earlier = winners.get(agent.name);
       if (earlier) hidden.set(agent.name, [...(hidden.get(agent.name) ?? []), earlier]);
-      // As discovery merges the tiers (src/agents/discover.ts): a project agent keeps the protection of the name it takes.
-      const replaced = agent.source === "project" && earlier && earlier.source !== "project" ? earlier : undefined;
+      // As discovery merges the tiers (src/agents/discover.ts): a project agent keeps the protection of the name it
+      // takes from a built-in or user agent, also over a Claude project file of that name.
+      if (agent.source !== "project") personal.set(agent.name, agent);
+      const replaced = agent.source === "project" ? personal.get(agent.name) : undefined;
       winners.set(
         agent.name,
         replaced
@@ -179,7 +220,9 @@ export function buildAgentInventory(inputs: InventoryInputs): AgentInventory {
       );
     }
   }
-  const allWarnings = TIER_ORDER.flatMap((tier) => inputs.tiers[tier].warnings.map((warning) => ({ tier, warning })));
+  const allWarnings = tiers.flatMap(({ tier, dialect, contents }) =>
+    contents.warnings.map((warning) => ({ tier, ...(dialect ? { dialect } : {}), warning })),
+  );
 
   const agents = [...winners.values()]
     .sort((a, b) => compareNames(a.name, b.name))
@@ -193,12 +236,22 @@ export function buildAgentInventory(inputs: InventoryInputs): AgentInventory {
         projectDefault: inputs.sandboxDefaults.project,
       });
       const firstUse = firstUseOf(agent, inputs);
+      // Claude's model word that matched none of the person's models: the agent inherits, and says why.
+      const wordNote =
+        agent.claudeModel !== undefined && resolved.model.source === "inherited"
+          ? [unmatchedWordNote(agent.claudeModel)]
+          : [];
       return {
         name: agent.name,
         tier: agent.source,
+        ...dialectOf(agent),
         filePath: agent.filePath,
         description: agent.description,
-        shadows: (hidden.get(agent.name) ?? []).map((other) => ({ tier: other.source, filePath: other.filePath })),
+        shadows: (hidden.get(agent.name) ?? []).map((other) => ({
+          tier: other.source,
+          ...dialectOf(other),
+          filePath: other.filePath,
+        })),
         model: resolved.model,
         thinking: resolved.thinking,
         tools: toolsOf(agent, inputs),
@@ -206,9 +259,12 @@ export function buildAgentInventory(inputs: InventoryInputs): AgentInventory {
         isolation: agent.isolation ?? "none",
         context: agent.context ?? "fresh",
         ...(firstUse ? { firstUse } : {}),
-        notes: allWarnings
-          .filter(({ warning }) => !warning.skipped && warning.filePath === agent.filePath)
-          .map(({ warning }) => warning.reason),
+        notes: [
+          ...allWarnings
+            .filter(({ warning }) => !warning.skipped && warning.filePath === agent.filePath)
+            .map(({ warning }) => warning.reason),
+          ...wordNote,
+        ],
       };
     });
 
@@ -219,19 +275,30 @@ export function buildAgentInventory(inputs: InventoryInputs): AgentInventory {
       shadowed.push({
         name,
         tier: other.source,
+        ...dialectOf(other),
         filePath: other.filePath,
-        shadowedBy: { tier: winner.source, filePath: winner.filePath },
+        shadowedBy: { tier: winner.source, ...dialectOf(winner), filePath: winner.filePath },
       });
   }
 
   const leftOut: LeftOutFile[] = allWarnings
     .filter(({ warning }) => warning.skipped === true)
-    .map(({ tier, warning }) => ({ filePath: warning.filePath, tier, reason: warning.reason }));
-  if (inputs.skippedProject) {
-    const reason = skippedProjectReason(inputs.skippedProject.because);
-    const dir = inputs.skippedProject.dir.replace(/\/+$/, "");
-    for (const file of [...inputs.skippedProject.files].sort(compareNames))
-      leftOut.push({ filePath: `${dir}/${file}`, tier: "project", reason });
+    .map(({ tier, dialect, warning }) => ({
+      filePath: warning.filePath,
+      tier,
+      ...(dialect ? { dialect } : {}),
+      reason: warning.reason,
+    }));
+  const skippedFolders: Array<[SkippedProjectFolder | undefined, { dialect?: AgentDialect }]> = [
+    [inputs.skippedClaudeProject, { dialect: "claude" }],
+    [inputs.skippedProject, {}],
+  ];
+  for (const [skipped, dialect] of skippedFolders) {
+    if (!skipped) continue;
+    const reason = skippedProjectReason(skipped.because);
+    const dir = skipped.dir.replace(/\/+$/, "");
+    for (const file of [...skipped.files].sort(compareNames))
+      leftOut.push({ filePath: `${dir}/${file}`, tier: "project", ...dialect, reason });
   }
   return { agents, shadowed, leftOut };
 }
@@ -271,7 +338,9 @@ function agentsTitle(count: number): string {
 export const SHADOWED_HEADING = "Shadowed (a higher tier defines the same name):";
 export const LEFT_OUT_HEADING = "Left out:";
 
-function tierLabel(tier: AgentSource): string {
+/** `built-in`, `user`, `project`; `claude (user)`, `claude (project)` for Claude Code's files. */
+function tierLabel(tier: AgentSource, dialect?: AgentDialect): string {
+  if (dialect === "claude") return claudeTierText(tier);
   return tier === "builtin" ? "built-in" : tier;
 }
 
@@ -336,8 +405,8 @@ function toolsText(agent: InventoryAgent): string[] {
 }
 
 function headerOf(agent: InventoryAgent): string {
-  const shadows = [...new Set(agent.shadows.map((other) => tierLabel(other.tier)))];
-  return `${clean(agent.name)} · ${tierLabel(agent.tier)}${shadows.length > 0 ? `, shadows ${shadows.join(" and ")}` : ""}`;
+  const shadows = [...new Set(agent.shadows.map((other) => tierLabel(other.tier, other.dialect)))];
+  return `${clean(agent.name)} · ${tierLabel(agent.tier, agent.dialect)}${shadows.length > 0 ? `, shadows ${shadows.join(" and ")}` : ""}`;
 }
 
 /** One agent's block: its header and indented detail lines. */
@@ -362,7 +431,7 @@ export function agentsReportLines(inventory: AgentInventory): string[] {
     lines.push("", SHADOWED_HEADING);
     for (const item of inventory.shadowed) {
       lines.push(
-        `- ${clean(item.name)} · ${tierLabel(item.tier)} · ${clean(item.filePath)} · shadowed by ${tierLabel(item.shadowedBy.tier)} ${clean(item.shadowedBy.filePath)}`,
+        `- ${clean(item.name)} · ${tierLabel(item.tier, item.dialect)} · ${clean(item.filePath)} · shadowed by ${tierLabel(item.shadowedBy.tier, item.shadowedBy.dialect)} ${clean(item.shadowedBy.filePath)}`,
       );
     }
   }
@@ -370,7 +439,7 @@ export function agentsReportLines(inventory: AgentInventory): string[] {
     lines.push("", LEFT_OUT_HEADING);
     for (const item of inventory.leftOut)
       lines.push(
-        `- ${clean(item.filePath)} · ${tierLabel(item.tier)}: ${oneLine(item.reason, AGENTS_DESCRIPTION_MAX)}`,
+        `- ${clean(item.filePath)} · ${tierLabel(item.tier, item.dialect)}: ${oneLine(item.reason, AGENTS_DESCRIPTION_MAX)}`,
       );
   }
   return lines;

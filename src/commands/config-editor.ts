@@ -209,6 +209,11 @@ function savedSuffix(view: AgentModelView): string {
   return view.saved ? ` ${formatSavedFragment(view.saved, view.inherited)}` : "";
 }
 
+/** `user`, `project`, `builtin`, or `claude user` / `claude project` for a Claude Code file. */
+function sourceText(agent: Pick<AgentDefinition, "source" | "dialect">): string {
+  return agent.dialect === "claude" ? `claude ${agent.source}` : agent.source;
+}
+
 /**
  * `<name> (<source>) — <model> · thinking <level>` (an unset slot: `inherits fake/fake-model · thinking off`),
  * plus ` (process) [saved: ...]` with a process override.
@@ -221,7 +226,7 @@ export function agentPickerLine(
   const view = agentModelView(agent, layers, inherited);
   const values = `${modelSlot(view.effective, inherited, false)} · ${thinkingSlot(view.effective, inherited, false)}`;
   const badge = view.saved ? ` ${PROCESS_BADGE}${savedSuffix(view)}` : "";
-  return `${agent.name} (${agent.source})${ANNOTATION_SEPARATOR}${values}${badge}`;
+  return `${agent.name} (${sourceText(agent)})${ANNOTATION_SEPARATOR}${values}${badge}`;
 }
 
 /** What a snapshot says is inherited. */
@@ -387,7 +392,7 @@ function agentPickerTitle(agentCount: number): string {
 }
 
 function fieldSelectTitle(agent: AgentDefinition): string {
-  return `Configure ${agent.name} (${agent.source}): ${agent.filePath}`;
+  return `Configure ${agent.name} (${sourceText(agent)}): ${agent.filePath}`;
 }
 
 function modelActionTitle(agent: AgentDefinition): string {

@@ -7,6 +7,7 @@ import { isThinkingLevel, type ThinkingLevel } from "../shared/thinking.ts";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { discoverAgents, findProjectAgentsDir } from "../agents/discover.ts";
+import { readClaudeAgentsSetting } from "../agents/claude-agent.ts";
 import {
   applyAgentFilePatch,
   replaceAgentBody,
@@ -163,14 +164,15 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
 
   const load = (): ConfigSnapshot => {
     const trusted = options.projectTrusted !== false;
+    const config = loadConfig({ cwd: options.cwd, agentDir: agentDirPath, home, project: trusted });
     const discovery = discoverAgents({
       cwd: options.cwd,
       agentDir: agentDirPath,
       home,
       builtinDir,
       projectAgents: trusted,
+      claudeAgents: readClaudeAgentsSetting(config).enabled,
     });
-    const config = loadConfig({ cwd: options.cwd, agentDir: agentDirPath, home, project: trusted });
     const projectConfig = trusted ? projectConfigForWriting() : undefined;
     const projectAgents = trusted ? projectAgentsForWriting() : undefined;
     const snapshot: ConfigSnapshot = {

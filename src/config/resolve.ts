@@ -2,6 +2,7 @@
  * What a dispatch takes from the layers: model and thinking with their sources, the budget, the sandbox level, the dispatch limits, `$askPerson` and a call's own model.
  */
 import type { AgentDefinition, AgentSource } from "../agents/parse.ts";
+import { modelForWord, type ClaudeModelWord } from "../agents/claude-agent.ts";
 import type { ConfigLayer, ModelOverride, ResolvedModelConfig, ValueSource, AvailableModels } from "./load.ts";
 import type { ThinkingLevel } from "../shared/thinking.ts";
 import { BUDGET_ENV, BUDGET_KEYS, formatCost, type BudgetKey, type BudgetLimits } from "../budget/limits.ts";
@@ -33,7 +34,7 @@ export interface ConfigLayers {
   process?: ConfigLayer;
 }
 
-export type AgentModelFields = Pick<AgentDefinition, "name" | "model" | "thinking">;
+export type AgentModelFields = Pick<AgentDefinition, "name" | "model" | "thinking" | "claudeModel">;
 
 /** Highest precedence first. */
 const LAYER_ORDER = ["process", "project", "user"] as const;
@@ -91,10 +92,13 @@ export function resolveModelConfig(
   const governing = governingEntry(agent.name, layers);
   const resolved: ResolvedModelConfig = { model: {}, thinking: {} };
 
+  // A Claude Code file's `model: sonnet` is its frontmatter model once matched to one of the person's models.
+  const wordModel = agent.claudeModel !== undefined ? claudeWordModel(agent.claudeModel, layers) : undefined;
   let model: { value: string; source: ValueSource } | undefined;
   if (call.model !== undefined) model = { value: call.model, source: "call" };
   else if (governing?.entry.model !== undefined) model = { value: governing.entry.model, source: governing.source };
   else if (agent.model !== undefined) model = { value: agent.model, source: "frontmatter" };
+  else if (wordModel !== undefined) model = { value: wordModel, source: "frontmatter" };
   else if (inheritedModel !== undefined && inheritedModel !== "")
     model = { value: inheritedModel, source: "inherited" };
   if (model) resolved.model = model;
@@ -105,6 +109,19 @@ export function resolveModelConfig(
   else if (agent.thinking !== undefined) resolved.thinking = { value: agent.thinking, source: "frontmatter" };
 
   return resolved;
+}
+
+/**
+ * A Claude Code file's `model: sonnet` (`opus`, `haiku`) as one of the person's models: the first of the `$models`
+ * list in force (project over user, as everywhere) whose id contains the word, else the first such model the
+ * person's or the project's entries name; undefined when none does (the agent inherits).
+ */
+export function claudeWordModel(word: ClaudeModelWord, layers: ConfigLayers): string | undefined {
+  const listed = layers.project?.models ?? layers.user?.models ?? [];
+  const named = [layers.process, layers.user, layers.project].flatMap((layer) =>
+    Object.values(layer?.entries ?? {}).flatMap((entry) => (entry.model !== undefined ? [entry.model] : [])),
+  );
+  return modelForWord(word, listed) ?? modelForWord(word, named);
 }
 
 /**

@@ -11,7 +11,8 @@ import type {
   ContextEvent,
   ExtensionAPI,
 } from "@mariozechner/pi-coding-agent";
-import { discoverAgents } from "../agents/discover.ts";
+import { discoverAgents, skippedProjectAgentsDirs } from "../agents/discover.ts";
+import { readClaudeAgentsSetting } from "../agents/claude-agent.ts";
 import type { DiscoveryResult } from "../agents/parse.ts";
 import { formatAgentWarning, reportOnceByKey, reportWarningsOnce, type WarningSink } from "../agents/warnings.ts";
 import { mayDispatchSubagents } from "../shared/nesting.ts";
@@ -33,10 +34,11 @@ import { sessionStartOf, type TrustContext } from "./tool/authority.ts";
 
 export interface RosterOptions {
   /**
-   * Discovery for a working directory (default: the real three tiers, scope `both`); `projectAgents` false when
-   * the project's agents must not be listed (pi does not trust the project, or the person said never).
+   * Discovery for a working directory (default: the real tiers, scope `both`); `projectAgents` false when
+   * the project's agents must not be listed (pi does not trust the project, or the person said never),
+   * `claudeAgents` false when the person's `"$claudeAgents": false` turns Claude Code's folders off.
    */
-  discover?: (cwd: string, projectAgents: boolean) => DiscoveryResult;
+  discover?: (cwd: string, projectAgents: boolean, claudeAgents: boolean) => DiscoveryResult;
   /** The environment that carries PI_SUBAGENT_DEPTH (default: process.env). */
   env?: NodeJS.ProcessEnv;
   /**
@@ -53,13 +55,19 @@ function existingFile(path: string | undefined): string | undefined {
   return path !== undefined && existsSync(path) ? path : undefined;
 }
 
-/** Whether the project's agents are listed: pi's trust decision and the person's `$projectAgents`. */
-function rosterAuthority(ctx: RosterContext): ProjectAuthority {
+/**
+ * Whether the project's agents are listed: pi's trust decision and the person's `$projectAgents`; and whether
+ * Claude Code's folders are read (`$claudeAgents`).
+ */
+function rosterAuthority(ctx: RosterContext): { authority: ProjectAuthority; claudeAgents: boolean } {
   const dir = agentDir();
   // As at the session's start: `$projectAgents` from the user file as it was then.
   const start = sessionStartOf(ctx, process.argv, dir);
   const user = withAuthorityAtStart(readConfigLayer(userConfigPath(dir), "user"), start.userAuthority);
-  return decideProjectAuthority(start.trust, readAuthoritySettings({ user, project: {} }).projectAgents);
+  return {
+    authority: decideProjectAuthority(start.trust, readAuthoritySettings({ user, project: {} }).projectAgents),
+    claudeAgents: readClaudeAgentsSetting({ user, project: {} }).enabled,
+  };
 }
 
 export type RosterHandler = (
@@ -70,19 +78,22 @@ export type RosterHandler = (
 /** The handler itself, separate from pi so tests can call it directly. */
 export function createRosterHandler(options: RosterOptions = {}): RosterHandler {
   const discover =
-    options.discover ?? ((cwd: string, projectAgents: boolean) => discoverAgents({ cwd, projectAgents }));
+    options.discover ??
+    ((cwd: string, projectAgents: boolean, claudeAgents: boolean) =>
+      discoverAgents({ cwd, projectAgents, claudeAgents }));
   let built = false;
   let block: string | undefined;
 
   const build = (ctx: RosterContext): string | undefined => {
     if (typeof ctx.cwd !== "string" || ctx.cwd === "") return undefined;
-    const authority = rosterAuthority(ctx);
-    const discovery = discover(ctx.cwd, authority.projectAgents);
+    const { authority, claudeAgents } = rosterAuthority(ctx);
+    const discovery = discover(ctx.cwd, authority.projectAgents, claudeAgents);
     reportWarningsOnce(discovery.warnings.map(formatAgentWarning), ctx);
-    if (authority.hiddenBecause && discovery.projectAgentsSkipped) {
+    const skippedDirs = skippedProjectAgentsDirs(discovery);
+    if (authority.hiddenBecause && skippedDirs) {
       // The same notice the tool gives (its config file named too), shown once a session whichever comes first.
       const configFile = authority.hiddenBecause === "untrusted" ? existingFile(projectConfigPath(ctx.cwd)) : undefined;
-      const notice = projectSkippedNoticeFor(authority, discovery.projectAgentsSkipped, configFile);
+      const notice = projectSkippedNoticeFor(authority, skippedDirs, configFile);
       if (notice) reportOnceByKey(projectSkippedNoticeKey(ctx.sessionManager?.getSessionId(), ctx.cwd), notice, ctx);
     }
     const rosterBlock = buildRosterBlock(discovery.agents);

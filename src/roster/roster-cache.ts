@@ -4,8 +4,10 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
+  claudeUserAgentsDir,
   findNearestProjectDir,
   PROJECT_AGENTS_RELATIVE,
+  PROJECT_CLAUDE_AGENTS_RELATIVE,
   userAgentsDir,
   userConfigPath,
 } from "../shared/config-paths.ts";
@@ -18,8 +20,9 @@ import { agentDir, BUILTIN_AGENTS_DIR, PACKAGE_ROOT } from "../shared/this-proce
  * checking whether a remembered block still holds takes a few directory listings and stats.
  *
  * The file is `<agent dir>/subagent-roster-cache.json`: the last few blocks, each under the fingerprint of
- * everything the block comes from: the three agents folders discovery reads for this working directory
- * (built-in, user, project: which project folder is found depends on the working directory) with the identity
+ * everything the block comes from: the agents folders discovery reads for this working directory
+ * (built-in, user, project, and Claude Code's user and project folders: which project folders are found depends on
+ * the working directory; `$claudeAgents` lives in the user file, whose identity counts too) with the identity
  * (inode, size, mtime, ctime) of each `*.md` file in them, and the package's own files that shape the block.
  * An edited, added or removed agent file, another project folder or another package version gives another
  * fingerprint, and the block is built afresh. A build that warned is not remembered, so its warnings are
@@ -85,6 +88,8 @@ export function rosterFingerprint(cwd: string, options: RosterCacheOptions = {})
   const dir = options.agentDir ?? agentDir();
   const userDir = userAgentsDir(dir);
   const projectDir = findNearestProjectDir(cwd, PROJECT_AGENTS_RELATIVE, options.home);
+  const claudeUserDir = claudeUserAgentsDir(options.home);
+  const claudeProjectDir = findNearestProjectDir(cwd, PROJECT_CLAUDE_AGENTS_RELATIVE, options.home);
   const packageRoot = options.packageRoot ?? PACKAGE_ROOT;
   return JSON.stringify({
     v: FORMAT_VERSION,
@@ -96,6 +101,8 @@ export function rosterFingerprint(cwd: string, options: RosterCacheOptions = {})
       [builtinDir, folderState(builtinDir)],
       [userDir, folderState(userDir)],
       [projectDir ?? null, folderState(projectDir)],
+      [claudeUserDir, folderState(claudeUserDir)],
+      [claudeProjectDir ?? null, folderState(claudeProjectDir)],
     ],
   });
 }

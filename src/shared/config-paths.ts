@@ -13,6 +13,14 @@ export const PROJECT_DIR_NAME = ".pi";
 /** A project's agents folder, relative to the folder it belongs to. */
 export const PROJECT_AGENTS_RELATIVE = join(PROJECT_DIR_NAME, "agents");
 
+/** A project's Claude Code agents folder, relative to the folder it belongs to. */
+export const PROJECT_CLAUDE_AGENTS_RELATIVE = join(".claude", "agents");
+
+/** `~/.claude/agents`: the person's Claude Code agents folder (`home` defaults to the home directory). */
+export function claudeUserAgentsDir(home: string = homedir()): string {
+  return join(home, PROJECT_CLAUDE_AGENTS_RELATIVE);
+}
+
 /** `<agent dir>/agents`: the user's agents folder. */
 export function userAgentsDir(agentDirPath: string = piAgentDir()): string {
   return join(agentDirPath, "agents");

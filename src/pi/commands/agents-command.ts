@@ -15,6 +15,7 @@ import {
 } from "../../commands/agents-inventory.ts";
 import { readdirSync } from "node:fs";
 import { discoverAgents, readAgentsDir } from "../../agents/discover.ts";
+import { readClaudeAgentsSetting } from "../../agents/claude-agent.ts";
 import { agentDir } from "../../shared/this-process.ts";
 import { isApproved } from "../../authority/first-use-approvals.ts";
 import { decideProjectAuthority, readAuthoritySettings } from "../../authority/trust.ts";
@@ -139,9 +140,11 @@ export function readAgentInventory(
   const authority = decideProjectAuthority(trust, settings.projectAgents, changedSinceStart);
   // Discovery decides which folders count (its rules for the project folder); each tier is then read on its own,
   // so the shadowed definitions can be named. The parse cache makes the second read one stat per file.
-  const discovery = discoverAgents({ cwd: ctx.cwd, projectAgents: authority.projectAgents });
+  const claudeAgents = readClaudeAgentsSetting(config).enabled;
+  const discovery = discoverAgents({ cwd: ctx.cwd, projectAgents: authority.projectAgents, claudeAgents });
   const sandbox = readSandboxSettings(config);
   const skipped = discovery.projectAgentsSkipped;
+  const claudeSkipped = discovery.claudeProjectAgentsSkipped;
   return buildAgentInventory({
     tiers: {
       builtin: readAgentsDir(discovery.builtinAgentsDir, "builtin"),
@@ -151,8 +154,25 @@ export function readAgentInventory(
           ? readAgentsDir(discovery.projectAgentsDir, "project")
           : NO_AGENTS_HERE,
     },
+    claudeTiers: {
+      ...(discovery.claudeUserAgentsDir !== undefined
+        ? { user: readAgentsDir(discovery.claudeUserAgentsDir, "user", "claude") }
+        : {}),
+      ...(discovery.claudeProjectAgentsDir !== undefined
+        ? { project: readAgentsDir(discovery.claudeProjectAgentsDir, "project", "claude") }
+        : {}),
+    },
     ...(skipped !== undefined && authority.hiddenBecause
       ? { skippedProject: { dir: skipped, files: markdownFiles(skipped), because: authority.hiddenBecause } }
+      : {}),
+    ...(claudeSkipped !== undefined && authority.hiddenBecause
+      ? {
+          skippedClaudeProject: {
+            dir: claudeSkipped,
+            files: markdownFiles(claudeSkipped),
+            because: authority.hiddenBecause,
+          },
+        }
       : {}),
     layers: config,
     inheritedModel: currentModelRef(ctx.model),

@@ -59,7 +59,7 @@ export function agentNameCompletions(
     return matching.map((agent) => ({
       value: agent.name,
       label: agent.name,
-      description: `(${agent.source}) ${agent.description.replace(/\s+/g, " ")}`,
+      description: `(${agent.dialect === "claude" ? `claude ${agent.source}` : agent.source}) ${agent.description.replace(/\s+/g, " ")}`,
     }));
   } catch {
     return null;

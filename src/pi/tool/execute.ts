@@ -19,7 +19,8 @@ import { listOurWorktrees } from "../../worktree/lease.ts";
 import { mergeStep } from "../../tasks/merge-task.ts";
 import { subagentParameters, type SubagentParams } from "../../tool/schema.ts";
 import { homedir } from "node:os";
-import { discoverAgents } from "../../agents/discover.ts";
+import { discoverAgents, skippedProjectAgentsDirs } from "../../agents/discover.ts";
+import { readClaudeAgentsSetting } from "../../agents/claude-agent.ts";
 import { formatAgentWarning, reportOnceByKey, reportWarningsOnce, type WarningSink } from "../../agents/warnings.ts";
 import {
   currentModelRef,
@@ -246,7 +247,7 @@ function warningSink(ctx: ExtensionContext): WarningSink {
 /** An unknown agent in a project whose agents were left out: the refusal says why, and who can change it. */
 function unknownAgentNote(params: SubagentParams, discovery: DiscoveryResult, authority: ProjectAuthority): string {
   const name = (params.agent ?? "").trim();
-  if (!authority.hiddenBecause || !discovery.projectAgentsSkipped || name === "") return "";
+  if (!authority.hiddenBecause || !skippedProjectAgentsDirs(discovery) || name === "") return "";
   if (discovery.agents.some((agent) => agent.name === name)) return "";
   return projectAgentsHiddenNote(authority.hiddenBecause);
 }
@@ -315,13 +316,19 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     const settings = readAuthoritySettings(config);
     const authority = decideProjectAuthority(trust, settings.projectAgents, changedSinceStart);
     if (changedSinceStart.length > 0) reportWarningsOnce([guardedChangedNotice(changedSinceStart)], warningSink(ctx));
+    const claudeAgents = readClaudeAgentsSetting(config);
     const discovery = discoverAgents({
       cwd: ctx.cwd,
       scope: params.agentScope ?? "both",
       projectAgents: authority.projectAgents,
+      claudeAgents: claudeAgents.enabled,
     });
     reportWarningsOnce(discovery.warnings.map(formatAgentWarning), warningSink(ctx));
-    const skippedNotice = projectSkippedNoticeFor(authority, discovery.projectAgentsSkipped, config.projectSkipped);
+    const skippedNotice = projectSkippedNoticeFor(
+      authority,
+      skippedProjectAgentsDirs(discovery),
+      config.projectSkipped,
+    );
     if (skippedNotice)
       reportOnceByKey(
         projectSkippedNoticeKey(ctx.sessionManager.getSessionId(), ctx.cwd),
@@ -364,6 +371,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       [
         ...config.warnings,
         ...settings.warnings,
+        ...claudeAgents.warnings,
         ...runSettingsWarnings(),
         ...readEnvBudget().warnings,
         ...(readEnvLoopGuard().warning ? [readEnvLoopGuard().warning as string] : []),

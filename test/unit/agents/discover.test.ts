@@ -284,3 +284,96 @@ describe("mergeAgentTiers", () => {
     expect(tiers.project[0]).not.toHaveProperty("shadows");
   });
 });
+
+describe("discoverAgents: Claude Code's agent files", () => {
+  /** The layout above, plus `<home>/.claude/agents` and `<home>/repo/.claude/agents`. */
+  function claudeLayout() {
+    const l = layout();
+    return {
+      ...l,
+      claudeUser: (file: string, text: string) => tree.write(`home/.claude/agents/${file}`, text),
+      claudeProject: (file: string, text: string) => tree.write(`home/repo/.claude/agents/${file}`, text),
+      discover: (
+        extra: { projectAgents?: boolean; claudeAgents?: boolean; scope?: "user" | "project" | "both" } = {},
+      ) => discoverAgents({ cwd: l.cwd, agentDir: l.agentDir, builtinDir: l.builtinDir, home: l.home, ...extra }),
+    };
+  }
+  const tiersOf = (agents: AgentDefinition[]) =>
+    agents.map((a) => `${a.name}:${a.dialect === "claude" ? "claude " : ""}${a.source}:${a.description}`);
+
+  it("orders the tiers builtin < claude user < user < claude project < project; a pi file wins in its tier", () => {
+    const l = claudeLayout();
+    l.builtin("a.md", agentFile({ name: "a", description: "builtin a" }));
+    l.claudeUser("a.md", agentFile({ name: "a", description: "claude user a" }));
+    l.claudeUser("b.md", agentFile({ name: "b", description: "claude user b" }));
+    l.user("b.md", agentFile({ name: "b", description: "user b" }));
+    l.claudeUser("c.md", agentFile({ name: "c", description: "claude user c" }));
+    l.claudeProject("c.md", agentFile({ name: "c", description: "claude project c" }));
+    l.claudeProject("d.md", agentFile({ name: "d", description: "claude project d" }));
+    l.project("d.md", agentFile({ name: "d", description: "project d" }));
+    l.user("e.md", agentFile({ name: "e", description: "user e" }));
+    l.claudeProject("e.md", agentFile({ name: "e", description: "claude project e" }));
+    const result = l.discover();
+    expect(tiersOf(result.agents)).toEqual([
+      "a:claude user:claude user a",
+      "b:user:user b",
+      "c:claude project:claude project c",
+      "d:project:project d",
+      "e:claude project:claude project e",
+    ]);
+    expect(result.claudeUserAgentsDir).toBe(tree.path("home/.claude/agents"));
+    expect(result.claudeProjectAgentsDir).toBe(tree.path("home/repo/.claude/agents"));
+  });
+
+  it("gives a Claude project agent named like a built-in or user agent that agent's protection", () => {
+    const l = claudeLayout();
+    l.builtin(
+      "explore.md",
+      agentFile({ name: "explore", description: "builtin", tools: "read, grep", sandbox: "read-only" }),
+    );
+    l.claudeUser("helper.md", agentFile({ name: "helper", description: "claude user", tools: "Read" }));
+    l.claudeProject("explore.md", agentFile({ name: "explore", description: "planted", tools: "Bash, Read" }));
+    l.claudeProject("helper.md", agentFile({ name: "helper", description: "planted", tools: "Write" }));
+    const byName = new Map(l.discover().agents.map((a) => [a.name, a]));
+    expect(byName.get("explore")?.shadows).toMatchObject({
+      source: "builtin",
+      tools: ["read", "grep"],
+      sandbox: "read-only",
+    });
+    expect(byName.get("helper")?.shadows).toMatchObject({ source: "user", tools: ["read"] });
+  });
+
+  it("reads no project .claude/agents where the project's agents must not count, and names it skipped", () => {
+    const l = claudeLayout();
+    l.claudeUser("mine.md", agentFile({ name: "mine", description: "claude user" }));
+    l.claudeProject("theirs.md", agentFile({ name: "theirs", description: "claude project" }));
+    const result = l.discover({ projectAgents: false });
+    expect(result.agents.map((a) => a.name)).toEqual(["mine"]);
+    expect(result.claudeProjectAgentsSkipped).toBe(tree.path("home/repo/.claude/agents"));
+    expect(result.claudeProjectAgentsDir).toBeUndefined();
+  });
+
+  it("reads neither Claude folder with $claudeAgents false", () => {
+    const l = claudeLayout();
+    l.claudeUser("mine.md", agentFile({ name: "mine", description: "claude user" }));
+    l.claudeProject("theirs.md", agentFile({ name: "theirs", description: "claude project" }));
+    l.user("pi.md", agentFile({ name: "pi", description: "user" }));
+    const result = l.discover({ claudeAgents: false });
+    expect(result.agents.map((a) => a.name)).toEqual(["pi"]);
+    expect(result.claudeUserAgentsDir).toBeUndefined();
+    expect(result.claudeProjectAgentsDir).toBeUndefined();
+  });
+
+  it("warns once per file about what was not mapped; the agent still loads", () => {
+    const l = claudeLayout();
+    const file = l.claudeProject(
+      "r.md",
+      agentFile({ name: "r", description: "d", tools: "Read, WebFetch", color: "red" }),
+    );
+    const result = l.discover();
+    expect(result.agents.map((a) => a.name)).toEqual(["r"]);
+    expect(result.warnings).toEqual([
+      { filePath: file, reason: "not mapped from Claude Code: tools WebFetch; color; the agent loads without them" },
+    ]);
+  });
+});

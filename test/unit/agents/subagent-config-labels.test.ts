@@ -56,6 +56,16 @@ describe("annotations and provenance", () => {
     expect(agentPickerLine(coder, layers)).toBe("coder (project) — u/model · thinking low");
   });
 
+  it("picker line: a Claude Code file's tier, and its model word matched to a model of $models", () => {
+    const critic = agent({ name: "critic", source: "user", dialect: "claude", claudeModel: "opus" });
+    expect(agentPickerLine(critic, {})).toBe(
+      "critic (claude user) — inherits the main agent's model · thinking pi's default",
+    );
+    const layers: ConfigLayers = { user: fileLayer("user", { $models: ["a/claude-opus-4"] }) };
+    expect(agentPickerLine(critic, layers)).toBe("critic (claude user) — a/claude-opus-4 · thinking pi's default");
+    expect(agentPickerLine(agent({ name: "r", dialect: "claude" }), {})).toContain("r (claude project)");
+  });
+
   it("picker line: a project entry shadows the user entry wholesale; unset fields fall to the frontmatter", () => {
     const layers: ConfigLayers = {
       user: fileLayer("user", { coder: { model: "u/model", thinking: "high" } }),

@@ -277,3 +277,68 @@ describe("the /subagent-agents report", () => {
     });
   });
 });
+
+describe("Claude Code's agent files in the /subagent-agents report", () => {
+  const claude = (name: string, source: AgentSource, fields: Partial<AgentDefinition> = {}) =>
+    agent(name, source, { dialect: "claude", filePath: `/claude-${source}/${name}.md`, ...fields });
+
+  it("names their tiers claude (user) and claude (project), below pi's own, and keeps a name's protection", () => {
+    const report = agentsReportLines(
+      buildAgentInventory(
+        inputs({
+          tiers: {
+            builtin: { agents: [agent("explore", "builtin", { tools: ["read", "grep"] })], warnings: [] },
+            user: { agents: [agent("helper", "user")], warnings: [] },
+            project: { agents: [agent("explore", "project", { tools: ["read", "bash"] })], warnings: [] },
+          },
+          claudeTiers: {
+            user: { agents: [claude("helper", "user"), claude("critic", "user", { tools: ["read"] })], warnings: [] },
+            project: {
+              agents: [claude("explore", "project", { tools: ["bash"] }), claude("reviewer", "project")],
+              warnings: [
+                {
+                  filePath: "/claude-project/reviewer.md",
+                  reason: "not mapped from Claude Code: color; the agent loads without it",
+                },
+              ],
+            },
+          },
+          skippedClaudeProject: undefined,
+        }),
+      ),
+    );
+    expect(report).toContain("critic · claude (user)");
+    expect(report).toContain("helper · user, shadows claude (user)");
+    expect(report).toContain("reviewer · claude (project)");
+    expect(report).toContain("  note: not mapped from Claude Code: color; the agent loads without it");
+    // pi's project file wins over Claude's, and is still bounded by the built-in explore it replaces.
+    expect(report).toContain("explore · project, shadows built-in and claude (project)");
+    expect(report).toContain('  not granted: bash (not in the tools of the built-in agent "explore" it replaces)');
+    expect(report).toContain(
+      "- explore · claude (project) · /claude-project/explore.md · shadowed by project /project/explore.md",
+    );
+  });
+
+  it("notes a model word that matched none of the person's models, and lists a skipped .claude/agents", () => {
+    const inventory = buildAgentInventory(
+      inputs({
+        claudeTiers: { user: { agents: [claude("critic", "user", { claudeModel: "opus" })], warnings: [] } },
+        projectGate: "run",
+        skippedClaudeProject: { dir: "/repo/.claude/agents", files: ["x.md"], because: "untrusted" },
+      }),
+    );
+    const report = agentsReportLines(inventory);
+    expect(report).toContain("  model: fake/fake-model (inherited from the main agent) · thinking: pi's default");
+    expect(report).toContain(
+      "  note: Claude Code's model \"opus\" matched no model of your $models list or subagent-isolation.json entries; the main agent's model is used",
+    );
+    expect(report.find((line) => line.startsWith("- /repo/.claude/agents/x.md · claude (project): "))).toContain(
+      "this project is not trusted",
+    );
+    expect(JSON.parse(agentsJsonLine(inventory)).agents[0]).toMatchObject({
+      name: "critic",
+      tier: "user",
+      dialect: "claude",
+    });
+  });
+});

@@ -57,7 +57,7 @@ describe("roster injection", () => {
     const handler = createRosterHandler({ discover, env: {} });
     const { ctx, notes } = fakeCtx("/repo", true);
     const result = handler({ systemPrompt: BASE }, { ...ctx, isProjectTrusted: () => false });
-    expect(discover).toHaveBeenCalledWith("/repo", false);
+    expect(discover).toHaveBeenCalledWith("/repo", false, true);
     expect(result?.systemPrompt).toContain("- explore ");
     expect(notes).toEqual([
       [
@@ -75,7 +75,7 @@ describe("roster injection", () => {
       ]),
     );
     const result = handler({ systemPrompt: BASE }, fakeCtx("/repo").ctx);
-    expect(discover).toHaveBeenCalledWith("/repo", true);
+    expect(discover).toHaveBeenCalledWith("/repo", true, true);
     expect(result).toEqual({
       systemPrompt: [
         BASE,

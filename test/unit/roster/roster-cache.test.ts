@@ -58,6 +58,20 @@ describe("the roster's fingerprint", () => {
   });
 });
 
+describe("the roster's fingerprint and Claude Code's folders", () => {
+  it("changes with a file added to ~/.claude/agents or to the project's .claude/agents", () => {
+    const first = rosterFingerprint(cwd, options);
+    const claudeUser = join(root, "home", ".claude", "agents");
+    mkdirSync(claudeUser, { recursive: true });
+    writeFileSync(join(claudeUser, "mine.md"), "---\nname: mine\ndescription: Mine\n---\n");
+    const withUser = rosterFingerprint(cwd, options);
+    expect(withUser).not.toBe(first);
+    const claudeProject = join(root, "home", "project", ".claude", "agents");
+    mkdirSync(claudeProject, { recursive: true });
+    writeFileSync(join(claudeProject, "theirs.md"), "---\nname: theirs\ndescription: Theirs\n---\n");
+    expect(rosterFingerprint(cwd, options)).not.toBe(withUser);
+  });
+});
 describe("the remembered rosters", () => {
   it("give back a block (or no roster) under its fingerprint only, newest first, at most a few", async () => {
     expect(cachedRoster("a", options)).toBeUndefined();

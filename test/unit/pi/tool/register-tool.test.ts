@@ -106,6 +106,9 @@ beforeEach(() => {
   mkdirSync(join(root, "agent"));
   mkdirSync(join(root, "work"));
   process.env.PI_CODING_AGENT_DIR = join(root, "agent");
+  // A home of the test's own: the person's ~/.claude/agents must not join the agents listed here.
+  mkdirSync(join(root, "home"));
+  process.env.HOME = join(root, "home");
   delete process.env.PI_SUBAGENT_DEPTH;
 });
 
