@@ -207,6 +207,20 @@ describe("disallowedTools (print mode)", () => {
     expect(toolResults().find((text) => text.includes("WK-DIS-DONE"))).not.toContain("not granted");
   });
 
+  it("removes bash from general-purpose through the person's config entry", { tags: ["contract"] }, async () => {
+    suite.newEnv();
+    suite.env.writeAgentDirFile(
+      "subagent-isolation.json",
+      JSON.stringify({ "general-purpose": { disallowedTools: ["bash"] } }),
+    );
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "general-purpose", task: task("Work. GP-DIS", { text: "GP-DIS-DONE" }) })])}`;
+    const run = await printPi([], prompt);
+    expect(run.code, run.stderr).toBe(0);
+    const child = await suite.fake.waitForRequest(childAsked("GP-DIS"), 30_000, "the general-purpose child");
+    expect(child.tools).toEqual(expect.arrayContaining(["read", "edit", "write"]));
+    expect(child.tools).not.toContain("bash");
+  });
+
   it("holds for the agent's own children: its general-purpose grandchild gets no bash", {
     tags: ["contract"],
   }, async () => {
