@@ -265,7 +265,7 @@ const PROMPT_LINE_CHARS = 100;
 
 /** What the question shows of the file: what it may do, and what it is told. */
 export interface FirstUseFacts {
-  agent: Pick<AgentDefinition, "name" | "filePath" | "tools" | "body" | "shadows" | "verify">;
+  agent: Pick<AgentDefinition, "name" | "filePath" | "tools" | "body" | "shadows" | "verify" | "mcp">;
   /** The sandbox it would run in, and who decided it (`read-only, from the agent's frontmatter`). */
   sandbox: string;
 }
@@ -297,6 +297,9 @@ export function firstUseQuestion(facts: FirstUseFacts): string {
   return [
     `The model wants to run the subagent "${clip(agent.name)}", defined by this project in ${clip(agent.filePath)}. pi has no trust decision for this project, so you are asked once for each version of this file.`,
     `Tools: ${clip(tools)}`,
+    ...(agent.mcp?.length
+      ? [`MCP servers: ${clip(agent.mcp.join(", "))} (pi 1.x, where the main session reaches them)`]
+      : []),
     `Sandbox: ${facts.sandbox}`,
     // A check command runs when its child ends, in the child's folder and sandbox: the person sees it before a Yes.
     ...(agent.verify ? [`Verify: ${clip(agent.verify)}`] : []),

@@ -37,4 +37,13 @@ describe("the first-use question shows what the file may do", () => {
     );
     expect(guardedChangedNotice(["/a", "/b", "/c", "/d", "/e"])).toContain("(/a, /b, /c and 2 more)");
   });
+  it("names the MCP servers a project agent asks for", () => {
+    const text = firstUseQuestion({
+      agent: { name: "w", filePath: "/w.md", body: "", tools: ["read"], mcp: ["github", "mcp__jira__get_*"] },
+      sandbox: "none (off, from the default)",
+    });
+    expect(text).toContain(
+      "Tools: read\nMCP servers: github, mcp__jira__get_* (pi 1.x, where the main session reaches them)\nSandbox:",
+    );
+  });
 });
