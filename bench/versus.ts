@@ -307,6 +307,7 @@ async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) =
       () => delegate(official, 1, "w"),
     );
     if (HAS_BWRAP) await delegate(EXTENSION_ENTRY, 1, "ws", delegating, 0, { sandbox: "read-only" });
+    if (hasMcp) await delegateWithoutMainMcp(withServers, "wm");
 
     for (let round = 0; round < ROUNDS; round++) {
       const [withPackage, withoutPackage] = await pair(

@@ -17,9 +17,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2eSuite } from "../harness/e2e-suite.ts";
-import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
+import { fakeDirective } from "../harness/fake-model.ts";
+import { childAsked, mainToolResults, scriptedTask, subagentCall, useMarkerFolder } from "../harness/child-scripts.ts";
 import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
-import { subagentCall, useMarkerFolder } from "../harness/child-scripts.ts";
 import { parsePiLine, PI_LINE_VAR } from "../harness/pi-under-test.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests } from "../harness/tmux.ts";
@@ -31,13 +31,6 @@ const NO_BWRAP = bwrapInSystemDirs() === undefined;
 
 const marks = useMarkerFolder();
 
-function task(text: string, actions: FakeAction | FakeAction[]): string {
-  return `${text} ${fakeDirective(actions)}`;
-}
-
-const childAsked = (tag: string) => (req: FakeRequest) =>
-  req.lastRole === "user" && req.lastText.startsWith("Task: ") && req.lastText.includes(tag);
-
 function printPi(args: string[], prompt: string) {
   return runPi(["-e", EXTENSION_ENTRY, ...args, "-p", prompt], {
     env: suite.env.env,
@@ -46,9 +39,7 @@ function printPi(args: string[], prompt: string) {
   });
 }
 
-function toolResults(): string[] {
-  return suite.fake.requests.flatMap((req) => req.messages.filter((m) => m.role === "tool").map(messageText));
-}
+const toolResults = () => mainToolResults(suite.fake);
 
 /** An extension that, when any pi loads it, leaves a marker naming that pi's process. */
 function plantedExtension(): string {
@@ -72,7 +63,7 @@ describe("trust is decided at the session's start (print mode)", () => {
         suite.env.writeWorkFile(".pi/extensions/planted.ts", plantedExtension());
         return subagentCall({
           agent: "explore",
-          task: task("Look around. EXPLORE-AFTER-PLANT", { text: "EXPLORE-DONE" }),
+          task: scriptedTask("Look around. EXPLORE-AFTER-PLANT", { text: "EXPLORE-DONE" }),
         });
       },
       times: 1,
@@ -111,7 +102,7 @@ describe("trust is decided at the session's start (print mode)", () => {
           suite.env.writeWorkFile(".pi/extensions/planted.ts", plantedExtension());
           return subagentCall({
             agent: "explore",
-            task: task("Look. EXPLORE-APPROVED", { text: "EXPLORE-APPROVED-DONE" }),
+            task: scriptedTask("Look. EXPLORE-APPROVED", { text: "EXPLORE-APPROVED-DONE" }),
           });
         },
         times: 1,
@@ -134,7 +125,10 @@ describe("the person's settings are read once per session (print mode)", () => {
       {
         toolCalls: [{ name: "write", arguments: { path: userFile, content: JSON.stringify({ $toolCeiling: "off" }) } }],
       },
-      subagentCall({ agent: "general-purpose", task: task("Work. GP-AFTER-WRITE", { text: "GP-AFTER-WRITE-DONE" }) }),
+      subagentCall({
+        agent: "general-purpose",
+        task: scriptedTask("Work. GP-AFTER-WRITE", { text: "GP-AFTER-WRITE-DONE" }),
+      }),
       { text: "done" },
     ])}`;
     const run = await printPi(["--tools", "read,write,subagent"], prompt);
@@ -171,7 +165,7 @@ describe("a name keeps its protection (print mode)", () => {
       ".pi/agents/explore.md",
       PLANTED_EXPLORE.replace("sandbox: off\n", "sandbox: off\ntools: read, bash, write\n"),
     );
-    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "explore", task: task("Look. PLANTED-EXPLORE-ALLOWED", { text: "PLANTED-DONE" }) })])}`;
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "explore", task: scriptedTask("Look. PLANTED-EXPLORE-ALLOWED", { text: "PLANTED-DONE" }) })])}`;
     const run = await printPi([], prompt);
     expect(run.code, run.stderr).toBe(0);
     const child = await suite.fake.waitForRequest(childAsked("PLANTED-EXPLORE-ALLOWED"), 30_000, "the planted explore");
@@ -193,7 +187,7 @@ describe("a name keeps its protection (print mode)", () => {
       ".pi/agents/guarded.md",
       "---\nname: guarded\ndescription: planted\nsandbox: off\n---\nPLANTED-GUARDED-BODY\n",
     );
-    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "guarded", task: task("Work. PLANTED-GUARDED", { text: "GUARDED-DONE" }) })])}`;
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "guarded", task: scriptedTask("Work. PLANTED-GUARDED", { text: "GUARDED-DONE" }) })])}`;
     const run = await printPi([], prompt);
     expect(run.code, run.stderr).toBe(0);
     const child = await suite.fake.waitForRequest(childAsked("PLANTED-GUARDED"), 30_000, "the planted agent");
@@ -209,7 +203,7 @@ describe.skipIf(NO_BWRAP)("fail closed (print mode)", () => {
       "agents/typo.md",
       "---\nname: typo\ndescription: mine\nsandbox: readonly\n---\nThe person's agent.\n",
     );
-    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "typo", task: task("Work. TYPO-LEVEL", { text: "TYPO-DONE" }) })])}`;
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "typo", task: scriptedTask("Work. TYPO-LEVEL", { text: "TYPO-DONE" }) })])}`;
     const run = await printPi([], prompt);
     expect(run.code, run.stderr).toBe(0);
     expect(toolResults().find((text) => text.includes("TYPO-DONE"))).toContain("[subagent sandbox: read-only]");
@@ -226,7 +220,7 @@ describe.skipIf(NO_BWRAP)("fail closed (print mode)", () => {
     );
     const first = await printPi(
       [],
-      `Delegate. ${fakeDirective([subagentCall({ agent: "ro", task: task("First. RO-FIRST", { text: "RO-FIRST-DONE" }) })])}`,
+      `Delegate. ${fakeDirective([subagentCall({ agent: "ro", task: scriptedTask("First. RO-FIRST", { text: "RO-FIRST-DONE" }) })])}`,
     );
     expect(first.code, first.stderr).toBe(0);
     const sessionId = /\[subagent session: ([0-9a-f-]{36})\]/.exec(
@@ -237,7 +231,7 @@ describe.skipIf(NO_BWRAP)("fail closed (print mode)", () => {
     const resume = subagentCall({
       agent: "general-purpose",
       sessionId,
-      task: task("Again. RO-RESUMED", [
+      task: scriptedTask("Again. RO-RESUMED", [
         { toolCalls: [{ name: "bash", arguments: { command: `echo x > ${outside}` } }] },
         { text: "RO-RESUMED-DONE" },
       ]),

@@ -15,7 +15,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { CALL_VERIFY_NEEDS_BASH } from "../../src/authority/tool-ceiling.ts";
-import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
+import { fakeDirective } from "../harness/fake-model.ts";
+import {
+  childAsked,
+  mainToolResults,
+  printWithExtension,
+  scriptedTask,
+  subagentCall,
+} from "../harness/child-scripts.ts";
 import { EXTENSION_ENTRY, FAKE_REASONER, REPO_ROOT, runPi } from "../harness/pi-env.ts";
 import { parsePiLine, PI_LINE_VAR } from "../harness/pi-under-test.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
@@ -25,37 +32,16 @@ const suite = useE2eSuite();
 const onPi1 = parsePiLine(process.env[PI_LINE_VAR]) === "1";
 const LOCKDOWN = join(REPO_ROOT, "test", "e2e", "fixtures", "lockdown-tool.ts");
 
-function task(text: string, actions: FakeAction | FakeAction[]): string {
-  return `${text} ${fakeDirective(actions)}`;
-}
+const printPi = (args: string[], prompt: string) => printWithExtension(suite.env, args, prompt);
 
-function subagentCall(args: Record<string, unknown>): FakeAction {
-  return { toolCalls: [{ name: "subagent", arguments: args }] };
-}
-
-/** A child's first request: its prompt is the task. */
-const childAsked = (tag: string) => (req: FakeRequest) =>
-  req.lastRole === "user" && req.lastText.startsWith("Task: ") && req.lastText.includes(tag);
-
-function printPi(args: string[], prompt: string) {
-  return runPi(["-e", EXTENSION_ENTRY, ...args, "-p", prompt], {
-    env: suite.env.env,
-    cwd: suite.env.workDir,
-    timeoutMs: 90_000,
-  });
-}
-
-/** The tool results the main agent's model received, as text. */
-function toolResults(): string[] {
-  return suite.fake.requests.flatMap((req) => req.messages.filter((m) => m.role === "tool").map(messageText));
-}
+const toolResults = () => mainToolResults(suite.fake);
 
 describe("the tool ceiling (print mode)", () => {
   it("gives general-purpose no bash, edit or write in a read-only session, and says so in the result", {
     tags: ["contract"],
   }, async () => {
     suite.newEnv();
-    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "general-purpose", task: task("Look around. GP-READONLY", { text: "GP-DONE" }) })])}`;
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "general-purpose", task: scriptedTask("Look around. GP-READONLY", { text: "GP-DONE" }) })])}`;
     const run = await printPi(["--tools", "read,grep,find,ls,subagent"], prompt);
     expect(run.code, run.stderr).toBe(0);
     const child = await suite.fake.waitForRequest(childAsked("GP-READONLY"), 30_000, "the general-purpose child");
@@ -68,7 +54,7 @@ describe("the tool ceiling (print mode)", () => {
 
   it("cuts a listed tool the session lacks from an agent's own list", async () => {
     suite.newEnv({ workerFrontmatter: "tools: read, bash" });
-    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task("List. WORKER-CUT", { text: "WORKER-CUT-DONE" }) })])}`;
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: scriptedTask("List. WORKER-CUT", { text: "WORKER-CUT-DONE" }) })])}`;
     const run = await printPi(["--tools", "read,edit,subagent"], prompt);
     expect(run.code, run.stderr).toBe(0);
     const child = await suite.fake.waitForRequest(
@@ -84,7 +70,7 @@ describe("the tool ceiling (print mode)", () => {
 
   it("leaves an unrestricted session's child its bash, edit and write", async () => {
     suite.newEnv();
-    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "general-purpose", task: task("Work. GP-FULL", { text: "GP-FULL-DONE" }) })])}`;
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "general-purpose", task: scriptedTask("Work. GP-FULL", { text: "GP-FULL-DONE" }) })])}`;
     const run = await printPi([], prompt);
     expect(run.code, run.stderr).toBe(0);
     const child = await suite.fake.waitForRequest(childAsked("GP-FULL"), 30_000, "the general-purpose child");
@@ -95,7 +81,7 @@ describe("the tool ceiling (print mode)", () => {
   it("refuses a call's verify in a session without bash, starting no child, and runs it in one with bash", async () => {
     suite.newEnv();
     const call = (tag: string) =>
-      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task(`Work. ${tag}`, { text: `${tag}-DONE` }), verify: "true" })])}`;
+      `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: scriptedTask(`Work. ${tag}`, { text: `${tag}-DONE` }), verify: "true" })])}`;
     const refused = await printPi(["--tools", "read,edit,subagent"], call("VERIFY-NO-BASH"));
     expect(refused.code, refused.stderr).toBe(0);
     expect(toolResults().some((text) => text.includes(CALL_VERIFY_NEEDS_BASH))).toBe(true);
@@ -110,8 +96,8 @@ describe("the tool ceiling (print mode)", () => {
 
   it("bounds a grandchild by its child: a read-only child's general-purpose grandchild gets no bash, edit or write", async () => {
     suite.newEnv({ workerFrontmatter: "tools: read, grep" });
-    const grandTask = task("Leaf. GRAND-BOUNDED", { text: "GRAND-BOUNDED-DONE" });
-    const childTask = task("Middle. CHILD-READONLY", [
+    const grandTask = scriptedTask("Leaf. GRAND-BOUNDED", { text: "GRAND-BOUNDED-DONE" });
+    const childTask = scriptedTask("Middle. CHILD-READONLY", [
       subagentCall({ agent: "general-purpose", task: grandTask }),
       { text: "MIDDLE-DONE" },
     ]);
@@ -149,8 +135,14 @@ describe("the tool ceiling (print mode)", () => {
     tags: ["contract"],
   }, async () => {
     suite.newEnv();
-    const before = subagentCall({ agent: "general-purpose", task: task("First. GP-BEFORE", { text: "BEFORE-DONE" }) });
-    const after = subagentCall({ agent: "general-purpose", task: task("Second. GP-AFTER", { text: "AFTER-DONE" }) });
+    const before = subagentCall({
+      agent: "general-purpose",
+      task: scriptedTask("First. GP-BEFORE", { text: "BEFORE-DONE" }),
+    });
+    const after = subagentCall({
+      agent: "general-purpose",
+      task: scriptedTask("Second. GP-AFTER", { text: "AFTER-DONE" }),
+    });
     const prompt = `Delegate twice. ${fakeDirective([before, { toolCalls: [{ name: "lockdown", arguments: {} }] }, after, { text: "all done" }])}`;
     const run = await printPi(["-e", LOCKDOWN], prompt);
     expect(run.code, run.stderr).toBe(0);
@@ -177,7 +169,7 @@ if (!onPi1) {
         ".pi/subagent-isolation.json",
         JSON.stringify({ worker: { model: `fake/${FAKE_REASONER}` } }),
       );
-      const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task("Work. OLD-PI-WORKER", { text: "OLD-PI-DONE" }) })])}`;
+      const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: scriptedTask("Work. OLD-PI-WORKER", { text: "OLD-PI-DONE" }) })])}`;
       const run = await printPi([], prompt);
       expect(run.code, run.stderr).toBe(0);
       const child = await suite.fake.waitForRequest(
@@ -218,7 +210,7 @@ if (onPi1)
             { name: "subagent", arguments: { agent: "worker", task: "Should never run. NOAPPROVE-WORKER" } },
             {
               name: "subagent",
-              arguments: { agent: "explore", task: task("Look. NOAPPROVE-EXPLORE", { text: "EXPLORE-DONE" }) },
+              arguments: { agent: "explore", task: scriptedTask("Look. NOAPPROVE-EXPLORE", { text: "EXPLORE-DONE" }) },
             },
           ],
         },
@@ -257,7 +249,7 @@ if (onPi1)
         ".pi/subagent-isolation.json",
         JSON.stringify({ worker: { model: `fake/${FAKE_REASONER}` } }),
       );
-      const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task("Work. APPROVE-WORKER", { text: "APPROVED-DONE" }) })])}`;
+      const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: scriptedTask("Work. APPROVE-WORKER", { text: "APPROVED-DONE" }) })])}`;
       const run = await printPi(["--approve"], prompt);
       expect(run.code, run.stderr).toBe(0);
       const child = await suite.fake.waitForRequest(
@@ -294,7 +286,7 @@ describe.skipIf(skipTuiTests())("trust on first use of a project agent (TUI)", (
     const t = await suite.startTui();
     const dispatch = (tag: string) =>
       t.submit(
-        `Go ${tag}. ${fakeDirective([subagentCall({ agent: "worker", task: task(`Job ${tag}.`, { text: `${tag}-DONE` }) }), { text: "dispatched" }])}`,
+        `Go ${tag}. ${fakeDirective([subagentCall({ agent: "worker", task: scriptedTask(`Job ${tag}.`, { text: `${tag}-DONE` }) }), { text: "dispatched" }])}`,
       );
 
     await dispatch("TOFU1");

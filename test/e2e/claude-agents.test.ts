@@ -14,8 +14,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2eSuite } from "../harness/e2e-suite.ts";
 import { approveProjectAgent } from "../harness/approve-agent.ts";
-import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
-import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
+import { fakeDirective, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
+import { mainToolResults, printWithExtension } from "../harness/child-scripts.ts";
 import { parsePiLine, PI_LINE_VAR } from "../harness/pi-under-test.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
 
@@ -45,17 +45,9 @@ function subagentCall(agent: string, task: string, childActions?: FakeAction | F
   return { toolCalls: [{ name: "subagent", arguments: { agent, task: text } }] };
 }
 
-function printPi(args: string[], prompt: string) {
-  return runPi(["-e", EXTENSION_ENTRY, ...args, "-p", prompt], {
-    env: suite.env.env,
-    cwd: suite.env.workDir,
-    timeoutMs: 90_000,
-  });
-}
+const printPi = (args: string[], prompt: string) => printWithExtension(suite.env, args, prompt);
 
-function toolResults(): string[] {
-  return suite.fake.requests.flatMap((req) => req.messages.filter((m) => m.role === "tool").map(messageText));
-}
+const toolResults = () => mainToolResults(suite.fake);
 
 const mainTurn = (tag: string) => (req: FakeRequest) => req.lastRole === "user" && req.lastText.startsWith(tag);
 const rosterLineOf = (system: string, name: string) =>

@@ -9,7 +9,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
-import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
+import { fakeDirective, type FakeRequest } from "../harness/fake-model.ts";
+import {
+  childAsked,
+  mainToolResults,
+  printWithExtension,
+  scriptedTask,
+  subagentCall,
+} from "../harness/child-scripts.ts";
 import { EXTENSION_ENTRY, PI_NODE, REPO_ROOT, runPi } from "../harness/pi-env.ts";
 import { parsePiLine, PI_LINE_VAR } from "../harness/pi-under-test.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
@@ -53,28 +60,9 @@ function startedBy(log: string, server: string): string[] {
     .sort();
 }
 
-function task(text: string, actions: FakeAction | FakeAction[]): string {
-  return `${text} ${fakeDirective(actions)}`;
-}
+const printPi = (args: string[], prompt: string) => printWithExtension(suite.env, args, prompt);
 
-function subagentCall(args: Record<string, unknown>): FakeAction {
-  return { toolCalls: [{ name: "subagent", arguments: args }] };
-}
-
-const childAsked = (tag: string) => (req: FakeRequest) =>
-  req.lastRole === "user" && req.lastText.startsWith("Task: ") && req.lastText.includes(tag);
-
-function printPi(args: string[], prompt: string) {
-  return runPi(["-e", EXTENSION_ENTRY, ...args, "-p", prompt], {
-    env: suite.env.env,
-    cwd: suite.env.workDir,
-    timeoutMs: 90_000,
-  });
-}
-
-function toolResults(): string[] {
-  return suite.fake.requests.flatMap((req) => req.messages.filter((m) => m.role === "tool").map(messageText));
-}
+const toolResults = () => mainToolResults(suite.fake);
 
 const mcpTools = (req: FakeRequest) => req.tools.filter((tool) => tool.startsWith("mcp__") || tool === "codemode");
 
@@ -82,7 +70,7 @@ describe.skipIf(!onPi1)("MCP under the tool ceiling (pi 1.x, print mode)", () =>
   it("gives a child of a --no-mcp session no MCP tool and starts no server", async () => {
     suite.newEnv();
     const log = configureServers(["probe"]);
-    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "general-purpose", task: task("Look. GP-NOMCP", { text: "GP-NOMCP-DONE" }) })])}`;
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "general-purpose", task: scriptedTask("Look. GP-NOMCP", { text: "GP-NOMCP-DONE" }) })])}`;
     const run = await printPi(["--no-mcp"], prompt);
     expect(run.code, run.stderr).toBe(0);
     const child = await suite.fake.waitForRequest(childAsked("GP-NOMCP"), 30_000, "the general-purpose child");
@@ -96,7 +84,7 @@ describe.skipIf(!onPi1)("MCP under the tool ceiling (pi 1.x, print mode)", () =>
   it("starts no server for explore in a session that has MCP: the server runs for the main pi only", async () => {
     suite.newEnv();
     const log = configureServers(["probe"], "codemode");
-    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "explore", task: task("Search. EX-MCP", { text: "EX-MCP-DONE" }) })])}`;
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "explore", task: scriptedTask("Search. EX-MCP", { text: "EX-MCP-DONE" }) })])}`;
     const run = await printPi([], prompt);
     expect(run.code, run.stderr).toBe(0);
     const main = suite.fake.requests[0];
@@ -110,7 +98,7 @@ describe.skipIf(!onPi1)("MCP under the tool ceiling (pi 1.x, print mode)", () =>
   it("gives an agent with mcp: [probe] the probe's tools and no other server's", async () => {
     suite.newEnv({ workerFrontmatter: "mcp: [probe]" });
     const log = configureServers(["probe", "other"]);
-    const childTask = task("Use the probe. WK-MCP", [
+    const childTask = scriptedTask("Use the probe. WK-MCP", [
       { toolCalls: [{ name: "mcp__probe__echo", arguments: { text: "hello from the worker" } }] },
       { text: "WK-MCP-DONE" },
     ]);
@@ -146,8 +134,8 @@ describe.skipIf(!onPi1)("MCP under the tool ceiling (pi 1.x, print mode)", () =>
       "agents/helper.md",
       "---\nname: helper\ndescription: A helper with two servers\nmcp: [probe, other]\n---\nHELPER-BODY\n",
     );
-    const grandTask = task("Leaf. GRAND-MCP", { text: "GRAND-MCP-DONE" });
-    const childTask = task("Middle. CHILD-MCP", [
+    const grandTask = scriptedTask("Leaf. GRAND-MCP", { text: "GRAND-MCP-DONE" });
+    const childTask = scriptedTask("Middle. CHILD-MCP", [
       subagentCall({ agent: "helper", task: grandTask }),
       { text: "MID-DONE" },
     ]);
@@ -175,7 +163,7 @@ describe.skipIf(!onPi1)("MCP under the tool ceiling (pi 1.x, print mode)", () =>
   it("cuts an agent's MCP server the main session excludes, and says so", async () => {
     suite.newEnv({ workerFrontmatter: "mcp: [probe]" });
     const log = configureServers(["probe"]);
-    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task("Try. WK-EXCL", { text: "WK-EXCL-DONE" }) })])}`;
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: scriptedTask("Try. WK-EXCL", { text: "WK-EXCL-DONE" }) })])}`;
     const run = await printPi(["--exclude-tools", "mcp__probe__*"], prompt);
     expect(run.code, run.stderr).toBe(0);
     const child = await suite.fake.waitForRequest(
@@ -194,7 +182,7 @@ describe.skipIf(!onPi1)("MCP under the tool ceiling (pi 1.x, print mode)", () =>
 describe("disallowedTools (print mode)", () => {
   it("removes bash from an agent that disallows it, after everything else", { tags: ["contract"] }, async () => {
     suite.newEnv({ workerFrontmatter: "disallowedTools: bash" });
-    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: task("Work. WK-DIS", { text: "WK-DIS-DONE" }) })])}`;
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: scriptedTask("Work. WK-DIS", { text: "WK-DIS-DONE" }) })])}`;
     const run = await printPi([], prompt);
     expect(run.code, run.stderr).toBe(0);
     const child = await suite.fake.waitForRequest(
@@ -213,7 +201,7 @@ describe("disallowedTools (print mode)", () => {
       "subagent-isolation.json",
       JSON.stringify({ "general-purpose": { disallowedTools: ["bash"] } }),
     );
-    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "general-purpose", task: task("Work. GP-DIS", { text: "GP-DIS-DONE" }) })])}`;
+    const prompt = `Delegate. ${fakeDirective([subagentCall({ agent: "general-purpose", task: scriptedTask("Work. GP-DIS", { text: "GP-DIS-DONE" }) })])}`;
     const run = await printPi([], prompt);
     expect(run.code, run.stderr).toBe(0);
     const child = await suite.fake.waitForRequest(childAsked("GP-DIS"), 30_000, "the general-purpose child");
@@ -225,8 +213,8 @@ describe("disallowedTools (print mode)", () => {
     tags: ["contract"],
   }, async () => {
     suite.newEnv({ workerFrontmatter: "disallowedTools: bash" });
-    const grandTask = task("Leaf. GRAND-DIS", { text: "GRAND-DIS-DONE" });
-    const childTask = task("Middle. CHILD-DIS", [
+    const grandTask = scriptedTask("Leaf. GRAND-DIS", { text: "GRAND-DIS-DONE" });
+    const childTask = scriptedTask("Middle. CHILD-DIS", [
       subagentCall({ agent: "general-purpose", task: grandTask }),
       { text: "MID-DIS-DONE" },
     ]);

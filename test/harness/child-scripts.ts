@@ -7,11 +7,28 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { fakeDirective, messageText, type FakeAction, type FakeModel, type FakeRequest } from "./fake-model.ts";
+import { EXTENSION_ENTRY, runPi, type PiEnv, type RunResult } from "./pi-env.ts";
+
+/** pi in print mode with the extension (`-e`), in `env`'s agent dir and work dir, `args` before `-p <prompt>`. */
+export function printWithExtension(env: PiEnv, args: string[], prompt: string): Promise<RunResult> {
+  return runPi(["-e", EXTENSION_ENTRY, ...args, "-p", prompt], { env: env.env, cwd: env.workDir, timeoutMs: 90_000 });
+}
 
 /** The main agent's model calls the `subagent` tool with `args`. */
 export function subagentCall(args: Record<string, unknown>): FakeAction {
   return { toolCalls: [{ name: "subagent", arguments: args }] };
 }
+
+/** A child's task: `text`, then the fake model's script for the child (`actions`). */
+export function scriptedTask(text: string, actions: FakeAction | FakeAction[]): string {
+  return `${text} ${fakeDirective(actions)}`;
+}
+
+/** A child's first request: its prompt is the task, which holds `tag`. */
+export const childAsked =
+  (tag: string) =>
+  (req: FakeRequest): boolean =>
+    req.lastRole === "user" && req.lastText.startsWith("Task: ") && req.lastText.includes(tag);
 
 /** A child task that runs one bash command, then answers with `answer`; `tag` finds its requests. */
 export function bashTask(tag: string, command: string, answer: string): string {
