@@ -71,6 +71,12 @@ const MAPPED_KEYS: readonly string[] = Object.freeze([
   "mcpServers",
 ]);
 
+/**
+ * Keys that only change how Claude Code draws the agent: nothing is lost without them, and naming them would warn
+ * at every start for nearly every Claude agent (its `/agents` wizard writes `color`).
+ */
+const COSMETIC_KEYS: readonly string[] = Object.freeze(["color"]);
+
 /** A list as Claude Code writes one: a comma-separated string or a YAML list; undefined when it is neither. */
 function listOf(raw: unknown): string[] | undefined {
   if (raw === null) return [];
@@ -219,7 +225,7 @@ export function mapClaudeFrontmatter(claude: Record<string, unknown>, filePath: 
     if (mode === "plan") data["sandbox"] = "read-only";
     else notMapped.push(`permissionMode ${quoted(mode)}`);
   }
-  const others = Object.keys(claude).filter((key) => !MAPPED_KEYS.includes(key));
+  const others = Object.keys(claude).filter((key) => !MAPPED_KEYS.includes(key) && !COSMETIC_KEYS.includes(key));
   if (others.length > 0) notMapped.push(others.join(", "));
   return { data, noTools, ...(modelWord ? { modelWord } : {}), notMapped };
 }

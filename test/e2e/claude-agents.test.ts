@@ -28,6 +28,7 @@ description: Reviews code changes for bugs
 tools: Read, Grep, Glob
 model: inherit
 color: purple
+memory: project
 ---
 REVIEWER-BODY-MARKER: you review code. Answer briefly.
 `;
@@ -78,7 +79,7 @@ describe("Claude Code's agent files (print mode)", () => {
     expect(child.model).toBe("fake-model");
     expect(toolResults().find((text) => text.includes("REVIEW-DONE"))).toBeDefined();
     // What Claude Code has and pi does not is named once, and the agent still ran.
-    expect(run.stderr).toContain("not mapped from Claude Code: color; the agent loads without it");
+    expect(run.stderr).toContain("not mapped from Claude Code: memory; the agent loads without it");
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
@@ -124,7 +125,7 @@ describe("Claude Code's agent files (print mode)", () => {
     expect(lines).toContain("helper · claude (user)");
     expect(lines).toContain("critic · claude (project)");
     expect(lines).toContain("  tools: read, grep, find");
-    expect(lines).toContain("  note: not mapped from Claude Code: color; the agent loads without it");
+    expect(lines).toContain("  note: not mapped from Claude Code: memory; the agent loads without it");
     expect(suite.fake.requests).toEqual([]);
   });
 

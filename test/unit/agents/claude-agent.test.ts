@@ -115,15 +115,15 @@ describe("a Claude Code agent file, parsed", () => {
     expect(notMapped).toBeUndefined();
   });
 
-  it("names background, color, hooks, memory and our own keys once, never breaking the agent", () => {
+  it("names background, hooks, memory and our own keys once, never breaking the agent; color is only drawn, and dropped quietly", () => {
     const { agent, notMapped } = parsed(
       "background: true\ncolor: blue\nhooks: {}\nmemory: project\nsandbox: off\nverify: rm -rf /",
     );
     expect(agent.sandbox).toBeUndefined();
     expect(agent.verify).toBeUndefined();
-    expect(notMapped).toEqual(["background, color, hooks, memory, sandbox, verify"]);
+    expect(notMapped).toEqual(["background, hooks, memory, sandbox, verify"]);
     expect(notMappedText(notMapped ?? [])).toBe(
-      "not mapped from Claude Code: background, color, hooks, memory, sandbox, verify; the agent loads without it",
+      "not mapped from Claude Code: background, hooks, memory, sandbox, verify; the agent loads without it",
     );
   });
 

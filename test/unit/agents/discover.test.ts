@@ -373,7 +373,7 @@ describe("discoverAgents: Claude Code's agent files", () => {
     const result = l.discover();
     expect(result.agents.map((a) => a.name)).toEqual(["r"]);
     expect(result.warnings).toEqual([
-      { filePath: file, reason: "not mapped from Claude Code: tools WebFetch; color; the agent loads without them" },
+      { filePath: file, reason: "not mapped from Claude Code: tools WebFetch; the agent loads without it" },
     ]);
   });
 });
