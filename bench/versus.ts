@@ -54,7 +54,8 @@ const WORK_STEP_BYTES = 40_000;
  */
 const GOALS = {
   startup: 1.08,
-  delegation: 1.04,
+  /** One cold delegation: restated by issue 40 for all-TypeScript code (was 1.04). */
+  delegation: 1.1,
   parallel: 1.03,
   batch: 1.0,
   memoryOverMiB: 3,
