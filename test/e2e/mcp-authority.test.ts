@@ -20,9 +20,11 @@ import {
 import { EXTENSION_ENTRY, PI_NODE, REPO_ROOT, runPi } from "../harness/pi-env.ts";
 import { parsePiLine, PI_LINE_VAR } from "../harness/pi-under-test.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
+import { bwrapInSystemDirs } from "../../src/sandbox/sandbox-layout.ts";
 
 const suite = useE2eSuite();
 const onPi1 = parsePiLine(process.env[PI_LINE_VAR]) === "1";
+const NO_BWRAP = bwrapInSystemDirs() === undefined;
 const PROBE = join(REPO_ROOT, "test", "e2e", "fixtures", "mcp-probe-server.ts");
 
 interface ProbeEvent {
@@ -126,6 +128,29 @@ describe.skipIf(!onPi1)("MCP under the tool ceiling (pi 1.x, print mode)", () =>
     expect(startedBy(log, "probe")).toEqual(["main", "worker"]);
     expect(startedBy(log, "other")).toEqual(["main"]);
   });
+
+  it.skipIf(NO_BWRAP)(
+    "runs a sandboxed agent's MCP servers inside its sandbox, where its calls still work",
+    async () => {
+      suite.newEnv({ workerFrontmatter: "mcp: [probe]\nsandbox: read-only" });
+      const log = configureServers(["probe"]);
+      const childTask = scriptedTask("Use the probe. SB-MCP", [
+        { toolCalls: [{ name: "mcp__probe__echo", arguments: { text: "from the sandbox" } }] },
+        { text: "SB-MCP-DONE" },
+      ]);
+      const run = await printPi([], `Delegate. ${fakeDirective([subagentCall({ agent: "worker", task: childTask })])}`);
+      expect(run.code, run.stderr).toBe(0);
+      await suite.fake.waitForRequest(
+        (req) => isWorkerRequest(req) && req.lastText.includes("probe echo: from the sandbox"),
+        30_000,
+        "the sandboxed worker's MCP call answered",
+      );
+      // The server the child started ran inside its sandbox (its own /tmp, a read-only root): it never wrote the host's
+      // log, where only the main pi's server is.
+      expect(startedBy(log, "probe")).toEqual(["main"]);
+      expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+    },
+  );
 
   it("bounds a grandchild by its child: it reaches only the servers its child reaches", async () => {
     suite.newEnv({ workerFrontmatter: "mcp: [probe]" });
