@@ -13,13 +13,13 @@
  * Only the nesting variables are imported up front: a child at the limit loads neither pi's packages nor TypeBox.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { CHILD_MCP_ENV, PARENT_ENV, subagentToolSurface } from "./src/shared/nesting.ts";
+import { childMcpPatterns, PARENT_ENV, subagentToolSurface } from "./src/shared/nesting.ts";
 
 export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> {
   // Only a child has a parent to watch (a no-op after the first load in a child).
   if (process.env[PARENT_ENV]) (await import("./src/run/parent-watchdog.ts")).watchParentFromChild();
   // A child granted MCP tools runs pi's MCP for their servers only (pi 1.x; it was started with `--no-mcp`).
-  const childMcp = process.env[CHILD_MCP_ENV];
+  const childMcp = childMcpPatterns();
   if (childMcp) await (await import("./src/pi/child-mcp.ts")).serveChildMcp(pi, childMcp);
   const surface = subagentToolSurface();
   if (surface === "none") return;

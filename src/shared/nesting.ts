@@ -23,6 +23,18 @@ export const AGENT_NAME_ENV = "PI_CURRENT_AGENT_NAME";
  */
 export const CHILD_MCP_ENV = "PI_SUBAGENT_MCP_TOOLS";
 
+/**
+ * The MCP patterns this process was granted as a subagent, or undefined. Only a subagent started with `--no-mcp`
+ * has them: the variable in a main pi (set by hand) or beside pi's own MCP would start a second MCP beside it.
+ */
+export function childMcpPatterns(
+  env: NodeJS.ProcessEnv = process.env,
+  argv: readonly string[] = process.argv,
+): string | undefined {
+  const patterns = env[CHILD_MCP_ENV];
+  return patterns && readSubagentDepth(env) >= 1 && argv.includes("--no-mcp") ? patterns : undefined;
+}
+
 /** The nesting depth of this process: 0 for the main agent; a missing or non-numeric value counts as 0. */
 export function readSubagentDepth(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[DEPTH_ENV];

@@ -14,7 +14,7 @@ import {
 } from "../../authority/trust.ts";
 import type { SessionTools } from "../../authority/tool-ceiling.ts";
 import { readMainToolFlags } from "../../authority/mcp-reach.ts";
-import { CHILD_MCP_ENV } from "../../shared/nesting.ts";
+import { childMcpPatterns } from "../../shared/nesting.ts";
 import { guardedSinceStart, sessionStart, type SessionStart } from "../../authority/session-start-read.ts";
 import { loadConfig, type LoadedConfig } from "../../config/load.ts";
 import type { AgentDefinition } from "../../agents/parse.ts";
@@ -101,7 +101,7 @@ export function readSessionTools(
   const flags = readMainToolFlags(argv.slice(2));
   // A subagent granted MCP tools was started with `--no-mcp` and runs MCP itself for them (src/pi/child-mcp.ts):
   // its `--tools` patterns are what it reaches.
-  if (process.env[CHILD_MCP_ENV]) flags.noMcp = false;
+  if (childMcpPatterns(process.env, argv) !== undefined) flags.noMcp = false;
   return { active, extensionTools, mcp: { supported, flags, active } };
 }
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { AGENT_NAME_ENV, DEPTH_ENV, isInsideSubagent, readSubagentDepth } from "../../../src/shared/nesting.ts";
+import {
+  AGENT_NAME_ENV,
+  DEPTH_ENV,
+  isInsideSubagent,
+  readSubagentDepth,
+  childMcpPatterns,
+} from "../../../src/shared/nesting.ts";
 
 describe("readSubagentDepth", () => {
   it("uses the documented variable names", () => {
@@ -80,5 +86,17 @@ describe("what of the subagent tool a process's model sees (subagentToolSurface)
     expect(subagentToolSurface({ ...below, PI_SUBAGENT_SANDBOX: "read-only" })).toBe("refusing");
     expect(subagentToolSurface(below)).toBe("working");
     expect(subagentToolSurface({})).toBe("working");
+  });
+});
+
+describe("a subagent's granted MCP patterns (childMcpPatterns)", () => {
+  const argv = ["node", "pi", "--mode", "rpc", "--no-mcp", "--tools", "read,mcp__probe__*"];
+  it("are read only in a subagent started with --no-mcp", () => {
+    const env = { PI_SUBAGENT_MCP_TOOLS: "mcp__probe__*", PI_SUBAGENT_DEPTH: "1" };
+    expect(childMcpPatterns(env, argv)).toBe("mcp__probe__*");
+    // Set by hand in a main pi, or beside pi's own MCP: ignored (a second MCP would run beside the first).
+    expect(childMcpPatterns({ PI_SUBAGENT_MCP_TOOLS: "mcp__probe__*" }, argv)).toBeUndefined();
+    expect(childMcpPatterns(env, ["node", "pi", "--tools", "read"])).toBeUndefined();
+    expect(childMcpPatterns({ PI_SUBAGENT_DEPTH: "1" }, argv)).toBeUndefined();
   });
 });
