@@ -4,6 +4,7 @@
  * steer, a verify round, the deliverable check's question). Pure: the caller hands in the file's text. A line
  * that is not a pi entry is skipped, so a file cut short by a crash still reads up to where it ends.
  */
+import { oneLine } from "../shared/text.ts";
 
 /** How much of a tool's arguments, its result or a turn's text a step keeps (the rest is never shown). */
 export const STEP_TEXT_CHARS = 160;

@@ -176,12 +176,8 @@ export function registerTraceCommand(
   background: BackgroundHandle,
   deps: TaskCommandDeps = taskCommandDeps(background.existing, agentDir),
 ): void {
-  const completions = taskCompletions(deps.sources, deps.now);
   pi.registerCommand(TRACE_COMMAND, {
     description: COMMANDS.trace.description,
-    getArgumentCompletions: safeCompletions((typed) =>
-      /\s/.test(typed.trimStart()) ? null : completions.runningAndRecent(typed),
-    ),
     handler: guarded(
       TRACE_COMMAND,
       async (args, ctx: ExtensionCommandContext, commandDeps) =>
