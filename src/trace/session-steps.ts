@@ -50,14 +50,9 @@ export interface PromptStep {
 
 export type TraceStep = TurnStep | ToolStep | PromptStep;
 
-/** One line, at most `max` characters, with every control character gone. */
+/** One line, at most `max` characters, with every terminal control sequence gone. */
 export function shortText(text: string, max = STEP_TEXT_CHARS): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
-  const flat = text
-    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
-  return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
+  return oneLine(text, max);
 }
 
 type Json = Record<string, unknown>;
