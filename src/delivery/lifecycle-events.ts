@@ -6,7 +6,8 @@
  */
 import type { UsageTotals } from "../shared/text.ts";
 import type { RunStatus } from "../run/event-reducer.ts";
-import type { CancelledBy, DispatchMode, TaskRecord } from "../records/record.ts";
+import type { CancelledBy, DispatchMode, TaskRecord, WorkflowMembership } from "../records/record.ts";
+import { taskSpanId, traceIdOf, workflowSpanId } from "../shared/trace-ids.ts";
 
 export const LIFECYCLE_CHANNELS = {
   queued: "subagent:queued",
@@ -29,6 +30,13 @@ interface TaskEventBase {
   /** `sync`: a blocking call (print, JSON, RPC mode); `async`: a background task (the TUI). */
   mode: DispatchMode;
   at: number;
+  /**
+   * The ids `/subagent-trace --json` gives this task's span (src/shared/trace-ids.ts): the trace is the batch's or
+   * chain's when the task is a part of one (its span then the parent), else the task's own.
+   */
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
 }
 
 export interface TaskQueuedEvent extends TaskEventBase {
@@ -91,10 +99,23 @@ export interface TaskIdentity {
   agent: string;
   task: string;
   mode: DispatchMode;
+  /** The background batch or chain it is a part of. */
+  workflow?: Pick<WorkflowMembership, "id">;
 }
 
 function base(task: TaskIdentity, at: number): TaskEventBase {
-  return { source: EVENT_SOURCE, taskId: task.taskId, agent: task.agent, task: task.task, mode: task.mode, at };
+  const event: TaskEventBase = {
+    source: EVENT_SOURCE,
+    taskId: task.taskId,
+    agent: task.agent,
+    task: task.task,
+    mode: task.mode,
+    at,
+    traceId: traceIdOf(task.workflow?.id ?? task.taskId),
+    spanId: taskSpanId(task.taskId),
+  };
+  if (task.workflow) event.parentSpanId = workflowSpanId(task.workflow.id);
+  return event;
 }
 
 export function queuedEvent(task: TaskIdentity, waiting: boolean, at: number): TaskQueuedEvent {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
-import { EXTENSION_ENTRY, runPi } from "../harness/pi-env.ts";
+import { EXTENSION_ENTRY, REPO_ROOT, runPi } from "../harness/pi-env.ts";
 import { waitForFile, waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests, type TmuxPi } from "../harness/tmux.ts";
 
@@ -31,6 +31,11 @@ interface Span {
   attributes: Record<string, string | number | boolean>;
 }
 
+const LISTENER = join(REPO_ROOT, "test", "e2e", "fixtures", "lifecycle-listener.ts");
+
+/** The lifecycle events the listener wrote (channel and payload), for the current test. */
+const lifecycleLog = () => join(suite.env.root, "lifecycle.jsonl");
+
 async function startTui(): Promise<TmuxPi> {
   suite.newEnv({ workerFrontmatter: "tools: read, bash, subagent" });
   // An envelope quotes each child's task, directive included: the parent only acknowledges it.
@@ -38,7 +43,10 @@ async function startTui(): Promise<TmuxPi> {
     when: (r) => isParent(r) && r.lastRole === "user" && ANY_RESULT.test(r.lastText),
     reply: { text: "noted" },
   });
-  return suite.startTui({ extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2" } });
+  return suite.startTui({
+    args: ["-e", EXTENSION_ENTRY, "-e", LISTENER],
+    extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2", LIFECYCLE_LOG: lifecycleLog() },
+  });
 }
 
 function dispatchPrompt(args: Record<string, unknown>): string {
@@ -165,6 +173,17 @@ describe.skipIf(skipTuiTests())("/subagent-trace", () => {
     const turns = spans.filter((span) => span.attributes["gen_ai.operation.name"] === "chat");
     expect(turns.length).toBe(6);
     expect(turns.every((span) => span.attributes["gen_ai.usage.input_tokens"] !== undefined)).toBe(true);
+
+    // The lifecycle events of the two steps name the same trace and spans, so another extension can join them.
+    const ended = readFileSync(lifecycleLog(), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { channel: string; data: Record<string, string> })
+      .filter((event) => event.channel === "subagent:ended" && event.data["mode"] === "async")
+      .map((event) => event.data);
+    expect(ended.map((event) => [event["traceId"], event["spanId"], event["parentSpanId"]])).toEqual(
+      agents.slice(0, 2).map((span) => [span.traceId, span.spanId, rootSpans[0]!.spanId]),
+    );
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 
