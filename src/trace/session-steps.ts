@@ -9,7 +9,7 @@ import { oneLine } from "../shared/text.ts";
 /** How much of a tool's arguments, its result or a turn's text a step keeps (the rest is never shown). */
 export const STEP_TEXT_CHARS = 160;
 
-export interface TurnStep {
+interface TurnStep {
   kind: "turn";
   /** 1 for the child's first model call. */
   index: number;
@@ -42,7 +42,7 @@ export interface ToolStep {
   childTaskIds?: string[];
 }
 
-export interface PromptStep {
+interface PromptStep {
   kind: "prompt";
   at: number;
   text: string;
@@ -51,7 +51,7 @@ export interface PromptStep {
 export type TraceStep = TurnStep | ToolStep | PromptStep;
 
 /** One line, at most `max` characters, with every terminal control sequence gone. */
-export function shortText(text: string, max = STEP_TEXT_CHARS): string {
+function shortText(text: string, max = STEP_TEXT_CHARS): string {
   return oneLine(text, max);
 }
 
@@ -78,7 +78,7 @@ function textOf(content: unknown): string {
 }
 
 /** `bash: npm test`, `read: src/a.ts`; other tools their arguments as JSON. */
-export function argumentsLine(args: unknown): string {
+function argumentsLine(args: unknown): string {
   if (!isObject(args)) return "";
   for (const key of ["command", "path", "file_path", "pattern", "query", "url"]) {
     if (typeof args[key] === "string") return shortText(args[key] as string);

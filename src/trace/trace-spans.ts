@@ -26,7 +26,7 @@ export interface TraceSpan {
 }
 
 /** The attribute our cost goes under: the GenAI conventions have none for money. */
-export const COST_ATTRIBUTE = "pi_subagent.cost_usd";
+const COST_ATTRIBUTE = "pi_subagent.cost_usd";
 
 const nanos = (ms: number): string => (BigInt(Math.round(ms)) * 1_000_000n).toString();
 

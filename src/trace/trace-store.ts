@@ -23,7 +23,7 @@ const SESSION_MAX_BYTES = 64 * 1024 * 1024;
 const WINDOW_SLACK_MS = 5_000;
 
 /** The creation time a UUID v7 carries in its first 48 bits. */
-export function idTime(id: string): number {
+function idTime(id: string): number {
   return Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
 }
 

@@ -31,7 +31,7 @@ export const COSTLIEST_MARK = "◀ most expensive step";
 const PLAIN: Styler = { fg: (_color, text) => text, bold: (text) => text };
 
 /** `0.3 s`, `45 ms`, `12 s`: short, with tenths below ten seconds. */
-export function traceSeconds(ms: number): string {
+function traceSeconds(ms: number): string {
   if (ms < 100) return `${Math.max(0, Math.round(ms))} ms`;
   if (ms < 10_000) return `${(ms / 1000).toFixed(ms < 1000 ? 2 : 1)} s`;
   return `${Math.round(ms / 1000)} s`;
@@ -53,7 +53,7 @@ function statusColor(status: TraceNode["status"]): "success" | "error" | "warnin
 }
 
 /** The first line of a trace: what it is, how many tasks, how long and what it used. */
-export function traceHeading(trace: Trace, now: number): string {
+function traceHeading(trace: Trace, now: number): string {
   const took =
     trace.end === undefined ? `running for ${traceSeconds(now - trace.start)}` : traceSeconds(trace.end - trace.start);
   const subject = trace.kind === "task" ? `task ${trace.id}` : `${trace.kind} ${trace.id}`;

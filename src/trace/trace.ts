@@ -12,9 +12,9 @@ import { verifyNoteText } from "../run/verify.ts";
 import { deliverableNoteText } from "../run/deliverable.ts";
 import { worktreeSummary } from "../worktree/finish-decision.ts";
 import { emptyUsage, oneLine, type UsageTotals } from "../shared/text.ts";
-import type { ToolStep, TraceStep, TurnStep } from "./session-steps.ts";
+import type { ToolStep, TraceStep } from "./session-steps.ts";
 
-export type TraceKind = "task" | "batch" | "chain";
+type TraceKind = "task" | "batch" | "chain";
 
 /** What is known of a task that has no record yet (it still runs): from this pi's registry, or nothing. */
 export interface LiveTaskFacts {
@@ -168,7 +168,7 @@ function addUsage(total: UsageTotals, usage: UsageTotals): void {
 }
 
 /** Every node of the tree, parents before their children. */
-export function allNodes(roots: readonly TraceNode[]): TraceNode[] {
+function allNodes(roots: readonly TraceNode[]): TraceNode[] {
   return roots.flatMap((node) => [node, ...allNodes(node.children)]);
 }
 
@@ -246,5 +246,3 @@ export function unplacedChildren(node: TraceNode): TraceNode[] {
   const named = new Set(node.steps.flatMap((step) => (step.kind === "tool" ? (step.childTaskIds ?? []) : [])));
   return node.children.filter((child) => !named.has(child.taskId));
 }
-
-export type { TurnStep, ToolStep, TraceStep };

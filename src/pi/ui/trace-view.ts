@@ -17,8 +17,8 @@ import { traceLines } from "../../trace/trace-text.ts";
 import type { Trace } from "../../trace/trace.ts";
 import { ScrollWindow } from "./views.ts";
 
-export const TRACE_VIEWER_KEYS = "↑↓/j/k scroll · PgUp/PgDn page · g/G top/end · q/Esc close";
-export const TRACE_LIVE_HINT = "live";
+const TRACE_VIEWER_KEYS = "↑↓/j/k scroll · PgUp/PgDn page · g/G top/end · q/Esc close";
+const TRACE_LIVE_HINT = "live";
 
 /** Lines the viewer itself takes: title, two rules, footer. */
 const TRACE_CHROME_LINES = 4;
