@@ -140,6 +140,17 @@ describe.skipIf(skipTuiTests())("/subagent-trace", () => {
     expect(bash < read && read < call && call < nested && nested < leafTurn, shown.stdout).toBe(true);
     expect(shown.stdout).toContain("◀ slowest step");
 
+    // JSON mode: the tree itself, one line.
+    const json = await runPi(["-e", EXTENSION_ENTRY, "--mode", "json", "-p", `/subagent-trace ${id}`], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      timeoutMs: 90_000,
+    });
+    const line = json.stdout.split("\n").find((text) => text.includes('"type":"subagent_trace"'));
+    expect(line, json.stdout).toBeDefined();
+    const tree = (JSON.parse(line!) as { trace: { taskCount: number; roots: Array<{ children: unknown[] }> } }).trace;
+    expect([tree.taskCount, tree.roots.length, tree.roots[1]!.children.length]).toEqual([3, 2, 1]);
+
     // The same tree as OpenTelemetry spans.
     const written = await printPi(`/subagent-trace ${id} --json spans.jsonl`);
     expect(written.code, written.stderr).toBe(0);

@@ -113,7 +113,11 @@ export async function traceCommand(args: string, ctx: TraceContext, deps: TaskCo
       if (io.surface === "rpc") io.notice([TRACE_USAGE, ...lines].join("\n"));
       else {
         io.notice(TRACE_USAGE);
-        io.stdout(`${lines.join("\n")}\n`);
+        io.stdout(
+          io.mode === "json"
+            ? `${JSON.stringify({ type: "subagent_traces", traces: recent })}\n`
+            : `${lines.join("\n")}\n`,
+        );
       }
       return;
     }
@@ -138,6 +142,11 @@ export async function traceCommand(args: string, ctx: TraceContext, deps: TaskCo
   }
   if (io.surface === "tui") {
     await showInTui(ctx, reader, trace.id, trace);
+    return;
+  }
+  // JSON mode: the tree itself, one line, for scripts.
+  if (io.mode === "json") {
+    io.stdout(`${JSON.stringify({ type: "subagent_trace", trace })}\n`);
     return;
   }
   const text = traceLines(trace, deps.now()).join("\n");
