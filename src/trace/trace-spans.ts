@@ -6,7 +6,7 @@
  * times are kept inside its parent's, so the tree nests in time as well. Pure.
  */
 import { createHash } from "node:crypto";
-import { taskSpanId, traceIdOf, workflowSpanId } from "../shared/trace-ids.ts";
+import { taskSpanId, traceIdOf, workflowSpanId } from "../delivery/lifecycle-events.ts";
 import { childrenOfCall, unplacedChildren, type Trace, type TraceNode } from "./trace.ts";
 
 type AttributeValue = string | number | boolean;

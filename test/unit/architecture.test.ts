@@ -74,7 +74,6 @@ const PURE_MODULES: readonly string[] = Object.freeze([
   "src/shared/text.ts",
   "src/shared/thinking.ts",
   "src/shared/tool-patterns.ts",
-  "src/shared/trace-ids.ts",
   "src/tasks/registry.ts",
   "src/tool/texts.ts",
   "src/trace/session-steps.ts",

@@ -3,7 +3,7 @@ import { buildTrace, decisionsOf, type TraceInput } from "../../../src/trace/tra
 import { sessionSteps } from "../../../src/trace/session-steps.ts";
 import { COSTLIEST_MARK, SLOWEST_MARK, traceLines } from "../../../src/trace/trace-text.ts";
 import { spanLines, traceSpans, type TraceSpan } from "../../../src/trace/trace-spans.ts";
-import { taskSpanId, traceIdOf } from "../../../src/shared/trace-ids.ts";
+import { taskSpanId, traceIdOf } from "../../../src/delivery/lifecycle-events.ts";
 import {
   CHAIN_ID,
   LEAF,
