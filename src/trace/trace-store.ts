@@ -7,7 +7,7 @@
  * someone traces: nothing here runs on the dispatch path.
  */
 import { readRegularFileSync } from "../shared/safe-read.ts";
-import { sessionFilePath } from "../run/session-files.ts";
+import { isLockLive, readSessionLock, sessionFilePath } from "../run/session-files.ts";
 import { listTaskIds } from "../records/record-store.ts";
 import type { TaskRecord, WorkflowRecord } from "../records/record.ts";
 import { listWorkflowIds, readWorkflowRecord } from "../workflows/background-workflow.ts";
@@ -53,14 +53,30 @@ function stepsOf(agentDir: string, taskId: string) {
   return read.ok ? sessionSteps(read.text) : [];
 }
 
+/**
+ * A task without a record that a live process runs (a nested child, or a task of another pi): what its
+ * `run.lock` says of it, which names the task that started it too.
+ */
+function lockedRun(reader: TraceReader, taskId: string): { live: LiveTaskFacts; parentTaskId?: string } | undefined {
+  const lock = readSessionLock(reader.agentDir, taskId);
+  if (!lock || !isLockLive(lock)) return undefined;
+  return {
+    live: { agent: lock.agent, task: lock.task ?? "", startedAt: lock.since },
+    ...(lock.parentSessionId ? { parentTaskId: lock.parentSessionId } : {}),
+  };
+}
+
 function factsOf(reader: TraceReader, taskId: string, record?: TaskRecord): TaskFacts {
   const found = record ?? reader.sources.record(taskId);
   const live = reader.sources.running().find((task) => task.taskId === taskId);
   const facts: TaskFacts = { taskId, steps: stepsOf(reader.agentDir, taskId) };
   // A resumed task runs again while its earlier record is on disk: what runs wins.
+  const locked = live || found ? undefined : lockedRun(reader, taskId);
   if (live) facts.live = liveFacts(live);
   else if (found) facts.record = found;
-  if (found?.parentSessionId) facts.parentTaskId = found.parentSessionId;
+  else if (locked) facts.live = locked.live;
+  const parent = found?.parentSessionId ?? locked?.parentTaskId;
+  if (parent) facts.parentTaskId = parent;
   return facts;
 }
 
@@ -97,7 +113,8 @@ function gather(
     );
   for (const taskId of candidates) {
     const record = reader.sources.record(taskId);
-    const parent = record?.parentSessionId;
+    // A nested child that still runs has no record yet; its run.lock names its parent.
+    const parent = record ? record.parentSessionId : lockedRun(reader, taskId)?.parentTaskId;
     if ((parent && tasks.has(parent)) || named().has(taskId)) {
       const facts = factsOf(reader, taskId, record);
       tasks.set(taskId, facts);

@@ -12,6 +12,7 @@ import { taskSources } from "../../../src/commands/task-lookup.ts";
 import { lookupTrace, recentTraces, type TraceReader } from "../../../src/trace/trace-store.ts";
 import { buildTrace } from "../../../src/trace/trace.ts";
 import { parseTraceArgs, TRACE_USAGE } from "../../../src/trace/trace-args.ts";
+import { ownIdentity } from "../../../src/shared/proc-identity.ts";
 import {
   CHAIN_ID,
   LEAF,
@@ -99,6 +100,31 @@ describe("reading a delegation's trace from disk", () => {
   it("traces one task with its nested child by the task's short id", () => {
     const found = lookupTrace(reader(), STEP2.slice(-8));
     expect(found.kind === "found" && found.input.tasks.map((task) => task.taskId)).toEqual([STEP2, LEAF]);
+  });
+
+  it("finds a nested child that still runs by its run.lock, which names its parent", () => {
+    const deep = "01a24476-5b10-7000-8000-000000000002";
+    writeSession(deep, LEAF_SESSION.split("\n")[0]!);
+    const me = ownIdentity();
+    writeFileSync(
+      join(agentDir, "subagent-sessions", deep, "run.lock"),
+      JSON.stringify({
+        pid: me.pid,
+        pidStart: me.start,
+        agent: "digger",
+        since: T0,
+        task: "dig deeper",
+        parentSessionId: STEP2,
+      }),
+    );
+    const found = lookupTrace(reader(), STEP2);
+    expect(found.kind).toBe("found");
+    if (found.kind !== "found") return;
+    const step2 = buildTrace(found.input).roots[0]!;
+    expect(step2.children.map((child) => [child.agent, child.status, child.task]).sort()).toEqual([
+      ["digger", "running", "dig deeper"],
+      ["worker", "succeeded", "a task"],
+    ]);
   });
 
   it("says why for an id it cannot use", () => {
