@@ -2,8 +2,9 @@
  * `/subagent-trace` (issue 41) with the real pi and the scripted fake model: a chain of two run in the TUI, whose
  * second step runs two tools and nests a child, is traced after pi restarted, in print mode as text (the three
  * children nested, each tool call with its duration) and as OpenTelemetry spans (`--json`: parent links rebuild
- * the same tree, child times nest in their parent's); in the TUI the viewer opens on a finished batch and on a
- * running task, which it follows live.
+ * the same tree, child times nest in their parent's) whose ids the lifecycle events carry too, and in JSON mode as
+ * one line; without an id, the recent delegations (print mode) or a picker (TUI). In the TUI the viewer opens on
+ * a finished batch and on a running task, which it follows live.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -75,8 +76,8 @@ async function workflowDelivered(id: string): Promise<void> {
   );
 }
 
-function printPi(prompt: string) {
-  return runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+function printPi(...prompts: string[]) {
+  return runPi(["-e", EXTENSION_ENTRY, "-p", ...prompts], {
     env: suite.env.env,
     cwd: suite.env.workDir,
     timeoutMs: 90_000,
@@ -113,9 +114,13 @@ describe.skipIf(skipTuiTests())("/subagent-trace", () => {
     await t.dispose();
 
     // A new pi, in print mode: the trace is read from disk.
-    const shown = await printPi(`/subagent-trace ${id.slice(0, 13)}`);
+    // Without an id, the recent delegations one a line: the chain first, its parts not on their own.
+    const shown = await printPi("/subagent-trace", `/subagent-trace ${id.slice(0, 13)}`);
     expect(shown.code, shown.stderr).toBe(0);
-    const lines = shown.stdout.trimEnd().split("\n");
+    const [recent, ...lines] = shown.stdout.trimEnd().split("\n");
+    expect(recent).toMatch(
+      new RegExp(`^${id}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  chain · chain of 2: 2 succeeded · `),
+    );
     expect(lines[0]).toMatch(new RegExp(`^chain ${id} · 3 subagents · [\\d.]+ m?s · 6 turns/`));
     const roots = lines.filter((line) => /^\d\. worker [0-9a-f]{8} · succeeded · fake\/fake-model · /.test(line));
     expect(roots.map((line) => line.slice(0, 3))).toEqual(["1. ", "2. "]);
@@ -253,6 +258,13 @@ describe.skipIf(skipTuiTests())("/subagent-trace", () => {
     writeFileSync(go, "");
     // Refreshed from disk: the second tool call and the end appear without reopening the viewer.
     await t.waitForAll(["→ SECOND-TOOL-OUT", "→ LIVE-TASK-DONE", "· succeeded ·"], 60_000);
+    await t.press("q");
+    await t.waitForNoText("Subagent trace ·");
+    // Without an id: a picker of the recent delegations, newest first; Enter opens the viewer on it.
+    await t.submit("/subagent-trace");
+    await t.waitForAll(["Trace which delegation?", "worker succeeded", "batch of 2: 2 succeeded"]);
+    await t.press("Enter");
+    await t.waitForAll([`Subagent trace · task ${taskId}`, "→ LIVE-TASK-DONE"]);
     await t.press("q");
     await t.waitForNoText("Subagent trace ·");
     expect(await t.quit()).toBe(0);
