@@ -69,7 +69,7 @@ function lockedRun(reader: TraceReader, taskId: string): { live: LiveTaskFacts; 
 function factsOf(reader: TraceReader, taskId: string, record?: TaskRecord): TaskFacts {
   const found = record ?? reader.sources.record(taskId);
   const live = reader.sources.running().find((task) => task.taskId === taskId);
-  const facts: TaskFacts = { taskId, steps: stepsOf(reader.agentDir, taskId) };
+  const facts: TaskFacts = { taskId, steps: stepsOf(reader.agentDir, taskId), createdAt: idTime(taskId) };
   // A resumed task runs again while its earlier record is on disk: what runs wins.
   const locked = live || found ? undefined : lockedRun(reader, taskId);
   if (live) facts.live = liveFacts(live);

@@ -32,6 +32,8 @@ export interface TaskFacts {
   /** The task whose child it is (its record's `parentSessionId`, a task id for a nested child). */
   parentTaskId?: string;
   steps: TraceStep[];
+  /** When the task was made (its id's time): the start of one that has neither a record nor a live run. */
+  createdAt?: number;
 }
 
 export interface TraceInput {
@@ -50,7 +52,8 @@ export interface TraceNode {
   taskId: string;
   agent: string;
   task: string;
-  status: RunStatus | "running";
+  /** `running` while a live process runs it; `unrecorded`: neither a record nor a live run (its pi died first). */
+  status: RunStatus | "running" | "unrecorded";
   model?: string;
   start: number;
   /** Absent while it runs. */
@@ -143,13 +146,18 @@ function nodeOf(facts: TaskFacts, depth: number, children: TraceNode[]): TraceNo
       children,
     };
   }
+  const start = live?.startedAt ?? stepStart ?? facts.createdAt ?? 0;
+  // Neither recorded nor running: it ended where its session ends (pi was killed before it wrote the record).
+  const lastStep = facts.steps.at(-1);
+  const lastTime = lastStep ? (lastStep.kind === "prompt" ? lastStep.at : (lastStep.end ?? lastStep.start)) : start;
   return {
     taskId: facts.taskId,
     agent: live?.agent ?? "subagent",
     task: live?.task ?? "",
-    status: "running",
+    status: live ? "running" : "unrecorded",
     model: live?.model,
-    start: live?.startedAt ?? stepStart ?? 0,
+    start,
+    ...(live ? {} : { end: Math.max(start, lastTime) }),
     usage: usageOfSteps(facts.steps),
     depth,
     decisions: [],

@@ -120,6 +120,21 @@ describe("a delegation as a tree", () => {
   });
 });
 
+describe("a task with neither a record nor a live run (its pi was killed first)", () => {
+  it("is `unrecorded`, ending where its session ends", () => {
+    const trace = buildTrace({
+      id: STEP2,
+      kind: "task",
+      rootIds: [STEP2],
+      tasks: [
+        { taskId: STEP2, steps: sessionSteps(STEP2_SESSION.split("\n").slice(0, 5).join("\n")), createdAt: T0 + 900 },
+      ],
+    });
+    expect([trace.roots[0]!.status, trace.start - T0, trace.end! - T0]).toEqual(["unrecorded", 1020, 1400]);
+    expect(traceLines(trace, T0 + 9000)[1]).toMatch(/^subagent 4152e710 · unrecorded · 04:00:01 · 0.38 s · 1 turn/);
+  });
+});
+
 describe("a trace as OpenTelemetry spans", () => {
   const spans = traceSpans(buildTrace(chainInput()), T0 + 5000);
   const byId = new Map(spans.map((span) => [span.spanId, span]));
