@@ -142,7 +142,6 @@ export function traceSpans(trace: Trace, now: number): TraceSpan[] {
     "INTERNAL",
     whole,
     {
-      "gen_ai.operation.name": "invoke_workflow",
       "pi_subagent.workflow.kind": trace.kind,
       "pi_subagent.workflow.id": trace.id,
       "gen_ai.usage.input_tokens": trace.usage.input,
