@@ -46,6 +46,11 @@ export const COMMANDS = {
     description:
       "List the kept git worktrees of subagent tasks (TUI: pick one to remove); remove <id>: remove one and its branch; merge <id>: merge its branch into the current branch",
   },
+  trace: {
+    name: "subagent-trace",
+    description:
+      "Show a delegation as one tree: each subagent, its turns and tool calls with times, tokens and cost, and what was decided about it (task, batch or chain id; no id: pick a recent one); --json <file>: write it as OpenTelemetry spans",
+  },
 } as const satisfies Record<string, { name: string; description: string }>;
 
 // The names, for the texts that mention a command.
@@ -58,3 +63,4 @@ export const USAGE_COMMAND = COMMANDS.usage.name;
 export const WORKTREES_COMMAND = COMMANDS.worktrees.name;
 export const ANSWER_COMMAND = COMMANDS.answer.name;
 export const AGENTS_COMMAND = COMMANDS.agents.name;
+export const TRACE_COMMAND = COMMANDS.trace.name;

@@ -1,12 +1,38 @@
 /**
  * The lifecycle events other extensions can hear on pi's shared event bus (`pi.events`): a task is queued,
  * starts, asks the person, ends and is delivered. Channel names and payloads are a stable interface (docs/events.md, "Events for other
- * extensions"): fields may be added, none is renamed or removed. Pure: the payloads are built here, the caller
- * emits them through a sink.
+ * extensions"): fields may be added, none is renamed or removed. Each carries its task's trace and span ids, kept
+ * here so the dispatch path loads nothing more for them. Pure: the payloads are built here, the caller emits them
+ * through a sink.
  */
 import type { UsageTotals } from "../shared/text.ts";
 import type { RunStatus } from "../run/event-reducer.ts";
-import type { CancelledBy, DispatchMode, TaskRecord } from "../records/record.ts";
+import type { CancelledBy, DispatchMode, TaskRecord, WorkflowMembership } from "../records/record.ts";
+
+/*
+ * The ids a task has in a trace (OpenTelemetry's: a 32-hex trace id, 16-hex span ids), derived from ids we
+ * already keep, so the events and `/subagent-trace --json` (src/trace/trace-spans.ts) name the same spans with
+ * nothing stored, and no module loaded, for them on the dispatch path. A task id is a UUID v7: its last 16 hex
+ * digits are random, which is what a span id needs; the delegation a trace covers (a task, batch or chain) gives
+ * the trace id, its 32 hex digits.
+ */
+const hexOf = (uuid: string): string => uuid.replace(/-/g, "").toLowerCase();
+
+/** The trace id of the delegation whose id (a task's, a batch's or a chain's) is `rootId`. */
+export function traceIdOf(rootId: string): string {
+  return hexOf(rootId).padStart(32, "0").slice(-32);
+}
+
+/** A task's span id: the random end of its id. */
+export function taskSpanId(taskId: string): string {
+  return hexOf(taskId).padStart(16, "0").slice(-16);
+}
+
+/** The span id of a batch or chain (its own span, above its parts): its id's random end, first bit flipped. */
+export function workflowSpanId(workflowId: string): string {
+  const hex = taskSpanId(workflowId);
+  return `${(Number.parseInt(hex[0]!, 16) ^ 8).toString(16)}${hex.slice(1)}`;
+}
 
 export const LIFECYCLE_CHANNELS = {
   queued: "subagent:queued",
@@ -29,6 +55,13 @@ interface TaskEventBase {
   /** `sync`: a blocking call (print, JSON, RPC mode); `async`: a background task (the TUI). */
   mode: DispatchMode;
   at: number;
+  /**
+   * The ids `/subagent-trace --json` gives this task's span (traceIdOf, taskSpanId, workflowSpanId above): the trace is the batch's or
+   * chain's when the task is a part of one (its span then the parent), else the task's own.
+   */
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
 }
 
 export interface TaskQueuedEvent extends TaskEventBase {
@@ -91,10 +124,23 @@ export interface TaskIdentity {
   agent: string;
   task: string;
   mode: DispatchMode;
+  /** The background batch or chain it is a part of. */
+  workflow?: Pick<WorkflowMembership, "id">;
 }
 
 function base(task: TaskIdentity, at: number): TaskEventBase {
-  return { source: EVENT_SOURCE, taskId: task.taskId, agent: task.agent, task: task.task, mode: task.mode, at };
+  const event: TaskEventBase = {
+    source: EVENT_SOURCE,
+    taskId: task.taskId,
+    agent: task.agent,
+    task: task.task,
+    mode: task.mode,
+    at,
+    traceId: traceIdOf(task.workflow?.id ?? task.taskId),
+    spanId: taskSpanId(task.taskId),
+  };
+  if (task.workflow) event.parentSpanId = workflowSpanId(task.workflow.id);
+  return event;
 }
 
 export function queuedEvent(task: TaskIdentity, waiting: boolean, at: number): TaskQueuedEvent {

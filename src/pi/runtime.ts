@@ -6,6 +6,7 @@ import { FanOutGate } from "../budget/fan-out.ts";
 import {
   registerTaskCommands,
   registerWorktreesCommand,
+  registerTraceCommand,
   registerSubagentConfigCommand,
   registerAgentsCommand,
 } from "./commands/commands.ts";
@@ -68,6 +69,7 @@ export function register(pi: ExtensionAPI): void {
   registerTaskCommands(pi, background);
   registerWorktreesCommand(pi);
   registerAgentsCommand(pi);
+  registerTraceCommand(pi, background);
   registerSubagentTool(pi, {
     background: createBackgroundDispatcher(background.tasks, agentDir),
     renderers: ui.toolRenderers,

@@ -241,6 +241,7 @@ export class BackgroundTasks {
       agent: prepared.agent.name,
       task: prepared.task,
       mode: "async" as const,
+      ...(workflow ? { workflow } : {}),
     };
     const onSpawned = (pid: number) => {
       prepared.childStarted?.(pid);

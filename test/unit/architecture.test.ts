@@ -33,6 +33,7 @@ const CONCERN_ORDER = [
   "workflows",
   "tasks",
   "commands",
+  "trace",
 ] as const;
 const EDGE = ["pi", "start"] as const;
 
@@ -77,6 +78,10 @@ const PURE_MODULES: readonly string[] = Object.freeze([
   "src/shared/tool-patterns.ts",
   "src/tasks/registry.ts",
   "src/tool/texts.ts",
+  "src/trace/session-steps.ts",
+  "src/trace/trace.ts",
+  "src/trace/trace-spans.ts",
+  "src/trace/trace-text.ts",
   "src/tool/validate.ts",
   "src/workflows/workflow-tracker.ts",
   "src/workflows/workflow.ts",

@@ -5,7 +5,7 @@ import type { ExtensionCommandContext, ExtensionAPI } from "@mariozechner/pi-cod
 import { loadOnce } from "../../shared/pi-process.ts";
 import type { AutocompleteItem } from "@mariozechner/pi-tui";
 import { taskCompletions, commandFailed } from "../../commands/task-commands.ts";
-import { AGENTS_COMMAND, COMMANDS, WORKTREES_COMMAND } from "../../commands/descriptions.ts";
+import { AGENTS_COMMAND, COMMANDS, TRACE_COMMAND, WORKTREES_COMMAND } from "../../commands/descriptions.ts";
 import { discoverAgents } from "../../agents/discover.ts";
 import type { SubagentConfigCommandOptions } from "./config-command.ts";
 import { agentDir } from "../../shared/this-process.ts";
@@ -162,5 +162,27 @@ export function registerWorktreesCommand(
   pi.registerCommand(WORKTREES_COMMAND, {
     description: COMMANDS.worktrees.description,
     handler: guarded(WORKTREES_COMMAND, worktreesCommand, deps),
+  });
+}
+
+/*
+ * Registers `/subagent-trace`. Its body (src/pi/commands/trace-command.ts, with the trace's reader, builder,
+ * text, spans and viewer) is imported when the command first runs, so nobody pays for it who does not trace.
+ */
+const loadTraceCommandBody = loadOnce(() => import("./trace-command.ts"));
+
+export function registerTraceCommand(
+  pi: ExtensionAPI,
+  background: BackgroundHandle,
+  deps: TaskCommandDeps = taskCommandDeps(background.existing, agentDir),
+): void {
+  pi.registerCommand(TRACE_COMMAND, {
+    description: COMMANDS.trace.description,
+    handler: guarded(
+      TRACE_COMMAND,
+      async (args, ctx: ExtensionCommandContext, commandDeps) =>
+        (await loadTraceCommandBody()).traceCommand(args, ctx, commandDeps),
+      deps,
+    ),
   });
 }

@@ -37,6 +37,8 @@ describe("lifecycle events", () => {
       task: "do it",
       mode: "async",
       at: 2000,
+      traceId: "000000000000000000000000000000t1",
+      spanId: "00000000000000t1",
       status: "cancelled",
       stopReason: "aborted",
       cancelledBy: "user",
@@ -47,6 +49,23 @@ describe("lifecycle events", () => {
     });
     // A copy: a listener changing it changes nothing of ours.
     expect(event.usage).not.toBe(record.usage);
+  });
+
+  it("carries the ids its span has in /subagent-trace --json: a part's trace and parent are its batch's or chain's", () => {
+    const taskId = "01a24476-5637-7465-a195-249f4152e710";
+    const chainId = "01a24476-4aee-7358-97d3-ac842c74cf99";
+    const single = endedEvent({ ...record, taskId }, 1);
+    expect([single.traceId, single.spanId, single.parentSpanId]).toEqual([
+      "01a2447656377465a195249f4152e710",
+      "a195249f4152e710",
+      undefined,
+    ]);
+    const part = endedEvent({ ...record, taskId, workflow: { id: chainId, kind: "chain", index: 2, total: 2 } }, 1);
+    expect([part.traceId, part.spanId, part.parentSpanId]).toEqual([
+      "01a244764aee735897d3ac842c74cf99",
+      "a195249f4152e710",
+      "17d3ac842c74cf99",
+    ]);
   });
 
   it("the sink emits on the bus and swallows a bus that throws", () => {

@@ -104,6 +104,7 @@ describe("the light entry's manifest", () => {
       "subagent-config",
       "subagent-message",
       "subagent-result",
+      "subagent-trace",
       "subagent-usage",
       "subagent-watch",
       "subagent-worktrees",

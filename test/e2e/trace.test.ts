@@ -1,0 +1,274 @@
+/**
+ * `/subagent-trace` (issue 41) with the real pi and the scripted fake model: a chain of two run in the TUI, whose
+ * second step runs two tools and nests a child, is traced after pi restarted, in print mode as text (the three
+ * children nested, each tool call with its duration) and as OpenTelemetry spans (`--json`: parent links rebuild
+ * the same tree, child times nest in their parent's) whose ids the lifecycle events carry too, and in JSON mode as
+ * one line; without an id, the recent delegations (print mode) or a picker (TUI). In the TUI the viewer opens on
+ * a finished batch and on a running task, which it follows live.
+ */
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
+import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
+import { EXTENSION_ENTRY, REPO_ROOT, runPi } from "../harness/pi-env.ts";
+import { waitForFile, waitForNoProcesses } from "../harness/processes.ts";
+import { skipTuiTests, type TmuxPi } from "../harness/tmux.ts";
+
+const suite = useE2eSuite();
+const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}";
+const ANY_RESULT = /^## \[subagent-result\] /;
+const isParent = (req: FakeRequest) => !isWorkerRequest(req);
+const resultTexts = (req: FakeRequest) =>
+  req.messages.filter((m) => m.role === "user" && ANY_RESULT.test(messageText(m))).map(messageText);
+
+interface Span {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  attributes: Record<string, string | number | boolean>;
+}
+
+const LISTENER = join(REPO_ROOT, "test", "e2e", "fixtures", "lifecycle-listener.ts");
+
+/** The lifecycle events the listener wrote (channel and payload), for the current test. */
+const lifecycleLog = () => join(suite.env.root, "lifecycle.jsonl");
+
+async function startTui(): Promise<TmuxPi> {
+  suite.newEnv({ workerFrontmatter: "tools: read, bash, subagent" });
+  // An envelope quotes each child's task, directive included: the parent only acknowledges it.
+  suite.fake.on({
+    when: (r) => isParent(r) && r.lastRole === "user" && ANY_RESULT.test(r.lastText),
+    reply: { text: "noted" },
+  });
+  return suite.startTui({
+    args: ["-e", EXTENSION_ENTRY, "-e", LISTENER],
+    extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2", LIFECYCLE_LOG: lifecycleLog() },
+  });
+}
+
+function dispatchPrompt(args: Record<string, unknown>): string {
+  const first: FakeAction = { toolCalls: [{ name: "subagent", arguments: args }] };
+  return `Delegate please. ${fakeDirective([first, { text: "Dispatched, waiting." }])}`;
+}
+
+/** The workflow's id from the receipt the parent's model got. */
+async function workflowId(kind: "batch" | "chain"): Promise<string> {
+  const after = await suite.fake.waitForRequest(
+    (r) => isParent(r) && r.messages.some((m) => m.role === "tool"),
+    90_000,
+    "the receipt",
+  );
+  const text = messageText(after.messages.find((m) => m.role === "tool"));
+  const id = new RegExp(`^Dispatched ${kind} of \\d+\\. ${kind}Id: (${UUID})`).exec(text)?.[1];
+  expect(id, text).toBeDefined();
+  return id!;
+}
+
+async function workflowDelivered(id: string): Promise<void> {
+  await suite.fake.waitForRequest(
+    (r) => isParent(r) && resultTexts(r).some((text) => text.includes(id)),
+    120_000,
+    "the workflow's result",
+  );
+}
+
+function printPi(...prompts: string[]) {
+  return runPi(["-e", EXTENSION_ENTRY, "-p", ...prompts], {
+    env: suite.env.env,
+    cwd: suite.env.workDir,
+    timeoutMs: 90_000,
+  });
+}
+
+const nanos = (value: string) => BigInt(value);
+
+describe.skipIf(skipTuiTests())("/subagent-trace", () => {
+  it("traces a chain whose second step nests a child and runs two tools: as text and as spans, after pi restarted", {
+    tags: ["tui", "contract", "slow"],
+  }, async () => {
+    const t = await startTui();
+    const leaf = `Leaf job. ${fakeDirective({ text: "LEAF-DONE" })}`;
+    const second = `Middle job. ${fakeDirective([
+      { toolCalls: [{ name: "bash", arguments: { command: "echo TOOL-ONE-OUT" } }] },
+      { toolCalls: [{ name: "read", arguments: { path: "notes-for-trace.txt" } }] },
+      { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: leaf } }] },
+      { text: "MIDDLE-DONE" },
+    ])}`;
+    const first = `First job. ${fakeDirective({ text: "FIRST-DONE" })}`;
+    suite.env.writeWorkFile("notes-for-trace.txt", "NOTES-CONTENT\n");
+    await t.submit(
+      dispatchPrompt({
+        chain: [
+          { agent: "worker", task: first },
+          { agent: "worker", task: second },
+        ],
+      }),
+    );
+    const id = await workflowId("chain");
+    await workflowDelivered(id);
+    expect(await t.quit()).toBe(0);
+    await t.dispose();
+
+    // A new pi, in print mode: the trace is read from disk.
+    // Without an id, the recent delegations one a line: the chain first, its parts not on their own.
+    const shown = await printPi("/subagent-trace", `/subagent-trace ${id.slice(0, 13)}`);
+    expect(shown.code, shown.stderr).toBe(0);
+    const [recent, ...lines] = shown.stdout.trimEnd().split("\n");
+    expect(recent).toMatch(
+      new RegExp(`^${id}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  chain · chain of 2: 2 succeeded · `),
+    );
+    expect(lines[0]).toMatch(new RegExp(`^chain ${id} · 3 subagents · [\\d.]+ m?s · 6 turns/`));
+    const roots = lines.filter((line) => /^\d\. worker [0-9a-f]{8} · succeeded · fake\/fake-model · /.test(line));
+    expect(roots.map((line) => line.slice(0, 3))).toEqual(["1. ", "2. "]);
+    // The second step's steps: its two tools with their durations, then the subagent call with the nested child under it.
+    const second2 = lines.indexOf(roots[1]!);
+    const tail = lines.slice(second2);
+    const bash = tail.findIndex((line) =>
+      /^ {3}\+[\d.]+ m?s +tool bash: echo TOOL-ONE-OUT · [\d.]+ m?s → TOOL-ONE-OUT/.test(line),
+    );
+    const read = tail.findIndex((line) =>
+      /^ {3}\+[\d.]+ m?s +tool read: notes-for-trace\.txt · [\d.]+ m?s → NOTES-CONTENT/.test(line),
+    );
+    const call = tail.findIndex((line) => /^ {3}\+[\d.]+ m?s +tool subagent: worker: Leaf job\./.test(line));
+    const nested = tail.findIndex((line) => /^ {6}worker [0-9a-f]{8} · succeeded · fake\/fake-model · /.test(line));
+    const leafTurn = tail.findIndex((line) =>
+      /^ {9}\+[\d.]+ m?s +turn 1 · [\d.]+ m?s · ↑\d+ ↓\d+ · \$[\d.]+ → LEAF-DONE/.test(line),
+    );
+    expect(
+      [bash, read, call, nested, leafTurn].every((index) => index > 0),
+      shown.stdout,
+    ).toBe(true);
+    expect(bash < read && read < call && call < nested && nested < leafTurn, shown.stdout).toBe(true);
+    expect(shown.stdout).toContain("◀ slowest step");
+
+    // JSON mode: the tree itself, one line.
+    const json = await runPi(["-e", EXTENSION_ENTRY, "--mode", "json", "-p", `/subagent-trace ${id}`], {
+      env: suite.env.env,
+      cwd: suite.env.workDir,
+      timeoutMs: 90_000,
+    });
+    const line = json.stdout.split("\n").find((text) => text.includes('"type":"subagent_trace"'));
+    expect(line, json.stdout).toBeDefined();
+    const tree = (JSON.parse(line!) as { trace: { taskCount: number; roots: Array<{ children: unknown[] }> } }).trace;
+    expect([tree.taskCount, tree.roots.length, tree.roots[1]!.children.length]).toEqual([3, 2, 1]);
+
+    // The same tree as OpenTelemetry spans.
+    const written = await printPi(`/subagent-trace ${id} --json spans.jsonl`);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stderr).toMatch(/Wrote \d+ spans of chain/);
+    const spans = readFileSync(join(suite.env.workDir, "spans.jsonl"), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Span);
+    const byId = new Map(spans.map((span) => [span.spanId, span]));
+    expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
+    const rootSpans = spans.filter((span) => span.parentSpanId === undefined);
+    expect(rootSpans.map((span) => span.name)).toEqual(["invoke_workflow chain"]);
+    for (const span of spans) {
+      if (!span.parentSpanId) continue;
+      const parent = byId.get(span.parentSpanId);
+      expect(parent, span.name).toBeDefined();
+      expect(nanos(span.startTimeUnixNano) >= nanos(parent!.startTimeUnixNano), span.name).toBe(true);
+      expect(nanos(span.endTimeUnixNano) <= nanos(parent!.endTimeUnixNano), span.name).toBe(true);
+    }
+    const agents = spans.filter((span) => span.attributes["gen_ai.operation.name"] === "invoke_agent");
+    expect(agents.map((span) => span.attributes["gen_ai.agent.name"])).toEqual(["worker", "worker", "worker"]);
+    // The parent links rebuild the tree: both steps under the chain, the nested child under the second's subagent call.
+    const parentName = (span: Span) => byId.get(span.parentSpanId!)?.name;
+    expect(agents.map(parentName)).toEqual(["invoke_workflow chain", "invoke_workflow chain", "execute_tool subagent"]);
+    const grandParent = byId.get(byId.get(agents[2]!.parentSpanId!)!.parentSpanId!);
+    expect(grandParent).toBe(agents[1]);
+    const tools = spans.filter(
+      (span) => span.parentSpanId === agents[1]!.spanId && span.name.startsWith("execute_tool"),
+    );
+    expect(tools.map((span) => span.attributes["gen_ai.tool.name"])).toEqual(["bash", "read", "subagent"]);
+    const turns = spans.filter((span) => span.attributes["gen_ai.operation.name"] === "chat");
+    expect(turns.length).toBe(6);
+    expect(turns.every((span) => span.attributes["gen_ai.usage.input_tokens"] !== undefined)).toBe(true);
+
+    // The lifecycle events of the two steps name the same trace and spans, so another extension can join them.
+    const ended = readFileSync(lifecycleLog(), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { channel: string; data: Record<string, string> })
+      .filter((event) => event.channel === "subagent:ended" && event.data["mode"] === "async")
+      .map((event) => event.data);
+    expect(ended.map((event) => [event["traceId"], event["spanId"], event["parentSpanId"]])).toEqual(
+      agents.slice(0, 2).map((span) => [span.traceId, span.spanId, rootSpans[0]!.spanId]),
+    );
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+
+  it("opens the viewer on a finished batch, and on a running task, which it follows live", {
+    tags: ["tui", "contract", "slow"],
+  }, async () => {
+    const t = await startTui();
+    await t.submit(
+      dispatchPrompt({
+        tasks: [
+          { agent: "worker", task: `Part A. ${fakeDirective({ text: "PART-A-DONE" })}` },
+          { agent: "worker", task: `Part B. ${fakeDirective({ text: "PART-B-DONE" })}` },
+        ],
+      }),
+    );
+    const batch = await workflowId("batch");
+    await workflowDelivered(batch);
+    await t.submit(`/subagent-trace ${batch}`);
+    await t.waitForAll([
+      `Subagent trace · batch ${batch}`,
+      "2 subagents",
+      "→ PART-A-DONE",
+      "→ PART-B-DONE",
+      "q/Esc close",
+    ]);
+    await t.press("q");
+    await t.waitForNoText("Subagent trace ·");
+
+    // A running task: it runs one bash call that waits for a file, then a second one once the file is there.
+    const started = join(suite.env.root, "trace-started");
+    const go = join(suite.env.root, "trace-go");
+    const task = `Hold. ${fakeDirective([
+      {
+        toolCalls: [
+          {
+            name: "bash",
+            arguments: { command: `touch ${started}; while [ ! -f ${go} ]; do sleep 0.05; done; echo HELD-DONE` },
+          },
+        ],
+      },
+      { toolCalls: [{ name: "bash", arguments: { command: "echo SECOND-TOOL-OUT" } }] },
+      { text: "LIVE-TASK-DONE" },
+    ])}`;
+    await t.submit(
+      `Delegate please. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: { agent: "worker", task } }] }, { text: "Dispatched, waiting." }])}`,
+    );
+    await waitForFile(started, 90_000);
+    // The newest task folder is the running task's (task ids are UUID v7s, which sort by time).
+    const taskId = readdirSync(join(suite.env.agentDir, "subagent-sessions"))
+      .filter((name) => new RegExp(`^${UUID}$`).test(name))
+      .sort()
+      .at(-1);
+    expect(taskId).toBeDefined();
+    await t.submit(`/subagent-trace ${taskId}`);
+    await t.waitForAll([`Subagent trace · task ${taskId}`, "· running ·", "tool bash:", "· live ·"]);
+    writeFileSync(go, "");
+    // Refreshed from disk: the second tool call and the end appear without reopening the viewer.
+    await t.waitForAll(["→ SECOND-TOOL-OUT", "→ LIVE-TASK-DONE", "· succeeded ·"], 60_000);
+    await t.press("q");
+    await t.waitForNoText("Subagent trace ·");
+    // Without an id: a picker of the recent delegations, newest first; Enter opens the viewer on it.
+    await t.submit("/subagent-trace");
+    await t.waitForAll(["Trace which delegation?", "worker succeeded", "batch of 2: 2 succeeded"]);
+    await t.press("Enter");
+    await t.waitForAll([`Subagent trace · task ${taskId}`, "→ LIVE-TASK-DONE"]);
+    await t.press("q");
+    await t.waitForNoText("Subagent trace ·");
+    expect(await t.quit()).toBe(0);
+    await t.dispose();
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+});
