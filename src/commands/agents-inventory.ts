@@ -18,6 +18,7 @@ import {
 } from "../config/resolve.ts";
 import type { ResolvedModelConfig, ValueSource } from "../config/load.ts";
 import { isMcpToolName } from "../shared/tool-patterns.ts";
+import { MCP_WAYS_IN } from "../authority/mcp-reach.ts";
 import {
   grantAgentTools,
   PI_DEFAULT_TOOLS,
@@ -78,7 +79,10 @@ interface InventoryTools {
   piDefaults: boolean;
   notGranted: string[];
   reason?: string;
-  /** pi 1.x: the MCP tool patterns its child reaches (empty: it starts no MCP server); absent on a pi without MCP. */
+  /**
+   * pi 1.x: the MCP tool patterns its child reaches (empty: it starts no MCP server); absent on a pi without MCP,
+   * and where neither the agent nor the session uses MCP.
+   */
   mcp?: string[];
   /** Its `disallowedTools` from the file and the config layers. */
   disallowed: string[];
@@ -167,7 +171,10 @@ function compareNames(a: string, b: string): number {
 function toolsOf(agent: AgentDefinition, inputs: InventoryInputs): InventoryTools {
   const grant = grantAgentTools(agent, inputs.layers, { session: inputs.session, ceiling: inputs.ceiling });
   const disallowed = resolveToolLimits(agent, inputs.layers).disallowedTools ?? [];
-  const mcp = grant.mcp ? { mcp: (grant.tools ?? []).filter(isMcpToolName) } : {};
+  // The MCP line where it says something: the agent asks for MCP, or the session uses it (a way in is active).
+  const sessionUsesMcp = inputs.session.active.some((tool) => isMcpToolName(tool) || MCP_WAYS_IN.includes(tool));
+  const showMcp = grant.mcp !== undefined && (sessionUsesMcp || (agent.mcp?.length ?? 0) > 0);
+  const mcp = showMcp ? { mcp: (grant.tools ?? []).filter(isMcpToolName) } : {};
   const shared = {
     notGranted: grant.notGranted,
     ...(grant.reason ? { reason: grant.reason } : {}),

@@ -167,6 +167,18 @@ describe("the /subagent-agents report", () => {
     const general = lines.slice(lines.findIndex((line) => line.startsWith("general-purpose ")));
     expect(general).toContain("  mcp: none (no MCP server starts)");
     expect(general).toContain("  disallowed: write");
+    // A session that uses no MCP and an agent that asks for none: no MCP line.
+    const quiet = buildAgentInventory(
+      inputs({
+        tiers: {
+          builtin: { agents: [agent("general-purpose", "builtin")], warnings: [] },
+          user: { agents: [], warnings: [] },
+          project: { agents: [], warnings: [] },
+        },
+        session: { ...mcpSession, active: ["read", "bash"], mcp: { ...mcpSession.mcp, active: ["read", "bash"] } },
+      }),
+    );
+    expect(agentsReportLines(quiet).some((line) => line.startsWith("  mcp:"))).toBe(false);
   });
 
   it("names the files of a project whose agents are left out, with why: untrusted, or turned off by the person", () => {
