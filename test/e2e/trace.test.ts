@@ -86,28 +86,145 @@ function printPi(...prompts: string[]) {
 
 const nanos = (value: string) => BigInt(value);
 
+/** A chain of two whose second step runs two tools, then nests a child. */
+function chainOfTwo(): Record<string, unknown> {
+  const leaf = `Leaf job. ${fakeDirective({ text: "LEAF-DONE" })}`;
+  const second = `Middle job. ${fakeDirective([
+    { toolCalls: [{ name: "bash", arguments: { command: "echo TOOL-ONE-OUT" } }] },
+    { toolCalls: [{ name: "read", arguments: { path: "notes-for-trace.txt" } }] },
+    { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: leaf } }] },
+    { text: "MIDDLE-DONE" },
+  ])}`;
+  const first = `First job. ${fakeDirective({ text: "FIRST-DONE" })}`;
+  suite.env.writeWorkFile("notes-for-trace.txt", "NOTES-CONTENT\n");
+  return {
+    chain: [
+      { agent: "worker", task: first },
+      { agent: "worker", task: second },
+    ],
+  };
+}
+
+/** The chain's trace as text: both steps, the second's two tools and its nested child under its subagent call. */
+function expectChainText(id: string, lines: readonly string[], stdout: string): void {
+  expect(lines[0]).toMatch(new RegExp(`^chain ${id} · 3 subagents · [\\d.]+ m?s · 6 turns/`));
+  const roots = lines.filter((line) => /^\d\. worker [0-9a-f]{8} · succeeded · fake\/fake-model · /.test(line));
+  expect(roots.map((line) => line.slice(0, 3))).toEqual(["1. ", "2. "]);
+  // The second step's steps: its two tools with their durations, then the subagent call with the nested child under it.
+  const tail = lines.slice(lines.indexOf(roots[1]!));
+  const bash = tail.findIndex((line) =>
+    /^ {3}\+[\d.]+ m?s +tool bash: echo TOOL-ONE-OUT · [\d.]+ m?s → TOOL-ONE-OUT/.test(line),
+  );
+  const read = tail.findIndex((line) =>
+    /^ {3}\+[\d.]+ m?s +tool read: notes-for-trace\.txt · [\d.]+ m?s → NOTES-CONTENT/.test(line),
+  );
+  const call = tail.findIndex((line) => /^ {3}\+[\d.]+ m?s +tool subagent: worker: Leaf job\./.test(line));
+  const nested = tail.findIndex((line) => /^ {6}worker [0-9a-f]{8} · succeeded · fake\/fake-model · /.test(line));
+  const leafTurn = tail.findIndex((line) =>
+    /^ {9}\+[\d.]+ m?s +turn 1 · [\d.]+ m?s · ↑\d+ ↓\d+ · \$[\d.]+ → LEAF-DONE/.test(line),
+  );
+  expect(
+    [bash, read, call, nested, leafTurn].every((index) => index > 0),
+    stdout,
+  ).toBe(true);
+  expect(bash < read && read < call && call < nested && nested < leafTurn, stdout).toBe(true);
+  expect(stdout).toContain("◀ slowest step");
+}
+
+function readSpans(file: string): Span[] {
+  return readFileSync(file, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Span);
+}
+
+/**
+ * The chain's spans: one trace, the chain's span its root, parent links that rebuild the tree (both steps under the
+ * chain, the nested child under the second step's `subagent` call), each span's times inside its parent's.
+ * Returns the chain's span and the three agents' spans.
+ */
+function expectChainSpans(spans: readonly Span[]): { chain: Span; agents: Span[] } {
+  const byId = new Map(spans.map((span) => [span.spanId, span]));
+  expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
+  const rootSpans = spans.filter((span) => span.parentSpanId === undefined);
+  expect(rootSpans.map((span) => span.name)).toEqual(["invoke_workflow chain"]);
+  for (const span of spans) {
+    if (!span.parentSpanId) continue;
+    const parent = byId.get(span.parentSpanId);
+    expect(parent, span.name).toBeDefined();
+    expect(nanos(span.startTimeUnixNano) >= nanos(parent!.startTimeUnixNano), span.name).toBe(true);
+    expect(nanos(span.endTimeUnixNano) <= nanos(parent!.endTimeUnixNano), span.name).toBe(true);
+  }
+  const agents = spans.filter((span) => span.attributes["gen_ai.operation.name"] === "invoke_agent");
+  expect(agents.map((span) => span.attributes["gen_ai.agent.name"])).toEqual(["worker", "worker", "worker"]);
+  const parentName = (span: Span) => byId.get(span.parentSpanId!)?.name;
+  expect(agents.map(parentName)).toEqual(["invoke_workflow chain", "invoke_workflow chain", "execute_tool subagent"]);
+  const grandParent = byId.get(byId.get(agents[2]!.parentSpanId!)!.parentSpanId!);
+  expect(grandParent).toBe(agents[1]);
+  const tools = spans.filter((span) => span.parentSpanId === agents[1]!.spanId && span.name.startsWith("execute_tool"));
+  expect(tools.map((span) => span.attributes["gen_ai.tool.name"])).toEqual(["bash", "read", "subagent"]);
+  const turns = spans.filter((span) => span.attributes["gen_ai.operation.name"] === "chat");
+  expect(turns.length).toBe(6);
+  expect(turns.every((span) => span.attributes["gen_ai.usage.input_tokens"] !== undefined)).toBe(true);
+  return { chain: rootSpans[0]!, agents };
+}
+
+/** The main agent's answer after its one `subagent` call: a script that makes it and then says it is done. */
+function blockingPrompt(args: Record<string, unknown>): string {
+  return `Delegate please. ${fakeDirective([{ toolCalls: [{ name: "subagent", arguments: args }] }, { text: "ALL-DONE" }])}`;
+}
+
+/** What the main agent's `subagent` call returned (print mode: the blocking result). */
+function blockingResult(): string {
+  const req = suite.fake.requests.filter((r) => isParent(r) && r.lastRole === "tool").at(-1);
+  return req?.lastText ?? "";
+}
+
+describe("/subagent-trace of a blocking chain (print mode)", () => {
+  it("names the chain's id in its result, and traces it from a later pi: the three children nested, as text and as spans", {
+    tags: ["contract", "slow"],
+  }, async () => {
+    suite.newEnv({ workerFrontmatter: "tools: read, bash, subagent" });
+    const env = { ...suite.env.env, PI_SUBAGENT_MAX_DEPTH: "2" };
+    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", blockingPrompt(chainOfTwo())], {
+      env,
+      cwd: suite.env.workDir,
+      timeoutMs: 120_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const result = blockingResult();
+    // The title as before, then the chain's id on its own line.
+    const [title, idLine] = result.split("\n");
+    expect(title).toBe("chain of 2: 2 succeeded");
+    const id = new RegExp(`^chainId: (${UUID})$`).exec(idLine ?? "")?.[1];
+    expect(id, result).toBeDefined();
+
+    const shown = await printPi(`/subagent-trace ${id}`);
+    expect(shown.code, shown.stderr).toBe(0);
+    expectChainText(id!, shown.stdout.trimEnd().split("\n"), shown.stdout);
+    // The chain is a recent delegation of its own; its parts are not listed alone.
+    const recent = await printPi("/subagent-trace");
+    expect(recent.stdout.trimEnd().split("\n")).toEqual([
+      expect.stringMatching(
+        new RegExp(`^${id}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  chain · chain of 2: 2 succeeded · `),
+      ),
+    ]);
+
+    const written = await printPi(`/subagent-trace ${id} --json spans.jsonl`);
+    expect(written.code, written.stderr).toBe(0);
+    const { chain, agents } = expectChainSpans(readSpans(join(suite.env.workDir, "spans.jsonl")));
+    expect(chain.attributes["pi_subagent.workflow.id"]).toBe(id);
+    expect(agents[0]!.traceId).toBe(id!.replace(/-/g, ""));
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+});
+
 describe.skipIf(skipTuiTests())("/subagent-trace", () => {
   it("traces a chain whose second step nests a child and runs two tools: as text and as spans, after pi restarted", {
     tags: ["tui", "contract", "slow"],
   }, async () => {
     const t = await startTui();
-    const leaf = `Leaf job. ${fakeDirective({ text: "LEAF-DONE" })}`;
-    const second = `Middle job. ${fakeDirective([
-      { toolCalls: [{ name: "bash", arguments: { command: "echo TOOL-ONE-OUT" } }] },
-      { toolCalls: [{ name: "read", arguments: { path: "notes-for-trace.txt" } }] },
-      { toolCalls: [{ name: "subagent", arguments: { agent: "worker", task: leaf } }] },
-      { text: "MIDDLE-DONE" },
-    ])}`;
-    const first = `First job. ${fakeDirective({ text: "FIRST-DONE" })}`;
-    suite.env.writeWorkFile("notes-for-trace.txt", "NOTES-CONTENT\n");
-    await t.submit(
-      dispatchPrompt({
-        chain: [
-          { agent: "worker", task: first },
-          { agent: "worker", task: second },
-        ],
-      }),
-    );
+    await t.submit(dispatchPrompt(chainOfTwo()));
     const id = await workflowId("chain");
     await workflowDelivered(id);
     expect(await t.quit()).toBe(0);
@@ -121,29 +238,7 @@ describe.skipIf(skipTuiTests())("/subagent-trace", () => {
     expect(recent).toMatch(
       new RegExp(`^${id}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  chain · chain of 2: 2 succeeded · `),
     );
-    expect(lines[0]).toMatch(new RegExp(`^chain ${id} · 3 subagents · [\\d.]+ m?s · 6 turns/`));
-    const roots = lines.filter((line) => /^\d\. worker [0-9a-f]{8} · succeeded · fake\/fake-model · /.test(line));
-    expect(roots.map((line) => line.slice(0, 3))).toEqual(["1. ", "2. "]);
-    // The second step's steps: its two tools with their durations, then the subagent call with the nested child under it.
-    const second2 = lines.indexOf(roots[1]!);
-    const tail = lines.slice(second2);
-    const bash = tail.findIndex((line) =>
-      /^ {3}\+[\d.]+ m?s +tool bash: echo TOOL-ONE-OUT · [\d.]+ m?s → TOOL-ONE-OUT/.test(line),
-    );
-    const read = tail.findIndex((line) =>
-      /^ {3}\+[\d.]+ m?s +tool read: notes-for-trace\.txt · [\d.]+ m?s → NOTES-CONTENT/.test(line),
-    );
-    const call = tail.findIndex((line) => /^ {3}\+[\d.]+ m?s +tool subagent: worker: Leaf job\./.test(line));
-    const nested = tail.findIndex((line) => /^ {6}worker [0-9a-f]{8} · succeeded · fake\/fake-model · /.test(line));
-    const leafTurn = tail.findIndex((line) =>
-      /^ {9}\+[\d.]+ m?s +turn 1 · [\d.]+ m?s · ↑\d+ ↓\d+ · \$[\d.]+ → LEAF-DONE/.test(line),
-    );
-    expect(
-      [bash, read, call, nested, leafTurn].every((index) => index > 0),
-      shown.stdout,
-    ).toBe(true);
-    expect(bash < read && read < call && call < nested && nested < leafTurn, shown.stdout).toBe(true);
-    expect(shown.stdout).toContain("◀ slowest step");
+    expectChainText(id, lines, shown.stdout);
 
     // JSON mode: the tree itself, one line.
     const json = await runPi(["-e", EXTENSION_ENTRY, "--mode", "json", "-p", `/subagent-trace ${id}`], {
@@ -160,35 +255,7 @@ describe.skipIf(skipTuiTests())("/subagent-trace", () => {
     const written = await printPi(`/subagent-trace ${id} --json spans.jsonl`);
     expect(written.code, written.stderr).toBe(0);
     expect(written.stderr).toMatch(/Wrote \d+ spans of chain/);
-    const spans = readFileSync(join(suite.env.workDir, "spans.jsonl"), "utf8")
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line) as Span);
-    const byId = new Map(spans.map((span) => [span.spanId, span]));
-    expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
-    const rootSpans = spans.filter((span) => span.parentSpanId === undefined);
-    expect(rootSpans.map((span) => span.name)).toEqual(["invoke_workflow chain"]);
-    for (const span of spans) {
-      if (!span.parentSpanId) continue;
-      const parent = byId.get(span.parentSpanId);
-      expect(parent, span.name).toBeDefined();
-      expect(nanos(span.startTimeUnixNano) >= nanos(parent!.startTimeUnixNano), span.name).toBe(true);
-      expect(nanos(span.endTimeUnixNano) <= nanos(parent!.endTimeUnixNano), span.name).toBe(true);
-    }
-    const agents = spans.filter((span) => span.attributes["gen_ai.operation.name"] === "invoke_agent");
-    expect(agents.map((span) => span.attributes["gen_ai.agent.name"])).toEqual(["worker", "worker", "worker"]);
-    // The parent links rebuild the tree: both steps under the chain, the nested child under the second's subagent call.
-    const parentName = (span: Span) => byId.get(span.parentSpanId!)?.name;
-    expect(agents.map(parentName)).toEqual(["invoke_workflow chain", "invoke_workflow chain", "execute_tool subagent"]);
-    const grandParent = byId.get(byId.get(agents[2]!.parentSpanId!)!.parentSpanId!);
-    expect(grandParent).toBe(agents[1]);
-    const tools = spans.filter(
-      (span) => span.parentSpanId === agents[1]!.spanId && span.name.startsWith("execute_tool"),
-    );
-    expect(tools.map((span) => span.attributes["gen_ai.tool.name"])).toEqual(["bash", "read", "subagent"]);
-    const turns = spans.filter((span) => span.attributes["gen_ai.operation.name"] === "chat");
-    expect(turns.length).toBe(6);
-    expect(turns.every((span) => span.attributes["gen_ai.usage.input_tokens"] !== undefined)).toBe(true);
+    const { chain, agents } = expectChainSpans(readSpans(join(suite.env.workDir, "spans.jsonl")));
 
     // The lifecycle events of the two steps name the same trace and spans, so another extension can join them.
     const ended = readFileSync(lifecycleLog(), "utf8")
@@ -198,7 +265,7 @@ describe.skipIf(skipTuiTests())("/subagent-trace", () => {
       .filter((event) => event.channel === "subagent:ended" && event.data["mode"] === "async")
       .map((event) => event.data);
     expect(ended.map((event) => [event["traceId"], event["spanId"], event["parentSpanId"]])).toEqual(
-      agents.slice(0, 2).map((span) => [span.traceId, span.spanId, rootSpans[0]!.spanId]),
+      agents.slice(0, 2).map((span) => [span.traceId, span.spanId, chain.spanId]),
     );
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });

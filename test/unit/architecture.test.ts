@@ -83,6 +83,7 @@ const PURE_MODULES: readonly string[] = Object.freeze([
   "src/trace/trace-spans.ts",
   "src/trace/trace-text.ts",
   "src/tool/validate.ts",
+  "src/workflows/blocking-workflow.ts",
   "src/workflows/workflow-tracker.ts",
   "src/workflows/workflow.ts",
   "src/worktree/finish-decision.ts",
