@@ -14,6 +14,7 @@ import { fakeDirective, messageText, type FakeAction, type FakeRequest } from ".
 import { EXTENSION_ENTRY, REPO_ROOT, runPi } from "../harness/pi-env.ts";
 import { waitForFile, waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests, type TmuxPi } from "../harness/tmux.ts";
+import { closedEndpoint, OtlpReceiver, type ReceivedSpan } from "../harness/otlp-receiver.ts";
 
 const suite = useE2eSuite();
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}";
@@ -30,6 +31,8 @@ interface Span {
   startTimeUnixNano: string;
   endTimeUnixNano: string;
   attributes: Record<string, string | number | boolean>;
+  kind: "INTERNAL" | "CLIENT";
+  status: { code: "OK" | "ERROR" | "UNSET" };
 }
 
 const LISTENER = join(REPO_ROOT, "test", "e2e", "fixtures", "lifecycle-listener.ts");
@@ -336,6 +339,133 @@ describe.skipIf(skipTuiTests())("/subagent-trace", () => {
     await t.waitForNoText("Subagent trace ·");
     expect(await t.quit()).toBe(0);
     await t.dispose();
+    expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+  });
+});
+
+/** The main agent's tool results of a print-mode run, in order. */
+function mainToolResults(): string[] {
+  const last = suite.fake.requests.filter((r) => isParent(r) && r.lastRole === "tool").at(-1);
+  return (last?.messages ?? []).filter((m) => m.role === "tool").map(messageText);
+}
+
+/** A span as both sides can be compared: what the receiver got and what `--json` wrote. */
+function comparable(span: Span | ReceivedSpan) {
+  const kind = "statusCode" in span ? span.kind : span.kind === "CLIENT" ? 3 : 1;
+  const status = "statusCode" in span ? span.statusCode : ({ UNSET: 0, OK: 1, ERROR: 2 } as const)[span.status.code];
+  return {
+    traceId: span.traceId,
+    spanId: span.spanId,
+    parentSpanId: span.parentSpanId,
+    name: span.name,
+    kind,
+    status,
+    startTimeUnixNano: span.startTimeUnixNano,
+    endTimeUnixNano: span.endTimeUnixNano,
+    attributes: span.attributes,
+  };
+}
+
+const bySpanId = (a: { spanId: string }, b: { spanId: string }) => a.spanId.localeCompare(b.spanId);
+
+describe("the export to an OpenTelemetry collector (OTEL_EXPORTER_OTLP_ENDPOINT)", () => {
+  it("sends each finished delegation as the spans --json writes: a task on its own, and a chain with its nested child", {
+    tags: ["contract", "slow"],
+  }, async () => {
+    const receiver = await new OtlpReceiver().start();
+    try {
+      suite.newEnv({ workerFrontmatter: "tools: read, bash, subagent" });
+      const solo = {
+        agent: "worker",
+        task: `Solo job. ${fakeDirective([
+          { toolCalls: [{ name: "bash", arguments: { command: "echo SOLO-TOOL" } }] },
+          { text: "SOLO-DONE" },
+        ])}`,
+      };
+      const prompt = `Delegate twice. ${fakeDirective([
+        { toolCalls: [{ name: "subagent", arguments: solo }] },
+        { toolCalls: [{ name: "subagent", arguments: chainOfTwo() }] },
+        { text: "ALL-DONE" },
+      ])}`;
+      const run = await runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+        env: {
+          ...suite.env.env,
+          PI_SUBAGENT_MAX_DEPTH: "2",
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+          OTEL_SERVICE_NAME: "trace-e2e",
+        },
+        cwd: suite.env.workDir,
+        timeoutMs: 120_000,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).not.toContain("could not send the trace");
+      const [single, chained] = mainToolResults();
+      const taskId = new RegExp(`\\[subagent session: (${UUID})\\]`).exec(single ?? "")?.[1];
+      const chainId = new RegExp(`^chainId: (${UUID})$`, "m").exec(chained ?? "")?.[1];
+      expect([taskId, chainId].every(Boolean), `${single}\n${chained}`).toBe(true);
+
+      // pi has exited: both exports arrived before it did, one request each; no subagent sent one of its own.
+      const hex = (id: string) => id.replace(/-/g, "");
+      expect(receiver.requests.map((spans) => [...new Set(spans.map((span) => span.traceId))])).toEqual([
+        [hex(taskId!)],
+        [hex(chainId!)],
+      ]);
+      const [soloSpans, chainSpans] = receiver.requests as [ReceivedSpan[], ReceivedSpan[]];
+      expect(new Set([...soloSpans, ...chainSpans].map((span) => span.service))).toEqual(new Set(["trace-e2e"]));
+      // The chain's tree: the nested child inside the chain's trace, under the second step's subagent call.
+      expectChainSpans(chainSpans as unknown as Span[]);
+
+      // The same spans as `--json` writes, from a later pi: ids, parents, names, kinds, times, attributes.
+      for (const [id, received] of [
+        [taskId!, soloSpans],
+        [chainId!, chainSpans],
+      ] as const) {
+        const written = await printPi(`/subagent-trace ${id} --json ${id}.jsonl`);
+        expect(written.code, written.stderr).toBe(0);
+        const file = readSpans(join(suite.env.workDir, `${id}.jsonl`));
+        expect(received.map(comparable).sort(bySpanId)).toEqual(file.map(comparable).sort(bySpanId));
+      }
+      expect(soloSpans.map((span) => span.name)).toEqual(
+        expect.arrayContaining(["invoke_agent worker", "execute_tool bash"]),
+      );
+      expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it("with the collector down, the delegations succeed, pi exits in normal time, and one warning says so", {
+    tags: ["contract", "slow"],
+  }, async () => {
+    suite.newEnv();
+    const endpoint = await closedEndpoint();
+    const task = (answer: string) => ({ agent: "worker", task: `Job. ${fakeDirective({ text: answer })}` });
+    const prompt = `Delegate twice. ${fakeDirective([
+      { toolCalls: [{ name: "subagent", arguments: task("ONE-DONE") }] },
+      { toolCalls: [{ name: "subagent", arguments: task("TWO-DONE") }] },
+      { text: "ALL-DONE" },
+    ])}`;
+    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", prompt], {
+      // The exporter alone would retry for up to 30 s; a pi about to exit gives it 2 s at most.
+      env: { ...suite.env.env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_TIMEOUT: "30000" },
+      cwd: suite.env.workDir,
+      timeoutMs: 120_000,
+    });
+    const exitedAt = Date.now();
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("ALL-DONE");
+    const results = mainToolResults();
+    expect(results.map((text) => text.split("\n")[0])).toEqual(["ONE-DONE", "TWO-DONE"]);
+    const warnings = run.stderr.split("\n").filter((line) => line.includes("could not send the trace"));
+    expect(warnings, run.stderr).toHaveLength(1);
+    expect(warnings[0]).toContain(`OpenTelemetry collector at ${endpoint}/v1/traces`);
+    // Normal time: pi was gone well before the exporter's own 30 s, counted from the second task's end.
+    const secondId = new RegExp(`\\[subagent session: (${UUID})\\]`).exec(results[1] ?? "")?.[1];
+    const record = JSON.parse(
+      readFileSync(join(suite.env.agentDir, "subagent-sessions", secondId!, "record.json"), "utf8"),
+    ) as { finishedAt: number; status: string };
+    expect(record.status).toBe("succeeded");
+    expect(exitedAt - record.finishedAt).toBeLessThan(10_000);
     expect(await waitForNoProcesses(suite.env.marker)).toEqual([]);
   });
 });

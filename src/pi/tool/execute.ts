@@ -38,6 +38,7 @@ import {
 } from "../../config/resolve.ts";
 import { nobodyReasonOf, nestedHopsBelow, type DialogRoute } from "../../dialogs/child-dialogs.ts";
 import { forwardToParent } from "../dialogs/forward-to-parent.ts";
+import { exportWhenEnded } from "../otlp-seam.ts";
 import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../../shared/pi-process.ts";
 import { agentDir } from "../../shared/this-process.ts";
 import { newTaskId, readRunSettings, runSettingsWarnings } from "../../shared/run-settings.ts";
@@ -247,6 +248,11 @@ type BlockingResult = Awaited<ReturnType<typeof runSync>>;
 
 function textResult(text: string, details: unknown = undefined): ToolResult {
   return { content: [{ type: "text", text }], details };
+}
+
+/** Print and JSON mode: pi exits once the answer is out (an export then gets a short time at most). */
+function exitsSoon(appMode: AppMode): boolean {
+  return appMode === "print" || appMode === "json";
 }
 
 function warningSink(ctx: ExtensionContext): WarningSink {
@@ -578,11 +584,12 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       );
     }
     const result = await runBlocking(part, ctx, signal, onUpdate);
+    exportWhenEnded(result.record.taskId, warningSink(ctx), exitsSoon(appMode));
     return textResult(result.text, result.details);
   };
 
   /** A batch or chain: read under its cap, then dispatched in the background or run part by part. */
-  const dispatchWorkflow = (
+  const dispatchWorkflow = async (
     params: SubagentParams,
     toolCallId: string,
     ctx: ExtensionContext,
@@ -605,18 +612,21 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         ctx,
       );
     }
-    return runBlockingWorkflow(workflow.workflow, {
+    const workflowId = newTaskId();
+    const result = await runBlockingWorkflow(workflow.workflow, {
       toolCallId,
       ctx,
       signal,
       onUpdate,
       maxConcurrent: readRunSettings().maxConcurrent,
-      workflowId: newTaskId(),
+      workflowId,
       now: Date.now,
       admitPart: (part, id, partCtx, place) => admitPart(part, id, partCtx, undefined, place),
       reservePlaces: (count, partCtx) => reservePlaces(count, partCtx, undefined),
       runBlocking,
     });
+    exportWhenEnded(workflowId, warningSink(ctx), exitsSoon(appMode));
+    return result;
   };
 
   pi.registerTool({
