@@ -4,11 +4,14 @@
  * children nested, each tool call with its duration) and as OpenTelemetry spans (`--json`: parent links rebuild
  * the same tree, child times nest in their parent's) whose ids the lifecycle events carry too, and in JSON mode as
  * one line; without an id, the recent delegations (print mode) or a picker (TUI). In the TUI the viewer opens on
- * a finished batch and on a running task, which it follows live.
+ * a finished batch and on a running task, which it follows live. A blocking chain (print mode) names its id in its
+ * result and is traced by it from a later pi. With `OTEL_EXPORTER_OTLP_ENDPOINT` set, each finished delegation
+ * reaches a local OTLP receiver as the same spans `--json` writes (TUI and print mode); with the receiver down the
+ * delegations succeed, pi exits in time and one warning says so.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, REPO_ROOT, runPi } from "../harness/pi-env.ts";
@@ -40,7 +43,7 @@ const LISTENER = join(REPO_ROOT, "test", "e2e", "fixtures", "lifecycle-listener.
 /** The lifecycle events the listener wrote (channel and payload), for the current test. */
 const lifecycleLog = () => join(suite.env.root, "lifecycle.jsonl");
 
-async function startTui(): Promise<TmuxPi> {
+async function startTui(extraEnv: NodeJS.ProcessEnv = {}): Promise<TmuxPi> {
   suite.newEnv({ workerFrontmatter: "tools: read, bash, subagent" });
   // An envelope quotes each child's task, directive included: the parent only acknowledges it.
   suite.fake.on({
@@ -49,7 +52,7 @@ async function startTui(): Promise<TmuxPi> {
   });
   return suite.startTui({
     args: ["-e", EXTENSION_ENTRY, "-e", LISTENER],
-    extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2", LIFECYCLE_LOG: lifecycleLog() },
+    extraEnv: { PI_SUBAGENT_MAX_DEPTH: "2", LIFECYCLE_LOG: lifecycleLog(), ...extraEnv },
   });
 }
 
@@ -223,15 +226,24 @@ describe("/subagent-trace of a blocking chain (print mode)", () => {
 });
 
 describe.skipIf(skipTuiTests())("/subagent-trace", () => {
-  it("traces a chain whose second step nests a child and runs two tools: as text and as spans, after pi restarted", {
+  it("traces a chain whose second step nests a child and runs two tools: as text and as spans, after pi restarted; the TUI sent the same spans to a collector", {
     tags: ["tui", "contract", "slow"],
   }, async () => {
-    const t = await startTui();
+    const receiver = await new OtlpReceiver().start();
+    onTestFinished(() => receiver.stop());
+    const t = await startTui({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint });
     await t.submit(dispatchPrompt(chainOfTwo()));
     const id = await workflowId("chain");
     await workflowDelivered(id);
+    // Once the chain's one result was sent, the whole chain went to the collector, nested child included.
+    const exported = await receiver.waitForRequest(
+      (spans) => spans.some((span) => span.traceId === id.replace(/-/g, "")),
+      30_000,
+      "the chain's spans",
+    );
     expect(await t.quit()).toBe(0);
     await t.dispose();
+    expect(receiver.requests).toHaveLength(1);
 
     // A new pi, in print mode: the trace is read from disk.
     // Without an id, the recent delegations one a line: the chain first, its parts not on their own.
@@ -258,7 +270,9 @@ describe.skipIf(skipTuiTests())("/subagent-trace", () => {
     const written = await printPi(`/subagent-trace ${id} --json spans.jsonl`);
     expect(written.code, written.stderr).toBe(0);
     expect(written.stderr).toMatch(/Wrote \d+ spans of chain/);
-    const { chain, agents } = expectChainSpans(readSpans(join(suite.env.workDir, "spans.jsonl")));
+    const file = readSpans(join(suite.env.workDir, "spans.jsonl"));
+    const { chain, agents } = expectChainSpans(file);
+    expect(exported.map(comparable).sort(bySpanId)).toEqual(file.map(comparable).sort(bySpanId));
 
     // The lifecycle events of the two steps name the same trace and spans, so another extension can join them.
     const ended = readFileSync(lifecycleLog(), "utf8")
