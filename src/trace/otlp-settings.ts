@@ -43,7 +43,9 @@ export interface ExportPlan {
 /** Whether (and how) a delegation that ended in this pi is exported: never from a subagent (depth ≥ 1). */
 export function exportPlan(env: NodeJS.ProcessEnv, depth: number, exitsSoon: boolean): ExportPlan | undefined {
   const endpoint = otlpTracesEndpoint(env);
-  if (!endpoint || depth > 0) return undefined;
+  // OpenTelemetry's switch for all of it, honoured as its SDKs do.
+  const disabled = nonEmpty(env["OTEL_SDK_DISABLED"])?.toLowerCase() === "true";
+  if (!endpoint || depth > 0 || disabled) return undefined;
   const configured = configuredTimeoutMs(env);
   const timeoutMs = exitsSoon ? Math.min(configured, EXIT_EXPORT_MS) : undefined;
   return {

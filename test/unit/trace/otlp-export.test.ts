@@ -15,10 +15,13 @@ import { readableSpan } from "../../../src/trace/otlp-export.ts";
 import type { TraceSpan } from "../../../src/trace/trace-spans.ts";
 
 describe("whether and how a finished delegation is exported", () => {
-  it("only with an endpoint set, and never from a subagent (its delegations are in its root's trace)", () => {
+  it("only with an endpoint set, not with OTEL_SDK_DISABLED, and never from a subagent (its delegations are in its root's trace)", () => {
     expect(exportPlan({}, 0, false)).toBeUndefined();
     expect(exportPlan({ OTEL_EXPORTER_OTLP_ENDPOINT: "  " }, 0, false)).toBeUndefined();
     expect(exportPlan({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318" }, 1, false)).toBeUndefined();
+    expect(
+      exportPlan({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_SDK_DISABLED: "TRUE" }, 0, false),
+    ).toBeUndefined();
     expect(exportPlan({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318" }, 0, false)).toEqual({
       endpoint: "http://c:4318/v1/traces",
       giveUpMs: 11_000,
