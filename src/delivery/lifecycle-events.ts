@@ -124,7 +124,7 @@ export interface TaskIdentity {
   agent: string;
   task: string;
   mode: DispatchMode;
-  /** The background batch or chain it is a part of. */
+  /** The batch or chain it is a part of (background or blocking). */
   workflow?: Pick<WorkflowMembership, "id">;
 }
 

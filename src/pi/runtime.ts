@@ -14,6 +14,7 @@ import { commandIo } from "./commands/command-io.ts";
 import { agentDir } from "../shared/this-process.ts";
 import { createBackgroundDispatcher } from "./tool/background-dispatch.ts";
 import { registerSubagentTool } from "./tool/execute.ts";
+import { exportWhenEnded } from "./otlp-seam.ts";
 import { registerUi } from "./ui/progress.ts";
 import { resultRun, withoutDuplicateResults } from "../delivery/delivery-tracker.ts";
 import { detectAppMode } from "../shared/pi-process.ts";
@@ -124,6 +125,13 @@ export function registerBackgroundTasks(
         notify: (text) => session?.ui.notify(text, "warning"),
         questions: options.questions,
         events: eventBusSink(pi.events),
+        // The TUI stays up: an export takes the exporter's own timeout, in the background.
+        onDelegationEnded: (rootId) =>
+          exportWhenEnded(
+            rootId,
+            { hasUI: session !== undefined, ui: { notify: (text, type) => session?.ui.notify(text, type) } },
+            false,
+          ),
       });
       for (const listener of createdListeners) listener(instance);
     }

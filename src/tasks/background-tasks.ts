@@ -115,6 +115,11 @@ export interface BackgroundTasksOptions {
   now?: () => number;
   /** Where the lifecycle events go (pi's event bus); none when absent. */
   events?: LifecycleSink;
+  /**
+   * A delegation of the main agent's ended and its result was sent: a task on its own (`rootId` its task id) or a
+   * whole batch or chain (the workflow's id). Not for a part of a workflow, nor while pi shuts down.
+   */
+  onDelegationEnded?: (rootId: string) => void;
 }
 
 export interface Counts {
@@ -319,7 +324,18 @@ export class BackgroundTasks {
       this.saveFailures.outbox(record, error);
     }
     if (inWorkflow) this.workflowPartEnded(record, finished.inFlight);
-    else if (!this.shuttingDown) this.send({ kind: "task", record });
+    else if (!this.shuttingDown) {
+      this.send({ kind: "task", record });
+      this.delegationEnded(record.taskId);
+    }
+  }
+
+  private delegationEnded(rootId: string): void {
+    try {
+      this.options.onDelegationEnded?.(rootId);
+    } catch {
+      // What listens (the trace's export) must never cost a result or the tasks' bookkeeping.
+    }
   }
 
   /**
@@ -384,7 +400,10 @@ export class BackgroundTasks {
     } catch (error) {
       this.saveFailures.outbox({ agent: workflow.kind, taskId: workflow.id }, error);
     }
-    if (!this.shuttingDown) this.send(unit);
+    if (!this.shuttingDown) {
+      this.send(unit);
+      this.delegationEnded(workflow.id);
+    }
   }
 
   /** Writes a record; a failure is reported (once per place) and otherwise ignored: memory still has it. */

@@ -20,6 +20,7 @@ import {
   modelProvenanceText,
   recordFromOutcome,
   type TaskRecord,
+  type WorkflowMembership,
 } from "../records/record.ts";
 import type { AppMode } from "../shared/pi-process.ts";
 import { CRASHED_STOP_REASON, KILLED_STOP_REASON, outcomeAtExit } from "../run/outcome.ts";
@@ -311,6 +312,8 @@ export interface SyncRunOptions {
   dialogs?: DialogRoute;
   /** Where the lifecycle events go (pi's event bus); none when absent. */
   events?: LifecycleSink;
+  /** The blocking batch or chain this run is a part of: its record names it, so the workflow's id finds it. */
+  workflow?: WorkflowMembership;
 }
 
 function progressText(agent: string, state: RunState, elapsedMs: number): string {
@@ -370,6 +373,7 @@ export async function runSync(
     origin: prepared.origin,
     resolved: prepared.resolved,
     worktree: prepared.worktree,
+    ...(options.workflow ? { workflow: options.workflow } : {}),
   };
   const events = options.events;
   events?.(LIFECYCLE_CHANNELS.queued, queuedEvent(context, false, dispatchedAt));

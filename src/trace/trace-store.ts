@@ -177,7 +177,9 @@ export function recentTraces(reader: TraceReader, limit: number): RecentTrace[] 
   const traces: RecentTrace[] = [];
   for (const workflowId of listWorkflowIds(reader.agentDir).slice(0, limit)) {
     const record = readWorkflowRecord(reader.agentDir, workflowId);
-    if (record)
+    // A blocking batch or chain a subagent ran is part of its parent's delegation (its parent session is a task).
+    const nested = record?.parentSessionId !== undefined && reader.sources.record(record.parentSessionId) !== undefined;
+    if (record && !nested)
       traces.push({
         id: workflowId,
         kind: record.kind,

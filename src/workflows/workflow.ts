@@ -229,12 +229,18 @@ export function workflowTitle(
   return chainTitle(total, statuses, ended);
 }
 
+/**
+ * `workflowId`, when given, follows the title on a line of its own (`chainId: <id>`, as a background receipt
+ * names it): the id `/subagent-trace` and `/subagent-result` take for the whole workflow.
+ */
 export function workflowResultText(
   kind: WorkflowKind,
   finished: readonly FinishedPart[],
   notRun: readonly string[] = [],
+  workflowId?: string,
 ): string {
-  const blocks = [workflowTitle(kind, finished.length + notRun.length, finished)];
+  const title = workflowTitle(kind, finished.length + notRun.length, finished);
+  const blocks = [workflowId ? `${title}\n${kind}Id: ${workflowId}` : title];
   finished.forEach((part, index) =>
     blocks.push(`${partHeading(kind, index + 1, part.agent, part.status, part.taskId)}\n${part.text}`),
   );

@@ -82,7 +82,9 @@ const PURE_MODULES: readonly string[] = Object.freeze([
   "src/trace/trace.ts",
   "src/trace/trace-spans.ts",
   "src/trace/trace-text.ts",
+  "src/trace/otlp-settings.ts",
   "src/tool/validate.ts",
+  "src/workflows/blocking-workflow.ts",
   "src/workflows/workflow-tracker.ts",
   "src/workflows/workflow.ts",
   "src/worktree/finish-decision.ts",
@@ -92,6 +94,13 @@ const PURE_MODULES: readonly string[] = Object.freeze([
 
 /** Packages a concern may load at run time; pi's edge adds pi's own packages. Type-only imports are erased and free. */
 const CONCERN_PACKAGES = /^(node:.*|yaml|uuid|tree-kill|typebox)$/;
+/**
+ * Packages one module alone may load: OpenTelemetry's, by the trace's export, which is imported only when an
+ * OTLP endpoint is set (pinned below).
+ */
+const MODULE_PACKAGES: Readonly<Record<string, RegExp>> = {
+  "src/trace/otlp-export.ts": /^@opentelemetry\/(api|sdk-trace|exporter-trace-otlp-http)$/,
+};
 const EDGE_PACKAGES: Record<(typeof EDGE)[number], RegExp> = {
   pi: /^(node:.*|yaml|uuid|tree-kill|typebox|@mariozechner\/pi-(coding-agent|tui))$/,
   start: /^(node:.*|@mariozechner\/pi-coding-agent)$/,
@@ -189,7 +198,8 @@ describe("the source", () => {
       return found.flatMap(({ specifier, typeOnly, lazy }) => {
         if (!specifier.startsWith(".")) {
           const allowed = isEdge(folder) ? EDGE_PACKAGES[folder as (typeof EDGE)[number]] : CONCERN_PACKAGES;
-          return typeOnly || allowed.test(specifier) ? [] : [`${module}: package "${specifier}"`];
+          const own = MODULE_PACKAGES[module]?.test(specifier) ?? false;
+          return typeOnly || own || allowed.test(specifier) ? [] : [`${module}: package "${specifier}"`];
         }
         const target = relative(REPO_ROOT, resolve(dirname(file), specifier));
         const targetFolder = folderOf(target);
@@ -410,5 +420,44 @@ describe("the TUI's runtime", () => {
       "src/shared/text.ts",
       "src/tool/texts.ts",
     ]);
+  });
+});
+
+describe("the export to an OpenTelemetry collector", () => {
+  const isOpenTelemetry = (file: string) =>
+    file === "src/trace/otlp-export.ts" || file.startsWith("package:@opentelemetry/");
+
+  it("loads none of OpenTelemetry, nor the trace's reader, with the tool or the TUI's runtime", () => {
+    for (const entry of ["pi/runtime-tool.ts", "pi/runtime.ts"]) {
+      const loaded = loadedFrom(join(SRC, entry), true);
+      expect(loaded).toContain("src/pi/otlp-seam.ts");
+      expect(loaded.filter(isOpenTelemetry)).toEqual([]);
+      expect(loaded).not.toContain("src/trace/trace-store.ts");
+    }
+    expect(loadedFrom(join(SRC, "pi/otlp-seam.ts")).filter(isOpenTelemetry)).toEqual([
+      "package:@opentelemetry/api",
+      "package:@opentelemetry/exporter-trace-otlp-http",
+      "src/trace/otlp-export.ts",
+    ]);
+  });
+
+  it("imports it only once an endpoint is set, from the seam, after the result was handed back", () => {
+    const seam = readFileSync(join(SRC, "pi/otlp-seam.ts"), "utf8");
+    expect(runtimeSpecifiers(seam).filter((specifier) => specifier.includes("otlp-export"))).toEqual([
+      "../trace/otlp-export.ts",
+    ]);
+    const plan = seam.indexOf("if (!plan) return;");
+    const later = seam.indexOf("await new Promise((resolve) => setImmediate(resolve));");
+    const load = seam.indexOf("await loadExport()");
+    expect(plan).toBeGreaterThan(0);
+    expect(plan < later && later < load).toBe(true);
+    expect(seam).toContain('const loadExport = loadOnce(() => import("../trace/otlp-export.ts"));');
+    // Nothing else imports it.
+    const importers = MODULES.filter((module) =>
+      runtimeSpecifiers(readFileSync(join(REPO_ROOT, module), "utf8")).some((specifier) =>
+        specifier.endsWith("otlp-export.ts"),
+      ),
+    );
+    expect(importers).toEqual(["src/pi/otlp-seam.ts"]);
   });
 });

@@ -21,7 +21,13 @@ import { subagentParameters, type SubagentParams } from "../../tool/schema.ts";
 import { homedir } from "node:os";
 import { discoverAgents, skippedProjectAgentsDirs } from "../../agents/discover.ts";
 import { readClaudeAgentsSetting } from "../../agents/claude-agent.ts";
-import { formatAgentWarning, reportOnceByKey, reportWarningsOnce, type WarningSink } from "../../agents/warnings.ts";
+import {
+  formatAgentWarning,
+  reportOnceByKey,
+  reportWarningsOnce,
+  WARNING_PREFIX,
+  type WarningSink,
+} from "../../agents/warnings.ts";
 import {
   currentModelRef,
   resolveDispatchLimits,
@@ -32,9 +38,10 @@ import {
 } from "../../config/resolve.ts";
 import { nobodyReasonOf, nestedHopsBelow, type DialogRoute } from "../../dialogs/child-dialogs.ts";
 import { forwardToParent } from "../dialogs/forward-to-parent.ts";
+import { exportWhenEnded } from "../otlp-seam.ts";
 import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../../shared/pi-process.ts";
 import { agentDir } from "../../shared/this-process.ts";
-import { readRunSettings, runSettingsWarnings } from "../../shared/run-settings.ts";
+import { newTaskId, readRunSettings, runSettingsWarnings } from "../../shared/run-settings.ts";
 import { readEnvBudget } from "../../budget/limits.ts";
 import { readEnvLoopGuard } from "../../budget/loop-setting.ts";
 import { prepareDispatch, type PreparedRun } from "../../tool/prepare-dispatch.ts";
@@ -72,7 +79,7 @@ import type { AgentDefinition, DiscoveryResult } from "../../agents/parse.ts";
 import { bwrapDirs, probeAhead } from "../../sandbox/sandbox-layout.ts";
 import { sandboxSourceText } from "../../sandbox/levels.ts";
 import type { LoadedConfig } from "../../config/load.ts";
-import type { TaskOrigin, TaskRecord } from "../../records/record.ts";
+import type { TaskOrigin, TaskRecord, WorkflowMembership } from "../../records/record.ts";
 import {
   readWorkflowCap,
   isWorkflowCall,
@@ -88,6 +95,9 @@ import { childTextProblem } from "../../run/rpc.ts";
 import { rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { limitedOutput, type SubagentResultDetails } from "../../records/record-store.ts";
+import type { EndedPart } from "../../workflows/workflow-tracker.ts";
+import { blockingWorkflowRecord, type BlockingWorkflowEnd } from "../../workflows/blocking-workflow.ts";
+import { workflowRecordPath, writeWorkflowRecord } from "../../workflows/background-workflow.ts";
 
 /*
  * Where a fork's messages come from: the main agent's session, projected the way pi builds the model's context
@@ -238,6 +248,11 @@ type BlockingResult = Awaited<ReturnType<typeof runSync>>;
 
 function textResult(text: string, details: unknown = undefined): ToolResult {
   return { content: [{ type: "text", text }], details };
+}
+
+/** Print and JSON mode: pi exits once the answer is out (an export then gets a short time at most). */
+function exitsSoon(appMode: AppMode): boolean {
+  return appMode === "print" || appMode === "json";
 }
 
 function warningSink(ctx: ExtensionContext): WarningSink {
@@ -491,6 +506,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
     ctx: ExtensionContext,
     signal: AbortSignal | undefined,
     onUpdate: AgentToolUpdateCallback<unknown> | undefined,
+    workflow?: WorkflowMembership,
   ): Promise<BlockingResult> => {
     let result: BlockingResult;
     await refreshLoginsBeforeHandIn(
@@ -516,6 +532,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         onProgress: (text, progress) => onUpdate?.({ content: [{ type: "text", text }], details: { progress } }),
         onTick: terminal?.tick,
         events: eventBusSink(pi.events),
+        ...(workflow ? { workflow } : {}),
       });
     } finally {
       part.endBlocking?.();
@@ -567,11 +584,12 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       );
     }
     const result = await runBlocking(part, ctx, signal, onUpdate);
+    exportWhenEnded(result.record.taskId, warningSink(ctx), exitsSoon(appMode));
     return textResult(result.text, result.details);
   };
 
   /** A batch or chain: read under its cap, then dispatched in the background or run part by part. */
-  const dispatchWorkflow = (
+  const dispatchWorkflow = async (
     params: SubagentParams,
     toolCallId: string,
     ctx: ExtensionContext,
@@ -594,16 +612,21 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
         ctx,
       );
     }
-    return runBlockingWorkflow(workflow.workflow, {
+    const workflowId = newTaskId();
+    const result = await runBlockingWorkflow(workflow.workflow, {
       toolCallId,
       ctx,
       signal,
       onUpdate,
       maxConcurrent: readRunSettings().maxConcurrent,
+      workflowId,
+      now: Date.now,
       admitPart: (part, id, partCtx, place) => admitPart(part, id, partCtx, undefined, place),
       reservePlaces: (count, partCtx) => reservePlaces(count, partCtx, undefined),
       runBlocking,
     });
+    exportWhenEnded(workflowId, warningSink(ctx), exitsSoon(appMode));
+    return result;
   };
 
   pi.registerTool({
@@ -628,7 +651,8 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
  * (`admitPart`, its `prepare`, then `runBlocking`), and the call returns one combined result. A batch admits
  * every part before it prepares any (one refused part starts none and leaves nothing on disk) and runs them side by side, at most `maxConcurrent` at a time; a chain
  * runs its steps one after another, each step's `{previous}` replaced by the output of the step before, and ends
- * at the first step that does not succeed.
+ * at the first step that does not succeed. The workflow has an id as a background one has: each part's record
+ * names it, the result says it, and its own record is written once it ended, so a later pi finds all of it.
  */
 interface WorkflowDeps {
   toolCallId: string;
@@ -649,12 +673,18 @@ interface WorkflowDeps {
     ctx: ExtensionContext,
     signal: AbortSignal | undefined,
     onUpdate: AgentToolUpdateCallback<unknown> | undefined,
+    workflow?: WorkflowMembership,
   ) => Promise<BlockingResult>;
+  /** The workflow's id (a new task id): each part's record names it, and so does its own record. */
+  workflowId: string;
+  now: () => number;
 }
 
 /** The combined result's `details`: `succeeded` only when the whole workflow did what it was for. */
 interface WorkflowDetails {
   kind: WorkflowKind;
+  /** The id `/subagent-trace` and `/subagent-result` take for the whole workflow. */
+  workflowId: string;
   status: "succeeded" | "failed";
   parts: SubagentResultDetails[];
 }
@@ -769,6 +799,7 @@ async function runBatch(parts: readonly SubagentParams[], deps: WorkflowDeps): P
         deps.ctx,
         deps.signal,
         partProgress(deps, index, prepared.length),
+        membership(deps, "batch", index, prepared.length),
       );
     }
   };
@@ -779,18 +810,21 @@ async function runBatch(parts: readonly SubagentParams[], deps: WorkflowDeps): P
 async function runBlockingWorkflow(workflow: Workflow, deps: WorkflowDeps): Promise<AgentToolResult<WorkflowDetails>> {
   const { kind, parts } = workflow;
   const finished: FinishedPart[] = [];
+  // The same parts as the workflow's record keeps them: a record each, or a chain step's refusal.
+  const ended: EndedPart[] = [];
   const details: SubagentResultDetails[] = [];
   const notRun: string[] = [];
   if (kind === "batch") {
     for (const result of await runBatch(parts, deps)) {
       finished.push(finishedPart(result));
+      ended.push({ record: result.record });
       details.push(result.details);
     }
   } else {
     let previous = "";
     for (const [index, step] of parts.entries()) {
-      const ended = finished.length > 0 && finished.at(-1)!.status !== "succeeded";
-      if (ended || deps.signal?.aborted) {
+      const stopped = finished.length > 0 && finished.at(-1)!.status !== "succeeded";
+      if (stopped || deps.signal?.aborted) {
         notRun.push(step.agent?.trim() || "no agent");
         continue;
       }
@@ -802,10 +836,18 @@ async function runBlockingWorkflow(workflow: Workflow, deps: WorkflowDeps): Prom
         const message = error instanceof Error ? error.message : String(error);
         if (index === 0) throw new Error(partRefusedMessage(partLabel("chain"), 1, step.agent, message));
         finished.push({ agent: step.agent?.trim() || "no agent", status: "refused", text: message });
+        ended.push({ refused: { agent: step.agent?.trim() || "no agent", message } });
         continue;
       }
-      const result = await deps.runBlocking(part, deps.ctx, deps.signal, partProgress(deps, index, parts.length));
+      const result = await deps.runBlocking(
+        part,
+        deps.ctx,
+        deps.signal,
+        partProgress(deps, index, parts.length),
+        membership(deps, "chain", index, parts.length),
+      );
       finished.push(finishedPart(result));
+      ended.push({ record: result.record });
       details.push(result.details);
       previous = limitedOutput(result.record);
     }
@@ -813,8 +855,30 @@ async function runBlockingWorkflow(workflow: Workflow, deps: WorkflowDeps): Prom
   const allSucceeded = finished.length === parts.length && finished.every((part) => part.status === "succeeded");
   // A batch whose parts partly failed still did its work: only a batch with no success counts as an error.
   const succeeded = kind === "batch" ? finished.some((part) => part.status === "succeeded") : allSucceeded;
+  const text = workflowResultText(kind, finished, notRun, deps.workflowId);
+  recordWorkflow(deps, { id: deps.workflowId, kind, parts: ended, notRun, text, finishedAt: deps.now() });
   return {
-    content: [{ type: "text", text: workflowResultText(kind, finished, notRun) }],
-    details: { kind, status: succeeded ? "succeeded" : "failed", parts: details },
+    content: [{ type: "text", text }],
+    details: { kind, workflowId: deps.workflowId, status: succeeded ? "succeeded" : "failed", parts: details },
   };
+}
+
+/** A part's place in its workflow, which its record keeps. */
+function membership(deps: WorkflowDeps, kind: WorkflowKind, index: number, total: number): WorkflowMembership {
+  return { id: deps.workflowId, kind, index: index + 1, total };
+}
+
+/**
+ * The workflow's own record, so its id finds all of it later; a write that fails (a read-only or full disk) costs
+ * that and not the result, and is said on stderr.
+ */
+function recordWorkflow(deps: WorkflowDeps, end: Omit<BlockingWorkflowEnd, "parentSessionId">): void {
+  const record = blockingWorkflowRecord({ ...end, parentSessionId: deps.ctx.sessionManager.getSessionId() });
+  try {
+    writeWorkflowRecord(agentDir(), record);
+  } catch (error) {
+    process.stderr.write(
+      `${WARNING_PREFIX}the ${end.kind}'s record could not be written (${workflowRecordPath(agentDir(), end.id)}): ${error instanceof Error ? error.message : String(error)}; its parts keep theirs.\n`,
+    );
+  }
 }

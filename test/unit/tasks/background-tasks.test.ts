@@ -76,9 +76,12 @@ let clock: number;
 let notes: string[];
 let idle: boolean;
 
+let ended: string[];
+
 function makeTasks(maxConcurrent = 8, events?: LifecycleSink): BackgroundTasks {
   return new BackgroundTasks({
     events,
+    onDelegationEnded: (rootId) => ended.push(rootId),
     isIdle: () => idle,
     notify: (text) => notes.push(text),
     agentDir,
@@ -127,6 +130,7 @@ beforeEach(() => {
   clock = 1_000_000;
   notes = [];
   idle = false;
+  ended = [];
 });
 afterEach(() => {
   forgetExitHooksForTests();
@@ -539,6 +543,23 @@ describe("a background batch or chain: one combined result (issue 27)", () => {
     expect(tasks.confirmDelivered(id)).toBe("first");
     expect(outbox()).toEqual([]);
     for (const job of [a, b]) expect(readRecord(agentDir, job.taskId)!.delivered).toBe(true);
+  });
+
+  it("a delegation's end is told once its result was sent: a task on its own, and a batch as a whole, never its parts", async () => {
+    const tasks = makeTasks();
+    const solo = prepared("alone");
+    tasks.dispatch(solo, "p", true);
+    const { id } = startBatch(tasks, ["look at A", "look at B"]);
+    // runs: the task, then the batch's two parts.
+    runs[1]!.end("succeeded", "A");
+    await flush();
+    expect(ended).toEqual([]);
+    runs[0]!.end("succeeded", "SOLO");
+    await flush();
+    expect([sent.length, ended]).toEqual([1, [solo.taskId]]);
+    runs[2]!.end("succeeded", "B");
+    await flush();
+    expect([sent.length, ended]).toEqual([2, [solo.taskId, id]]);
   });
 
   it("cancelling one part of a batch leaves the others running; the envelope shows the cancelled part", async () => {

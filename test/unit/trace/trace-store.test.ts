@@ -27,6 +27,7 @@ import {
 
 /** A task of the same moment started by someone else (the main session): not part of the chain's tree. */
 const OTHER = "01a24476-5b00-7000-8000-000000000001";
+const NESTED_BATCH = "01a24476-5c00-7000-8000-000000000002";
 
 let agentDir: string;
 
@@ -133,6 +134,26 @@ describe("reading a delegation's trace from disk", () => {
   });
 
   it("lists the recent delegations: the chain, and tasks of the main agent that were no part of one", () => {
+    // A blocking batch a subagent ran (its parent session is that subagent's task) belongs to the chain's tree.
+    writeWorkflowRecord(agentDir, {
+      version: 1,
+      workflowId: NESTED_BATCH,
+      kind: "batch",
+      parentSessionId: STEP2,
+      partIds: [],
+      finishedAt: T0 + 3000,
+      envelope: "…",
+      details: {
+        taskId: NESTED_BATCH,
+        agent: "batch of 1: 1 succeeded",
+        task: "1. worker",
+        status: "succeeded",
+        durationMs: 10,
+        usage: record(STEP1, { start: 0, end: 1 }).usage,
+        workflow: { kind: "batch", parts: [] },
+      },
+      delivered: true,
+    });
     expect(recentTraces(reader(), 10).map((trace) => [trace.id, trace.kind])).toEqual([
       [CHAIN_ID, "chain"],
       [OTHER, "task"],

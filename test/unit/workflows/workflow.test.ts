@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { readWorkflow, withPrevious, workflowResultText, readWorkflowCap } from "../../../src/workflows/workflow.ts";
+import { blockingWorkflowRecord } from "../../../src/workflows/blocking-workflow.ts";
 
 const A = "01912345-6789-7abc-8def-0123456789ab";
 const B = "01912345-aaaa-7bbb-8ccc-0123456789ab";
+const C = "01912345-bbbb-7ccc-8ddd-0123456789ab";
 
 describe("reading a batch or a chain", () => {
   it("makes each part a single call's parameters, with the call's agentScope and confirmProjectAgents", () => {
@@ -144,5 +146,63 @@ describe("the combined result of a blocking batch or chain", () => {
     expect(
       workflowResultText("chain", [{ agent: "explore", status: "succeeded", taskId: A, text: "one" }]).split("\n")[0],
     ).toBe("chain of 1: 1 succeeded");
+  });
+});
+
+describe("a blocking batch's or chain's id", () => {
+  it("follows the title on a line of its own, as a background receipt names it", () => {
+    const text = workflowResultText(
+      "chain",
+      [{ agent: "explore", status: "succeeded", taskId: A, text: "one" }],
+      [],
+      B,
+    );
+    expect(text.split("\n").slice(0, 3)).toEqual(["chain of 1: 1 succeeded", `chainId: ${B}`, ""]);
+  });
+
+  it("has a record like a background one's, delivered with the result, listing its parts and the refused step", () => {
+    const part = (taskId: string) => ({
+      record: {
+        version: 1 as const,
+        taskId,
+        agent: "worker",
+        task: "t",
+        mode: "sync" as const,
+        status: "succeeded" as const,
+        exitCode: 0,
+        usage: { turns: 1, input: 10, output: 2, cacheRead: 0, cacheWrite: 0, cost: 0.01, contextTokens: 12 },
+        durationMs: 100,
+        dispatchedAt: 1000,
+        finishedAt: 1100,
+        output: "ok",
+        sessionFile: "/s",
+        cwd: "/w",
+        delivered: true,
+      },
+    });
+    const record = blockingWorkflowRecord({
+      id: C,
+      kind: "chain",
+      parentSessionId: "main",
+      parts: [part(A), { refused: { agent: "planner", message: "Unknown agent." } }],
+      notRun: ["reviewer"],
+      text: "chain of 3: …",
+      finishedAt: 2000,
+    });
+    expect(record).toMatchObject({
+      version: 1,
+      workflowId: C,
+      kind: "chain",
+      parentSessionId: "main",
+      partIds: [A],
+      envelope: "chain of 3: …",
+      delivered: true,
+      deliveredAt: 2000,
+      details: { taskId: C, agent: "chain of 3: ended at step 2 (planner refused); 1 step not run", status: "failed" },
+    });
+    expect(record.details.workflow.parts.map((p) => [p.agent, p.status, p.taskId])).toEqual([
+      ["worker", "succeeded", A],
+      ["planner", "refused", undefined],
+    ]);
   });
 });
