@@ -50,13 +50,21 @@ afterAll(() => {
 describe("the package packed and installed into node_modules", () => {
   it("brings no pi with it, and delegates from node_modules after pi install", async () => {
     const modules = join(installedPackage, "..");
-    // Its own dependencies only: pi and TypeBox are the host's, never installed beside the package.
-    expect(readdirSync(modules).filter((name) => !name.startsWith("."))).toEqual([
-      "pi-subagent-dispatch",
-      "tree-kill",
-      "uuid",
-      "yaml",
-    ]);
+    // Its own dependencies (and theirs) only: pi and TypeBox are the host's, never installed beside the package.
+    const installedNames = readdirSync(modules)
+      .filter((name) => !name.startsWith("."))
+      .flatMap((name) =>
+        name.startsWith("@") ? readdirSync(join(modules, name)).map((sub) => `${name}/${sub}`) : [name],
+      );
+    const own = Object.keys(
+      (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> })
+        .dependencies,
+    );
+    expect(installedNames).toEqual(expect.arrayContaining(["pi-subagent-dispatch", ...own]));
+    const hostPackages = installedNames.filter(
+      (name) => /^@(mariozechner|earendil-works)\//.test(name) || name === "typebox" || name === "@sinclair/typebox",
+    );
+    expect(hostPackages).toEqual([]);
     expect(existsSync(join(installedPackage, "src", "start", "main-pi.ts"))).toBe(true);
 
     const env = suite.newEnv();
