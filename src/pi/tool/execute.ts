@@ -96,8 +96,7 @@ import { rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { limitedOutput, type SubagentResultDetails } from "../../records/record-store.ts";
 import type { EndedPart } from "../../workflows/workflow-tracker.ts";
-import { blockingWorkflowRecord, type BlockingWorkflowEnd } from "../../workflows/blocking-workflow.ts";
-import { workflowRecordPath, writeWorkflowRecord } from "../../workflows/background-workflow.ts";
+import type { BlockingWorkflowEnd } from "../../workflows/blocking-workflow.ts";
 
 /*
  * Where a fork's messages come from: the main agent's session, projected the way pi builds the model's context
@@ -856,7 +855,7 @@ async function runBlockingWorkflow(workflow: Workflow, deps: WorkflowDeps): Prom
   // A batch whose parts partly failed still did its work: only a batch with no success counts as an error.
   const succeeded = kind === "batch" ? finished.some((part) => part.status === "succeeded") : allSucceeded;
   const text = workflowResultText(kind, finished, notRun, deps.workflowId);
-  recordWorkflow(deps, { id: deps.workflowId, kind, parts: ended, notRun, text, finishedAt: deps.now() });
+  await recordWorkflow(deps, { id: deps.workflowId, kind, parts: ended, notRun, text, finishedAt: deps.now() });
   return {
     content: [{ type: "text", text }],
     details: { kind, workflowId: deps.workflowId, status: succeeded ? "succeeded" : "failed", parts: details },
@@ -870,9 +869,12 @@ function membership(deps: WorkflowDeps, kind: WorkflowKind, index: number, total
 
 /**
  * The workflow's own record, so its id finds all of it later; a write that fails (a read-only or full disk) costs
- * that and not the result, and is said on stderr.
+ * that and not the result, and is said on stderr. Its modules load when a blocking batch or chain ends, not with
+ * the tool's part (a single dispatch never needs them).
  */
-function recordWorkflow(deps: WorkflowDeps, end: Omit<BlockingWorkflowEnd, "parentSessionId">): void {
+async function recordWorkflow(deps: WorkflowDeps, end: Omit<BlockingWorkflowEnd, "parentSessionId">): Promise<void> {
+  const { blockingWorkflowRecord } = await import("../../workflows/blocking-workflow.ts");
+  const { workflowRecordPath, writeWorkflowRecord } = await import("../../workflows/background-workflow.ts");
   const record = blockingWorkflowRecord({ ...end, parentSessionId: deps.ctx.sessionManager.getSessionId() });
   try {
     writeWorkflowRecord(agentDir(), record);

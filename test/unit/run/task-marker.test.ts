@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { processesCarryingMarker, signalMarkedProcesses, TASK_MARKER_ENV } from "../../../src/run/parent-watchdog.ts";
@@ -8,7 +9,19 @@ import { killProcessesWithMarker, waitForNoProcesses } from "../../harness/proce
 const testMarker = randomUUID();
 afterEach(() => killProcessesWithMarker(testMarker));
 
-/** Starts `setsid sleep` (a daemon outside our tree) with the task marker; resolves once it runs. */
+/** The command name of `pid` (`sleep`), or "" once it is gone. */
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Starts `setsid sleep` (a daemon outside our tree) with the task marker; resolves once its `sleep` runs. (Two
+ * marked processes are not enough: `setsid`, a group leader here, forks and its first process exits.)
+ */
 async function daemonWith(taskId: string): Promise<void> {
   const child = spawn("setsid", ["sh", "-c", "sleep 60 & wait"], {
     env: { PATH: process.env.PATH, [TASK_MARKER_ENV]: taskId, [MARKER_VAR]: testMarker },
@@ -17,7 +30,7 @@ async function daemonWith(taskId: string): Promise<void> {
   });
   child.unref();
   const deadline = Date.now() + 10_000;
-  while (processesCarryingMarker(taskId).length < 2 && Date.now() < deadline)
+  while (!processesCarryingMarker(taskId).some((pid) => commandOf(pid) === "sleep") && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 50));
 }
 
