@@ -322,7 +322,9 @@ describe.skipIf(skipTuiTests())("a hostile child's questions (issue 34)", () => 
     await t.submit(dispatchPrompt([hostileTask("HOSTILE-PREFILL")]));
     // The prefill's text, whole and in place: nothing moved the cursor or cleared the screen between its parts.
     await t.waitForAll(["Edit the note", ASKS, "note-startnote-end", "Delegate please."], 90_000);
-    expect((await t.tmux("display-message", "-p", "#{pane_title}")).trim()).toBe(titleBefore);
+    // pi itself may set its title after the first screen (pi 1.x: `π - <folder>`), so only the child's title is
+    // looked for: it never reaches the terminal.
+    expect((await t.tmux("display-message", "-p", "#{pane_title}")).trim()).not.toContain(HOSTILE_TITLE);
     expect(titleBefore).not.toContain(HOSTILE_TITLE);
     expect((await t.tmux("list-buffers", "-F", "#{buffer_sample}")).trim()).toBe("");
     await t.press("Escape");
