@@ -175,7 +175,7 @@ function inProcessTool(env: PiEnv): InProcessTool {
 
 export async function runDispatchSection(): Promise<{ ok: boolean }> {
   const fake = await new FakeModel().start();
-  const env = createPiEnv({ baseUrl: fake.baseUrl });
+  const env = createPiEnv({ baseUrl: fake.baseUrl, warmChildren: true });
   // The person approved this project agent before (first-use trust): unapproved, print mode refuses it.
   approveProjectAgent(env, env.writeWorkFile(".pi/agents/worker.md", WORKER));
   const saved = { ...process.env };

@@ -23,7 +23,7 @@ const ms = (value: number) => `${Math.round(value)} ms`;
 
 export async function runLiveChildrenSection(): Promise<{ ok: boolean }> {
   const fake = await new FakeModel().start();
-  const env = createPiEnv({ baseUrl: fake.baseUrl });
+  const env = createPiEnv({ baseUrl: fake.baseUrl, warmChildren: true });
   // The person approved this project agent before (first-use trust): unapproved, print mode refuses it.
   approveProjectAgent(env, env.writeWorkFile(".pi/agents/worker.md", WORKER));
   try {

@@ -77,8 +77,8 @@ async function startupBench(options: StartupBenchOptions = {}): Promise<StartupB
   const maxOverhead = options.maxOverhead ?? 0.1;
   const log = options.log ?? ((line: string) => console.log(line));
   const fake = await new FakeModel().start();
-  const withExtension = createPiEnv({ baseUrl: fake.baseUrl });
-  const without = createPiEnv({ baseUrl: fake.baseUrl });
+  const withExtension = createPiEnv({ baseUrl: fake.baseUrl, warmChildren: true });
+  const without = createPiEnv({ baseUrl: fake.baseUrl, warmChildren: true });
   try {
     const install = await runPi(["install", REPO_ROOT], {
       env: withExtension.env,

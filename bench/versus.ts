@@ -197,13 +197,13 @@ async function pair<T>(round: number, first: () => Promise<T>, second: () => Pro
 }
 
 async function measurePi(pi: PiUnderTest, fake: FakeModel, log: (line: string) => void): Promise<PiFigures> {
-  const without = createPiEnv({ baseUrl: fake.baseUrl });
-  const installed = createPiEnv({ baseUrl: fake.baseUrl });
-  const delegating = createPiEnv({ baseUrl: fake.baseUrl });
-  const online = createPiEnv({ baseUrl: fake.baseUrl });
+  const without = createPiEnv({ baseUrl: fake.baseUrl, warmChildren: true });
+  const installed = createPiEnv({ baseUrl: fake.baseUrl, warmChildren: true });
+  const delegating = createPiEnv({ baseUrl: fake.baseUrl, warmChildren: true });
+  const online = createPiEnv({ baseUrl: fake.baseUrl, warmChildren: true });
   delete online.env.PI_OFFLINE;
   online.writeAgentDirFile("auth.json", DUMMY_KEYS);
-  const withServers = createPiEnv({ baseUrl: fake.baseUrl });
+  const withServers = createPiEnv({ baseUrl: fake.baseUrl, warmChildren: true });
   const envs = [without, installed, delegating, online, withServers];
   const hasMcp = pi.line === "1";
   withServers.writeAgentDirFile("agents/worker.md", WORKER);

@@ -28,7 +28,7 @@ function isExploreChild(req: FakeRequest): boolean {
 
 async function main(): Promise<void> {
   const fake = await new FakeModel().start();
-  const env = createPiEnv({ baseUrl: fake.baseUrl });
+  const env = createPiEnv({ baseUrl: fake.baseUrl, warmChildren: true });
   env.writeWorkFile(
     "src/greet.ts",
     'export const GREETING = "Hello from pi-subagent-dispatch!";\n\nexport function greet(): string {\n  return GREETING;\n}\n',

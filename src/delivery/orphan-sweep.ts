@@ -19,6 +19,8 @@ import {
   lockPath,
   ownerOf,
   readSessionLock,
+  readWarmLockOwner,
+  removeWarmFolder,
   type LockContent,
 } from "../run/session-files.ts";
 import { signalMarkedProcesses } from "../run/parent-watchdog.ts";
@@ -116,10 +118,25 @@ function reapOne(agentDir: string, taskId: string, deps: SweepDeps): ReapedTask 
 }
 
 /**
- * What is left in the running index without a lock: the runs just reaped, and any whose pi was killed between
- * removing its lock and its entry. Runs still live keep theirs.
+ * A child started ahead of its task whose pi is gone (src/run/warm-pool.ts): no task ran in its folder, so nothing is
+ * recorded; whatever of it still runs is ended and the folder removed.
  */
-function dropStaleIndexEntries(agentDir: string): void {
+function reapWarmFolders(agentDir: string, deps: SweepDeps): void {
+  for (const taskId of indexedTaskIds(agentDir) ?? []) {
+    const owner = readWarmLockOwner(agentDir, taskId);
+    if (!owner || deps.alive(owner) || readSessionLock(agentDir, taskId)) continue;
+    deps.killTask(taskId, undefined);
+    removeWarmFolder(agentDir, taskId);
+  }
+}
+
+/**
+ * What is left in the running index without a lock: the runs just reaped, any whose pi was killed between
+ * removing its lock and its entry, and warm children of a pi that is gone. Runs and warm children still live keep
+ * theirs.
+ */
+function dropStaleIndexEntries(agentDir: string, deps: SweepDeps): void {
+  reapWarmFolders(agentDir, deps);
   for (const taskId of indexedTaskIds(agentDir) ?? []) unmarkRunning(agentDir, taskId);
 }
 
@@ -130,7 +147,7 @@ export function reapOrphanedTasks(agentDir: string, deps: SweepDeps): ReapedTask
     const task = reapOne(agentDir, taskId, deps);
     if (task) reaped.push(task);
   }
-  dropStaleIndexEntries(agentDir);
+  dropStaleIndexEntries(agentDir, deps);
   return reaped;
 }
 
@@ -172,7 +189,7 @@ export async function reapOrphanedTasksInSlices(
     }
     if (next < taskIds.length) await pause();
   }
-  dropStaleIndexEntries(agentDir);
+  dropStaleIndexEntries(agentDir, deps);
 }
 
 /** The one line the person sees for each reaped run. */

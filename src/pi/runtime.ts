@@ -11,7 +11,9 @@ import {
   registerAgentsCommand,
 } from "./commands/commands.ts";
 import { commandIo } from "./commands/command-io.ts";
-import { agentDir } from "../shared/this-process.ts";
+import { agentDir, perProcessIfMade } from "../shared/this-process.ts";
+import type { WarmPool } from "../run/warm-pool.ts";
+import type { WarmChildView } from "../run/warm-launch.ts";
 import { createBackgroundDispatcher } from "./tool/background-dispatch.ts";
 import { registerSubagentTool } from "./tool/execute.ts";
 import { exportWhenEnded } from "./otlp-seam.ts";
@@ -371,13 +373,16 @@ export function registerLedger(pi: ExtensionAPI): LedgerHandle {
       try {
         // The session is the truth: in print mode (`pi -c -p "/subagent-usage"`) nothing else was loaded.
         const summary = summarize(sessionEntries(ctx));
-        const lines = ledgerReportLines(summary);
+        const warm = await warmChildrenNow();
+        const lines = [...ledgerReportLines(summary), ...(warm ? ["", ...warm.lines] : [])];
         if (io.surface === "tui") {
           await ctx.ui.custom<void>((_tui, theme, _keybindings, done) => new UsageView(lines, theme, () => done()));
         } else if (io.surface === "rpc") {
           io.notice(lines.join("\n"));
         } else if (io.mode === "json") {
-          io.stdout(`${JSON.stringify({ type: "subagent_usage", ...jsonOf(summary) })}\n`);
+          io.stdout(
+            `${JSON.stringify({ type: "subagent_usage", ...jsonOf(summary), ...(warm ? { warmChildren: warm.children } : {}) })}\n`,
+          );
         } else {
           io.stdout(`${lines.join("\n")}\n`);
         }
@@ -396,6 +401,15 @@ export function registerLedger(pi: ExtensionAPI): LedgerHandle {
       showFooter();
     },
   };
+}
+
+/** The children waiting for a task (src/run/warm-pool.ts), if this pi ever started one; their modules load only then. */
+async function warmChildrenNow(): Promise<{ lines: string[]; children: WarmChildView[] } | undefined> {
+  const pool = perProcessIfMade<WarmPool>("warm-children");
+  if (!pool) return undefined;
+  const { warmChildrenLines } = await import("../run/warm-launch.ts");
+  const children = pool.describe();
+  return { lines: warmChildrenLines(children, pool.max), children };
 }
 
 function jsonOf(summary: ReturnType<typeof summarize>) {

@@ -60,6 +60,21 @@ function descendantsOf(rootPid: number): number[] {
   return found;
 }
 
+/** Resident memory of a process and its descendants in KiB (Linux /proc), or undefined where it cannot be read. */
+export function treeRssKiB(rootPid: number): number | undefined {
+  if (!hasProc) return undefined;
+  let total = 0;
+  for (const pid of descendantsOf(rootPid)) {
+    try {
+      const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "latin1"));
+      if (match) total += Number(match[1]);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return total;
+}
+
 function signalQuietly(target: number, signal: NodeJS.Signals): void {
   try {
     process.kill(target, signal);

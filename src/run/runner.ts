@@ -39,7 +39,7 @@ import {
 import { DialogBridge, closeReasonOf, type DialogRoute } from "../dialogs/child-dialogs.ts";
 import { TASK_MARKER_ENV } from "./parent-watchdog.ts";
 import { openHandedFiles } from "../sandbox/handed-files.ts";
-import { claimMountPoints } from "../sandbox/mount-points.ts";
+import { claimMountPoints, type MountPointClaim } from "../sandbox/mount-points.ts";
 import { loginExpiredNote } from "../sandbox/hand-in.ts";
 import { readFileSync } from "node:fs";
 import { startAllowanceMs } from "../shared/run-settings.ts";
@@ -102,8 +102,18 @@ export interface RunSpec {
    * close. The checks made after a child's answer (issue 38's deliverable check, `verify`) live behind it.
    */
   settle?: SettleCheck;
+  /** The pool of warm children's part in this run (src/run/warm-pool.ts): absent, the child is started cold. */
+  warm?: WarmSlot;
   /** Clock, for tests. */
   now?: () => number;
+}
+
+/** A run's link to the pool of warm children: where its child may come from, and who hears that it ended. */
+export interface WarmSlot {
+  /** An idle child already started with this run's very command line (made ready to run), or undefined. */
+  take(): SpawnedChild | undefined;
+  /** Told once the run's outcome is settled: the pool may start the next child of the same shape. Must not throw. */
+  ended(outcome: RunOutcome): void;
 }
 
 /** The checks made on a child's answer while the child is still alive (see `RunSpec.settle`). */
@@ -145,6 +155,45 @@ function readLoginText(path: string): string | undefined {
   }
 }
 
+/** A child pi started, before or without a run attached to it. */
+export interface SpawnedChild {
+  child: ChildProcess;
+  /** The task marker in its environment (`PI_SUBAGENT_TASK_ID`), which also finds what left its tree. */
+  marker: string | undefined;
+  /** A sandboxed child's copy of the login file as it was handed in, to explain a login that expired. */
+  loginAtStart: string | undefined;
+  /** Its sandbox's mount points on the host, released once its whole tree has ended. */
+  mountPointClaim: MountPointClaim;
+}
+
+/**
+ * Starts the child of `command` in its own process group, its sandbox's files opened only now (a queued task holds
+ * no descriptors; the child has its own once spawned). A JSON child gets its prompt as the last argument.
+ */
+export function spawnChild(command: ChildCommand, cwd: string): SpawnedChild {
+  const rpc = command.mode === "rpc";
+  const args = rpc ? command.args : [...command.args, command.prompt];
+  const loginSource = command.handIn?.find((source) => typeof source !== "string");
+  const loginAtStart =
+    loginSource && typeof loginSource !== "string" ? readLoginText(loginSource.loginCopyOf) : undefined;
+  const handed = openHandedFiles(command.handIn ?? []);
+  const mountPointClaim = claimMountPoints(command.mountPoints ?? []);
+  try {
+    const child = spawn(command.command, args, {
+      cwd,
+      env: command.env,
+      stdio: [rpc ? "pipe" : "ignore", "pipe", "pipe", ...handed.fds],
+      detached: true,
+    });
+    return { child, marker: command.env?.[TASK_MARKER_ENV], loginAtStart, mountPointClaim };
+  } catch (error) {
+    mountPointClaim.release();
+    throw error;
+  } finally {
+    handed.close();
+  }
+}
+
 export function startRun(spec: RunSpec): RunHandle {
   const now = spec.now ?? Date.now;
   const startedAt = now();
@@ -174,32 +223,10 @@ export function startRun(spec: RunSpec): RunHandle {
   /** Set once the child exited: the ending of what it left running, which the outcome waits for. */
   let leftoversEnded: Promise<unknown> = Promise.resolve();
 
-  const args = rpc ? spec.command.args : [...spec.command.args, spec.command.prompt];
-  // A sandbox's files, opened only now (a queued task holds no descriptors); the child has its own once spawned.
-  // A sandboxed child's copy of the login file: the person's file as it was handed in, to explain a login that expired.
-  const loginSource = spec.command.handIn?.find((source) => typeof source !== "string");
-  const loginAtStart =
-    loginSource && typeof loginSource !== "string" ? readLoginText(loginSource.loginCopyOf) : undefined;
-  const handed = openHandedFiles(spec.command.handIn ?? []);
-  const mountPoints = spec.command.mountPoints ?? [];
-  const mountPointClaim = claimMountPoints(mountPoints);
-  let child: ChildProcess;
-  try {
-    child = spawn(spec.command.command, args, {
-      cwd: spec.cwd,
-      env: spec.command.env,
-      stdio: [rpc ? "pipe" : "ignore", "pipe", "pipe", ...handed.fds],
-      detached: true,
-    });
-  } catch (error) {
-    mountPointClaim.release();
-    throw error;
-  } finally {
-    handed.close();
-  }
+  // A warm child (src/run/warm-pool.ts) was started earlier with this very command line; otherwise start one now.
+  const spawned = spec.warm?.take() ?? spawnChild(spec.command, spec.cwd);
+  const { child, marker, loginAtStart, mountPointClaim } = spawned;
   const pid = child.pid;
-  // The task marker in the child's environment also finds what left its tree (`setsid cmd &`).
-  const marker = spec.command.env?.[TASK_MARKER_ENV];
   if (pid !== undefined) {
     trackChild(pid, marker);
     spec.onSpawned?.(pid);
@@ -407,6 +434,7 @@ export function startRun(spec: RunSpec): RunHandle {
       void leftoversEnded.then(() => {
         mountPointClaim.release();
         resolve(outcome);
+        spec.warm?.ended(outcome);
       });
     };
     child.on("error", (error) => {

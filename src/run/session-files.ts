@@ -7,7 +7,7 @@ import { subagentSessionsDir } from "../shared/this-process.ts";
 import { createStateFileSync, atomicTempPath, readStateFileSync, SMALL_STATE_MAX_BYTES } from "../shared/safe-write.ts";
 import { idForMessage, isTaskId } from "../shared/nesting.ts";
 import { isIdentityAlive, ownIdentity, processStartTime, type ProcessIdentity } from "../shared/proc-identity.ts";
-import { markRunning, RUN_LOCK_FILE_NAME, unmarkRunning } from "./startup-work.ts";
+import { markRunning, RUN_LOCK_FILE_NAME, unmarkRunning, WARM_LOCK_FILE_NAME } from "./startup-work.ts";
 import { tmpdir } from "node:os";
 
 /*
@@ -223,8 +223,55 @@ export function writeAgentPrompt(agentDir: string, taskId: string, body: string)
   return path;
 }
 
+/** Whether the task's prompt file holds exactly `body` (a warm child read it as it started: it is kept as it is). */
+export function agentPromptIs(agentDir: string, taskId: string, body: string): boolean {
+  const read = readStateFileSync(agentPromptPath(agentDir, taskId), Buffer.byteLength(body) + 1);
+  return read.ok && read.text === body;
+}
+
 export function removeAgentPrompt(agentDir: string, taskId: string): void {
   rmSync(agentPromptPath(agentDir, taskId), { force: true });
+}
+
+/*
+ * A warm child's claim on its task folder (src/run/warm-pool.ts): `warm.lock`, naming the pi that started the child
+ * ahead of its task, beside the session file and prompt file the child was started with. The task is in the running
+ * index meanwhile, so a pi killed hard leaves it for the start-up sweep, which removes the folder of a warm child
+ * whose pi is gone (its child ended with it: it watches its parent). A task that takes the child removes the file.
+ */
+export function warmLockPath(agentDir: string, taskId: string): string {
+  return join(taskDir(agentDir, taskId), WARM_LOCK_FILE_NAME);
+}
+
+/** Writes the warm claim for this pi (the task folder exists). */
+export function writeWarmLock(agentDir: string, taskId: string): void {
+  const owner = ownIdentity();
+  createStateFileSync(warmLockPath(agentDir, taskId), JSON.stringify({ pid: owner.pid, pidStart: owner.start }));
+  markRunning(agentDir, taskId);
+}
+
+/** The pi that holds a warm claim on the task's folder, or undefined when there is none (or it is unreadable). */
+export function readWarmLockOwner(agentDir: string, taskId: string): ProcessIdentity | undefined {
+  const read = readStateFileSync(warmLockPath(agentDir, taskId), SMALL_STATE_MAX_BYTES);
+  if (!read.ok) return undefined;
+  try {
+    const parsed = JSON.parse(read.text) as { pid?: unknown; pidStart?: unknown };
+    if (typeof parsed.pid !== "number") return undefined;
+    return typeof parsed.pidStart === "string" ? { pid: parsed.pid, start: parsed.pidStart } : { pid: parsed.pid };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes a warm child's whole task folder (no task ever ran there) and its entry in the running index. */
+export function removeWarmFolder(agentDir: string, taskId: string): void {
+  rmSync(taskDir(agentDir, taskId), { recursive: true, force: true });
+  unmarkRunning(agentDir, taskId);
+}
+
+/** A task took the warm child: the folder is the task's now (its run lock holds it from here). */
+export function dropWarmLock(agentDir: string, taskId: string): void {
+  rmSync(warmLockPath(agentDir, taskId), { force: true });
 }
 
 /*

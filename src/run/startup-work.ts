@@ -20,6 +20,8 @@ import { isTaskId } from "../shared/nesting.ts";
  */
 /** The run lock's file name in a task folder (src/run/session-files.ts writes it). */
 export const RUN_LOCK_FILE_NAME = "run.lock";
+/** A warm child's claim on its folder (src/run/session-files.ts): it keeps the folder's entry in the index too. */
+export const WARM_LOCK_FILE_NAME = "warm.lock";
 /** The running index's folder name in `subagent-sessions/`. */
 const RUNNING_INDEX_NAME = ".running";
 
@@ -60,6 +62,7 @@ export function markRunning(agentDir: string, taskId: string): void {
  */
 export function unmarkRunning(agentDir: string, taskId: string): void {
   if (existsSync(runLockPath(agentDir, taskId))) return;
+  if (existsSync(join(subagentSessionsDir(agentDir), taskId, WARM_LOCK_FILE_NAME))) return;
   rmSync(join(runningIndexDir(agentDir), taskId), { force: true });
 }
 

@@ -122,6 +122,8 @@ function writeMarker(path: string, content: string): void {
 
 /** A child's use of its mount points, released once the child and everything it started have ended. */
 export interface MountPointClaim {
+  /** The paths that were missing when it was claimed: its bubblewrap makes them (as empty files or folders). */
+  readonly made: readonly string[];
   release(): void;
 }
 
@@ -132,6 +134,7 @@ export interface MountPointClaim {
  */
 export function claimMountPoints(paths: readonly string[], deps: MountPointDeps = defaultDeps()): MountPointClaim {
   const claims: { path: string; dir: string; name: string }[] = [];
+  const made: string[] = [];
   for (const path of paths) {
     const stats = lstatSync(path, { throwIfNoEntry: false });
     const missing = stats === undefined;
@@ -141,13 +144,17 @@ export function claimMountPoints(paths: readonly string[], deps: MountPointDeps 
     const name = entryName(CLAIM, deps.owner);
     // A claim that cannot be written leaves the path unrecorded: the release then keeps it, never removes it.
     if (!writeEntry(dir, name, path)) continue;
-    if (missing) writeMarker(join(dir, MADE), path);
+    if (missing) {
+      writeMarker(join(dir, MADE), path);
+      made.push(path);
+    }
     claims.push({ path, dir, name });
     const deadline = Date.now() + REMOVAL_WAIT_MS;
     while (liveEntries(dir, REMOVING, deps).length > 0 && Date.now() < deadline) pause(POLL_MS);
   }
   let released = false;
   return {
+    made,
     release: () => {
       if (released) return;
       released = true;

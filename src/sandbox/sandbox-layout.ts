@@ -317,6 +317,11 @@ export interface LayoutInputs {
   programs: readonly string[];
   /** Folders it only reads (Node's compile cache). */
   readOnly?: readonly string[];
+  /**
+   * Protected paths to take as missing while they are empty: those a warm child's own bubblewrap made (src/run/
+   * warm-pool.ts), which the child the call would start finds missing, as the warm child did.
+   */
+  asMissing?: readonly string[];
 }
 
 /**
@@ -354,16 +359,31 @@ export interface ProtectedWorkspace {
   links: string[];
 }
 
+/** An empty file or folder (what bubblewrap makes as a mount point). */
+function isEmptyPath(path: string, stats: import("node:fs").Stats): boolean {
+  if (stats.isFile()) return stats.size === 0;
+  try {
+    return stats.isDirectory() && readdirSync(path).length === 0;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * What a `workspace-write` child may only read in its working folder `cwd` (real): the names git and pi load
  * from it, each marked whether it exists, and the repository's git dirs that lie inside the folder.
  */
-export function readProtectedWorkspace(cwd: string, gitDirs: readonly string[] = gitDirsOf(cwd)): ProtectedWorkspace {
+export function readProtectedWorkspace(
+  cwd: string,
+  gitDirs: readonly string[] = gitDirsOf(cwd),
+  asMissing: readonly string[] = [],
+): ProtectedWorkspace {
   const paths: ProtectedPath[] = [];
   const links: string[] = [];
   for (const entry of PROTECTED_WORKSPACE_ENTRIES) {
     const path = join(cwd, entry.name);
-    const stats = lstatSync(path, { throwIfNoEntry: false });
+    const found = lstatSync(path, { throwIfNoEntry: false });
+    const stats = found && asMissing.includes(path) && isEmptyPath(path, found) ? undefined : found;
     if (stats?.isSymbolicLink()) links.push(path);
     else
       paths.push({
@@ -391,7 +411,10 @@ export function readSandboxLayout(inputs: LayoutInputs): SandboxLayout & { prote
   const agentDir = real(inputs.agentDir);
   const home = real(inputs.home);
   const cwd = real(inputs.cwd);
-  const workspace = inputs.level === "workspace-write" ? readProtectedWorkspace(cwd) : { paths: [], links: [] };
+  const workspace =
+    inputs.level === "workspace-write"
+      ? readProtectedWorkspace(cwd, gitDirsOf(cwd), inputs.asMissing)
+      : { paths: [], links: [] };
   return {
     level: inputs.level,
     cwd,

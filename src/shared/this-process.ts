@@ -119,7 +119,9 @@ export function secondCopyNotice(inUse: string, skipped: string): string {
  *   (src/authority/start-snapshot.ts), kept by the start-up part at pi's `session_start` and read by the
  *   runtime, which is a later load of the modules;
  * - "login-refresh-failures": when each OAuth login's refresh last failed (src/pi/tool/authority.ts),
- *   so a /reload does not start the retry wait over.
+ *   so a /reload does not start the retry wait over;
+ * - "warm-children": the children started ahead of their task (src/run/warm-pool.ts), which the entry's
+ *   `session_shutdown` ends without loading the pool's modules (`perProcessIfMade`).
  */
 export type PerProcessName =
   | "child-guard"
@@ -130,7 +132,15 @@ export type PerProcessName =
   | "sandbox-mount-points"
   | "session-start-snapshot"
   | "login-refresh-failures"
-  | "child-mcp";
+  | "child-mcp"
+  | "warm-children";
+
+/** The process's value for `name` if something made it already; never makes it. */
+export function perProcessIfMade<T>(name: PerProcessName): T | undefined {
+  return (globalThis as typeof globalThis & Record<symbol, unknown>)[Symbol.for(`pi-subagent-dispatch.${name}`)] as
+    | T
+    | undefined;
+}
 
 /** The process's value for `name`, made by `create` on first use. */
 export function perProcess<T>(name: PerProcessName, create: () => T): T {

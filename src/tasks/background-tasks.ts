@@ -282,6 +282,7 @@ export class BackgroundTasks {
         dialogs: dialogs(),
         now: this.now,
         settle: settleChecksFor(prepared),
+        warm: prepared.warm,
       }),
     });
   }

@@ -8,6 +8,8 @@ import {
   writeAgentPrompt,
   createSessionFile,
   sessionFileExists,
+  agentPromptIs,
+  agentPromptPath,
   acquireSessionLock,
   taskDir as taskFolder,
 } from "../run/session-files.ts";
@@ -30,6 +32,9 @@ import {
   type ResolvedSandbox,
 } from "../config/resolve.ts";
 import { readChildMode } from "../run/stop-sequence.ts";
+import { warmSlotFor, type WarmPool } from "../run/warm-pool.ts";
+import { warmableCall } from "../run/warm-launch.ts";
+import type { WarmSlot } from "../run/runner.ts";
 import {
   buildChildCommand,
   childPrompt,
@@ -145,6 +150,8 @@ export interface DispatchEnvironment {
   trustFlag?: "--approve" | "--no-approve";
   /** Where bwrap is looked for (default: the system's folders, src/sandbox/sandbox-layout.ts). */
   bwrapDirs?: readonly string[];
+  /** The pool of children started ahead (pi 1.x, the main pi, `$warmChildren` above 0); absent: every child is cold. */
+  warm?: WarmPool;
 }
 
 export interface PreparedRun {
@@ -182,6 +189,8 @@ export interface PreparedRun {
    * whoever records the result.
    */
   worktree?: WorktreeLease;
+  /** Its link to the pool of warm children (src/run/warm-pool.ts), for the runner; absent: a cold child. */
+  warm?: WarmSlot;
 }
 
 export type Prepared = { ok: true; run: PreparedRun } | { ok: false; message: string };
@@ -246,7 +255,13 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   }
 
   const resumed = request.sessionId !== undefined;
-  const taskId = request.sessionId ?? newTaskId();
+  // A child started ahead for a call like this one lends it its task id; whether it serves the call is decided once
+  // the call's own command line is built (src/run/warm-launch.ts).
+  const warmable =
+    env.warm !== undefined &&
+    warmableCall({ resumed, forked: env.forkedHistory !== undefined, isolation: request.isolation, mode: childMode });
+  const reservation = warmable ? env.warm?.reserve(env.agentDir, request.agent.name, env.cwd) : undefined;
+  const taskId = request.sessionId ?? reservation?.taskId ?? newTaskId();
   if (resumed && !sessionFileExists(env.agentDir, taskId)) return { ok: false, message: unknownSessionMessage(taskId) };
   // A fork applies to a new session only (validation never asks for one on resume).
   const forked = resumed ? undefined : env.forkedHistory;
@@ -267,7 +282,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   try {
     sessionFile = resumed
       ? sessionFilePath(env.agentDir, taskId)
-      : createSessionFile(env.agentDir, taskId, cwd, new Date(), forked?.lines);
+      : (reservation?.sessionFile ?? createSessionFile(env.agentDir, taskId, cwd, new Date(), forked?.lines));
   } catch (error) {
     lease?.discard();
     throw error;
@@ -279,16 +294,20 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
     cwd,
   });
   if (!lock.acquired) {
+    reservation?.cancel();
     // Another run of this session holds the worktree: it is theirs to finish, never ours to remove.
     return { ok: false, message: sessionBusyMessage(taskId, lock.holder) };
   }
 
-  // Whether this run wrote the agent's body into the task's folder (removed before the lock is released).
-  let promptWritten = false;
+  // Whether this run wrote the agent's body into the task's folder (removed before the lock is released); a warm
+  // child's folder may hold one however the call turns out.
+  let promptWritten = reservation !== undefined;
   // Each step is tried even when the one before failed (a read-only or full disk): a prompt file that cannot
   // be removed must not keep the lock too. The first failure is thrown afterwards, for the caller to report;
   // what is left is removed by the next start's clean-up.
   const release = () => {
+    // A child started ahead that this call did not take ends with the call (its folder is the call's now).
+    reservation?.cancel();
     let failure: unknown;
     if (promptWritten) {
       try {
@@ -320,9 +339,14 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       notes.push("thinking level max was passed to pi as xhigh, the strongest level pi 0.73.1 accepts");
 
     let systemPromptFile: string | undefined;
-    if (request.agent.body.trim()) {
+    const body = request.agent.body.trim() ? request.agent.body : undefined;
+    if (body !== undefined) {
       promptWritten = true;
-      systemPromptFile = writeAgentPrompt(env.agentDir, taskId, request.agent.body);
+      // A warm child may still be reading the file it was started with: the same body is left as it is.
+      systemPromptFile =
+        reservation && agentPromptIs(env.agentDir, taskId, body)
+          ? agentPromptPath(env.agentDir, taskId)
+          : writeAgentPrompt(env.agentDir, taskId, body);
     }
 
     let skills: string[] | undefined;
@@ -348,6 +372,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
           ...extraExtensions.filter((path) => path.startsWith("/")),
         ],
         readOnly: nodeCompileCacheDirs(env.baseEnv),
+        ...(reservation ? { asMissing: reservation.madePaths } : {}),
       });
       if (layout.protectedLinks.length > 0) {
         // The worktree has a link the project folder had not: refused all the same, releasing what was taken.
@@ -427,6 +452,18 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
         release,
         childStarted: lock.childStarted,
         worktree: lease,
+        ...(warmable && env.warm
+          ? {
+              warm: warmSlotFor(
+                env.warm,
+                reservation,
+                { taskId, command, cwd, agentDir: env.agentDir, agentName: request.agent.name, home: env.home, body },
+                () => {
+                  origin.warm = true;
+                },
+              ),
+            }
+          : {}),
       },
     };
   } catch (error) {

@@ -410,6 +410,7 @@ export async function runSync(
       dialogs: options.dialogs,
       now,
       settle: settleChecksFor(prepared),
+      warm: prepared.warm,
     });
     // If pi itself is killed mid-run (Ctrl+C on `pi -p`, SIGTERM), the record is still written, synchronously,
     // before the child guard ends the child's tree.

@@ -30,6 +30,8 @@ interface NewEnvOptions {
   noWorker?: boolean;
   /** Do not record the person's first-use approval of the worker (the TUI then asks before its first run). */
   workerUnapproved?: boolean;
+  /** Keep warm children on (see `PiEnvOptions.warmChildren`). */
+  warmChildren?: boolean;
 }
 
 export interface E2eSuite {
@@ -82,7 +84,7 @@ export function useE2eSuite(): E2eSuite {
       return tui;
     },
     newEnv(options = {}) {
-      env = createPiEnv({ baseUrl: suite.fake.baseUrl });
+      env = createPiEnv({ baseUrl: suite.fake.baseUrl, warmChildren: options.warmChildren });
       if (!options.noWorker) {
         const file = env.writeWorkFile(".pi/agents/worker.md", workerAgentFile(options.workerFrontmatter));
         // The person approved this worker before (first-use trust), so a TUI test of another feature is not asked.

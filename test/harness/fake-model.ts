@@ -70,6 +70,8 @@ export interface FakeRequest {
   authorization?: string;
   /** The action that was answered (after rules and directives). */
   action?: FakeAction;
+  /** The request's body exactly as it was sent (a warm child's must be a cold one's, byte for byte after ids). */
+  body: string;
 }
 
 export interface FakeRule {
@@ -256,8 +258,9 @@ export class FakeModel {
       tools?: Array<{ function?: { name?: string } }>;
       reasoning_effort?: string;
     };
+    const text = Buffer.concat(chunks).toString("utf8");
     try {
-      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      body = JSON.parse(text);
     } catch {
       res.writeHead(400).end();
       return;
@@ -278,6 +281,7 @@ export class FakeModel {
       lastText: messageText(last),
       lastRole: last?.role ?? "",
       authorization: req.headers.authorization,
+      body: text,
     };
     // Logged (and announced) before the reply is chosen, so a rule's reply can wait for later requests.
     this.requests.push(logged);

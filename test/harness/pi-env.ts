@@ -26,6 +26,12 @@ export interface PiEnvOptions {
   baseUrl: string;
   /** Extra settings.json keys. */
   settings?: Record<string, unknown>;
+  /**
+   * Keep pi 1.x's warm children on, as they are for a person (src/run/warm-pool.ts). Off by default here: each
+   * delegation's end starts a waiting child, which every test's check for processes left behind would count;
+   * `test/e2e/warm-children.test.ts`, the bench and the demo turn them on.
+   */
+  warmChildren?: boolean;
 }
 
 export interface PiEnv {
@@ -110,6 +116,7 @@ export function createPiEnv(options: PiEnvOptions): PiEnv {
     HOME: home,
     [MARKER_VAR]: marker,
   });
+  if (!options.warmChildren) env.PI_SUBAGENT_WARM_CHILDREN = "0";
   const writeUnder = (base: string) => (relativePath: string, content: string) => {
     const path = join(base, relativePath);
     mkdirSync(dirname(path), { recursive: true });

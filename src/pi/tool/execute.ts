@@ -45,6 +45,8 @@ import { newTaskId, readRunSettings, runSettingsWarnings } from "../../shared/ru
 import { readEnvBudget } from "../../budget/limits.ts";
 import { readEnvLoopGuard } from "../../budget/loop-setting.ts";
 import { prepareDispatch, type PreparedRun } from "../../tool/prepare-dispatch.ts";
+import { warmPool, type WarmPool } from "../../run/warm-pool.ts";
+import { readWarmSettings } from "../../run/warm-launch.ts";
 import { MESSAGE_IN_SYNC_MODE, checkDepth, validateDispatch } from "../../tool/validate.ts";
 import { runSync, openStderrProgress } from "../../tool/run-sync.ts";
 import {
@@ -258,6 +260,19 @@ function warningSink(ctx: ExtensionContext): WarningSink {
   return ctx.hasUI ? { hasUI: true, ui: ctx.ui } : { hasUI: false, ui: { notify: () => {} } };
 }
 
+/**
+ * The pool of warm children a call may use: only on a pi that has them (pi 1.x, told by its MCP) and only in the main
+ * pi (a subagent's own children are few and short-lived), sized by the person's setting now.
+ */
+function warmPoolFor(supported: boolean, config: LoadedConfig, sink: WarningSink): WarmPool | undefined {
+  if (!supported || readSubagentDepth() > 0) return undefined;
+  const settings = readWarmSettings(config, process.env);
+  reportWarningsOnce(settings.warnings, sink);
+  const pool = warmPool();
+  pool.configure(settings);
+  return settings.max > 0 ? pool : undefined;
+}
+
 /** An unknown agent in a project whose agents were left out: the refusal says why, and who can change it. */
 function unknownAgentNote(params: SubagentParams, discovery: DiscoveryResult, authority: ProjectAuthority): string {
   const name = (params.agent ?? "").trim();
@@ -418,11 +433,13 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       }
       forkedHistory = fork.history;
     }
+    const sessionTools = readSessionTools(pi, argv);
     const toolGrant = grantAgentTools(request.agent, config, {
       callTools: request.tools,
-      session: readSessionTools(pi, argv),
+      session: sessionTools,
       ceiling: settings.toolCeiling,
     });
+    const warm = warmPoolFor(sessionTools.mcp?.supported === true, config, warningSink(ctx));
     await probing;
     return {
       agent: request.agent.name,
@@ -447,6 +464,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
             forkedHistory,
             toolGrant,
             trustFlag: authority.childTrustFlag,
+            warm,
           },
           config,
         );

@@ -88,6 +88,26 @@ describe("reapOrphanedTasks", () => {
     );
   });
 
+  it("removes the folder of a warm child whose pi is gone, ending what of it runs; a live pi's stays", () => {
+    const warmOf = (owner: number) => {
+      const taskId = newTaskId();
+      createSessionFile(agentDir, taskId, "/w");
+      writeAgentPrompt(agentDir, taskId, "BODY");
+      writeFileSync(join(taskDir(agentDir, taskId), "warm.lock"), JSON.stringify({ pid: owner, pidStart: "9" }));
+      markRunning(agentDir, taskId);
+      return taskId;
+    };
+    const dead = warmOf(DEAD_OWNER);
+    const live = warmOf(LIVE_OWNER);
+    const d = deps();
+    expect(reapOrphanedTasks(agentDir, d)).toEqual([]);
+    expect(d.killed).toEqual([[dead, undefined]]);
+    expect(existsSync(taskDir(agentDir, dead))).toBe(false);
+    expect(readRecord(agentDir, dead)).toBeUndefined();
+    expect(existsSync(join(taskDir(agentDir, live), "warm.lock"))).toBe(true);
+    expect(readdirSync(join(agentDir, "subagent-sessions", ".running"))).toEqual([live]);
+  });
+
   it("with the running index: reaps the dead pi's run, drops entries whose lock is gone, keeps a live run's", () => {
     const dead = lockedTask(DEAD_OWNER);
     const live = lockedTask(LIVE_OWNER);
