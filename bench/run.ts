@@ -12,6 +12,7 @@ import { runVersusSection } from "./versus.ts";
 import { runLiveChildrenSection } from "./live-children.ts";
 import { runBudgetsSection } from "./budgets.ts";
 import { runLoadSection } from "./load.ts";
+import { runWarmSection } from "./warm.ts";
 
 interface BenchSection {
   name: string;
@@ -25,6 +26,7 @@ const SECTIONS: BenchSection[] = [
   { name: "startup", run: runStartupSection, onlyWhenNamed: true },
   { name: "runner", run: runRunnerSection, onlyWhenNamed: true },
   { name: "dispatch", run: runDispatchSection, onlyWhenNamed: true },
+  { name: "warm", run: runWarmSection },
   { name: "live-children", run: runLiveChildrenSection },
   { name: "budgets", run: () => runBudgetsSection() },
   { name: "load", run: () => runLoadSection(), onlyWhenNamed: true },
