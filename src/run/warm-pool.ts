@@ -45,6 +45,12 @@ export interface WarmTemplate {
   home: string;
   /** The agent's body in its prompt file; absent: the agent has none. */
   body?: string;
+  /**
+   * What pi reads as it starts, as it was when the call was prepared (`startupFingerprint`): a child started ahead
+   * only while it is unchanged, so nothing written since (by the task's own child, say: a new `.pi/extensions` file)
+   * runs in a child nobody asked for, under an authority decided before it was there.
+   */
+  fingerprint: string;
 }
 
 /** A call that took a waiting child's task id: it claims the child once its own command line is built. */
@@ -130,6 +136,24 @@ function fingerprintOf(inputs: StartupInputs, made: readonly string[] = []): str
   };
   for (const folder of inputs.folders) walk(folder, 0);
   return parts.join("\n");
+}
+
+function inputsOf(template: Omit<WarmTemplate, "fingerprint">, command: ChildCommand): StartupInputs {
+  return startupInputs({
+    cwd: template.cwd,
+    agentDir: template.agentDir,
+    home: template.home,
+    args: command.args,
+    sandboxed: command.sandboxArgs !== undefined,
+  });
+}
+
+/**
+ * What pi reads as it starts, now, for a call about to start the child of `template` (its `fingerprint`); `made`: the
+ * mount points of the warm child the call reserved, which count as missing.
+ */
+export function startupFingerprint(template: Omit<WarmTemplate, "fingerprint">, made: readonly string[] = []): string {
+  return fingerprintOf(inputsOf(template, template.command), made);
 }
 
 function keyOf(agentDir: string, agentName: string, cwd: string): string {
@@ -256,20 +280,15 @@ export class WarmPool {
     while (this.waiting.size >= this.settings.max) this.endOldest();
     const taskId = newTaskId();
     const command = commandForTask(template.command, template.taskId, taskId);
-    const inputs = startupInputs({
-      cwd: template.cwd,
-      agentDir: template.agentDir,
-      home: template.home,
-      args: command.args,
-      sandboxed: command.sandboxArgs !== undefined,
-    });
+    const inputs = inputsOf(template, command);
+    // Read before the start: a change made while the child reads its files shows as a change at its claim.
+    const fingerprint = fingerprintOf(inputs);
+    if (fingerprint !== template.fingerprint) return;
     createSessionFile(template.agentDir, taskId, template.cwd);
     let spawned: SpawnedChild;
     try {
       if (template.body !== undefined) writeAgentPrompt(template.agentDir, taskId, template.body);
       writeWarmLock(template.agentDir, taskId);
-      // Read before the start: a change made while the child reads its files shows as a change.
-      const fingerprint = fingerprintOf(inputs);
       spawned = spawnChild(command, template.cwd);
       const entry: WaitingChild = {
         key,

@@ -32,7 +32,7 @@ import {
   type ResolvedSandbox,
 } from "../config/resolve.ts";
 import { readChildMode } from "../run/stop-sequence.ts";
-import { warmSlotFor, type WarmPool } from "../run/warm-pool.ts";
+import { startupFingerprint, warmSlotFor, type WarmPool } from "../run/warm-pool.ts";
 import { warmableCall } from "../run/warm-launch.ts";
 import type { WarmSlot } from "../run/runner.ts";
 import {
@@ -423,6 +423,22 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       maxDepth,
       forked: forked !== undefined,
     });
+    // The pool's part: the reserved child if it is this very one, and what the next child like it is started from.
+    const warmSlot = (pool: WarmPool, reserved: typeof reservation) => {
+      const template = {
+        taskId,
+        command,
+        cwd,
+        agentDir: env.agentDir,
+        agentName: request.agent.name,
+        home: env.home,
+        body,
+      };
+      const fingerprint = startupFingerprint(template, reserved?.madePaths);
+      return warmSlotFor(pool, reserved, { ...template, fingerprint }, () => {
+        origin.warm = true;
+      });
+    };
     const verify = resolveVerify(request.agent, request.verify);
     const checkPlan = verify ? checkCommandLine(command, "true", sandbox.level !== "off") : undefined;
     if (checkPlan && !checkPlan.ok) {
@@ -452,18 +468,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
         release,
         childStarted: lock.childStarted,
         worktree: lease,
-        ...(warmable && env.warm
-          ? {
-              warm: warmSlotFor(
-                env.warm,
-                reservation,
-                { taskId, command, cwd, agentDir: env.agentDir, agentName: request.agent.name, home: env.home, body },
-                () => {
-                  origin.warm = true;
-                },
-              ),
-            }
-          : {}),
+        ...(warmable && env.warm ? { warm: warmSlot(env.warm, reservation) } : {}),
       },
     };
   } catch (error) {

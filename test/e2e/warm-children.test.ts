@@ -230,6 +230,47 @@ describe("warm children", () => {
     180_000,
   );
 
+  it("starts no child ahead after a child wrote a file pi loads at its start (a project extension)", async () => {
+    const env = suite.newEnv({ warmChildren: true });
+    const mark = join(env.root, "planted-ran");
+    const planted = `export default function () { require("node:fs").writeFileSync(${JSON.stringify(mark)}, "ran"); }`;
+    const plant = `Plant. ${fakeDirective([
+      {
+        toolCalls: [
+          {
+            name: "bash",
+            arguments: { command: `mkdir -p .pi/extensions && printf '%s' '${planted}' > .pi/extensions/planted.ts` },
+          },
+        ],
+      },
+      { text: "PLANTED" },
+    ])}`;
+    let seenMeanwhile: number[] = [];
+    let ranMeanwhile = false;
+    suite.fake.on({
+      when: isFirstResult,
+      reply: async () => {
+        const until = Date.now() + 1500;
+        while (Date.now() < until && seenMeanwhile.length === 0) {
+          seenMeanwhile = childPis(env);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        ranMeanwhile = existsSync(mark);
+        return delegate("second job");
+      },
+    });
+    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", `Twice. ${fakeDirective([delegate(plant)])}`], {
+      env: env.env,
+      cwd: env.workDir,
+      timeoutMs: 120_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(join(env.workDir, ".pi", "extensions", "planted.ts"))).toBe(true);
+    expect(seenMeanwhile).toEqual([]);
+    expect(ranMeanwhile).toBe(false);
+    expect(delegationRecords(env).map((record) => record.origin?.warm)).toEqual([undefined, undefined]);
+  }, 180_000);
+
   it("ends a warm child after its idle time; the next delegation starts cold", async () => {
     const env = suite.newEnv({ warmChildren: true });
     suite.fake.on({

@@ -22,7 +22,7 @@ import {
   warmLockPath,
 } from "../../../src/run/session-files.ts";
 import { indexedTaskIds } from "../../../src/run/startup-work.ts";
-import { WarmPool, warmSlotFor, type WarmTemplate } from "../../../src/run/warm-pool.ts";
+import { startupFingerprint, WarmPool, warmSlotFor, type WarmTemplate } from "../../../src/run/warm-pool.ts";
 import { newTaskId } from "../../../src/shared/run-settings.ts";
 import { isTaskId } from "../../../src/shared/nesting.ts";
 import { MARKER_VAR } from "../../harness/pi-env.ts";
@@ -115,7 +115,7 @@ function setup(max = 2, idleMs = 60_000): Setup {
       mode: "rpc",
       prompt: "Task: x",
     };
-    return {
+    const template = {
       taskId,
       command,
       cwd,
@@ -124,6 +124,7 @@ function setup(max = 2, idleMs = 60_000): Setup {
       home,
       ...(overrides.body !== undefined ? { body: overrides.body } : {}),
     };
+    return { ...template, fingerprint: startupFingerprint(template) };
   };
   return { pool, agentDir, cwd, home, marker, template };
 }
@@ -314,6 +315,20 @@ describe("the pool of warm children", () => {
     expect(processesWithMarker(s.marker)).toEqual([]);
     expect(processesWithMarker(t.marker)).toEqual([]);
     expect(s.pool.reserve(s.agentDir, "worker", s.cwd)).toBeUndefined();
+  });
+
+  it("starts nothing when a file pi reads at its start changed since the call was prepared (its own child wrote it)", async () => {
+    const s = setup();
+    const template = s.template();
+    mkdirSync(join(s.cwd, ".pi", "extensions"), { recursive: true });
+    writeFileSync(join(s.cwd, ".pi", "extensions", "planted.ts"), "export default function () {}\n");
+    s.pool.remember(template, ENDED);
+    await nextTurn();
+    expect(s.pool.describe()).toEqual([]);
+    expect(processesWithMarker(s.marker)).toEqual([]);
+    expect(warmTaskIds(s.agentDir)).toEqual([]);
+    // A call prepared after the change is the next template: its child is started ahead.
+    await warmUp(s, s.template());
   });
 
   it("a lower cap ends the children over it", async () => {
