@@ -41,7 +41,7 @@ export interface AgentDefinition {
   tools?: string[];
   /**
    * `mcp`: the MCP servers (`github`) or tool patterns (`mcp__github__get_*`) its child may reach (pi 1.x; see
-   * src/authority/mcp-reach.ts). Absent or empty: none, and the child starts no MCP server.
+   * src/authority/tool-ceiling.ts). Absent or empty: none, and the child starts no MCP server.
    */
   mcp?: string[];
   /** `disallowedTools`: tool names or `*` patterns removed from its child after everything else (nested ones too). */

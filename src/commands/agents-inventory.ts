@@ -18,7 +18,7 @@ import {
 } from "../config/resolve.ts";
 import type { ResolvedModelConfig, ValueSource } from "../config/load.ts";
 import { isMcpToolName } from "../shared/tool-patterns.ts";
-import { MCP_WAYS_IN } from "../authority/mcp-reach.ts";
+import { MCP_WAYS_IN } from "../authority/tool-ceiling.ts";
 import {
   grantAgentTools,
   PI_DEFAULT_TOOLS,

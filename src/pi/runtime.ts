@@ -16,7 +16,7 @@ import type { WarmPool } from "../run/warm-pool.ts";
 import type { WarmChildView } from "../run/warm-launch.ts";
 import { createBackgroundDispatcher } from "./tool/background-dispatch.ts";
 import { registerSubagentTool } from "./tool/execute.ts";
-import { exportWhenEnded } from "./otlp-seam.ts";
+import { exportWhenEnded } from "../trace/otlp-seam.ts";
 import { registerUi } from "./ui/progress.ts";
 import { resultRun, withoutDuplicateResults } from "../delivery/delivery-tracker.ts";
 import { detectAppMode } from "../shared/pi-process.ts";

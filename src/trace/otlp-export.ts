@@ -3,7 +3,7 @@
  * reader as `/subagent-trace`), turned into the same spans as `--json` (src/trace/trace-spans.ts: same trace and
  * span ids, parents, times, attributes), then handed to OpenTelemetry's own OTLP exporter, which reads the
  * standard `OTEL_EXPORTER_OTLP_*` variables itself (endpoint, headers, timeout). The only module that loads
- * OpenTelemetry's packages, and it is imported only when an endpoint is set (src/pi/otlp-seam.ts).
+ * OpenTelemetry's packages, and it is imported only when an endpoint is set (src/trace/otlp-seam.ts).
  */
 import { SpanKind, SpanStatusCode, TraceFlags, type HrTime, type SpanContext } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";

@@ -42,7 +42,6 @@ const PURE_MODULES: readonly string[] = Object.freeze([
   "src/agents/claude-agent.ts",
   "src/run/warm-launch.ts",
   "src/agents/parse.ts",
-  "src/authority/mcp-reach.ts",
   "src/authority/tool-ceiling.ts",
   "src/authority/trust.ts",
   "src/budget/fan-out.ts",
@@ -83,7 +82,6 @@ const PURE_MODULES: readonly string[] = Object.freeze([
   "src/trace/trace.ts",
   "src/trace/trace-spans.ts",
   "src/trace/trace-text.ts",
-  "src/trace/otlp-settings.ts",
   "src/tool/validate.ts",
   "src/workflows/blocking-workflow.ts",
   "src/workflows/workflow-tracker.ts",
@@ -431,11 +429,11 @@ describe("the export to an OpenTelemetry collector", () => {
   it("loads none of OpenTelemetry, nor the trace's reader, with the tool or the TUI's runtime", () => {
     for (const entry of ["pi/runtime-tool.ts", "pi/runtime.ts"]) {
       const loaded = loadedFrom(join(SRC, entry), true);
-      expect(loaded).toContain("src/pi/otlp-seam.ts");
+      expect(loaded).toContain("src/trace/otlp-seam.ts");
       expect(loaded.filter(isOpenTelemetry)).toEqual([]);
       expect(loaded).not.toContain("src/trace/trace-store.ts");
     }
-    expect(loadedFrom(join(SRC, "pi/otlp-seam.ts")).filter(isOpenTelemetry)).toEqual([
+    expect(loadedFrom(join(SRC, "trace/otlp-seam.ts")).filter(isOpenTelemetry)).toEqual([
       "package:@opentelemetry/api",
       "package:@opentelemetry/exporter-trace-otlp-http",
       "src/trace/otlp-export.ts",
@@ -443,22 +441,22 @@ describe("the export to an OpenTelemetry collector", () => {
   });
 
   it("imports it only once an endpoint is set, from the seam, after the result was handed back", () => {
-    const seam = readFileSync(join(SRC, "pi/otlp-seam.ts"), "utf8");
+    const seam = readFileSync(join(SRC, "trace/otlp-seam.ts"), "utf8");
     expect(runtimeSpecifiers(seam).filter((specifier) => specifier.includes("otlp-export"))).toEqual([
-      "../trace/otlp-export.ts",
+      "./otlp-export.ts",
     ]);
     const plan = seam.indexOf("if (!plan) return;");
     const later = seam.indexOf("await new Promise((resolve) => setImmediate(resolve));");
     const load = seam.indexOf("await loadExport()");
     expect(plan).toBeGreaterThan(0);
     expect(plan < later && later < load).toBe(true);
-    expect(seam).toContain('const loadExport = loadOnce(() => import("../trace/otlp-export.ts"));');
+    expect(seam).toContain('const loadExport = loadOnce(() => import("./otlp-export.ts"));');
     // Nothing else imports it.
     const importers = MODULES.filter((module) =>
       runtimeSpecifiers(readFileSync(join(REPO_ROOT, module), "utf8")).some((specifier) =>
         specifier.endsWith("otlp-export.ts"),
       ),
     );
-    expect(importers).toEqual(["src/pi/otlp-seam.ts"]);
+    expect(importers).toEqual(["src/trace/otlp-seam.ts"]);
   });
 });

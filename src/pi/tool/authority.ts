@@ -13,7 +13,7 @@ import {
   type ProjectAuthority,
 } from "../../authority/trust.ts";
 import type { SessionTools } from "../../authority/tool-ceiling.ts";
-import { readMainToolFlags } from "../../authority/mcp-reach.ts";
+import { readMainToolFlags } from "../../authority/tool-ceiling.ts";
 import { childMcpPatterns } from "../../shared/nesting.ts";
 import { guardedSinceStart, sessionStart, type SessionStart } from "../../authority/session-start-read.ts";
 import { loadConfig, type LoadedConfig } from "../../config/load.ts";

@@ -38,7 +38,7 @@ import {
 } from "../../config/resolve.ts";
 import { nobodyReasonOf, nestedHopsBelow, type DialogRoute } from "../../dialogs/child-dialogs.ts";
 import { forwardToParent } from "../dialogs/forward-to-parent.ts";
-import { exportWhenEnded } from "../otlp-seam.ts";
+import { exportWhenEnded } from "../../trace/otlp-seam.ts";
 import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../../shared/pi-process.ts";
 import { agentDir } from "../../shared/this-process.ts";
 import { newTaskId, readRunSettings, runSettingsWarnings } from "../../shared/run-settings.ts";

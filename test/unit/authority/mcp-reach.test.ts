@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { grantMcp, readMainToolFlags, type MainMcpReach } from "../../../src/authority/mcp-reach.ts";
+import { grantMcp, readMainToolFlags, type MainMcpReach } from "../../../src/authority/tool-ceiling.ts";
 import { grantTools, toolsNotGrantedText } from "../../../src/authority/tool-ceiling.ts";
 
 const reach = (argv: string[], active: string[] = ["read", "bash", "edit", "write", "codemode", "subagent"]) =>

@@ -5,12 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
-import {
-  EXIT_EXPORT_MS,
-  exportFailedWarning,
-  exportPlan,
-  otlpTracesEndpoint,
-} from "../../../src/trace/otlp-settings.ts";
+import { EXIT_EXPORT_MS, exportFailedWarning, exportPlan, otlpTracesEndpoint } from "../../../src/trace/otlp-seam.ts";
 import { readableSpan } from "../../../src/trace/otlp-export.ts";
 import type { TraceSpan } from "../../../src/trace/trace-spans.ts";
 

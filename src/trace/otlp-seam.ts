@@ -1,11 +1,22 @@
 /**
- * When and how a finished delegation goes to an OpenTelemetry collector, from the standard variables: only with
+ * A delegation's end and its export to an OpenTelemetry collector: when no OTLP endpoint is set, a delegation's end
+ * costs one look at the environment and nothing else; when one is, the export runs after the result was handed
+ * back, off the dispatch path, and only then are the trace reader and OpenTelemetry's packages imported
+ * (src/trace/otlp-export.ts). A failed export is said once per session. One module with the plan it follows, so
+ * that a delegation's end loads one small module.
+ */
+import { reportOnceByKey, WARNING_PREFIX, type WarningSink } from "../agents/warnings.ts";
+import { readSubagentDepth } from "../shared/nesting.ts";
+import { loadOnce } from "../shared/pi-process.ts";
+import { oneLine } from "../shared/text.ts";
+import { agentDir } from "../shared/this-process.ts";
+
+/*
+ * When and how a finished delegation goes to a collector, from the standard variables: only with
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT` set, and only from the main pi (a
  * subagent's own delegations are inside its root's trace). A pi about to exit (print and JSON mode) gives an
  * export a short time at most, so a slow or missing collector cannot hold its exit. Pure.
  */
-import { WARNING_PREFIX } from "../agents/warnings.ts";
-import { oneLine } from "../shared/text.ts";
 
 /** What an export may take in a pi about to exit, at most (the exporter's own timeout applies when shorter). */
 export const EXIT_EXPORT_MS = 2000;
@@ -71,4 +82,46 @@ function shownEndpoint(endpoint: string): string {
 /** The one warning of a session whose export failed (later failures are not repeated). */
 export function exportFailedWarning(endpoint: string, rootId: string, error: string): string {
   return `${WARNING_PREFIX}could not send the trace of ${rootId} to the OpenTelemetry collector at ${shownEndpoint(endpoint)}: ${oneLine(error, 300)}. The delegation is not affected; later failures this session are not reported.`;
+}
+
+/*
+ * The export itself, started by the dispatch paths when a delegation ended.
+ */
+const WARNING_KEY = "otlp-export-failed";
+
+/** OpenTelemetry's packages and the trace's reader, loaded by the first export (two at once share the load). */
+const loadExport = loadOnce(() => import("./otlp-export.ts"));
+
+/**
+ * Exports the delegation `rootId` (a task's, batch's or chain's id) once it ended. `exitsSoon`: this pi exits once
+ * its answer is out (print and JSON mode), so the export gets a short time at most. Never throws.
+ */
+export function exportWhenEnded(rootId: string, sink: WarningSink, exitsSoon: boolean): void {
+  const plan = exportPlan(process.env, readSubagentDepth(), exitsSoon);
+  if (!plan) return;
+  const dir = agentDir();
+  const fail = (error: string) => reportOnceByKey(WARNING_KEY, exportFailedWarning(plan.endpoint, rootId, error), sink);
+  void (async () => {
+    // After the result: the caller hands it back first, this runs on a later turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
+    let giveUp: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<{ ok: false; error: string }>((resolve) => {
+      giveUp = setTimeout(() => resolve({ ok: false, error: `no answer within ${plan.giveUpMs} ms` }), plan.giveUpMs);
+      giveUp.unref();
+    });
+    try {
+      const { exportDelegation } = await loadExport();
+      const outcome = await Promise.race([
+        exportDelegation(rootId, {
+          agentDir: dir,
+          serviceName: plan.serviceName,
+          ...(plan.timeoutMs !== undefined ? { timeoutMs: plan.timeoutMs } : {}),
+        }),
+        timedOut,
+      ]);
+      if (!outcome.ok) fail(outcome.error);
+    } finally {
+      clearTimeout(giveUp);
+    }
+  })().catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));
 }
