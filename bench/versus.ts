@@ -187,7 +187,7 @@ function batchPrompt(count: number, tag: string): { prompt: string; expect: stri
 }
 
 /** Both orders alternate by round, so neither side always runs on a warmer machine. */
-async function pair<T>(round: number, first: () => Promise<T>, second: () => Promise<T>): Promise<[T, T]> {
+export async function pair<T>(round: number, first: () => Promise<T>, second: () => Promise<T>): Promise<[T, T]> {
   if (round % 2 === 0) {
     const a = await first();
     return [a, await second()];

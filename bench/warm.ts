@@ -20,6 +20,7 @@ import { createPiEnv, EXTENSION_ENTRY, runProcess, type PiEnv } from "../test/ha
 import { piUnderTest, withPiPath, type PiUnderTest } from "../test/harness/pi-under-test.ts";
 import { killProcessesWithMarker, processesWithMarker, waitForNoProcesses } from "../test/harness/processes.ts";
 import { median } from "./startup.ts";
+import { pair } from "./versus.ts";
 import { isTaskId } from "../src/shared/nesting.ts";
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
@@ -188,15 +189,6 @@ async function session(
     ...(warmRssKiB !== undefined ? { warmRssKiB } : {}),
     peakKiB: Number(peak[1]),
   };
-}
-
-async function pair<T>(round: number, first: () => Promise<T>, second: () => Promise<T>): Promise<[T, T]> {
-  if (round % 2 === 0) {
-    const a = await first();
-    return [a, await second()];
-  }
-  const b = await second();
-  return [await first(), b];
 }
 
 const ms = (values: number[]) => `${Math.round(median(values))} ms`;

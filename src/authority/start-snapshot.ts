@@ -101,6 +101,16 @@ export function listGuardedFiles(
   return listing;
 }
 
+/**
+ * Each of `paths` that exists, with its identity, and everything under a folder among them, as the guarded files
+ * are listed (a warm child's start inputs, src/run/warm-pool.ts).
+ */
+export function listPaths(paths: readonly string[]): GuardedListing {
+  const listing = new Map<string, string>();
+  for (const path of paths) walk(path, listing);
+  return listing;
+}
+
 /** What appeared, changed or went since `before` (paths, sorted); empty when nothing did. */
 export function guardedChanges(before: GuardedListing, now: GuardedListing): string[] {
   const changed = new Set<string>();

@@ -11,7 +11,8 @@
  * pipes are unreferenced while it waits, and its output waits unread in its pipe until a run takes it.
  */
 import type { Readable, Writable } from "node:stream";
-import { readdirSync, statSync, type Stats } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
+import { listPaths } from "../authority/start-snapshot.ts";
 import { spawnChild, type SpawnedChild, type WarmSlot } from "./runner.ts";
 import type { ChildCommand } from "./command-line.ts";
 import type { RunOutcome } from "./event-reducer.ts";
@@ -84,58 +85,27 @@ interface WaitingChild {
   unwatch: () => void;
 }
 
-/** How many entries a startup folder may list before the rest go unseen (a folder that big is not an agent's). */
-const MAX_FOLDER_ENTRIES = 400;
-
-function statText(stats: Stats | undefined): string {
-  return stats ? `${stats.mtimeMs}:${stats.size}:${stats.ino}` : "-";
+/**
+ * What pi would read as it starts, as one text: each input's identity (inode, size, times) and, for a folder,
+ * everything under it, listed as the files project trust guards are (src/authority/start-snapshot.ts). A path the
+ * child's own sandbox made (an empty mount point) counts as missing, as it was when the child started.
+ */
+function fingerprintOf(inputs: StartupInputs, made: readonly string[] = []): string {
+  const listing = listPaths([...inputs.files, ...inputs.folders]);
+  return [...listing]
+    .filter(([path]) => !(made.includes(path) && isEmptyPath(path)))
+    .map(([path, id]) => `${path}=${id}`)
+    .join("\n");
 }
 
-function statQuietly(path: string): Stats | undefined {
+function isEmptyPath(path: string): boolean {
   try {
-    return statSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function isEmptyStat(path: string, stats: Stats): boolean {
-  if (stats.isFile()) return stats.size === 0;
-  try {
+    const stats = statSync(path);
+    if (stats.isFile()) return stats.size === 0;
     return stats.isDirectory() && readdirSync(path).length === 0;
   } catch {
     return false;
   }
-}
-
-/**
- * One line per input: a file's time, size and inode; a folder's entries and their entries the same way. A path the
- * child's own sandbox made (an empty mount point) counts as missing, as it was when the child started.
- */
-function fingerprintOf(inputs: StartupInputs, made: readonly string[] = []): string {
-  const statOf = (path: string): Stats | undefined => {
-    const stats = statQuietly(path);
-    return stats && made.includes(path) && isEmptyStat(path, stats) ? undefined : stats;
-  };
-  const parts = inputs.files.map((path) => `${path}=${statText(statOf(path))}`);
-  let budget = MAX_FOLDER_ENTRIES;
-  const walk = (path: string, depth: number) => {
-    const stats = statOf(path);
-    parts.push(`${path}=${statText(stats)}`);
-    if (!stats?.isDirectory() || depth > 1) return;
-    let names: string[];
-    try {
-      names = readdirSync(path).sort();
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      if (--budget < 0) return;
-      walk(`${path}/${name}`, depth + 1);
-    }
-  };
-  for (const folder of inputs.folders) walk(folder, 0);
-  return parts.join("\n");
 }
 
 function inputsOf(template: Omit<WarmTemplate, "fingerprint">, command: ChildCommand): StartupInputs {

@@ -97,6 +97,37 @@ function holdUntilWarm(env: PiEnv, then: FakeAction): void {
   });
 }
 
+/**
+ * The main model "thinks" 1.5 s after the first result (a warm child would be started meanwhile, in milliseconds),
+ * looking for a child pi all along, then answers `then`. What it saw: the child pis, and `look()` at the end.
+ */
+function thinkAfterFirstResult(env: PiEnv, then: FakeAction, look: () => boolean = () => false) {
+  const meanwhile = { childPis: [] as number[], saw: false };
+  suite.fake.on({
+    when: isFirstResult,
+    reply: async () => {
+      const until = Date.now() + 1500;
+      while (Date.now() < until && meanwhile.childPis.length === 0) {
+        meanwhile.childPis = childPis(env);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      meanwhile.saw = look();
+      return then;
+    },
+  });
+  return meanwhile;
+}
+
+/** `pi -p` whose model delegates `first`; what it does after the first result is up to the test's rule. */
+function delegateTwice(env: PiEnv, first: string, extraEnv: NodeJS.ProcessEnv = {}) {
+  return runPi(["-e", EXTENSION_ENTRY, "-p", `Twice. ${fakeDirective([delegate(first)])}`], {
+    env: env.env,
+    cwd: env.workDir,
+    timeoutMs: 120_000,
+    extraEnv,
+  });
+}
+
 describe("warm children", () => {
   it("serve the second of two delegations, which sends the model what the first, cold one sent; pi 0.73.1 starts both cold", {
     tags: ["contract"],
@@ -104,11 +135,7 @@ describe("warm children", () => {
   }, async () => {
     const env = suite.newEnv({ warmChildren: true });
     holdUntilWarm(env, delegate("the same job"));
-    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", `Twice. ${fakeDirective([delegate("the same job")])}`], {
-      env: env.env,
-      cwd: env.workDir,
-      timeoutMs: 120_000,
-    });
+    const run = await delegateTwice(env, "the same job");
     expect(run.code, run.stderr).toBe(0);
     const records = delegationRecords(env);
     expect(records).toHaveLength(2);
@@ -142,11 +169,7 @@ describe("warm children", () => {
       { text: "WRITE-DONE" },
     ])}`;
     holdUntilWarm(env, delegate(second));
-    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", `Twice. ${fakeDirective([delegate("first job")])}`], {
-      env: env.env,
-      cwd: env.workDir,
-      timeoutMs: 120_000,
-    });
+    const run = await delegateTwice(env, "first job");
     expect(run.code, run.stderr).toBe(0);
     const records = delegationRecords(env);
     expect(records[1]!.origin).toMatchObject({ warm: true, sandbox: "workspace-write" });
@@ -203,27 +226,10 @@ describe("warm children", () => {
     async ({ file }) => {
       const env = suite.newEnv({ warmChildren: true });
       if (file) writeFileSync(join(env.agentDir, "subagent-isolation.json"), JSON.stringify({ $warmChildren: 0 }));
-      // The main agent thinks for a moment after the first result: a warm child would be started meanwhile.
-      let seenMeanwhile: number[] = [];
-      suite.fake.on({
-        when: isFirstResult,
-        reply: async () => {
-          const until = Date.now() + 1500;
-          while (Date.now() < until && seenMeanwhile.length === 0) {
-            seenMeanwhile = childPis(env);
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          }
-          return delegate("second job");
-        },
-      });
-      const run = await runPi(["-e", EXTENSION_ENTRY, "-p", `Twice. ${fakeDirective([delegate("first job")])}`], {
-        env: env.env,
-        cwd: env.workDir,
-        timeoutMs: 120_000,
-        ...(file ? {} : { extraEnv: { PI_SUBAGENT_WARM_CHILDREN: "0" } }),
-      });
+      const meanwhile = thinkAfterFirstResult(env, delegate("second job"));
+      const run = await delegateTwice(env, "first job", file ? {} : { PI_SUBAGENT_WARM_CHILDREN: "0" });
       expect(run.code, run.stderr).toBe(0);
-      expect(seenMeanwhile).toEqual([]);
+      expect(meanwhile.childPis).toEqual([]);
       expect(delegationRecords(env).map((record) => record.origin?.warm)).toEqual([undefined, undefined]);
       expect(taskFolders(env).all).toHaveLength(2);
     },
@@ -245,29 +251,12 @@ describe("warm children", () => {
       },
       { text: "PLANTED" },
     ])}`;
-    let seenMeanwhile: number[] = [];
-    let ranMeanwhile = false;
-    suite.fake.on({
-      when: isFirstResult,
-      reply: async () => {
-        const until = Date.now() + 1500;
-        while (Date.now() < until && seenMeanwhile.length === 0) {
-          seenMeanwhile = childPis(env);
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        ranMeanwhile = existsSync(mark);
-        return delegate("second job");
-      },
-    });
-    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", `Twice. ${fakeDirective([delegate(plant)])}`], {
-      env: env.env,
-      cwd: env.workDir,
-      timeoutMs: 120_000,
-    });
+    const meanwhile = thinkAfterFirstResult(env, delegate("second job"), () => existsSync(mark));
+    const run = await delegateTwice(env, plant);
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(join(env.workDir, ".pi", "extensions", "planted.ts"))).toBe(true);
-    expect(seenMeanwhile).toEqual([]);
-    expect(ranMeanwhile).toBe(false);
+    expect(meanwhile.childPis).toEqual([]);
+    expect(meanwhile.saw).toBe(false);
     expect(delegationRecords(env).map((record) => record.origin?.warm)).toEqual([undefined, undefined]);
   }, 180_000);
 
@@ -281,12 +270,7 @@ describe("warm children", () => {
         return delegate("second job");
       },
     });
-    const run = await runPi(["-e", EXTENSION_ENTRY, "-p", `Twice. ${fakeDirective([delegate("first job")])}`], {
-      env: env.env,
-      cwd: env.workDir,
-      timeoutMs: 120_000,
-      extraEnv: { PI_SUBAGENT_WARM_IDLE_MS: "1000" },
-    });
+    const run = await delegateTwice(env, "first job", { PI_SUBAGENT_WARM_IDLE_MS: "1000" });
     expect(run.code, run.stderr).toBe(0);
     expect(delegationRecords(env).map((record) => record.origin?.warm)).toEqual([undefined, undefined]);
     expect(taskFolders(env).all).toHaveLength(2);
