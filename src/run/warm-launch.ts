@@ -18,6 +18,12 @@ const WARM_CHILDREN_KEY = "$warmChildren";
 const WARM_CHILDREN_ENV = "PI_SUBAGENT_WARM_CHILDREN";
 /** How long a warm child may wait for a task before it is ended. */
 const WARM_IDLE_ENV = "PI_SUBAGENT_WARM_IDLE_MS";
+/** How long a warm child waits for a task (`PI_SUBAGENT_WARM_IDLE_MS`), without the warning a bad value gets. */
+export function warmIdleMs(env: NodeJS.ProcessEnv): number {
+  const value = wholeNumber(env[WARM_IDLE_ENV]);
+  return value !== undefined && value >= 1 ? value : DEFAULT_WARM_IDLE_MS;
+}
+
 /** At most this many children wait at once (one a shape); 0 turns warm children off. */
 export const DEFAULT_WARM_CHILDREN = 2;
 const MAX_WARM_CHILDREN = 8;
@@ -69,16 +75,12 @@ export function readWarmSettings(
     if (value === undefined || value > MAX_WARM_CHILDREN) problem(WARM_CHILDREN_ENV, fromEnv.trim());
     else max = value;
   }
-  let idleMs = DEFAULT_WARM_IDLE_MS;
   const idle = env[WARM_IDLE_ENV];
-  if (idle !== undefined && idle.trim() !== "") {
-    const value = wholeNumber(idle);
-    if (value === undefined || value < 1)
-      warnings.push(
-        `pi-subagent-dispatch: ${WARM_IDLE_ENV}=${idle.trim()} must be a whole number of milliseconds above 0; using ${DEFAULT_WARM_IDLE_MS}`,
-      );
-    else idleMs = value;
-  }
+  const idleMs = warmIdleMs(env);
+  if (idle !== undefined && idle.trim() !== "" && idleMs === DEFAULT_WARM_IDLE_MS && wholeNumber(idle) !== idleMs)
+    warnings.push(
+      `pi-subagent-dispatch: ${WARM_IDLE_ENV}=${idle.trim()} must be a whole number of milliseconds above 0; using ${DEFAULT_WARM_IDLE_MS}`,
+    );
   return { max, idleMs, warnings };
 }
 

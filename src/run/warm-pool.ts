@@ -28,6 +28,7 @@ import { killTreeNow, onProcessExit, trackChild, treeRssKiB, untrackChild } from
 import {
   commandForTask,
   sameLaunch,
+  warmableCall,
   startupInputs,
   type StartupInputs,
   type WarmChildView,
@@ -35,6 +36,12 @@ import {
 } from "./warm-launch.ts";
 import { newTaskId } from "../shared/run-settings.ts";
 import { perProcess } from "../shared/this-process.ts";
+
+/**
+ * How long after a delegation's end its next child is started ahead: long enough for a `pi -p` whose work is done to
+ * exit first (it starts none then), short beside the seconds a model takes before its next call.
+ */
+export const WARM_START_DELAY_MS = 300;
 
 /** A delegation that ended: the shape of the child the next call like it would start. */
 export interface WarmTemplate {
@@ -201,7 +208,10 @@ export class WarmPool {
     };
   }
 
-  /** A delegation ended: unless a child of its shape waits already, one is started (after this turn of the loop). */
+  /**
+   * A delegation ended: unless a child of its shape waits already, one is started a moment later (a pi that ends
+   * right after its delegation, as `pi -p` often does, starts none).
+   */
   remember(template: WarmTemplate, outcome: RunOutcome): void {
     // A child that never reached the model (it could not start, its pi failed) is not worth starting again ahead.
     if (this.settings.max === 0 || outcome.usage.turns === 0) return;
@@ -211,8 +221,40 @@ export class WarmPool {
       } catch {
         // a child that cannot be started ahead is started when its call comes, and says why then
       }
-    }, 0);
+    }, WARM_START_DELAY_MS);
     timer.unref();
+  }
+
+  /** Whether a call could be served by a child started ahead (src/run/warm-launch.ts). */
+  warmable(call: Parameters<typeof warmableCall>[0]): boolean {
+    return warmableCall(call);
+  }
+
+  /**
+   * A run's link to the pool: the reserved child if the call's command line is the one it started with, and, when
+   * the run ends, the next child of its shape, started from `template` (its start inputs read now, as the call is
+   * prepared; `reservation`'s own mount points count as missing). `taken` is told when the child is taken.
+   */
+  slot(
+    reservation: WarmReservation | undefined,
+    template: Omit<WarmTemplate, "fingerprint">,
+    taken: () => void,
+  ): WarmSlot {
+    const full: WarmTemplate = { ...template, fingerprint: startupFingerprint(template, reservation?.madePaths) };
+    return {
+      take: () => {
+        const child = reservation?.claim(full.command, full.body);
+        if (child) taken();
+        return child;
+      },
+      ended: (outcome) => {
+        try {
+          this.remember(full, outcome);
+        } catch {
+          // the pool is a speed-up: the next call starts cold
+        }
+      },
+    };
   }
 
   /** The children waiting now, for `/subagent-usage`. */
@@ -237,6 +279,10 @@ export class WarmPool {
 
   private fill(template: WarmTemplate): void {
     if (this.settings.max === 0) return;
+    const inputs = inputsOf(template, template.command);
+    // Read before the start: a change made while the child reads its files shows as a change at its claim.
+    const fingerprint = fingerprintOf(inputs);
+    if (fingerprint !== template.fingerprint) return;
     const key = keyOf(template.agentDir, template.agentName, template.cwd);
     const present = this.waiting.get(key);
     if (present) {
@@ -250,10 +296,6 @@ export class WarmPool {
     while (this.waiting.size >= this.settings.max) this.endOldest();
     const taskId = newTaskId();
     const command = commandForTask(template.command, template.taskId, taskId);
-    const inputs = inputsOf(template, command);
-    // Read before the start: a change made while the child reads its files shows as a change at its claim.
-    const fingerprint = fingerprintOf(inputs);
-    if (fingerprint !== template.fingerprint) return;
     createSessionFile(template.agentDir, taskId, template.cwd);
     let spawned: SpawnedChild;
     try {
@@ -342,30 +384,4 @@ export class WarmPool {
 /** This process's pool (one for every load of the extension: a `/reload` drains it, the next load reuses it). */
 export function warmPool(): WarmPool {
   return perProcess("warm-children", () => new WarmPool());
-}
-
-/**
- * A run's link to the pool: the reserved child if the call's command line is the one it started with, and, when the
- * run ends, the next child of its shape. `origin` is marked `warm` when the child is taken (its record says so).
- */
-export function warmSlotFor(
-  pool: WarmPool,
-  reservation: WarmReservation | undefined,
-  template: WarmTemplate,
-  taken: () => void,
-): WarmSlot {
-  return {
-    take: () => {
-      const child = reservation?.claim(template.command, template.body);
-      if (child) taken();
-      return child;
-    },
-    ended: (outcome) => {
-      try {
-        pool.remember(template, outcome);
-      } catch {
-        // the pool is a speed-up: the next call starts cold
-      }
-    },
-  };
 }

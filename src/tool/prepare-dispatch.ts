@@ -32,8 +32,7 @@ import {
   type ResolvedSandbox,
 } from "../config/resolve.ts";
 import { readChildMode } from "../run/stop-sequence.ts";
-import { startupFingerprint, warmSlotFor, type WarmPool } from "../run/warm-pool.ts";
-import { warmableCall } from "../run/warm-launch.ts";
+import type { WarmPool } from "../run/warm-pool.ts";
 import type { WarmSlot } from "../run/runner.ts";
 import {
   buildChildCommand,
@@ -258,8 +257,12 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
   // A child started ahead for a call like this one lends it its task id; whether it serves the call is decided once
   // the call's own command line is built (src/run/warm-launch.ts).
   const warmable =
-    env.warm !== undefined &&
-    warmableCall({ resumed, forked: env.forkedHistory !== undefined, isolation: request.isolation, mode: childMode });
+    env.warm?.warmable({
+      resumed,
+      forked: env.forkedHistory !== undefined,
+      isolation: request.isolation,
+      mode: childMode,
+    }) === true;
   const reservation = warmable ? env.warm?.reserve(env.agentDir, request.agent.name, env.cwd) : undefined;
   const taskId = request.sessionId ?? reservation?.taskId ?? newTaskId();
   if (resumed && !sessionFileExists(env.agentDir, taskId)) return { ok: false, message: unknownSessionMessage(taskId) };
@@ -423,22 +426,6 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
       maxDepth,
       forked: forked !== undefined,
     });
-    // The pool's part: the reserved child if it is this very one, and what the next child like it is started from.
-    const warmSlot = (pool: WarmPool, reserved: typeof reservation) => {
-      const template = {
-        taskId,
-        command,
-        cwd,
-        agentDir: env.agentDir,
-        agentName: request.agent.name,
-        home: env.home,
-        body,
-      };
-      const fingerprint = startupFingerprint(template, reserved?.madePaths);
-      return warmSlotFor(pool, reserved, { ...template, fingerprint }, () => {
-        origin.warm = true;
-      });
-    };
     const verify = resolveVerify(request.agent, request.verify);
     const checkPlan = verify ? checkCommandLine(command, "true", sandbox.level !== "off") : undefined;
     if (checkPlan && !checkPlan.ok) {
@@ -468,7 +455,18 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
         release,
         childStarted: lock.childStarted,
         worktree: lease,
-        ...(warmable && env.warm ? { warm: warmSlot(env.warm, reservation) } : {}),
+        // The pool's part: the reserved child if it is this very one, and what the next child like it is started from.
+        ...(warmable && env.warm
+          ? {
+              warm: env.warm.slot(
+                reservation,
+                { taskId, command, cwd, agentDir: env.agentDir, agentName: request.agent.name, home: env.home, body },
+                () => {
+                  origin.warm = true;
+                },
+              ),
+            }
+          : {}),
       },
     };
   } catch (error) {

@@ -15,6 +15,7 @@ import { lookupResult, type TaskSources } from "../commands/task-lookup.ts";
 import type { TaskSnapshot } from "../tasks/registry.ts";
 import { isTaskId } from "../shared/nesting.ts";
 import { sessionSteps } from "./session-steps.ts";
+import { warmIdleMs } from "../run/warm-launch.ts";
 import type { LiveTaskFacts, TaskFacts, TraceInput } from "./trace.ts";
 
 /** A session file larger than this is not read (its steps are then left out, the task still shown). */
@@ -131,10 +132,13 @@ function workflowInput(reader: TraceReader, workflowId: string, record?: Workflo
   const parts = reader.sources.running().filter((task) => task.workflow?.id === workflowId);
   const kind = parts[0]?.workflow?.kind;
   if (!kind) return undefined;
-  // A running workflow's finished parts have records naming it; its running ones are in the registry.
+  // A running workflow's finished parts have records naming it; its running ones are in the registry. A part served
+  // by a warm child (src/run/warm-pool.ts) has the id chosen when that child was started ahead, up to its idle time
+  // before the workflow.
+  const since = idTime(workflowId) - WINDOW_SLACK_MS - warmIdleMs(process.env);
   const finished = reader.sources
     .storedIds()
-    .filter((taskId) => idTime(taskId) >= idTime(workflowId) - WINDOW_SLACK_MS)
+    .filter((taskId) => idTime(taskId) >= since)
     .map((taskId) => reader.sources.record(taskId))
     .filter((found): found is TaskRecord => found?.workflow?.id === workflowId)
     .map((found) => found.taskId);

@@ -40,13 +40,13 @@ import { nobodyReasonOf, nestedHopsBelow, type DialogRoute } from "../../dialogs
 import { forwardToParent } from "../dialogs/forward-to-parent.ts";
 import { exportWhenEnded } from "../../trace/otlp-seam.ts";
 import { detectAppMode, isAsyncDispatchMode, type AppMode } from "../../shared/pi-process.ts";
-import { agentDir } from "../../shared/this-process.ts";
+import { agentDir, perProcessIfMade } from "../../shared/this-process.ts";
 import { newTaskId, readRunSettings, runSettingsWarnings } from "../../shared/run-settings.ts";
 import { readEnvBudget } from "../../budget/limits.ts";
 import { readEnvLoopGuard } from "../../budget/loop-setting.ts";
 import { prepareDispatch, type PreparedRun } from "../../tool/prepare-dispatch.ts";
-import { warmPool, type WarmPool } from "../../run/warm-pool.ts";
-import { readWarmSettings } from "../../run/warm-launch.ts";
+import type { WarmPool } from "../../run/warm-pool.ts";
+import { loadOnce } from "../../shared/pi-process.ts";
 import { MESSAGE_IN_SYNC_MODE, checkDepth, validateDispatch } from "../../tool/validate.ts";
 import { runSync, openStderrProgress } from "../../tool/run-sync.ts";
 import {
@@ -264,14 +264,24 @@ function warningSink(ctx: ExtensionContext): WarningSink {
  * The pool of warm children a call may use: only on a pi that has them (pi 1.x, told by its MCP) and only in the main
  * pi (a subagent's own children are few and short-lived), sized by the person's setting now.
  */
-function warmPoolFor(supported: boolean, config: LoadedConfig, sink: WarningSink): WarmPool | undefined {
+async function warmPoolFor(supported: boolean, config: LoadedConfig, sink: WarningSink): Promise<WarmPool | undefined> {
   if (!supported || readSubagentDepth() > 0) return undefined;
+  const { readWarmSettings } = await loadWarmSetting();
   const settings = readWarmSettings(config, process.env);
   reportWarningsOnce(settings.warnings, sink);
-  const pool = warmPool();
+  if (settings.max === 0) {
+    // Turned off: children that wait from before end now; the pool's modules are not loaded for it.
+    perProcessIfMade<WarmPool>("warm-children")?.configure(settings);
+    return undefined;
+  }
+  const pool = (await loadWarmPool()).warmPool();
   pool.configure(settings);
-  return settings.max > 0 ? pool : undefined;
+  return pool;
 }
+
+/** The warm pool's modules, loaded by the first call that may use them (pi 1.x, the main pi): never on pi 0.73.1. */
+const loadWarmSetting = loadOnce(() => import("../../run/warm-launch.ts"));
+const loadWarmPool = loadOnce(() => import("../../run/warm-pool.ts"));
 
 /** An unknown agent in a project whose agents were left out: the refusal says why, and who can change it. */
 function unknownAgentNote(params: SubagentParams, discovery: DiscoveryResult, authority: ProjectAuthority): string {
@@ -439,7 +449,7 @@ export function registerSubagentTool(pi: ExtensionAPI, options: SubagentToolOpti
       session: sessionTools,
       ceiling: settings.toolCeiling,
     });
-    const warm = warmPoolFor(sessionTools.mcp?.supported === true, config, warningSink(ctx));
+    const warm = await warmPoolFor(sessionTools.mcp?.supported === true, config, warningSink(ctx));
     await probing;
     return {
       agent: request.agent.name,

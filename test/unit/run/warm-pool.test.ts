@@ -22,7 +22,7 @@ import {
   warmLockPath,
 } from "../../../src/run/session-files.ts";
 import { indexedTaskIds } from "../../../src/run/startup-work.ts";
-import { startupFingerprint, WarmPool, warmSlotFor, type WarmTemplate } from "../../../src/run/warm-pool.ts";
+import { startupFingerprint, WarmPool, type WarmTemplate } from "../../../src/run/warm-pool.ts";
 import { newTaskId } from "../../../src/shared/run-settings.ts";
 import { isTaskId } from "../../../src/shared/nesting.ts";
 import { MARKER_VAR } from "../../harness/pi-env.ts";
@@ -195,7 +195,7 @@ describe("the pool of warm children", () => {
       },
     };
     let taken = false;
-    const slot = warmSlotFor(s.pool, reservation, callTemplate, () => {
+    const slot = s.pool.slot(reservation, callTemplate, () => {
       taken = true;
     });
     const handle = startRun({

@@ -128,6 +128,36 @@ describe("reading a delegation's trace from disk", () => {
     ]);
   });
 
+  it("gathers a running batch's finished part that a warm child served (its id older than the batch's)", () => {
+    // A batch started at the chain's moment; its first part ran in a child started ahead 60 s before, whose id it
+    // took; its second part still runs.
+    const batchId = "01a24476-5a00-7000-8000-0000000000b1";
+    const batchTime = Number.parseInt(batchId.slice(0, 8) + batchId.slice(9, 13), 16);
+    const hex = (ms: number) => ms.toString(16).padStart(12, "0");
+    const warmPart = `${hex(batchTime - 60_000).slice(0, 8)}-${hex(batchTime - 60_000).slice(8)}-7000-8000-0000000000c1`;
+    const runningPart = "01a24476-5a10-7000-8000-0000000000c2";
+    const membership = (index: number) => ({ id: batchId, kind: "batch" as const, index, total: 2 });
+    writeRecord(agentDir, record(warmPart, { start: 0, end: 500, workflow: membership(1) }));
+    writeSession(warmPart, STEP1_SESSION);
+    const sources = taskSources(
+      () => undefined,
+      () => agentDir,
+    );
+    const running = {
+      taskId: runningPart,
+      agent: "worker",
+      task: "still going",
+      status: "running" as const,
+      dispatchedAt: T0,
+      startedAt: T0,
+      workflow: membership(2),
+    };
+    const found = lookupTrace({ agentDir, sources: { ...sources, running: () => [running] }, now: () => T0 }, batchId);
+    expect(found.kind).toBe("found");
+    if (found.kind !== "found") return;
+    expect(found.input.rootIds).toEqual([warmPart, runningPart].sort());
+  });
+
   it("says why for an id it cannot use", () => {
     expect(lookupTrace(reader(), "01a")).toMatchObject({ kind: "problem", found: { kind: "too-short" } });
     expect(lookupTrace(reader(), "ffffffff")).toMatchObject({ kind: "problem", found: { kind: "unknown" } });
