@@ -7,7 +7,7 @@
  * in the TUI: a background run's as always, and a blocking call's too (its model saw only pi's `No result
  * provided` for the call). Each run is reported exactly once: by the pi that claimed it.
  */
-import { renameSync, rmSync } from "node:fs";
+import { existsSync, renameSync, rmSync } from "node:fs";
 import { buildEnvelope } from "./envelope.ts";
 import { addToOutbox } from "./outbox.ts";
 import { isIdentityAlive, type ProcessIdentity } from "../shared/proc-identity.ts";
@@ -21,6 +21,8 @@ import {
   readSessionLock,
   readWarmLockOwner,
   removeWarmFolder,
+  dropWarmLock,
+  warmLockPath,
   type LockContent,
 } from "../run/session-files.ts";
 import { signalMarkedProcesses } from "../run/parent-watchdog.ts";
@@ -123,8 +125,15 @@ function reapOne(agentDir: string, taskId: string, deps: SweepDeps): ReapedTask 
  */
 function reapWarmFolders(agentDir: string, deps: SweepDeps): void {
   for (const taskId of indexedTaskIds(agentDir) ?? []) {
+    if (!existsSync(warmLockPath(agentDir, taskId)) || readSessionLock(agentDir, taskId)) continue;
     const owner = readWarmLockOwner(agentDir, taskId);
-    if (!owner || deps.alive(owner) || readSessionLock(agentDir, taskId)) continue;
+    // A task ran here (a pool's claim is gone once a task takes its child), or the claim is unreadable: it is not a
+    // waiting child's. A sandboxed child can write its own folder: only the claim goes, never a task's files.
+    if (!owner || readRecord(agentDir, taskId)) {
+      dropWarmLock(agentDir, taskId);
+      continue;
+    }
+    if (deps.alive(owner)) continue;
     deps.killTask(taskId, undefined);
     removeWarmFolder(agentDir, taskId);
   }

@@ -82,6 +82,15 @@ const MESSAGE_POINTERS: readonly RegExp[] = [
   ),
 ];
 
+/*
+ * What every pattern above needs somewhere in the text, checked first: the big patterns cost milliseconds to compile
+ * at their first use, and most short answers name neither a path nor another message.
+ */
+/** Every `PATH` holds a name with an extension (`x.md`) or a slash. */
+const MAY_NAME_PATH = /[\w.@+-]\.[A-Za-z0-9]|\//;
+/** Every message pointer says where: `above`, or a previous, earlier, prior, last or preceding message. */
+const MAY_POINT_ELSEWHERE = /above|previous|earlier|prior|last|preceding/i;
+
 const PREAMBLE_START =
   /^(?:(?:ok(?:ay)?|alright|great|good|now|next|finally|perfect)[,.!]?\s+)*(?:i'll|i\s+will|let\s+me|let's|i'm\s+going\s+to|i\s+am\s+going\s+to|time\s+to|i\s+need\s+to|now\s+i(?:'ll|\s+will))\b/i;
 
@@ -142,14 +151,16 @@ export function classifyDeliverable(message: FinalMessage): DeliverableVerdict {
   if (measured.content === "") return { kind: message.endedOnToolCall ? "tool-call" : "empty" };
   if (isSubstantive(measured)) return { kind: "ok" };
   if (message.endedOnToolCall) return { kind: "tool-call" };
-  for (const pattern of FILE_POINTERS) {
+  const filePointers = MAY_NAME_PATH.test(measured.content) ? FILE_POINTERS : [];
+  const messagePointers = MAY_POINT_ELSEWHERE.test(measured.content) ? MESSAGE_POINTERS : [];
+  for (const pattern of filePointers) {
     const found = remainderBeside(measured.content, pattern);
     if (found && found.remainder.length <= REMAINDER_CHARS) {
       const file = cleanPath(found.matched[1] ?? "");
       if (file) return { kind: "pointer-to-file", file };
     }
   }
-  for (const pattern of MESSAGE_POINTERS) {
+  for (const pattern of messagePointers) {
     const found = remainderBeside(measured.content, pattern);
     if (found && found.remainder.length <= REMAINDER_CHARS) return { kind: "pointer-to-messages" };
   }

@@ -108,6 +108,41 @@ describe("reapOrphanedTasks", () => {
     expect(readdirSync(join(agentDir, "subagent-sessions", ".running"))).toEqual([live]);
   });
 
+  it("takes a planted warm claim out of a finished task's folder, keeping its files, and drops its index entry", () => {
+    const taskId = newTaskId();
+    createSessionFile(agentDir, taskId, "/w");
+    writeRecord(agentDir, {
+      version: 1,
+      taskId,
+      agent: "worker",
+      task: "t",
+      mode: "sync",
+      status: "succeeded",
+      exitCode: 0,
+      usage: { turns: 1, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextTokens: 0 },
+      durationMs: 1,
+      dispatchedAt: 1000,
+      startedAt: 1000,
+      finishedAt: 1500,
+      output: "done",
+      sessionFile: "s",
+      cwd: "/w",
+      delivered: true,
+    });
+    writeFileSync(join(taskDir(agentDir, taskId), "warm.lock"), JSON.stringify({ pid: DEAD_OWNER, pidStart: "9" }));
+    const garbled = newTaskId();
+    createSessionFile(agentDir, garbled, "/w");
+    writeFileSync(join(taskDir(agentDir, garbled), "warm.lock"), "not json");
+    for (const id of [taskId, garbled]) markRunning(agentDir, id);
+    const d = deps();
+    expect(reapOrphanedTasks(agentDir, d)).toEqual([]);
+    expect(d.killed).toEqual([]);
+    expect(readRecord(agentDir, taskId)?.taskId).toBe(taskId);
+    expect(readdirSync(taskDir(agentDir, taskId)).sort()).toEqual(["record.json", "session.jsonl"]);
+    expect(readdirSync(taskDir(agentDir, garbled))).toEqual(["session.jsonl"]);
+    expect(readdirSync(join(agentDir, "subagent-sessions", ".running"))).toEqual([]);
+  });
+
   it("with the running index: reaps the dead pi's run, drops entries whose lock is gone, keeps a live run's", () => {
     const dead = lockedTask(DEAD_OWNER);
     const live = lockedTask(LIVE_OWNER);
