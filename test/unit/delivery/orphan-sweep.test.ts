@@ -49,6 +49,27 @@ function lockedTask(owner: number, extra: Record<string, unknown> = {}): string 
   return taskId;
 }
 
+/** The record of a run that ended and was recorded by its pi. */
+function finishedRecord(taskId: string): TaskRecord {
+  return {
+    version: 1,
+    taskId,
+    agent: "worker",
+    task: "t",
+    mode: "sync",
+    status: "succeeded",
+    exitCode: 0,
+    usage: { turns: 1, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextTokens: 0 },
+    durationMs: 1,
+    dispatchedAt: 1000,
+    finishedAt: 1500,
+    output: "done",
+    sessionFile: "s",
+    cwd: "/w",
+    delivered: true,
+  };
+}
+
 function deps(): SweepDeps & { killed: Array<[string, ProcessIdentity | undefined]> } {
   const killed: Array<[string, ProcessIdentity | undefined]> = [];
   return {
@@ -111,24 +132,7 @@ describe("reapOrphanedTasks", () => {
   it("takes a planted warm claim out of a finished task's folder, keeping its files, and drops its index entry", () => {
     const taskId = newTaskId();
     createSessionFile(agentDir, taskId, "/w");
-    writeRecord(agentDir, {
-      version: 1,
-      taskId,
-      agent: "worker",
-      task: "t",
-      mode: "sync",
-      status: "succeeded",
-      exitCode: 0,
-      usage: { turns: 1, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextTokens: 0 },
-      durationMs: 1,
-      dispatchedAt: 1000,
-      startedAt: 1000,
-      finishedAt: 1500,
-      output: "done",
-      sessionFile: "s",
-      cwd: "/w",
-      delivered: true,
-    });
+    writeRecord(agentDir, finishedRecord(taskId));
     writeFileSync(join(taskDir(agentDir, taskId), "warm.lock"), JSON.stringify({ pid: DEAD_OWNER, pidStart: "9" }));
     const garbled = newTaskId();
     createSessionFile(agentDir, garbled, "/w");
@@ -171,23 +175,7 @@ describe("reapOrphanedTasks", () => {
 
   it("only removes the lock when the dead pi had recorded the run itself", () => {
     const taskId = lockedTask(DEAD_OWNER, { mode: "sync" });
-    const recorded = {
-      version: 1,
-      taskId,
-      agent: "worker",
-      task: "t",
-      mode: "sync",
-      status: "succeeded",
-      exitCode: 0,
-      usage: { turns: 1, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextTokens: 0 },
-      durationMs: 1,
-      dispatchedAt: 1000,
-      finishedAt: 1500,
-      output: "done",
-      sessionFile: "s",
-      cwd: "/w",
-      delivered: true,
-    } satisfies TaskRecord;
+    const recorded = finishedRecord(taskId);
     writeRecord(agentDir, recorded);
     expect(reapOrphanedTasks(agentDir, deps())).toEqual([]);
     expect(readRecord(agentDir, taskId)).toEqual(recorded);
