@@ -44,7 +44,7 @@ export default async function subagentDispatch(pi: ExtensionAPI): Promise<void> 
   }
   pi.on("session_shutdown", () => {
     releaseLoadedCopy(PACKAGE_ROOT);
-    // Children started ahead for this session's next tasks end with it (src/run/warm-pool.ts).
+    // Children started ahead for this session's next tasks end with it (src/warm/warm-pool.ts).
     thisProcess.perProcessIfMade<{ drain(): void }>("warm-children")?.drain();
   });
   (await import("./src/start/main-pi.ts")).registerMainPi(pi, subagentParameters);

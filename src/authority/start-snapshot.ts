@@ -103,7 +103,7 @@ export function listGuardedFiles(
 
 /**
  * Each of `paths` that exists, with its identity, and everything under a folder among them, as the guarded files
- * are listed (a warm child's start inputs, src/run/warm-pool.ts).
+ * are listed (a warm child's start inputs, src/warm/warm-pool.ts).
  */
 export function listPaths(paths: readonly string[]): GuardedListing {
   const listing = new Map<string, string>();

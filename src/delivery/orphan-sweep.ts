@@ -120,7 +120,7 @@ function reapOne(agentDir: string, taskId: string, deps: SweepDeps): ReapedTask 
 }
 
 /**
- * A child started ahead of its task whose pi is gone (src/run/warm-pool.ts): no task ran in its folder, so nothing is
+ * A child started ahead of its task whose pi is gone (src/warm/warm-pool.ts): no task ran in its folder, so nothing is
  * recorded; whatever of it still runs is ended and the folder removed.
  */
 function reapWarmFolders(agentDir: string, deps: SweepDeps): void {

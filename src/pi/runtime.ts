@@ -12,8 +12,8 @@ import {
 } from "./commands/commands.ts";
 import { commandIo } from "./commands/command-io.ts";
 import { agentDir, perProcessIfMade } from "../shared/this-process.ts";
-import type { WarmPool } from "../run/warm-pool.ts";
-import type { WarmChildView } from "../run/warm-launch.ts";
+import type { WarmPool } from "../warm/warm-pool.ts";
+import type { WarmChildView } from "../warm/warm-launch.ts";
 import { createBackgroundDispatcher } from "./tool/background-dispatch.ts";
 import { registerSubagentTool } from "./tool/execute.ts";
 import { exportWhenEnded } from "../trace/otlp-seam.ts";
@@ -403,11 +403,11 @@ export function registerLedger(pi: ExtensionAPI): LedgerHandle {
   };
 }
 
-/** The children waiting for a task (src/run/warm-pool.ts), if this pi ever started one; their modules load only then. */
+/** The children waiting for a task (src/warm/warm-pool.ts), if this pi ever started one; their modules load only then. */
 async function warmChildrenNow(): Promise<{ lines: string[]; children: WarmChildView[] } | undefined> {
   const pool = perProcessIfMade<WarmPool>("warm-children");
   if (!pool) return undefined;
-  const { warmChildrenLines } = await import("../run/warm-launch.ts");
+  const { warmChildrenLines } = await import("../warm/warm-launch.ts");
   const children = pool.describe();
   return { lines: warmChildrenLines(children, pool.max), children };
 }

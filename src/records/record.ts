@@ -40,7 +40,7 @@ export interface TaskOrigin {
   sandbox?: Exclude<SandboxLevel, "off">;
   /** The child's tools list (`--tools`; absent: none, pi's defaults): a resume gets no wider. */
   tools?: string[];
-  /** The child was started ahead of the task and waited for it (src/run/warm-pool.ts); absent: started for it. */
+  /** The child was started ahead of the task and waited for it (src/warm/warm-pool.ts); absent: started for it. */
   warm?: boolean;
 }
 

@@ -102,7 +102,7 @@ export interface RunSpec {
    * close. The checks made after a child's answer (issue 38's deliverable check, `verify`) live behind it.
    */
   settle?: SettleCheck;
-  /** The pool of warm children's part in this run (src/run/warm-pool.ts): absent, the child is started cold. */
+  /** The pool of warm children's part in this run (src/warm/warm-pool.ts): absent, the child is started cold. */
   warm?: WarmSlot;
   /** Clock, for tests. */
   now?: () => number;
@@ -223,7 +223,7 @@ export function startRun(spec: RunSpec): RunHandle {
   /** Set once the child exited: the ending of what it left running, which the outcome waits for. */
   let leftoversEnded: Promise<unknown> = Promise.resolve();
 
-  // A warm child (src/run/warm-pool.ts) was started earlier with this very command line; otherwise start one now.
+  // A warm child (src/warm/warm-pool.ts) was started earlier with this very command line; otherwise start one now.
   const spawned = spec.warm?.take() ?? spawnChild(spec.command, spec.cwd);
   const { child, marker, loginAtStart, mountPointClaim } = spawned;
   const pid = child.pid;

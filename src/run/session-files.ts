@@ -234,7 +234,7 @@ export function removeAgentPrompt(agentDir: string, taskId: string): void {
 }
 
 /*
- * A warm child's claim on its task folder (src/run/warm-pool.ts): `warm.lock`, naming the pi that started the child
+ * A warm child's claim on its task folder (src/warm/warm-pool.ts): `warm.lock`, naming the pi that started the child
  * ahead of its task, beside the session file and prompt file the child was started with. The task is in the running
  * index meanwhile, so a pi killed hard leaves it for the start-up sweep, which removes the folder of a warm child
  * whose pi is gone (its child ended with it: it watches its parent). A task that takes the child removes the file.

@@ -107,9 +107,13 @@ function writeEntry(dir: string, name: string, path: string): boolean {
   return false;
 }
 
-function isEmpty(path: string, stats: import("node:fs").Stats): boolean {
-  if (stats.isFile()) return stats.size === 0;
-  return stats.isDirectory() && entries(path).length === 0;
+/** An empty file or folder: what bubblewrap makes as a mount point (`stats`: the path's, when already read). */
+export function isEmptyMountPoint(
+  path: string,
+  stats: import("node:fs").Stats | undefined = lstatSync(path, { throwIfNoEntry: false }),
+): boolean {
+  if (stats?.isFile()) return stats.size === 0;
+  return stats?.isDirectory() === true && entries(path).length === 0;
 }
 
 function writeMarker(path: string, content: string): void {
@@ -139,7 +143,7 @@ export function claimMountPoints(paths: readonly string[], deps: MountPointDeps 
     const stats = lstatSync(path, { throwIfNoEntry: false });
     const missing = stats === undefined;
     // Only a missing or empty path can be a sandbox's mount point; anything else is the person's alone.
-    if (!missing && !isEmpty(path, stats)) continue;
+    if (!missing && !isEmptyMountPoint(path, stats)) continue;
     const dir = recordDir(deps.recordRoot, path);
     const name = entryName(CLAIM, deps.owner);
     // A claim that cannot be written leaves the path unrecorded: the release then keeps it, never removes it.

@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, isAbsolute, resolve, sep } from "node:path";
 import type { SandboxUnavailable, SandboxLevel } from "./levels.ts";
 import { perProcess } from "../shared/this-process.ts";
+import { isEmptyMountPoint } from "./mount-points.ts";
 import {
   isInside,
   PROTECTED_WORKSPACE_ENTRIES,
@@ -359,16 +360,6 @@ export interface ProtectedWorkspace {
   links: string[];
 }
 
-/** An empty file or folder (what bubblewrap makes as a mount point). */
-function isEmptyPath(path: string, stats: import("node:fs").Stats): boolean {
-  if (stats.isFile()) return stats.size === 0;
-  try {
-    return stats.isDirectory() && readdirSync(path).length === 0;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * What a `workspace-write` child may only read in its working folder `cwd` (real): the names git and pi load
  * from it, each marked whether it exists, and the repository's git dirs that lie inside the folder.
@@ -383,7 +374,7 @@ export function readProtectedWorkspace(
   for (const entry of PROTECTED_WORKSPACE_ENTRIES) {
     const path = join(cwd, entry.name);
     const found = lstatSync(path, { throwIfNoEntry: false });
-    const stats = found && asMissing.includes(path) && isEmptyPath(path, found) ? undefined : found;
+    const stats = found && asMissing.includes(path) && isEmptyMountPoint(path, found) ? undefined : found;
     if (stats?.isSymbolicLink()) links.push(path);
     else
       paths.push({

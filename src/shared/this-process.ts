@@ -120,7 +120,7 @@ export function secondCopyNotice(inUse: string, skipped: string): string {
  *   runtime, which is a later load of the modules;
  * - "login-refresh-failures": when each OAuth login's refresh last failed (src/pi/tool/authority.ts),
  *   so a /reload does not start the retry wait over;
- * - "warm-children": the children started ahead of their task (src/run/warm-pool.ts), which the entry's
+ * - "warm-children": the children started ahead of their task (src/warm/warm-pool.ts), which the entry's
  *   `session_shutdown` ends without loading the pool's modules (`perProcessIfMade`).
  */
 export type PerProcessName =

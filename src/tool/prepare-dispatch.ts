@@ -32,7 +32,7 @@ import {
   type ResolvedSandbox,
 } from "../config/resolve.ts";
 import { readChildMode } from "../run/stop-sequence.ts";
-import type { WarmPool } from "../run/warm-pool.ts";
+import type { WarmPool } from "../warm/warm-pool.ts";
 import type { WarmSlot } from "../run/runner.ts";
 import {
   buildChildCommand,
@@ -188,7 +188,7 @@ export interface PreparedRun {
    * whoever records the result.
    */
   worktree?: WorktreeLease;
-  /** Its link to the pool of warm children (src/run/warm-pool.ts), for the runner; absent: a cold child. */
+  /** Its link to the pool of warm children (src/warm/warm-pool.ts), for the runner; absent: a cold child. */
   warm?: WarmSlot;
 }
 
@@ -255,7 +255,7 @@ export function prepareDispatch(request: DispatchRequest, env: DispatchEnvironme
 
   const resumed = request.sessionId !== undefined;
   // A child started ahead for a call like this one lends it its task id; whether it serves the call is decided once
-  // the call's own command line is built (src/run/warm-launch.ts).
+  // the call's own command line is built (src/warm/warm-launch.ts).
   const warmable =
     env.warm?.warmable({
       resumed,

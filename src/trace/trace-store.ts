@@ -15,7 +15,7 @@ import { lookupResult, type TaskSources } from "../commands/task-lookup.ts";
 import type { TaskSnapshot } from "../tasks/registry.ts";
 import { isTaskId } from "../shared/nesting.ts";
 import { sessionSteps } from "./session-steps.ts";
-import { warmIdleMs } from "../run/warm-launch.ts";
+import { warmIdleMs } from "../warm/warm-launch.ts";
 import type { LiveTaskFacts, TaskFacts, TraceInput } from "./trace.ts";
 
 /** A session file larger than this is not read (its steps are then left out, the task still shown). */
@@ -133,7 +133,7 @@ function workflowInput(reader: TraceReader, workflowId: string, record?: Workflo
   const kind = parts[0]?.workflow?.kind;
   if (!kind) return undefined;
   // A running workflow's finished parts have records naming it; its running ones are in the registry. A part served
-  // by a warm child (src/run/warm-pool.ts) has the id chosen when that child was started ahead, up to its idle time
+  // by a warm child (src/warm/warm-pool.ts) has the id chosen when that child was started ahead, up to its idle time
   // before the workflow.
   const since = idTime(workflowId) - WINDOW_SLACK_MS - warmIdleMs(process.env);
   const finished = reader.sources

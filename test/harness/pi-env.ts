@@ -27,7 +27,7 @@ export interface PiEnvOptions {
   /** Extra settings.json keys. */
   settings?: Record<string, unknown>;
   /**
-   * Keep pi 1.x's warm children on, as they are for a person (src/run/warm-pool.ts). Off by default here: each
+   * Keep pi 1.x's warm children on, as they are for a person (src/warm/warm-pool.ts). Off by default here: each
    * delegation's end starts a waiting child, which every test's check for processes left behind would count;
    * `test/e2e/warm-children.test.ts`, the bench and the demo turn them on.
    */

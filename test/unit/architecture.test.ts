@@ -26,6 +26,7 @@ const CONCERN_ORDER = [
   "authority",
   "dialogs",
   "run",
+  "warm",
   "records",
   "delivery",
   "roster",
@@ -40,7 +41,7 @@ const EDGE = ["pi", "start"] as const;
 /** Modules of pure logic: no file system, no processes (their callers hand them what they need). */
 const PURE_MODULES: readonly string[] = Object.freeze([
   "src/agents/claude-agent.ts",
-  "src/run/warm-launch.ts",
+  "src/warm/warm-launch.ts",
   "src/agents/parse.ts",
   "src/authority/tool-ceiling.ts",
   "src/authority/trust.ts",

@@ -45,7 +45,7 @@ import { newTaskId, readRunSettings, runSettingsWarnings } from "../../shared/ru
 import { readEnvBudget } from "../../budget/limits.ts";
 import { readEnvLoopGuard } from "../../budget/loop-setting.ts";
 import { prepareDispatch, type PreparedRun } from "../../tool/prepare-dispatch.ts";
-import type { WarmPool } from "../../run/warm-pool.ts";
+import type { WarmPool } from "../../warm/warm-pool.ts";
 import { loadOnce } from "../../shared/pi-process.ts";
 import { MESSAGE_IN_SYNC_MODE, checkDepth, validateDispatch } from "../../tool/validate.ts";
 import { runSync, openStderrProgress } from "../../tool/run-sync.ts";
@@ -280,8 +280,8 @@ async function warmPoolFor(supported: boolean, config: LoadedConfig, sink: Warni
 }
 
 /** The warm pool's modules, loaded by the first call that may use them (pi 1.x, the main pi): never on pi 0.73.1. */
-const loadWarmSetting = loadOnce(() => import("../../run/warm-launch.ts"));
-const loadWarmPool = loadOnce(() => import("../../run/warm-pool.ts"));
+const loadWarmSetting = loadOnce(() => import("../../warm/warm-launch.ts"));
+const loadWarmPool = loadOnce(() => import("../../warm/warm-pool.ts"));
 
 /** An unknown agent in a project whose agents were left out: the refusal says why, and who can change it. */
 function unknownAgentNote(params: SubagentParams, discovery: DiscoveryResult, authority: ProjectAuthority): string {

@@ -14,7 +14,7 @@ import {
   startupInputs,
   warmableCall,
   warmChildrenLines,
-} from "../../../src/run/warm-launch.ts";
+} from "../../../src/warm/warm-launch.ts";
 
 const FROM = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
 const TO = "0190ffff-0000-7000-8000-000000000001";

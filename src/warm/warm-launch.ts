@@ -1,7 +1,7 @@
 /**
  * Warm children, the pure part: which calls may be served by a child started ahead, the command line such a child
  * is started with, when a waiting child is the one a call would start, the files pi reads as it starts, the
- * person's setting, and the lines `/subagent-usage` shows. The pool itself is src/run/warm-pool.ts.
+ * person's setting, and the lines `/subagent-usage` shows. The pool itself is src/warm/warm-pool.ts.
  *
  * The rule that makes a warm child the same child as a cold one: it is started with the very command line and
  * environment a cold child of its task would get. Its task id (and with it its session file, its agent's prompt
@@ -10,7 +10,7 @@
  * agent's body is the one the child read, and nothing pi read as the child started has changed since.
  */
 import { dirname, isAbsolute, join } from "node:path";
-import type { ChildCommand } from "./command-line.ts";
+import type { ChildCommand } from "../run/command-line.ts";
 import type { HandedSource } from "../sandbox/handed-files.ts";
 
 /** The person's setting (`"$warmChildren"` in the user file) and its variable, which wins for one run. */

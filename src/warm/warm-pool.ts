@@ -1,6 +1,6 @@
 /**
  * The pool of warm children (pi 1.x, the main pi only): after a delegation ends, one child of its shape is started
- * ahead with the command line the next such call would give a cold child (src/run/warm-launch.ts), and waits. The
+ * ahead with the command line the next such call would give a cold child (src/warm/warm-launch.ts), and waits. The
  * next call that would start exactly that child takes it instead: only its run lock is written and its task sent
  * over RPC, so it reaches the model in tens of milliseconds instead of pi's whole start. Anything that differs (the
  * command line, the agent's body, a file pi read as it started) starts cold, and the waiting child is ended.
@@ -11,11 +11,11 @@
  * pipes are unreferenced while it waits, and its output waits unread in its pipe until a run takes it.
  */
 import type { Readable, Writable } from "node:stream";
-import { readdirSync, statSync } from "node:fs";
 import { listPaths } from "../authority/start-snapshot.ts";
-import { spawnChild, type SpawnedChild, type WarmSlot } from "./runner.ts";
-import type { ChildCommand } from "./command-line.ts";
-import type { RunOutcome } from "./event-reducer.ts";
+import { isEmptyMountPoint } from "../sandbox/mount-points.ts";
+import { spawnChild, type SpawnedChild, type WarmSlot } from "../run/runner.ts";
+import type { ChildCommand } from "../run/command-line.ts";
+import type { RunOutcome } from "../run/event-reducer.ts";
 import {
   createSessionFile,
   dropWarmLock,
@@ -23,8 +23,8 @@ import {
   sessionFilePath,
   writeAgentPrompt,
   writeWarmLock,
-} from "./session-files.ts";
-import { killTreeNow, onProcessExit, trackChild, treeRssKiB, untrackChild } from "./processes.ts";
+} from "../run/session-files.ts";
+import { killTreeNow, onProcessExit, trackChild, treeRssKiB, untrackChild } from "../run/processes.ts";
 import {
   commandForTask,
   sameLaunch,
@@ -100,28 +100,19 @@ interface WaitingChild {
 function fingerprintOf(inputs: StartupInputs, made: readonly string[] = []): string {
   const listing = listPaths([...inputs.files, ...inputs.folders]);
   return [...listing]
-    .filter(([path]) => !(made.includes(path) && isEmptyPath(path)))
+    .filter(([path]) => !(made.includes(path) && isEmptyMountPoint(path)))
     .map(([path, id]) => `${path}=${id}`)
     .join("\n");
 }
 
-function isEmptyPath(path: string): boolean {
-  try {
-    const stats = statSync(path);
-    if (stats.isFile()) return stats.size === 0;
-    return stats.isDirectory() && readdirSync(path).length === 0;
-  } catch {
-    return false;
-  }
-}
-
-function inputsOf(template: Omit<WarmTemplate, "fingerprint">, command: ChildCommand): StartupInputs {
+/** What the child of `template` reads as it starts (its `-e` and `--skill` paths hold no task id). */
+function inputsOf(template: Omit<WarmTemplate, "fingerprint">): StartupInputs {
   return startupInputs({
     cwd: template.cwd,
     agentDir: template.agentDir,
     home: template.home,
-    args: command.args,
-    sandboxed: command.sandboxArgs !== undefined,
+    args: template.command.args,
+    sandboxed: template.command.sandboxArgs !== undefined,
   });
 }
 
@@ -130,7 +121,7 @@ function inputsOf(template: Omit<WarmTemplate, "fingerprint">, command: ChildCom
  * mount points of the warm child the call reserved, which count as missing.
  */
 export function startupFingerprint(template: Omit<WarmTemplate, "fingerprint">, made: readonly string[] = []): string {
-  return fingerprintOf(inputsOf(template, template.command), made);
+  return fingerprintOf(inputsOf(template), made);
 }
 
 function keyOf(agentDir: string, agentName: string, cwd: string): string {
@@ -160,7 +151,11 @@ export class WarmPool {
   private settings: Pick<WarmSettings, "max" | "idleMs"> = { max: 0, idleMs: 0 };
   private removeExitHook: (() => void) | undefined;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    /** How long after a delegation's end its next child is started (tests: 0). */
+    private readonly startDelayMs: number = WARM_START_DELAY_MS,
+  ) {}
 
   /** Takes the person's current setting; a lower cap ends the children over it. */
   configure(settings: Pick<WarmSettings, "max" | "idleMs">): void {
@@ -221,11 +216,11 @@ export class WarmPool {
       } catch {
         // a child that cannot be started ahead is started when its call comes, and says why then
       }
-    }, WARM_START_DELAY_MS);
+    }, this.startDelayMs);
     timer.unref();
   }
 
-  /** Whether a call could be served by a child started ahead (src/run/warm-launch.ts). */
+  /** Whether a call could be served by a child started ahead (src/warm/warm-launch.ts). */
   warmable(call: Parameters<typeof warmableCall>[0]): boolean {
     return warmableCall(call);
   }
@@ -279,7 +274,7 @@ export class WarmPool {
 
   private fill(template: WarmTemplate): void {
     if (this.settings.max === 0) return;
-    const inputs = inputsOf(template, template.command);
+    const inputs = inputsOf(template);
     // Read before the start: a change made while the child reads its files shows as a change at its claim.
     const fingerprint = fingerprintOf(inputs);
     if (fingerprint !== template.fingerprint) return;

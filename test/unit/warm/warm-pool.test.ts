@@ -22,7 +22,7 @@ import {
   warmLockPath,
 } from "../../../src/run/session-files.ts";
 import { indexedTaskIds } from "../../../src/run/startup-work.ts";
-import { startupFingerprint, WarmPool, type WarmTemplate } from "../../../src/run/warm-pool.ts";
+import { startupFingerprint, WarmPool, type WarmTemplate } from "../../../src/warm/warm-pool.ts";
 import { newTaskId } from "../../../src/shared/run-settings.ts";
 import { isTaskId } from "../../../src/shared/nesting.ts";
 import { MARKER_VAR } from "../../harness/pi-env.ts";
@@ -93,7 +93,8 @@ function setup(max = 2, idleMs = 60_000): Setup {
   for (const dir of [agentDir, cwd, home]) mkdirSync(dir, { recursive: true });
   const marker = randomUUID();
   markers.push(marker);
-  const pool = new WarmPool();
+  // No delay before a child is started ahead (pi's is 0.3 s): `nextTurn` then waits past it.
+  const pool = new WarmPool(Date.now, 0);
   pools.push(pool);
   pool.configure({ max, idleMs });
   const template = (overrides: { args?: string[]; body?: string; agentName?: string } = {}): WarmTemplate => {
