@@ -35,9 +35,13 @@ interface VitestJsonReport {
 const ERROR_LINES = 6;
 const ANSI = /\u001b\[[0-9;]*m/g;
 
+/** vitest's timeout error keeps the stack of a placeholder error, and its JSON report keeps only that stack. */
+const TIMEOUT_PLACEHOLDER = /^Error: STACK_TRACE_ERROR/;
+
 function firstLines(text: string): string {
   return text
     .replace(ANSI, "")
+    .replace(TIMEOUT_PLACEHOLDER, "Error: timed out (the test or one of its hooks; vitest's report keeps no message)")
     .split("\n")
     .slice(0, ERROR_LINES)
     .map((line) => `        ${line}`)

@@ -369,17 +369,27 @@ export function startRun(spec: RunSpec): RunHandle {
     });
   };
 
+  /** Output restarts the quiet time; the first output also ends the start allowance, which a check before it may
+   * have set the timer to (a slow start, then a hang, is stopped after the activity timeout, not the allowance). */
+  const noteOutput = () => {
+    lastActivity = now();
+    if (started) return;
+    started = true;
+    if (activityTimer !== undefined && !finished) {
+      clearTimeout(activityTimer);
+      armActivityTimer(spec.activityTimeoutMs);
+    }
+  };
+
   const splitter = new LineSplitter(onLine);
   // Both pipes were requested above, so they exist.
   (child.stdout as NonNullable<typeof child.stdout>).setEncoding("utf8").on("data", (chunk: string) => {
-    lastActivity = now();
-    started = true;
+    noteOutput();
     splitter.push(chunk);
     spec.onUpdate?.(state);
   });
   (child.stderr as NonNullable<typeof child.stderr>).setEncoding("utf8").on("data", (chunk: string) => {
-    lastActivity = now();
-    started = true;
+    noteOutput();
     stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
   });
 

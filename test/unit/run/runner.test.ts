@@ -237,6 +237,18 @@ describe("startRun: timeouts", () => {
     expect(outcome).toMatchObject({ status: "succeeded", output: "started late" });
   });
 
+  it("a slow start, then silence: stopped after the activity timeout from its first output, not the start allowance", async () => {
+    // The first check (at 400 ms) finds no output yet and waits for the start allowance (60 s); the first output must
+    // bring the next check back to the activity timeout.
+    const { command } = nodeChild(`await sleep(900); out(L.session); setInterval(() => {}, 1e6);`, {
+      session: sessionLine(SESSION_ID),
+    });
+    const outcome = await run(command, { activityTimeoutMs: 400 }).done;
+    expect(outcome).toMatchObject({ status: "timed out", stopReason: "activity_timeout" });
+    expect(outcome.durationMs).toBeGreaterThanOrEqual(900 + 400);
+    expect(outcome.durationMs).toBeLessThan(10_000);
+  });
+
   it("a child that never writes is still stopped, once its start allowance is over", async () => {
     const { command } = nodeChild(`setInterval(() => {}, 1e6);`, {});
     const outcome = await run(command, { activityTimeoutMs: 200, startAllowanceMs: 700 }).done;
