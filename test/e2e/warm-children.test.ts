@@ -4,10 +4,20 @@
  * record says so) and sends the model exactly what the first, cold one sent, byte for byte once task ids and times are
  * set aside; a sandboxed warm child is as confined as a cold one; `kill -9` of pi leaves no warm child, and the next
  * start removes its folder; `$warmChildren: 0` and `PI_SUBAGENT_WARM_CHILDREN=0` start none; a child past its idle time
- * is ended; the TUI's /subagent-usage shows the waiting child and its memory, and /reload ends it. pi 0.73.1 has no
+ * is ended; the TUI's /subagent-usage shows the waiting child and its memory, and /reload ends it; a warm child's
+ * question from pi's own permission-gate example reaches the person, and Yes runs the command. pi 0.73.1 has no
  * warm children: the contract test shows both delegations cold there.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
@@ -308,6 +318,43 @@ describe.skipIf(skipTuiTests())("warm children in the TUI", () => {
       "its sleep ended",
     );
     // Its run reached the model: the next child of its shape is started ahead; /reload ends it and removes its folder.
+    await waitUntil(() => taskFolders(env).warm.length === 1, 60_000, "the next warm child");
+    await t.submit("/reload");
+    await waitUntil(() => taskFolders(env).warm.length === 0, 30_000, "the warm child's folder gone");
+    const keep = await t.harnessPids(true);
+    expect(await waitForNoProcesses(env.marker, 20_000, keep)).toEqual([]);
+    expect(await t.quit()).toBe(0);
+  });
+
+  it("a warm child's question from pi's own permission gate reaches the person, and Yes runs its command", {
+    tags: ["tui"],
+  }, async () => {
+    const env = suite.newEnv({ workerFrontmatter: "tools: bash", warmChildren: true });
+    // pi's example, in the agent dir the child inherits: the gate in the child asks before `rm -rf`.
+    mkdirSync(join(env.agentDir, "extensions"), { recursive: true });
+    copyFileSync(
+      join(PI.packageRoot, "examples", "extensions", "permission-gate.ts"),
+      join(env.agentDir, "extensions", "permission-gate.ts"),
+    );
+    const dir = join(env.workDir, "build");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "artifact.o"), "x");
+    suite.fake.on({ when: (req) => isMain(req) && /\[subagent-result\]/.test(req.lastText), reply: { text: "noted" } });
+    const t = await suite.startTui();
+    await t.submit(`Delegate. ${fakeDirective([delegate("first job"), { text: "dispatched" }])}`);
+    await waitUntil(() => taskFolders(env).warm.length === 1, 90_000, "a warm child");
+    const [warmId] = taskFolders(env).warm;
+
+    const remove = `Clean up. ${fakeDirective({ toolCalls: [{ name: "bash", arguments: { command: `rm -rf ${dir}` } }] })}`;
+    await t.submit(`Again. ${fakeDirective([delegate(remove), { text: "dispatched again" }])}`);
+    await t.waitForAll([`worker ${warmId!.slice(-8)} asks:`, `rm -rf ${dir}`], 90_000);
+    // pi's selector starts on its first choice, "Yes".
+    await t.press("Enter");
+    await waitUntil(() => existsSync(join(sessionsDir(env), warmId!, "record.json")), 60_000, "its record");
+    expect(recordOf(env, warmId!)).toMatchObject({ status: "succeeded", origin: { warm: true } });
+    expect(existsSync(dir)).toBe(false);
+    const toolResult = suite.fake.requests.find((req) => isWorkerRequest(req) && req.lastRole === "tool");
+    expect(toolResult?.lastText).not.toContain("Blocked");
     await waitUntil(() => taskFolders(env).warm.length === 1, 60_000, "the next warm child");
     await t.submit("/reload");
     await waitUntil(() => taskFolders(env).warm.length === 0, 30_000, "the warm child's folder gone");

@@ -129,7 +129,8 @@ describe("a child's dialogs", () => {
 
   it("a timeout closes the question as timed out", async () => {
     const person = personSink();
-    const handle = run({ dialogs: person.route, hardTimeoutMs: 600 });
+    // The hard timeout counts from the spawn: long enough that a loaded machine's slow start still asks first.
+    const handle = run({ dialogs: person.route, hardTimeoutMs: 2500 });
     await until(() => person.asked.length === 1);
     const outcome = await handle.done;
     expect(outcome.status).toBe("timed out");
