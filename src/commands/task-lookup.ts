@@ -11,6 +11,7 @@ import { listRecentRecords, listTaskIds, readRecord } from "../records/record-st
 import { listWorkflowIds, readWorkflowRecord } from "../workflows/background-workflow.ts";
 import type { TaskSnapshot } from "../tasks/registry.ts";
 import { isTaskId } from "../shared/nesting.ts";
+import { warmIdleMs } from "../warm/warm-launch.ts";
 import type { TaskRecord, WorkflowRecord } from "../records/record.ts";
 import { resolveTaskPrefix, type NamedTask } from "./task-commands.ts";
 
@@ -40,7 +41,8 @@ export function taskSources(background: () => BackgroundTasks | undefined, agent
     storedIds: () => listTaskIds(agentDir()),
     record: (taskId) => readRecord(agentDir(), taskId),
     runLockHeld: (taskId) => runLockHeld(agentDir(), taskId),
-    recentRecords: (limit) => listRecentRecords(agentDir(), limit).sort((a, b) => b.finishedAt - a.finishedAt),
+    // A warm-served task's id is up to the warm children's idle time older than its dispatch (src/warm/).
+    recentRecords: (limit) => listRecentRecords(agentDir(), limit, warmIdleMs(process.env)),
     workflow: (workflowId) => readWorkflowRecord(agentDir(), workflowId),
     storedWorkflowIds: () => listWorkflowIds(agentDir()),
   };

@@ -5,7 +5,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync, readStateJsonSync, RECORD_MAX_BYTES } from "../shared/safe-write.ts";
 import { taskDir } from "../run/session-files.ts";
-import { isTaskId } from "../shared/nesting.ts";
+import { isTaskId, taskIdTime } from "../shared/nesting.ts";
 import { taskFolderIds } from "../run/startup-work.ts";
 import type { TaskRecord } from "./record.ts";
 import { stripTerminalControls } from "../shared/text.ts";
@@ -48,15 +48,26 @@ export function listTaskIds(agentDir: string): string[] {
   return taskFolderIds(agentDir).sort().reverse();
 }
 
-/** The most recent finished records, newest first. */
-export function listRecentRecords(agentDir: string, limit: number): TaskRecord[] {
+/**
+ * The most recent finished records, the last finished first. Folders are read newest id first; `lookbackMs` reads on
+ * past the `limit`-th record through the ids that much older, for tasks whose id was chosen before they were
+ * dispatched (one served by a warm child took the id its child was started under, up to its idle time earlier).
+ */
+export function listRecentRecords(agentDir: string, limit: number, lookbackMs = 0): TaskRecord[] {
   const records: TaskRecord[] = [];
+  let readBackTo: number | undefined;
   for (const id of listTaskIds(agentDir)) {
-    if (records.length >= limit) break;
+    if (readBackTo !== undefined && taskIdTime(id) < readBackTo) break;
     const record = readRecord(agentDir, id);
-    if (record) records.push(record);
+    if (!record) continue;
+    records.push(record);
+    if (records.length === limit) {
+      if (lookbackMs <= 0) break;
+      readBackTo = taskIdTime(id) - lookbackMs;
+    }
   }
-  return records;
+  // Stable: records that finished at the same time keep their newest-id-first order.
+  return records.sort((a, b) => b.finishedAt - a.finishedAt).slice(0, limit);
 }
 
 /*

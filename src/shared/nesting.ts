@@ -115,6 +115,11 @@ export function isTaskId(value: string): boolean {
   return TASK_ID_PATTERN.test(value);
 }
 
+/** The creation time a task id (UUID v7) carries in its first 48 bits, in ms since the epoch. */
+export function taskIdTime(id: string): number {
+  return Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+}
+
 /** Whether `value` (already trimmed and lowercased) could be the start of a task id. */
 export function isTaskIdPrefix(value: string): boolean {
   return TASK_ID_PREFIX_PATTERN.test(value);

@@ -13,7 +13,7 @@ import type { TaskRecord, WorkflowRecord } from "../records/record.ts";
 import { listWorkflowIds, readWorkflowRecord } from "../workflows/background-workflow.ts";
 import { lookupResult, type TaskSources } from "../commands/task-lookup.ts";
 import type { TaskSnapshot } from "../tasks/registry.ts";
-import { isTaskId } from "../shared/nesting.ts";
+import { isTaskId, taskIdTime } from "../shared/nesting.ts";
 import { sessionSteps } from "./session-steps.ts";
 import { warmIdleMs } from "../warm/warm-launch.ts";
 import type { LiveTaskFacts, TaskFacts, TraceInput } from "./trace.ts";
@@ -22,11 +22,6 @@ import type { LiveTaskFacts, TaskFacts, TraceInput } from "./trace.ts";
 const SESSION_MAX_BYTES = 64 * 1024 * 1024;
 /** Clocks of the pis in one tree may disagree a little: folders this much outside the window still count. */
 const WINDOW_SLACK_MS = 5_000;
-
-/** The creation time a UUID v7 carries in its first 48 bits. */
-function idTime(id: string): number {
-  return Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
-}
 
 export interface TraceReader {
   agentDir: string;
@@ -70,7 +65,7 @@ function lockedRun(reader: TraceReader, taskId: string): { live: LiveTaskFacts; 
 function factsOf(reader: TraceReader, taskId: string, record?: TaskRecord): TaskFacts {
   const found = record ?? reader.sources.record(taskId);
   const live = reader.sources.running().find((task) => task.taskId === taskId);
-  const facts: TaskFacts = { taskId, steps: stepsOf(reader.agentDir, taskId), createdAt: idTime(taskId) };
+  const facts: TaskFacts = { taskId, steps: stepsOf(reader.agentDir, taskId), createdAt: taskIdTime(taskId) };
   // A resumed task runs again while its earlier record is on disk: what runs wins.
   const locked = live || found ? undefined : lockedRun(reader, taskId);
   if (live) facts.live = liveFacts(live);
@@ -97,14 +92,14 @@ function gather(
     tasks.set(rootId, facts);
   }
   const times = [...tasks.values()].map(
-    (facts) => facts.record?.dispatchedAt ?? facts.live?.startedAt ?? idTime(facts.taskId),
+    (facts) => facts.record?.dispatchedAt ?? facts.live?.startedAt ?? taskIdTime(facts.taskId),
   );
   const ends = [...tasks.values()].map((facts) => facts.record?.finishedAt ?? reader.now());
   const from = Math.min(...times) - WINDOW_SLACK_MS;
   const to = Math.max(...ends) + WINDOW_SLACK_MS;
   // Oldest first: a nested child was made after the task that started it, so its parent is known by then.
   const candidates = listTaskIds(reader.agentDir)
-    .filter((taskId) => !tasks.has(taskId) && idTime(taskId) >= from && idTime(taskId) <= to)
+    .filter((taskId) => !tasks.has(taskId) && taskIdTime(taskId) >= from && taskIdTime(taskId) <= to)
     .sort();
   const named = () =>
     new Set(
@@ -135,10 +130,10 @@ function workflowInput(reader: TraceReader, workflowId: string, record?: Workflo
   // A running workflow's finished parts have records naming it; its running ones are in the registry. A part served
   // by a warm child (src/warm/warm-pool.ts) has the id chosen when that child was started ahead, up to its idle time
   // before the workflow.
-  const since = idTime(workflowId) - WINDOW_SLACK_MS - warmIdleMs(process.env);
+  const since = taskIdTime(workflowId) - WINDOW_SLACK_MS - warmIdleMs(process.env);
   const finished = reader.sources
     .storedIds()
-    .filter((taskId) => idTime(taskId) >= since)
+    .filter((taskId) => taskIdTime(taskId) >= since)
     .map((taskId) => reader.sources.record(taskId))
     .filter((found): found is TaskRecord => found?.workflow?.id === workflowId)
     .map((found) => found.taskId);

@@ -20,6 +20,7 @@ import {
   writeRecord,
 } from "../../../src/records/record-store.ts";
 import { newTaskId } from "../../../src/shared/run-settings.ts";
+import { v7 } from "uuid";
 import type { TaskRecord } from "../../../src/records/record.ts";
 
 let agentDir: string;
@@ -98,6 +99,23 @@ describe("record store", () => {
     expect(listTaskIds(agentDir)).toEqual([ids[3], ids[2], ids[1], ids[0]]);
     expect(listRecentRecords(agentDir, 10).map((r) => r.taskId)).toEqual([ids[3], ids[1], ids[0]]);
     expect(listRecentRecords(agentDir, 2).map((r) => r.status)).toEqual(["cancelled", "failed"]);
+  });
+
+  it("reads back past the limit by the look-back: a task whose id is older than its dispatch (a warm child's) still counts", () => {
+    const at = Date.parse("2026-12-05T10:00:00Z");
+    // The warm-served task's id was chosen 60 s before the others'; it finished last.
+    const warm = v7({ msecs: at - 60_000 });
+    const others = [1, 2, 3].map((s) => v7({ msecs: at + s * 1000 }));
+    const long = v7({ msecs: at - 600_000 });
+    writeRecord(agentDir, record(warm, { finishedAt: at + 10_000, status: "failed" }));
+    for (const id of others) writeRecord(agentDir, record(id, { finishedAt: at + 5_000 }));
+    writeRecord(agentDir, record(long, { finishedAt: at + 20_000, status: "cancelled" }));
+
+    expect(listRecentRecords(agentDir, 2).map((r) => r.taskId)).toEqual([others[2], others[1]]);
+    expect(listRecentRecords(agentDir, 2, 180_000).map((r) => r.taskId)).toEqual([warm, others[2]]);
+    // Beyond the look-back, ids are not read.
+    expect(listRecentRecords(agentDir, 2, 180_000).map((r) => r.status)).not.toContain("cancelled");
+    expect(listRecentRecords(agentDir, 5, 180_000).map((r) => r.taskId)).toEqual([long, warm, ...others.reverse()]);
   });
 
   it("one entry that cannot be read (a dangling link, a folder removed meanwhile) does not hide the others", () => {
