@@ -256,7 +256,7 @@ export function registerBackgroundTasks(
 
 /*
  * Wires the person's subagent questions to pi: one board for this pi's background tasks (their dialogs and
- * notices, see src/core/dialogs/), shown by the presenter in the interactive TUI, and `/subagent-answer`, which
+ * notices, see src/dialogs/), shown by the presenter in the interactive TUI, and `/subagent-answer`, which
  * opens the oldest waiting question at once (`/subagent-answer refuse [task id or prefix]` answers every question
  * of one task `cancelled` instead: the oldest question's task when no id is given). Outside the TUI there are no
  * background tasks, so nothing asks.

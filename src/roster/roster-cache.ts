@@ -35,11 +35,16 @@ export const ROSTER_CACHE_ENTRIES = 8;
 const ROSTER_CACHE_MAX_BYTES = 1024 * 1024;
 /** Raised when the way a block is built changes in a way the package files below would not show. */
 const FORMAT_VERSION = 2;
-/** The package's files whose change changes the block (its version, and the modules that write the block). */
-const SHAPING_FILES = [
+/**
+ * The package's files whose change changes the block: its version, the modules that write the block, and those that
+ * decide which agents it lists and how their descriptions read. A unit test checks that each exists.
+ */
+export const ROSTER_SHAPING_FILES = [
   "package.json",
-  join("src", "core", "roster", "format.ts"),
-  join("src", "core", "shared", "format.ts"),
+  join("src", "roster", "roster.ts"),
+  join("src", "shared", "text.ts"),
+  join("src", "agents", "parse.ts"),
+  join("src", "agents", "discover.ts"),
 ];
 
 interface CacheEntry {
@@ -93,7 +98,7 @@ export function rosterFingerprint(cwd: string, options: RosterCacheOptions = {})
   const packageRoot = options.packageRoot ?? PACKAGE_ROOT;
   return JSON.stringify({
     v: FORMAT_VERSION,
-    package: SHAPING_FILES.map((file) => [file, identity(join(packageRoot, file))]),
+    package: ROSTER_SHAPING_FILES.map((file) => [file, identity(join(packageRoot, file))]),
     // The project's agents are listed only in a trusted project and unless the user file says never.
     trusted: options.projectTrusted ?? null,
     userConfig: identity(userConfigPath(dir)),

@@ -128,7 +128,7 @@ export function markedMessage(text: string, from: MessageSender, when: "running"
 
 export type RpcLine =
   | { kind: "response"; command: string; success: boolean; error?: string }
-  /** An extension UI request: a dialog waiting for an answer, or a fire-and-forget one (src/core/dialogs/). */
+  /** An extension UI request: a dialog waiting for an answer, or a fire-and-forget one (src/dialogs/). */
   | { kind: "ui"; request: ChildUiRequest }
   | { kind: "other" };
 

@@ -1,15 +1,17 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   cachedRoster,
   rememberRoster,
   ROSTER_CACHE_ENTRIES,
   ROSTER_CACHE_FILE_NAME,
+  ROSTER_SHAPING_FILES,
   rosterFingerprint,
   type RosterCacheOptions,
 } from "../../../src/roster/roster-cache.ts";
+import { PACKAGE_ROOT } from "../../../src/shared/this-process.ts";
 
 let root: string;
 let options: RosterCacheOptions;
@@ -55,6 +57,15 @@ describe("the roster's fingerprint", () => {
 
     unlinkSync(join(root, "builtin", "explore.md"));
     expect(rosterFingerprint(cwd, options)).not.toBe(withProject);
+  });
+
+  it("changes with the package's modules that shape the block, which all exist (a move must update the list)", () => {
+    for (const file of ROSTER_SHAPING_FILES) expect(existsSync(join(PACKAGE_ROOT, file)), file).toBe(true);
+    const before = rosterFingerprint(cwd, options);
+    const roster = join(root, "pkg", "src", "roster", "roster.ts");
+    mkdirSync(dirname(roster), { recursive: true });
+    writeFileSync(roster, "export {};\n");
+    expect(rosterFingerprint(cwd, options)).not.toBe(before);
   });
 });
 
