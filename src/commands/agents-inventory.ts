@@ -65,7 +65,7 @@ export interface InventoryInputs {
   sandboxDefaults: { user?: SandboxLevel; project?: SandboxLevel };
   session: SessionTools;
   ceiling: ToolCeilingSetting;
-  /** How a project agent's run is gated (project-trust.ts), and whether one was approved on first use. */
+  /** How a project agent's run is gated (src/authority/trust.ts), and whether one was approved on first use. */
   projectGate: ProjectAgentGate;
   approved: (agent: AgentDefinition) => boolean;
   /** True in the interactive TUI, where a first-use question can be asked. */

@@ -137,7 +137,7 @@ export function readRegularFileSync(
 
 /*
  * Identity of a file's content as far as the file system tells: unchanged identity means unchanged text. Kept
- * apart from the reading (read-regular-file.ts) so the roster cache can fingerprint agent files on pi's
+ * apart from the reading (`readRegularFileSync` above) so the roster cache can fingerprint agent files on pi's
  * start-up path without loading more.
  */
 export interface FileIdentity {

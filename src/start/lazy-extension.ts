@@ -61,7 +61,7 @@ export function recordingApi(pi: ExtensionAPI, into: Registrations): ExtensionAP
  *   manifest (`LazyManifest`) built from light modules (texts and constants only).
  * - Everything else (dispatch, background tasks, UI, command bodies, the config editor, the runner) is the
  *   "runtime": a module whose `register(pi)` wires the real parts exactly as an eager extension would, but
- *   against a recording ExtensionAPI (recording-api.ts). It is imported on first use:
+ *   against a recording ExtensionAPI (`recordingApi` above). It is imported on first use:
  *     - a tool call or a command runs → load, then forward to the recorded `execute` / `handler`;
  *     - without the TUI (print, JSON, RPC) a tool call loads only the tool's part (`LazyRuntimes.toolOnly`,
  *       about half the modules): a dispatch there blocks, so background tasks, UI and command bodies are not

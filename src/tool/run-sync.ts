@@ -82,7 +82,7 @@ export function progressLinesWanted(env: NodeJS.ProcessEnv): boolean {
 /** A run's state as the reporter needs it. */
 export interface ProgressSnapshot {
   elapsedMs: number;
-  /** `⚡ bash: npm test`, `thinking`, `waiting for the model` (phase-label.ts). */
+  /** `⚡ bash: npm test`, `thinking`, `waiting for the model` (`phaseLabel` in src/run/event-reducer.ts). */
   phase: string;
   /** The last tool call, `bash: npm test`, if any. */
   lastTool?: string;

@@ -127,7 +127,7 @@ export class QuestionPresenter {
     const controller = new AbortController();
     this.shown.set(question.key, controller);
     const dialog = question.dialog;
-    // The child's texts were stripped of control sequences when its request was read (child-ui-request.ts).
+    // The child's texts were stripped of control sequences when its request was read (src/dialogs/child-dialogs.ts).
     const title = labelledTitle(question.path, dialog.title);
     const options = { signal: controller.signal };
     let answer: Promise<string | boolean | undefined>;
