@@ -286,10 +286,14 @@ export async function endLeftovers(
 const guard = perProcess("child-guard", () => ({
   /** Live child pids and their task markers. */
   liveChildren: new Map<number, string | undefined>(),
+  /** Those of them still loading pi (no output yet): the one part of a child's life that keeps a core busy. */
+  startingChildren: new Set<number>(),
+  /** Told each time a child stops starting (its first output, or its end). */
+  settledListeners: new Set<() => void>(),
   exitHooks: new Set<() => void>(),
   installed: false,
 }));
-const { liveChildren, exitHooks } = guard;
+const { liveChildren, startingChildren, settledListeners, exitHooks } = guard;
 
 function killAllNow(): void {
   // Hooks first (they record what was in flight), then the kill, so nothing is lost and nothing survives.
@@ -302,6 +306,7 @@ function killAllNow(): void {
   }
   for (const [pid, marker] of liveChildren) killTreeNow(pid, marker);
   liveChildren.clear();
+  startingChildren.clear();
 }
 
 /**
@@ -353,13 +358,36 @@ function install(): void {
   if (detectAppMode() !== "interactive") process.on("SIGINT", signalHandlers.SIGINT);
 }
 
-export function trackChild(pid: number, marker?: string): void {
+/** Tracks a live child to end at pi's exit; `starting`: it loads pi until `childStarted` (see `startingChildCount`). */
+export function trackChild(pid: number, marker?: string, starting = false): void {
   install();
   liveChildren.set(pid, marker);
+  if (starting) startingChildren.add(pid);
+}
+
+/** The child has written its first output: it is past loading pi. */
+export function childStarted(pid: number): void {
+  if (startingChildren.delete(pid)) settled();
 }
 
 export function untrackChild(pid: number): void {
   liveChildren.delete(pid);
+  if (startingChildren.delete(pid)) settled();
+}
+
+function settled(): void {
+  for (const listener of [...settledListeners]) listener();
+}
+
+/** Tracked children still loading pi: work started ahead waits for them (src/warm/warm-pool.ts). */
+export function startingChildCount(): number {
+  return startingChildren.size;
+}
+
+/** Calls `listener` each time a child stops starting; returns the function that stops it. */
+export function onChildSettled(listener: () => void): () => void {
+  settledListeners.add(listener);
+  return () => settledListeners.delete(listener);
 }
 
 export function trackedChildCount(): number {

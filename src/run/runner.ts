@@ -17,6 +17,7 @@ import { LoopWatch, loopNudgeText, type LoopHit } from "./loop-guard.ts";
 import type { LoopGuardSetting } from "../budget/loop-setting.ts";
 import { classifyRun, toolLinesOf } from "./outcome.ts";
 import {
+  childStarted,
   trackChild,
   untrackChild,
   DEFAULT_GRACE_MS,
@@ -228,7 +229,7 @@ export function startRun(spec: RunSpec): RunHandle {
   const { child, marker, loginAtStart, mountPointClaim } = spawned;
   const pid = child.pid;
   if (pid !== undefined) {
-    trackChild(pid, marker);
+    trackChild(pid, marker, true);
     spec.onSpawned?.(pid);
   }
   // A child that died early closes its stdin: a late write must not crash pi with EPIPE.
@@ -375,6 +376,7 @@ export function startRun(spec: RunSpec): RunHandle {
     lastActivity = now();
     if (started) return;
     started = true;
+    if (pid !== undefined) childStarted(pid);
     if (activityTimer !== undefined && !finished) {
       clearTimeout(activityTimer);
       armActivityTimer(spec.activityTimeoutMs);

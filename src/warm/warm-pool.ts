@@ -24,7 +24,15 @@ import {
   writeAgentPrompt,
   writeWarmLock,
 } from "../run/session-files.ts";
-import { killTreeNow, onProcessExit, trackChild, treeRssKiB, untrackChild } from "../run/processes.ts";
+import {
+  killTreeNow,
+  onChildSettled,
+  onProcessExit,
+  startingChildCount,
+  trackChild,
+  treeRssKiB,
+  untrackChild,
+} from "../run/processes.ts";
 import {
   commandForTask,
   sameLaunch,
@@ -148,6 +156,9 @@ function releaseMountPoints(entry: WaitingChild): void {
 
 export class WarmPool {
   private readonly waiting = new Map<string, WaitingChild>();
+  /** Shapes whose next child waits for the children now starting (the latest template of each). */
+  private readonly deferred = new Map<string, WarmTemplate>();
+  private stopDeferring: (() => void) | undefined;
   private settings: Pick<WarmSettings, "max" | "idleMs"> = { max: 0, idleMs: 0 };
   private removeExitHook: (() => void) | undefined;
 
@@ -161,6 +172,7 @@ export class WarmPool {
   configure(settings: Pick<WarmSettings, "max" | "idleMs">): void {
     this.settings = { max: settings.max, idleMs: settings.idleMs };
     while (this.waiting.size > this.settings.max) this.endOldest();
+    if (this.settings.max === 0) this.forgetDeferred();
   }
 
   /** The waiting child of this agent in this folder, set aside for one call, or undefined. */
@@ -205,19 +217,46 @@ export class WarmPool {
 
   /**
    * A delegation ended: unless a child of its shape waits already, one is started a moment later (a pi that ends
-   * right after its delegation, as `pi -p` often does, starts none).
+   * right after its delegation, as `pi -p` often does, starts none), once no child of this pi is still loading pi:
+   * a child started ahead would take a core from the children of the calls made now (a fan-out's other parts).
    */
   remember(template: WarmTemplate, outcome: RunOutcome): void {
     // A child that never reached the model (it could not start, its pi failed) is not worth starting again ahead.
     if (this.settings.max === 0 || outcome.usage.turns === 0) return;
+    this.fillLater([template]);
+  }
+
+  private fillLater(templates: WarmTemplate[]): void {
     const timer = setTimeout(() => {
-      try {
-        this.fill(template);
-      } catch {
-        // a child that cannot be started ahead is started when its call comes, and says why then
+      for (const template of templates) {
+        if (startingChildCount() > 0) {
+          this.defer(template);
+          continue;
+        }
+        try {
+          this.fill(template);
+        } catch {
+          // a child that cannot be started ahead is started when its call comes, and says why then
+        }
       }
     }, this.startDelayMs);
     timer.unref();
+  }
+
+  private defer(template: WarmTemplate): void {
+    this.deferred.set(keyOf(template.agentDir, template.agentName, template.cwd), template);
+    this.stopDeferring ??= onChildSettled(() => {
+      if (startingChildCount() > 0) return;
+      const templates = [...this.deferred.values()];
+      this.forgetDeferred();
+      this.fillLater(templates);
+    });
+  }
+
+  private forgetDeferred(): void {
+    this.deferred.clear();
+    this.stopDeferring?.();
+    this.stopDeferring = undefined;
   }
 
   /** Whether a call could be served by a child started ahead (src/warm/warm-launch.ts). */
@@ -269,6 +308,7 @@ export class WarmPool {
 
   /** Ends every waiting child and removes its folder (session switch, `/reload`, exit). Synchronous. */
   drain(): void {
+    this.forgetDeferred();
     for (const entry of [...this.waiting.values()]) this.end(entry);
   }
 

@@ -160,6 +160,42 @@ function warmTaskIds(agentDir: string): string[] {
     : [];
 }
 
+/** A JSON-mode child that stays silent (loading pi, as far as anyone can tell) until SIGUSR2, then answers. */
+const SILENT_UNTIL_SIGNALLED = String.raw`
+const out = (event) => process.stdout.write(JSON.stringify(event) + "\n");
+process.on("SIGUSR2", () => {
+  out({ type: "message_end", message: { role: "assistant", content: [{ type: "text", text: "loaded" }], stopReason: "stop", provider: "fake", model: "m", usage: { input: 1, output: 1 } } });
+  out({ type: "agent_end", messages: [] });
+  process.exit(0);
+});
+require("node:fs").writeFileSync(process.env.READY_FILE, "");
+setInterval(() => {}, 1000);
+`;
+
+/** Starts, through the runner, a child of this pi that is still loading until `finishLoading()`. */
+async function loadingChild(s: Setup) {
+  const ready = join(s.cwd, `ready-${randomUUID()}`);
+  const handle = startRun({
+    command: {
+      command: process.execPath,
+      args: ["-e", SILENT_UNTIL_SIGNALLED],
+      env: { PATH: process.env.PATH, [MARKER_VAR]: s.marker, READY_FILE: ready },
+      mode: "json",
+      prompt: "Task: x",
+    },
+    cwd: s.cwd,
+    activityTimeoutMs: 30_000,
+    hardTimeoutMs: 0,
+  });
+  await waitFor(() => existsSync(ready), Boolean, { timeoutMs: 10_000, what: "the loading child's signal handler" });
+  return {
+    finishLoading: async () => {
+      process.kill(handle.pid!, "SIGUSR2");
+      expect((await handle.done).output).toBe("loaded");
+    },
+  };
+}
+
 describe("the pool of warm children", () => {
   it("starts a child ahead under a new task id, in its own folder, and a call with that command line takes it", async () => {
     const s = setup();
@@ -303,6 +339,36 @@ describe("the pool of warm children", () => {
     );
     expect(t.pool.describe()).toEqual([]);
     expect(t.pool.reserve(t.agentDir, "worker", t.cwd)).toBeUndefined();
+  });
+
+  it("waits while another child of this pi is still loading pi, and starts once none is", async () => {
+    const s = setup();
+    const loading = await loadingChild(s);
+    s.pool.remember(s.template(), ENDED);
+    await nextTurn();
+    // Only the loading child runs: a child started ahead now would take a core from it.
+    expect(s.pool.describe()).toEqual([]);
+    expect(processesWithMarker(s.marker)).toHaveLength(1);
+    await loading.finishLoading();
+    await waitFor(
+      () => s.pool.describe(),
+      (list) => list.length === 1,
+      { timeoutMs: 10_000, what: "the child started once the other had loaded" },
+    );
+  });
+
+  it("forgets a start it was waiting to make when drained (a session switch, /reload, exit)", async () => {
+    const s = setup();
+    const loading = await loadingChild(s);
+    s.pool.remember(s.template(), ENDED);
+    await nextTurn();
+    s.pool.drain();
+    await loading.finishLoading();
+    await nextTurn();
+    await nextTurn();
+    expect(s.pool.describe()).toEqual([]);
+    expect(await waitForNoProcesses(s.marker, 5000)).toEqual([]);
+    expect(warmTaskIds(s.agentDir)).toEqual([]);
   });
 
   it("starts nothing when off, nor after a run that never reached the model", async () => {
