@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, messageText, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
-import { EXTENSION_ENTRY, PI, REPO_ROOT, runPi } from "../harness/pi-env.ts";
+import { EXTENSION_ENTRY, REPO_ROOT, runPi, withPermissionGate } from "../harness/pi-env.ts";
 import { waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests, submitWithoutCompletion } from "../harness/tmux.ts";
 import { HOSTILE_TITLE } from "./fixtures/hostile-asker.ts";
@@ -36,16 +36,7 @@ const suite = useE2eSuite();
 
 /** A worker with bash, pi's permission gate in the agent dir, and a folder with a file for it to remove. */
 function setUp(): string {
-  const env = suite.newEnv({ workerFrontmatter: "tools: bash" });
-  mkdirSync(join(env.agentDir, "extensions"), { recursive: true });
-  copyFileSync(
-    join(PI.packageRoot, "examples", "extensions", "permission-gate.ts"),
-    join(env.agentDir, "extensions", "permission-gate.ts"),
-  );
-  const dir = join(env.workDir, "build");
-  mkdirSync(dir);
-  writeFileSync(join(dir, "artifact.o"), "x");
-  return dir;
+  return withPermissionGate(suite.newEnv({ workerFrontmatter: "tools: bash" }));
 }
 
 /** The folders a test's workers remove, by name in the work dir (so the question's line stays short). */

@@ -8,21 +8,12 @@
  * question from pi's own permission-gate example reaches the person, and Yes runs the command. pi 0.73.1 has no
  * warm children: the contract test shows both delegations cold there.
  */
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
-import { EXTENSION_ENTRY, PI, runPi, type PiEnv } from "../harness/pi-env.ts";
+import { EXTENSION_ENTRY, PI, runPi, withPermissionGate, type PiEnv } from "../harness/pi-env.ts";
 import { processesWithMarker, waitForNoProcesses } from "../harness/processes.ts";
 import { skipTuiTests } from "../harness/tmux.ts";
 import { isTaskId } from "../../src/shared/nesting.ts";
@@ -330,15 +321,8 @@ describe.skipIf(skipTuiTests())("warm children in the TUI", () => {
     tags: ["tui"],
   }, async () => {
     const env = suite.newEnv({ workerFrontmatter: "tools: bash", warmChildren: true });
-    // pi's example, in the agent dir the child inherits: the gate in the child asks before `rm -rf`.
-    mkdirSync(join(env.agentDir, "extensions"), { recursive: true });
-    copyFileSync(
-      join(PI.packageRoot, "examples", "extensions", "permission-gate.ts"),
-      join(env.agentDir, "extensions", "permission-gate.ts"),
-    );
-    const dir = join(env.workDir, "build");
-    mkdirSync(dir);
-    writeFileSync(join(dir, "artifact.o"), "x");
+    // The gate in the child asks before `rm -rf`.
+    const dir = withPermissionGate(env);
     suite.fake.on({ when: (req) => isMain(req) && /\[subagent-result\]/.test(req.lastText), reply: { text: "noted" } });
     const t = await suite.startTui();
     await t.submit(`Delegate. ${fakeDirective([delegate("first job"), { text: "dispatched" }])}`);

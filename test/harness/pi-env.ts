@@ -4,7 +4,7 @@
  * starts, so the test can find anything left behind (children and grandchildren inherit the marker).
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -197,6 +197,23 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       resolvePromise({ code, signal, stdout, stderr, durationMs: Date.now() - started, timedOut });
     });
   });
+}
+
+/**
+ * pi's own permission gate (`examples/extensions/permission-gate.ts` of the pi under test) in `env`'s agent dir, so the
+ * main pi and every child (which inherits the agent dir) ask before a dangerous command; and a `build` folder holding
+ * a file in the work dir, for a worker to be asked to remove. Returns that folder.
+ */
+export function withPermissionGate(env: PiEnv): string {
+  mkdirSync(join(env.agentDir, "extensions"), { recursive: true });
+  copyFileSync(
+    join(PI.packageRoot, "examples", "extensions", "permission-gate.ts"),
+    join(env.agentDir, "extensions", "permission-gate.ts"),
+  );
+  const dir = join(env.workDir, "build");
+  mkdirSync(dir);
+  writeFileSync(join(dir, "artifact.o"), "x");
+  return dir;
 }
 
 /** Runs the real pi CLI under test (a devDependency) with the given arguments. */
