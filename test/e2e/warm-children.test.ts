@@ -15,7 +15,7 @@ import { isWorkerRequest, useE2eSuite } from "../harness/e2e-suite.ts";
 import { fakeDirective, type FakeAction, type FakeRequest } from "../harness/fake-model.ts";
 import { EXTENSION_ENTRY, PI, runPi, withPermissionGate, type PiEnv } from "../harness/pi-env.ts";
 import { processesWithMarker, waitForNoProcesses } from "../harness/processes.ts";
-import { skipTuiTests } from "../harness/tmux.ts";
+import { skipTuiTests, type TmuxPi } from "../harness/tmux.ts";
 import { isTaskId } from "../../src/shared/nesting.ts";
 
 const suite = useE2eSuite();
@@ -278,6 +278,19 @@ describe("warm children", () => {
   }, 180_000);
 });
 
+/**
+ * The run that ended reached the model, so the next child of its shape is started ahead; `/reload` ends it and removes
+ * its folder, and pi quits leaving no process.
+ */
+async function reloadEndsTheNextWarmChild(env: PiEnv, t: TmuxPi): Promise<void> {
+  await waitUntil(() => taskFolders(env).warm.length === 1, 60_000, "the next warm child");
+  await t.submit("/reload");
+  await waitUntil(() => taskFolders(env).warm.length === 0, 30_000, "the warm child's folder gone");
+  const keep = await t.harnessPids(true);
+  expect(await waitForNoProcesses(env.marker, 20_000, keep)).toEqual([]);
+  expect(await t.quit()).toBe(0);
+}
+
 describe.skipIf(skipTuiTests())("warm children in the TUI", () => {
   it("/subagent-usage shows the waiting child and its memory; a cancel ends the task it took; /reload ends the next", {
     tags: ["tui"],
@@ -308,13 +321,7 @@ describe.skipIf(skipTuiTests())("warm children in the TUI", () => {
       20_000,
       "its sleep ended",
     );
-    // Its run reached the model: the next child of its shape is started ahead; /reload ends it and removes its folder.
-    await waitUntil(() => taskFolders(env).warm.length === 1, 60_000, "the next warm child");
-    await t.submit("/reload");
-    await waitUntil(() => taskFolders(env).warm.length === 0, 30_000, "the warm child's folder gone");
-    const keep = await t.harnessPids(true);
-    expect(await waitForNoProcesses(env.marker, 20_000, keep)).toEqual([]);
-    expect(await t.quit()).toBe(0);
+    await reloadEndsTheNextWarmChild(env, t);
   });
 
   it("a warm child's question from pi's own permission gate reaches the person, and Yes runs its command", {
@@ -339,11 +346,6 @@ describe.skipIf(skipTuiTests())("warm children in the TUI", () => {
     expect(existsSync(dir)).toBe(false);
     const toolResult = suite.fake.requests.find((req) => isWorkerRequest(req) && req.lastRole === "tool");
     expect(toolResult?.lastText).not.toContain("Blocked");
-    await waitUntil(() => taskFolders(env).warm.length === 1, 60_000, "the next warm child");
-    await t.submit("/reload");
-    await waitUntil(() => taskFolders(env).warm.length === 0, 30_000, "the warm child's folder gone");
-    const keep = await t.harnessPids(true);
-    expect(await waitForNoProcesses(env.marker, 20_000, keep)).toEqual([]);
-    expect(await t.quit()).toBe(0);
+    await reloadEndsTheNextWarmChild(env, t);
   });
 });

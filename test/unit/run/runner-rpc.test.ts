@@ -9,6 +9,7 @@ import type { ChildCommand } from "../../../src/run/command-line.ts";
 import { startRun, type RunSpec } from "../../../src/run/runner.ts";
 import { markedMessage } from "../../../src/run/rpc.ts";
 import { MARKER_VAR } from "../../harness/pi-env.ts";
+import { fakeRpcChild } from "../../harness/asking-child.ts";
 import { expectNoProcessesLeftAfterEach } from "../../harness/processes.ts";
 
 const markers = expectNoProcessesLeftAfterEach();
@@ -20,56 +21,46 @@ const markers = expectNoProcessesLeftAfterEach();
  * - `deaf`: like work, but ignores `abort` and traps SIGTERM (only SIGKILL ends it);
  * - `late`: answers at once and leaves steers in its queue for the next prompt, which takes them in first.
  */
-const FAKE_CHILD = String.raw`
+const FAKE_CHILD = fakeRpcChild(String.raw`
 const behaviour = process.argv[process.argv.length - 1];
-const out = (event) => process.stdout.write(JSON.stringify(event) + "\n");
 const assistant = (text, stopReason) => ({ type: "message_end", message: { role: "assistant", content: [{ type: "text", text }], stopReason, provider: "fake", model: "m", usage: { input: 1, output: 1 } } });
 if (behaviour === "deaf") process.on("SIGTERM", () => {});
-let buffer = "";
+keepOnEnd = behaviour === "deaf";
 const steers = [];
 let answerTimer;
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk) => {
-  buffer += chunk;
-  let nl;
-  while ((nl = buffer.indexOf("\n")) >= 0) {
-    const command = JSON.parse(buffer.slice(0, nl));
-    buffer = buffer.slice(nl + 1);
-    out({ type: "response", command: command.type, success: true });
-    if (command.type === "prompt") {
-      out({ type: "agent_start" });
-      if (behaviour === "late") {
-        if (steers.length > 0) {
-          out({ type: "message_end", message: { role: "user", content: [{ type: "text", text: "[Message from x, sent while you were working]" }] } });
-          out(assistant("next run: " + command.message.slice(0, 9) + "; steers: " + steers.join(" | "), "stop"));
-        } else out(assistant("first run", "stop"));
-        out({ type: "agent_end", messages: [] });
-      } else if (behaviour === "answer") {
-        answerTimer = setTimeout(() => {
-          out(assistant("prompt " + command.message.length + " chars; steers: " + steers.join(" | "), "stop"));
-          out({ type: "agent_end", messages: [] });
-        }, 300);
-      } else {
-        out(assistant("Found 3 call sites so far.", "toolUse"));
-        out({ type: "tool_execution_start", toolName: "bash", args: { command: "sleep 60" } });
-      }
-    } else if (command.type === "steer" && behaviour === "late") {
-      // The steer came after pi's last look at its queue: it waits there for the next run.
-      steers.push(command.message.split("\n").filter((line) => line !== "" && !line.startsWith("[Message from")).join(" "));
-    } else if (command.type === "steer") {
-      // pi takes a steer in as a user message, shown in its stream.
-      out({ type: "message_end", message: { role: "user", content: [{ type: "text", text: command.message }] } });
-      steers.push(command.message.split("\n").filter((line) => line !== "" && !line.startsWith("[Message from")).join(" "));
-    } else if (command.type === "abort" && behaviour === "work") {
-      out({ type: "tool_execution_end", toolName: "bash", isError: true });
-      out(assistant("", "aborted"));
+function onCommand(command) {
+  out({ type: "response", command: command.type, success: true });
+  if (command.type === "prompt") {
+    out({ type: "agent_start" });
+    if (behaviour === "late") {
+      if (steers.length > 0) {
+        out({ type: "message_end", message: { role: "user", content: [{ type: "text", text: "[Message from x, sent while you were working]" }] } });
+        out(assistant("next run: " + command.message.slice(0, 9) + "; steers: " + steers.join(" | "), "stop"));
+      } else out(assistant("first run", "stop"));
       out({ type: "agent_end", messages: [] });
+    } else if (behaviour === "answer") {
+      answerTimer = setTimeout(() => {
+        out(assistant("prompt " + command.message.length + " chars; steers: " + steers.join(" | "), "stop"));
+        out({ type: "agent_end", messages: [] });
+      }, 300);
+    } else {
+      out(assistant("Found 3 call sites so far.", "toolUse"));
+      out({ type: "tool_execution_start", toolName: "bash", args: { command: "sleep 60" } });
     }
+  } else if (command.type === "steer" && behaviour === "late") {
+    // The steer came after pi's last look at its queue: it waits there for the next run.
+    steers.push(command.message.split("\n").filter((line) => line !== "" && !line.startsWith("[Message from")).join(" "));
+  } else if (command.type === "steer") {
+    // pi takes a steer in as a user message, shown in its stream.
+    out({ type: "message_end", message: { role: "user", content: [{ type: "text", text: command.message }] } });
+    steers.push(command.message.split("\n").filter((line) => line !== "" && !line.startsWith("[Message from")).join(" "));
+  } else if (command.type === "abort" && behaviour === "work") {
+    out({ type: "tool_execution_end", toolName: "bash", isError: true });
+    out(assistant("", "aborted"));
+    out({ type: "agent_end", messages: [] });
   }
-});
-process.stdin.on("end", () => { if (behaviour !== "deaf") process.exit(0); });
-setInterval(() => {}, 1000);
-`;
+}
+`);
 
 function fakeChild(behaviour: "answer" | "work" | "deaf" | "late", prompt = "Task: test"): ChildCommand {
   const marker = randomUUID();

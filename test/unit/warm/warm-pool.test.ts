@@ -26,6 +26,7 @@ import { startupFingerprint, WarmPool, type WarmTemplate } from "../../../src/wa
 import { newTaskId } from "../../../src/shared/run-settings.ts";
 import { isTaskId } from "../../../src/shared/nesting.ts";
 import { MARKER_VAR } from "../../harness/pi-env.ts";
+import { fakeRpcChild } from "../../harness/asking-child.ts";
 import { expectNoProcessesLeftAfterEach, processesWithMarker, waitForNoProcesses } from "../../harness/processes.ts";
 
 /** Waits until `read()` satisfies `done` (looking every 20 ms: the pool's state has no events), or fails naming `what`. */
@@ -45,28 +46,17 @@ const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
 const markers = expectNoProcessesLeftAfterEach();
 
 /** Answers a prompt with its own pid and the session file it was started on, then exits when stdin ends. */
-const FAKE_RPC_CHILD = String.raw`
-const out = (event) => process.stdout.write(JSON.stringify(event) + "\n");
+const FAKE_RPC_CHILD = fakeRpcChild(String.raw`
 const session = process.argv[process.argv.indexOf("--session") + 1];
-let buffer = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk) => {
-  buffer += chunk;
-  let nl;
-  while ((nl = buffer.indexOf("\n")) >= 0) {
-    const command = JSON.parse(buffer.slice(0, nl));
-    buffer = buffer.slice(nl + 1);
-    out({ type: "response", command: command.type, success: true });
-    if (command.type !== "prompt") continue;
-    out({ type: "agent_start" });
-    const text = "pid " + process.pid + " session " + session + " task " + process.env.PI_SUBAGENT_TASK_ID + " got " + command.message;
-    out({ type: "message_end", message: { role: "assistant", content: [{ type: "text", text }], stopReason: "stop", provider: "fake", model: "m", usage: { input: 1, output: 1 } } });
-    out({ type: "agent_end", messages: [] });
-  }
-});
-process.stdin.on("end", () => process.exit(0));
-setInterval(() => {}, 1000);
-`;
+function onCommand(command) {
+  out({ type: "response", command: command.type, success: true });
+  if (command.type !== "prompt") return;
+  out({ type: "agent_start" });
+  const text = "pid " + process.pid + " session " + session + " task " + process.env.PI_SUBAGENT_TASK_ID + " got " + command.message;
+  out({ type: "message_end", message: { role: "assistant", content: [{ type: "text", text }], stopReason: "stop", provider: "fake", model: "m", usage: { input: 1, output: 1 } } });
+  out({ type: "agent_end", messages: [] });
+}
+`);
 
 const roots: string[] = [];
 const pools: WarmPool[] = [];
