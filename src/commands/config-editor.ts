@@ -22,7 +22,8 @@ import { SANDBOX_LEVELS, type SandboxLevel } from "../sandbox/levels.ts";
 /*
  * The contracts of /subagent-config: what the flow sees of the world (a snapshot of agents and config
  * layers), what it can ask of the person (dialogs) and what it can change (the store). The flow itself
- * (`SubagentConfigFlow`, below) only talks to these ports, so it runs the same under pi's TUI, under RPC and in unit tests.
+ * (`SubagentConfigFlow`, below) only talks to these ports, so it runs the same under pi's TUI, under RPC and in
+ * unit tests.
  */
 /** Where a model & thinking edit goes: the process memory or one of the two config files. */
 export type WriteTarget = "process" | "user" | "project";

@@ -266,8 +266,8 @@ export function applyCallBudget(configured: ResolvedBudget, call: BudgetLimits):
 /*
  * The sandbox settings of the subagent-isolation.json files: `"$sandbox"`, the default level of every agent, and
  * `"$sandboxHide"`, more paths to hide. The user file sets both; a project's `"$sandbox"` only makes agents
- * stricter (`stricterLevel`, src/sandbox/levels.ts), and its `"$sandboxHide"` is ignored with a warning: a repository may add
- * restrictions, never decide what of the person's is hidden or shown. Pure.
+ * stricter (`stricterLevel` in src/sandbox/levels.ts), and its `"$sandboxHide"` is ignored with a warning: a
+ * repository may add restrictions, never decide what of the person's is hidden or shown. Pure.
  */
 const SANDBOX_KEY = "$sandbox";
 const SANDBOX_HIDE_KEY = "$sandboxHide";

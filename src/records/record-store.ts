@@ -13,7 +13,8 @@ import { stripTerminalControls } from "../shared/text.ts";
 /*
  * Task records on disk, one `record.json` in each task's session folder. Writes are atomic (temp file, every
  * byte checked, fsync, rename), so a reader never sees half a record and a crash leaves the previous one. A
- * record is read only as a regular file of at most RECORD_MAX_BYTES, never through a link (`readStateJsonSync`, src/shared/safe-write.ts).
+ * record is read only as a regular file of at most RECORD_MAX_BYTES, never through a link (`readStateJsonSync` in
+ * src/shared/safe-write.ts).
  */
 const RECORD_FILE_NAME = "record.json";
 

@@ -132,7 +132,7 @@ function parseLock(text: string): LockContent | undefined {
   }
 }
 
-/** The lock's text: a regular file of at most SMALL_STATE_MAX_BYTES, never a link (`readStateJsonSync`, src/shared/safe-write.ts). */
+/** The lock's text: a regular file of at most SMALL_STATE_MAX_BYTES, never a link (src/shared/safe-write.ts). */
 function readLockFile(file: string): LockContent | undefined {
   const read = readStateFileSync(file, SMALL_STATE_MAX_BYTES);
   return read.ok ? parseLock(read.text) : undefined;

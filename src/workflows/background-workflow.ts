@@ -24,8 +24,8 @@ import {
 /*
  * Workflow records on disk: `<agent dir>/subagent-sessions/.workflows/<id>.json`, one per background batch or
  * chain that ended, holding its combined envelope until it is delivered. Written atomically; read only as a
- * regular file under the record cap, never through a link (`readStateJsonSync`, src/shared/safe-write.ts). The folder's leading dot keeps it
- * out of every listing of task folders.
+ * regular file under the record cap, never through a link (`readStateJsonSync` in src/shared/safe-write.ts). The
+ * folder's leading dot keeps it out of every listing of task folders.
  */
 const WORKFLOWS_DIR_NAME = ".workflows";
 

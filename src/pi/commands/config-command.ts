@@ -185,8 +185,8 @@ export function rpcDialogs(ui: DialogUI): ConfigDialogs {
  * The body of `/subagent-config [agent-name]`: the flow with the dialogs of the mode pi runs in, over the config
  * store. Where there is no UI (print and JSON mode) it only warns with the usage, opens no dialog and writes
  * nothing; the warning also goes to stderr, since pi drops notifications there. Imported when the command first
- * runs (src/pi/commands/commands.ts), not with the runtime: the agent-file editing it does needs the YAML library, which costs
- * every TUI session about 30 ms and 1.4 MB of heap when loaded up front.
+ * runs (src/pi/commands/commands.ts), not with the runtime: the agent-file editing it does needs the YAML library,
+ * which costs every TUI session about 30 ms and 1.4 MB of heap when loaded up front.
  */
 export interface SubagentConfigCommandOptions {
   /** How pi runs (default: detected from the command line). */
